@@ -1,0 +1,206 @@
+import type {
+  AgentMessage,
+  AnyEntry,
+  CompactionEntry,
+  ContentBlock,
+  ContextEditEntry,
+  MessageEntry,
+  ModelRef,
+  SessionContext,
+} from "./types.js";
+
+/**
+ * The context pi rebuilds for a leaf, from the entries on the root -> leaf path. Follows pi 1.6's
+ * `buildSessionContext` rule for rule (compaction ranges, system checkpoints, context edits, null
+ * content), and adds the harness's `activeToolNames`.
+ */
+
+export interface BuiltContext extends SessionContext {
+  /** The harness's active tools at the leaf; `null` when the path sets none. */
+  activeToolNames: string[] | null;
+}
+
+/** The last thinking level and model set on the path. */
+export function contextSettings(path: readonly AnyEntry[]): { thinkingLevel: string; model: ModelRef | null } {
+  let thinkingLevel = "off";
+  let model: ModelRef | null = null;
+  for (const entry of path) {
+    if (entry.type === "thinking_level_change") {
+      thinkingLevel = entry.thinkingLevel as string;
+    } else if (entry.type === "model_change") {
+      model = { provider: entry.provider as string, modelId: entry.modelId as string };
+    } else if (entry.type === "message") {
+      const message = (entry as MessageEntry).message;
+      if (message?.role === "assistant") model = { provider: message.provider as string, modelId: message.model as string };
+    }
+  }
+  return { thinkingLevel, model };
+}
+
+/**
+ * The entries the context is made of: without a compaction the whole path; with one, the newest
+ * compaction first, then the non-system entries from its `firstKeptEntryId` up to it, then
+ * everything after it.
+ */
+export function contextEntries(path: readonly AnyEntry[]): AnyEntry[] {
+  let compaction: CompactionEntry | undefined;
+  for (const entry of path) if (entry.type === "compaction") compaction = entry as CompactionEntry;
+  if (!compaction) return [...path];
+  // pi looks the compaction up by id, so a duplicated id finds its first holder on the path.
+  const at = path.findIndex((e) => e.id === compaction.id);
+  if (at < 0) return [...path];
+  const out: AnyEntry[] = [compaction];
+  let kept = false;
+  for (let i = 0; i < at; i++) {
+    const entry = path[i]!;
+    if (entry.id === compaction.firstKeptEntryId) kept = true;
+    if (kept && !isSystemMessage(entry)) out.push(entry);
+  }
+  out.push(...path.slice(at + 1));
+  return out;
+}
+
+function isSystemMessage(entry: AnyEntry): boolean {
+  return entry.type === "message" && (entry as MessageEntry).message?.role === "system";
+}
+
+/** The messages one entry contributes to the context (before context edits). */
+export function entryMessages(entry: AnyEntry): AgentMessage[] {
+  switch (entry.type) {
+    case "message": {
+      const message = (entry as MessageEntry).message;
+      if (!message || typeof message !== "object") return [];
+      // Old, forked or hand-edited files can hold null content.
+      if (message.role === "system" && message.content == null) return [{ ...message, content: "" }];
+      if ((message.role === "user" || message.role === "assistant" || message.role === "toolResult") && message.content == null) {
+        return [{ ...message, content: [] }];
+      }
+      return [message];
+    }
+    case "custom_message":
+      return [
+        {
+          role: "custom",
+          customType: entry.customType as string,
+          content: (entry.content as AgentMessage["content"]) ?? [],
+          display: entry.display as boolean | undefined,
+          details: entry.details,
+          timestamp: new Date(entry.timestamp).getTime(),
+        },
+      ];
+    case "branch_summary":
+      if (!entry.summary) return [];
+      return [{ role: "branchSummary", summary: entry.summary, fromId: entry.fromId, timestamp: new Date(entry.timestamp).getTime() }];
+    case "compaction": {
+      const c = entry as CompactionEntry;
+      const summary: AgentMessage = {
+        role: "compactionSummary",
+        summary: c.summary,
+        tokensBefore: c.tokensBefore,
+        timestamp: new Date(c.timestamp).getTime(),
+      };
+      return c.systemMessage ? [c.systemMessage, summary] : [summary];
+    }
+    default:
+      return [];
+  }
+}
+
+const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
+
+/** One entry's messages with its latest context edit applied. */
+export function projectEntry(entry: AnyEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
+  const messages = entryMessages(entry);
+  if (!edit) return messages;
+  const replacement = edit.replacement;
+  if (replacement === null) return [];
+  return messages.map((message) => {
+    if (!EDITABLE_ROLES.has(message.role)) return message;
+    const raw = (replacement as { content?: unknown } | undefined)?.content;
+    const content =
+      (message.role === "assistant" || message.role === "toolResult") && typeof raw === "string"
+        ? [{ type: "text", text: raw } as ContentBlock]
+        : (raw as AgentMessage["content"]);
+    return { ...message, content };
+  });
+}
+
+export interface ProjectedEntry {
+  entry: AnyEntry;
+  messages: AgentMessage[];
+  /** The context edit applied to this entry, if any. */
+  edit?: ContextEditEntry;
+}
+
+/** The context entries with the messages each contributes. */
+export function projectContext(path: readonly AnyEntry[]): ProjectedEntry[] {
+  const selected = contextEntries(path);
+  const edits = new Map<unknown, ContextEditEntry>();
+  for (const entry of selected) if (entry.type === "context_edit") edits.set(entry.targetId, entry as ContextEditEntry);
+  return selected.map((entry, index) => {
+    const edit = edits.get(entry.id);
+    // Only the newest compaction (first) contributes; an older one can sit in the kept range.
+    const messages = entry.type === "compaction" && index > 0 ? [] : projectEntry(entry, edit);
+    return edit ? { entry, messages, edit } : { entry, messages };
+  });
+}
+
+export function activeToolNames(path: readonly AnyEntry[]): string[] | null {
+  let names: string[] | null = null;
+  for (const entry of path) {
+    if (entry.type === "active_tools_change" && Array.isArray(entry.activeToolNames)) names = entry.activeToolNames as string[];
+  }
+  return names;
+}
+
+/** pi's `buildSessionContext` for the given root -> leaf path, plus `activeToolNames`. */
+export function buildContext(path: readonly AnyEntry[]): BuiltContext {
+  const { thinkingLevel, model } = contextSettings(path);
+  const messages = projectContext(path).flatMap((p) => p.messages);
+  return { messages, thinkingLevel, model, activeToolNames: activeToolNames(path) };
+}
+
+const COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+const COMPACTION_SUFFIX = "\n</summary>";
+const BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const BRANCH_SUFFIX = "</summary>";
+
+/** pi's rendering of a bash execution for the model. */
+export function bashExecutionText(m: AgentMessage): string {
+  let text = `Ran \`${m.command}\`\n`;
+  text += m.output ? `\`\`\`\n${m.output}\n\`\`\`` : "(no output)";
+  if (m.cancelled) text += "\n\n(command cancelled)";
+  else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0) text += `\n\nCommand exited with code ${m.exitCode}`;
+  if (m.truncated && m.fullOutputPath) text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
+  return text;
+}
+
+/** The provider-facing messages, by pi's `convertToLlm` rules. Unknown roles are dropped, as pi does. */
+export function toLlmMessages(messages: readonly AgentMessage[]): AgentMessage[] {
+  const out: AgentMessage[] = [];
+  for (const m of messages) {
+    switch (m.role) {
+      case "bashExecution":
+        if (!m.excludeFromContext) out.push({ role: "user", content: [{ type: "text", text: bashExecutionText(m) }], timestamp: m.timestamp });
+        break;
+      case "custom":
+        out.push({ role: "user", content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content, timestamp: m.timestamp });
+        break;
+      case "branchSummary":
+        out.push({ role: "user", content: [{ type: "text", text: BRANCH_PREFIX + String(m.summary) + BRANCH_SUFFIX }], timestamp: m.timestamp });
+        break;
+      case "compactionSummary":
+        out.push({ role: "user", content: [{ type: "text", text: COMPACTION_PREFIX + String(m.summary) + COMPACTION_SUFFIX }], timestamp: m.timestamp });
+        break;
+      case "system":
+      case "user":
+      case "assistant":
+      case "toolResult":
+        out.push(m);
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * Validation findings: data with stable codes. Text for people is made from the code at the edge;
+ * `FINDING_INFO` is keyed by every code, so a new code cannot be left without a severity and hint.
+ */
+
+export type Severity = "error" | "warning" | "info";
+
+export type FindingCode =
+  // file and lines
+  | "file-empty"
+  | "header-missing"
+  | "header-not-first"
+  | "header-duplicate"
+  | "header-invalid"
+  | "version-unsupported"
+  | "version-legacy"
+  | "line-bom"
+  | "line-crlf"
+  | "line-blank"
+  | "line-invalid-json"
+  | "line-fused"
+  | "line-torn"
+  | "line-nul"
+  | "line-invalid-utf8"
+  | "line-not-object"
+  | "line-no-newline"
+  | "entry-no-type"
+  // entries
+  | "entry-missing-id"
+  | "entry-missing-parent"
+  | "entry-missing-timestamp"
+  | "entry-unknown-type"
+  | "message-invalid"
+  | "message-unknown-role"
+  // tree
+  | "id-duplicate"
+  | "parent-missing"
+  | "parent-self"
+  | "parent-forward"
+  | "parent-cycle"
+  // references
+  | "compaction-target-missing"
+  | "compaction-target-off-path"
+  | "label-target-missing"
+  | "branch-summary-from-missing"
+  | "context-edit-target-missing"
+  | "tool-result-unmatched"
+  | "leaf-target-missing";
+
+export interface Finding {
+  code: FindingCode;
+  severity: Severity;
+  /** 1-based line in the file, when the finding is about one line. */
+  line?: number;
+  entryId?: string;
+  /** What is wrong, for people. */
+  message: string;
+  /** What to do next. */
+  hint: string;
+}
+
+interface FindingInfo {
+  severity: Severity;
+  hint: string;
+}
+
+const REPAIR = "run `pi-session repair FILE` to fix it (the original is kept)";
+
+export const FINDING_INFO = {
+  "file-empty": { severity: "error", hint: "the file holds no session; delete it or restore it from a backup" },
+  "header-missing": { severity: "error", hint: `pi refuses a file whose first record is not a header; ${REPAIR}` },
+  "header-not-first": { severity: "error", hint: `pi refuses a file whose first record is not the header; ${REPAIR}` },
+  "header-duplicate": { severity: "warning", hint: `pi ignores later headers; ${REPAIR} to drop them` },
+  "header-invalid": { severity: "error", hint: "the header needs a string `id`, `timestamp` and `cwd`; " + REPAIR },
+  "version-unsupported": { severity: "error", hint: "this file was written by a newer pi; upgrade pi-session" },
+  "version-legacy": { severity: "info", hint: "run `pi-session migrate FILE` to upgrade it to v3" },
+  "line-bom": { severity: "error", hint: `pi cannot parse a header behind a byte-order mark; ${REPAIR}` },
+  "line-crlf": { severity: "info", hint: `pi reads CRLF line ends; ${REPAIR} to normalise them` },
+  "line-blank": { severity: "info", hint: "pi skips blank lines" },
+  "line-invalid-json": { severity: "error", hint: `pi skips this line silently; ${REPAIR}` },
+  "line-fused": { severity: "error", hint: `two records were written onto one line and pi skips both; ${REPAIR} to split them` },
+  "line-torn": { severity: "error", hint: `the last write was cut off; ${REPAIR} to drop the torn line` },
+  "line-nul": { severity: "error", hint: `NUL bytes (often left by a crash) make pi skip the line; ${REPAIR}` },
+  "line-invalid-utf8": { severity: "warning", hint: `pi reads it with U+FFFD in place of the bad bytes; ${REPAIR}` },
+  "line-not-object": { severity: "error", hint: `a record must be a JSON object; ${REPAIR}` },
+  "line-no-newline": { severity: "warning", hint: "the last line has no newline; pi adds one when it next opens the file" },
+  "entry-no-type": { severity: "error", hint: `a record without \`type\` is not an entry; ${REPAIR}` },
+  "entry-missing-id": { severity: "error", hint: `entries need an \`id\` in v2/v3 files; ${REPAIR}` },
+  "entry-missing-parent": { severity: "warning", hint: "entries should carry `parentId` (null for a root)" },
+  "entry-missing-timestamp": { severity: "warning", hint: "entries should carry an ISO `timestamp`" },
+  "entry-unknown-type": { severity: "info", hint: "kept and shown; pi ignores it in the context" },
+  "message-invalid": { severity: "error", hint: `pi crashes on a message entry without \`message.role\`; ${REPAIR}` },
+  "message-unknown-role": { severity: "info", hint: "kept and shown" },
+  "id-duplicate": { severity: "error", hint: `pi resolves the id to the last entry holding it; ${REPAIR}` },
+  "parent-missing": { severity: "warning", hint: "pi shows the entry as an extra root; repair re-attaches it" },
+  "parent-self": { severity: "error", hint: `pi loops forever on this entry; ${REPAIR}` },
+  "parent-forward": { severity: "warning", hint: `parents must come before children in an append-only file; ${REPAIR}` },
+  "parent-cycle": { severity: "error", hint: `pi loops forever on a parent cycle; ${REPAIR}` },
+  "compaction-target-missing": { severity: "warning", hint: "the compaction keeps nothing before it; pi rebuilds the context from its summary" },
+  "compaction-target-off-path": { severity: "warning", hint: "the kept range starts off this branch; pi keeps nothing before the compaction" },
+  "label-target-missing": { severity: "warning", hint: "the label bookmarks nothing" },
+  "branch-summary-from-missing": { severity: "info", hint: "the summarised branch is not in this file" },
+  "context-edit-target-missing": { severity: "warning", hint: "the edit changes nothing" },
+  "tool-result-unmatched": { severity: "warning", hint: "no tool call with this id precedes it on its branch; providers may reject the context" },
+  "leaf-target-missing": { severity: "error", hint: "the harness leaf points at an entry that does not exist" },
+} as const satisfies Record<FindingCode, FindingInfo>;
+
+export function finding(code: FindingCode, message: string, where: { line?: number; entryId?: string } = {}): Finding {
+  const info: FindingInfo = FINDING_INFO[code];
+  return { code, severity: info.severity, ...where, message, hint: info.hint };
+}
+
+export function countBySeverity(findings: readonly Finding[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) counts[f.severity]++;
+  return counts;
+}

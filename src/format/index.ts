@@ -1,0 +1,17 @@
+/**
+ * pi-session's format core: a typed library with no printing and no `process.exit`.
+ *
+ *     import { openSession, contextAt } from "pi-session";
+ *     const session = await openSession("session.jsonl");
+ *     const context = contextAt(session, session.leafNode);
+ */
+export * from "./types.js";
+export * from "./findings.js";
+export { Session, openSession, openSessionSync, openSessionBuffer, parseLine, fusedSplit, LineFlag, type LineKind, type LineRecord, type OpenOptions } from "./reader.js";
+export { TreeIndex, type ParentProblem, type TreeProblem } from "./tree.js";
+export { buildContext, contextEntries, projectContext, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context.js";
+export { Validator, validate, treeFindings } from "./validate.js";
+export { StatsCollector, messageText, type SessionStats } from "./stats.js";
+export { migrateEntryV1ToV2, migrateEntryV2ToV3, migrateHeader, V1IdAllocator } from "./migrations.js";
+export { pathEntries, contextAt, resolveEntry, EntryNotFoundError } from "./branch.js";
+export { FileSource, BufferSource, forEachLine, type ByteSource } from "./source.js";

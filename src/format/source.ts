@@ -1,0 +1,114 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
+/**
+ * Random-access bytes of a session: a file read through one descriptor, or a buffer (stdin).
+ * Reading is synchronous on purpose: a command works on one file at a time, and sync reads of large
+ * chunks are the fastest way Node offers to walk a file.
+ */
+export interface ByteSource {
+  /** The path (or `<stdin>`) used in diagnostics. */
+  readonly name: string;
+  readonly size: number;
+  /** Reads `length` bytes at `offset` into a fresh buffer. */
+  read(offset: number, length: number): Buffer;
+  /** Reads into `target`, returning how many bytes were read (0 at the end). */
+  readInto(target: Buffer, offset: number): number;
+  close(): void;
+}
+
+export class FileSource implements ByteSource {
+  readonly size: number;
+  private fd: number;
+
+  constructor(readonly name: string) {
+    this.fd = openSync(name, "r");
+    this.size = fstatSync(this.fd).size;
+  }
+
+  read(offset: number, length: number): Buffer {
+    const out = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, out, done, length - done, offset + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done === length ? out : out.subarray(0, done);
+  }
+
+  readInto(target: Buffer, offset: number): number {
+    return readSync(this.fd, target, 0, target.length, offset);
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+export class BufferSource implements ByteSource {
+  readonly size: number;
+
+  constructor(
+    readonly name: string,
+    private readonly bytes: Buffer,
+  ) {
+    this.size = bytes.length;
+  }
+
+  read(offset: number, length: number): Buffer {
+    return this.bytes.subarray(offset, offset + length);
+  }
+
+  readInto(target: Buffer, offset: number): number {
+    return this.bytes.copy(target, 0, offset, Math.min(this.bytes.length, offset + target.length));
+  }
+
+  close(): void {}
+}
+
+const CHUNK_SIZE = 4 * 1024 * 1024;
+
+/**
+ * Calls `onLine` for every `\n`-terminated line of `source` (and a final unterminated one), with
+ * the line's bytes (without the `\n`), its 1-based number, its byte offset and whether a newline
+ * ended it. The bytes are only valid during the call: they may view a reused read buffer.
+ *
+ * Splits on the byte 0x0A only, never on U+2028/U+2029 and never after decoding, so invalid UTF-8
+ * reaches the classifier intact. Lines may be larger than the chunk size.
+ */
+export function forEachLine(
+  source: ByteSource,
+  onLine: (bytes: Buffer, line: number, offset: number, terminated: boolean) => void,
+): void {
+  const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
+  let carry: Buffer[] = [];
+  let carryLength = 0;
+  let fileOffset = 0;
+  let lineStart = 0;
+  let line = 1;
+  for (;;) {
+    const n = source.readInto(chunk, fileOffset);
+    if (n === 0) break;
+    let pos = 0;
+    while (pos < n) {
+      const nl = chunk.indexOf(10, pos);
+      if (nl === -1 || nl >= n) {
+        // Copy: the chunk buffer is reused by the next read.
+        carry.push(Buffer.from(chunk.subarray(pos, n)));
+        carryLength += n - pos;
+        break;
+      }
+      const piece = chunk.subarray(pos, nl);
+      const bytes = carryLength === 0 ? piece : Buffer.concat([...carry, piece], carryLength + piece.length);
+      onLine(bytes, line, lineStart, true);
+      carry = [];
+      carryLength = 0;
+      line++;
+      lineStart = fileOffset + nl + 1;
+      pos = nl + 1;
+    }
+    fileOffset += n;
+  }
+  if (carryLength > 0) onLine(Buffer.concat(carry, carryLength), line, lineStart, false);
+}

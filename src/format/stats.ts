@@ -1,0 +1,134 @@
+import type { LineRecord, OpenOptions } from "./reader.js";
+import type { AgentMessage, AnyEntry, ContentBlock, SessionHeader, Usage } from "./types.js";
+
+/**
+ * Totals gathered in pass one from every entry: counts, models, tokens and cost, name, labels.
+ * `show` and `ls` read these; nothing here needs a second pass.
+ */
+export interface SessionStats {
+  entriesByType: Record<string, number>;
+  messagesByRole: Record<string, number>;
+  messageCount: number;
+  /** "provider/model" -> assistant messages (and model changes) naming it. */
+  models: Record<string, number>;
+  thinkingLevels: Record<string, number>;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+  cost: number;
+  /** The latest `session_info` name (an empty name clears it, as in pi). */
+  name: string | undefined;
+  firstUserMessage: string | undefined;
+  /** ms since the epoch of the latest user/assistant message, as pi's listing computes it. */
+  lastActivity: number | undefined;
+  compactions: Array<{ line: number; id: string | undefined; tokensBefore: number | undefined; firstKeptEntryId: string | undefined }>;
+  /** Current labels: target id -> label. */
+  labels: Map<string, { label: string; line: number }>;
+}
+
+export class StatsCollector {
+  readonly stats: SessionStats = {
+    entriesByType: {},
+    messagesByRole: {},
+    messageCount: 0,
+    models: {},
+    thinkingLevels: {},
+    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    cost: 0,
+    name: undefined,
+    firstUserMessage: undefined,
+    lastActivity: undefined,
+    compactions: [],
+    labels: new Map(),
+  };
+
+  readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
+    if (record.kind === "header") {
+      const h = value as SessionHeader;
+      if (typeof h.thinkingLevel === "string") bump(this.stats.thinkingLevels, h.thinkingLevel);
+      return;
+    }
+    this.add(value as AnyEntry, record);
+  };
+
+  private add(entry: AnyEntry, record: LineRecord): void {
+    const s = this.stats;
+    bump(s.entriesByType, typeof entry.type === "string" ? entry.type : "(none)");
+    switch (entry.type) {
+      case "message": {
+        const m = entry.message as AgentMessage | undefined;
+        if (!m || typeof m !== "object") break;
+        s.messageCount++;
+        bump(s.messagesByRole, typeof m.role === "string" ? m.role : "(none)");
+        if (m.role === "assistant") {
+          bump(s.models, `${m.provider ?? "?"}/${m.model ?? "?"}`);
+          this.addUsage(m.usage);
+        }
+        if (m.role === "user" || m.role === "assistant") {
+          const t = typeof m.timestamp === "number" ? m.timestamp : Date.parse(entry.timestamp);
+          if (!Number.isNaN(t)) s.lastActivity = Math.max(s.lastActivity ?? 0, t);
+          if (m.role === "user" && s.firstUserMessage === undefined) {
+            const text = messageText(m);
+            if (text) s.firstUserMessage = text;
+          }
+        }
+        break;
+      }
+      case "model_change":
+        bump(s.models, `${String(entry.provider)}/${String(entry.modelId)}`);
+        break;
+      case "thinking_level_change":
+        bump(s.thinkingLevels, String(entry.thinkingLevel));
+        break;
+      case "usage":
+      case "branch_summary":
+        this.addUsage(entry.usage as Usage | undefined);
+        break;
+      case "compaction":
+        this.addUsage(entry.usage as Usage | undefined);
+        s.compactions.push({
+          line: record.line,
+          id: record.id,
+          tokensBefore: typeof entry.tokensBefore === "number" ? entry.tokensBefore : undefined,
+          firstKeptEntryId: typeof entry.firstKeptEntryId === "string" ? entry.firstKeptEntryId : undefined,
+        });
+        break;
+      case "session_info":
+        s.name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
+        break;
+      case "label":
+        if (typeof entry.targetId !== "string") break;
+        if (typeof entry.label === "string" && entry.label) s.labels.set(entry.targetId, { label: entry.label, line: record.line });
+        else s.labels.delete(entry.targetId);
+        break;
+    }
+  }
+
+  private addUsage(usage: Usage | undefined): void {
+    if (!usage || typeof usage !== "object") return;
+    const t = this.stats.tokens;
+    t.input += num(usage.input);
+    t.output += num(usage.output);
+    t.cacheRead += num(usage.cacheRead);
+    t.cacheWrite += num(usage.cacheWrite);
+    t.total += num(usage.totalTokens);
+    this.stats.cost += num(usage.cost?.total);
+  }
+}
+
+function bump(map: Record<string, number>, key: string): void {
+  map[key] = (map[key] ?? 0) + 1;
+}
+
+function num(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
+
+/** The text blocks of a message joined by spaces (as pi's session list shows them). */
+export function messageText(m: AgentMessage): string {
+  const c = m.content;
+  if (typeof c === "string") return c;
+  if (!Array.isArray(c)) return "";
+  return c
+    .filter((b): b is ContentBlock & { text: string } => !!b && b.type === "text" && typeof (b as { text?: unknown }).text === "string")
+    .map((b) => b.text)
+    .join(" ");
+}

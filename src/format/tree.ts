@@ -1,0 +1,160 @@
+/**
+ * The entry tree, built from ids and parent ids alone, without recursion (a 100k-entry linear
+ * session is a 100k-deep tree). Parent links resolve the way pi resolves them: an id names the
+ * last entry that holds it. What pi would choke on is found and made safe:
+ *
+ * - an entry without a parent id, with a parent that does not exist, or that is its own parent,
+ *   is a root (as in pi's `getTree`);
+ * - a parent cycle (pi loops forever on it) is broken at the cycle's first entry in file order,
+ *   which becomes a root.
+ */
+
+export interface TreeNodeInput {
+  id: string | undefined;
+  parentId: string | null | undefined;
+  /** Milliseconds, for ordering children; NaN sorts as pi sorts it (stable, file order). */
+  time: number;
+}
+
+export type ParentProblem = "missing" | "self" | "forward" | "cycle";
+
+export interface TreeProblem {
+  node: number;
+  problem: ParentProblem;
+}
+
+export class TreeIndex {
+  /** Node index of the last node holding each id (pi's `byId`). */
+  readonly byId = new Map<string, number>();
+  /** Resolved parent node, or -1 for a root. */
+  readonly parent: Int32Array;
+  readonly children: number[][];
+  /** Roots in file order (pi does not sort roots). */
+  readonly roots: number[] = [];
+  readonly problems: TreeProblem[] = [];
+  /** Ids held by more than one node, with those nodes in file order. */
+  readonly duplicates = new Map<string, number[]>();
+  private depthCache: Int32Array | undefined;
+
+  constructor(readonly nodes: readonly TreeNodeInput[]) {
+    const n = nodes.length;
+    this.parent = new Int32Array(n).fill(-1);
+    this.children = Array.from({ length: n }, () => []);
+    nodes.forEach((node, i) => {
+      if (node.id === undefined) return;
+      const prev = this.byId.get(node.id);
+      if (prev !== undefined) {
+        const list = this.duplicates.get(node.id);
+        if (list) list.push(i);
+        else this.duplicates.set(node.id, [prev, i]);
+      }
+      this.byId.set(node.id, i);
+    });
+    nodes.forEach((node, i) => {
+      const pid = node.parentId;
+      if (pid === null || pid === undefined) return;
+      if (pid === node.id) {
+        this.problems.push({ node: i, problem: "self" });
+        return;
+      }
+      const p = this.byId.get(pid);
+      if (p === undefined) {
+        this.problems.push({ node: i, problem: "missing" });
+        return;
+      }
+      if (p > i) this.problems.push({ node: i, problem: "forward" });
+      this.parent[i] = p;
+    });
+    this.breakCycles();
+    for (let i = 0; i < n; i++) {
+      const p = this.parent[i]!;
+      if (p === -1) this.roots.push(i);
+      else this.children[p]!.push(i);
+    }
+    for (const list of this.children) {
+      if (list.length > 1) list.sort((a, b) => compareTime(nodes[a]!.time, nodes[b]!.time) || a - b);
+    }
+  }
+
+  private breakCycles(): void {
+    const n = this.nodes.length;
+    // 0 = unseen, 1 = on the current walk, 2 = known to reach a root
+    const state = new Uint8Array(n);
+    const walk: number[] = [];
+    for (let start = 0; start < n; start++) {
+      if (state[start] !== 0) continue;
+      let cur = start;
+      while (cur !== -1 && state[cur] === 0) {
+        state[cur] = 1;
+        walk.push(cur);
+        cur = this.parent[cur]!;
+      }
+      if (cur !== -1 && state[cur] === 1) {
+        // `cur` is on this walk: the walk from `cur` on is a cycle.
+        const cycle = walk.slice(walk.indexOf(cur));
+        const first = Math.min(...cycle);
+        this.parent[first] = -1;
+        this.problems.push({ node: first, problem: "cycle" });
+      }
+      for (const w of walk) state[w] = 2;
+      walk.length = 0;
+    }
+  }
+
+  /** Node indices from the root to `node`. */
+  pathTo(node: number): number[] {
+    const path: number[] = [];
+    for (let cur = node; cur !== -1; cur = this.parent[cur]!) path.push(cur);
+    return path.reverse();
+  }
+
+  depth(node: number): number {
+    if (!this.depthCache) {
+      const depth = new Int32Array(this.nodes.length).fill(-1);
+      const stack: number[] = [];
+      for (const r of this.roots) {
+        depth[r] = 0;
+        stack.push(r);
+      }
+      while (stack.length > 0) {
+        const cur = stack.pop()!;
+        for (const c of this.children[cur]!) {
+          depth[c] = depth[cur]! + 1;
+          stack.push(c);
+        }
+      }
+      this.depthCache = depth;
+    }
+    return this.depthCache[node]!;
+  }
+
+  leaves(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.nodes.length; i++) if (this.children[i]!.length === 0) out.push(i);
+    return out;
+  }
+
+  branchPoints(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.nodes.length; i++) if (this.children[i]!.length > 1) out.push(i);
+    return out;
+  }
+
+  /** Pre-order walk (children in order) without recursion. */
+  *walk(from: readonly number[] = this.roots): Generator<{ node: number; depth: number }> {
+    const stack: Array<{ node: number; depth: number }> = [];
+    for (let i = from.length - 1; i >= 0; i--) stack.push({ node: from[i]!, depth: 0 });
+    while (stack.length > 0) {
+      const top = stack.pop()!;
+      yield top;
+      const kids = this.children[top.node]!;
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, depth: top.depth + 1 });
+    }
+  }
+}
+
+function compareTime(a: number, b: number): number {
+  // pi sorts with `a - b`, which is NaN (treated as "equal") when a timestamp does not parse.
+  const d = a - b;
+  return Number.isNaN(d) ? 0 : d;
+}
