@@ -1,0 +1,208 @@
+import yargs, { type Argv } from "yargs";
+import type { CommandContext, CommandOutcome } from "./command.js";
+import { CliError, ExitCode } from "./errors.js";
+import { sessionDir } from "./input.js";
+import { makeStyle } from "./render/text.js";
+
+/**
+ * The command line: every command and flag is registered here, from one list; each command's
+ * module is imported only when it runs, so `--help` stays fast.
+ */
+
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+const EPILOG = `Exit codes:
+  0  done, nothing wrong (warnings alone are not a failure)
+  1  problems found or work left (check found errors)
+  2  usage error, missing or unreadable input, refused write
+
+FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session
+directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
+else ~/.pi/agent/sessions.`;
+
+type Runner = (args: Record<string, unknown>, ctx: CommandContext) => Promise<CommandOutcome>;
+
+interface CommandSpec {
+  command: string;
+  describe: string;
+  builder: (y: Argv) => Argv;
+  load: () => Promise<{ run: Runner }>;
+}
+
+const leafOption = { type: "string", describe: "entry id (or unique prefix) of the leaf; default: the current leaf" } as const;
+
+const COMMANDS: CommandSpec[] = [
+  {
+    command: "ls [dir]",
+    describe: "List sessions with their status",
+    builder: (y) =>
+      y
+        .positional("dir", { type: "string", describe: "directory to list (default: the session directory, all projects)" })
+        .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+        .option("sort", { choices: ["modified", "created", "size", "messages", "name"] as const, default: "modified", describe: "sort key (newest / largest first)" })
+        .option("limit", { type: "number", describe: "show at most N sessions" })
+        .example("$0 ls", "every session in ~/.pi/agent/sessions")
+        .example("$0 ls --cwd ~/code/app --limit 5", "the five latest sessions of one project")
+        .example("$0 ls fixtures --json | jq '.sessions[].status'", "statuses as JSON"),
+    load: () => import("./commands/ls.js"),
+  },
+  {
+    command: "show <file> [entry]",
+    describe: "Summarise a session, or print one entry in full",
+    builder: (y) =>
+      y
+        .positional("file", { type: "string", describe: "session file, - or session id" })
+        .positional("entry", { type: "string", describe: "entry id (or unique prefix) to print in full" })
+        .example("$0 show fixtures/branched.jsonl", "counts, models, tokens, leaves, findings")
+        .example("$0 show fixtures/branched.jsonl a1b2", "the entry whose id starts with a1b2"),
+    load: () => import("./commands/show.js"),
+  },
+  {
+    command: "tree <file>",
+    describe: "Draw the entry tree",
+    builder: (y) =>
+      y
+        .positional("file", { type: "string", describe: "session file, - or session id" })
+        .option("depth", { type: "number", describe: "draw at most N levels" })
+        .option("compact", { type: "boolean", default: false, describe: "fold linear runs into one line" })
+        .example("$0 tree fixtures/branched.jsonl", "every entry, branches drawn with box characters")
+        .example("$0 tree big.jsonl --compact", "only branch points, leaves and labels"),
+    load: () => import("./commands/tree.js"),
+  },
+  {
+    command: "path <file> [entry]",
+    describe: "The entries from the root to an entry (default: the current leaf)",
+    builder: (y) =>
+      y
+        .positional("file", { type: "string", describe: "session file, - or session id" })
+        .positional("entry", { type: "string", describe: "entry id or unique prefix (default: the current leaf)" })
+        .option("leaves", { type: "boolean", default: false, describe: "list every branch tip instead" })
+        .example("$0 path fixtures/branched.jsonl", "the current branch")
+        .example("$0 path fixtures/branched.jsonl --leaves", "every branch tip with its depth and label"),
+    load: () => import("./commands/path.js"),
+  },
+  {
+    command: "context <file>",
+    describe: "The context pi rebuilds for a leaf",
+    builder: (y) =>
+      y
+        .positional("file", { type: "string", describe: "session file, - or session id" })
+        .option("leaf", leafOption)
+        .option("llm", { type: "boolean", default: false, describe: "show the provider-facing messages (pi's convertToLlm)" })
+        .example("$0 context fixtures/compacted.jsonl", "the conversation as the model sees it")
+        .example("$0 context fixtures/branched.jsonl --leaf 5e6f --json", "pi's SessionContext for another branch"),
+    load: () => import("./commands/context.js"),
+  },
+  {
+    command: "check <files..>",
+    describe: "Validate session files (exit 1 on errors)",
+    builder: (y) =>
+      y
+        .positional("files", { type: "string", array: true, describe: "files, directories (searched for *.jsonl), - or session ids" })
+        .option("quiet", { alias: "q", type: "boolean", default: false, describe: "print only errors and the summary" })
+        .example("$0 check ~/.pi/agent/sessions", "every session, the CI gate")
+        .example("$0 check broken.jsonl --json", "findings as data"),
+    load: () => import("./commands/check.js"),
+  },
+];
+
+export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean) => void): Argv {
+  let parser = yargs()
+    .scriptName("pi-session")
+    .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
+    .option("json", { type: "boolean", default: false, describe: "print one JSON document on stdout" })
+    .option("color", { type: "boolean", describe: "colour output (default: on a TTY; honours NO_COLOR, FORCE_COLOR)" })
+    .option("session-dir", { type: "string", describe: "session directory for ids and ls" })
+    .option("debug", { type: "boolean", default: false, describe: "print stack traces for unexpected errors" })
+    .epilog(EPILOG)
+    .strict()
+    .demandCommand(1, "give a command; see pi-session --help")
+    .recommendCommands()
+    .completion("completion", "Print a shell completion script (bash/zsh)")
+    .help()
+    .alias("h", "help")
+    .version()
+    .wrap(Math.min(100, io.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((msg, err) => {
+      if (err) throw err;
+      throw new CliError(`${msg}; see pi-session --help`);
+    });
+  for (const spec of COMMANDS) {
+    parser = parser.command(spec.command, spec.describe, spec.builder, async (argv) => {
+      const ctx = makeContext(argv, io);
+      const { run } = await spec.load();
+      onOutcome(await run(argv as Record<string, unknown>, ctx), ctx.json);
+    });
+  }
+  return parser;
+}
+
+function colorEnabled(flag: unknown, io: Io): boolean {
+  if (typeof flag === "boolean") return flag;
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined) return force !== "0" && force !== "false";
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== "") return false;
+  return !!io.stdout.isTTY;
+}
+
+function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
+  const json = argv.json === true;
+  let lastDraw = 0;
+  return {
+    style: makeStyle(!json && colorEnabled(argv.color, io), io.stdout.columns ?? 100),
+    json,
+    sessionDir: sessionDir(argv.sessionDir as string | undefined, io.env),
+    env: io.env,
+    progress: (done, total, label = "") => {
+      if (!io.stderr.isTTY) return;
+      const now = Date.now();
+      if (done < total && now - lastDraw < 100) return;
+      lastDraw = now;
+      const width = 30;
+      const filled = total > 0 ? Math.round((done / total) * width) : width;
+      io.stderr.write(`\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total} ${label}`.slice(0, 79).padEnd(79));
+      if (done >= total) io.stderr.write("\r" + " ".repeat(79) + "\r");
+    },
+    warn: (message) => io.stderr.write(`pi-session: ${message}\n`),
+  };
+}
+
+/** Runs the command line; returns the exit code (never calls `process.exit`). */
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  let outcome: CommandOutcome | undefined;
+  let json = false;
+  const debug = argv.includes("--debug");
+  try {
+    const parser = buildParser(io, (o, asJson) => {
+      outcome = o;
+      json = asJson;
+    });
+    await parser.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.stderr.write(`pi-session: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (debug) io.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+    else io.stderr.write(`pi-session: internal error: ${(error as Error)?.message ?? String(error)} (run again with --debug for details)\n`);
+    return ExitCode.Usage;
+  }
+  if (!outcome) return ExitCode.Ok; // --help, --version, completion
+  const text = json ? JSON.stringify(outcome.json, null, 2) + "\n" : outcome.human;
+  await write(io.stdout, text);
+  return outcome.exitCode;
+}
+
+/** Writes and waits for the stream to take it (a closed pipe, as in `| head`, is not an error). */
+function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (text === "") return resolve();
+    stream.once("error", () => resolve());
+    stream.write(text, () => resolve());
+  });
+}

@@ -1,0 +1,21 @@
+import type { ExitCode } from "./errors.js";
+import type { Style } from "./render/text.js";
+
+/** What every command gets from the CLI layer: options already normalised, where to say things. */
+export interface CommandContext {
+  style: Style;
+  json: boolean;
+  sessionDir: string;
+  env: NodeJS.ProcessEnv;
+  /** A progress bar on stderr when it is a TTY; a no-op otherwise. */
+  progress: (done: number, total: number, label?: string) => void;
+  /** One diagnostic line on stderr. */
+  warn: (message: string) => void;
+}
+
+/** What a command hands back: its JSON document, its human text, and its exit code. */
+export interface CommandOutcome {
+  json: unknown;
+  human: string;
+  exitCode: ExitCode;
+}

@@ -1,0 +1,107 @@
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { ExitCode } from "../errors.js";
+import { contextAt, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
+import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
+import { readForDisplay } from "./common.js";
+import { nodeFor } from "./path.js";
+
+export interface ContextOptions {
+  file: string;
+  leaf?: string;
+  llm?: boolean;
+}
+
+/** `--json` prints exactly pi's SessionContext plus `activeToolNames`. */
+export type ContextResult = BuiltContext;
+
+export async function context(options: ContextOptions, ctx: CommandContext): Promise<ContextResult> {
+  const { session } = await readForDisplay(options.file, ctx);
+  try {
+    const node = options.leaf !== undefined ? nodeFor(session, options.leaf) : session.leafNode;
+    const built = contextAt(session, node);
+    return options.llm ? { ...built, messages: toLlmMessages(built.messages) } : built;
+  } finally {
+    session.close();
+  }
+}
+
+const TOOL_RESULT_LINES = 20;
+
+function clip(text: string, maxLines: number, style: Style): string {
+  const lines = text.split("\n");
+  if (lines.length <= maxLines) return sanitize(text);
+  return sanitize(lines.slice(0, maxLines).join("\n")) + "\n" + style.c.dim(`… ${lines.length - maxLines} more lines`);
+}
+
+function renderBlocks(content: AgentMessage["content"], style: Style, maxLines: number): string {
+  const { c } = style;
+  if (content == null) return c.dim("(no content)");
+  if (typeof content === "string") return clip(content, maxLines, style);
+  const parts: string[] = [];
+  for (const block of content as ContentBlock[]) {
+    if (!block || typeof block !== "object") continue;
+    const b = block as Record<string, unknown>;
+    switch (b.type) {
+      case "text":
+        parts.push(clip(String(b.text ?? ""), maxLines, style));
+        break;
+      case "thinking":
+        parts.push(c.dim(c.italic(`[thinking] ${clip(String(b.thinking ?? ""), 6, style)}`)));
+        break;
+      case "toolCall":
+        parts.push(c.yellow(`→ ${sanitize(String(b.name))} `) + c.dim(preview(JSON.stringify(b.arguments ?? {}), 300)));
+        break;
+      case "image":
+        parts.push(c.dim(`[image ${sanitize(String(b.mimeType ?? "?"))}, ${formatBytes(Math.floor((String(b.data ?? "").length * 3) / 4))}]`));
+        break;
+      default:
+        parts.push(c.dim(`[${sanitize(String(b.type))} block]`));
+    }
+  }
+  return parts.join("\n");
+}
+
+function heading(m: AgentMessage, style: Style): string {
+  const { c } = style;
+  const role = sanitize(String(m.role));
+  let extra = "";
+  if (m.role === "assistant") extra = ` ${sanitize(`${m.provider ?? "?"}/${m.model ?? "?"}`)}${m.stopReason && m.stopReason !== "stop" && m.stopReason !== "toolUse" ? ` (${sanitize(String(m.stopReason))})` : ""}`;
+  else if (m.role === "toolResult") extra = ` ${sanitize(String(m.toolName ?? ""))}${m.isError ? " (error)" : ""}`;
+  else if (m.role === "custom") extra = ` ${sanitize(String(m.customType ?? ""))}`;
+  else if (m.role === "compactionSummary" && typeof m.tokensBefore === "number") extra = ` (${formatCount(m.tokensBefore)} tokens before)`;
+  const title = `── ${role}${extra} `;
+  const paint = m.role === "user" ? c.green : m.role === "assistant" ? c.cyan : c.magenta;
+  return paint(c.bold(title + "─".repeat(Math.max(3, Math.min(style.width, 80) - title.length))));
+}
+
+function renderMessage(m: AgentMessage, style: Style): string {
+  let body: string;
+  switch (m.role) {
+    case "bashExecution":
+      body = `$ ${sanitize(String(m.command ?? ""))}\n${clip(String(m.output ?? ""), TOOL_RESULT_LINES, style)}${m.exitCode ? `\n(exit ${m.exitCode})` : ""}`;
+      break;
+    case "compactionSummary":
+    case "branchSummary":
+      body = sanitize(String(m.summary ?? ""));
+      break;
+    case "system":
+      body = typeof m.content === "string" && m.content ? clip(m.content, 10, style) : style.c.dim("(system prompt and tools)");
+      break;
+    default:
+      body = renderBlocks(m.content, style, m.role === "toolResult" ? TOOL_RESULT_LINES : Number.POSITIVE_INFINITY);
+  }
+  return `${heading(m, style)}\n${body}\n`;
+}
+
+export function renderContext(result: ContextResult, style: Style): string {
+  const { c } = style;
+  const model = result.model ? `${result.model.provider}/${result.model.modelId}` : "none";
+  let out = c.dim(sanitize(`${result.messages.length} messages · model ${model} · thinking ${result.thinkingLevel}${result.activeToolNames ? ` · tools ${result.activeToolNames.join(", ")}` : ""}`)) + "\n";
+  for (const m of result.messages) out += "\n" + renderMessage(m, style);
+  return out;
+}
+
+export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await context({ file: args.file as string, leaf: args.leaf as string | undefined, llm: args.llm === true }, ctx);
+  return { json: result, human: ctx.json ? "" : renderContext(result, ctx.style), exitCode: ExitCode.Ok };
+}

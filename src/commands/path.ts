@@ -1,0 +1,100 @@
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError, ExitCode, shellQuote } from "../errors.js";
+import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
+import { entryKind, entrySummary, formatTime, preview, sanitize, type Style } from "../render/text.js";
+import { readForDisplay } from "./common.js";
+import { leafInfos, type LeafInfo } from "./show.js";
+
+export interface PathOptions {
+  file: string;
+  entry?: string;
+  leaves?: boolean;
+}
+
+export interface PathStep {
+  id: string | null;
+  parentId: string | null;
+  line: number;
+  kind: string;
+  timestamp: string | null;
+  preview: string;
+}
+
+export interface PathResult {
+  file: string;
+  leaf: string | null;
+  entries: PathStep[];
+}
+
+export interface LeavesResult {
+  file: string;
+  currentLeaf: string | null;
+  leaves: LeafInfo[];
+}
+
+/** The node ENTRY names, with an error that says how to find the right id. */
+export function nodeFor(session: Session, query: string): number {
+  try {
+    return resolveEntry(session, query);
+  } catch (error) {
+    if (error instanceof EntryNotFoundError) {
+      throw new CliError(`${session.name}: ${error.message}; run \`pi-session path ${shellQuote(session.name)} --leaves\` or \`pi-session tree\` to see the ids`);
+    }
+    throw error;
+  }
+}
+
+export async function path(options: PathOptions, ctx: CommandContext): Promise<PathResult | LeavesResult> {
+  const { session, stats } = await readForDisplay(options.file, ctx);
+  try {
+    const idOf = (n: number) => session.nodeRecord(n).id ?? null;
+    if (options.leaves) {
+      return { file: session.name, currentLeaf: session.leafNode >= 0 ? idOf(session.leafNode) : null, leaves: leafInfos(session, stats.labels) };
+    }
+    const target = options.entry !== undefined ? nodeFor(session, options.entry) : session.leafNode;
+    const nodes = target === -1 ? [] : session.tree.pathTo(target);
+    const entries = nodes.map((node, i) => {
+      const record = session.nodeRecord(node);
+      const entry = session.entry(node);
+      return {
+        id: record.id ?? null,
+        parentId: i === 0 ? null : idOf(nodes[i - 1]!),
+        line: record.line,
+        kind: entryKind(entry),
+        timestamp: record.timestamp ?? null,
+        preview: preview(entrySummary(entry), 200),
+      };
+    });
+    return { file: session.name, leaf: target === -1 ? null : idOf(target), entries };
+  } finally {
+    session.close();
+  }
+}
+
+export function renderPath(result: PathResult | LeavesResult, style: Style): string {
+  const { c } = style;
+  const textWidth = Math.max(20, style.width - 50);
+  if ("leaves" in result) {
+    if (result.leaves.length === 0) return c.dim("(no entries)\n");
+    return result.leaves
+      .map((l) => {
+        const mark = l.current ? c.green("*") : " ";
+        const label = l.label ? c.yellow(` [${preview(l.label, 30)}]`) : "";
+        return `${mark} ${c.bold(sanitize(l.id ?? "(no id)"))}  depth ${String(l.depth).padStart(5)}  ${formatTime(l.timestamp ?? undefined)}${label}  ${c.dim(preview(l.preview, textWidth))}`;
+      })
+      .join("\n") + "\n";
+  }
+  if (result.entries.length === 0) return c.dim("(no entries)\n");
+  const lineWidth = String(result.entries[result.entries.length - 1]!.line).length;
+  return result.entries
+    .map((e) => {
+      const kind = e.kind.startsWith("message/") ? c.cyan(e.kind.slice(8).padEnd(21)) : c.magenta(sanitize(e.kind).padEnd(21));
+      return `${c.dim(String(e.line).padStart(lineWidth))}  ${c.bold(sanitize(e.id ?? "(no id)"))}  ${kind} ${c.dim(formatTime(e.timestamp ?? undefined))}  ${preview(e.preview, textWidth)}`;
+    })
+    .join("\n") + "\n";
+}
+
+export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await path({ file: args.file as string, entry: args.entry as string | undefined, leaves: args.leaves === true }, ctx);
+  return { json: result, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
+}

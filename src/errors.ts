@@ -1,0 +1,43 @@
+/**
+ * Exit codes, decided in one place:
+ * - 0: done, nothing wrong (warnings only is still 0);
+ * - 1: the command found problems, or work is left (`check` errors, `--check` says a change is needed);
+ * - 2: usage error, missing or unreadable input, refused write.
+ */
+export const ExitCode = {
+  Ok: 0,
+  Findings: 1,
+  Usage: 2,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An error meant for the user: one line on stderr and an exit code, no stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = ExitCode.Usage,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+/** Turns a Node file-system error into a one-line message with a next step. */
+export function describeFsError(path: string, error: unknown): CliError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return new CliError(`${path}: no such file or directory; check the path, or run \`pi-session ls\` to find sessions`);
+    case "EACCES":
+    case "EPERM":
+      return new CliError(`${path}: permission denied; check the file's permissions (ls -l ${shellQuote(path)})`);
+    case "EISDIR":
+      return new CliError(`${path}: is a directory; give a session file (run \`pi-session ls ${shellQuote(path)}\` to list the sessions in it)`);
+    default:
+      return new CliError(`${path}: cannot read: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+export function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,124 @@
+import { readdirSync, statSync, type Stats } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { CliError, describeFsError, shellQuote } from "./errors.js";
+import { openSessionBuffer, openSessionSync, type OpenOptions, type Session } from "./format/index.js";
+
+/** The session directory: `--session-dir`, else pi's environment variables, else `~/.pi/agent/sessions`. */
+export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag) return resolve(flag);
+  if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(env.PI_CODING_AGENT_SESSION_DIR);
+  if (env.PI_CODING_AGENT_DIR) return resolve(env.PI_CODING_AGENT_DIR, "sessions");
+  return join(homedir(), ".pi", "agent", "sessions");
+}
+
+/** Every `.jsonl` file directly in `dir` and in its project folders (`dir/--cwd--/*.jsonl`), sorted. */
+export function listSessionFiles(dir: string): string[] {
+  const out: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    throw describeFsError(dir, error);
+  }
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    let st: Stats;
+    try {
+      st = statSync(path);
+    } catch {
+      continue;
+    }
+    if (st.isFile() && name.endsWith(".jsonl")) out.push(path);
+    else if (st.isDirectory()) {
+      let inner: string[];
+      try {
+        inner = readdirSync(path);
+      } catch {
+        continue;
+      }
+      for (const f of inner.sort()) if (f.endsWith(".jsonl")) out.push(join(path, f));
+    }
+  }
+  return out;
+}
+
+/** The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`). */
+export function idFromFileName(path: string): string | undefined {
+  const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));
+  return m?.[1];
+}
+
+/**
+ * A command's FILE argument: a path, `-` for stdin, or a session id / unique id prefix looked up in
+ * the session directory (as pi's `--session` does).
+ */
+export function resolveInput(arg: string, dir: string): string {
+  if (arg === "-") return arg;
+  let st: Stats | undefined;
+  try {
+    st = statSync(arg);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw describeFsError(arg, error);
+  }
+  if (st) {
+    if (st.isDirectory()) throw describeFsError(arg, Object.assign(new Error(), { code: "EISDIR" }));
+    return arg;
+  }
+  if (arg.includes("/") || arg.endsWith(".jsonl")) throw describeFsError(arg, Object.assign(new Error(), { code: "ENOENT" }));
+  let files: string[] = [];
+  try {
+    files = listSessionFiles(dir);
+  } catch {
+    // no session directory: fall through to "not found"
+  }
+  const matches = files.filter((f) => idFromFileName(f)?.startsWith(arg));
+  const exact = matches.filter((f) => idFromFileName(f) === arg);
+  if (exact.length === 1 || matches.length === 1) return (exact[0] ?? matches[0])!;
+  if (matches.length > 1) {
+    const ids = matches.slice(0, 4).map((f) => idFromFileName(f)).join(", ");
+    throw new CliError(`session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${ids}${matches.length > 4 ? ", …" : ""}); give more characters`);
+  }
+  throw new CliError(`${arg}: no such file, and no session id starting with it in ${dir}; run \`pi-session ls\` to find sessions`);
+}
+
+let stdinBytes: Promise<Buffer> | undefined;
+
+/** Standard input, read once (several arguments may name `-`). */
+export function readStdin(): Promise<Buffer> {
+  stdinBytes ??= (async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  })();
+  return stdinBytes;
+}
+
+/** Opens a resolved path (or `-`), turning file-system errors into one-line messages. */
+export async function openPath(path: string, options: OpenOptions = {}): Promise<Session> {
+  if (path === "-") return openSessionBuffer("<stdin>", await readStdin(), options);
+  try {
+    return openSessionSync(path, options);
+  } catch (error) {
+    throw describeFsError(path, error);
+  }
+}
+
+/** Opens a session for a read-only command: FILE as a path, `-` or a session id. */
+export async function openInput(arg: string, dir: string, options: OpenOptions = {}): Promise<Session> {
+  return openPath(resolveInput(arg, dir), options);
+}
+
+/**
+ * Refuses input that holds no session at all (empty, binary, another JSONL format): read-only
+ * commands other than `check` cannot show anything for it.
+ */
+export function requireSession(session: Session): void {
+  const name = session.name;
+  if (session.size === 0) throw new CliError(`${name}: the file is empty; it holds no session (run \`pi-session check ${shellQuote(name)}\`)`);
+  if (session.header || session.tree.byId.size > 0) return;
+  const first = session.records.find((r) => r.kind !== "blank");
+  const what =
+    first?.kind === "invalid" ? "its lines are not JSON" : first?.kind === "entry" ? `its records (e.g. \`${first.type ?? "no type"}\`) have no session header and no entry ids` : "it has no session header";
+  throw new CliError(`${name}:${first?.line ?? 1}: not a pi session file: ${what}; run \`pi-session check ${shellQuote(name)}\` for details`);
+}

@@ -1,0 +1,124 @@
+import pc from "picocolors";
+import type { AgentMessage, AnyEntry } from "../format/index.js";
+import { messageText } from "../format/index.js";
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+/** How human output is styled: colour on or off, and the terminal width for previews. */
+export interface Style {
+  c: Colors;
+  width: number;
+}
+
+export function makeStyle(color: boolean, width = 100): Style {
+  return { c: pc.createColors(color), width };
+}
+
+/**
+ * Session text is untrusted: it can hold ANSI/OSC escapes, carriage returns, other C0/C1 controls
+ * and bidi overrides that would rewrite the screen, set the window title or reorder what is read.
+ * Each such character is shown as a visible escape (`\x1b`, `\r`, `\u202e`); newlines and tabs
+ * are kept unless `oneLine`.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const UNSAFE_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeChar(ch: string): string {
+  const code = ch.charCodeAt(0);
+  if (ch === "\r") return "\\r";
+  if (ch === "\n") return "\\n";
+  if (ch === "\t") return "\\t";
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+export function sanitize(text: string): string {
+  return text.replace(UNSAFE, escapeChar);
+}
+
+/** One line, safe, at most `max` characters (an ellipsis marks a cut). */
+export function preview(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const cut = [...flat].length > max ? [...flat].slice(0, Math.max(1, max - 1)).join("") + "…" : flat;
+  return cut.replace(UNSAFE_ONE_LINE, escapeChar);
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+/** `2026-03-25 14:55` in UTC, or `-` when the time is unknown. */
+export function formatTime(t: number | string | undefined): string {
+  if (t === undefined) return "-";
+  const ms = typeof t === "number" ? t : Date.parse(t);
+  if (Number.isNaN(ms)) return "-";
+  return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** What an entry is, in one short word or two: `message/user`, `compaction`, … */
+export function entryKind(entry: AnyEntry | { type?: unknown; message?: unknown }): string {
+  const type = typeof entry.type === "string" ? entry.type : "(no type)";
+  if (type === "message") {
+    const role = (entry.message as { role?: unknown } | undefined)?.role;
+    return `message/${typeof role === "string" ? role : "?"}`;
+  }
+  return type;
+}
+
+/** The text that best says what an entry holds, unsanitised (callers pass it through `preview`). */
+export function entrySummary(entry: AnyEntry): string {
+  switch (entry.type) {
+    case "message": {
+      const m = entry.message as AgentMessage | undefined;
+      if (!m || typeof m !== "object") return "";
+      if (m.role === "bashExecution") return `$ ${String(m.command ?? "")}`;
+      const text = messageText(m);
+      if (text) return text;
+      if (Array.isArray(m.content)) {
+        const calls = m.content.filter((b) => b?.type === "toolCall").map((b) => `${String((b as { name?: unknown }).name)}(…)`);
+        if (calls.length > 0) return `→ ${calls.join(", ")}`;
+        if (m.content.some((b) => b?.type === "thinking")) return "(thinking)";
+        if (m.content.some((b) => b?.type === "image")) return "(image)";
+      }
+      if (m.role === "assistant" && m.stopReason === "error") return `(error: ${String(m.errorMessage ?? "")})`;
+      return "";
+    }
+    case "model_change":
+      return `${String(entry.provider)}/${String(entry.modelId)}`;
+    case "thinking_level_change":
+      return String(entry.thinkingLevel);
+    case "compaction":
+      return `${typeof entry.tokensBefore === "number" ? `${formatCount(entry.tokensBefore)} tokens → ` : ""}${String(entry.summary ?? "")}`;
+    case "branch_summary":
+      return String(entry.summary ?? "");
+    case "custom_message":
+      return typeof entry.content === "string" ? entry.content : messageText({ role: "custom", content: entry.content as AgentMessage["content"] });
+    case "custom":
+      return String(entry.customType ?? "");
+    case "label":
+      return entry.label ? `${String(entry.label)} → ${String(entry.targetId)}` : `(cleared) → ${String(entry.targetId)}`;
+    case "session_info":
+      return String(entry.name ?? "");
+    case "context_edit":
+      return entry.replacement === null ? `drop ${String(entry.targetId)}` : `edit ${String(entry.targetId)}`;
+    case "usage":
+      return `${String(entry.kind)} ${String(entry.provider)}/${String(entry.model)}`;
+    case "active_tools_change":
+      return Array.isArray(entry.activeToolNames) ? entry.activeToolNames.join(", ") : "";
+    default:
+      return "";
+  }
+}
