@@ -64,7 +64,7 @@ interface FindingInfo {
   hint: string;
 }
 
-const REPAIR = "run `pi-session repair FILE` (it keeps the original)";
+const REPAIR = "run `pi-session repair FILE`";
 
 export const FINDING_INFO = {
   "file-empty": { severity: "error", hint: "the file holds no session; delete it or restore it from a backup" },
@@ -78,8 +78,8 @@ export const FINDING_INFO = {
   "line-crlf": { severity: "info", hint: `pi reads CRLF line ends; ${REPAIR} to normalise them` },
   "line-blank": { severity: "info", hint: "pi skips blank lines" },
   "line-invalid-json": { severity: "error", hint: `pi skips this line silently; ${REPAIR}` },
-  "line-fused": { severity: "error", hint: "pi skips both records; run `pi-session repair FILE` to split them (it keeps the original)" },
-  "line-torn": { severity: "error", hint: "the last write was cut off; run `pi-session repair FILE` to drop it (it keeps the original)" },
+  "line-fused": { severity: "error", hint: "pi skips both records; run `pi-session repair FILE` to split them" },
+  "line-torn": { severity: "error", hint: "the last write was cut off; run `pi-session repair FILE` to drop it" },
   "line-nul": { severity: "error", hint: `NUL bytes (often left by a crash) make pi skip the line; ${REPAIR}` },
   "line-invalid-utf8": { severity: "warning", hint: `pi reads it with U+FFFD in place of the bad bytes; ${REPAIR}` },
   "line-not-object": { severity: "error", hint: `a record must be a JSON object; ${REPAIR}` },

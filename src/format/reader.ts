@@ -369,24 +369,36 @@ export function parseLine(bytes: Buffer, firstLine = false): ParsedLine {
   try {
     return { value: JSON.parse(text), blank: false, flags };
   } catch {
-    if (/}\s*{/.test(text) && fusedSplit(text) !== undefined) flags |= LineFlag.FUSED;
+    if (text.indexOf("{", 1) !== -1 && fusedSplit(text) !== undefined) flags |= LineFlag.FUSED;
     return { value: undefined, blank: false, flags };
   }
 }
 
-/** Where a line holding `{...}{...}` splits into a JSON object and the rest, if it does. */
+/**
+ * Where a line that does not parse holds a second record: `{...}{...}` (two appends on one line) or
+ * `{"type":"mess{"type":...}` (a torn write, then the next append). Returns the offset of the
+ * record that follows, or undefined.
+ */
 export function fusedSplit(text: string): number | undefined {
-  const re = /}\s*{/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
+  const boundary = /}\s*{/g;
+  for (let m = boundary.exec(text); m; m = boundary.exec(text)) {
     const cut = m.index + 1;
-    try {
-      const head = JSON.parse(text.slice(0, cut).replace(/^[\s\0]+/, ""));
-      if (head && typeof head === "object") return cut;
-    } catch {
-      // not here; try the next boundary
-    }
+    if (parsesAsObject(text.slice(0, cut).replace(/^[\s\0]+/, ""))) return text.indexOf("{", cut);
+  }
+  const start = /\{\s*"type"\s*:/g;
+  for (let m = start.exec(text); m; m = start.exec(text)) {
+    if (m.index > 0 && parsesAsObject(text.slice(m.index))) return m.index;
   }
   return undefined;
+}
+
+function parsesAsObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 /** Opens a session file, or reads `-` from stdin into memory first. */

@@ -1,0 +1,173 @@
+/**
+ * Conformance against pi 1.6: for every fixture, every corpus file and a seeded set of sessions
+ * written by pi's SessionManager, the context we rebuild for every entry as the leaf must equal
+ * pi's `buildSessionContext` (as JSON, key order included), and our tree must equal pi's `getTree`.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildContext, openSessionSync, type AnyEntry, type Session } from "../../src/format/index.js";
+import { generateSession } from "../helpers/generate.js";
+import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
+import { pi } from "../helpers/pi.js";
+
+const work = mkdtempSync(join(tmpdir(), "pi-session-conformance-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const tally = { files: 0, leaves: 0, piLoops: 0, piCrashes: 0, trees: 0 };
+afterAll(() => {
+  // The suite says how much it compared.
+  console.log(`conformance: ${tally.files} files, ${tally.leaves} leaves equal to pi; ${tally.trees} trees equal to getTree; ${tally.piLoops} leaves where pi would loop forever and ${tally.piCrashes} where pi throws (ours finished)`);
+});
+
+type PiEntry = Record<string, any>;
+
+/** pi's own reading: its parser (which, unlike its loader, also reads headerless files), then its migration. */
+function piEntries(path: string): PiEntry[] {
+  const all = pi.parseSessionEntries(readFileSync(path, "utf8"));
+  const objects = all.filter((e) => e && typeof e === "object" && !Array.isArray(e));
+  if (objects.some((e) => e.type === "session")) pi.migrateSessionEntries(objects);
+  return objects.filter((e) => e.type !== "session");
+}
+
+/** Whether pi's parent walk from `id` would loop forever (pi has no cycle guard). */
+function piWalkLoops(byId: Map<string, PiEntry>, id: string): boolean {
+  const seen = new Set<string>();
+  let cur = byId.get(id);
+  while (cur) {
+    if (seen.has(cur.id)) return true;
+    seen.add(cur.id);
+    cur = cur.parentId ? byId.get(cur.parentId) : undefined;
+  }
+  return false;
+}
+
+/** Compares every leaf of one file; entries are matched by position (v1 ids are random in pi). */
+function compareFile(path: string): number {
+  const theirs = piEntries(path);
+  const session = openSessionSync(path);
+  try {
+    const ours: AnyEntry[] = session.tree.nodes.map((_, n) => session.entry(n));
+    // pi keeps harness `leaf` records as entries; we keep them out of the tree.
+    const theirsTree = theirs.filter((e) => e.type !== "leaf");
+    expect(theirsTree.length).toBe(ours.length);
+    const byId = new Map<string, PiEntry>();
+    for (const e of theirs) byId.set(e.id, e);
+    let compared = 0;
+    for (let i = 0; i < ours.length; i++) {
+      const theirId = theirsTree[i]!.id;
+      if (piWalkLoops(byId, theirId)) {
+        tally.piLoops++;
+        expect(() => buildContext(pathOf(session, ours, i))).not.toThrow();
+        continue;
+      }
+      let expected;
+      try {
+        expected = pi.buildSessionContext(theirs, theirId);
+      } catch {
+        tally.piCrashes++;
+        expect(() => buildContext(pathOf(session, ours, i))).not.toThrow();
+        continue;
+      }
+      const { activeToolNames: _tools, ...got } = buildContext(pathOf(session, ours, session.nodeOf(ours[i]!.id) ?? i));
+      expect(JSON.stringify(got), `${basename(path)} leaf #${i} (${theirId})`).toBe(JSON.stringify(expected));
+      compared++;
+    }
+    tally.files++;
+    tally.leaves += compared;
+    return compared;
+  } finally {
+    session.close();
+  }
+}
+
+function pathOf(session: Session, ours: AnyEntry[], node: number): AnyEntry[] {
+  return session.tree.pathTo(node).map((n) => ours[n]!);
+}
+
+interface PiTreeNode {
+  entry: PiEntry;
+  children: PiTreeNode[];
+  label?: string;
+}
+
+/** Flattens a tree (pi's or ours) to "depth id label" lines, iteratively. */
+function flattenPi(roots: PiTreeNode[]): string[] {
+  const out: string[] = [];
+  const stack = [...roots].reverse().map((node) => ({ node, depth: 0 }));
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    out.push(`${depth} ${node.entry.id} ${node.label ?? ""}`);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, depth: depth + 1 });
+  }
+  return out;
+}
+
+function compareTree(path: string): void {
+  const copy = join(mkdtempSync(join(work, "tree-")), basename(path));
+  copyFileSync(path, copy);
+  const manager = pi.SessionManager.open(copy);
+  const session = openSessionSync(path);
+  try {
+    const labels = new Map<string, string>();
+    for (const n of session.tree.nodes.keys()) {
+      const e = session.entry(n);
+      if (e.type === "label" && typeof e.targetId === "string") {
+        if (e.label) labels.set(e.targetId, e.label as string);
+        else labels.delete(e.targetId);
+      }
+    }
+    const ours = [...session.tree.walk()].map(({ node, depth }) => {
+      const id = session.nodeRecord(node).id!;
+      return `${depth} ${id} ${labels.get(id) ?? ""}`;
+    });
+    expect(ours).toEqual(flattenPi(manager.getTree()));
+    tally.trees++;
+  } finally {
+    session.close();
+  }
+}
+
+/** Files whose tree pi cannot draw faithfully (duplicate ids, cycles) or will not open. */
+function treeComparable(path: string): boolean {
+  const session = openSessionSync(path);
+  try {
+    const ok = session.tree.duplicates.size === 0 && !session.tree.problems.some((p) => p.problem === "cycle" || p.problem === "self");
+    const first = session.records.find((r) => r.ordinal === 0);
+    return ok && session.version === 3 && !!session.header && first === session.headerRecord && !session.isHarness && !session.records.some((r) => r.flags & 1 || r.kind === "not-object");
+  } finally {
+    session.close();
+  }
+}
+
+describe("context for every leaf equals pi's buildSessionContext", () => {
+  const fixtures = fixtureFiles().filter((f) => f.endsWith(".jsonl"));
+  it.each(fixtures.map((f) => [basename(f), f]))("fixture %s", (_name, path) => {
+    compareFile(path);
+  });
+
+  it.each(corpusFiles().map((f) => [basename(f), f]))("corpus %s", (_name, path) => {
+    compareFile(path);
+  });
+
+  it("seeded sessions written by pi's SessionManager", () => {
+    let leaves = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const path = generateSession({ seed, dir: join(work, `gen-${seed}`), steps: 80 });
+      leaves += compareFile(path);
+    }
+    expect(leaves).toBeGreaterThan(40 * 60);
+  });
+});
+
+describe("tree equals pi's getTree", () => {
+  const files = [...fixtureFiles().filter((f) => f.endsWith(".jsonl")), ...corpusFiles()].filter(treeComparable);
+  it.each(files.map((f) => [basename(f), f]))("%s", (_name, path) => {
+    compareTree(path);
+  });
+
+  it("seeded sessions written by pi's SessionManager", () => {
+    for (let seed = 100; seed < 120; seed++) compareTree(generateSession({ seed, dir: join(work, `tree-gen-${seed}`), steps: 80 }));
+  });
+});
