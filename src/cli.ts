@@ -33,6 +33,14 @@ interface CommandSpec {
   load: () => Promise<{ run: Runner }>;
 }
 
+/** A count option: a whole number >= 0, or a usage error naming the option and what it got. */
+const count = (name: string) => (value: unknown) => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`--${name} takes a whole number >= 0 (e.g. --${name} 10), got ${JSON.stringify(value)}; see pi-session --help`);
+  return n;
+};
+
 const leafOption = { type: "string", describe: "entry id (or unique prefix) of the leaf; default: the current leaf" } as const;
 
 const COMMANDS: CommandSpec[] = [
@@ -44,7 +52,7 @@ const COMMANDS: CommandSpec[] = [
         .positional("dir", { type: "string", describe: "directory to list (default: the session directory, all projects)" })
         .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
         .option("sort", { choices: ["modified", "created", "size", "messages", "name"] as const, default: "modified", describe: "sort key (newest / largest first)" })
-        .option("limit", { type: "number", describe: "show at most N sessions" })
+        .option("limit", { type: "string", coerce: count("limit"), describe: "show at most N sessions" })
         .example("$0 ls", "every session in ~/.pi/agent/sessions")
         .example("$0 ls --cwd ~/code/app --limit 5", "the five latest sessions of one project")
         .example("$0 ls fixtures --json | jq '.sessions[].status'", "statuses as JSON"),
@@ -67,7 +75,7 @@ const COMMANDS: CommandSpec[] = [
     builder: (y) =>
       y
         .positional("file", { type: "string", describe: "session file, - or session id" })
-        .option("depth", { type: "number", describe: "draw at most N levels" })
+        .option("depth", { type: "string", coerce: count("depth"), describe: "draw at most N levels" })
         .option("compact", { type: "boolean", default: false, describe: "fold linear runs into one line" })
         .example("$0 tree fixtures/branched.jsonl", "every entry, branches drawn with box characters")
         .example("$0 tree big.jsonl --compact", "only branch points, leaves and labels"),
@@ -110,7 +118,28 @@ const COMMANDS: CommandSpec[] = [
   },
 ];
 
-export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean) => void): Argv {
+const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "completion"];
+
+/** yargs' parse errors, reworded to say what was wrong, what was expected and an example. */
+function usageMessage(msg: string, argv: readonly string[]): string {
+  const command = argv.find((a) => !a.startsWith("-"));
+  const known = command !== undefined && COMMAND_NAMES.includes(command);
+  const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
+  if (unknown && !known && command !== undefined) {
+    return `unknown command \`${command}\`; the commands are ${COMMAND_NAMES.join(", ")} (see pi-session --help)`;
+  }
+  if (unknown) {
+    const names = unknown[1]!.split(", ").map((n) => (argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`)) ? `option --${n}` : `argument \`${n}\``));
+    return `unexpected ${names.join(", ")} for \`${command}\`; see pi-session ${command} --help`;
+  }
+  if (/^Not enough non-option arguments/.test(msg) && known) {
+    const spec = COMMANDS.find((c) => c.command.split(" ")[0] === command);
+    return `\`${command}\` needs ${spec?.command.split(" ").filter((w) => w.startsWith("<")).join(" ").toUpperCase().replace(/[<>]/g, "").replace("..", "...")} (a path, - for stdin, or a session id); e.g. pi-session ${command} session.jsonl`;
+  }
+  return `${msg}; see pi-session ${known ? `${command} ` : ""}--help`;
+}
+
+export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean) => void, argv: readonly string[] = []): Argv {
   let parser = yargs()
     .scriptName("pi-session")
     .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
@@ -120,8 +149,7 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean
     .option("debug", { type: "boolean", default: false, describe: "print stack traces for unexpected errors" })
     .epilog(EPILOG)
     .strict()
-    .demandCommand(1, "give a command; see pi-session --help")
-    .recommendCommands()
+    .demandCommand(1, "give a command")
     .completion("completion", "Print a shell completion script (bash/zsh)")
     .help()
     .alias("h", "help")
@@ -129,8 +157,10 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean
     .wrap(Math.min(100, io.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {
+      // yargs wraps errors thrown while it parses (e.g. by a coerce) in its own YError.
+      if (err && err.name === "YError") throw new CliError(err.message.includes("pi-session --help") ? err.message : usageMessage(err.message, argv));
       if (err) throw err;
-      throw new CliError(`${msg}; see pi-session --help`);
+      throw new CliError(usageMessage(msg, argv));
     });
   for (const spec of COMMANDS) {
     parser = parser.command(spec.command, spec.describe, spec.builder, async (argv) => {
@@ -178,10 +208,14 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   let json = false;
   const debug = argv.includes("--debug");
   try {
-    const parser = buildParser(io, (o, asJson) => {
-      outcome = o;
-      json = asJson;
-    });
+    const parser = buildParser(
+      io,
+      (o, asJson) => {
+        outcome = o;
+        json = asJson;
+      },
+      argv,
+    );
     await parser.parseAsync(argv);
   } catch (error) {
     if (error instanceof CliError) {

@@ -1,8 +1,8 @@
 import Table from "cli-table3";
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { ExitCode } from "../errors.js";
+import { CliError, ExitCode } from "../errors.js";
 import { countBySeverity, CURRENT_VERSION, StatsCollector, Validator, type LineRecord } from "../format/index.js";
 import { idFromFileName, listSessionFiles, openPath } from "../input.js";
 import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
@@ -99,6 +99,7 @@ const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
 
 export async function ls(options: LsOptions, ctx: CommandContext): Promise<LsResult> {
   const dir = options.dir ? resolve(options.dir) : ctx.sessionDir;
+  if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
   const files = listSessionFiles(dir);
   const rows: SessionRow[] = [];
   for (const [i, file] of files.entries()) {

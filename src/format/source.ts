@@ -80,8 +80,9 @@ const CHUNK_SIZE = 4 * 1024 * 1024;
 export function forEachLine(
   source: ByteSource,
   onLine: (bytes: Buffer, line: number, offset: number, terminated: boolean) => void,
+  chunkSize = CHUNK_SIZE,
 ): void {
-  const chunk = Buffer.allocUnsafe(CHUNK_SIZE);
+  const chunk = Buffer.allocUnsafe(chunkSize);
   let carry: Buffer[] = [];
   let carryLength = 0;
   let fileOffset = 0;

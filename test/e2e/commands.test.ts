@@ -1,0 +1,268 @@
+/** Every read-only command, spawned for real, in human and --json mode: stdout, stderr and exit code together. */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli, cliJson } from "../helpers/cli.js";
+import { CORPUS, fixture, FIXTURES } from "../helpers/paths.js";
+import { pi } from "../helpers/pi.js";
+
+describe("help", () => {
+  it("lists every command and the exit codes", async () => {
+    const r = await cli(["--help"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("");
+    for (const c of ["ls", "show", "tree", "path", "context", "check", "completion"]) expect(r.stdout).toContain(`pi-session ${c}`);
+    expect(r.stdout).toMatch(/Exit codes:[\s\S]*2 +usage error/);
+  });
+
+  it.each(["ls", "show", "tree", "path", "context", "check"])("%s --help has an example", async (c) => {
+    const r = await cli([c, "--help"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("Examples:");
+  });
+
+  it("a usage error is one line on stderr and exit 2", async () => {
+    for (const args of [["frobnicate"], ["show"], ["tree", fixture("linear.jsonl"), "--depth", "x"], []]) {
+      const r = await cli(args);
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(/^pi-session: .*pi-session --help/);
+    }
+  });
+
+  it("completion prints a shell script", async () => {
+    const r = await cli(["completion"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("complete -o bashdefault");
+  });
+});
+
+describe("show", () => {
+  it("summarises a session", async () => {
+    const r = await cli(["show", fixture("branched.jsonl")]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(/Session +0f1e2d3c-0000-4000-8000-000000000002 +\(v3\)/);
+    expect(r.stdout).toMatch(/Leaves \(2\)/);
+    expect(r.stdout).toMatch(/\* b000000b +depth +5 .*chosen → b000000a/);
+    expect(r.stdout).toMatch(/Branch points \(1\)\n +b0000002 +2 children/);
+  });
+
+  it("--json gives counts, leaves, labels and findings", async () => {
+    const { json, exitCode, stderr } = await cliJson(["show", fixture("compacted.jsonl")]);
+    expect(exitCode).toBe(0);
+    expect(stderr).toBe("");
+    expect(json.entries).toBe(15);
+    expect(json.entriesByType).toMatchObject({ message: 8, compaction: 2, context_edit: 2, custom: 1, custom_message: 1, usage: 1 });
+    expect(json.messagesByRole).toMatchObject({ user: 4, assistant: 2, system: 1, bashExecution: 1 });
+    expect(json.compactions.map((c: { id: string }) => c.id)).toEqual(["c0000005", "c000000e"]);
+    expect(json.currentLeaf).toBe("c000000f");
+    expect(json.tokens.total).toBe(2 * 0 + (103 + 23) + (110 + 30));
+    expect(json.cost).toBeCloseTo(0.003 + 0.01 + 0.015);
+    expect(json.problems).toEqual({ errors: 0, warnings: 0, info: 0 });
+  });
+
+  it("prints one entry in full, by unique id prefix", async () => {
+    const r = await cliJson(["show", fixture("linear.jsonl"), "a0000004"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.json.line).toBe(5);
+    expect(r.json.entry.message.content[2]).toEqual({ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "ls src" } });
+    const human = await cli(["show", fixture("linear.jsonl"), "a0000004"]);
+    expect(human.stdout).toContain('"name": "bash"');
+  });
+
+  it("says a missing entry id is missing, and an ambiguous prefix is ambiguous", async () => {
+    const missing = await cli(["show", fixture("linear.jsonl"), "zzzz"]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/linear\.jsonl: no entry `zzzz`; run `pi-session tree/);
+    const ambiguous = await cli(["show", fixture("linear.jsonl"), "a00000"]);
+    expect(ambiguous.exitCode).toBe(2);
+    expect(ambiguous.stderr).toMatch(/prefix `a00000` is ambiguous: a0000001, /);
+  });
+});
+
+describe("tree", () => {
+  it("draws branches with box characters and marks the current leaf and labels", async () => {
+    const r = await cli(["tree", fixture("branched.jsonl")]);
+    expect(r.exitCode).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^b0000001 user Pick a name/);
+    expect(lines[1]).toMatch(/^b0000002 assistant \[first idea\]/);
+    expect(lines[2]).toMatch(/^├─ b0000003 user/);
+    expect(r.stdout).toMatch(/└─ b0000008 branch_summary/);
+    expect(r.stdout).toMatch(/b000000a assistant \[chosen\] `memo`/);
+    expect(r.stdout).toMatch(/b000000b label ← current leaf/);
+  });
+
+  it("--json lists nodes with parents, children, depth and labels", async () => {
+    const { json } = await cliJson(["tree", fixture("branched.jsonl")]);
+    expect(json.roots).toEqual(["b0000001"]);
+    expect(json.currentLeaf).toBe("b000000b");
+    const byId = Object.fromEntries(json.nodes.map((n: { id: string }) => [n.id, n]));
+    expect(byId.b0000002.children).toEqual(["b0000003", "b0000008"]);
+    expect(byId.b0000002.label).toBe("first idea");
+    expect(byId.b0000004.label).toBeNull(); // set, then cleared
+    expect(byId.b000000a).toMatchObject({ depth: 4, parentId: "b0000009", kind: "message/assistant", label: "chosen" });
+  });
+
+  it("--depth stops drawing and says how much it left out; --compact folds linear runs", async () => {
+    const depth = await cli(["tree", fixture("linear.jsonl"), "--depth", "2"]);
+    expect(depth.stdout.trimEnd().split("\n")).toHaveLength(3);
+    expect(depth.stdout).toContain("(5 deeper entries not drawn; raise --depth)");
+    const compact = await cli(["tree", fixture("linear.jsonl"), "--compact"]);
+    expect(compact.stdout).toMatch(/^a0000001 model_change .*\n┆ 5 entries\na0000007 session_info ← current leaf/);
+  });
+});
+
+describe("path", () => {
+  it("lists root to current leaf, one entry a line", async () => {
+    const r = await cli(["path", fixture("branched.jsonl")]);
+    expect(r.exitCode).toBe(0);
+    const ids = r.stdout.trimEnd().split("\n").map((l) => l.trim().split(/\s+/)[1]);
+    expect(ids).toEqual(["b0000001", "b0000002", "b0000008", "b0000009", "b000000a", "b000000b"]);
+  });
+
+  it("takes an entry and gives JSON", async () => {
+    const { json } = await cliJson(["path", fixture("branched.jsonl"), "b0000004"]);
+    expect(json.leaf).toBe("b0000004");
+    expect(json.entries.map((e: { id: string }) => e.id)).toEqual(["b0000001", "b0000002", "b0000003", "b0000004"]);
+    expect(json.entries[0]).toMatchObject({ parentId: null, line: 2, kind: "message/user" });
+  });
+
+  it("--leaves lists every tip with depth and label", async () => {
+    const r = await cli(["path", fixture("branched.jsonl"), "--leaves"]);
+    expect(r.stdout).toMatch(/^ {2}b0000007 +depth +6 /m);
+    expect(r.stdout).toMatch(/^\* b000000b +depth +5 /m);
+    const { json } = await cliJson(["path", fixture("branched.jsonl"), "--leaves"]);
+    expect(json.leaves.map((l: { id: string; current: boolean }) => [l.id, l.current])).toEqual([
+      ["b0000007", false],
+      ["b000000b", true],
+    ]);
+  });
+});
+
+describe("context", () => {
+  it("--json prints exactly pi's SessionContext plus activeToolNames", async () => {
+    for (const name of ["compacted.jsonl", "branched.jsonl", "v1.jsonl"]) {
+      const { json, exitCode } = await cliJson(["context", fixture(name)]);
+      expect(exitCode).toBe(0);
+      const entries = pi.parseSessionEntries(readFileSync(fixture(name), "utf8"));
+      pi.migrateSessionEntries(entries);
+      const body = entries.filter((e) => e.type !== "session");
+      const expected = pi.buildSessionContext(body);
+      expect(json).toEqual({ ...JSON.parse(JSON.stringify(expected)), activeToolNames: null });
+    }
+  });
+
+  it("--leaf picks another branch", async () => {
+    const { json } = await cliJson(["context", fixture("branched.jsonl"), "--leaf", "b0000004"]);
+    expect(json.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+
+  it("renders the conversation for people", async () => {
+    const r = await cli(["context", fixture("linear.jsonl")]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^4 messages · model anthropic\/claude-sonnet-4-5 · thinking medium/);
+    expect(r.stdout).toMatch(/── user ─+\nList the files in src\/ please\./);
+    expect(r.stdout).toContain("[thinking] The user wants a listing.");
+    expect(r.stdout).toContain('→ bash {"command":"ls src"}');
+  });
+
+  it("--llm shows provider-facing messages", async () => {
+    const { json } = await cliJson(["context", fixture("compacted.jsonl"), "--llm"]);
+    expect(json.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "user", "user", "assistant", "user"]);
+    expect(json.messages[1].content[0].text).toMatch(/^The conversation history before this point was compacted/);
+  });
+
+  it("gives the harness's active tools", async () => {
+    const { json } = await cliJson(["context", fixture("harness.jsonl")]);
+    expect(json.activeToolNames).toEqual(["read"]);
+    expect(json.messages.map((m: { content: Array<{ text: string }> }) => m.content[0]!.text)).toEqual(["First question", "First answer"]);
+  });
+
+  it("a --leaf that does not exist is exit 2 with a pointer to the ids", async () => {
+    const r = await cli(["context", fixture("linear.jsonl"), "--leaf", "nope"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^pi-session: .*linear\.jsonl: no entry `nope`; run `pi-session path .* --leaves`/);
+  });
+});
+
+describe("check", () => {
+  it("exit 0 for clean files and warnings only", async () => {
+    const r = await cli(["check", fixture("linear.jsonl"), fixture("orphans.jsonl")]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/orphans\.jsonl:5: warning parent-missing: parent `zzzzzzzz` does not exist/);
+    expect(r.stdout).toMatch(/checked 2 files: 0 invalid, 0 errors, 1 warnings/);
+  });
+
+  it("exit 1 with file:line findings when there are errors", async () => {
+    const r = await cli(["check", fixture("cycle.jsonl")]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/cycle\.jsonl:3: error parent-cycle: .*\(pi loops forever on a parent cycle; run `pi-session repair .*cycle\.jsonl`\)/);
+  });
+
+  it("walks directories and reports JSON", async () => {
+    const { json, exitCode } = await cliJson(["check", FIXTURES]);
+    expect(exitCode).toBe(1);
+    const byName = Object.fromEntries(json.files.map((f: { file: string }) => [f.file.split("/").pop(), f]));
+    expect(byName["linear.jsonl"].errors).toBe(0);
+    expect(byName["fused.jsonl"].findings.map((f: { code: string }) => f.code)).toContain("line-fused");
+    expect(json.summary.files).toBe(json.files.length);
+    expect(json.summary.failed).toBe(json.files.filter((f: { errors: number }) => f.errors > 0).length);
+  });
+
+  it("--quiet prints errors and the summary only", async () => {
+    const r = await cli(["check", "-q", fixture("orphans.jsonl"), fixture("fused.jsonl")]);
+    expect(r.stdout).not.toContain("warning parent-missing");
+    expect(r.stdout).not.toMatch(/orphans\.jsonl: ok/);
+    expect(r.stdout).toContain("error line-fused");
+  });
+
+  it("the corpus: only the fused v1 file is invalid", async () => {
+    const { json } = await cliJson(["check", CORPUS]);
+    const invalid = json.files.filter((f: { errors: number }) => f.errors > 0).map((f: { file: string }) => f.file.split("/").pop());
+    expect(invalid).toEqual(["pi-mono-history__session.v1.concat-corrupt.jsonl"]);
+  });
+});
+
+describe("ls", () => {
+  it("lists sessions with id, title, counts, version and status", async () => {
+    const r = await cli(["ls", FIXTURES, "--sort", "name"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^id +name \/ first message +cwd +created +last activity +msgs +branches +size +v +status/);
+    expect(r.stdout).toMatch(/0f1e2d3c-000… +List src .* ok/);
+    expect(r.stdout).toMatch(/Start the refactor\. .* 1 +needs-migrate/);
+    expect(r.stdout).toMatch(/invalid: \d+ problems/);
+  });
+
+  it("--json, --sort and --limit", async () => {
+    const { json } = await cliJson(["ls", FIXTURES, "--sort", "messages", "--limit", "3"]);
+    expect(json.sessions).toHaveLength(3);
+    expect(json.total).toBeGreaterThan(3);
+    const counts = json.sessions.map((s: { messages: number }) => s.messages);
+    expect([...counts].sort((a, b) => b - a)).toEqual(counts);
+    expect(json.sessions[0]).toMatchObject({ path: expect.stringContaining("fixtures/"), status: expect.any(String), branches: expect.any(Number) });
+  });
+
+  it("reads the session directory from flags and environment, per project, with --cwd", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-ls-"));
+    const project = join(dir, "--home-ada-project--");
+    mkdirSync(project);
+    copyFileSync(fixture("linear.jsonl"), join(project, "2026-03-01T10-00-00-000Z_0f1e2d3c-0000-4000-8000-000000000001.jsonl"));
+    copyFileSync(CORPUS + "/pi-demo__branch.v3.branch_summary.jsonl", join(dir, "other.jsonl"));
+    const viaEnv = await cliJson(["ls"], { env: { PI_CODING_AGENT_SESSION_DIR: dir } });
+    expect(viaEnv.json.sessions).toHaveLength(2);
+    const viaAgentDir = await cli(["ls"], { env: { PI_CODING_AGENT_DIR: dir } });
+    expect(viaAgentDir.exitCode).toBe(2); // $PI_CODING_AGENT_DIR/sessions does not exist
+    expect(viaAgentDir.stderr).toBe(`pi-session: ${dir}/sessions: no such directory; pass a directory to list, or --session-dir\n`);
+    const viaFlag = await cliJson(["ls", "--session-dir", dir, "--cwd", "/home/ada/project"]);
+    expect(viaFlag.json.sessions.map((s: { id: string }) => s.id)).toEqual(["0f1e2d3c-0000-4000-8000-000000000001"]);
+    // the same directory resolves session ids for other commands
+    const byId = await cli(["show", "0f1e2d3c", "--session-dir", dir]);
+    expect(byId.exitCode).toBe(0);
+    expect(byId.stdout).toContain("List src");
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { BufferSource, forEachLine, LineFlag, openSessionBuffer, openSessionSync, parseLine } from "../../src/format/index.js";
+import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
+import { fixture } from "../helpers/paths.js";
+
+const open = (bytes: Buffer) => openSessionBuffer("t.jsonl", bytes);
+const kinds = (bytes: Buffer) => open(bytes).records.map((r) => r.kind);
+
+describe("forEachLine", () => {
+  it("splits on \\n only, keeping offsets, across chunk boundaries", () => {
+    const text = "a\u2028b\nsecond\r\n\nlast";
+    const bytes = Buffer.from(text);
+    const seen: Array<[string, number, number, boolean]> = [];
+    for (const chunk of [1, 2, 3, 64]) {
+      seen.length = 0;
+      forEachLine(new BufferSource("x", bytes), (b, line, offset, terminated) => seen.push([b.toString(), line, offset, terminated]), chunk);
+      expect(seen, `chunk ${chunk}`).toEqual([
+        ["a\u2028b", 1, 0, true],
+        ["second\r", 2, 6, true],
+        ["", 3, 14, true],
+        ["last", 4, 15, false],
+      ]);
+    }
+  });
+
+  it("does not report an empty line after a final newline", () => {
+    const lines: string[] = [];
+    forEachLine(new BufferSource("x", Buffer.from("a\nb\n")), (b) => lines.push(b.toString()));
+    expect(lines).toEqual(["a", "b"]);
+  });
+});
+
+describe("line classification", () => {
+  it("classifies every kind of line with its reason", () => {
+    const bytes = Buffer.concat([
+      jsonl(header(), user("u1", null, "hi"), "", "not json", "42", "[1]", '{"id":"x1","parentId":"u1"}', header({ id: "other" })),
+      Buffer.from('{"type":"message","id":"t1","parentId":"u1","timestamp":"20'),
+    ]);
+    const s = open(bytes);
+    expect(s.records.map((r) => r.kind)).toEqual(["header", "entry", "blank", "invalid", "not-object", "not-object", "entry", "extra-header", "invalid"]);
+    const codes = s.lineFindings.map((f) => `${f.line}:${f.code}`);
+    expect(codes).toEqual(expect.arrayContaining(["3:line-blank", "4:line-invalid-json", "5:line-not-object", "6:line-not-object", "7:entry-no-type", "8:header-duplicate", "9:line-torn"]));
+  });
+
+  it("notes BOM, CRLF, NUL and invalid UTF-8 without losing the record", () => {
+    expect(parseLine(Buffer.from('\ufeff{"type":"session"}'), true).flags & LineFlag.BOM).toBeTruthy();
+    expect(parseLine(Buffer.from('\ufeff{"type":"session"}'), true).value).toEqual({ type: "session" });
+    expect(parseLine(Buffer.from('{"a":1}\r')).flags & LineFlag.CRLF).toBeTruthy();
+    expect(parseLine(Buffer.from('{"a":1}\r')).value).toEqual({ a: 1 });
+    const nul = parseLine(Buffer.from('\0\0{"a":1}'));
+    expect(nul.value).toBeUndefined();
+    expect(nul.flags & LineFlag.NUL).toBeTruthy();
+    const bad = parseLine(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]));
+    expect(bad.flags & LineFlag.BAD_UTF8).toBeTruthy();
+    expect(bad.value).toEqual({ a: "\ufffd" });
+  });
+
+  it("recognises fused records: two whole ones, and a torn one followed by the next append", () => {
+    const a = JSON.stringify(user("u1", null, "a"));
+    const b = JSON.stringify(user("u2", "u1", "b"));
+    expect(parseLine(Buffer.from(a + b)).flags & LineFlag.FUSED).toBeTruthy();
+    expect(parseLine(Buffer.from(a.slice(0, 30) + b)).flags & LineFlag.FUSED).toBeTruthy();
+    expect(parseLine(Buffer.from("{oops")).flags & LineFlag.FUSED).toBeFalsy();
+  });
+
+  it("treats a header-less file as entries and reports the missing header", () => {
+    const s = open(jsonl(user("u1", null, "a"), assistant("a1", "u1", "b")));
+    expect(s.header).toBeNull();
+    expect(s.tree.nodes.length).toBe(2);
+    expect(s.lineFindings.map((f) => f.code)).toContain("header-missing");
+  });
+
+  it("reports an empty file", () => {
+    expect(kinds(Buffer.alloc(0))).toEqual([]);
+    expect(open(Buffer.alloc(0)).lineFindings.map((f) => f.code)).toEqual(["file-empty"]);
+  });
+});
+
+describe("pass two", () => {
+  it("re-reads only the requested line, by offset", () => {
+    const s = open(jsonl(header(), user("u1", null, "first"), assistant("a1", "u1", "second")));
+    const e = s.entry(1);
+    expect(e.id).toBe("a1");
+    expect((e.message as { content: Array<{ text: string }> }).content[0]!.text).toBe("second");
+  });
+
+  it("upgrades v1 entries in memory with deterministic ids", () => {
+    const a = openSessionSync(fixture("v1.jsonl"));
+    const b = openSessionSync(fixture("v1.jsonl"));
+    const ids = a.tree.nodes.map((n) => n.id);
+    expect(ids).toEqual(b.tree.nodes.map((n) => n.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}$/);
+    // each entry's parent is the previous entry
+    a.tree.nodes.forEach((n, i) => expect(n.parentId).toBe(i === 0 ? null : ids[i - 1]));
+    // the compaction's firstKeptEntryIndex (4: the 4th record after the header) became an id
+    const compaction = a.entries(a.tree.nodes.map((_, i) => i)).find((e) => e.type === "compaction")!;
+    expect(compaction.firstKeptEntryIndex).toBeUndefined();
+    expect(compaction.firstKeptEntryId).toBe(ids[3]);
+  });
+
+  it("renames hookMessage to custom when reading v2", () => {
+    const s = openSessionSync(fixture("v2-hook.jsonl"));
+    expect((s.entry(1).message as { role: string }).role).toBe("custom");
+    expect(s.nodeRecord(1).role).toBe("custom");
+  });
+});
+
+describe("current leaf", () => {
+  it("is the last entry of a coding-agent file", () => {
+    const s = open(jsonl(header(), user("u1", null, "a"), assistant("a1", "u1", "b"), user("u2", "u1", "c")));
+    expect(s.nodeRecord(s.leafNode).id).toBe("u2");
+  });
+
+  it("follows leaf entries in a harness file", () => {
+    const s = openSessionSync(fixture("harness.jsonl"));
+    expect(s.isHarness).toBe(true);
+    expect(s.nodeRecord(s.leafNode).id).toBe("h0000007");
+    const back = open(jsonl(header(), user("u1", null, "a"), assistant("a1", "u1", "b"), entry("leaf", "l1", "a1", { targetId: "u1" })));
+    expect(back.nodeRecord(back.leafNode).id).toBe("u1");
+    const none = open(jsonl(header(), user("u1", null, "a"), entry("leaf", "l1", "u1", { targetId: null })));
+    expect(none.leafNode).toBe(-1);
+  });
+});

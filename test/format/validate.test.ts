@@ -1,0 +1,62 @@
+/** The validator on every fixture: each corruption gets its code, clean files get no errors. */
+import { describe, expect, it } from "vitest";
+import { FINDING_INFO, openSessionSync, Validator, type FindingCode } from "../../src/format/index.js";
+import { fixture } from "../helpers/paths.js";
+
+function findings(name: string) {
+  const v = new Validator();
+  const s = openSessionSync(fixture(name), { onRecord: v.onRecord });
+  s.close();
+  return v.findings(s);
+}
+const codes = (name: string) => findings(name).map((f) => `${f.line ?? "-"}:${f.code}`);
+const errors = (name: string) => findings(name).filter((f) => f.severity === "error");
+
+describe("validator", () => {
+  it.each(["linear.jsonl", "branched.jsonl", "compacted.jsonl", "v1.jsonl", "v2-hook.jsonl", "harness.jsonl", "header-only.jsonl", "escapes.jsonl", "null-content.jsonl"])(
+    "%s has no errors",
+    (name) => {
+      expect(errors(name)).toEqual([]);
+    },
+  );
+
+  const expected: Array<[string, string[]]> = [
+    ["torn-last-line.jsonl", ["5:line-torn"]],
+    ["no-final-newline.jsonl", ["4:line-no-newline"]],
+    ["fused.jsonl", ["3:line-fused"]],
+    ["fused-whole.jsonl", ["3:line-fused"]],
+    ["nul-bytes.jsonl", ["3:line-nul", "4:line-nul"]],
+    ["crlf-bom.jsonl", ["1:line-bom", "1:line-crlf", "4:line-crlf"]],
+    ["garbage-lines.jsonl", ["3:line-blank", "4:line-invalid-json", "5:line-not-object", "6:line-not-object", "7:entry-no-type", "8:line-blank"]],
+    ["invalid-utf8.jsonl", ["3:line-invalid-utf8"]],
+    ["no-header.jsonl", ["1:header-missing"]],
+    ["header-not-first.jsonl", ["2:header-not-first", "4:header-duplicate"]],
+    ["duplicate-ids.jsonl", ["5:id-duplicate", "6:id-duplicate"]],
+    ["orphans.jsonl", ["5:parent-missing"]],
+    ["cycle.jsonl", ["3:parent-cycle", "5:parent-self"]],
+    ["forward-parent.jsonl", ["3:parent-forward"]],
+    ["missing-role.jsonl", ["5:message-invalid", "6:message-invalid"]],
+    ["dangling-refs.jsonl", ["5:compaction-target-missing", "6:label-target-missing", "7:context-edit-target-missing", "8:branch-summary-from-missing", "9:tool-result-unmatched"]],
+    ["empty.jsonl", ["-:file-empty"]],
+    ["newer-version.jsonl", ["1:version-unsupported"]],
+    ["v1.jsonl", ["1:version-legacy"]],
+    ["null-content.jsonl", ["7:message-unknown-role", "8:entry-unknown-type"]],
+  ];
+  it.each(expected)("%s reports %j", (name, want) => {
+    expect(codes(name)).toEqual(expect.arrayContaining(want));
+  });
+
+  it("gives every finding a line (where it is about one), a message and a hint", () => {
+    for (const [name] of expected) {
+      for (const f of findings(name)) {
+        expect(f.message.length).toBeGreaterThan(5);
+        expect(f.hint).toBe(FINDING_INFO[f.code as FindingCode].hint);
+        if (f.code !== "file-empty") expect(f.line).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("finds a toolResult's call on its own branch only", () => {
+    expect(codes("linear.jsonl")).not.toContain("5:tool-result-unmatched");
+  });
+});

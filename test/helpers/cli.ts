@@ -1,0 +1,25 @@
+import { execa, type Options } from "execa";
+import { BIN } from "./paths.js";
+
+export interface CliResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** Spawns the real bin/pi-session.js (no colour unless asked), never throwing on a non-zero exit. */
+export async function cli(args: string[], options: Options & { env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
+  const r = await execa("node", [BIN, ...args], {
+    reject: false,
+    stripFinalNewline: false,
+    ...options,
+    env: { NO_COLOR: "1", FORCE_COLOR: undefined, PI_CODING_AGENT_SESSION_DIR: undefined, PI_CODING_AGENT_DIR: undefined, ...options.env },
+    extendEnv: true,
+  });
+  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+}
+
+export async function cliJson<T = any>(args: string[], options: Parameters<typeof cli>[1] = {}): Promise<CliResult & { json: T }> {
+  const r = await cli([...args, "--json"], options);
+  return { ...r, json: JSON.parse(r.stdout) as T };
+}
