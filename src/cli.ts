@@ -118,6 +118,18 @@ const COMMANDS: CommandSpec[] = [
   },
 ];
 
+/** yargs turns a lone `-` (stdin) into "", so it crosses the parser under another name. */
+const STDIN_ARG = "\u0000stdin";
+
+/** Options normalised once between yargs and the command: `-` restored. */
+function normalise(argv: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(argv)) {
+    out[k] = v === STDIN_ARG ? "-" : Array.isArray(v) ? v.map((x) => (x === STDIN_ARG ? "-" : x)) : v;
+  }
+  return out;
+}
+
 const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "completion"];
 
 /** yargs' parse errors, reworded to say what was wrong, what was expected and an example. */
@@ -166,7 +178,7 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean
     parser = parser.command(spec.command, spec.describe, spec.builder, async (argv) => {
       const ctx = makeContext(argv, io);
       const { run } = await spec.load();
-      onOutcome(await run(argv as Record<string, unknown>, ctx), ctx.json);
+      onOutcome(await run(normalise(argv as Record<string, unknown>), ctx), ctx.json);
     });
   }
   return parser;
@@ -216,7 +228,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       },
       argv,
     );
-    await parser.parseAsync(argv);
+    await parser.parseAsync(argv.map((a) => (a === "-" ? STDIN_ARG : a)));
   } catch (error) {
     if (error instanceof CliError) {
       io.stderr.write(`pi-session: ${error.message}\n`);

@@ -60,7 +60,7 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
     const findings = validator.findings(session);
     session.close();
     const counts = countBySeverity(findings);
-    reports.push({ file, version: session.header ? session.version : null, errors: counts.error, warnings: counts.warning, info: counts.info, findings });
+    reports.push({ file: session.name, version: session.header ? session.version : null, errors: counts.error, warnings: counts.warning, info: counts.info, findings });
   }
   ctx.progress(files.length, files.length);
   const errors = reports.reduce((n, r) => n + r.errors, 0);

@@ -1,0 +1,203 @@
+/**
+ * Bad input, each with a clear one-line message, a documented exit code, and the file left as it
+ * was: read-only commands never write (pi itself appends a newline to a file that lacks one).
+ */
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli, cliJson } from "../helpers/cli.js";
+import { FIXTURES, fixture } from "../helpers/paths.js";
+
+const READ_COMMANDS = [["show"], ["tree"], ["path"], ["path", "--leaves"], ["context"]] as const;
+const run = (cmd: readonly string[], file: string, extra: string[] = []) => cli([cmd[0], file, ...cmd.slice(1), ...extra]);
+
+/** One line on stderr that names the file (and the line, when there is one) and says what to do. */
+function expectOneLineError(stderr: string, file: string) {
+  const lines = stderr.trimEnd().split("\n");
+  expect(lines, stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^pi-session: /);
+  expect(lines[0]).toContain(file);
+  expect(lines[0]).toMatch(/run `pi-session|check the|give a|restore|delete/);
+}
+
+describe("input that cannot be read", () => {
+  it.each(READ_COMMANDS)("%s: a missing file is exit 2", async (...cmd) => {
+    const r = await run(cmd, "/nonexistent/dir/s.jsonl");
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expectOneLineError(r.stderr, "/nonexistent/dir/s.jsonl");
+  });
+
+  it.each(READ_COMMANDS)("%s: a directory is exit 2 with a pointer to ls", async (...cmd) => {
+    const r = await run(cmd, FIXTURES);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("is a directory; give a session file (run `pi-session ls");
+  });
+
+  it.each(READ_COMMANDS)("%s: an empty file is exit 2", async (...cmd) => {
+    const r = await run(cmd, fixture("empty.jsonl"));
+    expect(r.exitCode).toBe(2);
+    expectOneLineError(r.stderr, "empty.jsonl");
+    expect(r.stderr).toContain("the file is empty");
+  });
+
+  it.each(READ_COMMANDS)("%s: a binary file is exit 2, naming the line", async (...cmd) => {
+    const r = await run(cmd, fixture("binary.bin"));
+    expect(r.exitCode).toBe(2);
+    expectOneLineError(r.stderr, "binary.bin:1: not a pi session file");
+  });
+
+  it.each(READ_COMMANDS)("%s: a pi --mode json event stream is not a session", async (...cmd) => {
+    const r = await run(cmd, fixture("events.jsonl"));
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/events\.jsonl:1: not a pi session file: its records \(e\.g\. `agent_start`\) have no session header and no entry ids/);
+  });
+
+  it("check reports the same inputs as findings (exit 1) or unreadable (exit 2)", async () => {
+    const empty = await cliJson(["check", fixture("empty.jsonl"), fixture("binary.bin"), fixture("events.jsonl")]);
+    expect(empty.exitCode).toBe(1);
+    expect(empty.json.files.map((f: { findings: Array<{ code: string }> }) => f.findings[0]!.code)).toEqual(["file-empty", "line-nul", "header-missing"]);
+    const missing = await cli(["check", fixture("linear.jsonl"), "/nonexistent.jsonl"]);
+    expect(missing.exitCode).toBe(2);
+    expectOneLineError(missing.stderr, "/nonexistent.jsonl");
+  });
+
+  describe("without permission", () => {
+    let file: string;
+    const asRoot = process.getuid?.() === 0;
+    // root reads anything, so as root the command runs as `nobody`.
+    const options = asRoot ? { uid: 65534, gid: 65534 } : {};
+    beforeAll(() => {
+      const dir = mkdtempSync(join(tmpdir(), "pi-session-perm-"));
+      chmodSync(dir, 0o755);
+      file = join(dir, "secret.jsonl");
+      copyFileSync(fixture("linear.jsonl"), file);
+      chmodSync(file, asRoot ? 0o600 : 0o000);
+    });
+    afterAll(() => chmodSync(file, 0o600));
+
+    it.each(READ_COMMANDS)("%s: exit 2, permission denied", async (...cmd) => {
+      const r = await cli([cmd[0], file, ...cmd.slice(1)], options);
+      expect(r.exitCode).toBe(2);
+      expectOneLineError(r.stderr, file);
+      expect(r.stderr).toContain("permission denied");
+    });
+  });
+});
+
+describe("corrupted sessions are shown as pi reads them, with what was skipped on stderr", () => {
+  it.each([
+    ["torn-last-line.jsonl", 5],
+    ["fused.jsonl", 3],
+    ["nul-bytes.jsonl", 3],
+    ["garbage-lines.jsonl", 4],
+  ])("%s: output, exit 0, a warning naming line %i", async (name, line) => {
+    const r = await cli(["tree", fixture(name)]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("d0000001");
+    expect(r.stderr).toMatch(new RegExp(`^pi-session: .*${name.replace(".", "\\.")}:${line}: skipped \\d+ unreadable lines? \\(lines? ${line}[,)].*run \`pi-session check`));
+  });
+
+  it("duplicate ids resolve to the last holder and are reported", async () => {
+    const r = await cli(["path", fixture("duplicate-ids.jsonl"), "d0000002"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("different content, same id");
+    // The repeated id also closes a parent loop (d0000003 -> the last d0000002 -> d0000003).
+    expect(r.stderr).toMatch(/duplicate-ids\.jsonl:4: 3 problems found \(parent-cycle\)/);
+    const check = await cliJson(["check", fixture("duplicate-ids.jsonl")]);
+    expect(check.json.files[0].findings.map((f: { code: string }) => f.code)).toEqual(expect.arrayContaining(["id-duplicate", "parent-cycle"]));
+  });
+
+  it("orphans are roots", async () => {
+    const { json } = await cliJson(["tree", fixture("orphans.jsonl")]);
+    expect(json.roots).toEqual(["d0000001", "d0000004"]);
+  });
+
+  it("a parent cycle finishes promptly (pi loops forever) and is reported", async () => {
+    const started = Date.now();
+    for (const cmd of READ_COMMANDS) {
+      const r = await run(cmd, fixture("cycle.jsonl"), ["--json"]);
+      expect(r.exitCode, cmd.join(" ")).toBe(0);
+      expect(r.stderr).toMatch(/cycle\.jsonl:3: 2 problems found \(parent-cycle\)/);
+    }
+    const ctx = await cliJson(["context", fixture("cycle.jsonl"), "--leaf", "d0000003"]);
+    expect(ctx.json.messages.map((m: { content: Array<{ text: string }> }) => m.content[0]!.text)).toEqual(["cycle a", "cycle b"]);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("a header-only file has no entries", async () => {
+    const tree = await cli(["tree", fixture("header-only.jsonl")]);
+    expect(tree).toMatchObject({ exitCode: 0, stdout: "(no entries)\n", stderr: "" });
+    const ctx = await cliJson(["context", fixture("header-only.jsonl")]);
+    expect(ctx.json).toEqual({ messages: [], thinkingLevel: "off", model: null, activeToolNames: null });
+  });
+
+  it("a file without a header is read, and said to be refused by pi", async () => {
+    const r = await cli(["context", fixture("no-header.jsonl")]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("three");
+    expect(r.stderr).toMatch(/no-header\.jsonl:1: 1 problem found \(header-missing\)/);
+  });
+
+  it("a newer version is read and flagged", async () => {
+    const r = await cli(["check", fixture("newer-version.jsonl")]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain("version 4 is newer than the supported 3 (this file was written by a newer pi; upgrade pi-session)");
+  });
+});
+
+describe("scale", () => {
+  let big: string;
+  beforeAll(() => {
+    big = join(mkdtempSync(join(tmpdir(), "pi-session-big-")), "linear-100k.jsonl");
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" })];
+    for (let i = 0; i < 100_000; i++) {
+      lines.push(JSON.stringify({ type: "message", id: `e${i}`, parentId: i === 0 ? null : `e${i - 1}`, timestamp: "2026-01-01T00:00:00.000Z", message: { role: i % 2 ? "assistant" : "user", content: `m${i}` } }));
+    }
+    writeFileSync(big, lines.join("\n") + "\n");
+  });
+
+  it("a 100k-entry linear session: tree, path, context, check and show all finish", async () => {
+    const tree = await cliJson(["tree", big]);
+    expect(tree.exitCode).toBe(0);
+    expect(tree.json.nodes).toHaveLength(100_000);
+    expect(tree.json.nodes[99_999].depth).toBe(99_999);
+    const path = await cliJson(["path", big]);
+    expect(path.json.entries).toHaveLength(100_000);
+    const ctx = await cliJson(["context", big]);
+    expect(ctx.json.messages).toHaveLength(100_000);
+    const check = await cli(["check", big]);
+    expect(check.exitCode).toBe(0);
+    const show = await cliJson(["show", big]);
+    expect(show.json.leaves).toHaveLength(1);
+    expect(show.json.leaves[0].depth).toBe(99_999);
+  });
+});
+
+describe("read-only commands never write", () => {
+  it("every command leaves every fixture byte-for-byte, mtime included", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-ro-"));
+    const names = ["no-final-newline.jsonl", "v1.jsonl", "v2-hook.jsonl", "torn-last-line.jsonl", "crlf-bom.jsonl"];
+    for (const name of names) {
+      const file = join(dir, name);
+      copyFileSync(fixture(name), file);
+      const before = { bytes: readFileSync(file), mtime: statSync(file).mtimeMs };
+      for (const cmd of [...READ_COMMANDS, ["check"]]) await run(cmd, file);
+      await cli(["ls", dir]);
+      expect(readFileSync(file).equals(before.bytes), name).toBe(true);
+      expect(statSync(file).mtimeMs).toBe(before.mtime);
+    }
+  });
+});
+
+describe("stdin", () => {
+  it("- reads the session from standard input", async () => {
+    const r = await cliJson(["path", "-"], { inputFile: fixture("branched.jsonl") });
+    expect(r.exitCode).toBe(0);
+    expect(r.json.leaf).toBe("b000000b");
+    const check = await cli(["check", "-"], { inputFile: fixture("cycle.jsonl") });
+    expect(check.exitCode).toBe(1);
+    expect(check.stdout).toContain("<stdin>:3: error parent-cycle");
+  });
+});
