@@ -94,11 +94,13 @@ export function renderTree(result: TreeResult, style: Style, compact = false): s
   }
   const interesting = (n: TreeNodeJson) => n.label !== null || n.currentLeaf || children.get(n)!.length !== 1;
   const lines: string[] = [];
-  const stack: Array<{ node: TreeNodeJson; linePrefix: string; childPrefix: string }> = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "" });
+  const stack: Array<{ node: TreeNodeJson; linePrefix: string; childPrefix: string; root?: number }> = [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "", root: i });
   const textWidth = Math.max(30, style.width - 40);
   while (stack.length > 0) {
-    const { node, linePrefix, childPrefix } = stack.pop()!;
+    const { node, linePrefix, childPrefix, root } = stack.pop()!;
+    // Several roots (orphans, resets) would read as one chain without a divider.
+    if (root !== undefined && roots.length > 1) lines.push(c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`));
     const label = node.label ? c.yellow(` [${preview(node.label, 30)}]`) : "";
     const current = node.currentLeaf ? c.green(" ← current leaf") : "";
     const kind = node.kind.startsWith("message/") ? c.cyan(node.kind.slice(8)) : c.magenta(sanitize(node.kind));

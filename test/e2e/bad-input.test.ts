@@ -112,6 +112,8 @@ describe("corrupted sessions are shown as pi reads them, with what was skipped o
   it("orphans are roots", async () => {
     const { json } = await cliJson(["tree", fixture("orphans.jsonl")]);
     expect(json.roots).toEqual(["d0000001", "d0000004"]);
+    const human = await cli(["tree", fixture("orphans.jsonl")]);
+    expect(human.stdout).toMatch(/^── root 1 of 2 ──\nd0000001 user one\n[\s\S]*\n\n── root 2 of 2 ──\nd0000004 user orphan/);
   });
 
   it("a parent cycle finishes promptly (pi loops forever) and is reported", async () => {
