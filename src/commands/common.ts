@@ -1,36 +1,68 @@
 import type { CommandContext } from "../command.js";
 import { shellQuote } from "../errors.js";
-import { StatsCollector, Validator, type Finding, type LineRecord, type Session, type SessionStats } from "../format/index.js";
+import { quickFindings, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
 import { openInput, requireSession } from "../input.js";
 
-export interface ReadResult {
-  session: Session;
-  findings: Finding[];
-  stats: SessionStats;
-}
-
 /**
- * Opens FILE for a read-only command, validating and gathering totals in the same pass, and says on
- * stderr what pi would skip or choke on, so a user is never shown a partial picture silently.
+ * Opens FILE for a read-only command and says on stderr what pi would skip or choke on, so a user
+ * is never shown a partial picture silently.
  */
-export async function readForDisplay(file: string, ctx: CommandContext): Promise<ReadResult> {
-  const validator = new Validator();
-  const stats = new StatsCollector();
-  const session = await openInput(file, ctx.sessionDir, {
-    onRecord: (value, record: LineRecord) => {
-      validator.onRecord(value, record);
-      stats.onRecord(value, record);
-    },
-  });
+async function openForDisplay(file: string, ctx: CommandContext, options: OpenOptions): Promise<Session> {
+  const session = await openInput(file, ctx.sessionDir, options);
   try {
     requireSession(session);
   } catch (error) {
     session.close();
     throw error;
   }
+  return session;
+}
+
+export interface FullRead {
+  session: Session;
+  findings: Finding[];
+  stats: SessionStats;
+}
+
+/** Every entry parsed in one pass, validated and totalled (`show`). */
+export async function readFull(file: string, ctx: CommandContext): Promise<FullRead> {
+  const validator = new Validator();
+  const stats = new StatsCollector();
+  const session = await openForDisplay(file, ctx, {
+    onRecord: (value, record: LineRecord) => {
+      validator.onRecord(value, record);
+      stats.onRecord(value, record);
+    },
+  });
   const findings = validator.findings(session);
   warnSkipped(session, findings, ctx);
   return { session, findings, stats: stats.stats };
+}
+
+export interface ShapeRead {
+  session: Session;
+  findings: Finding[];
+  /** Current labels: target id -> label. */
+  labels: Map<string, string>;
+}
+
+/**
+ * The tree's shape from the scanner, parsing only label entries (`tree`, `path`, `context`): the
+ * lines a command needs are read again, one by one, in pass two.
+ */
+export async function readShape(file: string, ctx: CommandContext): Promise<ShapeRead> {
+  const labels = new Map<string, string>();
+  const session = await openForDisplay(file, ctx, {
+    only: new Set(["label"]),
+    onRecord: (entry) => {
+      if (typeof entry.targetId !== "string") return;
+      if (typeof entry.label === "string" && entry.label) labels.set(entry.targetId, entry.label);
+      else labels.delete(entry.targetId);
+    },
+  });
+  const findings = quickFindings(session);
+  warnSkipped(session, findings, ctx);
+  return { session, findings, labels };
 }
 
 const SKIPPED_LINE_CODES = new Set(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object"]);

@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { contextAt, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
 import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
-import { readForDisplay } from "./common.js";
+import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
 
 export interface ContextOptions {
@@ -15,7 +15,7 @@ export interface ContextOptions {
 export type ContextResult = BuiltContext;
 
 export async function context(options: ContextOptions, ctx: CommandContext): Promise<ContextResult> {
-  const { session } = await readForDisplay(options.file, ctx);
+  const { session } = await readShape(options.file, ctx);
   try {
     const node = options.leaf !== undefined ? nodeFor(session, options.leaf) : session.leafNode;
     const built = contextAt(session, node);

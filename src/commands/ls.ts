@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { countBySeverity, CURRENT_VERSION, StatsCollector, Validator, type LineRecord } from "../format/index.js";
+import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, type AgentMessage } from "../format/index.js";
 import { idFromFileName, listSessionFiles, openPath } from "../input.js";
 import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
 
@@ -42,7 +42,12 @@ export interface LsResult {
   total: number;
 }
 
-async function describeSession(path: string): Promise<SessionRow> {
+/**
+ * One session's row, from a scan of its lines: only `session_info` entries and the first user
+ * message are parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the
+ * message's own timestamp, which pi writes at the same moment).
+ */
+export async function describeSession(path: string): Promise<SessionRow> {
   let size = 0;
   let mtime = 0;
   try {
@@ -52,38 +57,55 @@ async function describeSession(path: string): Promise<SessionRow> {
   } catch {
     // reported as unreadable below
   }
-  const validator = new Validator();
-  const stats = new StatsCollector();
+  let name: string | undefined;
   try {
     const session = await openPath(path, {
-      onRecord: (value, record: LineRecord) => {
-        validator.onRecord(value, record);
-        stats.onRecord(value, record);
+      only: new Set(["session_info"]),
+      onRecord: (entry) => {
+        name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
       },
     });
-    session.close();
-    const findings = validator.findings(session);
-    const errors = countBySeverity(findings).error;
-    const h = session.header;
-    const s = stats.stats;
-    const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
-    const modified = s.lastActivity ?? (Number.isNaN(headerTime) ? mtime : headerTime);
-    const version = h ? session.version : null;
-    const status: SessionStatus = errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
-    return {
-      path,
-      id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),
-      title: s.name ?? s.firstUserMessage ?? null,
-      cwd: typeof h?.cwd === "string" ? h.cwd : null,
-      created: typeof h?.timestamp === "string" ? h.timestamp : null,
-      modified: modified ? new Date(modified).toISOString() : null,
-      messages: s.messageCount,
-      branches: session.tree.leaves().length,
-      size,
-      version,
-      status,
-      errors,
-    };
+    try {
+      const errors = countBySeverity(quickFindings(session)).error;
+      const h = session.header;
+      let messages = 0;
+      let lastActivity = 0;
+      let firstUser = -1;
+      for (let node = 0; node < session.tree.size; node++) {
+        const { type, role } = session.nodeKind(node);
+        if (type !== "message") continue;
+        messages++;
+        if (role !== "user" && role !== "assistant") continue;
+        const t = session.nodeTime(node);
+        if (!Number.isNaN(t)) lastActivity = Math.max(lastActivity, t);
+        if (role === "user" && firstUser < 0) firstUser = node;
+      }
+      let title = name;
+      if (title === undefined && firstUser >= 0) {
+        const m = session.entry(firstUser).message as AgentMessage | undefined;
+        title = (m && messageText(m)) || undefined;
+      }
+      const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
+      const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
+      const version = h ? session.version : null;
+      const status: SessionStatus = errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
+      return {
+        path,
+        id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),
+        title: title ?? null,
+        cwd: typeof h?.cwd === "string" ? h.cwd : null,
+        created: typeof h?.timestamp === "string" ? h.timestamp : null,
+        modified: modified ? new Date(modified).toISOString() : null,
+        messages,
+        branches: session.tree.leaves().length,
+        size,
+        version,
+        status,
+        errors,
+      };
+    } finally {
+      session.close();
+    }
   } catch {
     return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0 };
   }

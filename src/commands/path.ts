@@ -1,9 +1,11 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
-import { entryKind, entrySummary, formatTime, preview, sanitize, type Style } from "../render/text.js";
-import { readForDisplay } from "./common.js";
+import { nodePreview } from "../render/preview.js";
+import { formatTime, preview, sanitize, type Style } from "../render/text.js";
+import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
+import { isoTime, nodeKindLabel } from "./tree.js";
 
 export interface PathOptions {
   file: string;
@@ -45,26 +47,22 @@ export function nodeFor(session: Session, query: string): number {
 }
 
 export async function path(options: PathOptions, ctx: CommandContext): Promise<PathResult | LeavesResult> {
-  const { session, stats } = await readForDisplay(options.file, ctx);
+  const { session, labels } = await readShape(options.file, ctx);
   try {
-    const idOf = (n: number) => session.nodeRecord(n).id ?? null;
+    const idOf = (n: number) => session.nodeId(n) ?? null;
     if (options.leaves) {
-      return { file: session.name, currentLeaf: session.leafNode >= 0 ? idOf(session.leafNode) : null, leaves: leafInfos(session, stats.labels) };
+      return { file: session.name, currentLeaf: session.leafNode >= 0 ? idOf(session.leafNode) : null, leaves: leafInfos(session, labels) };
     }
     const target = options.entry !== undefined ? nodeFor(session, options.entry) : session.leafNode;
     const nodes = target === -1 ? [] : session.tree.pathTo(target);
-    const entries = nodes.map((node, i) => {
-      const record = session.nodeRecord(node);
-      const entry = session.entry(node);
-      return {
-        id: record.id ?? null,
-        parentId: i === 0 ? null : idOf(nodes[i - 1]!),
-        line: record.line,
-        kind: entryKind(entry),
-        timestamp: record.timestamp ?? null,
-        preview: preview(entrySummary(entry), 200),
-      };
-    });
+    const entries = nodes.map((node, i) => ({
+      id: idOf(node),
+      parentId: i === 0 ? null : idOf(nodes[i - 1]!),
+      line: session.nodeLine(node),
+      kind: nodeKindLabel(session, node),
+      timestamp: isoTime(session.nodeTime(node)),
+      preview: preview(nodePreview(session, node), 200),
+    }));
     return { file: session.name, leaf: target === -1 ? null : idOf(target), entries };
   } finally {
     session.close();

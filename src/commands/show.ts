@@ -2,8 +2,10 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
-import { entryKind, entrySummary, formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
-import { readForDisplay } from "./common.js";
+import { nodePreview } from "../render/preview.js";
+import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
+import { readFull } from "./common.js";
+import { isoTime } from "./tree.js";
 
 export interface ShowOptions {
   file: string;
@@ -51,24 +53,23 @@ export interface ShowEntry {
 }
 
 /** Gathers leaf tips with their depth, label and a preview (reads only the leaf lines). */
-export function leafInfos(session: Session, labels: Map<string, { label: string }>): LeafInfo[] {
+export function leafInfos(session: Session, labels: ReadonlyMap<string, string>): LeafInfo[] {
   return session.tree.leaves().map((node) => {
-    const record = session.nodeRecord(node);
-    const entry = session.entry(node);
+    const id = session.nodeId(node);
     return {
-      id: record.id ?? null,
-      line: record.line,
+      id: id ?? null,
+      line: session.nodeLine(node),
       depth: session.tree.depth(node),
-      timestamp: record.timestamp ?? null,
-      label: (record.id !== undefined && labels.get(record.id)?.label) || null,
+      timestamp: isoTime(session.nodeTime(node)),
+      label: (id !== undefined && labels.get(id)) || null,
       current: node === session.leafNode,
-      preview: entrySummary(entry),
+      preview: nodePreview(session, node),
     };
   });
 }
 
 export async function show(options: ShowOptions, ctx: CommandContext): Promise<ShowSummary | ShowEntry> {
-  const { session, findings, stats } = await readForDisplay(options.file, ctx);
+  const { session, findings, stats } = await readFull(options.file, ctx);
   try {
     if (options.entry !== undefined) {
       let node: number;
@@ -89,7 +90,7 @@ export async function show(options: ShowOptions, ctx: CommandContext): Promise<S
       version: session.version,
       header: session.header,
       name: stats.name ?? null,
-      entries: tree.nodes.length,
+      entries: tree.size,
       entriesByType: stats.entriesByType,
       messages: stats.messageCount,
       messagesByRole: stats.messagesByRole,
@@ -98,8 +99,8 @@ export async function show(options: ShowOptions, ctx: CommandContext): Promise<S
       tokens: stats.tokens,
       cost: stats.cost,
       currentLeaf: session.leafNode >= 0 ? (session.nodeRecord(session.leafNode).id ?? null) : null,
-      leaves: leafInfos(session, stats.labels),
-      branchPoints: tree.branchPoints().map((n) => ({ id: session.nodeRecord(n).id ?? null, line: session.nodeRecord(n).line, children: tree.children[n]!.length })),
+      leaves: leafInfos(session, new Map([...stats.labels].map(([target, { label }]) => [target, label]))),
+      branchPoints: tree.branchPoints().map((n) => ({ id: session.nodeId(n) ?? null, line: session.nodeLine(n), children: tree.childCount(n) })),
       compactions: stats.compactions.map((c) => ({ id: c.id ?? null, line: c.line, tokensBefore: c.tokensBefore ?? null, firstKeptEntryId: c.firstKeptEntryId ?? null })),
       labels: [...stats.labels].map(([targetId, { label, line }]) => ({ targetId, label, line })),
       findings,

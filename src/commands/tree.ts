@@ -1,8 +1,20 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
-import { entryKind, entrySummary, preview, sanitize, type Style } from "../render/text.js";
-import { readForDisplay } from "./common.js";
+
+/** `message/user`, `compaction`, … from the line table alone. */
+export function nodeKindLabel(session: Session, node: number): string {
+  const { type, role } = session.nodeKind(node);
+  if (type === "message") return `message/${role ?? "?"}`;
+  return type ?? "(no type)";
+}
+
+export function isoTime(ms: number): string | null {
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+import { nodePreview } from "../render/preview.js";
+import { preview, sanitize, type Style } from "../render/text.js";
+import { readShape } from "./common.js";
 
 export interface TreeOptions {
   file: string;
@@ -34,10 +46,10 @@ export interface TreeResult {
 }
 
 export async function tree(options: TreeOptions, ctx: CommandContext): Promise<{ result: TreeResult; session: Session }> {
-  const { session, stats } = await readForDisplay(options.file, ctx);
+  const { session, labels } = await readShape(options.file, ctx);
   try {
     const t = session.tree;
-    const idOf = (n: number) => session.nodeRecord(n).id ?? null;
+    const idOf = (n: number) => session.nodeId(n) ?? null;
     const nodes: TreeNodeJson[] = [];
     let hidden = 0;
     for (const { node } of t.walk()) {
@@ -46,19 +58,18 @@ export async function tree(options: TreeOptions, ctx: CommandContext): Promise<{
         hidden++;
         continue;
       }
-      const record = session.nodeRecord(node);
-      const entry = session.entry(node);
+      const id = session.nodeId(node);
       const p = t.parent[node]!;
       nodes.push({
-        id: record.id ?? null,
+        id: id ?? null,
         parentId: p === -1 ? null : idOf(p),
-        line: record.line,
+        line: session.nodeLine(node),
         depth,
-        kind: entryKind(entry),
-        timestamp: record.timestamp ?? null,
-        preview: preview(entrySummary(entry), 200),
-        label: (record.id !== undefined && stats.labels.get(record.id)?.label) || null,
-        children: t.children[node]!.map(idOf),
+        kind: nodeKindLabel(session, node),
+        timestamp: isoTime(session.nodeTime(node)),
+        preview: preview(nodePreview(session, node), 200),
+        label: (id !== undefined && labels.get(id)) || null,
+        children: Array.from(t.children(node), idOf),
         currentLeaf: node === session.leafNode,
       });
     }

@@ -2,7 +2,8 @@ import { isUtf8 } from "node:buffer";
 import { finding, type Finding } from "./findings.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
 import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
-import { TreeIndex, type TreeNodeInput } from "./tree.js";
+import { emptyFields, scanLine, Verdict } from "./scanner.js";
+import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
 
 /**
@@ -30,6 +31,9 @@ export type LineKind =
   /** Valid JSON that is not an object. */
   | "not-object";
 
+const KINDS: readonly LineKind[] = ["blank", "header", "entry", "extra-header", "invalid", "not-object"];
+const KIND_CODE = Object.fromEntries(KINDS.map((k, i) => [k, i])) as Record<LineKind, number>;
+
 export const LineFlag = {
   BOM: 1,
   CRLF: 2,
@@ -38,11 +42,16 @@ export const LineFlag = {
   NO_NEWLINE: 16,
   FUSED: 32,
   NO_TYPE: 64,
-  /** Whitespace around the JSON other than a trailing CR. */
-  PADDED: 128,
+  /** The entry has a string `timestamp`. */
+  HAS_TIME: 128,
+  /** The entry has a `parentId` key (of any value). */
+  HAS_PARENT_KEY: 256,
 } as const;
 
+/** One line of the file, as pass one saw it (materialised on demand from the line table). */
 export interface LineRecord {
+  /** Index in the line table (line - 1). */
+  index: number;
   /** 1-based line number. */
   line: number;
   /** Byte offset of the line's first byte. */
@@ -57,7 +66,8 @@ export interface LineRecord {
   /** For v1 files, the id given in memory. */
   id?: string;
   parentId?: string | null;
-  timestamp?: string;
+  /** The entry's timestamp in ms since the epoch (NaN when missing or unparseable). */
+  time: number;
   /** `message.role` for message entries (after the v2 -> v3 rename). */
   role?: string;
   /** Node index in the tree, for entries. */
@@ -68,19 +78,114 @@ export interface OpenOptions {
   /**
    * Called in pass one with every entry (upgraded to v3 shape) and the header, for commands that
    * need to see every entry anyway (`show`, `check`): they gather what they need without a second
-   * read.
+   * read. Without it, pass one parses nothing it does not need (see `scanner.ts`).
    */
   onRecord?: (value: AnyEntry | SessionHeader, record: LineRecord) => void;
+  /**
+   * With `onRecord`: parse and pass on only entries of these types (and the header); every other
+   * line goes through the scanner. `tree` asks for labels, `ls` for session names.
+   */
+  only?: ReadonlySet<string>;
+}
+
+/** Interns the few distinct type and role strings as small codes (0 = none). */
+class Interner {
+  readonly strings: Array<string | undefined> = [undefined];
+  private readonly codes = new Map<string, number>();
+  code(s: string | undefined): number {
+    if (s === undefined) return 0;
+    let c = this.codes.get(s);
+    if (c === undefined) {
+      c = this.strings.length;
+      this.strings.push(s);
+      this.codes.set(s, c);
+    }
+    return c;
+  }
+}
+
+/**
+ * Pass one's result, one row per line, in typed columns: a few dozen bytes a line whatever its
+ * size, so a 1 GB session indexes in tens of megabytes. Strings are kept only for ids.
+ */
+class LineTable {
+  count = 0;
+  offset = new Float64Array(1024);
+  length = new Float64Array(1024);
+  kind = new Uint8Array(1024);
+  flags = new Uint16Array(1024);
+  ordinal = new Int32Array(1024);
+  type = new Uint16Array(1024);
+  role = new Uint16Array(1024);
+  node = new Int32Array(1024);
+
+  add(offset: number, length: number): number {
+    if (this.count === this.offset.length) this.grow();
+    const i = this.count++;
+    this.offset[i] = offset;
+    this.length[i] = length;
+    this.kind[i] = 0;
+    this.flags[i] = 0;
+    this.ordinal[i] = -1;
+    this.type[i] = 0;
+    this.role[i] = 0;
+    this.node[i] = -1;
+    return i;
+  }
+
+  private grow(): void {
+    const n = this.offset.length * 2;
+    const copy = <T extends Float64Array | Uint8Array | Uint16Array | Int32Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.offset = copy(this.offset);
+    this.length = copy(this.length);
+    this.kind = copy(this.kind);
+    this.flags = copy(this.flags);
+    this.ordinal = copy(this.ordinal);
+    this.type = copy(this.type);
+    this.role = copy(this.role);
+    this.node = copy(this.node);
+  }
+}
+
+/** Per-node columns, fed to the tree index. */
+class NodeTable {
+  count = 0;
+  line = new Int32Array(1024);
+  time = new Float64Array(1024);
+  readonly ids: Array<string | undefined> = [];
+  readonly parentIds: Array<string | null | undefined> = [];
+
+  add(lineIndex: number, id: string | undefined, parentId: string | null | undefined, time: number): number {
+    if (this.count === this.line.length) {
+      const line = new Int32Array(this.line.length * 2);
+      line.set(this.line);
+      this.line = line;
+      const t = new Float64Array(this.time.length * 2);
+      t.set(this.time);
+      this.time = t;
+    }
+    const n = this.count++;
+    this.line[n] = lineIndex;
+    this.time[n] = time;
+    this.ids.push(id);
+    this.parentIds.push(parentId);
+    return n;
+  }
 }
 
 export class Session {
-  readonly records: LineRecord[] = [];
+  private readonly table = new LineTable();
+  private readonly nodes = new NodeTable();
+  private readonly types = new Interner();
+  private readonly roles = new Interner();
   /** Line-level findings from pass one. */
   readonly lineFindings: Finding[] = [];
   header: SessionHeader | null = null;
   headerRecord: LineRecord | null = null;
-  /** Record index of each tree node. */
-  readonly nodeRecords: number[] = [];
   tree!: TreeIndex;
   /** The current leaf's node index; -1 when there is none (no entries, or a harness leaf of null). */
   leafNode = -1;
@@ -90,6 +195,8 @@ export class Session {
   /** ids by ordinal, for v1 `firstKeptEntryIndex`. */
   private idsByOrdinal: Array<string | undefined> = [];
   private fkIndexByLine = new Map<number, string | undefined>();
+  /** Harness `leaf` entries (line, table index, target), in file order. */
+  readonly leafMoves: Array<{ line: number; index: number; target: string | null }> = [];
 
   private constructor(readonly source: ByteSource) {}
 
@@ -108,7 +215,7 @@ export class Session {
   }
 
   get lineCount(): number {
-    return this.records.length;
+    return this.table.count;
   }
 
   static open(source: ByteSource, options: OpenOptions = {}): Session {
@@ -121,10 +228,46 @@ export class Session {
     this.source.close();
   }
 
+  /** The record of line `index` (0-based). */
+  record(index: number): LineRecord {
+    const t = this.table;
+    const node = t.node[index]!;
+    const r: LineRecord = {
+      index,
+      line: index + 1,
+      offset: t.offset[index]!,
+      length: t.length[index]!,
+      kind: KINDS[t.kind[index]!]!,
+      flags: t.flags[index]!,
+      ordinal: t.ordinal[index]!,
+      time: node >= 0 ? this.nodes.time[node]! : NaN,
+    };
+    const type = this.types.strings[t.type[index]!];
+    if (type !== undefined) r.type = type;
+    const role = this.roles.strings[t.role[index]!];
+    if (role !== undefined) r.role = role;
+    if (node >= 0) {
+      r.node = node;
+      const id = this.nodes.ids[node];
+      if (id !== undefined) r.id = id;
+      const parentId = this.nodes.parentIds[node];
+      if (parentId !== undefined) r.parentId = parentId;
+    }
+    return r;
+  }
+
+  /** Every line's record (materialised: for small files and tests). */
+  get records(): LineRecord[] {
+    return Array.from({ length: this.table.count }, (_, i) => this.record(i));
+  }
+
+  kindOf(index: number): LineKind {
+    return KINDS[this.table.kind[index]!]!;
+  }
+
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
   entry(node: number): AnyEntry {
-    const record = this.records[this.nodeRecords[node]!]!;
-    return this.loadRecord(record) as AnyEntry;
+    return this.loadRecord(this.nodeRecord(node)) as AnyEntry;
   }
 
   entries(nodes: readonly number[]): AnyEntry[] {
@@ -132,7 +275,33 @@ export class Session {
   }
 
   nodeRecord(node: number): LineRecord {
-    return this.records[this.nodeRecords[node]!]!;
+    return this.record(this.nodes.line[node]!);
+  }
+
+  /** Entry id of a node, without materialising its record. */
+  nodeId(node: number): string | undefined {
+    return this.nodes.ids[node];
+  }
+
+  /** Line number (1-based) of a node. */
+  nodeLine(node: number): number {
+    return this.nodes.line[node]! + 1;
+  }
+
+  nodeTime(node: number): number {
+    return this.nodes.time[node]!;
+  }
+
+  /** The entry type and message role of a node, without reading its line. */
+  nodeKind(node: number): { type: string | undefined; role: string | undefined } {
+    const i = this.nodes.line[node]!;
+    return { type: this.types.strings[this.table.type[i]!], role: this.roles.strings[this.table.role[i]!] };
+  }
+
+  /** The raw bytes of a node's line, at most `max` of them (a preview needs only the start). */
+  nodeBytes(node: number, max = Number.POSITIVE_INFINITY): Buffer {
+    const i = this.nodes.line[node]!;
+    return this.source.read(this.table.offset[i]!, Math.min(this.table.length[i]!, max));
   }
 
   /** The node holding `id` (the last one, as pi resolves ids), or undefined. */
@@ -150,7 +319,7 @@ export class Session {
   /** Re-reads and parses one line; throws if it no longer parses (the file changed). */
   loadRecord(record: LineRecord): AnyEntry | SessionHeader {
     const bytes = this.source.read(record.offset, record.length);
-    const parsed = parseLine(bytes);
+    const parsed = parseLine(bytes, record.line === 1);
     if (parsed.value === undefined || typeof parsed.value !== "object" || parsed.value === null) {
       throw new Error(`${this.name}:${record.line}: line changed since it was read`);
     }
@@ -172,75 +341,107 @@ export class Session {
   }
 
   private scan(options: OpenOptions): void {
+    const t = this.table;
+    const fields = emptyFields();
+    const only = options.only;
+    const full = options.onRecord !== undefined && only === undefined;
     let ordinal = 0;
     let prevV1Id: string | null = null;
-    const nodes: TreeNodeInput[] = [];
     forEachLine(this.source, (bytes, line, offset, terminated) => {
-      const record: LineRecord = { line, offset, length: bytes.length, kind: "blank", flags: 0, ordinal: -1 };
-      if (!terminated) record.flags |= LineFlag.NO_NEWLINE;
-      this.records.push(record);
-      const parsed = parseLine(bytes, line === 1);
-      record.flags |= parsed.flags;
-      if (parsed.blank) {
-        record.kind = "blank";
+      const i = t.add(offset, bytes.length);
+      let flags = terminated ? 0 : LineFlag.NO_NEWLINE;
+      // Fast path: the scanner validates the line and keeps the few fields pass one needs. Lines
+      // whose content matters here (headers, v1 compactions, harness leaves) and anything odd
+      // (NULs, a BOM, invalid JSON to classify) take the JSON.parse path.
+      let obj: Record<string, unknown> | undefined;
+      let value: unknown;
+      let kind: LineKind;
+      let verdict = Verdict.Defer;
+      if (!full && line !== 1 && bytes.indexOf(0) === -1) verdict = scanLine(bytes, fields);
+      const wanted = only !== undefined && fields.type !== undefined && only.has(fields.type);
+      if (verdict === Verdict.Valid && fields.object && !wanted && fields.type !== "session" && fields.type !== "leaf" && !(this.v1Ids && fields.type === "compaction")) {
+        if (bytes.length > 0 && bytes[bytes.length - 1] === 13) flags |= LineFlag.CRLF;
+        if (!isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
+        t.ordinal[i] = ordinal++;
+        kind = "entry";
+      } else {
+        const parsed = parseLine(bytes, line === 1);
+        flags |= parsed.flags;
+        value = parsed.value;
+        if (parsed.blank) kind = "blank";
+        else if (value === undefined) kind = "invalid";
+        else {
+          // pi keeps every truthy JSON value it parses.
+          if (value) t.ordinal[i] = ordinal++;
+          kind = typeof value !== "object" || value === null || Array.isArray(value) ? "not-object" : "entry";
+        }
+        if (kind === "entry") {
+          obj = value as Record<string, unknown>;
+          fields.type = typeof obj.type === "string" ? obj.type : undefined;
+          fields.id = typeof obj.id === "string" ? obj.id : undefined;
+          fields.parentKind = !("parentId" in obj) ? 0 : typeof obj.parentId === "string" ? 1 : obj.parentId === null ? 2 : 3;
+          fields.parentId = typeof obj.parentId === "string" ? obj.parentId : undefined;
+          fields.timestamp = typeof obj.timestamp === "string" ? obj.timestamp : undefined;
+          const role = (obj.message as { role?: unknown } | null | undefined)?.role;
+          fields.role = obj.message && typeof obj.message === "object" && typeof role === "string" ? role : undefined;
+        }
+      }
+      if (kind !== "entry") {
+        t.kind[i] = KIND_CODE[kind];
+        t.flags[i] = flags;
         return;
       }
-      if (parsed.value === undefined) {
-        record.kind = "invalid";
-        return;
-      }
-      // pi keeps every truthy JSON value it parses.
-      if (parsed.value) record.ordinal = ordinal++;
-      const value = parsed.value;
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        record.kind = "not-object";
-        return;
-      }
-      const obj = value as Record<string, unknown>;
-      const type = typeof obj.type === "string" ? obj.type : undefined;
-      if (type === undefined) record.flags |= LineFlag.NO_TYPE;
-      else record.type = type;
+      const type = fields.type;
+      if (type === undefined) flags |= LineFlag.NO_TYPE;
+      t.type[i] = this.types.code(type);
       if (type === "session") {
+        obj ??= JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+        t.flags[i] = flags;
         if (this.header) {
-          record.kind = "extra-header";
+          t.kind[i] = KIND_CODE["extra-header"];
           return;
         }
-        record.kind = "header";
+        t.kind[i] = KIND_CODE.header;
         this.header = obj as SessionHeader;
-        this.headerRecord = record;
         if (this.version < 2) this.v1Ids = new V1IdAllocator(String(obj.id ?? ""));
-        options.onRecord?.(this.header, record);
+        this.headerRecord = this.record(i);
+        options.onRecord?.(this.header, this.headerRecord);
         return;
       }
-      record.kind = "entry";
+      t.kind[i] = KIND_CODE.entry;
+      let id: string | undefined;
+      let parentId: string | null | undefined;
       if (this.v1Ids) {
-        record.id = this.v1Ids.next(line);
-        record.parentId = prevV1Id;
-        prevV1Id = record.id;
-        if (type === "compaction" && typeof obj.firstKeptEntryIndex === "number") {
-          const target = this.idsByOrdinal[obj.firstKeptEntryIndex];
-          this.fkIndexByLine.set(line, target);
+        id = this.v1Ids.next(line);
+        parentId = prevV1Id;
+        prevV1Id = id;
+        if (type === "compaction" && obj && typeof obj.firstKeptEntryIndex === "number") {
+          this.fkIndexByLine.set(line, this.idsByOrdinal[obj.firstKeptEntryIndex]);
         }
       } else {
-        if (typeof obj.id === "string") record.id = obj.id;
-        if (typeof obj.parentId === "string" || obj.parentId === null) record.parentId = obj.parentId;
+        id = fields.id;
+        parentId = fields.parentKind === 1 ? fields.parentId : fields.parentKind === 2 ? null : undefined;
       }
-      if (record.ordinal >= 0) this.idsByOrdinal[record.ordinal] = record.id;
-      if (typeof obj.timestamp === "string") record.timestamp = obj.timestamp;
-      if (type === "message") {
-        const role = (obj.message as { role?: unknown } | null | undefined)?.role;
-        if (typeof role === "string") record.role = role === "hookMessage" && this.version < 3 ? "custom" : role;
+      if (fields.parentKind !== 0 || this.v1Ids) flags |= LineFlag.HAS_PARENT_KEY;
+      if (fields.timestamp !== undefined) flags |= LineFlag.HAS_TIME;
+      t.flags[i] = flags;
+      if (t.ordinal[i]! >= 0 && this.v1Ids) this.idsByOrdinal[t.ordinal[i]!] = id;
+      if (type === "message" && fields.role !== undefined) {
+        t.role[i] = this.roles.code(fields.role === "hookMessage" && this.version < 3 ? "custom" : fields.role);
       }
       if (type === "leaf") {
         this.isHarness = true;
+        const target = (obj as { targetId?: unknown }).targetId;
+        this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
       } else {
-        record.node = nodes.length;
-        this.nodeRecords.push(this.records.length - 1);
-        nodes.push({ id: record.id, parentId: record.parentId, time: Date.parse(record.timestamp ?? "") });
+        t.node[i] = this.nodes.add(i, id, parentId, fields.timestamp === undefined ? NaN : Date.parse(fields.timestamp));
       }
-      if (options.onRecord) options.onRecord(this.upgrade(obj, record), record);
+      if (options.onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
+        const record = this.record(i);
+        options.onRecord(this.upgrade(obj, record), record);
+      }
     });
-    this.tree = new TreeIndex(nodes);
+    this.tree = new TreeIndex(this.nodes.ids, this.nodes.parentIds, this.nodes.time.subarray(0, this.nodes.count));
     this.leafNode = this.findLeaf();
     this.collectLineFindings();
   }
@@ -250,40 +451,41 @@ export class Session {
    * its `targetId` (null: before the first entry) until the next ordinary entry.
    */
   private findLeaf(): number {
-    let leaf = -1;
-    for (const record of this.records) {
-      if (record.kind !== "entry") continue;
-      if (record.type === "leaf") {
-        const target = this.loadRecord(record) as { targetId?: unknown };
-        leaf = typeof target.targetId === "string" ? (this.tree.byId.get(target.targetId) ?? -1) : -1;
-      } else if (record.node !== undefined) {
-        // pi resolves the leaf id through byId, so a duplicated id names its last holder.
-        leaf = record.id !== undefined ? (this.tree.byId.get(record.id) ?? record.node) : record.node;
-      }
-    }
-    return leaf;
+    const lastNode = this.nodes.count - 1;
+    // pi resolves the leaf id through byId, so a duplicated id names its last holder.
+    const resolve = (node: number) => {
+      const id = this.nodes.ids[node];
+      return id !== undefined ? (this.tree.byId.get(id) ?? node) : node;
+    };
+    const lastMove = this.leafMoves[this.leafMoves.length - 1];
+    if (!lastMove) return lastNode >= 0 ? resolve(lastNode) : -1;
+    // An ordinary entry after the last move wins.
+    if (lastNode >= 0 && this.nodes.line[lastNode]! > lastMove.index) return resolve(lastNode);
+    return lastMove.target === null ? -1 : (this.tree.byId.get(lastMove.target) ?? -1);
   }
 
   private collectLineFindings(): void {
     const out = this.lineFindings;
-    const records = this.records;
-    if (records.length === 0 || (records.length === 1 && records[0]!.length === 0)) {
+    const t = this.table;
+    if (t.count === 0 || (t.count === 1 && t.length[0] === 0)) {
       out.push(finding("file-empty", "the file is empty"));
       return;
     }
-    let firstParsed: LineRecord | undefined;
-    for (const r of records) {
-      const at = { line: r.line };
-      if (r.flags & LineFlag.BOM) out.push(finding("line-bom", "the line starts with a UTF-8 byte-order mark", at));
-      if (r.flags & LineFlag.CRLF) out.push(finding("line-crlf", "the line ends with CR LF", at));
-      if (r.flags & LineFlag.BAD_UTF8) out.push(finding("line-invalid-utf8", "the line is not valid UTF-8", at));
-      if (r.ordinal === 0) firstParsed = r;
-      switch (r.kind) {
+    let firstParsed = -1;
+    for (let i = 0; i < t.count; i++) {
+      const flags = t.flags[i]!;
+      const kind = KINDS[t.kind[i]!]!;
+      const at = { line: i + 1 };
+      if (flags & LineFlag.BOM) out.push(finding("line-bom", "the line starts with a UTF-8 byte-order mark", at));
+      if (flags & LineFlag.CRLF) out.push(finding("line-crlf", "the line ends with CR LF", at));
+      if (flags & LineFlag.BAD_UTF8) out.push(finding("line-invalid-utf8", "the line is not valid UTF-8", at));
+      if (t.ordinal[i] === 0) firstParsed = i;
+      switch (kind) {
         case "blank":
           out.push(finding("line-blank", "blank line", at));
           break;
         case "invalid":
-          out.push(this.invalidLineFinding(r));
+          out.push(invalidLineFinding(i + 1, flags));
           break;
         case "not-object":
           out.push(finding("line-not-object", "the line is JSON but not an object", at));
@@ -292,44 +494,46 @@ export class Session {
           out.push(finding("header-duplicate", "a second session header", at));
           break;
         case "entry":
-          if (r.flags & LineFlag.NO_TYPE) out.push(finding("entry-no-type", "a record without `type`", at));
+          if (flags & LineFlag.NO_TYPE) out.push(finding("entry-no-type", "a record without `type`", at));
           break;
         case "header":
           break;
       }
     }
-    const last = records[records.length - 1]!;
-    if (last.flags & LineFlag.NO_NEWLINE && last.kind !== "invalid" && last.kind !== "blank") {
-      out.push(finding("line-no-newline", "the last line has no newline", { line: last.line }));
+    const last = t.count - 1;
+    const lastKind = KINDS[t.kind[last]!];
+    if (t.flags[last]! & LineFlag.NO_NEWLINE && lastKind !== "invalid" && lastKind !== "blank") {
+      out.push(finding("line-no-newline", "the last line has no newline", { line: last + 1 }));
     }
     if (!this.header) {
       out.push(finding("header-missing", "no session header", { line: 1 }));
     } else {
       const h = this.header;
-      if (firstParsed && firstParsed !== this.headerRecord) {
-        out.push(finding("header-not-first", `the header is on line ${this.headerRecord!.line}, after another record`, { line: this.headerRecord!.line }));
+      const at = { line: this.headerRecord!.line };
+      if (firstParsed >= 0 && firstParsed !== this.headerRecord!.index) {
+        out.push(finding("header-not-first", `the header is on line ${at.line}, after another record`, at));
       }
       const bad = ["id", "timestamp", "cwd"].filter((k) => typeof h[k] !== "string");
       if (bad.length > 0) {
-        out.push(finding("header-invalid", `the header's ${bad.map((k) => `\`${k}\``).join(", ")} ${bad.length > 1 ? "are" : "is"} missing or not a string`, { line: this.headerRecord!.line }));
+        out.push(finding("header-invalid", `the header's ${bad.map((k) => `\`${k}\``).join(", ")} ${bad.length > 1 ? "are" : "is"} missing or not a string`, at));
       }
       if (h.version !== undefined && typeof h.version !== "number") {
-        out.push(finding("header-invalid", "the header's `version` is not a number", { line: this.headerRecord!.line }));
+        out.push(finding("header-invalid", "the header's `version` is not a number", at));
       } else if (this.version > CURRENT_VERSION) {
-        out.push(finding("version-unsupported", `version ${this.version} is newer than the supported ${CURRENT_VERSION}`, { line: this.headerRecord!.line }));
+        out.push(finding("version-unsupported", `version ${this.version} is newer than the supported ${CURRENT_VERSION}`, at));
       } else if (this.version < CURRENT_VERSION) {
-        out.push(finding("version-legacy", `a v${this.version} file (current: v${CURRENT_VERSION})`, { line: this.headerRecord!.line }));
+        out.push(finding("version-legacy", `a v${this.version} file (current: v${CURRENT_VERSION})`, at));
       }
     }
   }
+}
 
-  private invalidLineFinding(r: LineRecord) {
-    const at = { line: r.line };
-    if (r.flags & LineFlag.NUL) return finding("line-nul", "NUL bytes in the line", at);
-    if (r.flags & LineFlag.FUSED) return finding("line-fused", "two JSON records fused on one line", at);
-    if (r.flags & LineFlag.NO_NEWLINE) return finding("line-torn", "the last line is cut off (no newline, not JSON)", at);
-    return finding("line-invalid-json", "the line is not valid JSON", at);
-  }
+function invalidLineFinding(line: number, flags: number): Finding {
+  const at = { line };
+  if (flags & LineFlag.NUL) return finding("line-nul", "NUL bytes in the line", at);
+  if (flags & LineFlag.FUSED) return finding("line-fused", "two JSON records fused on one line", at);
+  if (flags & LineFlag.NO_NEWLINE) return finding("line-torn", "the last line is cut off (no newline, not JSON)", at);
+  return finding("line-invalid-json", "the line is not valid JSON", at);
 }
 
 export interface ParsedLine {

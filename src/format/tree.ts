@@ -1,20 +1,14 @@
 /**
  * The entry tree, built from ids and parent ids alone, without recursion (a 100k-entry linear
- * session is a 100k-deep tree). Parent links resolve the way pi resolves them: an id names the
- * last entry that holds it. What pi would choke on is found and made safe:
+ * session is a 100k-deep tree) and in typed arrays (children in one compressed list). Parent
+ * links resolve the way pi resolves them: an id names the last entry that holds it. What pi would
+ * choke on is found and made safe:
  *
  * - an entry without a parent id, with a parent that does not exist, or that is its own parent,
  *   is a root (as in pi's `getTree`);
  * - a parent cycle (pi loops forever on it) is broken at the cycle's first entry in file order,
  *   which becomes a root.
  */
-
-export interface TreeNodeInput {
-  id: string | undefined;
-  parentId: string | null | undefined;
-  /** Milliseconds, for ordering children; NaN sorts as pi sorts it (stable, file order). */
-  time: number;
-}
 
 export type ParentProblem = "missing" | "self" | "forward" | "cycle";
 
@@ -28,56 +22,95 @@ export class TreeIndex {
   readonly byId = new Map<string, number>();
   /** Resolved parent node, or -1 for a root. */
   readonly parent: Int32Array;
-  readonly children: number[][];
   /** Roots in file order (pi does not sort roots). */
   readonly roots: number[] = [];
   readonly problems: TreeProblem[] = [];
   /** Ids held by more than one node, with those nodes in file order. */
   readonly duplicates = new Map<string, number[]>();
+  /** Children of node n: childList[childStart[n] .. childStart[n + 1]). */
+  private readonly childStart: Int32Array;
+  private readonly childList: Int32Array;
   private depthCache: Int32Array | undefined;
 
-  constructor(readonly nodes: readonly TreeNodeInput[]) {
-    const n = nodes.length;
+  /**
+   * @param ids each node's id (undefined: none)
+   * @param parentIds each node's parent id (null or undefined: a root)
+   * @param times each node's timestamp in ms, for ordering children (NaN sorts as pi sorts it)
+   */
+  constructor(
+    readonly ids: ReadonlyArray<string | undefined>,
+    parentIds: ReadonlyArray<string | null | undefined>,
+    private readonly times: Float64Array,
+  ) {
+    const n = ids.length;
     this.parent = new Int32Array(n).fill(-1);
-    this.children = Array.from({ length: n }, () => []);
-    nodes.forEach((node, i) => {
-      if (node.id === undefined) return;
-      const prev = this.byId.get(node.id);
+    for (let i = 0; i < n; i++) {
+      const id = ids[i];
+      if (id === undefined) continue;
+      const prev = this.byId.get(id);
       if (prev !== undefined) {
-        const list = this.duplicates.get(node.id);
+        const list = this.duplicates.get(id);
         if (list) list.push(i);
-        else this.duplicates.set(node.id, [prev, i]);
+        else this.duplicates.set(id, [prev, i]);
       }
-      this.byId.set(node.id, i);
-    });
-    nodes.forEach((node, i) => {
-      const pid = node.parentId;
-      if (pid === null || pid === undefined) return;
-      if (pid === node.id) {
+      this.byId.set(id, i);
+    }
+    for (let i = 0; i < n; i++) {
+      const pid = parentIds[i];
+      if (pid === null || pid === undefined) continue;
+      if (pid === ids[i]) {
         this.problems.push({ node: i, problem: "self" });
-        return;
+        continue;
       }
       const p = this.byId.get(pid);
       if (p === undefined) {
         this.problems.push({ node: i, problem: "missing" });
-        return;
+        continue;
       }
       if (p > i) this.problems.push({ node: i, problem: "forward" });
       this.parent[i] = p;
-    });
+    }
     this.breakCycles();
+    // Compressed children lists: count, prefix-sum, fill (file order), then sort each by time.
+    const start = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) {
       const p = this.parent[i]!;
       if (p === -1) this.roots.push(i);
-      else this.children[p]!.push(i);
+      else start[p + 1]!++;
     }
-    for (const list of this.children) {
-      if (list.length > 1) list.sort((a, b) => compareTime(nodes[a]!.time, nodes[b]!.time) || a - b);
+    for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+    const fill = start.slice(0, n);
+    const list = new Int32Array(Math.max(0, n - this.roots.length));
+    for (let i = 0; i < n; i++) {
+      const p = this.parent[i]!;
+      if (p !== -1) list[fill[p]!++] = i;
     }
+    for (let p = 0; p < n; p++) {
+      const a = start[p]!;
+      const b = start[p + 1]!;
+      if (b - a > 1) {
+        const sorted = Array.from(list.subarray(a, b)).sort((x, y) => compareTime(times[x]!, times[y]!) || x - y);
+        list.set(sorted, a);
+      }
+    }
+    this.childStart = start;
+    this.childList = list;
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  children(node: number): Int32Array {
+    return this.childList.subarray(this.childStart[node]!, this.childStart[node + 1]!);
+  }
+
+  childCount(node: number): number {
+    return this.childStart[node + 1]! - this.childStart[node]!;
   }
 
   private breakCycles(): void {
-    const n = this.nodes.length;
+    const n = this.ids.length;
     // 0 = unseen, 1 = on the current walk, 2 = known to reach a root
     const state = new Uint8Array(n);
     const walk: number[] = [];
@@ -110,7 +143,7 @@ export class TreeIndex {
 
   depth(node: number): number {
     if (!this.depthCache) {
-      const depth = new Int32Array(this.nodes.length).fill(-1);
+      const depth = new Int32Array(this.ids.length).fill(-1);
       const stack: number[] = [];
       for (const r of this.roots) {
         depth[r] = 0;
@@ -118,7 +151,7 @@ export class TreeIndex {
       }
       while (stack.length > 0) {
         const cur = stack.pop()!;
-        for (const c of this.children[cur]!) {
+        for (const c of this.children(cur)) {
           depth[c] = depth[cur]! + 1;
           stack.push(c);
         }
@@ -130,13 +163,13 @@ export class TreeIndex {
 
   leaves(): number[] {
     const out: number[] = [];
-    for (let i = 0; i < this.nodes.length; i++) if (this.children[i]!.length === 0) out.push(i);
+    for (let i = 0; i < this.ids.length; i++) if (this.childCount(i) === 0) out.push(i);
     return out;
   }
 
   branchPoints(): number[] {
     const out: number[] = [];
-    for (let i = 0; i < this.nodes.length; i++) if (this.children[i]!.length > 1) out.push(i);
+    for (let i = 0; i < this.ids.length; i++) if (this.childCount(i) > 1) out.push(i);
     return out;
   }
 
@@ -147,7 +180,7 @@ export class TreeIndex {
     while (stack.length > 0) {
       const top = stack.pop()!;
       yield top;
-      const kids = this.children[top.node]!;
+      const kids = this.children(top.node);
       for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, depth: top.depth + 1 });
     }
   }

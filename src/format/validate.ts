@@ -1,100 +1,115 @@
 import { finding, type Finding } from "./findings.js";
-import type { LineRecord, OpenOptions, Session } from "./reader.js";
-import { KNOWN_ENTRY_TYPES, KNOWN_ROLES, type AnyEntry, type SessionHeader } from "./types.js";
+import { LineFlag, type LineRecord, type OpenOptions, type Session } from "./reader.js";
+import { KNOWN_ENTRY_TYPES, KNOWN_ROLES, type AnyEntry } from "./types.js";
 
 /**
- * The validator. It sees every entry once, in pass one (`onRecord`), keeping only the little it
- * needs for the checks that span entries (references, tool calls), then checks the tree.
+ * Checks that need only pass one's line table, cheap enough for `ls` and `tree`: required fields,
+ * unknown types and roles, and the harness's leaf targets. Every error code is found here or in
+ * `treeFindings`, so a scan-only command reports the same errors as `check`.
+ */
+export function recordFindings(session: Session): Finding[] {
+  const out: Finding[] = [];
+  const legacy = session.version < 2;
+  for (let node = 0; node < session.tree.size; node++) {
+    const r = session.nodeRecord(node);
+    const at = { line: r.line, ...(r.id !== undefined ? { entryId: r.id } : {}) };
+    if (r.flags & LineFlag.NO_TYPE) continue; // reported as entry-no-type
+    if (!legacy) {
+      if (r.id === undefined) out.push(finding("entry-missing-id", "the entry has no string `id`", at));
+      if (!(r.flags & LineFlag.HAS_PARENT_KEY)) out.push(finding("entry-missing-parent", "the entry has no `parentId`", at));
+    }
+    if (!(r.flags & LineFlag.HAS_TIME)) out.push(finding("entry-missing-timestamp", "the entry has no `timestamp`", at));
+    if (!KNOWN_ENTRY_TYPES.has(r.type!)) out.push(finding("entry-unknown-type", `unknown entry type \`${r.type}\``, at));
+    if (r.type === "message") {
+      if (r.role === undefined) out.push(finding("message-invalid", "a message entry without `message.role`", at));
+      else if (!KNOWN_ROLES.has(r.role)) out.push(finding("message-unknown-role", `unknown message role \`${r.role}\``, at));
+    }
+  }
+  for (const move of session.leafMoves) {
+    if (move.target !== null && !session.tree.byId.has(move.target)) {
+      out.push(finding("leaf-target-missing", `targetId \`${move.target}\` does not exist`, { line: move.line }));
+    }
+  }
+  return out;
+}
+
+/** Line, record and tree findings: everything a scan-only read can say, in line order. */
+export function quickFindings(session: Session): Finding[] {
+  return sortByLine([...session.lineFindings, ...recordFindings(session), ...treeFindings(session)]);
+}
+
+function sortByLine(findings: Finding[]): Finding[] {
+  return findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+type RefKind = "compaction" | "label" | "branch_summary" | "context_edit";
+
+/**
+ * The full validator. It sees every entry once, in pass one (`onRecord`), keeping only the little
+ * it needs for the checks that span entries (references, tool calls); `findings` adds them to the
+ * quick findings.
  */
 export class Validator {
-  private readonly entryFindings: Finding[] = [];
-  private readonly refs: Array<{ record: LineRecord; kind: "compaction" | "label" | "branch_summary" | "context_edit"; target: unknown }> = [];
+  private readonly refs: Array<{ line: number; node: number | undefined; id: string | undefined; kind: RefKind; target: unknown }> = [];
   /** Tool call ids each assistant node declares; tool call id each toolResult node answers. */
-  private readonly toolCalls = new Map<LineRecord, string[]>();
-  private readonly toolResults = new Map<LineRecord, string>();
-  private legacy = false;
+  private readonly toolCalls = new Map<number, string[]>();
+  private readonly toolResults = new Map<number, string>();
 
   readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
-    if (record.kind === "header") {
-      this.legacy = typeof (value as SessionHeader).version !== "number" || ((value as SessionHeader).version as number) < 2;
-      return;
-    }
-    this.checkEntry(value as AnyEntry, record);
+    if (record.kind === "entry") this.collect(value as AnyEntry, record);
   };
 
-  private checkEntry(entry: AnyEntry, record: LineRecord): void {
-    const at = { line: record.line, ...(record.id !== undefined ? { entryId: record.id } : {}) };
-    const out = this.entryFindings;
-    if (!this.legacy) {
-      if (typeof entry.id !== "string") out.push(finding("entry-missing-id", "the entry has no string `id`", at));
-      if (!("parentId" in entry)) out.push(finding("entry-missing-parent", "the entry has no `parentId`", at));
-    }
-    if (typeof entry.timestamp !== "string") out.push(finding("entry-missing-timestamp", "the entry has no `timestamp`", at));
-    const type = entry.type;
-    if (type === undefined) return;
-    if (!KNOWN_ENTRY_TYPES.has(type)) out.push(finding("entry-unknown-type", `unknown entry type \`${type}\``, at));
-    switch (type) {
+  private collect(entry: AnyEntry, record: LineRecord): void {
+    const ref = (kind: RefKind, target: unknown): void => {
+      this.refs.push({ line: record.line, node: record.node, id: record.id, kind, target });
+    };
+    switch (entry.type) {
       case "message": {
         const message = entry.message as { role?: unknown; content?: unknown; toolCallId?: unknown } | null | undefined;
-        if (!message || typeof message !== "object" || typeof message.role !== "string") {
-          out.push(finding("message-invalid", "a message entry without `message.role`", at));
-          return;
-        }
-        if (!KNOWN_ROLES.has(message.role)) out.push(finding("message-unknown-role", `unknown message role \`${message.role}\``, at));
+        if (!message || typeof message !== "object" || record.node === undefined) return;
         if (message.role === "assistant" && Array.isArray(message.content)) {
           const ids = message.content.filter((b) => b && b.type === "toolCall" && typeof b.id === "string").map((b) => b.id as string);
-          if (ids.length > 0) this.toolCalls.set(record, ids);
+          if (ids.length > 0) this.toolCalls.set(record.node, ids);
         }
-        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.toolResults.set(record, message.toolCallId);
+        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.toolResults.set(record.node, message.toolCallId);
         return;
       }
       case "compaction":
-        this.refs.push({ record, kind: "compaction", target: entry.firstKeptEntryId });
-        return;
+        return ref("compaction", entry.firstKeptEntryId);
       case "label":
-        this.refs.push({ record, kind: "label", target: entry.targetId });
-        return;
+        return ref("label", entry.targetId);
       case "branch_summary":
-        this.refs.push({ record, kind: "branch_summary", target: entry.fromId });
-        return;
+        return ref("branch_summary", entry.fromId);
       case "context_edit":
-        this.refs.push({ record, kind: "context_edit", target: entry.targetId });
-        return;
-      case "leaf":
-        if (typeof entry.targetId === "string") this.refs.push({ record, kind: "label", target: entry.targetId });
-        return;
+        return ref("context_edit", entry.targetId);
     }
   }
 
   /** Every finding for the session, in line order (file-level findings first). */
   findings(session: Session): Finding[] {
-    const all = [...session.lineFindings, ...this.entryFindings, ...treeFindings(session), ...this.referenceFindings(session), ...this.toolFindings(session)];
-    return all.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    return sortByLine([...quickFindings(session), ...this.referenceFindings(session), ...this.toolFindings(session)]);
   }
 
   private referenceFindings(session: Session): Finding[] {
     const out: Finding[] = [];
     const { tree } = session;
-    for (const { record, kind, target } of this.refs) {
-      const at = { line: record.line, ...(record.id !== undefined ? { entryId: record.id } : {}) };
+    for (const { line, node, id, kind, target } of this.refs) {
+      const at = { line, ...(id !== undefined ? { entryId: id } : {}) };
       const exists = typeof target === "string" && tree.byId.has(target);
       switch (kind) {
         case "compaction": {
           if (!exists) {
             // A retain-none compaction names itself.
-            if (target !== record.id) out.push(finding("compaction-target-missing", `firstKeptEntryId \`${String(target)}\` does not exist`, at));
+            if (target !== id) out.push(finding("compaction-target-missing", `firstKeptEntryId \`${String(target)}\` does not exist`, at));
             break;
           }
-          if (record.node === undefined || target === record.id) break;
-          const onPath = tree.pathTo(record.node).some((n) => session.nodeRecord(n).id === target);
+          if (node === undefined || target === id) break;
+          const onPath = tree.pathTo(node).some((n) => session.nodeId(n) === target);
           if (!onPath) out.push(finding("compaction-target-off-path", `firstKeptEntryId \`${target}\` is not on the compaction's branch`, at));
           break;
         }
         case "label":
-          if (!exists) {
-            const what = record.type === "leaf" ? "leaf-target-missing" : "label-target-missing";
-            out.push(finding(what, `targetId \`${String(target)}\` does not exist`, at));
-          }
+          if (!exists) out.push(finding("label-target-missing", `targetId \`${String(target)}\` does not exist`, at));
           break;
         case "branch_summary":
           if (!exists && target !== "root") out.push(finding("branch-summary-from-missing", `fromId \`${String(target)}\` does not exist`, at));
@@ -114,7 +129,7 @@ export class Validator {
     const { tree } = session;
     const inScope = new Map<string, number>();
     const enter = (node: number, delta: number) => {
-      const ids = this.toolCalls.get(session.nodeRecord(node));
+      const ids = this.toolCalls.get(node);
       if (ids) for (const id of ids) inScope.set(id, (inScope.get(id) ?? 0) + delta);
     };
     // Depth-first with explicit enter/exit events, so the scope is the branch above each node.
@@ -125,14 +140,14 @@ export class Validator {
         enter(node, -1);
         continue;
       }
-      const record = session.nodeRecord(node);
-      const callId = this.toolResults.get(record);
+      const callId = this.toolResults.get(node);
       if (callId !== undefined && !(inScope.get(callId)! > 0)) {
-        out.push(finding("tool-result-unmatched", `toolResult for \`${callId}\` has no matching toolCall on its branch`, { line: record.line, ...(record.id ? { entryId: record.id } : {}) }));
+        const id = session.nodeId(node);
+        out.push(finding("tool-result-unmatched", `toolResult for \`${callId}\` has no matching toolCall on its branch`, { line: session.nodeLine(node), ...(id ? { entryId: id } : {}) }));
       }
       enter(node, +1);
       stack.push({ node, exit: true });
-      const kids = tree.children[node]!;
+      const kids = tree.children(node);
       for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, exit: false });
     }
     return out;
@@ -144,11 +159,11 @@ export function treeFindings(session: Session): Finding[] {
   const out: Finding[] = [];
   const { tree } = session;
   const where = (node: number) => {
-    const r = session.nodeRecord(node);
-    return { line: r.line, ...(r.id !== undefined ? { entryId: r.id } : {}) };
+    const id = session.nodeId(node);
+    return { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) };
   };
   for (const [id, nodes] of tree.duplicates) {
-    const lines = nodes.map((n) => session.nodeRecord(n).line);
+    const lines = nodes.map((n) => session.nodeLine(n));
     for (const n of nodes.slice(1)) {
       out.push(finding("id-duplicate", `id \`${id}\` is used on ${lines.length} lines (${lines.join(", ")})`, where(n)));
     }
@@ -164,8 +179,7 @@ export function treeFindings(session: Session): Finding[] {
         out.push(finding("parent-self", "the entry is its own parent", where(node)));
         break;
       case "forward": {
-        const p = session.nodeRecord(tree.byId.get(pid)!);
-        out.push(finding("parent-forward", `parent \`${pid}\` comes later in the file (line ${p.line})`, where(node)));
+        out.push(finding("parent-forward", `parent \`${pid}\` comes later in the file (line ${session.nodeLine(tree.byId.get(pid)!)})`, where(node)));
         break;
       }
       case "cycle":
@@ -176,9 +190,3 @@ export function treeFindings(session: Session): Finding[] {
   return out;
 }
 
-/** Opens and validates a session in one pass; the caller closes the session. */
-export function validate(open: (options: OpenOptions) => Session): { session: Session; findings: Finding[] } {
-  const validator = new Validator();
-  const session = open({ onRecord: validator.onRecord });
-  return { session, findings: validator.findings(session) };
-}

@@ -66,7 +66,7 @@ describe("line classification", () => {
   it("treats a header-less file as entries and reports the missing header", () => {
     const s = open(jsonl(user("u1", null, "a"), assistant("a1", "u1", "b")));
     expect(s.header).toBeNull();
-    expect(s.tree.nodes.length).toBe(2);
+    expect(s.tree.size).toBe(2);
     expect(s.lineFindings.map((f) => f.code)).toContain("header-missing");
   });
 
@@ -87,14 +87,14 @@ describe("pass two", () => {
   it("upgrades v1 entries in memory with deterministic ids", () => {
     const a = openSessionSync(fixture("v1.jsonl"));
     const b = openSessionSync(fixture("v1.jsonl"));
-    const ids = a.tree.nodes.map((n) => n.id);
-    expect(ids).toEqual(b.tree.nodes.map((n) => n.id));
+    const ids = [...a.tree.ids];
+    expect(ids).toEqual([...b.tree.ids]);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}$/);
     // each entry's parent is the previous entry
-    a.tree.nodes.forEach((n, i) => expect(n.parentId).toBe(i === 0 ? null : ids[i - 1]));
+    ids.forEach((_, i) => expect(a.nodeRecord(i).parentId).toBe(i === 0 ? null : ids[i - 1]));
     // the compaction's firstKeptEntryIndex (4: the 4th record after the header) became an id
-    const compaction = a.entries(a.tree.nodes.map((_, i) => i)).find((e) => e.type === "compaction")!;
+    const compaction = a.entries(ids.map((_, i) => i)).find((e) => e.type === "compaction")!;
     expect(compaction.firstKeptEntryIndex).toBeUndefined();
     expect(compaction.firstKeptEntryId).toBe(ids[3]);
   });

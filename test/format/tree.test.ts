@@ -1,19 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { TreeIndex, type TreeNodeInput } from "../../src/format/index.js";
+import { TreeIndex } from "../../src/format/index.js";
 
-const node = (id: string | undefined, parentId: string | null | undefined, time = 0): TreeNodeInput => ({ id, parentId, time });
-const ids = (t: TreeIndex, nodes: number[]) => nodes.map((n) => t.nodes[n]!.id);
+interface Node {
+  id: string | undefined;
+  parentId: string | null | undefined;
+  time: number;
+}
+const node = (id: string | undefined, parentId: string | null | undefined, time = 0): Node => ({ id, parentId, time });
+const tree = (nodes: Node[]) =>
+  new TreeIndex(
+    nodes.map((n) => n.id),
+    nodes.map((n) => n.parentId),
+    Float64Array.from(nodes.map((n) => n.time)),
+  );
+const ids = (t: TreeIndex, nodes: ArrayLike<number>) => Array.from(nodes, (n) => t.ids[n]);
 
 describe("TreeIndex", () => {
   it("links parents, orders children by time then file order, keeps roots in file order", () => {
-    const t = new TreeIndex([node("r", null), node("b", "r", 30), node("a", "r", 10), node("c", "r", 10), node("r2", null)]);
+    const t = tree([node("r", null), node("b", "r", 30), node("a", "r", 10), node("c", "r", 10), node("r2", null)]);
     expect(ids(t, t.roots)).toEqual(["r", "r2"]);
-    expect(ids(t, t.children[0]!)).toEqual(["a", "c", "b"]);
+    expect(ids(t, t.children(0))).toEqual(["a", "c", "b"]);
     expect(t.problems).toEqual([]);
   });
 
   it("makes orphans and self-parents roots and reports them", () => {
-    const t = new TreeIndex([node("r", null), node("o", "gone"), node("s", "s")]);
+    const t = tree([node("r", null), node("o", "gone"), node("s", "s")]);
     expect(ids(t, t.roots)).toEqual(["r", "o", "s"]);
     expect(t.problems).toEqual([
       { node: 1, problem: "missing" },
@@ -22,20 +33,20 @@ describe("TreeIndex", () => {
   });
 
   it("breaks a cycle at its first entry in file order, and finishes", () => {
-    const t = new TreeIndex([node("r", null), node("a", "c"), node("b", "a"), node("c", "b"), node("d", "c")]);
+    const t = tree([node("r", null), node("a", "c"), node("b", "a"), node("c", "b"), node("d", "c")]);
     expect(t.problems).toEqual(expect.arrayContaining([{ node: 1, problem: "cycle" }]));
     expect(ids(t, t.roots)).toEqual(["r", "a"]);
     expect(ids(t, t.pathTo(4))).toEqual(["a", "b", "c", "d"]);
   });
 
   it("resolves duplicate ids to the last holder, as pi does", () => {
-    const t = new TreeIndex([node("r", null), node("x", "r"), node("x", "r"), node("y", "x")]);
+    const t = tree([node("r", null), node("x", "r"), node("x", "r"), node("y", "x")]);
     expect(t.duplicates.get("x")).toEqual([1, 2]);
     expect(t.parent[3]).toBe(2);
   });
 
   it("reports a parent that comes later in the file", () => {
-    const t = new TreeIndex([node("r", null), node("a", "b"), node("b", "r")]);
+    const t = tree([node("r", null), node("a", "b"), node("b", "r")]);
     expect(t.problems).toEqual([{ node: 1, problem: "forward" }]);
     expect(ids(t, t.pathTo(1))).toEqual(["r", "b", "a"]);
   });
@@ -43,7 +54,7 @@ describe("TreeIndex", () => {
   it("handles a 200k-entry linear session without recursion", () => {
     const n = 200_000;
     const nodes = Array.from({ length: n }, (_, i) => node(`e${i}`, i === 0 ? null : `e${i - 1}`, i));
-    const t = new TreeIndex(nodes);
+    const t = tree(nodes);
     expect(t.depth(n - 1)).toBe(n - 1);
     expect(t.pathTo(n - 1).length).toBe(n);
     expect(t.leaves()).toEqual([n - 1]);
@@ -53,7 +64,7 @@ describe("TreeIndex", () => {
   });
 
   it("lists leaves and branch points", () => {
-    const t = new TreeIndex([node("r", null), node("a", "r"), node("b", "r"), node("c", "a")]);
+    const t = tree([node("r", null), node("a", "r"), node("b", "r"), node("c", "a")]);
     expect(ids(t, t.leaves())).toEqual(["b", "c"]);
     expect(ids(t, t.branchPoints())).toEqual(["r"]);
   });

@@ -1,0 +1,324 @@
+/**
+ * A validating JSON scanner for one line, written by hand because `JSON.parse` is the cost of
+ * pass one: it builds every string and object of a line only for the reader to keep four fields.
+ * This walks the bytes once, checks the whole grammar (structure, string escapes and control
+ * characters, numbers, literals, trailing bytes) and keeps just the top-level `type`, `id`,
+ * `parentId`, `timestamp` and `message.role`. `npm run bench` shows what it saves.
+ *
+ * It answers "valid" only when `JSON.parse` would succeed on the line, and "invalid" only when it
+ * would throw; anything it is unsure of (escaped keys, very deep nesting) is "defer", and the caller
+ * falls back to `JSON.parse`. Bytes are not decoded: invalid UTF-8 inside a string is JSON-valid
+ * (the decoder replaces it), as in pi.
+ */
+
+export const enum Verdict {
+  Valid = 0,
+  Invalid = 1,
+  Defer = 2,
+}
+
+export interface ScanFields {
+  /** True when the line is a JSON object (other valid JSON is reported as not an object). */
+  object: boolean;
+  type: string | undefined;
+  id: string | undefined;
+  /** 0: no `parentId` key; 1: a string; 2: null; 3: another value. */
+  parentKind: 0 | 1 | 2 | 3;
+  parentId: string | undefined;
+  timestamp: string | undefined;
+  /** `message.role` when `message` is an object holding a string `role`. */
+  role: string | undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MAX_DEPTH = 512;
+
+// Top-level keys the reader keeps, as bytes.
+const K_TYPE = bytes("type");
+const K_ID = bytes("id");
+const K_PARENT = bytes("parentId");
+const K_TIMESTAMP = bytes("timestamp");
+const K_MESSAGE = bytes("message");
+const K_ROLE = bytes("role");
+
+function bytes(s: string): Uint8Array {
+  return new TextEncoder().encode(s);
+}
+
+const enum Key {
+  Other,
+  Type,
+  Id,
+  Parent,
+  Timestamp,
+  Message,
+  Role,
+}
+
+/** Whether byte `c` may start or continue a JSON number. */
+function isNumberByte(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+/**
+ * Scans `b[start..end)`. Fills `out` and returns the verdict. `out` is only meaningful for
+ * `Verdict.Valid`.
+ */
+export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length): Verdict {
+  out.object = false;
+  out.type = out.id = out.parentId = out.timestamp = out.role = undefined;
+  out.parentKind = 0;
+  let i = start;
+  while (i < end && isWs(b[i]!)) i++;
+  if (i === end) return Verdict.Invalid; // blank: JSON.parse("") throws
+  out.object = b[i] === 0x7b;
+
+  // Container stack: 1 = object, 2 = array. Depth 1 is the top level.
+  const stack = new Uint8Array(MAX_DEPTH + 1);
+  let depth = 0;
+  // Which top-level key's value comes next, and whether we are inside the top-level `message`.
+  let pendingKey: Key = Key.Other;
+  let messageDepth = -1;
+  // Parser state: what the grammar expects next.
+  // 0 value, 1 key or '}' (just after '{'), 2 key (after ','), 3 ':', 4 ',' or close, 5 end of input
+  let state = 0;
+
+  while (i < end) {
+    const c = b[i]!;
+    if (isWs(c)) {
+      i++;
+      continue;
+    }
+    switch (state) {
+      case 0: {
+        // a value
+        if (c === QUOTE) {
+          const close = stringEnd(b, i + 1, end);
+          if (close < 0) return close === -2 ? Verdict.Defer : Verdict.Invalid;
+          if (pendingKey !== Key.Other) captureString(b, i, close, pendingKey, depth, messageDepth, out);
+          i = close + 1;
+        } else if (c === 0x7b || c === 0x5b) {
+          if (depth >= MAX_DEPTH) return Verdict.Defer;
+          stack[++depth] = c === 0x7b ? 1 : 2;
+          if (pendingKey === Key.Message && depth === 2 && c === 0x7b) messageDepth = 2;
+          i++;
+          pendingKey = Key.Other;
+          state = c === 0x7b ? 1 : 6;
+          continue;
+        } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+          const lit = c === 0x74 ? "true" : c === 0x66 ? "false" : "null";
+          for (let k = 0; k < lit.length; k++) if (b[i + k] !== lit.charCodeAt(k)) return Verdict.Invalid;
+          if (pendingKey === Key.Parent && depth === 1) out.parentKind = c === 0x6e ? 2 : 3;
+          i += lit.length;
+        } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+          const next = numberEnd(b, i, end);
+          if (next < 0) return Verdict.Invalid;
+          if (pendingKey === Key.Parent && depth === 1) out.parentKind = 3;
+          i = next;
+        } else {
+          return Verdict.Invalid;
+        }
+        pendingKey = Key.Other;
+        state = depth === 0 ? 5 : 4;
+        continue;
+      }
+      case 6: // just after '[': a value or ']'
+        if (c === 0x5d) {
+          depth--;
+          i++;
+          if (messageDepth > depth) messageDepth = -1;
+          state = depth === 0 ? 5 : 4;
+          continue;
+        }
+        state = 0;
+        continue;
+      case 1: // just after '{': a key or '}'
+      case 2: {
+        // a key
+        if (c === 0x7d && state === 1) {
+          depth--;
+          i++;
+          if (messageDepth > depth) messageDepth = -1;
+          state = depth === 0 ? 5 : 4;
+          continue;
+        }
+        if (c !== QUOTE) return Verdict.Invalid;
+        const close = stringEnd(b, i + 1, end);
+        if (close < 0) return close === -2 ? Verdict.Defer : Verdict.Invalid;
+        if (depth === 1 || depth === messageDepth) {
+          const key = classifyKey(b, i + 1, close, depth === messageDepth);
+          if (key === undefined) return Verdict.Defer; // an escaped key
+          pendingKey = key;
+          // A repeated key replaces the earlier value (JSON.parse keeps the last one).
+          switch (key) {
+            case Key.Type:
+              out.type = undefined;
+              break;
+            case Key.Id:
+              out.id = undefined;
+              break;
+            case Key.Parent:
+              out.parentKind = 3;
+              out.parentId = undefined;
+              break;
+            case Key.Timestamp:
+              out.timestamp = undefined;
+              break;
+            case Key.Message:
+            case Key.Role:
+              out.role = undefined;
+              break;
+            default:
+              break;
+          }
+        } else {
+          pendingKey = Key.Other;
+        }
+        i = close + 1;
+        state = 3;
+        continue;
+      }
+      case 3:
+        if (c !== 0x3a) return Verdict.Invalid;
+        i++;
+        state = 0;
+        continue;
+      case 4: {
+        // after a value: ',' or the container's close
+        const top = stack[depth];
+        if (c === 0x2c) {
+          i++;
+          state = top === 1 ? 2 : 0;
+          continue;
+        }
+        if ((c === 0x7d && top === 1) || (c === 0x5d && top === 2)) {
+          depth--;
+          i++;
+          if (messageDepth > depth) messageDepth = -1;
+          state = depth === 0 ? 5 : 4;
+          continue;
+        }
+        return Verdict.Invalid;
+      }
+      case 5:
+        return Verdict.Invalid; // bytes after the value (e.g. two fused records)
+    }
+  }
+  return state === 5 ? Verdict.Valid : Verdict.Invalid;
+}
+
+/**
+ * The index of the closing quote of a string whose body starts at `i`; -1 if the string is
+ * invalid (raw control character, bad escape, no close).
+ */
+function stringEnd(b: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    const c = b[i]!;
+    if (c === QUOTE) return i;
+    if (c < 0x20) return -1;
+    if (c === BACKSLASH) {
+      const e = b[i + 1];
+      if (e === 0x75) {
+        if (i + 5 >= end || !isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!) || !isHex(b[i + 5]!)) return -1;
+        i += 6;
+        continue;
+      }
+      if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+        i += 2;
+        continue;
+      }
+      return -1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/** The end of a number starting at `i` (JSON grammar), or -1. */
+function numberEnd(b: Uint8Array, i: number, end: number): number {
+  const start = i;
+  if (b[i] === 0x2d) i++;
+  if (b[i] === 0x30) i++;
+  else if (b[i]! >= 0x31 && b[i]! <= 0x39) while (i < end && b[i]! >= 0x30 && b[i]! <= 0x39) i++;
+  else return -1;
+  if (b[i] === 0x2e) {
+    i++;
+    const d = i;
+    while (i < end && b[i]! >= 0x30 && b[i]! <= 0x39) i++;
+    if (i === d) return -1;
+  }
+  if (b[i] === 0x65 || b[i] === 0x45) {
+    i++;
+    if (b[i] === 0x2b || b[i] === 0x2d) i++;
+    const d = i;
+    while (i < end && b[i]! >= 0x30 && b[i]! <= 0x39) i++;
+    if (i === d) return -1;
+  }
+  if (i < end && isNumberByte(b[i]!)) return -1;
+  return i > start ? i : -1;
+}
+
+function same(b: Uint8Array, start: number, end: number, key: Uint8Array): boolean {
+  if (end - start !== key.length) return false;
+  for (let k = 0; k < key.length; k++) if (b[start + k] !== key[k]) return false;
+  return true;
+}
+
+/** Which kept key `b[start..end)` names; undefined when it holds an escape (defer). */
+function classifyKey(b: Uint8Array, start: number, end: number, inMessage: boolean): Key | undefined {
+  for (let k = start; k < end; k++) if (b[k] === BACKSLASH) return undefined;
+  if (inMessage) return same(b, start, end, K_ROLE) ? Key.Role : Key.Other;
+  if (same(b, start, end, K_TYPE)) return Key.Type;
+  if (same(b, start, end, K_ID)) return Key.Id;
+  if (same(b, start, end, K_PARENT)) return Key.Parent;
+  if (same(b, start, end, K_TIMESTAMP)) return Key.Timestamp;
+  if (same(b, start, end, K_MESSAGE)) return Key.Message;
+  return Key.Other;
+}
+
+const decoder = new TextDecoder();
+
+function decodeString(b: Uint8Array, open: number, close: number): string {
+  for (let k = open + 1; k < close; k++) {
+    if (b[k] === BACKSLASH) return JSON.parse(decoder.decode(b.subarray(open, close + 1))) as string;
+  }
+  return decoder.decode(b.subarray(open + 1, close));
+}
+
+function captureString(b: Uint8Array, open: number, close: number, key: Key, depth: number, messageDepth: number, out: ScanFields): void {
+  if (key === Key.Role) {
+    if (depth === messageDepth) out.role = decodeString(b, open, close);
+    return;
+  }
+  if (depth !== 1) return;
+  switch (key) {
+    case Key.Type:
+      out.type = decodeString(b, open, close);
+      break;
+    case Key.Id:
+      out.id = decodeString(b, open, close);
+      break;
+    case Key.Parent:
+      out.parentKind = 1;
+      out.parentId = decodeString(b, open, close);
+      break;
+    case Key.Timestamp:
+      out.timestamp = decodeString(b, open, close);
+      break;
+    default:
+      break;
+  }
+}
+
+export function emptyFields(): ScanFields {
+  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, timestamp: undefined, role: undefined };
+}

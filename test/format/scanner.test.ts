@@ -1,0 +1,147 @@
+/**
+ * The scanner against JSON.parse, on generated lines and corruptions of them: wherever it answers
+ * it agrees (valid: JSON.parse succeeds and the kept fields match; invalid: JSON.parse throws);
+ * where it cannot be sure it defers.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { emptyFields, openSessionSync, scanLine, Verdict } from "../../src/format/index.js";
+import { rng } from "../helpers/generate.js";
+import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
+
+function expectAgrees(line: Buffer): Verdict {
+  const fields = emptyFields();
+  const verdict = scanLine(line, fields);
+  let parsed: unknown;
+  let ok = true;
+  try {
+    parsed = JSON.parse(line.toString("utf8"));
+  } catch {
+    ok = false;
+  }
+  const text = line.toString("utf8").slice(0, 300);
+  if (verdict === Verdict.Valid) {
+    expect(ok, `scanner said valid: ${text}`).toBe(true);
+    const obj = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    expect(fields.object, text).toBe(obj !== undefined);
+    if (obj) {
+      const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+      expect(fields.type).toBe(str(obj.type));
+      expect(fields.id).toBe(str(obj.id));
+      expect(fields.timestamp).toBe(str(obj.timestamp));
+      expect(fields.parentKind).toBe(!("parentId" in obj) ? 0 : typeof obj.parentId === "string" ? 1 : obj.parentId === null ? 2 : 3);
+      expect(fields.parentId).toBe(str(obj.parentId));
+      const m = obj.message as Record<string, unknown> | undefined;
+      expect(fields.role).toBe(m && typeof m === "object" && !Array.isArray(m) ? str(m.role) : undefined);
+    }
+  } else if (verdict === Verdict.Invalid) {
+    expect(ok, `scanner said invalid: ${text}`).toBe(false);
+  }
+  return verdict;
+}
+
+const r = rng(7);
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+const tricky = ['plain', 'quote " inside', "back\\slash", "unicode é ✓ 😀", "\u2028line\u2029sep", 'nested {"id":"fake","parentId":"x"}', "\\u0041", "\t tab", "ctrl \u0001", "}{", "\u0000nul"];
+
+function randomValue(depth: number): unknown {
+  const x = r();
+  if (depth > 3 || x < 0.3) return pick(tricky) + (r() < 0.5 ? "" : String(Math.floor(r() * 1e6)));
+  if (x < 0.4) return pick([0, -1, 1.5, 1e21, -0.25e-3, true, false, null]);
+  if (x < 0.7) return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(depth + 1));
+  const o: Record<string, unknown> = {};
+  for (let i = 0; i < Math.floor(r() * 5); i++) o[pick(["id", "parentId", "type", "role", "text", "timestamp", "message", "content", "x"])] = randomValue(depth + 1);
+  return o;
+}
+
+function randomEntry(): Record<string, unknown> {
+  const keys = ["type", "id", "parentId", "timestamp", "message", "data", "customType"];
+  // keys in any order, sometimes repeated (JSON.parse keeps the last)
+  const order = keys.filter(() => r() < 0.8).sort(() => r() - 0.5);
+  const e: Record<string, unknown> = {};
+  for (const k of order) {
+    if (k === "message") e.message = r() < 0.8 ? { role: pick(["user", "assistant", "toolResult", 5, null]), content: randomValue(1), id: "inner" } : randomValue(1);
+    else if (k === "parentId") e.parentId = pick([null, "p1234567", 7, { id: "x" }, "esc\"aped"]);
+    else if (k === "data") e.data = randomValue(0);
+    else e[k] = r() < 0.9 ? pick(["message", "a1b2c3d4", "2026-01-01T00:00:00.000Z", "é\\u00e9", "x"]) : randomValue(2);
+  }
+  return e;
+}
+
+function serialise(e: Record<string, unknown>): string {
+  let s = JSON.stringify(e);
+  // pretty-ish spacing sometimes, and a duplicated key
+  if (r() < 0.2) s = s.replace(/,"/g, ', "').replace(/":/g, '" : ');
+  if (r() < 0.1) s = s.replace(/^\{/, '{"id":"dup-first",');
+  if (r() < 0.05) s = ` ${s}\t\r`;
+  return s;
+}
+
+function corrupt(s: string): string {
+  const i = Math.floor(r() * (s.length + 1));
+  switch (Math.floor(r() * 9)) {
+    case 0:
+      return s.slice(0, i); // torn
+    case 1:
+      return s + serialise(randomEntry()); // fused
+    case 2:
+      return s.slice(0, i) + serialise(randomEntry()); // torn + next append
+    case 3:
+      return s.slice(0, i) + pick(["{", "}", "[", "]", ",", ":", '"', "\\", "\u0000", "x", "\u0001"]) + s.slice(i); // an inserted byte
+    case 4:
+      return s.slice(0, i) + s.slice(i + 1); // a deleted byte
+    case 5:
+      return "\u0000\u0000" + s;
+    case 6:
+      return s.replace(/\\u00/, "\\u0g");
+    case 7:
+      return s.replace(/[0-9]/, "0" + pick(["0", "x", ".", "e", "-"]));
+    default:
+      return pick(["", " ", "null", "42", '"str"', "[1,2]", "{}", "{,}", '{"a":1,}', "[1,]", "tru", "nul", '{"a" 1}', "01", "-", "1.", "1e", "{\"a\":1}}"]);
+  }
+}
+
+describe("scanLine agrees with JSON.parse", () => {
+  it("on 20,000 generated lines", () => {
+    const verdicts = [0, 0, 0];
+    for (let n = 0; n < 20_000; n++) verdicts[expectAgrees(Buffer.from(serialise(randomEntry())))]!++;
+    expect(verdicts[Verdict.Valid]).toBeGreaterThan(15_000);
+  });
+
+  it("on 20,000 corrupted lines", () => {
+    const verdicts = [0, 0, 0];
+    for (let n = 0; n < 20_000; n++) verdicts[expectAgrees(Buffer.from(corrupt(serialise(randomEntry()))))]!++;
+    expect(verdicts[Verdict.Invalid]).toBeGreaterThan(5_000);
+    expect(verdicts[Verdict.Valid]).toBeGreaterThan(1_000);
+  });
+
+  it("on huge strings, deep nesting and invalid UTF-8", () => {
+    const big = "A".repeat(5 * 1024 * 1024);
+    expect(expectAgrees(Buffer.from(JSON.stringify({ type: "message", id: "i", message: { role: "user", content: [{ type: "image", data: big }] } })))).toBe(Verdict.Valid);
+    expect(expectAgrees(Buffer.from("[".repeat(600) + "]".repeat(600)))).toBe(Verdict.Defer);
+    expect(expectAgrees(Buffer.from("[".repeat(400) + "]".repeat(400)))).toBe(Verdict.Valid);
+    const bad = Buffer.concat([Buffer.from('{"type":"x","id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    expect(scanLine(bad, emptyFields())).toBe(Verdict.Valid);
+    expect(expectAgrees(Buffer.from('{"t\\u0079pe":"message"}'))).toBe(Verdict.Defer);
+  });
+
+  it("on every line of every fixture and corpus file", () => {
+    for (const file of [...fixtureFiles(), ...corpusFiles()]) {
+      for (const line of readFileSync(file).toString("latin1").split("\n")) {
+        const bytes = Buffer.from(line, "latin1");
+        if (bytes.indexOf(0) === -1 && bytes.length > 0) expectAgrees(bytes);
+      }
+    }
+  });
+});
+
+describe("the scan path and the parse path index the same", () => {
+  it.each([...fixtureFiles(), ...corpusFiles()].map((f) => [f.split("/").pop(), f]))("%s", (_name, file) => {
+    const scanned = openSessionSync(file);
+    const parsed = openSessionSync(file, { onRecord: () => {} });
+    expect(scanned.records).toEqual(parsed.records);
+    expect([...scanned.tree.ids]).toEqual([...parsed.tree.ids]);
+    expect(scanned.leafNode).toBe(parsed.leafNode);
+    expect(scanned.lineFindings).toEqual(parsed.lineFindings);
+  });
+});
