@@ -2,6 +2,7 @@ import yargs, { type Argv } from "yargs";
 import type { CommandContext, CommandOutcome } from "./command.js";
 import { CliError, ExitCode } from "./errors.js";
 import { sessionDir } from "./input.js";
+import { streamSink } from "./render/sink.js";
 import { makeStyle } from "./render/text.js";
 
 /**
@@ -53,6 +54,7 @@ const COMMANDS: CommandSpec[] = [
         .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
         .option("sort", { choices: ["modified", "created", "size", "messages", "name"] as const, default: "modified", describe: "sort key (newest / largest first)" })
         .option("limit", { type: "string", coerce: count("limit"), describe: "show at most N sessions" })
+        .option("cache", { type: "boolean", default: true, describe: "use the index cache in $XDG_CACHE_HOME/pi-session (--no-cache: neither read nor write it)" })
         .example("$0 ls", "every session in ~/.pi/agent/sessions")
         .example("$0 ls --cwd ~/code/app --limit 5", "the five latest sessions of one project")
         .example("$0 ls fixtures --json | jq '.sessions[].status'", "statuses as JSON"),
@@ -216,10 +218,10 @@ function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
 
 /** Runs the command line; returns the exit code (never calls `process.exit`). */
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  let outcome: CommandOutcome | undefined;
-  let json = false;
   const debug = argv.includes("--debug");
   try {
+    let outcome: CommandOutcome | undefined;
+    let json = false;
     const parser = buildParser(
       io,
       (o, asJson) => {
@@ -229,6 +231,14 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       argv,
     );
     await parser.parseAsync(argv.map((a) => (a === "-" ? STDIN_ARG : a)));
+    if (!outcome) return ExitCode.Ok; // --help, --version, completion
+    const done: CommandOutcome = outcome;
+    // A closed pipe (as in `| head`) is not an error: the sink stops writing.
+    const sink = streamSink(io.stdout);
+    if (done.stream) await done.stream(sink);
+    else await sink.write(json ? JSON.stringify(done.json, null, 2) + "\n" : (done.human ?? ""));
+    await sink.flush();
+    return done.exitCode;
   } catch (error) {
     if (error instanceof CliError) {
       io.stderr.write(`pi-session: ${error.message}\n`);
@@ -238,17 +248,4 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     else io.stderr.write(`pi-session: internal error: ${(error as Error)?.message ?? String(error)} (run again with --debug for details)\n`);
     return ExitCode.Usage;
   }
-  if (!outcome) return ExitCode.Ok; // --help, --version, completion
-  const text = json ? JSON.stringify(outcome.json, null, 2) + "\n" : outcome.human;
-  await write(io.stdout, text);
-  return outcome.exitCode;
-}
-
-/** Writes and waits for the stream to take it (a closed pipe, as in `| head`, is not an error). */
-function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (text === "") return resolve();
-    stream.once("error", () => resolve());
-    stream.write(text, () => resolve());
-  });
 }

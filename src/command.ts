@@ -1,4 +1,5 @@
 import type { ExitCode } from "./errors.js";
+import type { Sink } from "./render/sink.js";
 import type { Style } from "./render/text.js";
 
 /** What every command gets from the CLI layer: options already normalised, where to say things. */
@@ -13,9 +14,13 @@ export interface CommandContext {
   warn: (message: string) => void;
 }
 
-/** What a command hands back: its JSON document, its human text, and its exit code. */
+/**
+ * What a command hands back: its JSON document and its human text, or, for output that may be
+ * large, a function that streams the one asked for; and its exit code.
+ */
 export interface CommandOutcome {
-  json: unknown;
-  human: string;
+  json?: unknown;
+  human?: string;
+  stream?: (out: Sink) => Promise<void>;
   exitCode: ExitCode;
 }

@@ -1,4 +1,4 @@
-import { readdirSync, statSync, type Stats } from "node:fs";
+import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { CliError, describeFsError, shellQuote } from "./errors.js";
@@ -15,22 +15,28 @@ export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv = pr
 /** Every `.jsonl` file directly in `dir` and in its project folders (`dir/--cwd--/*.jsonl`), sorted. */
 export function listSessionFiles(dir: string): string[] {
   const out: string[] = [];
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir);
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     throw describeFsError(dir, error);
   }
-  for (const name of names.sort()) {
-    const path = join(dir, name);
-    let st: Stats;
-    try {
-      st = statSync(path);
-    } catch {
-      continue;
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        const st = statSync(path);
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      } catch {
+        continue;
+      }
     }
-    if (st.isFile() && name.endsWith(".jsonl")) out.push(path);
-    else if (st.isDirectory()) {
+    if (isFile && entry.name.endsWith(".jsonl")) out.push(path);
+    else if (isDir) {
       let inner: string[];
       try {
         inner = readdirSync(path);

@@ -2,6 +2,7 @@ import type { CommandContext } from "../command.js";
 import { shellQuote } from "../errors.js";
 import { quickFindings, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
 import { openInput, requireSession } from "../input.js";
+import { previewFromBytes } from "../render/preview.js";
 
 /**
  * Opens FILE for a read-only command and says on stderr what pi would skip or choke on, so a user
@@ -44,15 +45,19 @@ export interface ShapeRead {
   findings: Finding[];
   /** Current labels: target id -> label. */
   labels: Map<string, string>;
+  /** One-line previews by node, when asked for. */
+  previews: string[];
 }
 
 /**
  * The tree's shape from the scanner, parsing only label entries (`tree`, `path`, `context`): the
  * lines a command needs are read again, one by one, in pass two.
  */
-export async function readShape(file: string, ctx: CommandContext): Promise<ShapeRead> {
+export async function readShape(file: string, ctx: CommandContext, options: { previews?: boolean } = {}): Promise<ShapeRead> {
   const labels = new Map<string, string>();
+  const previews: string[] = [];
   const session = await openForDisplay(file, ctx, {
+    ...(options.previews ? { onNode: (node: number, bytes: Buffer, type?: string, role?: string) => void (previews[node] = previewFromBytes(bytes, type, role)) } : {}),
     only: new Set(["label"]),
     onRecord: (entry) => {
       if (typeof entry.targetId !== "string") return;
@@ -62,7 +67,7 @@ export async function readShape(file: string, ctx: CommandContext): Promise<Shap
   });
   const findings = quickFindings(session);
   warnSkipped(session, findings, ctx);
-  return { session, findings, labels };
+  return { session, findings, labels, previews };
 }
 
 const SKIPPED_LINE_CODES = new Set(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object"]);

@@ -1,6 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { contextAt, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
+import { contextAt, contextMessages, contextSettingsAt, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
+import { writeJsonWithArray, type Sink } from "../render/sink.js";
 import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
@@ -94,14 +95,43 @@ function renderMessage(m: AgentMessage, style: Style): string {
 }
 
 export function renderContext(result: ContextResult, style: Style): string {
-  const { c } = style;
-  const model = result.model ? `${result.model.provider}/${result.model.modelId}` : "none";
-  let out = c.dim(sanitize(`${result.messages.length} messages · model ${model} · thinking ${result.thinkingLevel}${result.activeToolNames ? ` · tools ${result.activeToolNames.join(", ")}` : ""}`)) + "\n";
+  let out = renderHeader(result, result.messages.length, style);
   for (const m of result.messages) out += "\n" + renderMessage(m, style);
   return out;
 }
 
+function renderHeader(settings: Omit<ContextResult, "messages">, count: number | undefined, style: Style): string {
+  const model = settings.model ? `${settings.model.provider}/${settings.model.modelId}` : "none";
+  const n = count === undefined ? "" : `${count} messages · `;
+  return style.c.dim(sanitize(`${n}model ${model} · thinking ${settings.thinkingLevel}${settings.activeToolNames ? ` · tools ${settings.activeToolNames.join(", ")}` : ""}`)) + "\n";
+}
+
+/** Streams the context one message at a time: a gigabyte branch is never held in memory. */
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await context({ file: args.file as string, leaf: args.leaf as string | undefined, llm: args.llm === true }, ctx);
-  return { json: result, human: ctx.json ? "" : renderContext(result, ctx.style), exitCode: ExitCode.Ok };
+  const { session } = await readShape(args.file as string, ctx);
+  let node: number;
+  try {
+    node = args.leaf !== undefined ? nodeFor(session, args.leaf as string) : session.leafNode;
+  } catch (error) {
+    session.close();
+    throw error;
+  }
+  const llm = args.llm === true;
+  const messages = function* (): Generator<AgentMessage> {
+    for (const m of contextMessages(session, node)) yield* llm ? toLlmMessages([m]) : [m];
+  };
+  const stream = async (out: Sink) => {
+    try {
+      const settings = node === -1 ? { thinkingLevel: "off", model: null, activeToolNames: null } : contextSettingsAt(session, node);
+      if (ctx.json) {
+        await writeJsonWithArray(out, {}, "messages", messages(), settings);
+        return;
+      }
+      await out.write(renderHeader(settings, undefined, ctx.style));
+      for (const m of messages()) await out.write("\n" + renderMessage(m, ctx.style));
+    } finally {
+      session.close();
+    }
+  };
+  return { stream, exitCode: ExitCode.Ok };
 }

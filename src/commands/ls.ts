@@ -5,6 +5,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, type AgentMessage } from "../format/index.js";
 import { idFromFileName, listSessionFiles, openPath } from "../input.js";
+import { cachePath, LsCache, type FileStamp } from "./ls-cache.js";
 import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
 
 export type SortKey = "modified" | "created" | "size" | "messages" | "name";
@@ -14,6 +15,8 @@ export interface LsOptions {
   cwd?: string;
   sort?: SortKey;
   limit?: number;
+  /** Neither read nor write the index cache. */
+  noCache?: boolean;
 }
 
 export type SessionStatus = "ok" | "needs-migrate" | `invalid: ${number} problems` | "unreadable";
@@ -47,16 +50,9 @@ export interface LsResult {
  * message are parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the
  * message's own timestamp, which pi writes at the same moment).
  */
-export async function describeSession(path: string): Promise<SessionRow> {
-  let size = 0;
-  let mtime = 0;
-  try {
-    const st = statSync(path);
-    size = st.size;
-    mtime = st.mtimeMs;
-  } catch {
-    // reported as unreadable below
-  }
+export async function describeSession(path: string, stamp: FileStamp | undefined): Promise<SessionRow> {
+  const size = stamp?.size ?? 0;
+  const mtime = stamp?.mtimeMs ?? 0;
   let name: string | undefined;
   try {
     const session = await openPath(path, {
@@ -123,12 +119,28 @@ export async function ls(options: LsOptions, ctx: CommandContext): Promise<LsRes
   const dir = options.dir ? resolve(options.dir) : ctx.sessionDir;
   if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
   const files = listSessionFiles(dir);
+  const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env));
   const rows: SessionRow[] = [];
   for (const [i, file] of files.entries()) {
     ctx.progress(i, files.length, "sessions");
-    rows.push(await describeSession(file));
+    let stamp: FileStamp | undefined;
+    try {
+      const st = statSync(file);
+      stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+    } catch {
+      // unreadable: described as such, never cached
+    }
+    const cached = stamp && cache?.get(file, stamp);
+    if (cached) {
+      rows.push(cached);
+      continue;
+    }
+    const row = await describeSession(file, stamp);
+    if (stamp && row.status !== "unreadable") cache?.set(file, stamp, row);
+    rows.push(row);
   }
   ctx.progress(files.length, files.length);
+  cache?.save();
   const wanted = options.cwd !== undefined ? resolve(options.cwd) : undefined;
   const matching = wanted === undefined ? rows : rows.filter((r) => r.cwd !== null && resolve(r.cwd) === wanted);
   matching.sort((a, b) => SORTERS[options.sort ?? "modified"](a, b) || a.path.localeCompare(b.path));
@@ -164,6 +176,6 @@ export function renderLs(result: LsResult, style: Style): string {
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await ls({ dir: args.dir as string | undefined, cwd: args.cwd as string | undefined, sort: args.sort as SortKey, limit: args.limit as number | undefined }, ctx);
+  const result = await ls({ dir: args.dir as string | undefined, cwd: args.cwd as string | undefined, sort: args.sort as SortKey, limit: args.limit as number | undefined, noCache: args.cache === false }, ctx);
   return { json: result, human: ctx.json ? "" : renderLs(result, ctx.style), exitCode: ExitCode.Ok };
 }

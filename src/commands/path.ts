@@ -1,7 +1,6 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
-import { nodePreview } from "../render/preview.js";
 import { formatTime, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
@@ -47,7 +46,7 @@ export function nodeFor(session: Session, query: string): number {
 }
 
 export async function path(options: PathOptions, ctx: CommandContext): Promise<PathResult | LeavesResult> {
-  const { session, labels } = await readShape(options.file, ctx);
+  const { session, labels, previews } = await readShape(options.file, ctx, { previews: !options.leaves });
   try {
     const idOf = (n: number) => session.nodeId(n) ?? null;
     if (options.leaves) {
@@ -61,7 +60,7 @@ export async function path(options: PathOptions, ctx: CommandContext): Promise<P
       line: session.nodeLine(node),
       kind: nodeKindLabel(session, node),
       timestamp: isoTime(session.nodeTime(node)),
-      preview: preview(nodePreview(session, node), 200),
+      preview: previews[node] ?? "",
     }));
     return { file: session.name, leaf: target === -1 ? null : idOf(target), entries };
   } finally {

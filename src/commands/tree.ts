@@ -1,6 +1,9 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
+import { writeJsonWithArray, type Sink } from "../render/sink.js";
+import { preview, sanitize, type Style } from "../render/text.js";
+import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
 export function nodeKindLabel(session: Session, node: number): string {
@@ -12,9 +15,6 @@ export function nodeKindLabel(session: Session, node: number): string {
 export function isoTime(ms: number): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
-import { nodePreview } from "../render/preview.js";
-import { preview, sanitize, type Style } from "../render/text.js";
-import { readShape } from "./common.js";
 
 export interface TreeOptions {
   file: string;
@@ -45,105 +45,151 @@ export interface TreeResult {
   hidden: number;
 }
 
-export async function tree(options: TreeOptions, ctx: CommandContext): Promise<{ result: TreeResult; session: Session }> {
-  const { session, labels } = await readShape(options.file, ctx);
-  try {
-    const t = session.tree;
-    const idOf = (n: number) => session.nodeId(n) ?? null;
-    const nodes: TreeNodeJson[] = [];
-    let hidden = 0;
-    for (const { node } of t.walk()) {
-      const depth = t.depth(node);
-      if (options.depth !== undefined && depth >= options.depth) {
-        hidden++;
-        continue;
-      }
-      const id = session.nodeId(node);
-      const p = t.parent[node]!;
-      nodes.push({
-        id: id ?? null,
-        parentId: p === -1 ? null : idOf(p),
-        line: session.nodeLine(node),
-        depth,
-        kind: nodeKindLabel(session, node),
-        timestamp: isoTime(session.nodeTime(node)),
-        preview: preview(nodePreview(session, node), 200),
-        label: (id !== undefined && labels.get(id)) || null,
-        children: Array.from(t.children(node), idOf),
-        currentLeaf: node === session.leafNode,
-      });
-    }
-    const result: TreeResult = {
-      file: session.name,
-      currentLeaf: session.leafNode >= 0 ? idOf(session.leafNode) : null,
-      roots: t.roots.map(idOf),
-      nodes,
-      hidden,
+/** What drawing needs of a session: the shape from the index, previews and labels from pass one. */
+class TreeView {
+  constructor(
+    readonly session: Session,
+    private readonly previews: readonly string[],
+    private readonly labels: ReadonlyMap<string, string>,
+    readonly depthLimit: number | undefined,
+  ) {}
+
+  id(n: number): string | null {
+    return this.session.nodeId(n) ?? null;
+  }
+
+  label(n: number): string | null {
+    const id = this.session.nodeId(n);
+    return (id !== undefined && this.labels.get(id)) || null;
+  }
+
+  /** Nodes in drawing order within the depth limit. */
+  *drawn(): Generator<number> {
+    for (const { node, depth } of this.session.tree.walk()) if (this.depthLimit === undefined || depth < this.depthLimit) yield node;
+  }
+
+  hidden(): number {
+    if (this.depthLimit === undefined) return 0;
+    let n = 0;
+    for (let i = 0; i < this.session.tree.size; i++) if (this.session.tree.depth(i) >= this.depthLimit) n++;
+    return n;
+  }
+
+  json(n: number): TreeNodeJson {
+    const t = this.session.tree;
+    const p = t.parent[n]!;
+    return {
+      id: this.id(n),
+      parentId: p === -1 ? null : this.id(p),
+      line: this.session.nodeLine(n),
+      depth: t.depth(n),
+      kind: nodeKindLabel(this.session, n),
+      timestamp: isoTime(this.session.nodeTime(n)),
+      preview: this.previews[n] ?? "",
+      label: this.label(n),
+      children: Array.from(t.children(n), (c) => this.id(c)),
+      currentLeaf: n === this.session.leafNode,
     };
-    return { result, session };
+  }
+
+  preview(n: number): string {
+    return this.previews[n] ?? "";
+  }
+}
+
+async function openView(options: TreeOptions, ctx: CommandContext): Promise<TreeView> {
+  const { session, labels, previews } = await readShape(options.file, ctx, { previews: true });
+  return new TreeView(session, previews, labels, options.depth);
+}
+
+/** The whole tree as data (for the library and tests; the command streams instead). */
+export async function tree(options: TreeOptions, ctx: CommandContext): Promise<TreeResult> {
+  const view = await openView(options, ctx);
+  try {
+    const s = view.session;
+    return {
+      file: s.name,
+      currentLeaf: s.leafNode >= 0 ? view.id(s.leafNode) : null,
+      roots: s.tree.roots.map((r) => view.id(r)),
+      nodes: Array.from(view.drawn(), (n) => view.json(n)),
+      hidden: view.hidden(),
+    };
   } finally {
-    session.close();
+    view.session.close();
   }
 }
 
 /**
- * Draws the tree. A linear run stays in one column; only a branch point opens box-drawn children,
- * so a 100k-entry linear session is 100k short lines, not a 100k-deep staircase.
+ * Draws the tree, line by line. A linear run stays in one column; only a branch point opens
+ * box-drawn children, so a 100k-entry linear session is 100k short lines, not a 100k-deep staircase.
  */
-export function renderTree(result: TreeResult, style: Style, compact = false): string {
+export function* renderTreeLines(view: TreeView, style: Style, compact = false): Generator<string> {
   const { c } = style;
-  if (result.nodes.length === 0) return c.dim("(no entries)\n");
-  const children = new Map<TreeNodeJson, TreeNodeJson[]>();
-  // Rebuild child lists from drawing order: each node's children follow it in pre-order.
-  const lastAtDepth: TreeNodeJson[] = [];
-  const roots: TreeNodeJson[] = [];
-  for (const n of result.nodes) {
-    children.set(n, []);
-    lastAtDepth[n.depth] = n;
-    if (n.depth === 0) roots.push(n);
-    else children.get(lastAtDepth[n.depth - 1]!)!.push(n);
+  const s = view.session;
+  const t = s.tree;
+  const limit = view.depthLimit;
+  const visibleChildren = (n: number): ArrayLike<number> => (limit !== undefined && t.depth(n) + 1 >= limit ? [] : t.children(n));
+  const interesting = (n: number) => view.label(n) !== null || n === s.leafNode || visibleChildren(n).length !== 1;
+  const roots = limit === 0 ? [] : t.roots;
+  if (roots.length === 0) {
+    yield c.dim("(no entries)");
   }
-  const interesting = (n: TreeNodeJson) => n.label !== null || n.currentLeaf || children.get(n)!.length !== 1;
-  const lines: string[] = [];
-  const stack: Array<{ node: TreeNodeJson; linePrefix: string; childPrefix: string; root?: number }> = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "", root: i });
   const textWidth = Math.max(30, style.width - 40);
+  const stack: Array<{ node: number; linePrefix: string; childPrefix: string; root?: number }> = [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "", root: i });
   while (stack.length > 0) {
     const { node, linePrefix, childPrefix, root } = stack.pop()!;
     // Several roots (orphans, resets) would read as one chain without a divider.
-    if (root !== undefined && roots.length > 1) lines.push(c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`));
-    const label = node.label ? c.yellow(` [${preview(node.label, 30)}]`) : "";
-    const current = node.currentLeaf ? c.green(" ← current leaf") : "";
-    const kind = node.kind.startsWith("message/") ? c.cyan(node.kind.slice(8)) : c.magenta(sanitize(node.kind));
-    const text = node.preview ? ` ${c.dim(preview(node.preview, Math.max(10, textWidth - linePrefix.length)))}` : "";
-    lines.push(`${c.dim(linePrefix)}${c.bold(sanitize(node.id ?? "(no id)"))} ${kind}${label}${current}${text}`);
-    let kids = children.get(node)!;
+    if (root !== undefined && roots.length > 1) yield c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`);
+    const lbl = view.label(node);
+    const label = lbl ? c.yellow(` [${preview(lbl, 30)}]`) : "";
+    const current = node === s.leafNode ? c.green(" ← current leaf") : "";
+    const k = nodeKindLabel(s, node);
+    const kind = k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k));
+    const p = view.preview(node);
+    const text = p ? ` ${c.dim(preview(p, Math.max(10, textWidth - linePrefix.length)))}` : "";
+    yield `${c.dim(linePrefix)}${c.bold(sanitize(view.id(node) ?? "(no id)"))} ${kind}${label}${current}${text}`;
+    const kids = visibleChildren(node);
     if (kids.length === 1) {
       let next = kids[0]!;
       if (compact) {
         let folded = 0;
-        // Not interesting means exactly one child, so the walk down the run always has a next.
+        // Not interesting means exactly one visible child, so the walk down the run always has a next.
         while (!interesting(next)) {
           folded++;
-          next = children.get(next)![0]!;
+          next = visibleChildren(next)[0]!;
         }
-        if (folded > 0) lines.push(c.dim(`${childPrefix}┆ ${folded} entr${folded === 1 ? "y" : "ies"}`));
+        if (folded > 0) yield c.dim(`${childPrefix}┆ ${folded} entr${folded === 1 ? "y" : "ies"}`);
       }
       stack.push({ node: next, linePrefix: childPrefix, childPrefix });
       continue;
     }
-    kids = [...kids];
     for (let i = kids.length - 1; i >= 0; i--) {
       const last = i === kids.length - 1;
       stack.push({ node: kids[i]!, linePrefix: childPrefix + (last ? "└─ " : "├─ "), childPrefix: childPrefix + (last ? "   " : "│  ") });
     }
   }
-  if (result.hidden > 0) lines.push(c.dim(`(${result.hidden} deeper entries not drawn; raise --depth)`));
-  return lines.join("\n") + "\n";
+  const hidden = view.hidden();
+  if (hidden > 0) yield c.dim(`(${hidden} deeper entries not drawn; raise --depth)`);
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const compact = args.compact === true;
-  const { result } = await tree({ file: args.file as string, depth: args.depth as number | undefined, compact }, ctx);
-  return { json: result, human: ctx.json ? "" : renderTree(result, ctx.style, compact), exitCode: ExitCode.Ok };
+  const options: TreeOptions = { file: args.file as string, depth: args.depth as number | undefined, compact: args.compact === true };
+  const view = await openView(options, ctx);
+  const stream = async (out: Sink) => {
+    const s = view.session;
+    try {
+      if (ctx.json) {
+        const head = { file: s.name, currentLeaf: s.leafNode >= 0 ? view.id(s.leafNode) : null, roots: s.tree.roots.map((r) => view.id(r)) };
+        await writeJsonWithArray(out, head, "nodes", (function* () {
+          for (const n of view.drawn()) yield view.json(n);
+        })(), { hidden: view.hidden() });
+        return;
+      }
+      for (const line of renderTreeLines(view, ctx.style, options.compact)) await out.write(line + "\n");
+    } finally {
+      s.close();
+    }
+  };
+  return { stream, exitCode: ExitCode.Ok };
 }

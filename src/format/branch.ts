@@ -1,6 +1,6 @@
-import { buildContext, type BuiltContext } from "./context.js";
+import { activeToolNames, buildContext, contextSettings, projectEntry, type BuiltContext } from "./context.js";
 import type { Session } from "./reader.js";
-import type { AnyEntry } from "./types.js";
+import type { AgentMessage, AnyEntry, ContextEditEntry, ModelRef } from "./types.js";
 
 /** The entries from the root to `node` (pass two reads just these lines). */
 export function pathEntries(session: Session, node: number): AnyEntry[] {
@@ -9,7 +9,76 @@ export function pathEntries(session: Session, node: number): AnyEntry[] {
 
 /** The context pi would rebuild with `node` as the leaf (`-1`: the empty context before any entry). */
 export function contextAt(session: Session, node: number): BuiltContext {
-  return buildContext(node === -1 ? [] : pathEntries(session, node));
+  if (node === -1) return buildContext([]);
+  const { thinkingLevel, model, activeToolNames } = contextSettingsAt(session, node);
+  return { messages: [...contextMessages(session, node)], thinkingLevel, model, activeToolNames };
+}
+
+/** The last node on `path` whose type (and role) matches, without reading any line. */
+function lastOfKind(session: Session, path: readonly number[], match: (type: string | undefined, role: string | undefined) => boolean): number | undefined {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const { type, role } = session.nodeKind(path[i]!);
+    if (match(type, role)) return path[i];
+  }
+  return undefined;
+}
+
+/** Thinking level, model and active tools at `node`: only the last entry of each kind is read. */
+export function contextSettingsAt(session: Session, node: number): { thinkingLevel: string; model: ModelRef | null; activeToolNames: string[] | null } {
+  const path = session.tree.pathTo(node);
+  const thinking = lastOfKind(session, path, (t) => t === "thinking_level_change");
+  const model = lastOfKind(session, path, (t, r) => t === "model_change" || (t === "message" && r === "assistant"));
+  const tools = lastOfKind(session, path, (t) => t === "active_tools_change");
+  const read = (n: number | undefined) => (n === undefined ? [] : [session.entry(n)]);
+  const settings = contextSettings([...read(thinking), ...read(model)]);
+  return { ...settings, activeToolNames: activeToolNames(read(tools)) };
+}
+
+/**
+ * The context's messages for the leaf `node`, one entry at a time (pi's `buildSessionContext`
+ * order), so that a branch of a gigabyte session is never held in memory at once.
+ */
+export function* contextMessages(session: Session, node: number): Generator<AgentMessage> {
+  if (node === -1) return;
+  const path = session.tree.pathTo(node);
+  const compactionNode = lastOfKind(session, path, (t) => t === "compaction");
+  let selected: number[] = path;
+  let compaction: AnyEntry | undefined;
+  if (compactionNode !== undefined) {
+    compaction = session.entry(compactionNode);
+    // pi finds the compaction by id, so a duplicated id finds its first holder on the path.
+    const at = path.findIndex((n) => session.nodeId(n) === compaction!.id);
+    if (at >= 0) {
+      selected = [];
+      let kept = false;
+      for (let i = 0; i < at; i++) {
+        const n = path[i]!;
+        if (session.nodeId(n) === compaction.firstKeptEntryId) kept = true;
+        const { type, role } = session.nodeKind(n);
+        if (kept && !(type === "message" && role === "system")) selected.push(n);
+      }
+      selected.push(...path.slice(at + 1));
+    } else {
+      compaction = undefined;
+    }
+  }
+  // The latest edit of each target among the selected entries (edits are small; read them first).
+  const edits = new Map<unknown, ContextEditEntry>();
+  for (const n of selected) {
+    if (session.nodeKind(n).type === "context_edit") {
+      const edit = session.entry(n) as ContextEditEntry;
+      edits.set(edit.targetId, edit);
+    }
+  }
+  if (compaction) yield* projectEntry(compaction, edits.get(compaction.id));
+  for (const n of selected) {
+    const { type } = session.nodeKind(n);
+    // Only these entry types become messages (an older compaction inside the kept range does not),
+    // so no other line is even read.
+    if (type !== "message" && type !== "custom_message" && type !== "branch_summary") continue;
+    const entry = session.entry(n);
+    yield* projectEntry(entry, edits.get(entry.id));
+  }
 }
 
 export class EntryNotFoundError extends Error {
@@ -27,5 +96,5 @@ export function resolveEntry(session: Session, query: string): number {
   if (exact !== undefined) return exact;
   const matches = session.nodesWithPrefix(query);
   if (matches.length === 1) return matches[0]!;
-  throw new EntryNotFoundError(query, matches.map((n) => session.nodeRecord(n).id!));
+  throw new EntryNotFoundError(query, matches.map((n) => session.nodeId(n)!));
 }

@@ -86,6 +86,11 @@ export interface OpenOptions {
    * line goes through the scanner. `tree` asks for labels, `ls` for session names.
    */
   only?: ReadonlySet<string>;
+  /**
+   * Called in pass one with each tree node's line bytes (valid only during the call), for work
+   * that wants every line but not its parse (`tree` computes previews here, with no second read).
+   */
+  onNode?: (node: number, bytes: Buffer, type: string | undefined, role: string | undefined) => void;
 }
 
 /** Interns the few distinct type and role strings as small codes (0 = none). */
@@ -435,6 +440,7 @@ export class Session {
         this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
       } else {
         t.node[i] = this.nodes.add(i, id, parentId, fields.timestamp === undefined ? NaN : Date.parse(fields.timestamp));
+        options.onNode?.(t.node[i]!, bytes, type, this.roles.strings[t.role[i]!]);
       }
       if (options.onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
         const record = this.record(i);

@@ -67,7 +67,7 @@ export class BufferSource implements ByteSource {
   close(): void {}
 }
 
-const CHUNK_SIZE = 4 * 1024 * 1024;
+const CHUNK_SIZE = 16 * 1024 * 1024;
 
 /**
  * Calls `onLine` for every `\n`-terminated line of `source` (and a final unterminated one), with

@@ -1,17 +1,40 @@
 import type { AnyEntry, Session } from "../format/index.js";
-import { entrySummary } from "./text.js";
+import { entrySummary, preview } from "./text.js";
 
 /**
- * A node's one-line summary read from the first bytes of its line only, so that `tree` and `path`
- * never parse whole entries (a line can hold megabytes of base64 image). The fields a summary
- * needs come early in every entry pi writes; a string cut by the window is shown cut.
+ * A node's one-line summary, from its line's bytes without parsing the entry (a line can hold
+ * megabytes of base64 image): the header fields come first in every entry pi writes, and the text
+ * worth showing is found with a native byte search. `tree` and `path` compute these in pass one,
+ * from bytes already in memory.
  */
-const WINDOW = 2048;
+const HEAD = 512;
+const TEXT = 1024;
 
-export function nodePreview(session: Session, node: number): string {
+const TEXT_KEY = Buffer.from('"text":"');
+const THINKING_KEY = Buffer.from('"thinking":"');
+const CALL_KEY = Buffer.from('"type":"toolCall"');
+
+export function previewFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, max = 200): string {
+  let text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD));
+  if (type === "message" || type === "custom_message") {
+    // Bring the first text block (or, failing that, the thinking) into the window.
+    let at = bytes.indexOf(TEXT_KEY);
+    if (at < 0 && role === "assistant") at = bytes.indexOf(THINKING_KEY);
+    if (at >= HEAD - TEXT_KEY.length) text += " " + bytes.toString("utf8", at, Math.min(bytes.length, at + TEXT));
+    if (role === "assistant" && !text.includes('"toolCall"')) {
+      const call = bytes.indexOf(CALL_KEY);
+      if (call >= 0) text += " " + bytes.toString("utf8", call, Math.min(bytes.length, call + 200));
+    }
+  } else if (bytes.length > HEAD) {
+    text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD + TEXT));
+  }
+  return preview(entrySummary(partialEntry(text, type, role)), max);
+}
+
+/** A node's preview read from the file (pass two), for the few nodes a command shows. */
+export function nodePreview(session: Session, node: number, max = 200): string {
   const { type, role } = session.nodeKind(node);
-  const text = session.nodeBytes(node, WINDOW).toString("utf8");
-  return entrySummary(partialEntry(text, type, role));
+  return previewFromBytes(session.nodeBytes(node, 1024 * 1024), type, role, max);
 }
 
 /** The string value of the first `"key":"…"` in `text` (cut at the window's end), or undefined. */
@@ -36,37 +59,67 @@ function num(text: string, key: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** The string fields entrySummary shows, by entry type. */
+const FIELDS: Record<string, string[]> = {
+  model_change: ["provider", "modelId"],
+  thinking_level_change: ["thinkingLevel"],
+  compaction: ["summary"],
+  branch_summary: ["summary"],
+  custom: ["customType"],
+  label: ["label", "targetId"],
+  session_info: ["name"],
+  context_edit: ["targetId"],
+  usage: ["kind", "provider", "model"],
+};
+
 /** Just enough of an entry, rebuilt from the start of its line, for `entrySummary`. */
 export function partialEntry(text: string, type: string | undefined, role: string | undefined): AnyEntry {
   const base = { type: type ?? "(no type)", id: "", parentId: null, timestamp: "" };
   if (type === "message") {
-    const contentAt = text.indexOf('"content":');
+    // Only what entrySummary will show, found in the order it looks: command, text, tool calls,
+    // thinking, image, error.
+    const message: Record<string, unknown> = { role: role ?? "?" };
     const content: Array<Record<string, unknown>> = [];
-    const plain = contentAt >= 0 && text[contentAt + 10] === '"' ? str(text, "content", contentAt) : undefined;
+    message.content = content;
+    if (role === "bashExecution") {
+      message.command = str(text, "command");
+      return { ...base, message } as AnyEntry;
+    }
+    const contentAt = text.indexOf('"content":');
+    const plain = contentAt >= 0 && text.charCodeAt(contentAt + 10) === 0x22 ? str(text, "content", contentAt) : undefined;
     const t = plain ?? str(text, "text", Math.max(0, contentAt));
-    if (t !== undefined) content.push({ type: "text", text: t });
+    if (t !== undefined) {
+      content.push({ type: "text", text: t });
+      return { ...base, message } as AnyEntry;
+    }
     const call = text.indexOf('"type":"toolCall"');
     if (call >= 0) content.push({ type: "toolCall", name: str(text, "name", call) ?? "?" });
-    if (text.includes('"type":"thinking"')) content.push({ type: "thinking", thinking: "" });
-    if (text.includes('"type":"image"')) content.push({ type: "image" });
-    return {
-      ...base,
-      type: "message",
-      message: { role: role ?? "?", content, command: str(text, "command"), stopReason: str(text, "stopReason"), errorMessage: str(text, "errorMessage") },
-    } as AnyEntry;
+    else if (text.includes('"type":"thinking"')) content.push({ type: "thinking", thinking: str(text, "thinking") ?? "" });
+    else if (text.includes('"type":"image"')) content.push({ type: "image" });
+    else if (role === "assistant") {
+      message.stopReason = str(text, "stopReason");
+      message.errorMessage = str(text, "errorMessage");
+    }
+    return { ...base, message } as AnyEntry;
   }
   const fields: Record<string, unknown> = {};
-  for (const key of ["provider", "modelId", "thinkingLevel", "summary", "customType", "label", "targetId", "name", "kind", "model"]) {
+  for (const key of FIELDS[type ?? ""] ?? []) {
     const v = str(text, key);
     if (v !== undefined) fields[key] = v;
   }
-  const tokens = num(text, "tokensBefore");
-  if (tokens !== undefined) fields.tokensBefore = tokens;
+  if (type === "compaction") {
+    const tokens = num(text, "tokensBefore");
+    if (tokens !== undefined) fields.tokensBefore = tokens;
+  }
   if (type === "custom_message") fields.content = str(text, "content") ?? [{ type: "text", text: str(text, "text") ?? "" }];
   if (type === "context_edit") fields.replacement = /"replacement":null/.test(text) ? null : {};
   if (type === "active_tools_change") {
     const m = /"activeToolNames":\[([^\]]*)\]/.exec(text);
-    fields.activeToolNames = m ? (JSON.parse(`[${m[1]}]`) as string[]) : [];
+    try {
+      fields.activeToolNames = m ? (JSON.parse(`[${m[1]}]`) as string[]) : [];
+    } catch {
+      fields.activeToolNames = [];
+    }
   }
   return { ...base, ...fields } as AnyEntry;
 }

@@ -39,8 +39,26 @@ export function sanitize(text: string): string {
 
 /** One line, safe, at most `max` characters (an ellipsis marks a cut). */
 export function preview(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const cut = [...flat].length > max ? [...flat].slice(0, Math.max(1, max - 1)).join("") + "…" : flat;
+  // Only the start matters: cut before flattening, so a megabyte of text costs nothing. Runs of
+  // whitespace shrink when flattened, so widen the window until it holds enough (rarely needed).
+  let size = max + 16;
+  let flat: string;
+  for (;;) {
+    // Only whitespace other than single spaces needs replacing; plain prose has few matches.
+    flat = text.slice(0, size).replace(/\s{2,}|[^\S ]/g, " ").trimStart();
+    if (flat.length > max || size >= text.length) break;
+    size *= 4;
+  }
+  flat = flat.trimEnd();
+  const more = text.length > size && /\S/.test(text.slice(size));
+  let cut = flat;
+  if (flat.length > max || more) {
+    let end = Math.min(flat.length, Math.max(1, max - 1));
+    // never split a surrogate pair
+    const last = flat.charCodeAt(end - 1);
+    if (end < flat.length && last >= 0xd800 && last <= 0xdbff) end--;
+    cut = flat.slice(0, end).trimEnd() + "…";
+  }
   return cut.replace(UNSAFE_ONE_LINE, escapeChar);
 }
 
@@ -90,7 +108,8 @@ export function entrySummary(entry: AnyEntry): string {
       if (Array.isArray(m.content)) {
         const calls = m.content.filter((b) => b?.type === "toolCall").map((b) => `${String((b as { name?: unknown }).name)}(…)`);
         if (calls.length > 0) return `→ ${calls.join(", ")}`;
-        if (m.content.some((b) => b?.type === "thinking")) return "(thinking)";
+        const thinking = m.content.find((b) => b?.type === "thinking") as { thinking?: unknown } | undefined;
+        if (thinking) return `(thinking) ${typeof thinking.thinking === "string" ? thinking.thinking : ""}`.trimEnd();
         if (m.content.some((b) => b?.type === "image")) return "(image)";
       }
       if (m.role === "assistant" && m.stopReason === "error") return `(error: ${String(m.errorMessage ?? "")})`;

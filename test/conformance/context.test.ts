@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildContext, openSessionSync, type AnyEntry, type Session } from "../../src/format/index.js";
+import { buildContext, contextAt, openSessionSync, type AnyEntry, type Session } from "../../src/format/index.js";
 import { generateSession } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
@@ -15,10 +15,10 @@ import { pi } from "../helpers/pi.js";
 const work = mkdtempSync(join(tmpdir(), "pi-session-conformance-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const tally = { files: 0, leaves: 0, piLoops: 0, piCrashes: 0, trees: 0 };
+const tally = { files: 0, leaves: 0, streamed: 0, piLoops: 0, piCrashes: 0, trees: 0 };
 afterAll(() => {
   // The suite says how much it compared.
-  console.log(`conformance: ${tally.files} files, ${tally.leaves} leaves equal to pi; ${tally.trees} trees equal to getTree; ${tally.piLoops} leaves where pi would loop forever and ${tally.piCrashes} where pi throws (ours finished)`);
+  console.log(`conformance: ${tally.files} files, ${tally.leaves} leaves equal to pi (${tally.streamed} also through the streaming builder); ${tally.trees} trees equal to getTree; ${tally.piLoops} leaves where pi would loop forever and ${tally.piCrashes} where pi throws (ours finished)`);
 });
 
 type PiEntry = Record<string, any>;
@@ -70,8 +70,16 @@ function compareFile(path: string): number {
         expect(() => buildContext(pathOf(session, ours, i))).not.toThrow();
         continue;
       }
-      const { activeToolNames: _tools, ...got } = buildContext(pathOf(session, ours, session.nodeOf(ours[i]!.id) ?? i));
+      const leaf = session.nodeOf(ours[i]!.id) ?? i;
+      const { activeToolNames: _tools, ...got } = buildContext(pathOf(session, ours, leaf));
       expect(JSON.stringify(got), `${basename(path)} leaf #${i} (${theirId})`).toBe(JSON.stringify(expected));
+      // The streaming builder the commands use reads the lines itself; every leaf of small files,
+      // a sample of large ones (it re-reads the path for each leaf).
+      if (ours.length < 400 || i % 25 === 0) {
+        const { activeToolNames: _t, ...streamed } = contextAt(session, leaf);
+        expect(JSON.stringify(streamed), `${basename(path)} leaf #${i} (${theirId}), streamed`).toBe(JSON.stringify(expected));
+        tally.streamed++;
+      }
       compared++;
     }
     tally.files++;

@@ -171,7 +171,7 @@ describe("context", () => {
   it("renders the conversation for people", async () => {
     const r = await cli(["context", fixture("linear.jsonl")]);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/^4 messages · model anthropic\/claude-sonnet-4-5 · thinking medium/);
+    expect(r.stdout).toMatch(/^model anthropic\/claude-sonnet-4-5 · thinking medium\n/);
     expect(r.stdout).toMatch(/── user ─+\nList the files in src\/ please\./);
     expect(r.stdout).toContain("[thinking] The user wants a listing.");
     expect(r.stdout).toContain('→ bash {"command":"ls src"}');

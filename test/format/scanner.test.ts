@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { emptyFields, openSessionSync, scanLine, Verdict } from "../../src/format/index.js";
+import { hasControlByte } from "../../src/format/scanner.js";
 import { rng } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 
@@ -130,6 +131,24 @@ describe("scanLine agrees with JSON.parse", () => {
       for (const line of readFileSync(file).toString("latin1").split("\n")) {
         const bytes = Buffer.from(line, "latin1");
         if (bytes.indexOf(0) === -1 && bytes.length > 0) expectAgrees(bytes);
+      }
+    }
+  });
+});
+
+describe("hasControlByte", () => {
+  it("agrees with a byte loop at every alignment and position", () => {
+    const base = Buffer.alloc(64, 0x41);
+    for (let offset = 0; offset < 4; offset++) {
+      for (let len = 0; len < 40; len++) {
+        for (let at = -1; at < len; at++) {
+          for (const byte of [0x00, 0x01, 0x09, 0x1f, 0x20, 0x7f, 0x80, 0xff]) {
+            const b = Buffer.from(base);
+            if (at >= 0) b[offset + at] = byte;
+            const view = b.subarray(offset, offset + len);
+            expect(hasControlByte(view, 0, len), `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(view.some((x) => x < 0x20));
+          }
+        }
       }
     }
   });

@@ -1,0 +1,57 @@
+/**
+ * One measured task in a fresh process: prints {ms, rssMB} (peak RSS from the kernel). The parent
+ * runs every contender through this so that they are measured the same way.
+ */
+import { createWriteStream, readFileSync } from "node:fs";
+import { resourceUsage } from "node:process";
+
+const [task, ...args] = process.argv.slice(2);
+const started = performance.now();
+
+async function run() {
+  switch (task) {
+    case "naive": {
+      // The naive baseline: read the file, split every line, JSON.parse each. Splits the bytes so
+      // that it works past V8's ~512 MiB string limit too.
+      const buf = readFileSync(args[0]);
+      let start = 0;
+      let n = 0;
+      for (;;) {
+        const nl = buf.indexOf(10, start);
+        const end = nl === -1 ? buf.length : nl;
+        if (end > start) {
+          JSON.parse(buf.toString("utf8", start, end));
+          n++;
+        }
+        if (nl === -1) break;
+        start = nl + 1;
+      }
+      return n;
+    }
+    case "pi": {
+      // pi's own path: load every entry, rebuild the context for the current leaf.
+      const pi = await import(new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href);
+      const entries = pi.loadEntriesFromFile(args[0]);
+      const body = entries.filter((e) => e.type !== "session");
+      return pi.buildSessionContext(body).messages.length;
+    }
+    case "pi-list": {
+      const pi = await import(new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href);
+      return (await pi.SessionManager.listAll(args[0])).length;
+    }
+    case "cli": {
+      const { main } = await import(new URL("../dist/cli.js", import.meta.url).href);
+      const sink = createWriteStream("/dev/null");
+      const code = await main(args, { stdout: sink, stderr: createWriteStream("/dev/null"), env: { ...process.env, NO_COLOR: "1" } });
+      await new Promise((resolve) => sink.end(resolve));
+      if (code === 2) throw new Error(`pi-session ${args.join(" ")} exited 2`);
+      return code;
+    }
+    default:
+      throw new Error(`unknown task ${task}`);
+  }
+}
+
+const result = await run();
+const ms = performance.now() - started;
+process.stdout.write(JSON.stringify({ ms, rssMB: resourceUsage().maxRSS / 1024, result }) + "\n");

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: generates seeded inputs and times, in one run and the same way (a fresh process
+ * each, peak RSS from the kernel): the naive baseline (read, split, JSON.parse every line), pi
+ * 1.6's own path (loadEntriesFromFile + buildSessionContext; SessionManager.listAll for stores) and
+ * each pi-session command. Prints ratios against the baselines measured in this run.
+ *
+ *   npm run bench                      # 50 and 200 MB sessions, a 5,000-session store
+ *   npm run bench -- --size 1024       # one size (MB); repeat --size for several
+ *   npm run bench -- --quick           # small sizes, for CI: proves the benchmark runs
+ *   npm run bench -- --store 0         # skip the store
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { generateLargeSession, generateStore } from "./generate.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const { values } = parseArgs({
+  options: {
+    size: { type: "string", multiple: true },
+    store: { type: "string" },
+    quick: { type: "boolean", default: false },
+    runs: { type: "string" },
+    data: { type: "string" },
+    "skip-pi": { type: "boolean", default: false },
+  },
+});
+const quick = values.quick;
+const sizes = (values.size ?? (quick ? ["4"] : ["50", "200"])).map(Number);
+const storeCount = Number(values.store ?? (quick ? 200 : 5000));
+const runs = Number(values.runs ?? (quick ? 1 : 2));
+const dataDir = values.data ?? join(ROOT, "bench-data");
+mkdirSync(dataDir, { recursive: true });
+
+if (!existsSync(join(ROOT, "dist/cli.js"))) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
+
+/** Runs one task `runs` times in fresh processes; keeps the fastest time and the largest RSS. */
+function measure(task, args, env = {}) {
+  let best;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [join(ROOT, "bench/child.mjs"), task, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
+    const wall = performance.now() - t0;
+    if (r.status !== 0) return { error: (r.stderr || r.stdout).trim().split("\n").slice(-1)[0] || `exit ${r.status}` };
+    const out = JSON.parse(r.stdout.trim().split("\n").pop());
+    const m = { ms: wall, rssMB: out.rssMB };
+    best = best ? { ms: Math.min(best.ms, m.ms), rssMB: Math.max(best.rssMB, m.rssMB) } : m;
+  }
+  return best;
+}
+
+const fmt = (n, d = 0) => (n === undefined ? "-" : n.toFixed(d));
+const ratio = (a, b) => (a && b ? (a / b).toFixed(2) : "-");
+
+const COMMANDS = [
+  { name: "tree", args: (f) => ["tree", f], shape: true },
+  { name: "path", args: (f) => ["path", f], shape: true },
+  { name: "path --leaves", args: (f) => ["path", f, "--leaves"], shape: true },
+  { name: "ls (one file)", args: (f) => ["ls", dirname(f), "--no-cache"], shape: true },
+  { name: "context --json", args: (f) => ["context", f, "--json"], shape: false },
+  { name: "show", args: (f) => ["show", f], shape: false },
+  { name: "check", args: (f) => ["check", f], shape: false },
+];
+
+console.log(`# pi-session benchmark\n`);
+console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}; best of ${runs} run(s); wall time of a fresh process each\n`);
+
+let failures = 0;
+for (const size of sizes) {
+  for (const branched of [false, true]) {
+    const shape = branched ? "branched" : "linear";
+    const dir = join(dataDir, `${shape}-${size}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `session.jsonl`);
+    if (!existsSync(file)) generateLargeSession({ path: file, sizeMB: size, seed: size * 2 + (branched ? 1 : 0), branched });
+    const bytes = statSync(file).size;
+    const naive = measure("naive", [file]);
+    const pi = values["skip-pi"] ? { error: "skipped" } : measure("pi", [file]);
+    console.log(`## ${shape}, ${fmt(bytes / 2 ** 20)} MB\n`);
+    console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB | target |`);
+    console.log(`| --- | ---: | ---: | ---: | ---: | --- |`);
+    console.log(`| naive: read, split, JSON.parse | ${fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
+    console.log(`| pi: loadEntriesFromFile + buildSessionContext | ${pi.error ? pi.error : fmt(pi.ms)} | ${ratio(pi.ms, naive.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
+    for (const c of COMMANDS) {
+      const m = measure("cli", c.args(file));
+      if (m.error) {
+        console.log(`| pi-session ${c.name} | error: ${m.error} | | | | |`);
+        failures++;
+        continue;
+      }
+      const vsNaive = m.ms / naive.ms;
+      const rssOk = bytes < 900 * 2 ** 20 || m.rssMB < 300;
+      const speedOk = c.shape ? vsNaive < 1 : vsNaive <= 1.3 && (!pi.ms || m.ms <= pi.ms);
+      const target = c.shape ? "< 1.0 × naive" : "≤ 1.3 × naive, ≤ pi";
+      console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${target}${bytes >= 900 * 2 ** 20 ? ", RSS < 300" : ""}: ${speedOk && rssOk ? "met" : "MISSED"} |`);
+    }
+    console.log("");
+  }
+}
+
+if (storeCount > 0) {
+  const store = join(dataDir, `store-${storeCount}`);
+  if (!existsSync(store)) generateStore({ dir: store, count: storeCount, seed: 9 });
+  const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-cache-"));
+  const env = { XDG_CACHE_HOME: cache };
+  const pi = measure("pi-list", [store]);
+  rmSync(cache, { recursive: true, force: true });
+  mkdirSync(cache);
+  // cold: an empty cache each run
+  let cold;
+  for (let i = 0; i < runs; i++) {
+    rmSync(cache, { recursive: true, force: true });
+    mkdirSync(cache);
+    const m = measure("cli", ["ls", store, "--limit", "20"], env);
+    cold = !cold || m.ms < cold.ms ? m : cold;
+  }
+  const warm = measure("cli", ["ls", store, "--limit", "20"], env);
+  rmSync(cache, { recursive: true, force: true });
+  console.log(`## ls over a store of ${storeCount} sessions\n`);
+  console.log(`| contender | time ms | vs pi | peak RSS MB | target |`);
+  console.log(`| --- | ---: | ---: | ---: | --- |`);
+  console.log(`| pi: SessionManager.listAll | ${fmt(pi.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
+  console.log(`| pi-session ls (cold cache) | ${fmt(cold.ms)} | ${ratio(cold.ms, pi.ms)} | ${fmt(cold.rssMB)} | ≥ 3× faster than pi: ${pi.ms / cold.ms >= 3 ? "met" : "MISSED"} |`);
+  console.log(`| pi-session ls (warm cache) | ${fmt(warm.ms)} | ${ratio(warm.ms, pi.ms)} | ${fmt(warm.rssMB)} | < 10% of cold (${ratio(warm.ms, cold.ms)}): ${warm.ms < 0.1 * cold.ms ? "met" : "MISSED"} |`);
+  console.log("");
+}
+
+// Start-up: whole processes, median of 15.
+function median(cmd, args) {
+  const times = [];
+  for (let i = 0; i < 15; i++) {
+    const t0 = performance.now();
+    spawnSync(cmd, args, { stdio: "ignore" });
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[7];
+}
+const node0 = median(process.execPath, ["-e", "0"]);
+const help = median(process.execPath, [join(ROOT, "bin/pi-session.js"), "--help"]);
+console.log(`## start-up\n`);
+console.log(`| command | median ms | vs node -e 0 | target |`);
+console.log(`| --- | ---: | ---: | --- |`);
+console.log(`| node -e 0 | ${fmt(node0)} | 1.00 | |`);
+console.log(`| pi-session --help | ${fmt(help)} | ${ratio(help, node0)} | < 2×: ${help < 2 * node0 ? "met" : "MISSED"} |`);
+
+if (failures > 0) {
+  console.error(`${failures} command(s) failed`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,53 @@
+/**
+ * Output that may be large (a tree of a million entries, a gigabyte context) is written piece by
+ * piece, waiting when the stream is full, so that it is never held in memory whole.
+ */
+export interface Sink {
+  write(text: string): Promise<void> | void;
+}
+
+export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Promise<void> } {
+  let buffered: string[] = [];
+  let size = 0;
+  let closed = false;
+  stream.once("error", () => (closed = true));
+  const push = (text: string): Promise<void> => {
+    if (closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (stream.write(text)) resolve();
+      else stream.once("drain", resolve);
+    });
+  };
+  return {
+    write(text: string) {
+      // Batch small writes: one syscall per ~64 KB, not one per line.
+      buffered.push(text);
+      size += text.length;
+      if (size < 65536) return;
+      const chunk = buffered.join("");
+      buffered = [];
+      size = 0;
+      return push(chunk);
+    },
+    async flush() {
+      if (size > 0) await push(buffered.join(""));
+      buffered = [];
+      size = 0;
+    },
+  };
+}
+
+/** Writes `{ ...head, [key]: [items…], ...tail }` as `JSON.stringify(value, null, 2)` would, streaming the items. */
+export async function writeJsonWithArray(out: Sink, before: Record<string, unknown>, key: string, items: Iterable<unknown>, after: Record<string, unknown>): Promise<void> {
+  const field = (k: string, v: unknown) => `  ${JSON.stringify(k)}: ${JSON.stringify(v, null, 2).replace(/\n/g, "\n  ")}`;
+  const fields = Object.entries(before).filter(([, v]) => v !== undefined).map(([k, v]) => field(k, v));
+  await out.write(`{\n${fields.map((f) => `${f},\n`).join("")}  ${JSON.stringify(key)}: [`);
+  let first = true;
+  for (const item of items) {
+    await out.write(`${first ? "\n" : ",\n"}    ${JSON.stringify(item, null, 2).replace(/\n/g, "\n    ")}`);
+    first = false;
+  }
+  await out.write(first ? "]" : "\n  ]");
+  const tail = Object.entries(after).filter(([, v]) => v !== undefined).map(([k, v]) => field(k, v));
+  await out.write(`${tail.map((f) => `,\n${f}`).join("")}\n}\n`);
+}

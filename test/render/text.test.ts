@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { partialEntry } from "../../src/render/preview.js";
+import { entrySummary, preview, sanitize } from "../../src/render/text.js";
+
+describe("sanitize", () => {
+  it("shows control characters, escapes and bidi overrides as visible escapes, keeping newlines and tabs", () => {
+    expect(sanitize("a\u001b]0;t\u0007b\rc\u202ed\u0085e\nf\tg")).toBe("a\\x1b]0;t\\x07b\\rc\\u202ed\\x85e\nf\tg");
+  });
+});
+
+describe("preview", () => {
+  it("flattens whitespace, cuts with an ellipsis, and stays cheap on huge text", () => {
+    expect(preview("hello \n  world", 20)).toBe("hello world");
+    expect(preview("a".repeat(50), 10)).toBe(`${"a".repeat(9)}…`);
+    expect(preview("😀".repeat(20), 5)).toBe("😀😀…"); // cut in UTF-16 units, never inside a pair
+    const started = performance.now();
+    expect(preview("word ".repeat(2_000_000), 8)).toBe("word wo…");
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it("escapes control characters in one line", () => {
+    expect(preview("x\u001b[2Jy", 20)).toBe("x\\x1b[2Jy");
+  });
+});
+
+describe("partialEntry", () => {
+  const line = (o: unknown) => JSON.stringify(o);
+  it("rebuilds what a summary needs from the start of a line", () => {
+    const user = line({ type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: [{ type: "text", text: 'say "hi"\nnow' }] } });
+    expect(entrySummary(partialEntry(user, "message", "user"))).toBe('say "hi"\nnow');
+    const plain = line({ type: "message", message: { role: "user", content: "plain string" } });
+    expect(entrySummary(partialEntry(plain, "message", "user"))).toBe("plain string");
+    const call = line({ type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: "c", name: "bash", arguments: {} }] } });
+    expect(entrySummary(partialEntry(call, "message", "assistant"))).toBe("→ bash(…)");
+    const model = line({ type: "model_change", provider: "openai", modelId: "gpt-5" });
+    expect(entrySummary(partialEntry(model, "model_change", undefined))).toBe("openai/gpt-5");
+    const label = line({ type: "label", targetId: "x1", label: "keep" });
+    expect(entrySummary(partialEntry(label, "label", undefined))).toBe("keep → x1");
+  });
+
+  it("shows a string cut by the window as far as it goes", () => {
+    const cut = line({ type: "message", message: { role: "user", content: [{ type: "text", text: "abc\\u00e9def" }] } }).slice(0, 80);
+    expect(entrySummary(partialEntry(cut, "message", "user")).startsWith("abc")).toBe(true);
+  });
+});
