@@ -1,7 +1,9 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { contextAt, contextMessages, contextSettingsAt, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
-import { writeJsonWithArray, type Sink } from "../render/sink.js";
+import { contextAt, contextMessages, contextParts, contextSettingsAt, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
+import { RawJson, writeJsonWithArray, type Sink } from "../render/sink.js";
+
+const LLM_PASS_THROUGH = new Set(["system", "user", "assistant", "toolResult"]);
 import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
@@ -120,11 +122,26 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   const messages = function* (): Generator<AgentMessage> {
     for (const m of contextMessages(session, node)) yield* llm ? toLlmMessages([m]) : [m];
   };
+  // For JSON, messages pi passes through unchanged are copied from the file, not parsed and
+  // re-serialised (convertToLlm passes these four roles through too).
+  const jsonItems = function* (): Generator<AgentMessage | RawJson> {
+    for (const m of contextParts(session, node)) {
+      if (m instanceof RawMessage) {
+        if (!llm || LLM_PASS_THROUGH.has(m.role)) {
+          yield new RawJson(m.bytes.toString("utf8"));
+          continue;
+        }
+        yield* toLlmMessages([JSON.parse(m.bytes.toString("utf8")) as AgentMessage]);
+        continue;
+      }
+      yield* llm ? toLlmMessages([m]) : [m];
+    }
+  };
   const stream = async (out: Sink) => {
     try {
       const settings = node === -1 ? { thinkingLevel: "off", model: null, activeToolNames: null } : contextSettingsAt(session, node);
       if (ctx.json) {
-        await writeJsonWithArray(out, {}, "messages", messages(), settings);
+        await writeJsonWithArray(out, {}, "messages", jsonItems(), settings, true);
         return;
       }
       await out.write(renderHeader(settings, undefined, ctx.style));

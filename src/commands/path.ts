@@ -1,6 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
+import { writeJsonWithArray, type Sink } from "../render/sink.js";
 import { formatTime, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
@@ -54,14 +55,7 @@ export async function path(options: PathOptions, ctx: CommandContext): Promise<P
     }
     const target = options.entry !== undefined ? nodeFor(session, options.entry) : session.leafNode;
     const nodes = target === -1 ? [] : session.tree.pathTo(target);
-    const entries = nodes.map((node, i) => ({
-      id: idOf(node),
-      parentId: i === 0 ? null : idOf(nodes[i - 1]!),
-      line: session.nodeLine(node),
-      kind: nodeKindLabel(session, node),
-      timestamp: isoTime(session.nodeTime(node)),
-      preview: previews[node] ?? "",
-    }));
+    const entries = nodes.map((_, i) => pathStep(session, nodes, i, previews));
     return { file: session.name, leaf: target === -1 ? null : idOf(target), entries };
   } finally {
     session.close();
@@ -83,15 +77,59 @@ export function renderPath(result: PathResult | LeavesResult, style: Style): str
   }
   if (result.entries.length === 0) return c.dim("(no entries)\n");
   const lineWidth = String(result.entries[result.entries.length - 1]!.line).length;
-  return result.entries
-    .map((e) => {
-      const kind = e.kind.startsWith("message/") ? c.cyan(e.kind.slice(8).padEnd(21)) : c.magenta(sanitize(e.kind).padEnd(21));
-      return `${c.dim(String(e.line).padStart(lineWidth))}  ${c.bold(sanitize(e.id ?? "(no id)"))}  ${kind} ${c.dim(formatTime(e.timestamp ?? undefined))}  ${preview(e.preview, textWidth)}`;
-    })
-    .join("\n") + "\n";
+  return result.entries.map((e) => renderStep(e, lineWidth, style)).join("\n") + "\n";
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await path({ file: args.file as string, entry: args.entry as string | undefined, leaves: args.leaves === true }, ctx);
-  return { json: result, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
+  if (args.leaves === true) {
+    const result = await path({ file: args.file as string, leaves: true }, ctx);
+    return { json: result, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
+  }
+  // A branch can be the whole of a huge session: stream it.
+  const { session, previews } = await readShape(args.file as string, ctx, { previews: true });
+  let nodes: number[];
+  try {
+    const target = args.entry !== undefined ? nodeFor(session, args.entry as string) : session.leafNode;
+    nodes = target === -1 ? [] : session.tree.pathTo(target);
+  } catch (error) {
+    session.close();
+    throw error;
+  }
+  const steps = function* (): Generator<PathStep> {
+    for (let i = 0; i < nodes.length; i++) yield pathStep(session, nodes, i, previews);
+  };
+  const stream = async (out: Sink) => {
+    try {
+      if (ctx.json) {
+        const leaf = nodes.length > 0 ? (session.nodeId(nodes[nodes.length - 1]!) ?? null) : null;
+        await writeJsonWithArray(out, { file: session.name, leaf }, "entries", steps(), {});
+        return;
+      }
+      if (nodes.length === 0) await out.write(ctx.style.c.dim("(no entries)\n"));
+      const lineWidth = nodes.length > 0 ? String(session.nodeLine(nodes[nodes.length - 1]!)).length : 1;
+      for (const step of steps()) await out.write(renderStep(step, lineWidth, ctx.style) + "\n");
+    } finally {
+      session.close();
+    }
+  };
+  return { stream, exitCode: ExitCode.Ok };
+}
+
+function pathStep(session: Session, nodes: readonly number[], i: number, previews: readonly string[]): PathStep {
+  const node = nodes[i]!;
+  return {
+    id: session.nodeId(node) ?? null,
+    parentId: i === 0 ? null : (session.nodeId(nodes[i - 1]!) ?? null),
+    line: session.nodeLine(node),
+    kind: nodeKindLabel(session, node),
+    timestamp: isoTime(session.nodeTime(node)),
+    preview: previews[node] ?? "",
+  };
+}
+
+function renderStep(e: PathStep, lineWidth: number, style: Style): string {
+  const { c } = style;
+  const textWidth = Math.max(20, style.width - 50);
+  const kind = e.kind.startsWith("message/") ? c.cyan(e.kind.slice(8).padEnd(21)) : c.magenta(sanitize(e.kind).padEnd(21));
+  return `${c.dim(String(e.line).padStart(lineWidth))}  ${c.bold(sanitize(e.id ?? "(no id)"))}  ${kind} ${c.dim(formatTime(e.timestamp ?? undefined))}  ${preview(e.preview, textWidth)}`;
 }

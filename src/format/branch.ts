@@ -34,11 +34,27 @@ export function contextSettingsAt(session: Session, node: number): { thinkingLev
   return { ...settings, activeToolNames: activeToolNames(read(tools)) };
 }
 
+/** A message as the JSON bytes of its line, standing for the parsed message (for output). */
+export class RawMessage {
+  constructor(
+    readonly bytes: Buffer,
+    readonly role: string,
+  ) {}
+}
+
 /**
  * The context's messages for the leaf `node`, one entry at a time (pi's `buildSessionContext`
  * order), so that a branch of a gigabyte session is never held in memory at once.
  */
 export function* contextMessages(session: Session, node: number): Generator<AgentMessage> {
+  for (const m of contextParts(session, node, false)) yield m as AgentMessage;
+}
+
+/**
+ * As `contextMessages`, but with `raw`, a message entry that pi passes through unchanged comes as
+ * its line's bytes (`RawMessage`): writing it as JSON then needs no parse and no stringify.
+ */
+export function* contextParts(session: Session, node: number, raw = true): Generator<AgentMessage | RawMessage> {
   if (node === -1) return;
   const path = session.tree.pathTo(node);
   const compactionNode = lastOfKind(session, path, (t) => t === "compaction");
@@ -76,6 +92,13 @@ export function* contextMessages(session: Session, node: number): Generator<Agen
     // Only these entry types become messages (an older compaction inside the kept range does not),
     // so no other line is even read.
     if (type !== "message" && type !== "custom_message" && type !== "branch_summary") continue;
+    if (raw && type === "message" && !edits.has(session.nodeId(n))) {
+      const bytes = session.rawMessage(n);
+      if (bytes) {
+        yield new RawMessage(bytes, session.nodeKind(n).role!);
+        continue;
+      }
+    }
     const entry = session.entry(n);
     yield* projectEntry(entry, edits.get(entry.id));
   }

@@ -14,5 +14,5 @@ export { Validator, quickFindings, recordFindings, treeFindings } from "./valida
 export { scanLine, emptyFields, Verdict, type ScanFields } from "./scanner.js";
 export { StatsCollector, messageText, type SessionStats } from "./stats.js";
 export { migrateEntryV1ToV2, migrateEntryV2ToV3, migrateHeader, V1IdAllocator } from "./migrations.js";
-export { pathEntries, contextAt, contextMessages, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./branch.js";
+export { pathEntries, contextAt, contextMessages, contextParts, RawMessage, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./branch.js";
 export { FileSource, BufferSource, forEachLine, type ByteSource } from "./source.js";

@@ -46,6 +46,11 @@ export const LineFlag = {
   HAS_TIME: 128,
   /** The entry has a `parentId` key (of any value). */
   HAS_PARENT_KEY: 256,
+  /**
+   * The line's `message` object can be copied as it stands into a context (pi would not rewrite
+   * it: v3, valid UTF-8, content present and not null); its byte range is in the line table.
+   */
+  RAW_MESSAGE: 512,
 } as const;
 
 /** One line of the file, as pass one saw it (materialised on demand from the line table). */
@@ -123,6 +128,9 @@ class LineTable {
   type = new Uint16Array(1024);
   role = new Uint16Array(1024);
   node = new Int32Array(1024);
+  /** Byte range of the `message` object within the line (scan path only; -1 otherwise). */
+  msgStart = new Int32Array(1024);
+  msgEnd = new Int32Array(1024);
 
   add(offset: number, length: number): number {
     if (this.count === this.offset.length) this.grow();
@@ -135,6 +143,8 @@ class LineTable {
     this.type[i] = 0;
     this.role[i] = 0;
     this.node[i] = -1;
+    this.msgStart[i] = -1;
+    this.msgEnd[i] = -1;
     return i;
   }
 
@@ -153,6 +163,8 @@ class LineTable {
     this.type = copy(this.type);
     this.role = copy(this.role);
     this.node = copy(this.node);
+    this.msgStart = copy(this.msgStart);
+    this.msgEnd = copy(this.msgEnd);
   }
 }
 
@@ -309,6 +321,17 @@ export class Session {
     return this.source.read(this.table.offset[i]!, Math.min(this.table.length[i]!, max));
   }
 
+  /**
+   * The JSON bytes of a node's `message` object, when they can stand for the parsed message as is
+   * (see `LineFlag.RAW_MESSAGE`); undefined otherwise.
+   */
+  rawMessage(node: number): Buffer | undefined {
+    const i = this.nodes.line[node]!;
+    const t = this.table;
+    if (!(t.flags[i]! & LineFlag.RAW_MESSAGE)) return undefined;
+    return this.source.read(t.offset[i]! + t.msgStart[i]!, t.msgEnd[i]! - t.msgStart[i]!);
+  }
+
   /** The node holding `id` (the last one, as pi resolves ids), or undefined. */
   nodeOf(id: string): number | undefined {
     return this.tree.byId.get(id);
@@ -369,6 +392,13 @@ export class Session {
         if (!isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
         t.ordinal[i] = ordinal++;
         kind = "entry";
+        if (fields.messageStart >= 0) {
+          t.msgStart[i] = fields.messageStart;
+          t.msgEnd[i] = fields.messageEnd;
+          const role = fields.role;
+          const nullable = role === "system" || role === "user" || role === "assistant" || role === "toolResult";
+          if (role !== undefined && (!nullable || fields.contentKind === 2) && !(flags & LineFlag.BAD_UTF8) && this.version >= CURRENT_VERSION) flags |= LineFlag.RAW_MESSAGE;
+        }
       } else {
         const parsed = parseLine(bytes, line === 1);
         flags |= parsed.flags;

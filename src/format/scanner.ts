@@ -33,6 +33,11 @@ export interface ScanFields {
   timestamp: string | undefined;
   /** `message.role` when `message` is an object holding a string `role`. */
   role: string | undefined;
+  /** Byte range of the top-level `message` object (-1 when it is not an object). */
+  messageStart: number;
+  messageEnd: number;
+  /** `message.content`: 0 absent, 1 null, 2 another value. */
+  contentKind: 0 | 1 | 2;
 }
 
 const QUOTE = 0x22;
@@ -46,6 +51,7 @@ const K_PARENT = bytes("parentId");
 const K_TIMESTAMP = bytes("timestamp");
 const K_MESSAGE = bytes("message");
 const K_ROLE = bytes("role");
+const K_CONTENT = bytes("content");
 
 function bytes(s: string): Uint8Array {
   return new TextEncoder().encode(s);
@@ -59,6 +65,7 @@ const enum Key {
   Timestamp,
   Message,
   Role,
+  Content,
 }
 
 /** Whether byte `c` may start or continue a JSON number. */
@@ -89,6 +96,8 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   out.object = false;
   out.type = out.id = out.parentId = out.timestamp = out.role = undefined;
   out.parentKind = 0;
+  out.messageStart = out.messageEnd = -1;
+  out.contentKind = 0;
   let i = start;
   while (i < end && isWs(b[i]!)) i++;
   if (i === end) return Verdict.Invalid; // blank: JSON.parse("") throws
@@ -113,6 +122,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
     switch (state) {
       case 0: {
         // a value
+        if (pendingKey === Key.Content) out.contentKind = c === 0x6e ? 1 : 2;
         if (c === QUOTE) {
           const close = stringEnd(b, i + 1, end);
           if (close < 0) return close === -2 ? Verdict.Defer : Verdict.Invalid;
@@ -121,7 +131,10 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
         } else if (c === 0x7b || c === 0x5b) {
           if (depth >= MAX_DEPTH) return Verdict.Defer;
           stack[++depth] = c === 0x7b ? 1 : 2;
-          if (pendingKey === Key.Message && depth === 2 && c === 0x7b) messageDepth = 2;
+          if (pendingKey === Key.Message && depth === 2 && c === 0x7b) {
+            messageDepth = 2;
+            out.messageStart = i;
+          }
           i++;
           pendingKey = Key.Other;
           state = c === 0x7b ? 1 : 6;
@@ -147,7 +160,10 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
         if (c === 0x5d) {
           depth--;
           i++;
-          if (messageDepth > depth) messageDepth = -1;
+          if (messageDepth > depth) {
+            messageDepth = -1;
+            out.messageEnd = i;
+          }
           state = depth === 0 ? 5 : 4;
           continue;
         }
@@ -159,7 +175,10 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
         if (c === 0x7d && state === 1) {
           depth--;
           i++;
-          if (messageDepth > depth) messageDepth = -1;
+          if (messageDepth > depth) {
+            messageDepth = -1;
+            out.messageEnd = i;
+          }
           state = depth === 0 ? 5 : 4;
           continue;
         }
@@ -186,8 +205,15 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
               out.timestamp = undefined;
               break;
             case Key.Message:
+              out.role = undefined;
+              out.messageStart = out.messageEnd = -1;
+              out.contentKind = 0;
+              break;
             case Key.Role:
               out.role = undefined;
+              break;
+            case Key.Content:
+              out.contentKind = 0;
               break;
             default:
               break;
@@ -215,7 +241,10 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
         if ((c === 0x7d && top === 1) || (c === 0x5d && top === 2)) {
           depth--;
           i++;
-          if (messageDepth > depth) messageDepth = -1;
+          if (messageDepth > depth) {
+            messageDepth = -1;
+            out.messageEnd = i;
+          }
           state = depth === 0 ? 5 : 4;
           continue;
         }
@@ -363,7 +392,7 @@ function same(b: Uint8Array, start: number, end: number, key: Uint8Array): boole
 /** Which kept key `b[start..end)` names; undefined when it holds an escape (defer). */
 function classifyKey(b: Uint8Array, start: number, end: number, inMessage: boolean): Key | undefined {
   for (let k = start; k < end; k++) if (b[k] === BACKSLASH) return undefined;
-  if (inMessage) return same(b, start, end, K_ROLE) ? Key.Role : Key.Other;
+  if (inMessage) return same(b, start, end, K_ROLE) ? Key.Role : same(b, start, end, K_CONTENT) ? Key.Content : Key.Other;
   if (same(b, start, end, K_TYPE)) return Key.Type;
   if (same(b, start, end, K_ID)) return Key.Id;
   if (same(b, start, end, K_PARENT)) return Key.Parent;
@@ -407,5 +436,5 @@ function captureString(b: Uint8Array, open: number, close: number, key: Key, dep
 }
 
 export function emptyFields(): ScanFields {
-  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, timestamp: undefined, role: undefined };
+  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, timestamp: undefined, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0 };
 }

@@ -7,27 +7,47 @@ import { entrySummary, preview } from "./text.js";
  * worth showing is found with a native byte search. `tree` and `path` compute these in pass one,
  * from bytes already in memory.
  */
-const HEAD = 512;
-const TEXT = 1024;
+const HEAD = 600;
+/** Enough bytes of a string for a 200-character preview (UTF-8 takes up to 4 bytes a character, but most text is short of that). */
+const TEXT = 400;
 
 const TEXT_KEY = Buffer.from('"text":"');
+const CONTENT_KEY = Buffer.from('"content":"');
 const THINKING_KEY = Buffer.from('"thinking":"');
 const CALL_KEY = Buffer.from('"type":"toolCall"');
+const COMMAND_KEY = Buffer.from('"command":"');
+
+/** The bytes from `key` on, decoded, or "" when the key is not in the line. */
+function around(bytes: Buffer, key: Buffer, size = TEXT): string {
+  const at = bytes.indexOf(key);
+  return at < 0 ? "" : bytes.toString("utf8", at, Math.min(bytes.length, at + key.length + size));
+}
+
+/** The JSON string that follows `key` in the line, decoded (cut at the window), or undefined. */
+function stringAfter(bytes: Buffer, key: Buffer, size = TEXT): string | undefined {
+  const text = around(bytes, key, size);
+  return text ? str(text, "", 0, key.length) : undefined;
+}
 
 export function previewFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, max = 200): string {
-  let text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD));
-  if (type === "message" || type === "custom_message") {
-    // Bring the first text block (or, failing that, the thinking) into the window.
-    let at = bytes.indexOf(TEXT_KEY);
-    if (at < 0 && role === "assistant") at = bytes.indexOf(THINKING_KEY);
-    if (at >= HEAD - TEXT_KEY.length) text += " " + bytes.toString("utf8", at, Math.min(bytes.length, at + TEXT));
-    if (role === "assistant" && !text.includes('"toolCall"')) {
-      const call = bytes.indexOf(CALL_KEY);
-      if (call >= 0) text += " " + bytes.toString("utf8", call, Math.min(bytes.length, call + 200));
+  if (type === "message") {
+    // Only the part that will be shown is decoded, in the order entrySummary looks: the command,
+    // the first text (or plain string content), a tool call, the thinking; else the whole start.
+    let summary: string | undefined;
+    if (role === "bashExecution") summary = `$ ${stringAfter(bytes, COMMAND_KEY) ?? ""}`;
+    else summary = stringAfter(bytes, TEXT_KEY) ?? stringAfter(bytes, CONTENT_KEY);
+    if (summary === undefined && role === "assistant") {
+      const call = around(bytes, CALL_KEY, 200);
+      const name = call ? str(call, "name") : undefined;
+      if (name !== undefined) summary = `→ ${name}(…)`;
+      else {
+        const thinking = stringAfter(bytes, THINKING_KEY);
+        if (thinking !== undefined) summary = `(thinking) ${thinking}`;
+      }
     }
-  } else if (bytes.length > HEAD) {
-    text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD + TEXT));
+    if (summary !== undefined) return preview(summary, max);
   }
+  const text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? TEXT : 0)));
   return preview(entrySummary(partialEntry(text, type, role)), max);
 }
 
@@ -37,12 +57,18 @@ export function nodePreview(session: Session, node: number, max = 200): string {
   return previewFromBytes(session.nodeBytes(node, 1024 * 1024), type, role, max);
 }
 
-/** The string value of the first `"key":"…"` in `text` (cut at the window's end), or undefined. */
-function str(text: string, key: string, from = 0): string | undefined {
-  const marker = `"${key}":"`;
-  const at = text.indexOf(marker, from);
-  if (at < 0) return undefined;
-  const start = at + marker.length;
+/**
+ * The string value of the first `"key":"…"` in `text` (cut at the window's end), or undefined.
+ * With `bodyAt`, the string body starts there and `key` is not searched.
+ */
+function str(text: string, key: string, from = 0, bodyAt = -1): string | undefined {
+  let start = bodyAt;
+  if (start < 0) {
+    const marker = `"${key}":"`;
+    const at = text.indexOf(marker, from);
+    if (at < 0) return undefined;
+    start = at + marker.length;
+  }
   let i = start;
   while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
   let body = text.slice(start, Math.min(i, text.length));

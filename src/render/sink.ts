@@ -37,14 +37,24 @@ export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Pro
   };
 }
 
-/** Writes `{ ...head, [key]: [items…], ...tail }` as `JSON.stringify(value, null, 2)` would, streaming the items. */
-export async function writeJsonWithArray(out: Sink, before: Record<string, unknown>, key: string, items: Iterable<unknown>, after: Record<string, unknown>): Promise<void> {
+/** An item that is JSON text already (written as is, on one line). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * Writes `{ ...head, [key]: [items…], ...tail }` as `JSON.stringify(value, null, 2)` would,
+ * streaming the items; with `compactItems`, each item on one line (for items that can be
+ * megabytes, such as messages with images, indenting them costs more than it gives).
+ */
+export async function writeJsonWithArray(out: Sink, before: Record<string, unknown>, key: string, items: Iterable<unknown>, after: Record<string, unknown>, compactItems = false): Promise<void> {
   const field = (k: string, v: unknown) => `  ${JSON.stringify(k)}: ${JSON.stringify(v, null, 2).replace(/\n/g, "\n  ")}`;
   const fields = Object.entries(before).filter(([, v]) => v !== undefined).map(([k, v]) => field(k, v));
   await out.write(`{\n${fields.map((f) => `${f},\n`).join("")}  ${JSON.stringify(key)}: [`);
   let first = true;
   for (const item of items) {
-    await out.write(`${first ? "\n" : ",\n"}    ${JSON.stringify(item, null, 2).replace(/\n/g, "\n    ")}`);
+    const json = item instanceof RawJson ? item.text : compactItems ? JSON.stringify(item) : JSON.stringify(item, null, 2).replace(/\n/g, "\n    ");
+    await out.write(`${first ? "\n" : ",\n"}    ${json}`);
     first = false;
   }
   await out.write(first ? "]" : "\n  ]");

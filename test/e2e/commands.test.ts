@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
-import { CORPUS, fixture, FIXTURES } from "../helpers/paths.js";
+import { CORPUS, corpusFiles, fixture, FIXTURES } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
 
 describe("help", () => {
@@ -160,6 +160,17 @@ describe("context", () => {
       const body = entries.filter((e) => e.type !== "session");
       const expected = pi.buildSessionContext(body);
       expect(json).toEqual({ ...JSON.parse(JSON.stringify(expected)), activeToolNames: null });
+    }
+  });
+
+  it("--json equals pi's context for every corpus file (messages copied from the file where pi passes them through)", async () => {
+    for (const file of corpusFiles()) {
+      const { json, exitCode } = await cliJson(["context", file]);
+      expect(exitCode).toBe(0);
+      const entries = pi.parseSessionEntries(readFileSync(file, "utf8"));
+      pi.migrateSessionEntries(entries);
+      const expected = pi.buildSessionContext(entries.filter((e) => e.type !== "session"));
+      expect(json, file).toEqual({ ...JSON.parse(JSON.stringify(expected)), activeToolNames: null });
     }
   });
 
