@@ -16,6 +16,13 @@ describe("help", () => {
     expect(r.stdout).toMatch(/Exit codes:[\s\S]*2 +usage error/);
   });
 
+  it("the prerendered top-level help is the parser's own", async () => {
+    const fast = await cli(["--help"]);
+    const parsed = await cli(["--help", "--no-color"]); // two arguments: rendered by yargs
+    expect(fast.stdout).toBe(parsed.stdout);
+    expect(fast.stdout.length).toBeGreaterThan(500);
+  });
+
   it.each(["ls", "show", "tree", "path", "context", "check"])("%s --help has an example", async (c) => {
     const r = await cli([c, "--help"]);
     expect(r.exitCode).toBe(0);
