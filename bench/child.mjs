@@ -37,7 +37,9 @@ async function run() {
     }
     case "pi-list": {
       const pi = await import(new URL("../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js", import.meta.url).href);
-      return (await pi.SessionManager.listAll(args[0])).length;
+      const sessions = await pi.SessionManager.listAll();
+      if (sessions.length === 0) throw new Error("pi listed no sessions");
+      return sessions.length;
     }
     case "cli": {
       const { main } = await import(new URL("../dist/cli.js", import.meta.url).href);

@@ -130,22 +130,29 @@ export function generateLargeSession({ path, sizeMB, seed = 1, branched = false 
   return { path, entries: ids.length, bytes: written };
 }
 
-/** A pi session store: `count` small sessions spread over project folders. */
+/**
+ * A pi session store: `count` sessions spread over project folders, sized like the real sessions in
+ * ../shared/corpus (log-normal, median about 60 KB, a few of several megabytes).
+ */
 export function generateStore({ dir, count, seed = 1 }) {
   const r = rng(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
   for (let i = 0; i < count; i++) {
     const project = join(dir, `--work-project-${i % 50}--`);
     mkdirSync(project, { recursive: true });
     const id = `0000${i.toString(16).padStart(4, "0")}-0000-4000-8000-${hex8(r)}0000`;
     const t = Date.parse("2026-01-01T00:00:00.000Z") + i * 60_000;
     const lines = [JSON.stringify({ type: "session", version: 3, id, timestamp: iso(t), cwd: `/work/project-${i % 50}` })];
+    const target = Math.min(4_000_000, Math.exp(Math.log(60_000) + 1.4 * normal()));
+    let bytes = 0;
     let parent = null;
-    const n = 5 + Math.floor(r() * 40);
-    for (let k = 0; k < n; k++) {
+    for (let k = 0; bytes < target || k < 2; k++) {
       const eid = hex8(r);
       const role = k % 2 ? "assistant" : "user";
-      const message = role === "user" ? { role, content: text(r, 100 + Math.floor(r() * 600)), timestamp: t + k * 1000 } : { role, content: [{ type: "text", text: text(r, 200 + Math.floor(r() * 1500)) }], provider: "anthropic", model: "claude", usage: { input: 1, output: 1, totalTokens: 2, cost: { total: 0 } }, stopReason: "stop", timestamp: t + k * 1000 };
-      lines.push(JSON.stringify({ type: "message", id: eid, parentId: parent, timestamp: iso(t + k * 1000), message }));
+      const message = role === "user" ? { role, content: text(r, 100 + Math.floor(r() * 600)), timestamp: t + k * 1000 } : { role, content: [{ type: "text", text: text(r, 200 + Math.floor(r() * 3000)) }], provider: "anthropic", model: "claude", usage: { input: 1, output: 1, totalTokens: 2, cost: { total: 0 } }, stopReason: "stop", timestamp: t + k * 1000 };
+      const line = JSON.stringify({ type: "message", id: eid, parentId: parent, timestamp: iso(t + k * 1000), message });
+      lines.push(line);
+      bytes += line.length + 1;
       parent = eid;
     }
     const fd = openSync(join(project, `${iso(t).replace(/[:.]/g, "-")}_${id}.jsonl`), "w");

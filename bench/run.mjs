@@ -39,9 +39,9 @@ mkdirSync(dataDir, { recursive: true });
 if (!existsSync(join(ROOT, "dist/cli.js"))) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
 
 /** Runs one task `runs` times in fresh processes; keeps the fastest time and the largest RSS. */
-function measure(task, args, env = {}) {
+function measure(task, args, env = {}, times = runs) {
   let best;
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < times; i++) {
     const t0 = performance.now();
     const r = spawnSync(process.execPath, [join(ROOT, "bench/child.mjs"), task, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
     const wall = performance.now() - t0;
@@ -70,7 +70,7 @@ console.log(`# pi-session benchmark\n`);
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}; best of ${runs} run(s); wall time of a fresh process each\n`);
 
 let failures = 0;
-for (const size of sizes) {
+for (const size of sizes.filter((s) => s > 0)) {
   for (const branched of [false, true]) {
     const shape = branched ? "branched" : "linear";
     const dir = join(dataDir, `${shape}-${size}`);
@@ -103,11 +103,13 @@ for (const size of sizes) {
 }
 
 if (storeCount > 0) {
-  const store = join(dataDir, `store-${storeCount}`);
+  // pi lists every project folder of its agent directory's `sessions`.
+  const agentDir = join(dataDir, `store-${storeCount}`);
+  const store = join(agentDir, "sessions");
   if (!existsSync(store)) generateStore({ dir: store, count: storeCount, seed: 9 });
   const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-cache-"));
   const env = { XDG_CACHE_HOME: cache };
-  const pi = measure("pi-list", [store]);
+  const pi = measure("pi-list", [], { PI_CODING_AGENT_DIR: agentDir });
   rmSync(cache, { recursive: true, force: true });
   mkdirSync(cache);
   // cold: an empty cache each run
@@ -115,7 +117,7 @@ if (storeCount > 0) {
   for (let i = 0; i < runs; i++) {
     rmSync(cache, { recursive: true, force: true });
     mkdirSync(cache);
-    const m = measure("cli", ["ls", store, "--limit", "20"], env);
+    const m = measure("cli", ["ls", store, "--limit", "20"], env, 1);
     cold = !cold || m.ms < cold.ms ? m : cold;
   }
   const warm = measure("cli", ["ls", store, "--limit", "20"], env);

@@ -3,9 +3,11 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, type AgentMessage } from "../format/index.js";
-import { idFromFileName, listSessionFiles, openPath } from "../input.js";
+import { listSessionFiles } from "../input.js";
 import { cachePath, LsCache, type FileStamp } from "./ls-cache.js";
+import { describeSessions, type SessionRow } from "./ls-describe.js";
+
+export type { SessionRow, SessionStatus } from "./ls-describe.js";
 import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
 
 export type SortKey = "modified" | "created" | "size" | "messages" | "name";
@@ -19,92 +21,11 @@ export interface LsOptions {
   noCache?: boolean;
 }
 
-export type SessionStatus = "ok" | "needs-migrate" | `invalid: ${number} problems` | "unreadable";
-
-export interface SessionRow {
-  path: string;
-  id: string | null;
-  /** The session name, else the first user message. */
-  title: string | null;
-  cwd: string | null;
-  created: string | null;
-  /** ISO time of the last user/assistant message (else the header time, else the file's mtime). */
-  modified: string | null;
-  messages: number;
-  branches: number;
-  size: number;
-  version: number | null;
-  status: SessionStatus;
-  errors: number;
-}
-
 export interface LsResult {
   dir: string;
   sessions: SessionRow[];
   /** How many sessions matched before `--limit`. */
   total: number;
-}
-
-/**
- * One session's row, from a scan of its lines: only `session_info` entries and the first user
- * message are parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the
- * message's own timestamp, which pi writes at the same moment).
- */
-export async function describeSession(path: string, stamp: FileStamp | undefined): Promise<SessionRow> {
-  const size = stamp?.size ?? 0;
-  const mtime = stamp?.mtimeMs ?? 0;
-  let name: string | undefined;
-  try {
-    const session = await openPath(path, {
-      only: new Set(["session_info"]),
-      onRecord: (entry) => {
-        name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
-      },
-    });
-    try {
-      const errors = countBySeverity(quickFindings(session)).error;
-      const h = session.header;
-      let messages = 0;
-      let lastActivity = 0;
-      let firstUser = -1;
-      for (let node = 0; node < session.tree.size; node++) {
-        const { type, role } = session.nodeKind(node);
-        if (type !== "message") continue;
-        messages++;
-        if (role !== "user" && role !== "assistant") continue;
-        const t = session.nodeTime(node);
-        if (!Number.isNaN(t)) lastActivity = Math.max(lastActivity, t);
-        if (role === "user" && firstUser < 0) firstUser = node;
-      }
-      let title = name;
-      if (title === undefined && firstUser >= 0) {
-        const m = session.entry(firstUser).message as AgentMessage | undefined;
-        title = (m && messageText(m)) || undefined;
-      }
-      const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
-      const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
-      const version = h ? session.version : null;
-      const status: SessionStatus = errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
-      return {
-        path,
-        id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),
-        title: title ?? null,
-        cwd: typeof h?.cwd === "string" ? h.cwd : null,
-        created: typeof h?.timestamp === "string" ? h.timestamp : null,
-        modified: modified ? new Date(modified).toISOString() : null,
-        messages,
-        branches: session.tree.leaves().length,
-        size,
-        version,
-        status,
-        errors,
-      };
-    } finally {
-      session.close();
-    }
-  } catch {
-    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0 };
-  }
 }
 
 const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
@@ -121,24 +42,27 @@ export async function ls(options: LsOptions, ctx: CommandContext): Promise<LsRes
   const files = listSessionFiles(dir);
   const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env));
   const rows: SessionRow[] = [];
-  for (const [i, file] of files.entries()) {
-    ctx.progress(i, files.length, "sessions");
+  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
+  for (const [index, path] of files.entries()) {
     let stamp: FileStamp | undefined;
     try {
-      const st = statSync(file);
+      const st = statSync(path);
       stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
     } catch {
       // unreadable: described as such, never cached
     }
-    const cached = stamp && cache?.get(file, stamp);
-    if (cached) {
-      rows.push(cached);
-      continue;
-    }
-    const row = await describeSession(file, stamp);
-    if (stamp && row.status !== "unreadable") cache?.set(file, stamp, row);
-    rows.push(row);
+    const cached = stamp && cache?.get(path, stamp);
+    if (cached) rows[index] = cached;
+    else todo.push({ index, path, stamp });
   }
+  // PI_SESSION_THREADS caps the worker threads (1: none).
+  const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
+  const described = await describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
+  todo.forEach(({ index, path, stamp }, k) => {
+    const row = described[k]!;
+    rows[index] = row;
+    if (stamp && row.status !== "unreadable") cache?.set(path, stamp, row);
+  });
   ctx.progress(files.length, files.length);
   cache?.save();
   const wanted = options.cwd !== undefined ? resolve(options.cwd) : undefined;

@@ -120,17 +120,17 @@ class Interner {
  */
 class LineTable {
   count = 0;
-  offset = new Float64Array(1024);
-  length = new Float64Array(1024);
-  kind = new Uint8Array(1024);
-  flags = new Uint16Array(1024);
-  ordinal = new Int32Array(1024);
-  type = new Uint16Array(1024);
-  role = new Uint16Array(1024);
-  node = new Int32Array(1024);
+  offset = new Float64Array(64);
+  length = new Float64Array(64);
+  kind = new Uint8Array(64);
+  flags = new Uint16Array(64);
+  ordinal = new Int32Array(64);
+  type = new Uint16Array(64);
+  role = new Uint16Array(64);
+  node = new Int32Array(64);
   /** Byte range of the `message` object within the line (scan path only; -1 otherwise). */
-  msgStart = new Int32Array(1024);
-  msgEnd = new Int32Array(1024);
+  msgStart = new Int32Array(64);
+  msgEnd = new Int32Array(64);
 
   add(offset: number, length: number): number {
     if (this.count === this.offset.length) this.grow();
@@ -171,8 +171,8 @@ class LineTable {
 /** Per-node columns, fed to the tree index. */
 class NodeTable {
   count = 0;
-  line = new Int32Array(1024);
-  time = new Float64Array(1024);
+  line = new Int32Array(64);
+  time = new Float64Array(64);
   readonly ids: Array<string | undefined> = [];
   readonly parentIds: Array<string | null | undefined> = [];
 
@@ -416,7 +416,8 @@ export class Session {
           fields.id = typeof obj.id === "string" ? obj.id : undefined;
           fields.parentKind = !("parentId" in obj) ? 0 : typeof obj.parentId === "string" ? 1 : obj.parentId === null ? 2 : 3;
           fields.parentId = typeof obj.parentId === "string" ? obj.parentId : undefined;
-          fields.timestamp = typeof obj.timestamp === "string" ? obj.timestamp : undefined;
+          fields.hasTimestamp = typeof obj.timestamp === "string";
+          fields.time = typeof obj.timestamp === "string" ? Date.parse(obj.timestamp) : NaN;
           const role = (obj.message as { role?: unknown } | null | undefined)?.role;
           fields.role = obj.message && typeof obj.message === "object" && typeof role === "string" ? role : undefined;
         }
@@ -458,7 +459,7 @@ export class Session {
         parentId = fields.parentKind === 1 ? fields.parentId : fields.parentKind === 2 ? null : undefined;
       }
       if (fields.parentKind !== 0 || this.v1Ids) flags |= LineFlag.HAS_PARENT_KEY;
-      if (fields.timestamp !== undefined) flags |= LineFlag.HAS_TIME;
+      if (fields.hasTimestamp) flags |= LineFlag.HAS_TIME;
       t.flags[i] = flags;
       if (t.ordinal[i]! >= 0 && this.v1Ids) this.idsByOrdinal[t.ordinal[i]!] = id;
       if (type === "message" && fields.role !== undefined) {
@@ -469,7 +470,7 @@ export class Session {
         const target = (obj as { targetId?: unknown }).targetId;
         this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
       } else {
-        t.node[i] = this.nodes.add(i, id, parentId, fields.timestamp === undefined ? NaN : Date.parse(fields.timestamp));
+        t.node[i] = this.nodes.add(i, id, parentId, fields.time);
         options.onNode?.(t.node[i]!, bytes, type, this.roles.strings[t.role[i]!]);
       }
       if (options.onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {

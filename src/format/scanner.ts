@@ -30,9 +30,15 @@ export interface ScanFields {
   /** 0: no `parentId` key; 1: a string; 2: null; 3: another value. */
   parentKind: 0 | 1 | 2 | 3;
   parentId: string | undefined;
-  timestamp: string | undefined;
+  /** Whether `timestamp` is a string. */
+  hasTimestamp: boolean;
   /** `message.role` when `message` is an object holding a string `role`. */
   role: string | undefined;
+  /**
+   * `Date.parse(timestamp)`, read straight from the bytes for pi's own format
+   * (`YYYY-MM-DDTHH:MM:SS.sssZ`); NaN without a string timestamp.
+   */
+  time: number;
   /** Byte range of the top-level `message` object (-1 when it is not an object). */
   messageStart: number;
   messageEnd: number;
@@ -43,6 +49,7 @@ export interface ScanFields {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MAX_DEPTH = 512;
+const STACK = new Uint8Array(MAX_DEPTH + 1);
 
 // Top-level keys the reader keeps, as bytes.
 const K_TYPE = bytes("type");
@@ -94,7 +101,9 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   fastStrings = !hasControlByte(b, 0, body);
   nextBackslash = -1;
   out.object = false;
-  out.type = out.id = out.parentId = out.timestamp = out.role = undefined;
+  out.type = out.id = out.parentId = out.role = undefined;
+  out.hasTimestamp = false;
+  out.time = NaN;
   out.parentKind = 0;
   out.messageStart = out.messageEnd = -1;
   out.contentKind = 0;
@@ -103,8 +112,8 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   if (i === end) return Verdict.Invalid; // blank: JSON.parse("") throws
   out.object = b[i] === 0x7b;
 
-  // Container stack: 1 = object, 2 = array. Depth 1 is the top level.
-  const stack = new Uint8Array(MAX_DEPTH + 1);
+  // Container stack (shared: one scan runs at a time): 1 = object, 2 = array. Depth 1 is the top level.
+  const stack = STACK;
   let depth = 0;
   // Which top-level key's value comes next, and whether we are inside the top-level `message`.
   let pendingKey: Key = Key.Other;
@@ -202,7 +211,8 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
               out.parentId = undefined;
               break;
             case Key.Timestamp:
-              out.timestamp = undefined;
+              out.hasTimestamp = false;
+              out.time = NaN;
               break;
             case Key.Message:
               out.role = undefined;
@@ -257,6 +267,9 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   return state === 5 ? Verdict.Valid : Verdict.Invalid;
 }
 
+let viewOf: ArrayBufferLike | undefined;
+let view: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+
 /** Whether the current line has no control byte, so strings may be skipped with `indexOf`. */
 let fastStrings = false;
 /** The next backslash at or after the last search position (-1: not searched yet; Infinity: none). */
@@ -272,10 +285,17 @@ export function hasControlByte(b: Uint8Array, start: number, end: number): boole
   for (const head = Math.min(end, i + misalign); i < head; i++) if (b[i]! < 0x20) return true;
   const words = (end - i) >>> 2;
   if (words > 0) {
-    const w = new Uint32Array(b.buffer, b.byteOffset + i, words);
+    // One word view per underlying buffer (lines are views of a few read buffers), not per line.
+    if (b.buffer !== viewOf) {
+      viewOf = b.buffer;
+      view = new Uint32Array(b.buffer, 0, b.buffer.byteLength >>> 2);
+    }
+    const w = view;
+    const base = (b.byteOffset + i) >>> 2;
     let acc = 0;
-    let k = 0;
-    for (; k + 4 <= words; k += 4) {
+    let k = base;
+    const stop = base + words;
+    for (; k + 4 <= stop; k += 4) {
       const a = w[k]!;
       const c = w[k + 1]!;
       const d = w[k + 2]!;
@@ -283,7 +303,7 @@ export function hasControlByte(b: Uint8Array, start: number, end: number): boole
       acc |= ((a - 0x20202020) & ~a) | ((c - 0x20202020) & ~c) | ((d - 0x20202020) & ~d) | ((e - 0x20202020) & ~e);
       if (acc & 0x80808080) return true;
     }
-    for (; k < words; k++) {
+    for (; k < stop; k++) {
       const a = w[k]!;
       if (((a - 0x20202020) & ~a & 0x80808080) !== 0) return true;
     }
@@ -403,22 +423,64 @@ function classifyKey(b: Uint8Array, start: number, end: number, inMessage: boole
 
 const decoder = new TextDecoder();
 
+/** `Date.parse` of `YYYY-MM-DDTHH:MM:SS.sssZ` in `b[start..end)`, without making a string; undefined for any other form. */
+function isoTime(b: Uint8Array, start: number, end: number): number | undefined {
+  if (end - start !== 24 || b[start + 4] !== 0x2d || b[start + 7] !== 0x2d || b[start + 10] !== 0x54 || b[start + 13] !== 0x3a || b[start + 16] !== 0x3a || b[start + 19] !== 0x2e || b[start + 23] !== 0x5a) return undefined;
+  const d = (at: number, n: number): number => {
+    let v = 0;
+    for (let k = 0; k < n; k++) {
+      const c = b[start + at + k]! - 0x30;
+      if (c < 0 || c > 9) return NaN;
+      v = v * 10 + c;
+    }
+    return v;
+  };
+  const year = d(0, 4);
+  const month = d(5, 2);
+  const day = d(8, 2);
+  const hour = d(11, 2);
+  const minute = d(14, 2);
+  const second = d(17, 2);
+  const ms = d(20, 3);
+  // Anything unusual (year < 100, which Date.UTC reads as 19xx; hour 24; a day past the month's
+  // end, which Date.UTC rolls over and Date.parse rejects; non-digits) is left to Date.parse.
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const monthDays = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour <= 23 && minute <= 59 && second <= 59 && ms >= 0)) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+}
+
 function decodeString(b: Uint8Array, open: number, close: number): string {
+  let ascii = true;
   for (let k = open + 1; k < close; k++) {
-    if (b[k] === BACKSLASH) return JSON.parse(decoder.decode(b.subarray(open, close + 1))) as string;
+    const c = b[k]!;
+    if (c === BACKSLASH) return JSON.parse(decoder.decode(b.subarray(open, close + 1))) as string;
+    if (c >= 0x80) ascii = false;
   }
+  // Kept fields are short and almost always ASCII: a Latin-1 slice is then the same string, faster.
+  const slice = (b as unknown as { latin1Slice?: (start: number, end: number) => string }).latin1Slice;
+  if (ascii && slice) return slice.call(b, open + 1, close);
   return decoder.decode(b.subarray(open + 1, close));
+}
+
+/** The entry types and roles pi writes, as bytes: matched without making a new string. */
+const KNOWN = ["message", "model_change", "thinking_level_change", "usage", "compaction", "branch_summary", "custom", "custom_message", "context_edit", "label", "session_info", "session", "leaf", "active_tools_change", "user", "assistant", "toolResult", "system", "bashExecution", "hookMessage"].map((s) => ({ s, b: bytes(s) }));
+
+function knownString(b: Uint8Array, open: number, close: number): string {
+  const n = close - open - 1;
+  for (const k of KNOWN) if (k.b.length === n && same(b, open + 1, close, k.b)) return k.s;
+  return decodeString(b, open, close);
 }
 
 function captureString(b: Uint8Array, open: number, close: number, key: Key, depth: number, messageDepth: number, out: ScanFields): void {
   if (key === Key.Role) {
-    if (depth === messageDepth) out.role = decodeString(b, open, close);
+    if (depth === messageDepth) out.role = knownString(b, open, close);
     return;
   }
   if (depth !== 1) return;
   switch (key) {
     case Key.Type:
-      out.type = decodeString(b, open, close);
+      out.type = knownString(b, open, close);
       break;
     case Key.Id:
       out.id = decodeString(b, open, close);
@@ -428,7 +490,8 @@ function captureString(b: Uint8Array, open: number, close: number, key: Key, dep
       out.parentId = decodeString(b, open, close);
       break;
     case Key.Timestamp:
-      out.timestamp = decodeString(b, open, close);
+      out.hasTimestamp = true;
+      out.time = isoTime(b, open + 1, close) ?? Date.parse(decodeString(b, open, close));
       break;
     default:
       break;
@@ -436,5 +499,5 @@ function captureString(b: Uint8Array, open: number, close: number, key: Key, dep
 }
 
 export function emptyFields(): ScanFields {
-  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, timestamp: undefined, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0 };
+  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, hasTimestamp: false, time: NaN, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0 };
 }

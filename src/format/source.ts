@@ -82,7 +82,8 @@ export function forEachLine(
   onLine: (bytes: Buffer, line: number, offset: number, terminated: boolean) => void,
   chunkSize = CHUNK_SIZE,
 ): void {
-  const chunk = Buffer.allocUnsafe(chunkSize);
+  // A small file gets a small buffer: `ls` opens thousands of them.
+  const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(chunkSize, source.size > 0 ? source.size : chunkSize)));
   let carry: Buffer[] = [];
   let carryLength = 0;
   let fileOffset = 0;

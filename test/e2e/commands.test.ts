@@ -1,5 +1,5 @@
 /** Every read-only command, spawned for real, in human and --json mode: stdout, stderr and exit code together. */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -270,6 +270,52 @@ describe("ls", () => {
     const counts = json.sessions.map((s: { messages: number }) => s.messages);
     expect([...counts].sort((a, b) => b - a)).toEqual(counts);
     expect(json.sessions[0]).toMatchObject({ path: expect.stringContaining("fixtures/"), status: expect.any(String), branches: expect.any(Number) });
+  });
+
+  it("lists many sessions on worker threads exactly as on one thread, and a warm cache gives the same", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-many-"));
+    const names = ["linear.jsonl", "branched.jsonl", "v1.jsonl", "cycle.jsonl", "fused.jsonl", "empty.jsonl"];
+    for (let i = 0; i < 150; i++) {
+      const project = join(dir, `--p${i % 7}--`);
+      mkdirSync(project, { recursive: true });
+      copyFileSync(fixture(names[i % names.length]!), join(project, `s${String(i).padStart(3, "0")}.jsonl`));
+    }
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-cache-"));
+    const one = await cliJson(["ls", dir, "--no-cache"], { env: { PI_SESSION_THREADS: "1" } });
+    const many = await cliJson(["ls", dir], { env: { XDG_CACHE_HOME: cache } });
+    const warm = await cliJson(["ls", dir], { env: { XDG_CACHE_HOME: cache } });
+    expect(one.json.sessions).toHaveLength(150);
+    expect(many.json).toEqual(one.json);
+    expect(warm.json).toEqual(one.json);
+    const statuses = new Set(one.json.sessions.map((s: { status: string }) => s.status));
+    expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problems"]));
+  });
+
+  it("trusts the cache only while size, mtime and inode match, and rebuilds a corrupt one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-cached-"));
+    const file = join(dir, "s.jsonl");
+    copyFileSync(fixture("linear.jsonl"), file);
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-cache-"));
+    const env = { XDG_CACHE_HOME: cache };
+    await cli(["ls", dir], { env });
+    const index = join(cache, "pi-session", "ls-index.json");
+    // A planted title proves a warm run reads the cache...
+    const data = JSON.parse(readFileSync(index, "utf8"));
+    data.rows[file].row.title = "from the cache";
+    writeFileSync(index, JSON.stringify(data));
+    expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("from the cache");
+    // ...and a changed file is described again.
+    appendFileSync(file, readFileSync(fixture("linear.jsonl")).subarray(0, 0));
+    utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("List src");
+    // A corrupt cache is ignored and rewritten.
+    writeFileSync(index, "{not json");
+    expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("List src");
+    expect(JSON.parse(readFileSync(index, "utf8")).version).toBe(1);
+    // --no-cache neither reads nor writes it.
+    writeFileSync(index, "untouched");
+    await cli(["ls", dir, "--no-cache"], { env });
+    expect(readFileSync(index, "utf8")).toBe("untouched");
   });
 
   it("reads the session directory from flags and environment, per project, with --cwd", async () => {

@@ -29,7 +29,8 @@ function expectAgrees(line: Buffer): Verdict {
       const str = (v: unknown) => (typeof v === "string" ? v : undefined);
       expect(fields.type).toBe(str(obj.type));
       expect(fields.id).toBe(str(obj.id));
-      expect(fields.timestamp).toBe(str(obj.timestamp));
+      expect(fields.hasTimestamp).toBe(typeof obj.timestamp === "string");
+      expect(fields.time).toEqual(typeof obj.timestamp === "string" ? Date.parse(obj.timestamp) : NaN);
       expect(fields.parentKind).toBe(!("parentId" in obj) ? 0 : typeof obj.parentId === "string" ? 1 : obj.parentId === null ? 2 : 3);
       expect(fields.parentId).toBe(str(obj.parentId));
       const m = obj.message as Record<string, unknown> | undefined;
@@ -62,6 +63,9 @@ function randomValue(depth: number): unknown {
   return o;
 }
 
+// pi's own form, and forms Date.parse reads (or rejects) in other ways
+const TIMES = ["2026-01-01T00:00:00.000Z", "2024-02-29T23:59:59.999Z", "2023-02-29T10:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z", "0050-01-01T00:00:00.000Z", "2026-01-01T00:00:00Z", "2026-01-01T02:00:00.000+02:00", "2026-01-01", "Jan 1 2026", "not a time", "2026-04-31T00:00:00.000Z", "1999-12-31T23:59:60.000Z"];
+
 function randomEntry(): Record<string, unknown> {
   const keys = ["type", "id", "parentId", "timestamp", "message", "data", "customType"];
   // keys in any order, sometimes repeated (JSON.parse keeps the last)
@@ -71,6 +75,7 @@ function randomEntry(): Record<string, unknown> {
     if (k === "message") e.message = r() < 0.8 ? { role: pick(["user", "assistant", "toolResult", 5, null]), content: randomValue(1), id: "inner" } : randomValue(1);
     else if (k === "parentId") e.parentId = pick([null, "p1234567", 7, { id: "x" }, "esc\"aped"]);
     else if (k === "data") e.data = randomValue(0);
+    else if (k === "timestamp") e[k] = r() < 0.9 ? pick(TIMES) : randomValue(2);
     else e[k] = r() < 0.9 ? pick(["message", "a1b2c3d4", "2026-01-01T00:00:00.000Z", "é\\u00e9", "x"]) : randomValue(2);
   }
   return e;

@@ -1,5 +1,11 @@
 import { execa, type Options } from "execa";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { BIN } from "./paths.js";
+
+/** Tests never touch the user's ls cache. */
+const CACHE = mkdtempSync(join(tmpdir(), "pi-session-test-cache-"));
 
 export interface CliResult {
   stdout: string;
@@ -13,7 +19,7 @@ export async function cli(args: string[], options: Options & { env?: Record<stri
     reject: false,
     stripFinalNewline: false,
     ...options,
-    env: { NO_COLOR: "1", FORCE_COLOR: undefined, PI_CODING_AGENT_SESSION_DIR: undefined, PI_CODING_AGENT_DIR: undefined, ...options.env },
+    env: { NO_COLOR: "1", FORCE_COLOR: undefined, PI_CODING_AGENT_SESSION_DIR: undefined, PI_CODING_AGENT_DIR: undefined, XDG_CACHE_HOME: CACHE, ...options.env },
     extendEnv: true,
   });
   return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };

@@ -1,0 +1,125 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, type AgentMessage } from "../format/index.js";
+import { idFromFileName, openPath } from "../input.js";
+import type { FileStamp } from "./ls-cache.js";
+
+export type SessionStatus = "ok" | "needs-migrate" | `invalid: ${number} problems` | "unreadable";
+
+export interface SessionRow {
+  path: string;
+  id: string | null;
+  /** The session name, else the first user message. */
+  title: string | null;
+  cwd: string | null;
+  created: string | null;
+  /** ISO time of the last user/assistant message (else the header time, else the file's mtime). */
+  modified: string | null;
+  messages: number;
+  branches: number;
+  size: number;
+  version: number | null;
+  status: SessionStatus;
+  errors: number;
+}
+
+/**
+ * One session's row, from a scan of its lines: only `session_info` entries and the first user
+ * message are parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the
+ * message's own timestamp, which pi writes at the same moment).
+ */
+export async function describeSession(path: string, stamp: FileStamp | undefined): Promise<SessionRow> {
+  const size = stamp?.size ?? 0;
+  const mtime = stamp?.mtimeMs ?? 0;
+  let name: string | undefined;
+  try {
+    const session = await openPath(path, {
+      only: new Set(["session_info"]),
+      onRecord: (entry) => {
+        name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
+      },
+    });
+    try {
+      const errors = countBySeverity(quickFindings(session)).error;
+      const h = session.header;
+      let messages = 0;
+      let lastActivity = 0;
+      let firstUser = -1;
+      for (let node = 0; node < session.tree.size; node++) {
+        const { type, role } = session.nodeKind(node);
+        if (type !== "message") continue;
+        messages++;
+        if (role !== "user" && role !== "assistant") continue;
+        const t = session.nodeTime(node);
+        if (!Number.isNaN(t)) lastActivity = Math.max(lastActivity, t);
+        if (role === "user" && firstUser < 0) firstUser = node;
+      }
+      let title = name;
+      if (title === undefined && firstUser >= 0) {
+        const m = session.entry(firstUser).message as AgentMessage | undefined;
+        title = (m && messageText(m)) || undefined;
+      }
+      const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
+      const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
+      const version = h ? session.version : null;
+      const status: SessionStatus = errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
+      return {
+        path,
+        id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),
+        // a title is a preview: the first 200 characters are plenty (and keep the cache small)
+        title: title === undefined ? null : title.length > 200 ? title.slice(0, 200) : title,
+        cwd: typeof h?.cwd === "string" ? h.cwd : null,
+        created: typeof h?.timestamp === "string" ? h.timestamp : null,
+        modified: modified ? new Date(modified).toISOString() : null,
+        messages,
+        branches: session.tree.leaves().length,
+        size,
+        version,
+        status,
+        errors,
+      };
+    } finally {
+      session.close();
+    }
+  } catch {
+    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0 };
+  }
+}
+
+
+/** Below this many files, starting workers costs more than it saves. */
+const PARALLEL_FROM = 64;
+
+/**
+ * Rows for many sessions: on several cores, split among worker threads (scanning is CPU-bound once
+ * the files are in the page cache), in order. `progress` is called with how many are done.
+ */
+export async function describeSessions(jobs: ReadonlyArray<{ path: string; stamp: FileStamp | undefined }>, progress: (done: number) => void, threads = availableParallelism()): Promise<SessionRow[]> {
+  const workers = Math.min(threads, Math.floor(jobs.length / PARALLEL_FROM));
+  if (workers < 2) {
+    const rows: SessionRow[] = [];
+    for (const [i, job] of jobs.entries()) {
+      progress(i);
+      rows.push(await describeSession(job.path, job.stamp));
+    }
+    return rows;
+  }
+  const rows: SessionRow[] = new Array(jobs.length);
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: workers }, (_, w) => {
+      // Interleaved shares, so that big and small sessions spread evenly.
+      const share = jobs.map((job, i) => ({ ...job, i })).filter((_, i) => i % workers === w);
+      return new Promise<void>((resolve, reject) => {
+        const worker = new Worker(new URL("./ls-worker.js", import.meta.url), { workerData: share });
+        worker.on("message", (msg: { i: number; row: SessionRow }) => {
+          rows[msg.i] = msg.row;
+          progress(++done);
+        });
+        worker.on("error", reject);
+        worker.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`ls worker exited with ${code}`))));
+      });
+    }),
+  );
+  return rows;
+}
