@@ -42,7 +42,7 @@ async function run() {
       return sessions.length;
     }
     case "cli": {
-      const { main } = await import(new URL("../dist/cli.js", import.meta.url).href);
+      const { main } = await import(new URL("../dist/bundle/cli.js", import.meta.url).href);
       const sink = createWriteStream("/dev/null");
       const code = await main(args, { stdout: sink, stderr: createWriteStream("/dev/null"), env: { ...process.env, NO_COLOR: "1" } });
       await new Promise((resolve) => sink.end(resolve));

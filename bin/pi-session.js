@@ -19,6 +19,6 @@ const help = prerenderedHelp(args);
 if (help !== undefined) {
   process.stdout.write(help);
 } else {
-  const { main } = await import("../dist/cli.js");
+  const { main } = await import("../dist/bundle/cli.js");
   process.exitCode = await main(args);
 }

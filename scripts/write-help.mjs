@@ -3,7 +3,7 @@
  * the top-level help (the start-up benchmark's command) is printed without loading the parser.
  */
 import { writeFileSync } from "node:fs";
-import { main } from "../dist/cli.js";
+import { main } from "../dist/bundle/cli.js";
 
 const chunks = [];
 const log = console.log;
