@@ -118,7 +118,28 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 check broken.jsonl --json", "findings as data"),
     load: () => import("./commands/check.js"),
   },
+  {
+    command: "migrate <files..>",
+    describe: "Upgrade v1/v2 session files to v3",
+    builder: (y) =>
+      writeOptions(y)
+        .positional("files", { type: "string", array: true, describe: "files or directories (searched for *.jsonl)" })
+        .option("dry-run", { type: "boolean", default: false, describe: "print the unified diff; write nothing (exit 1 if a change is needed)" })
+        .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 if any file needs migrating (for CI)" })
+        .example("$0 migrate old.jsonl", "upgrade in place, keeping old.jsonl.bak")
+        .example("$0 migrate ~/.pi/agent/sessions --check", "CI: fail if anything is left to migrate")
+        .example("$0 migrate old.jsonl --dry-run", "show what would change"),
+    load: () => import("./commands/migrate.js"),
+  },
 ];
+
+/** The options every writing command shares (SPEC §5). */
+function writeOptions(y: Argv): Argv {
+  return y
+    .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })
+    .option("backup-dir", { type: "string", describe: "keep the originals' backups here (default: beside each file, as FILE.bak)" })
+    .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" });
+}
 
 /** yargs turns a lone `-` (stdin) into "", so it crosses the parser under another name. */
 const STDIN_ARG = "\u0000stdin";
@@ -132,7 +153,7 @@ function normalise(argv: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "completion"];
+const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "completion"];
 
 /** yargs' parse errors, reworded to say what was wrong, what was expected and an example. */
 function usageMessage(msg: string, argv: readonly string[]): string {

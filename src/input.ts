@@ -49,6 +49,22 @@ export function listSessionFiles(dir: string): string[] {
   return out;
 }
 
+/** Expands the arguments: files as given, directories into their session files. */
+export function expandInputs(args: string[], sessionDir: string): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    let isDir = false;
+    try {
+      isDir = arg !== "-" && statSync(arg).isDirectory();
+    } catch {
+      // not a directory: a file, an id, or missing (resolveInput says which)
+    }
+    if (isDir) out.push(...listSessionFiles(arg));
+    else out.push(resolveInput(arg, sessionDir));
+  }
+  return out;
+}
+
 /** The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`). */
 export function idFromFileName(path: string): string | undefined {
   const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));

@@ -1,8 +1,7 @@
-import { statSync } from "node:fs";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { countBySeverity, Validator, type Finding, type Session } from "../format/index.js";
-import { listSessionFiles, openPath, resolveInput } from "../input.js";
+import { expandInputs, openPath } from "../input.js";
 import { renderFindings } from "../render/findings.js";
 import { sanitize, type Style } from "../render/text.js";
 
@@ -25,22 +24,6 @@ export interface CheckResult {
   /** Inputs that could not be read at all. */
   unreadable: Array<{ file: string; error: string }>;
   summary: { files: number; errors: number; warnings: number; failed: number };
-}
-
-/** Expands the arguments: files as given, directories into their session files. */
-export function expandInputs(args: string[], sessionDir: string): string[] {
-  const out: string[] = [];
-  for (const arg of args) {
-    let isDir = false;
-    try {
-      isDir = arg !== "-" && statSync(arg).isDirectory();
-    } catch {
-      // not a directory: a file, an id, or missing (resolveInput says which)
-    }
-    if (isDir) out.push(...listSessionFiles(arg));
-    else out.push(resolveInput(arg, sessionDir));
-  }
-  return out;
 }
 
 export async function check(options: CheckOptions, ctx: CommandContext): Promise<CheckResult> {

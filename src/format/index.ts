@@ -16,3 +16,6 @@ export { StatsCollector, messageText, type SessionStats } from "./stats.js";
 export { migrateEntryV1ToV2, migrateEntryV2ToV3, migrateHeader, V1IdAllocator } from "./migrations.js";
 export { pathEntries, contextAt, contextMessages, contextParts, RawMessage, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./branch.js";
 export { FileSource, BufferSource, forEachLine, type ByteSource } from "./source.js";
+export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./migrate.js";
+export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./rewrite.js";
+export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type Producer } from "./write.js";

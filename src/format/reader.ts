@@ -354,7 +354,8 @@ export class Session {
     return this.upgrade(parsed.value as Record<string, unknown>, record);
   }
 
-  private upgrade(value: Record<string, unknown>, record: LineRecord): AnyEntry {
+  /** A parsed line upgraded to the v3 shape (v1 ids and parents, the v2 role rename). */
+  upgrade(value: Record<string, unknown>, record: LineRecord): AnyEntry {
     if (record.kind !== "entry") return value as AnyEntry;
     let out = value;
     if (this.v1Ids && record.id !== undefined) {
@@ -451,6 +452,8 @@ export class Session {
         id = this.v1Ids.next(line);
         parentId = prevV1Id;
         prevV1Id = id;
+        // Before resolving the index: a compaction may name itself (pi has given it its id by then).
+        if (t.ordinal[i]! >= 0) this.idsByOrdinal[t.ordinal[i]!] = id;
         if (type === "compaction" && obj && typeof obj.firstKeptEntryIndex === "number") {
           this.fkIndexByLine.set(line, this.idsByOrdinal[obj.firstKeptEntryIndex]);
         }
@@ -461,7 +464,6 @@ export class Session {
       if (fields.parentKind !== 0 || this.v1Ids) flags |= LineFlag.HAS_PARENT_KEY;
       if (fields.hasTimestamp) flags |= LineFlag.HAS_TIME;
       t.flags[i] = flags;
-      if (t.ordinal[i]! >= 0 && this.v1Ids) this.idsByOrdinal[t.ordinal[i]!] = id;
       if (type === "message" && fields.role !== undefined) {
         t.role[i] = this.roles.code(fields.role === "hookMessage" && this.version < 3 ? "custom" : fields.role);
       }
