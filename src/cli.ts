@@ -131,6 +131,19 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 migrate old.jsonl --dry-run", "show what would change"),
     load: () => import("./commands/migrate.js"),
   },
+  {
+    command: "repair <files..>",
+    describe: "Rewrite corrupted session files so pi loads all of them",
+    builder: (y) =>
+      writeOptions(y)
+        .positional("files", { type: "string", array: true, describe: "session files (or directories)" })
+        .option("dry-run", { type: "boolean", default: false, describe: "print the actions and the unified diff; write nothing (exit 1 if a repair is needed)" })
+        .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 if any file needs repair" })
+        .example("$0 repair broken.jsonl", "repair in place, keeping broken.jsonl.bak")
+        .example("$0 repair broken.jsonl --dry-run", "every action with its line number, and the diff")
+        .example("$0 repair broken.jsonl --out fixed.jsonl --json", "write elsewhere; the report as JSON"),
+    load: () => import("./commands/repair.js"),
+  },
 ];
 
 /** The options every writing command shares (SPEC §5). */

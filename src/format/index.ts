@@ -19,3 +19,4 @@ export { FileSource, BufferSource, forEachLine, type ByteSource } from "./source
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./migrate.js";
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./rewrite.js";
 export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type Producer } from "./write.js";
+export { planRepair, writeRepair, splitRecords, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
