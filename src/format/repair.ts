@@ -304,6 +304,17 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
     }
   }
 
+  // Entries pi's loader would crash on go, whatever the version.
+  for (const p of entries) {
+    const e = p.value;
+    if (e.type !== "message") continue;
+    const m = e.message as { role?: unknown } | null | undefined;
+    if (!m || typeof m !== "object" || typeof m.role !== "string") {
+      act("entry-dropped", p.index + 1, "a message entry without `message.role` (pi's loader crashes on it)");
+      p.value = {};
+    }
+  }
+
   // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
   const changedPieces = new Set<Piece>();
   if (!legacy) {
@@ -323,14 +334,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
     entries.forEach((p, k) => {
       const e = p.value;
       const line = p.index + 1;
-      if (e.type === "message") {
-        const m = e.message as { role?: unknown } | null | undefined;
-        if (!m || typeof m !== "object" || typeof m.role !== "string") {
-          act("entry-dropped", line, "a message entry without `message.role` (pi's loader crashes on it)");
-          p.value = {};
-          return;
-        }
-      }
+      if (Object.keys(e).length === 0) return; // dropped above
       if (typeof e.id !== "string") {
         e.id = fresh(line, k);
         if (!("parentId" in e) || typeof e.parentId !== "string") e.parentId = prevId;
