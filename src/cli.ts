@@ -144,6 +144,20 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 repair broken.jsonl --out fixed.jsonl --json", "write elsewhere; the report as JSON"),
     load: () => import("./commands/repair.js"),
   },
+  {
+    command: "fork <file>",
+    describe: "Copy a session (or one branch of it) into a new session file",
+    builder: (y) =>
+      y
+        .positional("file", { type: "string", describe: "source session file or id" })
+        .option("leaf", { type: "string", describe: "copy only the root -> leaf path (labels on it re-created); default: the whole tree" })
+        .option("cwd", { type: "string", describe: "the new session's working directory (default: the source's)" })
+        .option("out", { alias: "o", type: "string", describe: "write here (default: the session directory of its cwd, named as pi names sessions)" })
+        .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
+        .example("$0 fork session.jsonl --leaf 5e6f", "a new session holding one branch; prints its path")
+        .example("$0 fork session.jsonl --cwd ~/code/other", "re-home a session into another project"),
+    load: () => import("./commands/fork.js"),
+  },
 ];
 
 /** The options every writing command shares (SPEC §5). */

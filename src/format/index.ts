@@ -20,3 +20,4 @@ export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./rewrite.js";
 export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type Producer } from "./write.js";
 export { planRepair, writeRepair, splitRecords, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
+export { planFork, sessionFolderName, sessionFileName, sessionPathFor, type ForkOptions, type ForkPlan } from "./fork.js";

@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError, ExitCode, shellQuote } from "../errors.js";
+import { createFile, planFork, sessionPathFor, TargetExistsError } from "../format/index.js";
+import { readShape } from "./common.js";
+import { nodeFor } from "./path.js";
+
+export interface ForkCommandOptions {
+  file: string;
+  leaf?: string;
+  cwd?: string;
+  out?: string;
+  force?: boolean;
+}
+
+export interface ForkResult {
+  file: string;
+  id: string;
+  parentSession: string;
+  cwd: string;
+  /** The leaf the fork was cut at, or null for a whole-tree copy. */
+  leaf: string | null;
+  entries: number;
+}
+
+export async function fork(options: ForkCommandOptions, ctx: CommandContext): Promise<ForkResult> {
+  if (options.file === "-") throw new CliError("fork needs the source as a file (its path becomes the new session's parentSession), not - (stdin)");
+  const { session } = await readShape(options.file, ctx);
+  try {
+    if (!session.header) throw new CliError(`${session.name}: no session header; run \`pi-session repair ${shellQuote(session.name)}\` first`);
+    const leaf = options.leaf !== undefined ? nodeFor(session, options.leaf) : undefined;
+    const plan = planFork(session, { leaf, cwd: options.cwd, sourcePath: resolve(session.name) });
+    const header = plan.header as { id: string; timestamp: string; cwd: string; parentSession: string };
+    const target = options.out ?? sessionPathFor(ctx.sessionDir, header.cwd, header.timestamp, header.id);
+    if (!options.out) mkdirSync(dirname(target), { recursive: true });
+    else if (!existsSync(dirname(resolve(target)))) throw new CliError(`${dirname(target)}: no such directory for --out`);
+    let entries = 0;
+    try {
+      createFile(
+        target,
+        (write) => {
+          write(JSON.stringify(plan.header) + "\n");
+          entries = plan.writeEntries((line) => write(line + "\n"));
+        },
+        { force: options.force },
+      );
+    } catch (error) {
+      if (error instanceof TargetExistsError) throw new CliError(`${target} already exists; fork never overwrites (pass --force to replace it)`);
+      throw error;
+    }
+    return { file: target, id: header.id, parentSession: header.parentSession, cwd: header.cwd, leaf: leaf === undefined ? null : (session.nodeId(leaf) ?? null), entries };
+  } finally {
+    session.close();
+  }
+}
+
+export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await fork({ file: args.file as string, leaf: args.leaf as string | undefined, cwd: args.cwd as string | undefined, out: args.out as string | undefined, force: args.force === true }, ctx);
+  return { json: result, human: `${result.file}\n`, exitCode: ExitCode.Ok };
+}
