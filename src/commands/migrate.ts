@@ -1,12 +1,10 @@
-import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { CliError, ExitCode, type ExitCode as Code } from "../errors.js";
+import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { formatDiff, openSessionSync, planMigration, stampOf, writeMigration, type Session } from "../format/index.js";
-import { expandInputs } from "../input.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
-import { renderSummaryTable } from "./writers.js";
+import { overFiles, renderSummaryTable } from "./writers.js";
 
 export interface MigrateOptions extends WriteOptions {
   files: string[];
@@ -63,19 +61,10 @@ function migrateOne(path: string, options: MigrateOptions, many: boolean): Migra
   }
 }
 
+const STATUSES = ["migrated", "current", "refused", "needs-migrate", "would-migrate", "aborted", "unreadable"] as const satisfies readonly MigrateStatus[];
+
 export async function migrate(options: MigrateOptions, ctx: CommandContext): Promise<MigrateResult> {
-  if (options.files.includes("-")) throw new CliError("migrate writes files in place: give paths, not - (stdin)");
-  const files = expandInputs(options.files, ctx.sessionDir);
-  const many = files.length > 1 || options.files.some((f) => existsSync(f) && statSync(f).isDirectory());
-  const results: MigrateFileResult[] = [];
-  for (const [i, file] of files.entries()) {
-    ctx.progress(i, files.length, basename(file));
-    results.push(migrateOne(file, options, many));
-  }
-  ctx.progress(files.length, files.length);
-  const summary = { migrated: 0, current: 0, refused: 0, "needs-migrate": 0, "would-migrate": 0, aborted: 0, unreadable: 0 } satisfies Record<MigrateStatus, number>;
-  for (const r of results) summary[r.status]++;
-  return { files: results, summary };
+  return overFiles<MigrateStatus, MigrateFileResult>("migrate", options.files, ctx, STATUSES, (file, many) => migrateOne(file, options, many));
 }
 
 export function migrateExitCode(result: MigrateResult): Code {
@@ -143,7 +132,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     force: args.force === true,
   };
   const result = await migrate(options, ctx);
-  const many = result.files.length > 1 || options.files.some((f) => existsSync(f) && statSync(f).isDirectory());
+  const many = result.files.length > 1;
   return { json: result, human: ctx.json ? "" : renderMigrate(result, ctx.style, many), exitCode: migrateExitCode(result) };
 }
 

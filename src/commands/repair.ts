@@ -1,12 +1,10 @@
-import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { CliError, ExitCode, type ExitCode as Code } from "../errors.js";
+import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type RepairAction, type Session } from "../format/index.js";
-import { expandInputs } from "../input.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
-import { renderSummaryTable } from "./writers.js";
+import { overFiles, renderSummaryTable } from "./writers.js";
 
 export interface RepairOptions extends WriteOptions {
   files: string[];
@@ -85,19 +83,10 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
   }
 }
 
+const STATUSES = ["repaired", "clean", "needs-repair", "would-repair", "incomplete", "refused", "aborted", "unreadable"] as const satisfies readonly RepairStatus[];
+
 export async function repair(options: RepairOptions, ctx: CommandContext): Promise<RepairResult> {
-  if (options.files.includes("-")) throw new CliError("repair rewrites files: give paths, not - (stdin)");
-  const files = expandInputs(options.files, ctx.sessionDir);
-  const many = files.length > 1 || options.files.some((f) => existsSync(f) && statSync(f).isDirectory());
-  const results: RepairFileResult[] = [];
-  for (const [i, file] of files.entries()) {
-    ctx.progress(i, files.length, basename(file));
-    results.push(repairOne(file, options, many));
-  }
-  ctx.progress(files.length, files.length);
-  const summary = { repaired: 0, clean: 0, "needs-repair": 0, "would-repair": 0, incomplete: 0, refused: 0, aborted: 0, unreadable: 0 } satisfies Record<RepairStatus, number>;
-  for (const r of results) summary[r.status]++;
-  return { files: results, summary };
+  return overFiles<RepairStatus, RepairFileResult>("repair", options.files, ctx, STATUSES, (file, many) => repairOne(file, options, many));
 }
 
 export function repairExitCode(result: RepairResult): Code {

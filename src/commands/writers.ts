@@ -1,7 +1,38 @@
+import { existsSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import type { CommandContext } from "../command.js";
+import { CliError } from "../errors.js";
+import { expandInputs } from "../input.js";
 import { renderTable } from "../render/table.js";
 import { preview, type Style } from "../render/text.js";
 
 /** The per-file table of a directory run (migrate, repair). */
 export function renderSummaryTable(head: string[], rows: string[][], style: Style): string {
   return renderTable(head, rows.map((r) => r.map((cell, i) => (i === 0 ? preview(cell, 60) : preview(cell, 70)))), style);
+}
+
+/**
+ * The per-file loop of a writing command: inputs expanded (directories searched), stdin refused,
+ * progress shown, and a count by status. `many`: more than one file, so output goes to a table
+ * and `--out` is a directory.
+ */
+export function overFiles<S extends string, R extends { status: S }>(
+  command: string,
+  inputs: string[],
+  ctx: CommandContext,
+  statuses: readonly S[],
+  one: (file: string, many: boolean) => R,
+): { files: R[]; summary: Record<S, number> } {
+  if (inputs.includes("-")) throw new CliError(`${command} writes files: give paths, not - (stdin)`);
+  const files = expandInputs(inputs, ctx.sessionDir);
+  const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
+  const results: R[] = [];
+  for (const [i, file] of files.entries()) {
+    ctx.progress(i, files.length, basename(file));
+    results.push(one(file, many));
+  }
+  ctx.progress(files.length, files.length);
+  const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
+  for (const r of results) summary[r.status]++;
+  return { files: results, summary };
 }

@@ -97,7 +97,7 @@ describe("migrate", () => {
   it("refuses stdin", async () => {
     const r = await cli(["migrate", "-"], { inputFile: fixture("v1.jsonl") });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain("migrate writes files in place: give paths");
+    expect(r.stderr).toBe("pi-session: migrate writes files: give paths, not - (stdin)\n");
   });
 });
 

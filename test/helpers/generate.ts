@@ -4,17 +4,12 @@
  * changes, images and bash executions. Made at test time in a temporary directory, never committed.
  */
 import { pi } from "./pi.js";
+// @ts-expect-error: a plain JS module shared with the benchmark
+import { rng } from "../../bench/generate.mjs";
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// One seeded generator for tests and the benchmark.
+// @ts-expect-error: a plain JS module shared with the benchmark
+export { rng } from "../../bench/generate.mjs";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
