@@ -158,6 +158,26 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 fork session.jsonl --cwd ~/code/other", "re-home a session into another project"),
     load: () => import("./commands/fork.js"),
   },
+  {
+    command: "export <file>",
+    describe: "A branch as Markdown, JSON or one self-contained HTML page",
+    builder: (y) =>
+      y
+        .positional("file", { type: "string", describe: "session file, - or session id" })
+        .option("leaf", leafOption)
+        .option("format", { alias: "f", choices: ["md", "json", "html"] as const, default: "md", describe: "output format" })
+        .option("view", { choices: ["path", "context"] as const, default: "path", describe: "path: every entry on the branch; context: what the model sees" })
+        .option("thinking", { choices: ["collapsed", "full", "omit"] as const, default: "collapsed", describe: "thinking blocks" })
+        .option("tool-results", { choices: ["collapsed", "full", "omit"] as const, default: "collapsed", describe: "tool output" })
+        .option("images", { choices: ["placeholder", "embed"] as const, default: "placeholder", describe: "images: a placeholder naming type and size, or embedded as data" })
+        .option("redact", { type: "boolean", default: false, describe: "mask credential-shaped strings as [REDACTED:kind] (count on stderr)" })
+        .option("out", { alias: "o", type: "string", describe: "write to this file (atomically; never over an existing one without --force)" })
+        .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
+        .example("$0 export session.jsonl > branch.md", "the current branch as Markdown")
+        .example("$0 export session.jsonl --leaf 5e6f --format html -o branch.html --redact", "another branch as a web page, keys masked")
+        .example("$0 export session.jsonl --view context --format json", "pi's context for the leaf, as JSON"),
+    load: () => import("./commands/export.js"),
+  },
 ];
 
 /** The options every writing command shares (SPEC §5). */
@@ -180,7 +200,7 @@ function normalise(argv: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "completion"];
+const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export", "completion"];
 
 /** yargs' parse errors, reworded to say what was wrong, what was expected and an example. */
 function usageMessage(msg: string, argv: readonly string[]): string {

@@ -47,6 +47,8 @@ export interface ShapeRead {
   labels: Map<string, string>;
   /** One-line previews by node, when asked for. */
   previews: string[];
+  /** The session's name (the latest session_info), if any. */
+  name: string | undefined;
 }
 
 /**
@@ -56,10 +58,15 @@ export interface ShapeRead {
 export async function readShape(file: string, ctx: CommandContext, options: { previews?: boolean } = {}): Promise<ShapeRead> {
   const labels = new Map<string, string>();
   const previews: string[] = [];
+  let name: string | undefined;
   const session = await openForDisplay(file, ctx, {
     ...(options.previews ? { onNode: (node: number, bytes: Buffer, type?: string, role?: string) => void (previews[node] = previewFromBytes(bytes, type, role)) } : {}),
-    only: new Set(["label"]),
+    only: new Set(["label", "session_info"]),
     onRecord: (entry) => {
+      if (entry.type === "session_info") {
+        name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
+        return;
+      }
       if (typeof entry.targetId !== "string") return;
       if (typeof entry.label === "string" && entry.label) labels.set(entry.targetId, entry.label);
       else labels.delete(entry.targetId);
@@ -67,7 +74,7 @@ export async function readShape(file: string, ctx: CommandContext, options: { pr
   });
   const findings = quickFindings(session);
   warnSkipped(session, findings, ctx);
-  return { session, findings, labels, previews };
+  return { session, findings, labels, previews, name };
 }
 
 const SKIPPED_LINE_CODES = new Set(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object"]);

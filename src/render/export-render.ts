@@ -1,0 +1,194 @@
+import type { Block, MessageBlock, Part } from "./export-model.js";
+
+/**
+ * Markdown and HTML for export blocks. Session text is untrusted: in Markdown it only ever sits in
+ * a fenced block longer than any backtick run inside it (so it cannot close the fence, and HTML in
+ * it is code, not markup) or in escaped inline text; in HTML everything is escaped, and the page
+ * allows no scripts and no network at all (Content-Security-Policy).
+ */
+
+export interface ExportStyle {
+  thinking: "collapsed" | "full" | "omit";
+  toolResults: "collapsed" | "full" | "omit";
+  images: "placeholder" | "embed";
+}
+
+export interface ExportMeta {
+  title: string;
+  /** [label, value, whether the value is an identifier shown as code] */
+  rows: Array<[string, string, boolean?]>;
+}
+
+const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp)$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function imageLabel(p: Extract<Part, { kind: "image" }>): string {
+  const kb = p.bytes / 1024;
+  return `image: ${p.mime}, ${kb < 1 ? `${p.bytes} B` : kb < 1024 ? `${kb.toFixed(1)} KB` : `${(kb / 1024).toFixed(1)} MB`}`;
+}
+
+function embeddable(p: Extract<Part, { kind: "image" }>): boolean {
+  return SAFE_IMAGE.test(p.mime) && BASE64.test(p.data) && p.data.length > 0;
+}
+
+// ---------------------------------------------------------------- Markdown
+
+/** A fenced block that nothing inside can close: the fence is longer than any backtick run. */
+export function fence(text: string, info = ""): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const f = "`".repeat(Math.max(3, longest + 1));
+  return `${f}${info}\n${text}${text.endsWith("\n") || text === "" ? "" : "\n"}${f}`;
+}
+
+/** Inline code that contains any text (backtick runs included). */
+export function code(text: string): string {
+  const one = text.replace(/\n/g, " ");
+  let longest = 0;
+  for (const m of one.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const d = "`".repeat(longest + 1);
+  const pad = one.startsWith("`") || one.endsWith("`") || one.startsWith(" ") ? " " : "";
+  return `${d}${pad}${one}${pad}${d}`;
+}
+
+/** One line of literal text in Markdown: every character that could be markup is escaped. */
+export function inline(text: string): string {
+  return text
+    .replace(/\s+/g, " ")
+    .replace(/[\\`*_[\]<>&|~#!]/g, (c) => `\\${c}`)
+    .replace(/^(\d+)([.)])/, "$1\\$2")
+    .replace(/^([-+=])/, "\\$1");
+}
+
+function mdDetails(summary: string, body: string): string {
+  return `<details><summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
+}
+
+function mdPart(p: Part, style: ExportStyle): string {
+  switch (p.kind) {
+    case "text":
+      return fence(p.text, "text");
+    case "thinking":
+      if (style.thinking === "omit") return "";
+      return style.thinking === "full" ? `**Thinking**\n\n${fence(p.text, "text")}` : mdDetails("Thinking", fence(p.text, "text"));
+    case "toolCall":
+      return `**Tool call** ${code(p.name)}\n\n${fence(p.args, "json")}`;
+    case "toolResult": {
+      const images = p.images.map((i) => mdPart(i, style)).join("\n\n");
+      if (style.toolResults === "omit") return `*(tool output omitted)*`;
+      const lines = p.text === "" ? 0 : p.text.split("\n").length;
+      const body = fence(p.text, "text") + (images ? `\n\n${images}` : "");
+      return style.toolResults === "full" ? body : mdDetails(`${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})`, body);
+    }
+    case "image":
+      return style.images === "embed" && embeddable(p) ? `![${inline(p.mime)}](data:${p.mime};base64,${p.data})` : `*\\[${inline(imageLabel(p))}\\]*`;
+    case "shell":
+      return fence(`$ ${p.command}\n${p.output}`, "console") + (p.exitCode ? `\n\n*exit code ${p.exitCode}*` : "");
+    case "folded":
+      return mdDetails(p.summary, fence(p.text, "text"));
+  }
+}
+
+function mdHeading(b: { title: string; meta: string[]; id?: string; label?: string }): string {
+  const label = b.label ? ` — 🔖 ${inline(b.label)}` : "";
+  const meta = [...b.meta.map(inline), ...(b.id ? [code(b.id)] : [])].join(" · ");
+  return `### ${inline(b.title)}${label}\n\n${meta ? `*${meta}*\n\n` : ""}`;
+}
+
+export function markdownHeader(meta: ExportMeta): string {
+  return `# ${inline(meta.title)}\n\n${meta.rows.map(([k, v, isCode]) => `- **${inline(k)}:** ${isCode ? code(v) : inline(v)}`).join("\n")}\n\n---\n\n`;
+}
+
+export function markdownBlock(b: Block, style: ExportStyle): string {
+  if (b.kind === "note") return `> ${inline(b.text)}\n\n`;
+  if (b.kind === "summary") return `${mdHeading(b)}${fence(b.text, "text")}\n\n`;
+  const edit = b.edit ? `> ✎ ${b.edit === "dropped" ? "Dropped from the model's context by a later context edit." : "Replaced in the model's context by a later context edit."}\n\n` : "";
+  const parts = b.parts.map((p) => mdPart(p, style)).filter(Boolean);
+  return `${mdHeading(b)}${edit}${parts.join("\n\n")}${parts.length ? "\n\n" : ""}`;
+}
+
+// ---------------------------------------------------------------- HTML
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+const CSS = `
+:root { color-scheme: light dark; --fg: #1f2328; --bg: #fff; --muted: #59636e; --line: #d1d9e0; --user: #0969da; --assistant: #1a7f37; --tool: #8250df; --note: #9a6700; --code: #f6f8fa; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #3d444d; --code: #151b23; } }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; }
+main { max-width: 52rem; margin: 0 auto; padding: 2rem 1.25rem 4rem; }
+h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 1rem; overflow-wrap: anywhere; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0 0 2rem; color: var(--muted); font-size: .9rem; }
+dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
+section { border-left: 3px solid var(--line); padding: .25rem 0 .25rem 1rem; margin: 1.5rem 0; }
+section.user { border-color: var(--user); } section.assistant { border-color: var(--assistant); } section.toolResult, section.bashExecution { border-color: var(--tool); } section.summary { border-color: var(--note); }
+h2 { font-size: 1rem; margin: 0 0 .5rem; } h2 .meta { font-weight: 400; color: var(--muted); font-size: .85rem; margin-left: .5rem; }
+.label { background: var(--note); color: #fff; border-radius: 1rem; padding: 0 .5rem; font-size: .8rem; margin-left: .5rem; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0; }
+pre { background: var(--code); padding: .75rem; border-radius: 6px; overflow-x: auto; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
+details { margin: .5rem 0; } summary { cursor: pointer; color: var(--muted); }
+.note { color: var(--muted); font-style: italic; margin: 1rem 0; }
+.edit { color: var(--note); font-size: .9rem; }
+img { max-width: 100%; }
+`;
+
+export function htmlHeader(meta: ExportMeta): string {
+  const title = escapeHtml(meta.title);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>${title}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+<h1>${title}</h1>
+<dl>${meta.rows.map(([k, v, isCode]) => `<dt>${escapeHtml(k)}</dt><dd>${isCode ? `<code>${escapeHtml(v)}</code>` : escapeHtml(v)}</dd>`).join("")}</dl>
+`;
+}
+
+export const HTML_FOOTER = `</main>
+</body>
+</html>
+`;
+
+function htmlPart(p: Part, style: ExportStyle): string {
+  switch (p.kind) {
+    case "text":
+      return `<div class="text">${escapeHtml(p.text)}</div>`;
+    case "thinking":
+      if (style.thinking === "omit") return "";
+      return style.thinking === "full" ? `<div class="thinking"><strong>Thinking</strong><pre>${escapeHtml(p.text)}</pre></div>` : `<details class="thinking"><summary>Thinking</summary><pre>${escapeHtml(p.text)}</pre></details>`;
+    case "toolCall":
+      return `<div class="call"><strong>Tool call</strong> <code>${escapeHtml(p.name)}</code><pre>${escapeHtml(p.args)}</pre></div>`;
+    case "toolResult": {
+      if (style.toolResults === "omit") return `<p class="note">(tool output omitted)</p>`;
+      const lines = p.text === "" ? 0 : p.text.split("\n").length;
+      const body = `<pre>${escapeHtml(p.text)}</pre>${p.images.map((i) => htmlPart(i, style)).join("")}`;
+      return style.toolResults === "full" ? body : `<details class="output"><summary>${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})</summary>${body}</details>`;
+    }
+    case "image":
+      return style.images === "embed" && embeddable(p) ? `<img alt="${escapeHtml(p.mime)}" src="data:${p.mime};base64,${p.data}">` : `<p class="note">[${escapeHtml(imageLabel(p))}]</p>`;
+    case "shell":
+      return `<pre>${escapeHtml(`$ ${p.command}\n${p.output}`)}</pre>${p.exitCode ? `<p class="note">exit code ${escapeHtml(String(p.exitCode))}</p>` : ""}`;
+    case "folded":
+      return `<details><summary>${escapeHtml(p.summary)}</summary><pre>${escapeHtml(p.text)}</pre></details>`;
+  }
+}
+
+function htmlHeading(b: { title: string; meta: string[]; id?: string; label?: string }): string {
+  const meta = [...b.meta, ...(b.id ? [b.id] : [])].map(escapeHtml).join(" · ");
+  return `<h2>${escapeHtml(b.title)}${b.label ? `<span class="label">🔖 ${escapeHtml(b.label)}</span>` : ""}${meta ? `<span class="meta">${meta}</span>` : ""}</h2>`;
+}
+
+export function htmlBlock(b: Block, style: ExportStyle): string {
+  if (b.kind === "note") return `<p class="note">${escapeHtml(b.text)}</p>\n`;
+  if (b.kind === "summary") return `<section class="summary">${htmlHeading(b)}<div class="text">${escapeHtml(b.text)}</div></section>\n`;
+  const m = b as MessageBlock;
+  const edit = m.edit ? `<p class="edit">✎ ${m.edit === "dropped" ? "Dropped from the model's context by a later context edit." : "Replaced in the model's context by a later context edit."}</p>` : "";
+  return `<section class="${escapeHtml(m.role)}">${htmlHeading(m)}${edit}${m.parts.map((p) => htmlPart(p, style)).join("")}</section>\n`;
+}
