@@ -12,7 +12,7 @@ describe("help", () => {
     const r = await cli(["--help"]);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
-    for (const c of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "completion"]) expect(r.stdout).toContain(`pi-session ${c}`);
+    for (const c of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export", "completion"]) expect(r.stdout).toContain(`pi-session ${c}`);
     expect(r.stdout).toMatch(/Exit codes:[\s\S]*2 +usage error/);
   });
 
@@ -23,7 +23,7 @@ describe("help", () => {
     expect(fast.stdout.length).toBeGreaterThan(500);
   });
 
-  it.each(["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork"])("%s --help has an example", async (c) => {
+  it.each(["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export"])("%s --help has an example", async (c) => {
     const r = await cli([c, "--help"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("Examples:");
@@ -40,7 +40,7 @@ describe("help", () => {
   });
 
   it("usage errors say what was wrong and what was expected", async () => {
-    expect((await cli(["frob"])).stderr).toBe("pi-session: unknown command `frob`; the commands are ls, show, tree, path, context, check, migrate, repair, fork, completion (see pi-session --help)\n");
+    expect((await cli(["frob"])).stderr).toBe("pi-session: unknown command `frob`; the commands are ls, show, tree, path, context, check, migrate, repair, fork, export, completion (see pi-session --help)\n");
     expect((await cli(["show"])).stderr).toBe("pi-session: `show` needs FILE (a path, - for stdin, or a session id); e.g. pi-session show session.jsonl\n");
     expect((await cli(["tree", "x", "--bogus"])).stderr).toBe("pi-session: unexpected option --bogus for `tree`; see pi-session tree --help\n");
     expect((await cli(["ls", "--limit", "-3"])).stderr).toBe('pi-session: --limit takes a whole number >= 0 (e.g. --limit 10), got "-3"; see pi-session --help\n');
