@@ -1,0 +1,73 @@
+/**
+ * The HTML export in a real headless browser (Debian's chromium, driven by playwright-core):
+ * every message of the branch is visible, collapsible sections open and close, and a <script>
+ * planted in a message does not run. `.ci/run` installs chromium; without it this suite fails,
+ * it is not skipped.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}, 60_000);
+afterAll(async () => browser?.close());
+
+function hostileSession(): string {
+  const dir = mkdtempSync(join(tmpdir(), "pi-session-html-"));
+  const file = join(dir, "s.jsonl");
+  const e = (id: string, parentId: string | null, message: object) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:00.000Z", message });
+  writeFileSync(
+    file,
+    [
+      JSON.stringify({ type: "session", version: 3, id: "html-test", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
+      e("u0000001", null, { role: "user", content: "First <b>question</b> <script>window.__pwned = 1</script>" }),
+      e("a0000001", "u0000001", { role: "assistant", content: [{ type: "thinking", thinking: "secret reasoning" }, { type: "text", text: 'Answer with <img src=x onerror="window.__pwned=2"> and </details>' }, { type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } }], provider: "p", model: "m" }),
+      e("t0000001", "a0000001", { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: "file-one\nfile-two" }], isError: false }),
+      e("u0000002", "t0000001", { role: "user", content: "Second question" }),
+    ].join("\n") + "\n",
+  );
+  return file;
+}
+
+describe("the HTML export in a browser", () => {
+  it("shows every message, folds and unfolds sections, and runs no planted script", async () => {
+    const file = hostileSession();
+    const out = join(mkdtempSync(join(tmpdir(), "pi-session-html-out-")), "page.html");
+    expect((await cli(["export", file, "--format", "html", "-o", out])).exitCode).toBe(0);
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    page.on("request", (r) => {
+      if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url());
+    });
+    await page.goto(`file://${out}`);
+    const text = await page.locator("main").innerText();
+    for (const s of ["First <b>question</b> <script>window.__pwned = 1</script>", "Answer with <img src=x onerror=\"window.__pwned=2\"> and </details>", "Second question"]) expect(text).toContain(s);
+    expect(await page.locator("section").count()).toBe(4);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator("script").count()).toBe(0);
+    // collapsed by default; a click opens and closes them
+    const thinking = page.locator("details.thinking");
+    expect(await thinking.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.getByText("secret reasoning").isVisible()).toBe(false);
+    await thinking.locator("summary").click();
+    expect(await page.getByText("secret reasoning").isVisible()).toBe(true);
+    const output = page.locator("details.output");
+    await output.locator("summary").click();
+    expect(await page.getByText("file-one").isVisible()).toBe(true);
+    await output.locator("summary").click();
+    expect(await page.getByText("file-one").isVisible()).toBe(false);
+    expect(requests).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
