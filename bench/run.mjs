@@ -64,6 +64,9 @@ const COMMANDS = [
   { name: "context --json", args: (f) => ["context", f, "--json"], shape: false },
   { name: "show", args: (f) => ["show", f], shape: false },
   { name: "check", args: (f) => ["check", f], shape: false },
+  { name: "export (md)", args: (f) => ["export", f], shape: false },
+  { name: "repair --check", args: (f) => ["repair", f, "--check"], shape: false },
+  { name: "migrate --check", args: (f) => ["migrate", f, "--check"], shape: false },
 ];
 
 console.log(`# pi-session benchmark\n`);
