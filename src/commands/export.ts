@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
 import { BlockBuilder, type Block } from "../render/export-model.js";
-import { HTML_FOOTER, htmlBlock, htmlHeader, markdownBlock, markdownHeader, type ExportMeta, type ExportStyle } from "../render/export-render.js";
+import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle } from "../render/export-render.js";
 import { Redactor } from "../render/redact.js";
 import type { Sink } from "../render/sink.js";
 import { readShape } from "./common.js";
@@ -39,54 +39,75 @@ function placeholderImages(v: unknown): unknown {
   return v;
 }
 
-/** Models, thinking levels, tokens and cost of the branch: only the entries that carry them are read. */
-function branchStats(b: Branch) {
-  const stats = new StatsCollector();
-  const counted = new Set(["model_change", "thinking_level_change", "usage", "compaction", "branch_summary"]);
-  let firstUser: string | undefined;
-  for (const n of b.nodes) {
-    const { type, role } = b.session.nodeKind(n);
-    const wanted = counted.has(type ?? "") || (type === "message" && role === "assistant") || (type === "message" && role === "user" && firstUser === undefined);
-    if (!wanted) continue;
-    const e = b.session.entry(n);
-    if (type === "message" && role === "user") {
-      firstUser = messageText(e.message as AgentMessage) || undefined;
-      continue;
-    }
-    stats.onRecord(e, b.session.nodeRecord(n));
-  }
-  return { ...stats.stats, firstUser };
+/** Entry types that carry models, thinking levels, tokens or cost. */
+const COUNTED = new Set(["model_change", "thinking_level_change", "usage", "compaction", "branch_summary"]);
+
+function counts(type: string | undefined, role: string | undefined): boolean {
+  return COUNTED.has(type ?? "") || (type === "message" && role === "assistant");
 }
 
-function metaFor(b: Branch, options: ExportOptions, clean: (s: unknown) => string): ExportMeta {
+/** Totals of the branch, reading only the entries that carry them (for the context view). */
+function branchStats(b: Branch): StatsCollector {
+  const stats = new StatsCollector();
+  for (const n of b.nodes) {
+    const { type, role } = b.session.nodeKind(n);
+    if (counts(type, role)) stats.onRecord(b.session.entry(n), b.session.nodeRecord(n));
+  }
+  return stats;
+}
+
+/** The title: the session's name, else the first user message of the branch. */
+function titleOf(b: Branch): string {
+  if (b.name) return b.name;
+  const first = b.nodes.find((n) => {
+    const k = b.session.nodeKind(n);
+    return k.type === "message" && k.role === "user";
+  });
+  const text = first === undefined ? "" : messageText(b.session.entry(first).message as AgentMessage);
+  return text ? text.split("\n")[0]!.slice(0, 100) : `Session ${String(b.session.header!.id)}`;
+}
+
+function headerMeta(b: Branch, options: ExportOptions, clean: (s: unknown) => string): ExportMeta {
   const h = b.session.header!;
-  const s = branchStats(b);
-  const title = clean(b.name ?? (s.firstUser ? s.firstUser.split("\n")[0]!.slice(0, 100) : `Session ${String(h.id)}`));
-  const tally = (m: Record<string, number>) => Object.entries(m).map(([k, n]) => `${k} (${n})`).join(", ") || "-";
-  const t = s.tokens;
   return {
-    title,
+    title: clean(titleOf(b)),
     rows: [
       ["Session", clean(h.id), true],
       ["Working directory", clean(h.cwd), true],
       ["Created", clean(h.timestamp)],
       ["Leaf", clean(b.session.nodeId(b.leaf) ?? "-"), true],
-      ["Models", clean(tally(s.models))],
-      ["Thinking levels", clean(tally(s.thinkingLevels))],
-      ["Tokens", `input ${t.input.toLocaleString("en-US")} · output ${t.output.toLocaleString("en-US")} · cache read ${t.cacheRead.toLocaleString("en-US")} · cache write ${t.cacheWrite.toLocaleString("en-US")} · total ${t.total.toLocaleString("en-US")}`],
-      ["Cost", `$${s.cost.toFixed(4)}`],
       ["View", options.view === "path" ? "every entry on the branch" : "the model's context (after compaction and context edits)"],
     ],
   };
 }
 
-/** The branch's blocks, one entry (or context message) at a time. */
-function* blocks(b: Branch, options: ExportOptions, builder: BlockBuilder): Generator<Block> {
+/** Models, thinking levels, tokens and cost of the branch: a closing block, so one pass suffices. */
+function totalsMeta(stats: StatsCollector, clean: (s: unknown) => string): ExportMeta {
+  const s = stats.stats;
+  const tally = (m: Record<string, number>) => Object.entries(m).map(([k, n]) => `${k} (${n})`).join(", ") || "none";
+  const t = s.tokens;
+  return {
+    title: "Totals",
+    rows: [
+      ["Models", clean(tally(s.models))],
+      ["Thinking levels", clean(tally(s.thinkingLevels))],
+      ["Tokens", `input ${t.input.toLocaleString("en-US")} · output ${t.output.toLocaleString("en-US")} · cache read ${t.cacheRead.toLocaleString("en-US")} · cache write ${t.cacheWrite.toLocaleString("en-US")} · total ${t.total.toLocaleString("en-US")}`],
+      ["Cost", `$${s.cost.toFixed(4)}`],
+    ],
+  };
+}
+
+/** The branch's blocks, one entry (or context message) at a time; totals gathered on the way. */
+function* blocks(b: Branch, options: ExportOptions, builder: BlockBuilder, stats: StatsCollector): Generator<Block> {
   if (options.view === "context") {
     for (const m of contextMessages(b.session, b.leaf)) yield builder.message(m);
     return;
   }
-  for (const n of b.nodes) yield* builder.entry(b.session.entry(n));
+  for (const { node, entry } of b.session.entriesInOrder(b.nodes)) {
+    const { type, role } = b.session.nodeKind(node);
+    if (counts(type, role)) stats.onRecord(entry, b.session.nodeRecord(node));
+    yield* builder.entry(entry);
+  }
 }
 
 /** The document, in chunks. */
@@ -104,14 +125,18 @@ function* document(b: Branch, options: ExportOptions, redactor: Redactor): Gener
     yield* jsonDocument(b, options, redactor);
     return;
   }
-  const meta = metaFor(b, options, (s) => builder.clean(s));
+  const clean = (s: unknown) => builder.clean(s);
+  const meta = headerMeta(b, options, clean);
+  const stats = options.view === "context" ? branchStats(b) : new StatsCollector();
   if (options.format === "md") {
     yield markdownHeader(meta);
-    for (const block of blocks(b, options, builder)) yield markdownBlock(block, options);
+    for (const block of blocks(b, options, builder, stats)) yield markdownBlock(block, options);
+    yield markdownTotals(totalsMeta(stats, clean));
     return;
   }
   yield htmlHeader(meta);
-  for (const block of blocks(b, options, builder)) yield htmlBlock(block, options);
+  for (const block of blocks(b, options, builder, stats)) yield htmlBlock(block, options);
+  yield htmlTotals(totalsMeta(stats, clean));
   yield HTML_FOOTER;
 }
 
@@ -132,8 +157,8 @@ function* jsonDocument(b: Branch, options: ExportOptions, redactor: Redactor): G
   }
   yield `{\n  "header": ${line(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
   let first = true;
-  for (const n of b.nodes) {
-    yield `${first ? "\n" : ",\n"}    ${line(b.session.entry(n))}`;
+  for (const { entry } of b.session.entriesInOrder(b.nodes)) {
+    yield `${first ? "\n" : ",\n"}    ${line(entry)}`;
     first = false;
   }
   yield `${first ? "]" : "\n  ]"}\n}\n`;

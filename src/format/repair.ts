@@ -2,6 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import type { Session } from "./reader.js";
+import { emptyFields, scanLine, Verdict } from "./scanner.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine } from "./source.js";
 import { CURRENT_VERSION } from "./types.js";
@@ -71,7 +72,13 @@ export const REPAIR_CODES: Record<RepairCode, { dropped: boolean }> = {
   "reference-missing": { dropped: false },
 };
 
-type Decision = { kind: "drop" } | { kind: "normalize" } | { kind: "lines"; lines: string[] };
+/** A record of the result, as the writer makes it: the line's own text (or `text`), with `patch` applied. */
+interface OutPiece {
+  text?: string;
+  patch?: { id?: string; parentId?: string | null };
+}
+
+type Decision = { kind: "drop" } | { kind: "normalize" } | { kind: "pieces"; pieces: OutPiece[] };
 
 export interface RepairPlan {
   actions: RepairAction[];
@@ -83,20 +90,55 @@ export interface RepairPlan {
   keptRecords: number;
 }
 
-/** A candidate record: one parsed object and where it came from. */
+/**
+ * A candidate record: where it came from and the few fields the tree pass needs (a gigabyte file
+ * has hundreds of thousands; their values are not kept, the writer re-reads the lines).
+ */
 interface Piece {
   /** 0-based first input line. */
   index: number;
   /** Input lines it spans (joined records span several). */
   span: number;
-  value: Record<string, unknown>;
-  /** The record's text as it stands in the input, normalised (for byte-identity checks). */
-  text: string;
-  /** Whether the text must be rewritten even if the value is unchanged (split or joined). */
-  rebuilt: boolean;
+  type: string;
+  id: string | undefined;
+  parentId: string | null | undefined;
+  /** For a message: whether `message.role` is a string (pi's loader crashes otherwise). */
+  messageOk: boolean;
+  /** compaction firstKeptEntryId, label targetId, branch_summary fromId. */
+  ref: string | undefined;
+  /** The text of a split or joined record (a whole line's text is re-read instead). */
+  text?: string;
+  /** The header's value. */
+  header?: Record<string, unknown>;
   /** Normalisations applied to a single line kept as is. */
   normalized: boolean;
+  dropped?: boolean;
+  patch?: { id?: string; parentId?: string | null };
 }
+
+function refOf(v: Record<string, unknown>): string | undefined {
+  const r = v.type === "compaction" ? v.firstKeptEntryId : v.type === "label" ? v.targetId : v.type === "branch_summary" ? v.fromId : undefined;
+  return typeof r === "string" ? r : undefined;
+}
+
+function pieceOf(v: Record<string, unknown>, index: number, span: number, text: string | undefined, normalized: boolean): Piece {
+  const m = v.message as { role?: unknown } | null | undefined;
+  return {
+    index,
+    span,
+    type: v.type as string,
+    id: typeof v.id === "string" ? v.id : undefined,
+    parentId: typeof v.parentId === "string" || v.parentId === null ? v.parentId : undefined,
+    messageOk: v.type !== "message" || (!!m && typeof m === "object" && typeof m.role === "string"),
+    ref: refOf(v),
+    ...(text !== undefined ? { text } : {}),
+    ...(v.type === "session" ? { header: v } : {}),
+    normalized,
+  };
+}
+
+/** Types whose lines repair parses in full (few, and it needs their references or value). */
+const PARSED_TYPES = new Set(["compaction", "label", "branch_summary", "session"]);
 
 const MAX_JOIN = 16;
 
@@ -184,6 +226,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
 
   // ---- pass one, line level: every line becomes pieces (records) or is dropped with a reason
   const pieces: Piece[] = [];
+  const fields = emptyFields();
   let pending: Array<{ index: number; text: string; terminated: boolean }> = [];
   let lastIndex = -1;
   let lastTerminated = true;
@@ -195,7 +238,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
       if (whole.length > 0) {
         act("fused-split", p.index + 1, `${split.length} pieces on one line; ${whole.length} kept`);
         for (const s of split.filter((x) => !x.value)) act("fragment-dropped", p.index + 1, `dropped a torn fragment (${s.text.length} characters) from the line`);
-        whole.forEach((s) => pieces.push({ index: p.index, span: 1, value: s.value!, text: s.text, rebuilt: true, normalized: false }));
+        whole.forEach((s) => pieces.push(pieceOf(s.value!, p.index, 1, s.text, false)));
         continue;
       }
       drop(p.index);
@@ -213,16 +256,33 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
     if (n.bom) act("bom-removed", line, "removed the UTF-8 byte-order mark");
     if (n.cr) act("crlf-normalized", line, "CRLF line end made LF");
     if (n.nul) act("nul-removed", line, "removed NUL bytes");
-    const text = n.bytes.toString("utf8");
-    if (!text.trim()) {
-      drop(index);
-      act("blank-dropped", line, n.nul ? "a line of NUL bytes" : "a blank line");
-      return;
-    }
     if (!isUtf8(n.bytes)) {
       flushPending();
       drop(index);
       act("invalid-utf8-dropped", line, "the line is not valid UTF-8");
+      return;
+    }
+    const normalized = n.bom || n.cr || n.nul;
+    // Most lines: the validating scanner reads the few fields needed, no JSON.parse.
+    const verdict = scanLine(n.bytes, fields);
+    if (verdict === Verdict.Valid && fields.object && fields.type !== undefined && !PARSED_TYPES.has(fields.type)) {
+      flushPending();
+      pieces.push({
+        index,
+        span: 1,
+        type: fields.type,
+        id: fields.id,
+        parentId: fields.parentKind === 1 ? fields.parentId : fields.parentKind === 2 ? null : undefined,
+        messageOk: fields.type !== "message" || fields.role !== undefined,
+        ref: undefined,
+        normalized,
+      });
+      return;
+    }
+    const text = n.bytes.toString("utf8");
+    if (!text.trim()) {
+      drop(index);
+      act("blank-dropped", line, n.nul ? "a line of NUL bytes" : "a blank line");
       return;
     }
     let value: unknown;
@@ -243,7 +303,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
             for (const p of pending.slice(1)) drop(p.index);
             drop(index);
             act("lines-joined", first.index + 1, `lines ${first.index + 1}-${line} were one record split by a raw newline`);
-            pieces.push({ index: first.index, span: line - first.index, value: obj, text: joined, rebuilt: true, normalized: false });
+            pieces.push(pieceOf(obj, first.index, line - first.index, joined, false));
             pending = [];
             return;
           }
@@ -271,55 +331,53 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
       act("no-type-dropped", line, "an object without `type`");
       return;
     }
-    pieces.push({ index, span: 1, value: obj, text, rebuilt: false, normalized: n.bom || n.cr || n.nul });
+    pieces.push(pieceOf(obj, index, 1, undefined, normalized));
   });
   flushPending();
 
   // ---- pass one, structure: the header, ids, parents
-  const headerIdx = pieces.findIndex((p) => p.value.type === "session");
-  const header = headerIdx >= 0 ? pieces[headerIdx]! : undefined;
-  const entries = pieces.filter((p) => p.value.type !== "session");
-  const legacy = header ? typeof header.value.version !== "number" || (header.value.version as number) < 2 : !entries.some((e) => typeof e.value.id === "string");
+  /** A piece's own text, normalised: its `text`, else its line read again. */
+  const textOf = (p: Piece): string => {
+    if (p.text !== undefined) return p.text;
+    const r = session.record(p.index);
+    return normalizeBytes(session.source.read(r.offset, r.length), p.index === 0).bytes.toString("utf8");
+  };
+  const header = pieces.find((p) => p.type === "session");
+  const entries = pieces.filter((p) => p.type !== "session");
+  const hv = header?.header;
+  const legacy = hv ? typeof hv.version !== "number" || (hv.version as number) < 2 : !entries.some((e) => e.id !== undefined);
   const headerLines: string[] = [];
   for (const p of pieces) {
-    if (p.value.type === "session" && p !== header) {
-      if (p.span === 1 && !p.rebuilt) drop(p.index);
+    if (p.type === "session" && p !== header) {
+      p.dropped = true;
       act("header-duplicate-dropped", p.index + 1, "a second session header");
-      p.value = {}; // dropped below
     }
   }
-  const sessionId = typeof header?.value.id === "string" ? (header.value.id as string) : "";
+  const sessionId = typeof hv?.id === "string" ? hv.id : "";
   if (!header) {
-    const synthesized = synthesizeHeader(session.name, entries[0]?.value, !legacy, mtimeMs);
+    const first = entries[0];
+    const firstValue = first ? (JSON.parse(textOf(first)) as Record<string, unknown>) : undefined;
+    const synthesized = synthesizeHeader(session.name, firstValue, !legacy, mtimeMs);
     headerLines.push(JSON.stringify(synthesized));
     act("header-synthesized", 1, `no header: synthesized one (id ${String(synthesized.id)}, cwd ${String(synthesized.cwd)})`);
-  } else {
-    const firstRecord = pieces[0]!;
-    if (firstRecord !== header || header.rebuilt) {
-      headerLines.push(header.rebuilt ? JSON.stringify(header.value) : header.text);
-      if (header.span === 1 && !header.rebuilt) drop(header.index);
-      if (firstRecord !== header) act("header-moved", header.index + 1, "the header moved to line 1");
-    } else if (header.normalized) {
-      decisions.set(header.index, { kind: "normalize" });
-    }
+  } else if (pieces[0] !== header || header.text !== undefined) {
+    headerLines.push(textOf(header));
+    header.dropped = true; // written at the top instead
+    if (pieces[0] !== header) act("header-moved", header.index + 1, "the header moved to line 1");
   }
 
   // Entries pi's loader would crash on go, whatever the version.
   for (const p of entries) {
-    const e = p.value;
-    if (e.type !== "message") continue;
-    const m = e.message as { role?: unknown } | null | undefined;
-    if (!m || typeof m !== "object" || typeof m.role !== "string") {
+    if (!p.messageOk) {
       act("entry-dropped", p.index + 1, "a message entry without `message.role` (pi's loader crashes on it)");
-      p.value = {};
+      p.dropped = true;
     }
   }
 
   // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
-  const changedPieces = new Set<Piece>();
   if (!legacy) {
-    const knownIds = new Set(entries.map((e) => e.value.id).filter((id): id is string => typeof id === "string"));
-    const seen = new Map<string, string>(); // id -> normalised text of its holder
+    const knownIds = new Set(entries.map((e) => e.id).filter((id): id is string => id !== undefined));
+    const holder = new Map<string, Piece>(); // id -> the kept entry holding it
     const renamed = new Map<string, string>();
     let prevId: string | null = null;
     const fresh = (line: number, k: number) => {
@@ -332,79 +390,78 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
       }
     };
     entries.forEach((p, k) => {
-      const e = p.value;
+      if (p.dropped) return;
       const line = p.index + 1;
-      if (Object.keys(e).length === 0) return; // dropped above
-      if (typeof e.id !== "string") {
-        e.id = fresh(line, k);
-        if (!("parentId" in e) || typeof e.parentId !== "string") e.parentId = prevId;
-        act("id-assigned", line, `no id: given ${e.id as string}, parent ${String(e.parentId)}`);
-        changedPieces.add(p);
-      } else if (seen.has(e.id)) {
-        if (seen.get(e.id) === p.text) {
-          act("duplicate-dropped", line, `an exact repeat of entry ${e.id}`);
-          p.value = {};
+      const patch: { id?: string; parentId?: string | null } = {};
+      if (p.id === undefined) {
+        patch.id = p.id = fresh(line, k);
+        if (typeof p.parentId !== "string") patch.parentId = p.parentId = prevId;
+        act("id-assigned", line, `no id: given ${p.id}, parent ${String(p.parentId)}`);
+      } else if (holder.has(p.id)) {
+        // The same id again: an exact repeat goes; a different entry gets an id of its own.
+        if (textOf(holder.get(p.id)!) === textOf(p)) {
+          act("duplicate-dropped", line, `an exact repeat of entry ${p.id}`);
+          p.dropped = true;
           return;
         }
-        const old = e.id;
-        e.id = fresh(line, k);
-        renamed.set(old, e.id as string);
-        act("id-renamed", line, `id ${old} was already used by another entry: now ${e.id as string}`);
-        changedPieces.add(p);
+        const old = p.id;
+        patch.id = p.id = fresh(line, k);
+        renamed.set(old, p.id);
+        act("id-renamed", line, `id ${old} was already used by another entry: now ${p.id}`);
       }
-      const id = e.id as string;
-      if (e.parentId !== null) {
-        const target = typeof e.parentId === "string" ? (renamed.get(e.parentId) ?? e.parentId) : undefined;
-        if (target === undefined || target === id || !seen.has(target)) {
+      const id = p.id;
+      if (p.parentId !== null) {
+        const target = typeof p.parentId === "string" ? (renamed.get(p.parentId) ?? p.parentId) : undefined;
+        if (target === undefined || target === id || !holder.has(target)) {
           const why = target === undefined ? "no parentId" : target === id ? "it was its own parent" : knownIds.has(target) ? `parent ${target} comes later in the file` : `parent ${target} does not exist`;
-          e.parentId = prevId;
+          patch.parentId = p.parentId = prevId;
           act("parent-reattached", line, `${why}: re-attached to ${String(prevId)}`);
-          changedPieces.add(p);
-        } else if (target !== e.parentId) {
-          e.parentId = target;
-          changedPieces.add(p);
+        } else if (target !== p.parentId) {
+          patch.parentId = p.parentId = target;
         }
       }
-      seen.set(id, p.text);
+      if (Object.keys(patch).length > 0) p.patch = patch;
+      holder.set(id, p);
       prevId = id;
     });
     // References that point nowhere stay, reported.
-    const ids = new Set(seen.keys());
     for (const p of entries) {
-      const e = p.value;
-      const ref = e.type === "compaction" ? e.firstKeptEntryId : e.type === "label" ? e.targetId : e.type === "branch_summary" ? e.fromId : undefined;
-      if (typeof ref === "string" && !ids.has(ref) && ref !== "root" && ref !== e.id) act("reference-missing", p.index + 1, `${String(e.type)} points to ${ref}, which does not exist (kept)`);
+      if (!p.dropped && p.ref !== undefined && !holder.has(p.ref) && p.ref !== "root" && p.ref !== p.id) {
+        act("reference-missing", p.index + 1, `${p.type} points to ${p.ref}, which does not exist (kept)`);
+      }
     }
   }
 
   // ---- decisions for the writer: what each input line becomes
   const byIndex = new Map<number, Piece[]>();
   for (const p of pieces) {
-    if (p === header || Object.keys(p.value).length === 0) continue;
+    if (p.dropped) continue;
     const list = byIndex.get(p.index) ?? [];
     list.push(p);
     byIndex.set(p.index, list);
   }
-  for (const p of pieces) {
-    if (Object.keys(p.value).length === 0 && p.span === 1 && !p.rebuilt) drop(p.index);
-  }
-  let keptRecords = headerLines.length > 0 || header ? 1 : 0;
+  let keptRecords = header || headerLines.length > 0 ? 1 : 0;
   for (const [index, list] of byIndex) {
-    keptRecords += list.length;
+    keptRecords += list.length - (list.includes(header!) ? 1 : 0);
     const single = list.length === 1 ? list[0]! : undefined;
-    if (single && !single.rebuilt && !changedPieces.has(single)) {
+    if (single && single.text === undefined && !single.patch) {
       if (single.normalized) decisions.set(index, { kind: "normalize" });
       continue;
     }
-    decisions.set(index, { kind: "lines", lines: list.map((p) => (changedPieces.has(p) || p.rebuilt ? JSON.stringify(p.value) : p.text)) });
+    decisions.set(index, { kind: "pieces", pieces: list.map((p) => ({ ...(p.text !== undefined ? { text: p.text } : {}), ...(p.patch ? { patch: p.patch } : {}) })) });
   }
-  // Lines whose every piece was dropped (fused lines of only dropped records).
-  for (const p of pieces) if (!byIndex.has(p.index) && p !== header && !decisions.has(p.index)) drop(p.index);
+  // Lines none of whose pieces are kept (dropped entries, headers moved up, fused lines of dropped records).
+  for (const p of pieces) if (!byIndex.has(p.index)) drop(p.index);
+  for (let i = 1; i < pieces.length; i++) {
+    // a joined record's other lines
+    const p = pieces[i]!;
+    for (let k = 1; k < p.span; k++) if (!byIndex.has(p.index + k)) drop(p.index + k);
+  }
   // A valid last line without its newline gets one.
   if (lastIndex >= 0 && !lastTerminated && !decisions.has(lastIndex)) {
     decisions.set(lastIndex, { kind: "normalize" });
     act("newline-added", lastIndex + 1, "added the missing final newline");
-  } else if (lastIndex >= 0 && !lastTerminated && decisions.get(lastIndex)?.kind !== "drop" && !actions.some((a) => a.line === lastIndex + 1 && a.code === "torn-dropped")) {
+  } else if (lastIndex >= 0 && !lastTerminated && decisions.get(lastIndex)?.kind !== "drop") {
     act("newline-added", lastIndex + 1, "added the missing final newline");
   }
   actions.sort((a, b) => a.line - b.line);
@@ -419,8 +476,17 @@ export function writeRepair(session: Session, plan: RepairPlan, write: ((chunk: 
       const d = plan.decisions.get(index);
       if (!d) return null;
       if (d.kind === "drop") return [];
-      if (d.kind === "normalize") return [normalizeBytes(bytes, index === 0).bytes.toString("utf8")];
-      return d.lines;
+      const own = () => normalizeBytes(bytes, index === 0).bytes.toString("utf8");
+      if (d.kind === "normalize") return [own()];
+      return d.pieces.map((p) => {
+        const text = p.text ?? own();
+        if (!p.patch) return text;
+        // Assigning keeps a key where it was; a new key goes last (as pi's own mutations leave it).
+        const value = JSON.parse(text) as Record<string, unknown>;
+        if ("id" in p.patch) value.id = p.patch.id;
+        if ("parentId" in p.patch) value.parentId = p.patch.parentId;
+        return JSON.stringify(value);
+      });
     },
     write,
     { ...options, before: (index) => (index === 0 ? plan.headerLines : []) },

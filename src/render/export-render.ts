@@ -99,6 +99,10 @@ export function markdownHeader(meta: ExportMeta): string {
   return `# ${inline(meta.title)}\n\n${meta.rows.map(([k, v, isCode]) => `- **${inline(k)}:** ${isCode ? code(v) : inline(v)}`).join("\n")}\n\n---\n\n`;
 }
 
+export function markdownTotals(meta: ExportMeta): string {
+  return `---\n\n**${inline(meta.title)}**\n\n${meta.rows.map(([k, v, isCode]) => `- **${inline(k)}:** ${isCode ? code(v) : inline(v)}`).join("\n")}\n`;
+}
+
 export function markdownBlock(b: Block, style: ExportStyle): string {
   if (b.kind === "note") return `> ${inline(b.text)}\n\n`;
   if (b.kind === "summary") return `${mdHeading(b)}${fence(b.text, "text")}\n\n`;
@@ -149,6 +153,10 @@ export function htmlHeader(meta: ExportMeta): string {
 <h1>${title}</h1>
 <dl>${meta.rows.map(([k, v, isCode]) => `<dt>${escapeHtml(k)}</dt><dd>${isCode ? `<code>${escapeHtml(v)}</code>` : escapeHtml(v)}</dd>`).join("")}</dl>
 `;
+}
+
+export function htmlTotals(meta: ExportMeta): string {
+  return `<footer><h2>${escapeHtml(meta.title)}</h2><dl>${meta.rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl></footer>\n`;
 }
 
 export const HTML_FOOTER = `</main>
