@@ -1,4 +1,4 @@
-import Table from "cli-table3";
+import { renderTable } from "../render/table.js";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -75,14 +75,9 @@ export async function ls(options: LsOptions, ctx: CommandContext): Promise<LsRes
 export function renderLs(result: LsResult, style: Style): string {
   const { c } = style;
   if (result.sessions.length === 0) return c.dim(`no sessions in ${sanitize(result.dir)}\n`);
-  const table = new Table({
-    head: ["id", "name / first message", "cwd", "created", "last activity", "msgs", "branches", "size", "v", "status"],
-    chars: { top: "", "top-mid": "", "top-left": "", "top-right": "", bottom: "", "bottom-mid": "", "bottom-left": "", "bottom-right": "", left: "", "left-mid": "", mid: "", "mid-mid": "", right: "", "right-mid": "", middle: "  " },
-    style: { head: style.c.isColorSupported ? ["bold"] : [], border: [], "padding-left": 0, "padding-right": 0 },
-  });
-  for (const r of result.sessions) {
+  const rows = result.sessions.map((r) => {
     const status = r.status === "ok" ? c.green(r.status) : r.status === "needs-migrate" ? c.yellow(r.status) : c.red(r.status);
-    table.push([
+    return [
       preview(r.id ?? "-", 13),
       r.title ? preview(r.title, 40) : c.dim("-"),
       r.cwd ? preview(r.cwd, 30) : "-",
@@ -93,10 +88,11 @@ export function renderLs(result: LsResult, style: Style): string {
       formatBytes(r.size),
       r.version === null ? "-" : String(r.version),
       status,
-    ]);
-  }
+    ];
+  });
+  const table = renderTable(["id", "name / first message", "cwd", "created", "last activity", "msgs", "branches", "size", "v", "status"], rows, style).trimEnd();
   const more = result.total > result.sessions.length ? c.dim(`\n(${result.total - result.sessions.length} more; raise --limit)`) : "";
-  return `${table.toString()}${more}\n`;
+  return `${table}${more}\n`;
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {

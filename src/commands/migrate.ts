@@ -4,7 +4,7 @@ import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { formatDiff, openSessionSync, planMigration, stampOf, writeMigration, type Session } from "../format/index.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
-import { overFiles, renderSummaryTable } from "./writers.js";
+import { overFiles, renderSummaryTable, summaryLine, writerOptions } from "./writers.js";
 
 export interface MigrateOptions extends WriteOptions {
   files: string[];
@@ -116,23 +116,11 @@ export function renderMigrate(result: MigrateResult, style: Style, tableFor: boo
     result.files.map((r) => [r.file, r.from === null ? "-" : `v${r.from}`, STATUS_TEXT[r.status], r.status === "migrated" ? `${r.changedLines} lines; ${r.backup ? `backup ${basename(r.backup)}` : `-> ${r.out}`}` : (r.reason ?? (r.changedLines !== undefined ? `${r.changedLines} lines` : ""))]),
     style,
   );
-  const s = result.summary;
-  const parts = Object.entries(s).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${STATUS_TEXT[k as MigrateStatus]}`);
-  out += `${parts.join(", ") || "no files"}\n`;
+  out += summaryLine(result.summary, STATUS_TEXT);
   return out;
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options: MigrateOptions = {
-    files: (args.files as string[]).map(String),
-    dryRun: args.dryRun === true,
-    check: args.check === true,
-    out: args.out as string | undefined,
-    backupDir: args.backupDir as string | undefined,
-    force: args.force === true,
-  };
-  const result = await migrate(options, ctx);
-  const many = result.files.length > 1;
-  return { json: result, human: ctx.json ? "" : renderMigrate(result, ctx.style, many), exitCode: migrateExitCode(result) };
+  const result = await migrate(writerOptions(args), ctx);
+  return { json: result, human: ctx.json ? "" : renderMigrate(result, ctx.style, result.files.length > 1), exitCode: migrateExitCode(result) };
 }
-

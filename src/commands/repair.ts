@@ -4,7 +4,7 @@ import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type RepairAction, type Session } from "../format/index.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
-import { overFiles, renderSummaryTable } from "./writers.js";
+import { overFiles, renderSummaryTable, summaryLine, writerOptions } from "./writers.js";
 
 export interface RepairOptions extends WriteOptions {
   files: string[];
@@ -145,22 +145,12 @@ export function renderRepair(result: RepairResult, style: Style, many: boolean):
       result.files.map((r) => [r.file, STATUS_TEXT[r.status], String(r.actions.length), String(r.dropped ?? 0), r.backup ? `backup ${basename(r.backup)}` : r.out ? `-> ${r.out}` : (r.reason ?? "")]),
       style,
     );
-    const parts = Object.entries(result.summary).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${STATUS_TEXT[k as RepairStatus]}`);
-    out += `${parts.join(", ") || "no files"}\n`;
+    out += summaryLine(result.summary, STATUS_TEXT);
   }
   return out;
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options: RepairOptions = {
-    files: (args.files as string[]).map(String),
-    dryRun: args.dryRun === true,
-    check: args.check === true,
-    out: args.out as string | undefined,
-    backupDir: args.backupDir as string | undefined,
-    force: args.force === true,
-  };
-  const result = await repair(options, ctx);
-  const many = result.files.length > 1;
-  return { json: result, human: ctx.json ? "" : renderRepair(result, ctx.style, many), exitCode: repairExitCode(result) };
+  const result = await repair(writerOptions(args), ctx);
+  return { json: result, human: ctx.json ? "" : renderRepair(result, ctx.style, result.files.length > 1), exitCode: repairExitCode(result) };
 }

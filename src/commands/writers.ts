@@ -36,3 +36,21 @@ export function overFiles<S extends string, R extends { status: S }>(
   for (const r of results) summary[r.status]++;
   return { files: results, summary };
 }
+
+/** The options `migrate` and `repair` share, normalised from the parsed arguments. */
+export function writerOptions(args: Record<string, unknown>) {
+  return {
+    files: (args.files as string[]).map(String),
+    dryRun: args.dryRun === true,
+    check: args.check === true,
+    out: args.out as string | undefined,
+    backupDir: args.backupDir as string | undefined,
+    force: args.force === true,
+  };
+}
+
+/** "3 migrated, 1 refused": the non-zero counts of a summary, in words. */
+export function summaryLine<S extends string>(summary: Record<S, number>, words: Record<S, string>): string {
+  const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${words[k]}`);
+  return `${parts.join(", ") || "no files"}\n`;
+}
