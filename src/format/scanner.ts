@@ -167,14 +167,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
       }
       case 6: // just after '[': a value or ']'
         if (c === 0x5d) {
-          depth--;
-          i++;
-          if (messageDepth > depth) {
-            messageDepth = -1;
-            out.messageEnd = i;
-          }
-          state = depth === 0 ? 5 : 4;
-          continue;
+          break; // closes the container (below)
         }
         state = 0;
         continue;
@@ -182,14 +175,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
       case 2: {
         // a key
         if (c === 0x7d && state === 1) {
-          depth--;
-          i++;
-          if (messageDepth > depth) {
-            messageDepth = -1;
-            out.messageEnd = i;
-          }
-          state = depth === 0 ? 5 : 4;
-          continue;
+          break; // closes the container (below)
         }
         if (c !== QUOTE) return Verdict.Invalid;
         const close = stringEnd(b, i + 1, end);
@@ -249,20 +235,22 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
           continue;
         }
         if ((c === 0x7d && top === 1) || (c === 0x5d && top === 2)) {
-          depth--;
-          i++;
-          if (messageDepth > depth) {
-            messageDepth = -1;
-            out.messageEnd = i;
-          }
-          state = depth === 0 ? 5 : 4;
-          continue;
+          break; // closes the container (below)
         }
         return Verdict.Invalid;
       }
       case 5:
         return Verdict.Invalid; // bytes after the value (e.g. two fused records)
     }
+    // Only the three container-closing branches (']' after '[', '}' after '{', a close after a
+    // value) get here: one place closes a container.
+    depth--;
+    i++;
+    if (messageDepth > depth) {
+      messageDepth = -1;
+      out.messageEnd = i;
+    }
+    state = depth === 0 ? 5 : 4;
   }
   return state === 5 ? Verdict.Valid : Verdict.Invalid;
 }
