@@ -4,7 +4,7 @@ import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { formatDiff, openSessionSync, planMigration, stampOf, writeMigration, type Session } from "../format/index.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
-import { overFiles, renderSummaryTable, summaryLine, writerOptions } from "./writers.js";
+import { overFiles, renderSummaryTable, writerOptions } from "./writers.js";
 
 export interface MigrateOptions extends WriteOptions {
   files: string[];
@@ -114,9 +114,10 @@ export function renderMigrate(result: MigrateResult, style: Style, tableFor: boo
   out += renderSummaryTable(
     ["file", "from", "result", "note"],
     result.files.map((r) => [r.file, r.from === null ? "-" : `v${r.from}`, STATUS_TEXT[r.status], r.status === "migrated" ? `${r.changedLines} lines; ${r.backup ? `backup ${basename(r.backup)}` : `-> ${r.out}`}` : (r.reason ?? (r.changedLines !== undefined ? `${r.changedLines} lines` : ""))]),
+    result.summary,
+    STATUS_TEXT,
     style,
   );
-  out += summaryLine(result.summary, STATUS_TEXT);
   return out;
 }
 

@@ -4,7 +4,7 @@ import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type RepairAction, type Session } from "../format/index.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
-import { overFiles, renderSummaryTable, summaryLine, writerOptions } from "./writers.js";
+import { overFiles, renderSummaryTable, writerOptions } from "./writers.js";
 
 export interface RepairOptions extends WriteOptions {
   files: string[];
@@ -143,9 +143,10 @@ export function renderRepair(result: RepairResult, style: Style, many: boolean):
     out += renderSummaryTable(
       ["file", "result", "actions", "dropped", "note"],
       result.files.map((r) => [r.file, STATUS_TEXT[r.status], String(r.actions.length), String(r.dropped ?? 0), r.backup ? `backup ${basename(r.backup)}` : r.out ? `-> ${r.out}` : (r.reason ?? "")]),
+      result.summary,
+      STATUS_TEXT,
       style,
     );
-    out += summaryLine(result.summary, STATUS_TEXT);
   }
   return out;
 }

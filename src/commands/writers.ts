@@ -6,9 +6,9 @@ import { expandInputs } from "../input.js";
 import { renderTable } from "../render/table.js";
 import { preview, type Style } from "../render/text.js";
 
-/** The per-file table of a directory run (migrate, repair). */
-export function renderSummaryTable(head: string[], rows: string[][], style: Style): string {
-  return renderTable(head, rows.map((r) => r.map((cell, i) => (i === 0 ? preview(cell, 60) : preview(cell, 70)))), style);
+/** The per-file table of a directory run (migrate, repair) and the line of counts under it. */
+export function renderSummaryTable<S extends string>(head: string[], rows: string[][], summary: Record<S, number>, words: Record<S, string>, style: Style): string {
+  return renderTable(head, rows.map((r) => r.map((cell, i) => (i === 0 ? preview(cell, 60) : preview(cell, 70)))), style) + summaryLine(summary, words);
 }
 
 /**
