@@ -3,7 +3,7 @@ import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { countBySeverity, Validator, type Finding, type Session } from "../format/index.js";
 import { expandInputs, openPath } from "../input.js";
 import { renderFindings } from "../render/findings.js";
-import { sanitize, type Style } from "../render/text.js";
+import { plural, sanitize, type Style } from "../render/text.js";
 
 export interface CheckOptions {
   files: string[];
@@ -63,11 +63,11 @@ export function renderCheck(result: CheckResult, style: Style, quiet = false): s
     out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info" });
     if (!quiet || r.errors > 0) {
       const status = r.errors > 0 ? c.red("invalid") : r.warnings > 0 ? c.yellow("ok with warnings") : c.green("ok");
-      out += `${sanitize(r.file)}: ${status} (${r.errors} errors, ${r.warnings} warnings${r.info ? `, ${r.info} notes` : ""})\n`;
+      out += `${sanitize(r.file)}: ${status} (${plural(r.errors, "error")}, ${plural(r.warnings, "warning")}${r.info ? `, ${plural(r.info, "note")}` : ""})\n`;
     }
   }
   const s = result.summary;
-  out += `${c.bold("checked")} ${s.files} file${s.files === 1 ? "" : "s"}: ${s.failed > 0 ? c.red(`${s.failed} invalid`) : "0 invalid"}, ${s.errors} errors, ${s.warnings} warnings${result.unreadable.length ? `, ${c.red(`${result.unreadable.length} unreadable`)}` : ""}\n`;
+  out += `${c.bold("checked")} ${s.files} file${s.files === 1 ? "" : "s"}: ${s.failed > 0 ? c.red(`${s.failed} invalid`) : "0 invalid"}, ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}${result.unreadable.length ? `, ${c.red(`${result.unreadable.length} unreadable`)}` : ""}\n`;
   return out;
 }
 

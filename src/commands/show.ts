@@ -3,7 +3,7 @@ import { CliError, ExitCode } from "../errors.js";
 import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
 import { nodePreview } from "../render/preview.js";
-import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
+import { formatBytes, formatCount, formatTime, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readFull } from "./common.js";
 import { isoTime } from "./tree.js";
 
@@ -165,7 +165,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
     for (const l of result.labels) out += `  ${sanitize(l.targetId)}  ${c.yellow(preview(l.label, 60))}\n`;
   }
   const p = result.problems;
-  out += `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(`${p.errors} errors`) : "0 errors"}, ${p.warnings} warnings, ${p.info} notes\n`;
+  out += `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
   out += renderFindings(result.file, result.findings, style, { indent: "  " });
   return out;
 }

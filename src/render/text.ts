@@ -82,6 +82,11 @@ export function formatTime(t: number | string | undefined): string {
   return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 }
 
+/** "1 error", "3 errors". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 export function formatCount(n: number): string {
   return n.toLocaleString("en-US");
 }

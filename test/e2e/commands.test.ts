@@ -220,7 +220,7 @@ describe("check", () => {
     const r = await cli(["check", fixture("linear.jsonl"), fixture("orphans.jsonl")]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/orphans\.jsonl:5: warning parent-missing: parent `zzzzzzzz` does not exist/);
-    expect(r.stdout).toMatch(/checked 2 files: 0 invalid, 0 errors, 1 warnings/);
+    expect(r.stdout).toMatch(/checked 2 files: 0 invalid, 0 errors, 1 warning\n/);
   });
 
   it("exit 1 with file:line findings when there are errors", async () => {
