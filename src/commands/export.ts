@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
-import { BlockBuilder, type Block } from "../render/export-model.js";
+import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type ReadOptions, type Session } from "../format/index.js";
+import { BlockBuilder, imageDataLength, type Block } from "../render/export-model.js";
 import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle } from "../render/export-render.js";
 import { Redactor } from "../render/redact.js";
 import type { Sink } from "../render/sink.js";
@@ -33,10 +33,15 @@ function placeholderImages(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(placeholderImages);
   if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    if (o.type === "image" && typeof o.data === "string") return { ...o, data: `[omitted: ${Math.floor((o.data.length * 3) / 4)} bytes]` };
+    if (o.type === "image" && typeof o.data === "string") return { ...o, data: `[omitted: ${Math.floor((imageDataLength(o) * 3) / 4)} bytes]` };
     return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, placeholderImages(x)]));
   }
   return v;
+}
+
+/** Image data is read only to be embedded; a placeholder needs just its length. */
+function readOptions(options: ExportOptions): ReadOptions {
+  return { imageData: options.images === "embed" ? "full" : "length" };
 }
 
 /** Entry types that carry models, thinking levels, tokens or cost. */
@@ -103,7 +108,7 @@ function* blocks(b: Branch, options: ExportOptions, builder: BlockBuilder, stats
     for (const m of contextMessages(b.session, b.leaf)) yield builder.message(m);
     return;
   }
-  for (const { node, entry } of b.session.entriesInOrder(b.nodes)) {
+  for (const { node, entry } of b.session.entriesInOrder(b.nodes, readOptions(options))) {
     const { type, role } = b.session.nodeKind(node);
     if (counts(type, role)) stats.onRecord(entry, b.session.nodeRecord(node));
     yield* builder.entry(entry);
@@ -157,7 +162,7 @@ function* jsonDocument(b: Branch, options: ExportOptions, redactor: Redactor): G
   }
   yield `{\n  "header": ${line(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
   let first = true;
-  for (const { entry } of b.session.entriesInOrder(b.nodes)) {
+  for (const { entry } of b.session.entriesInOrder(b.nodes, readOptions(options))) {
     yield `${first ? "\n" : ",\n"}    ${line(entry)}`;
     first = false;
   }

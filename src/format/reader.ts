@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { randomBytes } from "node:crypto";
 import { finding, type Finding } from "./findings.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
 import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
@@ -79,6 +80,59 @@ export interface LineRecord {
   node?: number;
 }
 
+/** How pass two reads an entry. */
+export interface ReadOptions {
+  /**
+   * "length": the base64 data of a large image (the line's longest string, 64 KB or more) is not
+   * decoded: the image block gets `data: ""` and the data's length under `IMAGE_DATA_LENGTH`.
+   * For output that describes images rather than embedding them (an export with placeholders),
+   * this saves decoding and parsing most of a session's bytes. Default "full".
+   */
+  imageData?: "full" | "length";
+}
+
+/** On an image block read with `imageData: "length"`: the length of the data left out. */
+export const IMAGE_DATA_LENGTH: unique symbol = Symbol("pi-session.imageDataLength");
+
+/** A random marker that stands in for a long string while the rest of its line is parsed. */
+const LONG_MARKER = `\\u0000pi-session-long-string-${randomBytes(12).toString("hex")}`;
+const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
+const LONG_MARKER_VALUE = JSON.parse(`"${LONG_MARKER}"`) as string;
+
+/** A line read without its long string. */
+interface LongString {
+  /** The line with the marker in place of the string's body. */
+  skeleton: Buffer;
+  /** The string's length (its bytes are plain ASCII without escapes). */
+  length: number;
+  /** Reads the string literal, quotes included. */
+  literal(): Buffer;
+}
+
+/**
+ * Puts the long string back where the marker is: as its length alone when it is an image's data,
+ * else as the string itself (read now).
+ */
+function restoreLongString(value: object, long: LongString): void {
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const o = stack.pop() as Record<string, unknown>;
+    for (const key of Object.keys(o)) {
+      const v = o[key];
+      if (v === LONG_MARKER_VALUE) {
+        if (key === "data" && o.type === "image" && !Array.isArray(o)) {
+          o.data = "";
+          (o as { [IMAGE_DATA_LENGTH]?: number })[IMAGE_DATA_LENGTH] = long.length;
+        } else {
+          o[key] = JSON.parse(long.literal().toString("latin1")) as string;
+        }
+        return;
+      }
+      if (v !== null && typeof v === "object") stack.push(v);
+    }
+  }
+}
+
 export interface OpenOptions {
   /**
    * Called in pass one with every entry (upgraded to v3 shape) and the header, for commands that
@@ -131,6 +185,9 @@ class LineTable {
   /** Byte range of the `message` object within the line (scan path only; -1 otherwise). */
   msgStart = new Int32Array(64);
   msgEnd = new Int32Array(64);
+  /** Byte range of the line's longest string body, if long and plain (`ScanFields.longStart`; -1 otherwise). */
+  longStart = new Int32Array(64);
+  longEnd = new Int32Array(64);
 
   add(offset: number, length: number): number {
     if (this.count === this.offset.length) this.grow();
@@ -145,6 +202,8 @@ class LineTable {
     this.node[i] = -1;
     this.msgStart[i] = -1;
     this.msgEnd[i] = -1;
+    this.longStart[i] = -1;
+    this.longEnd[i] = -1;
     return i;
   }
 
@@ -165,6 +224,8 @@ class LineTable {
     this.node = copy(this.node);
     this.msgStart = copy(this.msgStart);
     this.msgEnd = copy(this.msgEnd);
+    this.longStart = copy(this.longStart);
+    this.longEnd = copy(this.longEnd);
   }
 }
 
@@ -283,8 +344,10 @@ export class Session {
   }
 
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
-  entry(node: number): AnyEntry {
-    return this.loadRecord(this.nodeRecord(node)) as AnyEntry;
+  entry(node: number, options: ReadOptions = {}): AnyEntry {
+    const i = this.nodes.line[node]!;
+    if (this.omitsLong(i, options)) return this.parseEntry(i, this.readWithoutLong(i));
+    return this.parseEntry(i, this.source.read(this.table.offset[i]!, this.table.length[i]!));
   }
 
   entries(nodes: readonly number[]): AnyEntry[] {
@@ -296,8 +359,10 @@ export class Session {
    * time when the nodes come in file order (a branch of an append-only file does): far fewer
    * system calls on a long branch.
    */
-  *entriesInOrder(nodes: readonly number[], blockSize = 8 * 1024 * 1024): Generator<{ node: number; entry: AnyEntry }> {
+  *entriesInOrder(nodes: readonly number[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<{ node: number; entry: AnyEntry }> {
     const t = this.table;
+    // One block buffer for the whole walk: entries never keep views of it.
+    let buffer: Buffer | undefined;
     let block: Buffer | undefined;
     let blockStart = 0;
     for (let k = 0; k < nodes.length; k++) {
@@ -305,29 +370,63 @@ export class Session {
       const i = this.nodes.line[node]!;
       const offset = t.offset[i]!;
       const length = t.length[i]!;
+      if (this.omitsLong(i, options)) {
+        yield { node, entry: this.parseEntry(i, this.readWithoutLong(i)) };
+        continue;
+      }
       if (!block || offset < blockStart || offset + length > blockStart + block.length) {
         if (length >= blockSize) {
-          yield { node, entry: this.entry(node) };
+          yield { node, entry: this.entry(node, options) };
           block = undefined;
           continue;
         }
-        // Read from here up to the last of the following nodes that fits in one block.
+        // Read from here up to the last of the following nodes that fits in one block (a line
+        // whose long string is left out ends it: that line is read in two pieces).
         let end = offset + length;
         for (let j = k + 1; j < nodes.length; j++) {
           const lj = this.nodes.line[nodes[j]!]!;
           const o = t.offset[lj]!;
-          if (o < end || o + t.length[lj]! - offset > blockSize) break;
+          if (o < end || o + t.length[lj]! - offset > blockSize || this.omitsLong(lj, options)) break;
           end = o + t.length[lj]!;
         }
-        block = this.source.read(offset, end - offset);
+        buffer ??= Buffer.allocUnsafe(blockSize);
+        let n = 0;
+        for (let m = -1; n < end - offset && m !== 0; n += m) m = this.source.readInto(buffer.subarray(n, end - offset), offset + n);
+        block = buffer.subarray(0, n);
         blockStart = offset;
       }
-      const bytes = block.subarray(offset - blockStart, offset - blockStart + length);
-      const parsed = parseLine(bytes, i === 0);
-      const record = this.record(i);
-      if (parsed.value === undefined || typeof parsed.value !== "object" || parsed.value === null) throw new Error(`${this.name}:${record.line}: line changed since it was read`);
-      yield { node, entry: this.upgrade(parsed.value as Record<string, unknown>, record) };
+      yield { node, entry: this.parseEntry(i, block.subarray(offset - blockStart, offset - blockStart + length)) };
     }
+  }
+
+  private omitsLong(i: number, options: ReadOptions): boolean {
+    return options.imageData === "length" && this.table.longStart[i]! >= 0;
+  }
+
+  /** Line `i` with its long string (a plain one, pass one made sure) replaced by the marker. */
+  private readWithoutLong(i: number): LongString {
+    const t = this.table;
+    const offset = t.offset[i]!;
+    const start = t.longStart[i]!;
+    const end = t.longEnd[i]!;
+    const head = this.source.read(offset, start);
+    const tail = this.source.read(offset + end, t.length[i]! - end);
+    return {
+      skeleton: Buffer.concat([head, LONG_MARKER_BYTES, tail]),
+      length: end - start,
+      literal: () => this.source.read(offset + start - 1, end - start + 2),
+    };
+  }
+
+  /** Line `i`'s entry from its bytes (read again in pass two), upgraded to the v3 shape. */
+  private parseEntry(i: number, bytes: Buffer | LongString): AnyEntry {
+    const long = bytes instanceof Uint8Array ? undefined : bytes;
+    const parsed = parseLine(long ? long.skeleton : (bytes as Buffer), i === 0);
+    const value = parsed.value;
+    const record = this.record(i);
+    if (value === undefined || typeof value !== "object" || value === null) throw new Error(`${this.name}:${record.line}: line changed since it was read`);
+    if (long) restoreLongString(value, long);
+    return this.upgrade(value as Record<string, unknown>, record);
   }
 
   nodeRecord(node: number): LineRecord {
@@ -432,6 +531,10 @@ export class Session {
         if (!isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
         t.ordinal[i] = ordinal++;
         kind = "entry";
+        if (fields.longPlain) {
+          t.longStart[i] = fields.longStart;
+          t.longEnd[i] = fields.longEnd;
+        }
         if (fields.messageStart >= 0) {
           t.msgStart[i] = fields.messageStart;
           t.msgEnd[i] = fields.messageEnd;

@@ -16,6 +16,8 @@
  * (the decoder replaces it), as in pi.
  */
 
+import { isAscii } from "node:buffer";
+
 export const enum Verdict {
   Valid = 0,
   Invalid = 1,
@@ -44,7 +46,18 @@ export interface ScanFields {
   messageEnd: number;
   /** `message.content`: 0 absent, 1 null, 2 another value. */
   contentKind: 0 | 1 | 2;
+  /**
+   * Byte range of the body (between the quotes) of the line's longest string value, when it is at
+   * least `LONG_STRING` bytes (-1 otherwise): a base64 image, usually, which pass two may then skip.
+   */
+  longStart: number;
+  longEnd: number;
+  /** Whether that string is plain ASCII without escapes (its byte length is its string length). */
+  longPlain: boolean;
 }
+
+/** The least body length, in bytes, of a string value that `ScanFields.longStart` records. */
+export const LONG_STRING = 64 * 1024;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -107,6 +120,9 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   out.parentKind = 0;
   out.messageStart = out.messageEnd = -1;
   out.contentKind = 0;
+  out.longStart = out.longEnd = -1;
+  out.longPlain = false;
+  let longest = LONG_STRING - 1;
   let i = start;
   while (i < end && isWs(b[i]!)) i++;
   if (i === end) return Verdict.Invalid; // blank: JSON.parse("") throws
@@ -136,6 +152,11 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
           const close = stringEnd(b, i + 1, end);
           if (close < 0) return close === -2 ? Verdict.Defer : Verdict.Invalid;
           if (pendingKey !== Key.Other) captureString(b, i, close, pendingKey, depth, messageDepth, out);
+          if (close - i - 1 > longest) {
+            longest = close - i - 1;
+            out.longStart = i + 1;
+            out.longEnd = close;
+          }
           i = close + 1;
         } else if (c === 0x7b || c === 0x5b) {
           if (depth >= MAX_DEPTH) return Verdict.Defer;
@@ -252,7 +273,12 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
     }
     state = depth === 0 ? 5 : 4;
   }
-  return state === 5 ? Verdict.Valid : Verdict.Invalid;
+  if (state !== 5) return Verdict.Invalid;
+  if (out.longStart >= 0) {
+    const bs = (b as Buffer).indexOf(BACKSLASH, out.longStart);
+    out.longPlain = (bs < 0 || bs >= out.longEnd) && isAscii(b.subarray(out.longStart, out.longEnd));
+  }
+  return Verdict.Valid;
 }
 
 let viewOf: ArrayBufferLike | undefined;
@@ -487,5 +513,5 @@ function captureString(b: Uint8Array, open: number, close: number, key: Key, dep
 }
 
 export function emptyFields(): ScanFields {
-  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, hasTimestamp: false, time: NaN, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0 };
+  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, hasTimestamp: false, time: NaN, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0, longStart: -1, longEnd: -1, longPlain: false };
 }

@@ -1,4 +1,4 @@
-import type { AgentMessage, AnyEntry, ContentBlock } from "../format/index.js";
+import { IMAGE_DATA_LENGTH, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
 import type { Redactor } from "./redact.js";
 
 /**
@@ -48,6 +48,16 @@ export type Block = MessageBlock | SummaryBlock | NoteBlock;
 // C0/C1 controls other than tab and newline, and bidi overrides: never in an export.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const UNCLEAN = /[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
+
+/** The length of an image block's base64 data, also when pass two left the data out. */
+export function imageDataLength(b: Record<string | symbol, unknown>): number {
+  const omitted = b[IMAGE_DATA_LENGTH];
+  if (typeof omitted === "number") return omitted;
+  return typeof b.data === "string" ? b.data.length : 0;
+}
 
 export class BlockBuilder {
   constructor(
@@ -58,17 +68,23 @@ export class BlockBuilder {
 
   /** Redacted, and without control characters (ESC, CR, …). */
   clean(s: unknown): string {
-    return this.redactor.text(String(s ?? "")).replace(/\r\n?/g, "\n").replace(CONTROL, "");
+    const text = this.redactor.text(String(s ?? ""));
+    // Most texts hold none: one search, and the string is kept as it is.
+    if (!UNCLEAN.test(text)) return text;
+    return text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
   }
 
   private time(ms: unknown): string | undefined {
+    // pi's own timestamps (`2026-05-04T06:57:01.123Z`) need no Date (days past 28 and hour 24 may
+    // roll over, so they take the long way).
+    if (typeof ms === "string" && ISO_UTC.test(ms) && ms.slice(8, 10) <= "28" && ms.slice(11, 13) <= "23" && !Number.isNaN(Date.parse(ms))) return `${ms.slice(0, 10)} ${ms.slice(11, 19)}`;
     const t = typeof ms === "number" ? ms : typeof ms === "string" ? Date.parse(ms) : NaN;
     return Number.isNaN(t) ? undefined : new Date(t).toISOString().replace("T", " ").slice(0, 19);
   }
 
   private image(b: Record<string, unknown>): Extract<Part, { kind: "image" }> {
     const data = typeof b.data === "string" ? b.data : "";
-    return { kind: "image", mime: String(b.mimeType ?? "image/?"), bytes: Math.floor((data.length * 3) / 4), data };
+    return { kind: "image", mime: String(b.mimeType ?? "image/?"), bytes: Math.floor((imageDataLength(b) * 3) / 4), data };
   }
 
   parts(content: AgentMessage["content"]): Part[] {

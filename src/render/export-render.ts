@@ -33,20 +33,36 @@ function embeddable(p: Extract<Part, { kind: "image" }>): boolean {
 
 // ---------------------------------------------------------------- Markdown
 
+/** The length of the longest run of `c` in `text`. */
+function longestRun(text: string, c: string): number {
+  let longest = 0;
+  for (let i = text.indexOf(c); i !== -1; ) {
+    let j = i + 1;
+    while (text[j] === c) j++;
+    longest = Math.max(longest, j - i);
+    i = text.indexOf(c, j);
+  }
+  return longest;
+}
+
+/** The number of lines of `text` (0 when empty). */
+function lineCount(text: string): number {
+  if (text === "") return 0;
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
 /** A fenced block that nothing inside can close: the fence is longer than any backtick run. */
 export function fence(text: string, info = ""): string {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  const f = "`".repeat(Math.max(3, longest + 1));
+  const f = "`".repeat(Math.max(3, longestRun(text, "`") + 1));
   return `${f}${info}\n${text}${text.endsWith("\n") || text === "" ? "" : "\n"}${f}`;
 }
 
 /** Inline code that contains any text (backtick runs included). */
 export function code(text: string): string {
   const one = text.replace(/\n/g, " ");
-  let longest = 0;
-  for (const m of one.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  const d = "`".repeat(longest + 1);
+  const d = "`".repeat(longestRun(one, "`") + 1);
   const pad = one.startsWith("`") || one.endsWith("`") || one.startsWith(" ") ? " " : "";
   return `${d}${pad}${one}${pad}${d}`;
 }
@@ -76,7 +92,7 @@ function mdPart(p: Part, style: ExportStyle): string {
     case "toolResult": {
       const images = p.images.map((i) => mdPart(i, style)).join("\n\n");
       if (style.toolResults === "omit") return `*(tool output omitted)*`;
-      const lines = p.text === "" ? 0 : p.text.split("\n").length;
+      const lines = lineCount(p.text);
       const body = fence(p.text, "text") + (images ? `\n\n${images}` : "");
       return style.toolResults === "full" ? body : mdDetails(`${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})`, body);
     }
@@ -175,7 +191,7 @@ function htmlPart(p: Part, style: ExportStyle): string {
       return `<div class="call"><strong>Tool call</strong> <code>${escapeHtml(p.name)}</code><pre>${escapeHtml(p.args)}</pre></div>`;
     case "toolResult": {
       if (style.toolResults === "omit") return `<p class="note">(tool output omitted)</p>`;
-      const lines = p.text === "" ? 0 : p.text.split("\n").length;
+      const lines = lineCount(p.text);
       const body = `<pre>${escapeHtml(p.text)}</pre>${p.images.map((i) => htmlPart(i, style)).join("")}`;
       return style.toolResults === "full" ? body : `<details class="output"><summary>${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})</summary>${body}</details>`;
     }

@@ -134,6 +134,28 @@ describe("export as Markdown", () => {
   });
 });
 
+describe("export of large images", () => {
+  it("describes a large image by its size without reading its data, and embeds it on request", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-export-"));
+    const file = join(dir, "images.jsonl");
+    const data = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 256)).toString("base64");
+    const lines = [
+      { type: "session", version: 3, id: "0f1e2d3c-0000-4000-8000-00000000abcd", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+      { type: "message", id: "m1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "the screenshot" }, { type: "image", mimeType: "image/png", data }], timestamp: 1 } },
+      { type: "message", id: "m2", parentId: "m1", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "I see it" }], provider: "p", model: "m", stopReason: "stop", timestamp: 2 } },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const decoded = Buffer.from(data, "base64").length;
+    const md = (await cli(["export", file])).stdout;
+    expect(md).toContain(`*\\[image: image/png, ${(decoded / 1024).toFixed(1)} KB\\]*`);
+    expect(md).toContain("```text\nI see it\n```");
+    const json = await cliJson(["export", file, "--format", "json"], {});
+    expect(json.json.entries[0].message.content[1].data).toBe(`[omitted: ${decoded} bytes]`);
+    const embedded = (await cli(["export", file, "--images", "embed"])).stdout;
+    expect(embedded).toContain(`(data:image/png;base64,${data})`);
+  });
+});
+
 describe("export as JSON", () => {
   it("path view: the branch's entries; context view: pi's context", async () => {
     const path = await cliJson(["export", fixture("branched.jsonl"), "--format", "json", "--leaf", "b0000004"], {});

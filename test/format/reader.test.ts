@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BufferSource, forEachLine, LineFlag, openSessionBuffer, openSessionSync, parseLine } from "../../src/format/index.js";
+import { BufferSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, openSessionBuffer, openSessionSync, parseLine } from "../../src/format/index.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { fixture } from "../helpers/paths.js";
 
@@ -103,6 +103,58 @@ describe("pass two", () => {
     const s = openSessionSync(fixture("v2-hook.jsonl"));
     expect((s.entry(1).message as { role: string }).role).toBe("custom");
     expect(s.nodeRecord(1).role).toBe("custom");
+  });
+});
+
+describe("pass two without image data", () => {
+  const big = (n: number, c = "A") => c.repeat(n);
+  const image = (id: string, parent: string | null, data: string, extra: Record<string, unknown> = {}) =>
+    entry("message", id, parent, { message: { role: "user", content: [{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data }], timestamp: 1 }, ...extra });
+  const lines = () =>
+    jsonl(
+      header(),
+      image("i1", null, big(70_000)),
+      user("u1", "i1", big(80_000, "x")), // a long plain text: read back in full
+      user("u2", "u1", `${big(70_000, "y")}\n"q"`), // escapes: not plain, read whole
+      user("u3", "u2", big(70_000, "é")), // not ASCII: read whole
+      image("i2", "u3", big(90_000, "B"), { note: big(100, "n") }),
+      image("i3", "i2", "short"),
+      assistant("a1", "i3", "done"),
+    );
+
+  it("gives every entry as a full read does, with the length of long image data instead of it", () => {
+    const s = open(lines());
+    const nodes = s.tree.pathTo(s.leafNode);
+    const full = [...s.entriesInOrder(nodes)].map((x) => x.entry);
+    const light = [...s.entriesInOrder(nodes, { imageData: "length" })].map((x) => x.entry);
+    const single = nodes.map((n) => s.entry(n, { imageData: "length" }));
+    expect(light).toEqual(single);
+    expect(light).toHaveLength(full.length);
+    let omitted = 0;
+    light.forEach((e, k) => {
+      const blocks = (e.message as { content: unknown }).content;
+      const fullBlocks = (full[k]!.message as { content: unknown }).content;
+      if (!Array.isArray(blocks)) return expect(e).toEqual(full[k]);
+      blocks.forEach((b: Record<string | symbol, unknown>, j) => {
+        const f = (fullBlocks as Array<Record<string, unknown>>)[j]!;
+        if (b[IMAGE_DATA_LENGTH] !== undefined) {
+          omitted++;
+          expect(b.data).toBe("");
+          expect(b[IMAGE_DATA_LENGTH]).toBe((f.data as string).length);
+          const { [IMAGE_DATA_LENGTH]: length, ...rest } = b;
+          expect(length).toBeGreaterThan(65_535);
+          expect({ ...rest, data: f.data }).toEqual(f);
+        } else expect(b).toEqual(f);
+      });
+      expect({ ...e, message: undefined }).toEqual({ ...full[k], message: undefined });
+    });
+    expect(omitted).toBe(2); // i1 and i2; i3's data is short
+  });
+
+  it("reads long image data in full when asked (the default)", () => {
+    const s = open(lines());
+    const e = s.entry(0);
+    expect(((e.message as { content: Array<{ data?: string }> }).content[1]!.data ?? "").length).toBe(70_000);
   });
 });
 
