@@ -43,7 +43,8 @@ export function listSessionFiles(dir: string): string[] {
       } catch {
         continue;
       }
-      for (const f of inner.sort()) if (f.endsWith(".jsonl")) out.push(join(path, f));
+      // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
+      for (const f of inner.sort()) if (f.endsWith(".jsonl")) out.push(`${path}/${f}`);
     }
   }
   return out;

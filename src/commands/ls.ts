@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { listSessionFiles } from "../input.js";
-import { cachePath, LsCache, type FileStamp } from "./ls-cache.js";
+import { cachePath, CorruptCacheError, LsCache, type FileStamp } from "./ls-cache.js";
 import { describeSessions, type SessionRow } from "./ls-describe.js";
 
 export type { SessionRow, SessionStatus } from "./ls-describe.js";
@@ -28,31 +28,41 @@ export interface LsResult {
   total: number;
 }
 
+/** Newest first. */
+const byModified = (a: string | null, b: string | null) => (b ?? "").localeCompare(a ?? "");
+
 const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
-  modified: (a, b) => (b.modified ?? "").localeCompare(a.modified ?? ""),
+  modified: (a, b) => byModified(a.modified, b.modified),
   created: (a, b) => (b.created ?? "").localeCompare(a.created ?? ""),
   size: (a, b) => b.size - a.size,
   messages: (a, b) => b.messages - a.messages,
   name: (a, b) => (a.title ?? "\uffff").localeCompare(b.title ?? "\uffff"),
 };
 
-export async function ls(options: LsOptions, ctx: CommandContext): Promise<LsResult> {
+/** A listed session: its default sort key at once, its row when needed (cached rows parse lazily). */
+interface Listed {
+  path: string;
+  modified: string | null;
+  row: () => SessionRow;
+}
+
+export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
   const dir = options.dir ? resolve(options.dir) : ctx.sessionDir;
   if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
   const files = listSessionFiles(dir);
-  const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env));
-  const rows: SessionRow[] = [];
+  const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
+  const listed: Listed[] = [];
   const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
   for (const [index, path] of files.entries()) {
     let stamp: FileStamp | undefined;
     try {
-      const st = statSync(path);
-      stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+      const st = statSync(path, { throwIfNoEntry: false });
+      if (st) stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
     } catch {
       // unreadable: described as such, never cached
     }
     const cached = stamp && cache?.get(path, stamp);
-    if (cached) rows[index] = cached;
+    if (cached) listed[index] = { path, modified: cached.modified, row: cached.row };
     else todo.push({ index, path, stamp });
   }
   // PI_SESSION_THREADS caps the worker threads (1: none).
@@ -60,16 +70,34 @@ export async function ls(options: LsOptions, ctx: CommandContext): Promise<LsRes
   const described = await describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
-    rows[index] = row;
+    listed[index] = { path, modified: row.modified, row: () => row };
     if (stamp && row.status !== "unreadable") cache?.set(path, stamp, row);
   });
   ctx.progress(files.length, files.length);
+  let result: LsResult;
+  try {
+    result = select(listed, options, dir);
+  } catch (error) {
+    // A cached row that does not read back: the whole cache is rebuilt, never trusted.
+    if (error instanceof CorruptCacheError) return ls(options, ctx, true);
+    throw error;
+  }
   cache?.save();
+  return result;
+}
+
+/** Filtering, sorting and the limit; only the rows these need are read from the cache. */
+function select(listed: Listed[], options: LsOptions, dir: string): LsResult {
   const wanted = options.cwd !== undefined ? resolve(options.cwd) : undefined;
-  const matching = wanted === undefined ? rows : rows.filter((r) => r.cwd !== null && resolve(r.cwd) === wanted);
-  matching.sort((a, b) => SORTERS[options.sort ?? "modified"](a, b) || a.path.localeCompare(b.path));
+  const matching = wanted === undefined ? listed : listed.filter((l) => {
+    const cwd = l.row().cwd;
+    return cwd !== null && resolve(cwd) === wanted;
+  });
+  const key = options.sort ?? "modified";
+  const byRow = SORTERS[key];
+  matching.sort(key === "modified" ? (a, b) => byModified(a.modified, b.modified) || a.path.localeCompare(b.path) : (a, b) => byRow(a.row(), b.row()) || a.path.localeCompare(b.path));
   const limited = options.limit !== undefined ? matching.slice(0, Math.max(0, options.limit)) : matching;
-  return { dir, sessions: limited, total: matching.length };
+  return { dir, sessions: limited.map((l) => l.row()), total: matching.length };
 }
 
 export function renderLs(result: LsResult, style: Style): string {

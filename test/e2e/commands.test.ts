@@ -287,6 +287,11 @@ describe("ls", () => {
     expect(one.json.sessions).toHaveLength(150);
     expect(many.json).toEqual(one.json);
     expect(warm.json).toEqual(one.json);
+    // Other sort keys and --cwd read every cached row: still the same as a cold run.
+    for (const args of [["--sort", "messages"], ["--sort", "name", "--limit", "7"], ["--cwd", "/home/ada/project"], ["--sort", "size", "--cwd", "/work"]]) {
+      const cold = await cliJson(["ls", dir, "--no-cache", ...args], { env: { PI_SESSION_THREADS: "1" } });
+      expect((await cliJson(["ls", dir, ...args], { env: { XDG_CACHE_HOME: cache } })).json, args.join(" ")).toEqual(cold.json);
+    }
     const statuses = new Set(one.json.sessions.map((s: { status: string }) => s.status));
     expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problems"]));
   });
@@ -299,11 +304,15 @@ describe("ls", () => {
     const env = { XDG_CACHE_HOME: cache };
     await cli(["ls", dir], { env });
     const index = join(cache, "pi-session", "ls-index.json");
-    // A planted title proves a warm run reads the cache...
-    const data = JSON.parse(readFileSync(index, "utf8"));
-    data.rows[file].row.title = "from the cache";
-    writeFileSync(index, JSON.stringify(data));
-    expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("from the cache");
+    // A planted title (same length: the index gives each row's byte range) proves a warm run reads the cache...
+    const text = readFileSync(index, "utf8");
+    expect(text).toContain('"title":"List src"');
+    writeFileSync(index, text.replace('"title":"List src"', '"title":"Cached!!"'));
+    expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("Cached!!");
+    // ...a row that no longer reads back as this file's row makes the whole cache be rebuilt...
+    writeFileSync(index, text.replace('"title":"List src"', '"title":"List src'));
+    expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("List src");
+    expect(readFileSync(index, "utf8")).toBe(text);
     // ...and a changed file is described again.
     appendFileSync(file, readFileSync(fixture("linear.jsonl")).subarray(0, 0));
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
@@ -311,7 +320,7 @@ describe("ls", () => {
     // A corrupt cache is ignored and rewritten.
     writeFileSync(index, "{not json");
     expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("List src");
-    expect(JSON.parse(readFileSync(index, "utf8")).version).toBe(1);
+    expect(JSON.parse(readFileSync(index, "utf8").split("\n")[0]!).version).toBe(2);
     // --no-cache neither reads nor writes it.
     writeFileSync(index, "untouched");
     await cli(["ls", dir, "--no-cache"], { env });
