@@ -221,6 +221,21 @@ function usageMessage(msg: string, argv: readonly string[]): string {
   return `${msg}; see pi-session ${known ? `${command} ` : ""}--help`;
 }
 
+/**
+ * Before running a command, yargs formats that command's whole help text and keeps it, in case a
+ * failure later wants to show it (`cacheHelpMessage`). Our failures never show help (the `fail`
+ * handler above turns every one into a one-line message), and that formatting (cliui layout,
+ * Unicode string widths) cost ~25 ms of every run: a sixth of a warm `ls` of 5,000 sessions. So it
+ * is switched off through yargs' internal usage instance (yargs is pinned; if the internals move,
+ * this does nothing and help is cached as before). `--help` itself formats help as always.
+ */
+function skipHelpCaching(parser: Argv): void {
+  type Usage = { cacheHelpMessage?: () => void };
+  const internals = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => Usage | undefined } }).getInternalMethods?.();
+  const usage = internals?.getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
+}
+
 export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean) => void, argv: readonly string[] = []): Argv {
   let parser = yargs()
     .scriptName("pi-session")
@@ -244,6 +259,7 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean
       if (err) throw err;
       throw new CliError(usageMessage(msg, argv));
     });
+  skipHelpCaching(parser);
   for (const spec of COMMANDS) {
     parser = parser.command(spec.command, spec.describe, spec.builder, async (argv) => {
       const ctx = makeContext(argv, io);

@@ -87,8 +87,10 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/** `12,345`: whole numbers grouped by hand (the first `toLocaleString` of a process costs ~12 ms of ICU start-up, a tenth of a warm `ls`). */
 export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
+  if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString("en-US");
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
 /** What an entry is, in one short word or two: `message/user`, `compaction`, … */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { partialEntry } from "../../src/render/preview.js";
-import { entrySummary, preview, sanitize } from "../../src/render/text.js";
+import { entrySummary, formatCount, preview, sanitize } from "../../src/render/text.js";
+import { rng } from "../helpers/generate.js";
 
 describe("sanitize", () => {
   it("shows control characters, escapes and bidi overrides as visible escapes, keeping newlines and tabs", () => {
@@ -41,5 +42,14 @@ describe("partialEntry", () => {
   it("shows a string cut by the window as far as it goes", () => {
     const cut = line({ type: "message", message: { role: "user", content: [{ type: "text", text: "abc\\u00e9def" }] } }).slice(0, 80);
     expect(entrySummary(partialEntry(cut, "message", "user")).startsWith("abc")).toBe(true);
+  });
+});
+
+describe("formatCount", () => {
+  it("groups thousands as en-US does", () => {
+    const r = rng(7);
+    const values = [0, 1, 999, 1000, 1001, -1000, 999_999, 1_000_000, Number.MAX_SAFE_INTEGER, 1.5, 1234.5678];
+    for (let i = 0; i < 500; i++) values.push(Math.floor(r() * 10 ** Math.floor(r() * 15)) * (r() < 0.2 ? -1 : 1));
+    for (const n of values) expect(formatCount(n), String(n)).toBe(n.toLocaleString("en-US"));
   });
 });
