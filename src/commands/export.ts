@@ -1,14 +1,17 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type ReadOptions, type Session } from "../format/index.js";
-import { BlockBuilder, imageDataLength, type Block } from "../render/export-model.js";
+import { contextMessages, contextSettingsAt, createFileAsync, CURRENT_VERSION, FileSource, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type LineSpan, type Session } from "../format/index.js";
+import { countsTowardTotals, EntryRenderer, mergeTotals, renderBatch, type BatchTotals, type ExportFormat } from "../render/export-batch.js";
 import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle } from "../render/export-render.js";
 import { Redactor } from "../render/redact.js";
 import type { Sink } from "../render/sink.js";
 import { readShape } from "./common.js";
+import type { BatchRequest } from "./export-worker.js";
 import { nodeFor } from "./path.js";
 
-export type ExportFormat = "md" | "json" | "html";
+export type { ExportFormat };
 
 export interface ExportOptions extends ExportStyle {
   file: string;
@@ -28,35 +31,12 @@ interface Branch {
   name: string | undefined;
 }
 
-/** Replaces image data by a short description (images: placeholder) in JSON output. */
-function placeholderImages(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(placeholderImages);
-  if (v && typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    if (o.type === "image" && typeof o.data === "string") return { ...o, data: `[omitted: ${Math.floor((imageDataLength(o) * 3) / 4)} bytes]` };
-    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, placeholderImages(x)]));
-  }
-  return v;
-}
-
-/** Image data is read only to be embedded; a placeholder needs just its length. */
-function readOptions(options: ExportOptions): ReadOptions {
-  return { imageData: options.images === "embed" ? "full" : "length" };
-}
-
-/** Entry types that carry models, thinking levels, tokens or cost. */
-const COUNTED = new Set(["model_change", "thinking_level_change", "usage", "compaction", "branch_summary"]);
-
-function counts(type: string | undefined, role: string | undefined): boolean {
-  return COUNTED.has(type ?? "") || (type === "message" && role === "assistant");
-}
-
 /** Totals of the branch, reading only the entries that carry them (for the context view). */
 function branchStats(b: Branch): StatsCollector {
   const stats = new StatsCollector();
   for (const n of b.nodes) {
     const { type, role } = b.session.nodeKind(n);
-    if (counts(type, role)) stats.onRecord(b.session.entry(n), b.session.nodeRecord(n));
+    if (countsTowardTotals(type, role)) stats.onRecord(b.session.entry(n), b.session.nodeRecord(n));
   }
   return stats;
 }
@@ -102,71 +82,167 @@ function totalsMeta(stats: StatsCollector, clean: (s: unknown) => string): Expor
   };
 }
 
-/** The branch's blocks, one entry (or context message) at a time; totals gathered on the way. */
-function* blocks(b: Branch, options: ExportOptions, builder: BlockBuilder, stats: StatsCollector): Generator<Block> {
-  if (options.view === "context") {
-    for (const m of contextMessages(b.session, b.leaf)) yield builder.message(m);
-    return;
-  }
-  for (const { node, entry } of b.session.entriesInOrder(b.nodes, readOptions(options))) {
-    const { type, role } = b.session.nodeKind(node);
-    if (counts(type, role)) stats.onRecord(entry, b.session.nodeRecord(node));
-    yield* builder.entry(entry);
-  }
-}
-
-/** The document, in chunks. */
-function* document(b: Branch, options: ExportOptions, redactor: Redactor): Generator<string> {
+/** Context edits on the branch (path view): target id -> replaced or dropped in later contexts. */
+function branchEdits(b: Branch): Map<string, "replaced" | "dropped"> {
   const edits = new Map<string, "replaced" | "dropped">();
-  if (options.view === "path") {
-    for (const n of b.nodes) {
-      if (b.session.nodeKind(n).type !== "context_edit") continue;
-      const e = b.session.entry(n) as AnyEntry & { targetId?: unknown; replacement?: unknown };
-      if (typeof e.targetId === "string") edits.set(e.targetId, e.replacement === null ? "dropped" : "replaced");
-    }
+  for (const n of b.nodes) {
+    if (b.session.nodeKind(n).type !== "context_edit") continue;
+    const e = b.session.entry(n) as AnyEntry & { targetId?: unknown; replacement?: unknown };
+    if (typeof e.targetId === "string") edits.set(e.targetId, e.replacement === null ? "dropped" : "replaced");
   }
-  const builder = new BlockBuilder(redactor, b.labels, edits);
-  if (options.format === "json") {
-    yield* jsonDocument(b, options, redactor);
-    return;
-  }
-  const clean = (s: unknown) => builder.clean(s);
-  const meta = headerMeta(b, options, clean);
-  const stats = options.view === "context" ? branchStats(b) : new StatsCollector();
-  if (options.format === "md") {
-    yield markdownHeader(meta);
-    for (const block of blocks(b, options, builder, stats)) yield markdownBlock(block, options);
-    yield markdownTotals(totalsMeta(stats, clean));
-    return;
-  }
-  yield htmlHeader(meta);
-  for (const block of blocks(b, options, builder, stats)) yield htmlBlock(block, options);
-  yield htmlTotals(totalsMeta(stats, clean));
-  yield HTML_FOOTER;
+  return edits;
 }
 
-/** JSON: the branch's entries (path view) or pi's context (context view), redacted, images per option. */
-function* jsonDocument(b: Branch, options: ExportOptions, redactor: Redactor): Generator<string> {
-  const prep = (v: unknown) => redactor.value(options.images === "placeholder" ? placeholderImages(v) : v);
-  const line = (v: unknown) => JSON.stringify(prep(v));
-  if (options.view === "context") {
-    const settings = contextSettingsAt(b.session, b.leaf);
-    yield '{\n  "messages": [';
-    let first = true;
-    for (const m of contextMessages(b.session, b.leaf)) {
-      yield `${first ? "\n" : ",\n"}    ${line(m)}`;
-      first = false;
+/**
+ * The document, in chunks. Totals (and redaction counts) gather in `totals` and `tally`, batch by
+ * batch in branch order, so the Markdown and HTML can close with them after one pass.
+ */
+async function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer, totals: StatsCollector, tally: Redactor, ctx: CommandContext): AsyncGenerator<string> {
+  const clean = (s: unknown) => renderer.builder.clean(s);
+  const format = options.format;
+  if (format === "json") {
+    if (options.view === "context") {
+      yield* jsonContext(b, renderer);
+    } else {
+      yield `{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
+      let first = true;
+      for await (const run of pathTexts(b, renderer, totals, tally, ctx)) {
+        if (run === "") continue;
+        yield `${first ? "\n" : ",\n"}    ${run}`;
+        first = false;
+      }
+      yield `${first ? "]" : "\n  ]"}\n}\n`;
     }
-    yield `${first ? "]" : "\n  ]"},\n  "thinkingLevel": ${JSON.stringify(settings.thinkingLevel)},\n  "model": ${JSON.stringify(settings.model)},\n  "activeToolNames": ${JSON.stringify(settings.activeToolNames)}\n}\n`;
+    mergeTotals(totals, tally, renderer.takeTotals());
     return;
   }
-  yield `{\n  "header": ${line(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
+  const meta = headerMeta(b, options, clean);
+  yield format === "md" ? markdownHeader(meta) : htmlHeader(meta);
+  if (options.view === "context") {
+    for (const m of contextMessages(b.session, b.leaf)) {
+      const block = renderer.builder.message(m);
+      yield format === "md" ? markdownBlock(block, options) : htmlBlock(block, options);
+    }
+    const stats = branchStats(b);
+    mergeTotals(totals, tally, { ...stats.stats, redacted: 0, redactedKinds: [] });
+  } else {
+    for await (const run of pathTexts(b, renderer, totals, tally, ctx)) yield run;
+  }
+  mergeTotals(totals, tally, renderer.takeTotals());
+  const closing = totalsMeta(totals, clean);
+  mergeTotals(totals, tally, renderer.takeTotals());
+  if (format === "md") yield markdownTotals(closing);
+  else {
+    yield htmlTotals(closing);
+    yield HTML_FOOTER;
+  }
+}
+
+/** JSON, context view: pi's context, redacted, images per option. */
+function* jsonContext(b: Branch, renderer: EntryRenderer): Generator<string> {
+  const settings = contextSettingsAt(b.session, b.leaf);
+  yield '{\n  "messages": [';
   let first = true;
-  for (const { entry } of b.session.entriesInOrder(b.nodes, readOptions(options))) {
-    yield `${first ? "\n" : ",\n"}    ${line(entry)}`;
+  for (const m of contextMessages(b.session, b.leaf)) {
+    yield `${first ? "\n" : ",\n"}    ${renderer.json(m)}`;
     first = false;
   }
-  yield `${first ? "]" : "\n  ]"}\n}\n`;
+  yield `${first ? "]" : "\n  ]"},\n  "thinkingLevel": ${JSON.stringify(settings.thinkingLevel)},\n  "model": ${JSON.stringify(settings.model)},\n  "activeToolNames": ${JSON.stringify(settings.activeToolNames)}\n}\n`;
+}
+
+/** Below this many bytes of entries to parse, a worker thread costs more than it saves. */
+const PARALLEL_FROM = 8 * 1024 * 1024;
+/** Bytes of entries per batch. */
+const BATCH_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The path view's texts: of each entry, or of batches of entries. A long branch of a v3 file is
+ * split into batches, every other one rendered on a worker thread while this thread renders the
+ * rest and writes: parsing and rendering are most of an export's time, and they are independent
+ * per entry. The output is the same either way (tests compare the two).
+ */
+async function* pathTexts(b: Branch, renderer: EntryRenderer, totals: StatsCollector, tally: Redactor, ctx: CommandContext): AsyncGenerator<string> {
+  const { session, nodes } = b;
+  const batches = planBatches(b, renderer);
+  const threads = Number(ctx.env.PI_SESSION_THREADS) || availableParallelism();
+  if (!batches || threads < 2 || !(session.source instanceof FileSource) || session.version < CURRENT_VERSION) {
+    const json = renderer.setup.format === "json";
+    for (const { node, entry } of session.entriesInOrder(nodes, renderer.readOptions)) {
+      const text = renderer.render(entry, session.nodeRecord(node));
+      if (json || text) yield text;
+    }
+    return;
+  }
+  const worker = new Worker(new URL("./export-worker.js", import.meta.url), { workerData: { file: session.source.name, setup: renderer.setup } });
+  const waiting = new Map<number, { resolve: (r: BatchResult) => void; reject: (e: Error) => void }>();
+  const results = new Map<number, Promise<BatchResult>>();
+  const fail = (error: Error) => {
+    for (const w of waiting.values()) w.reject(error);
+    waiting.clear();
+  };
+  worker.on("message", (r: BatchResult) => {
+    waiting.get(r.id)?.resolve(r);
+    waiting.delete(r.id);
+  });
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`export worker exited with ${code}`)));
+  const send = (id: number) => {
+    if (id >= batches.length) return;
+    results.set(id, new Promise<BatchResult>((resolve, reject) => waiting.set(id, { resolve, reject })));
+    worker.postMessage({ id, spans: batches[id]! } satisfies BatchRequest);
+  };
+  // The worker takes the odd batches, at most two ahead of the writing.
+  send(1);
+  send(3);
+  try {
+    for (let id = 0; id < batches.length; id++) {
+      if (id % 2 === 0) {
+        yield renderBatch(session.source, batches[id]!, renderer);
+        mergeTotals(totals, tally, renderer.takeTotals());
+        continue;
+      }
+      const r = await results.get(id)!;
+      results.delete(id);
+      if (r.error !== undefined) throw new Error(r.error);
+      mergeTotals(totals, tally, r.totals!);
+      send(id + 4);
+      yield r.text!;
+    }
+  } finally {
+    worker.removeAllListeners("exit");
+    await worker.terminate();
+  }
+}
+
+interface BatchResult {
+  id: number;
+  text?: string;
+  totals?: BatchTotals;
+  error?: string;
+}
+
+/** The branch's lines in batches of about `BATCH_BYTES` to parse; undefined when too few to share. */
+function planBatches(b: Branch, renderer: EntryRenderer): LineSpan[][] | undefined {
+  const omitsLong = renderer.readOptions.imageData === "length";
+  const spans = b.nodes.map((n) => b.session.nodeSpan(n));
+  const cost = (s: LineSpan) => s.length - (omitsLong && s.longStart >= 0 ? s.longEnd - s.longStart : 0);
+  let total = 0;
+  for (const s of spans) total += cost(s);
+  if (total < PARALLEL_FROM) return undefined;
+  const batches: LineSpan[][] = [];
+  let current: LineSpan[] = [];
+  let size = 0;
+  for (const s of spans) {
+    current.push(s);
+    size += cost(s);
+    if (size >= BATCH_BYTES) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
@@ -193,14 +269,25 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     session.close();
     throw error;
   }
-  const redactor = new Redactor(options.redact);
+  const renderer = new EntryRenderer({
+    format: options.format,
+    thinking: options.thinking,
+    toolResults: options.toolResults,
+    images: options.images,
+    redact: options.redact,
+    labels: [...labels],
+    edits: options.view === "path" ? [...branchEdits(branch)] : [],
+  });
+  const totals = new StatsCollector();
+  const tally = new Redactor(options.redact);
   const report = () => {
-    if (options.redact) ctx.warn(`redacted ${redactor.count} credential-shaped string${redactor.count === 1 ? "" : "s"}${redactor.count ? ` (${redactor.summary()})` : ""}`);
+    if (options.redact) ctx.warn(`redacted ${tally.count} credential-shaped string${tally.count === 1 ? "" : "s"}${tally.count ? ` (${tally.summary()})` : ""}`);
   };
+  const chunks = () => document(branch, options, renderer, totals, tally, ctx);
   if (options.out) {
     try {
-      createFile(options.out, (write) => {
-        for (const chunk of document(branch, options, redactor)) write(chunk);
+      await createFileAsync(options.out, async (write) => {
+        for await (const chunk of chunks()) write(chunk);
       }, { force: options.force });
     } catch (error) {
       if (error instanceof TargetExistsError) throw new CliError(`${options.out} already exists; pass --force to replace it`);
@@ -209,11 +296,11 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
       session.close();
     }
     report();
-    return { human: ctx.json ? "" : `${options.out}\n`, json: { file: options.out, format: options.format, view: options.view, redacted: redactor.count }, exitCode: ExitCode.Ok };
+    return { human: ctx.json ? "" : `${options.out}\n`, json: { file: options.out, format: options.format, view: options.view, redacted: tally.count }, exitCode: ExitCode.Ok };
   }
   const stream = async (out: Sink) => {
     try {
-      for (const chunk of document(branch, options, redactor)) await out.write(chunk);
+      for await (const chunk of chunks()) await out.write(chunk);
     } finally {
       session.close();
     }

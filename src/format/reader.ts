@@ -99,6 +99,76 @@ const LONG_MARKER = `\\u0000pi-session-long-string-${randomBytes(12).toString("h
 const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
 const LONG_MARKER_VALUE = JSON.parse(`"${LONG_MARKER}"`) as string;
 
+/** Where a line is, as pass two needs it (`Session.nodeSpan`). */
+export interface LineSpan {
+  /** 1-based line number (for messages, and the BOM of line 1). */
+  line: number;
+  offset: number;
+  length: number;
+  /** The line's long plain string (`ScanFields.longStart`), or -1. */
+  longStart: number;
+  longEnd: number;
+}
+
+/**
+ * Reads lines again and parses them (pass two), without upgrading them: in large blocks rather
+ * than a line at a time when they come in file order (a branch of an append-only file does), which
+ * saves most system calls on a long branch; with `imageData: "length"`, a line's long string is not
+ * read (see `ReadOptions`). Throws if a line no longer parses (the file changed).
+ */
+export function* readLines(source: ByteSource, spans: readonly LineSpan[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<Record<string, unknown>> {
+  const omits = (s: LineSpan) => options.imageData === "length" && s.longStart >= 0;
+  // One block buffer for the whole walk: values never keep views of it.
+  let buffer: Buffer | undefined;
+  let block: Buffer | undefined;
+  let blockStart = 0;
+  for (let k = 0; k < spans.length; k++) {
+    const span = spans[k]!;
+    const { offset, length } = span;
+    if (omits(span)) {
+      yield parseAt(source, span, readWithoutLong(source, span));
+      continue;
+    }
+    if (length >= blockSize) {
+      yield parseAt(source, span, source.read(offset, length));
+      continue;
+    }
+    if (!block || offset < blockStart || offset + length > blockStart + block.length) {
+      // Read from here up to the last of the following lines that fits in one block (a line whose
+      // long string is left out ends it: that line is read in two pieces).
+      let end = offset + length;
+      for (let j = k + 1; j < spans.length; j++) {
+        const next = spans[j]!;
+        if (next.offset < end || next.offset + next.length - offset > blockSize || omits(next)) break;
+        end = next.offset + next.length;
+      }
+      buffer ??= Buffer.allocUnsafe(blockSize);
+      let n = 0;
+      for (let m = -1; n < end - offset && m !== 0; n += m) m = source.readInto(buffer.subarray(n, end - offset), offset + n);
+      block = buffer.subarray(0, n);
+      blockStart = offset;
+    }
+    yield parseAt(source, span, block.subarray(offset - blockStart, offset - blockStart + length));
+  }
+}
+
+function parseAt(source: ByteSource, span: LineSpan, bytes: Buffer | LongString): Record<string, unknown> {
+  const long = bytes instanceof Uint8Array ? undefined : bytes;
+  const line = long ? long.skeleton : (bytes as Buffer);
+  // Pass one classified the line already (NULs, UTF-8, blank): just decode and parse, skipping a
+  // BOM on line 1 as `parseLine` does.
+  const bom = span.line === 1 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf ? 3 : 0;
+  let value: unknown;
+  try {
+    value = JSON.parse(line.toString("utf8", bom));
+  } catch {
+    value = undefined;
+  }
+  if (value === undefined || typeof value !== "object" || value === null) throw new Error(`${source.name}:${span.line}: line changed since it was read`);
+  if (long) restoreLongString(value, long);
+  return value as Record<string, unknown>;
+}
+
 /** A line read without its long string. */
 interface LongString {
   /** The line with the marker in place of the string's body. */
@@ -107,6 +177,18 @@ interface LongString {
   length: number;
   /** Reads the string literal, quotes included. */
   literal(): Buffer;
+}
+
+/** The line with its long string (a plain one, pass one made sure) replaced by the marker. */
+function readWithoutLong(source: ByteSource, span: LineSpan): LongString {
+  const { offset, longStart: start, longEnd: end } = span;
+  const head = source.read(offset, start);
+  const tail = source.read(offset + end, span.length - end);
+  return {
+    skeleton: Buffer.concat([head, LONG_MARKER_BYTES, tail]),
+    length: end - start,
+    literal: () => source.read(offset + start - 1, end - start + 2),
+  };
 }
 
 /**
@@ -346,87 +428,32 @@ export class Session {
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
   entry(node: number, options: ReadOptions = {}): AnyEntry {
     const i = this.nodes.line[node]!;
-    if (this.omitsLong(i, options)) return this.parseEntry(i, this.readWithoutLong(i));
-    return this.parseEntry(i, this.source.read(this.table.offset[i]!, this.table.length[i]!));
+    const value = readLines(this.source, [this.spanOf(i)], options).next().value!;
+    return this.upgrade(value, this.record(i));
   }
 
   entries(nodes: readonly number[]): AnyEntry[] {
     return nodes.map((n) => this.entry(n));
   }
 
-  /**
-   * The entries of `nodes`, in order, reading the file in large blocks rather than a line at a
-   * time when the nodes come in file order (a branch of an append-only file does): far fewer
-   * system calls on a long branch.
-   */
-  *entriesInOrder(nodes: readonly number[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<{ node: number; entry: AnyEntry }> {
-    const t = this.table;
-    // One block buffer for the whole walk: entries never keep views of it.
-    let buffer: Buffer | undefined;
-    let block: Buffer | undefined;
-    let blockStart = 0;
-    for (let k = 0; k < nodes.length; k++) {
-      const node = nodes[k]!;
-      const i = this.nodes.line[node]!;
-      const offset = t.offset[i]!;
-      const length = t.length[i]!;
-      if (this.omitsLong(i, options)) {
-        yield { node, entry: this.parseEntry(i, this.readWithoutLong(i)) };
-        continue;
-      }
-      if (!block || offset < blockStart || offset + length > blockStart + block.length) {
-        if (length >= blockSize) {
-          yield { node, entry: this.entry(node, options) };
-          block = undefined;
-          continue;
-        }
-        // Read from here up to the last of the following nodes that fits in one block (a line
-        // whose long string is left out ends it: that line is read in two pieces).
-        let end = offset + length;
-        for (let j = k + 1; j < nodes.length; j++) {
-          const lj = this.nodes.line[nodes[j]!]!;
-          const o = t.offset[lj]!;
-          if (o < end || o + t.length[lj]! - offset > blockSize || this.omitsLong(lj, options)) break;
-          end = o + t.length[lj]!;
-        }
-        buffer ??= Buffer.allocUnsafe(blockSize);
-        let n = 0;
-        for (let m = -1; n < end - offset && m !== 0; n += m) m = this.source.readInto(buffer.subarray(n, end - offset), offset + n);
-        block = buffer.subarray(0, n);
-        blockStart = offset;
-      }
-      yield { node, entry: this.parseEntry(i, block.subarray(offset - blockStart, offset - blockStart + length)) };
+  /** The entries of `nodes`, in order (read in large blocks: see `readLines`). */
+  *entriesInOrder(nodes: readonly number[], options: ReadOptions = {}): Generator<{ node: number; entry: AnyEntry }> {
+    const spans = nodes.map((n) => this.spanOf(this.nodes.line[n]!));
+    let k = 0;
+    for (const value of readLines(this.source, spans, options)) {
+      const node = nodes[k++]!;
+      yield { node, entry: this.upgrade(value, this.nodeRecord(node)) };
     }
   }
 
-  private omitsLong(i: number, options: ReadOptions): boolean {
-    return options.imageData === "length" && this.table.longStart[i]! >= 0;
+  /** Where node `node`'s line is, for reading it again (here or in a worker thread). */
+  nodeSpan(node: number): LineSpan {
+    return this.spanOf(this.nodes.line[node]!);
   }
 
-  /** Line `i` with its long string (a plain one, pass one made sure) replaced by the marker. */
-  private readWithoutLong(i: number): LongString {
+  private spanOf(i: number): LineSpan {
     const t = this.table;
-    const offset = t.offset[i]!;
-    const start = t.longStart[i]!;
-    const end = t.longEnd[i]!;
-    const head = this.source.read(offset, start);
-    const tail = this.source.read(offset + end, t.length[i]! - end);
-    return {
-      skeleton: Buffer.concat([head, LONG_MARKER_BYTES, tail]),
-      length: end - start,
-      literal: () => this.source.read(offset + start - 1, end - start + 2),
-    };
-  }
-
-  /** Line `i`'s entry from its bytes (read again in pass two), upgraded to the v3 shape. */
-  private parseEntry(i: number, bytes: Buffer | LongString): AnyEntry {
-    const long = bytes instanceof Uint8Array ? undefined : bytes;
-    const parsed = parseLine(long ? long.skeleton : (bytes as Buffer), i === 0);
-    const value = parsed.value;
-    const record = this.record(i);
-    if (value === undefined || typeof value !== "object" || value === null) throw new Error(`${this.name}:${record.line}: line changed since it was read`);
-    if (long) restoreLongString(value, long);
-    return this.upgrade(value as Record<string, unknown>, record);
+    return { line: i + 1, offset: t.offset[i]!, length: t.length[i]!, longStart: t.longStart[i]!, longEnd: t.longEnd[i]! };
   }
 
   nodeRecord(node: number): LineRecord {

@@ -50,6 +50,10 @@ export type Block = MessageBlock | SummaryBlock | NoteBlock;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
 const UNCLEAN = /[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const DAY = 86_400_000;
+/** The largest time a Date holds (ECMAScript: 8.64e15 ms either side of the epoch). */
+const MAX_TIME = 8.64e15;
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
 
 /** The length of an image block's base64 data, also when pass two left the data out. */
@@ -74,13 +78,25 @@ export class BlockBuilder {
     return text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
   }
 
-  private time(ms: unknown): string | undefined {
+  /** `YYYY-MM-DD HH:MM:SS` (UTC) of a time in ms or an ISO string; undefined if it is none. */
+  time(ms: unknown): string | undefined {
     // pi's own timestamps (`2026-05-04T06:57:01.123Z`) need no Date (days past 28 and hour 24 may
     // roll over, so they take the long way).
     if (typeof ms === "string" && ISO_UTC.test(ms) && ms.slice(8, 10) <= "28" && ms.slice(11, 13) <= "23" && !Number.isNaN(Date.parse(ms))) return `${ms.slice(0, 10)} ${ms.slice(11, 19)}`;
-    const t = typeof ms === "number" ? ms : typeof ms === "string" ? Date.parse(ms) : NaN;
-    return Number.isNaN(t) ? undefined : new Date(t).toISOString().replace("T", " ").slice(0, 19);
+    const t = typeof ms === "number" ? Math.trunc(ms) : typeof ms === "string" ? Date.parse(ms) : NaN;
+    if (!(Math.abs(t) <= MAX_TIME)) return undefined; // NaN, or past what a Date can hold
+    // The date part once a day (a branch's messages share a few days), the time by arithmetic.
+    const day = Math.floor(t / DAY);
+    if (day !== this.day) {
+      this.day = day;
+      this.dayText = new Date(day * DAY).toISOString().slice(0, -14);
+    }
+    const s = Math.floor((t - day * DAY) / 1000);
+    return `${this.dayText} ${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
   }
+
+  private day = NaN;
+  private dayText = "";
 
   private image(b: Record<string, unknown>): Extract<Part, { kind: "image" }> {
     const data = typeof b.data === "string" ? b.data : "";
@@ -106,42 +122,68 @@ export class BlockBuilder {
   /** One message (of an entry, or of a rebuilt context). */
   message(m: AgentMessage, entry?: AnyEntry): Block {
     const id = entry?.id;
-    const label = id ? this.labels.get(id) : undefined;
-    const edit = id ? this.edits.get(id) : undefined;
     const when = this.time(m.timestamp ?? entry?.timestamp);
-    const meta = (extra: Array<string | undefined>) => [...extra, when].filter((x): x is string => !!x);
-    const base = { kind: "message" as const, ...(id ? { id: this.clean(id) } : {}), ...(label ? { label: this.clean(label) } : {}), ...(edit ? { edit } : {}) };
+    // The heading's facts: up to two, then the time (objects built field by field: this runs for
+    // every message of a branch, and spreads showed in profiles).
+    const meta = (a?: string, b?: string): string[] => {
+      const out: string[] = [];
+      if (a) out.push(a);
+      if (b) out.push(b);
+      if (when) out.push(when);
+      return out;
+    };
     switch (m.role) {
       case "user":
-        return { ...base, role: "user", title: "User", meta: meta([]), parts: this.parts(m.content) };
+        return this.messageBlock(id, "user", "User", meta(), this.parts(m.content));
       case "assistant":
-        return { ...base, role: "assistant", title: "Assistant", meta: meta([this.clean(`${m.provider ?? "?"}/${m.model ?? "?"}`), m.stopReason === "error" ? this.clean(`error: ${m.errorMessage ?? ""}`) : m.stopReason === "aborted" ? "aborted" : undefined]), parts: this.parts(m.content) };
+        return this.messageBlock(id, "assistant", "Assistant", meta(this.clean(`${m.provider ?? "?"}/${m.model ?? "?"}`), m.stopReason === "error" ? this.clean(`error: ${m.errorMessage ?? ""}`) : m.stopReason === "aborted" ? "aborted" : undefined), this.parts(m.content));
       case "toolResult": {
         const parts = this.parts(m.content);
-        const text = parts.filter((p) => p.kind === "text").map((p) => (p as { text: string }).text).join("\n");
-        const images = parts.filter((p): p is Extract<Part, { kind: "image" }> => p.kind === "image");
-        return { ...base, role: "toolResult", title: "Tool result", meta: meta([this.clean(m.toolName ?? ""), m.isError ? "error" : undefined]), parts: [{ kind: "toolResult", text, isError: !!m.isError, images }] };
+        const texts: string[] = [];
+        const images: Array<Extract<Part, { kind: "image" }>> = [];
+        for (const p of parts) {
+          if (p.kind === "text") texts.push(p.text);
+          else if (p.kind === "image") images.push(p);
+        }
+        return this.messageBlock(id, "toolResult", "Tool result", meta(this.clean(m.toolName ?? ""), m.isError ? "error" : undefined), [{ kind: "toolResult", text: texts.join("\n"), isError: !!m.isError, images }]);
       }
       case "bashExecution":
-        return { ...base, role: "bashExecution", title: "Shell", meta: meta([m.excludeFromContext ? "not sent to the model" : undefined]), parts: [{ kind: "shell", command: this.clean(m.command), output: this.clean(m.output), exitCode: m.exitCode }] };
+        return this.messageBlock(id, "bashExecution", "Shell", meta(m.excludeFromContext ? "not sent to the model" : undefined), [{ kind: "shell", command: this.clean(m.command), output: this.clean(m.output), exitCode: m.exitCode }]);
       case "custom":
       case "hookMessage":
-        return { ...base, role: "custom", title: "Extension message", meta: meta([this.clean(m.customType ?? "")]), parts: this.parts(m.content) };
+        return this.messageBlock(id, "custom", "Extension message", meta(this.clean(m.customType ?? "")), this.parts(m.content));
       case "system": {
         // pi's system messages carry the prompt in named sections (null removes one) and the tools.
         const sections = m.sections && typeof m.sections === "object" ? Object.entries(m.sections as Record<string, unknown>) : [];
         const text = [typeof m.content === "string" ? m.content : "", ...sections.map(([k, v]) => (v === null ? `[${k}: removed]` : `[${k}]\n${String(v)}`))].filter(Boolean).join("\n\n");
         const tools = [...(Array.isArray(m.toolsAdded) ? m.toolsAdded : [])].map((t) => String((t as { name?: unknown }).name ?? "?"));
-        const meta2 = meta([tools.length ? `tools: ${this.clean(tools.join(", "))}` : undefined]);
-        return { ...base, role: "system", title: "System prompt", meta: meta2, parts: text ? [{ kind: "folded", summary: "Prompt sections", text: this.clean(text) }] : [] };
+        return this.messageBlock(id, "system", "System prompt", meta(tools.length ? `tools: ${this.clean(tools.join(", "))}` : undefined), text ? [{ kind: "folded", summary: "Prompt sections", text: this.clean(text) }] : []);
       }
       case "compactionSummary":
-        return { kind: "summary", title: "Compaction summary", meta: meta([typeof m.tokensBefore === "number" ? `${m.tokensBefore.toLocaleString("en-US")} tokens before` : undefined]), text: this.clean(m.summary), ...(id ? { id: this.clean(id) } : {}) };
+        return this.summaryBlock(id, "Compaction summary", meta(typeof m.tokensBefore === "number" ? `${m.tokensBefore.toLocaleString("en-US")} tokens before` : undefined), m.summary);
       case "branchSummary":
-        return { kind: "summary", title: "Branch summary", meta: meta([]), text: this.clean(m.summary), ...(id ? { id: this.clean(id) } : {}) };
+        return this.summaryBlock(id, "Branch summary", meta(), m.summary);
       default:
-        return { ...base, role: String(m.role), title: this.clean(`Message (${String(m.role)})`), meta: meta([]), parts: this.parts(m.content) };
+        return this.messageBlock(id, String(m.role), this.clean(`Message (${String(m.role)})`), meta(), this.parts(m.content));
     }
+  }
+
+  private messageBlock(id: string | undefined, role: string, title: string, meta: string[], parts: Part[]): MessageBlock {
+    const block: MessageBlock = { kind: "message", role, title, meta, parts };
+    if (id) {
+      block.id = this.clean(id);
+      const label = this.labels.get(id);
+      if (label) block.label = this.clean(label);
+      const edit = this.edits.get(id);
+      if (edit) block.edit = edit;
+    }
+    return block;
+  }
+
+  private summaryBlock(id: string | undefined, title: string, meta: string[], text: unknown): SummaryBlock {
+    const block: SummaryBlock = { kind: "summary", title, meta, text: this.clean(text) };
+    if (id) block.id = this.clean(id);
+    return block;
   }
 
   /** The blocks of one entry of the branch (`--view path`); empty for entries shown elsewhere. */

@@ -67,8 +67,13 @@ export function code(text: string): string {
   return `${d}${pad}${one}${pad}${d}`;
 }
 
+/** Whatever `inline` would change: non-printable or non-ASCII characters, markup, double spaces, a list or quote start. */
+const INLINE_MARKUP = /[^\x20-\x7e]|[\\`*_[\]<>&|~#!]| {2}|^\d+[.)]|^[-+=]/;
+
 /** One line of literal text in Markdown: every character that could be markup is escaped. */
 export function inline(text: string): string {
+  // Most headings and facts (roles, model names, times) hold nothing to escape.
+  if (!INLINE_MARKUP.test(text)) return text;
   return text
     .replace(/\s+/g, " ")
     .replace(/[\\`*_[\]<>&|~#!]/g, (c) => `\\${c}`)
@@ -107,7 +112,9 @@ function mdPart(p: Part, style: ExportStyle): string {
 
 function mdHeading(b: { title: string; meta: string[]; id?: string; label?: string }): string {
   const label = b.label ? ` — 🔖 ${inline(b.label)}` : "";
-  const meta = [...b.meta.map(inline), ...(b.id ? [code(b.id)] : [])].join(" · ");
+  let meta = "";
+  for (const m of b.meta) meta += `${meta ? " · " : ""}${inline(m)}`;
+  if (b.id) meta += `${meta ? " · " : ""}${code(b.id)}`;
   return `### ${inline(b.title)}${label}\n\n${meta ? `*${meta}*\n\n` : ""}`;
 }
 
