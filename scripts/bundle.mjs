@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 rmSync("dist/bundle", { recursive: true, force: true });
 
 await build({
-  entryPoints: { cli: "dist/cli.js", "ls-worker": "dist/commands/ls-worker.js", "export-worker": "dist/commands/export-worker.js" },
+  entryPoints: { cli: "dist/cli.js", "ls-worker": "dist/commands/ls-worker.js" },
   bundle: true,
   platform: "node",
   format: "esm",

@@ -1,14 +1,10 @@
-import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { contextMessages, contextSettingsAt, createFileAsync, CURRENT_VERSION, FileSource, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type LineSpan, type Session } from "../format/index.js";
-import { countsTowardTotals, EntryRenderer, mergeTotals, renderBatch, type BatchTotals, type ExportFormat } from "../render/export-batch.js";
+import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
+import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export-entry.js";
 import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle } from "../render/export-render.js";
-import { Redactor } from "../render/redact.js";
 import type { Sink } from "../render/sink.js";
 import { readShape } from "./common.js";
-import type { BatchRequest } from "./export-worker.js";
 import { nodeFor } from "./path.js";
 
 export type { ExportFormat };
@@ -93,49 +89,43 @@ function branchEdits(b: Branch): Map<string, "replaced" | "dropped"> {
   return edits;
 }
 
-/**
- * The document, in chunks. Totals (and redaction counts) gather in `totals` and `tally`, batch by
- * batch in branch order, so the Markdown and HTML can close with them after one pass.
- */
-async function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer, totals: StatsCollector, tally: Redactor, ctx: CommandContext): AsyncGenerator<string> {
+/** The document, in chunks; the Markdown and HTML close with the branch's totals (one pass). */
+function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): Generator<string> {
   const clean = (s: unknown) => renderer.builder.clean(s);
   const format = options.format;
   if (format === "json") {
-    if (options.view === "context") {
-      yield* jsonContext(b, renderer);
-    } else {
-      yield `{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
-      let first = true;
-      for await (const run of pathTexts(b, renderer, totals, tally, ctx)) {
-        if (run === "") continue;
-        yield `${first ? "\n" : ",\n"}    ${run}`;
-        first = false;
-      }
-      yield `${first ? "]" : "\n  ]"}\n}\n`;
-    }
-    mergeTotals(totals, tally, renderer.takeTotals());
+    yield* options.view === "context" ? jsonContext(b, renderer) : jsonPath(b, renderer);
     return;
   }
-  const meta = headerMeta(b, options, clean);
-  yield format === "md" ? markdownHeader(meta) : htmlHeader(meta);
+  yield format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean));
+  let stats: StatsCollector;
   if (options.view === "context") {
     for (const m of contextMessages(b.session, b.leaf)) {
       const block = renderer.builder.message(m);
       yield format === "md" ? markdownBlock(block, options) : htmlBlock(block, options);
     }
-    const stats = branchStats(b);
-    mergeTotals(totals, tally, { ...stats.stats, redacted: 0, redactedKinds: [] });
+    stats = branchStats(b);
   } else {
-    for await (const run of pathTexts(b, renderer, totals, tally, ctx)) yield run;
+    for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) yield renderer.render(entry, b.session.nodeRecord(node));
+    stats = renderer.stats;
   }
-  mergeTotals(totals, tally, renderer.takeTotals());
-  const closing = totalsMeta(totals, clean);
-  mergeTotals(totals, tally, renderer.takeTotals());
+  const closing = totalsMeta(stats, clean);
   if (format === "md") yield markdownTotals(closing);
   else {
     yield htmlTotals(closing);
     yield HTML_FOOTER;
   }
+}
+
+/** JSON, path view: the branch's entries, redacted, images per option. */
+function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<string> {
+  yield `{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
+  let first = true;
+  for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
+    yield `${first ? "\n" : ",\n"}    ${renderer.render(entry, b.session.nodeRecord(node))}`;
+    first = false;
+  }
+  yield `${first ? "]" : "\n  ]"}\n}\n`;
 }
 
 /** JSON, context view: pi's context, redacted, images per option. */
@@ -148,101 +138,6 @@ function* jsonContext(b: Branch, renderer: EntryRenderer): Generator<string> {
     first = false;
   }
   yield `${first ? "]" : "\n  ]"},\n  "thinkingLevel": ${JSON.stringify(settings.thinkingLevel)},\n  "model": ${JSON.stringify(settings.model)},\n  "activeToolNames": ${JSON.stringify(settings.activeToolNames)}\n}\n`;
-}
-
-/** Below this many bytes of entries to parse, a worker thread costs more than it saves. */
-const PARALLEL_FROM = 8 * 1024 * 1024;
-/** Bytes of entries per batch. */
-const BATCH_BYTES = 2 * 1024 * 1024;
-
-/**
- * The path view's texts: of each entry, or of batches of entries. A long branch of a v3 file is
- * split into batches, every other one rendered on a worker thread while this thread renders the
- * rest and writes: parsing and rendering are most of an export's time, and they are independent
- * per entry. The output is the same either way (tests compare the two).
- */
-async function* pathTexts(b: Branch, renderer: EntryRenderer, totals: StatsCollector, tally: Redactor, ctx: CommandContext): AsyncGenerator<string> {
-  const { session, nodes } = b;
-  const batches = planBatches(b, renderer);
-  const threads = Number(ctx.env.PI_SESSION_THREADS) || availableParallelism();
-  if (!batches || threads < 2 || !(session.source instanceof FileSource) || session.version < CURRENT_VERSION) {
-    const json = renderer.setup.format === "json";
-    for (const { node, entry } of session.entriesInOrder(nodes, renderer.readOptions)) {
-      const text = renderer.render(entry, session.nodeRecord(node));
-      if (json || text) yield text;
-    }
-    return;
-  }
-  const worker = new Worker(new URL("./export-worker.js", import.meta.url), { workerData: { file: session.source.name, setup: renderer.setup } });
-  const waiting = new Map<number, { resolve: (r: BatchResult) => void; reject: (e: Error) => void }>();
-  const results = new Map<number, Promise<BatchResult>>();
-  const fail = (error: Error) => {
-    for (const w of waiting.values()) w.reject(error);
-    waiting.clear();
-  };
-  worker.on("message", (r: BatchResult) => {
-    waiting.get(r.id)?.resolve(r);
-    waiting.delete(r.id);
-  });
-  worker.on("error", fail);
-  worker.on("exit", (code) => fail(new Error(`export worker exited with ${code}`)));
-  const send = (id: number) => {
-    if (id >= batches.length) return;
-    results.set(id, new Promise<BatchResult>((resolve, reject) => waiting.set(id, { resolve, reject })));
-    worker.postMessage({ id, spans: batches[id]! } satisfies BatchRequest);
-  };
-  // The worker takes the odd batches, at most two ahead of the writing.
-  send(1);
-  send(3);
-  try {
-    for (let id = 0; id < batches.length; id++) {
-      if (id % 2 === 0) {
-        yield renderBatch(session.source, batches[id]!, renderer);
-        mergeTotals(totals, tally, renderer.takeTotals());
-        continue;
-      }
-      const r = await results.get(id)!;
-      results.delete(id);
-      if (r.error !== undefined) throw new Error(r.error);
-      mergeTotals(totals, tally, r.totals!);
-      send(id + 4);
-      yield r.text!;
-    }
-  } finally {
-    worker.removeAllListeners("exit");
-    await worker.terminate();
-  }
-}
-
-interface BatchResult {
-  id: number;
-  text?: string;
-  totals?: BatchTotals;
-  error?: string;
-}
-
-/** The branch's lines in batches of about `BATCH_BYTES` to parse; undefined when too few to share. */
-function planBatches(b: Branch, renderer: EntryRenderer): LineSpan[][] | undefined {
-  const omitsLong = renderer.readOptions.imageData === "length";
-  const spans = b.nodes.map((n) => b.session.nodeSpan(n));
-  const cost = (s: LineSpan) => s.length - (omitsLong && s.longStart >= 0 ? s.longEnd - s.longStart : 0);
-  let total = 0;
-  for (const s of spans) total += cost(s);
-  if (total < PARALLEL_FROM) return undefined;
-  const batches: LineSpan[][] = [];
-  let current: LineSpan[] = [];
-  let size = 0;
-  for (const s of spans) {
-    current.push(s);
-    size += cost(s);
-    if (size >= BATCH_BYTES) {
-      batches.push(current);
-      current = [];
-      size = 0;
-    }
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
@@ -275,19 +170,17 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     toolResults: options.toolResults,
     images: options.images,
     redact: options.redact,
-    labels: [...labels],
-    edits: options.view === "path" ? [...branchEdits(branch)] : [],
+    labels,
+    edits: options.view === "path" ? branchEdits(branch) : new Map(),
   });
-  const totals = new StatsCollector();
-  const tally = new Redactor(options.redact);
+  const tally = renderer.redactor;
   const report = () => {
     if (options.redact) ctx.warn(`redacted ${tally.count} credential-shaped string${tally.count === 1 ? "" : "s"}${tally.count ? ` (${tally.summary()})` : ""}`);
   };
-  const chunks = () => document(branch, options, renderer, totals, tally, ctx);
   if (options.out) {
     try {
-      await createFileAsync(options.out, async (write) => {
-        for await (const chunk of chunks()) write(chunk);
+      createFile(options.out, (write) => {
+        for (const chunk of document(branch, options, renderer)) write(chunk);
       }, { force: options.force });
     } catch (error) {
       if (error instanceof TargetExistsError) throw new CliError(`${options.out} already exists; pass --force to replace it`);
@@ -300,7 +193,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   }
   const stream = async (out: Sink) => {
     try {
-      for await (const chunk of chunks()) await out.write(chunk);
+      for (const chunk of document(branch, options, renderer)) await out.write(chunk);
     } finally {
       session.close();
     }

@@ -7,7 +7,7 @@
  */
 export * from "./types.js";
 export * from "./findings.js";
-export { Session, openSession, openSessionSync, openSessionBuffer, parseLine, fusedSplit, LineFlag, IMAGE_DATA_LENGTH, readLines, type LineKind, type LineRecord, type LineSpan, type OpenOptions, type ReadOptions } from "./reader.js";
+export { Session, openSession, openSessionSync, openSessionBuffer, parseLine, fusedSplit, LineFlag, IMAGE_DATA_LENGTH, type LineKind, type LineRecord, type OpenOptions, type ReadOptions } from "./reader.js";
 export { TreeIndex, type ParentProblem, type TreeProblem } from "./tree.js";
 export { buildContext, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context.js";
 export { Validator, quickFindings, recordFindings, treeFindings } from "./validate.js";
@@ -18,6 +18,6 @@ export { pathEntries, contextAt, contextMessages, contextParts, RawMessage, cont
 export { FileSource, BufferSource, forEachLine, type ByteSource } from "./source.js";
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./migrate.js";
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./rewrite.js";
-export { replaceFile, createFile, createFileAsync, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type Producer } from "./write.js";
+export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type Producer } from "./write.js";
 export { planRepair, writeRepair, splitRecords, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
 export { planFork, sessionFolderName, sessionFileName, sessionPathFor, type ForkOptions, type ForkPlan } from "./fork.js";

@@ -99,7 +99,7 @@ const LONG_MARKER = `\\u0000pi-session-long-string-${randomBytes(12).toString("h
 const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
 const LONG_MARKER_VALUE = JSON.parse(`"${LONG_MARKER}"`) as string;
 
-/** Where a line is, as pass two needs it (`Session.nodeSpan`). */
+/** Where a line is, as pass two needs it. */
 export interface LineSpan {
   /** 1-based line number (for messages, and the BOM of line 1). */
   line: number;
@@ -446,11 +446,6 @@ export class Session {
     }
   }
 
-  /** Where node `node`'s line is, for reading it again (here or in a worker thread). */
-  nodeSpan(node: number): LineSpan {
-    return this.spanOf(this.nodes.line[node]!);
-  }
-
   private spanOf(i: number): LineSpan {
     const t = this.table;
     return { line: i + 1, offset: t.offset[i]!, length: t.length[i]!, longStart: t.longStart[i]!, longEnd: t.longEnd[i]! };
@@ -551,11 +546,12 @@ export class Session {
       let value: unknown;
       let kind: LineKind;
       let verdict = Verdict.Defer;
-      if (!full && line !== 1 && bytes.indexOf(0) === -1) verdict = scanLine(bytes, fields);
+      // (A line with a NUL byte is never valid JSON: the scanner says so, and parseLine flags it.)
+      if (!full && line !== 1) verdict = scanLine(bytes, fields);
       const wanted = only !== undefined && fields.type !== undefined && only.has(fields.type);
       if (verdict === Verdict.Valid && fields.object && !wanted && fields.type !== "session" && fields.type !== "leaf" && !(this.v1Ids && fields.type === "compaction")) {
         if (bytes.length > 0 && bytes[bytes.length - 1] === 13) flags |= LineFlag.CRLF;
-        if (!isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
+        if (!fields.ascii && !isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
         t.ordinal[i] = ordinal++;
         kind = "entry";
         if (fields.longPlain) {

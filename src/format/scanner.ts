@@ -54,6 +54,8 @@ export interface ScanFields {
   longEnd: number;
   /** Whether that string is plain ASCII without escapes (its byte length is its string length). */
   longPlain: boolean;
+  /** True when the line is all printable ASCII, so valid UTF-8 (false may also mean it holds a control byte, such as a tab between tokens). */
+  ascii: boolean;
 }
 
 /** The least body length, in bytes, of a string value that `ScanFields.longStart` records. */
@@ -111,7 +113,9 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   end = b.length;
   // A trailing CR (CRLF files) is whitespace; any other byte below 0x20 rules out the fast path.
   const body = end > 0 && b[end - 1] === 0x0d ? end - 1 : end;
-  fastStrings = !hasControlByte(b, 0, body);
+  const classes = byteClasses(b, 0, body);
+  fastStrings = !(classes & CONTROL_BYTE);
+  out.ascii = classes === 0; // (a trailing CR is ASCII too)
   nextBackslash = -1;
   out.object = false;
   out.type = out.id = out.parentId = out.role = undefined;
@@ -123,6 +127,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   out.longStart = out.longEnd = -1;
   out.longPlain = false;
   let longest = LONG_STRING - 1;
+  let longEscaped = false;
   let i = start;
   while (i < end && isWs(b[i]!)) i++;
   if (i === end) return Verdict.Invalid; // blank: JSON.parse("") throws
@@ -156,6 +161,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
             longest = close - i - 1;
             out.longStart = i + 1;
             out.longEnd = close;
+            longEscaped = escaped;
           }
           i = close + 1;
         } else if (c === 0x7b || c === 0x5b) {
@@ -274,10 +280,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
     state = depth === 0 ? 5 : 4;
   }
   if (state !== 5) return Verdict.Invalid;
-  if (out.longStart >= 0) {
-    const bs = (b as Buffer).indexOf(BACKSLASH, out.longStart);
-    out.longPlain = (bs < 0 || bs >= out.longEnd) && isAscii(b.subarray(out.longStart, out.longEnd));
-  }
+  if (out.longStart >= 0) out.longPlain = !longEscaped && (out.ascii || isAscii(b.subarray(out.longStart, out.longEnd)));
   return Verdict.Valid;
 }
 
@@ -286,17 +289,29 @@ let view: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
 
 /** Whether the current line has no control byte, so strings may be skipped with `indexOf`. */
 let fastStrings = false;
+/** Whether the string `stringEnd` last scanned holds an escape. */
+let escaped = false;
 /** The next backslash at or after the last search position (-1: not searched yet; Infinity: none). */
 let nextBackslash = -1;
 
+/** `byteClasses` bits. */
+export const CONTROL_BYTE = 1;
+export const HIGH_BYTE = 2;
+
 /**
- * Whether `b[start..end)` holds a byte below 0x20, four bytes at a time: `(x - 0x20…) & ~x & 0x80…`
- * is non-zero exactly when some byte of the word is below 0x20.
+ * What kinds of byte `b[start..end)` holds, four bytes at a time: `CONTROL_BYTE` when one is below
+ * 0x20 (`(x - 0x20…) & ~x & 0x80…` is non-zero exactly then), else `HIGH_BYTE` when one is 0x80 or
+ * above (the line is not ASCII). One pass for both: pass one is bound by memory bandwidth, so
+ * every pass over a line's bytes counts. After a control byte it stops (the high bit is unknown).
  */
-export function hasControlByte(b: Uint8Array, start: number, end: number): boolean {
+export function byteClasses(b: Uint8Array, start: number, end: number): number {
   let i = start;
+  let high = 0;
   const misalign = (4 - ((b.byteOffset + i) & 3)) & 3;
-  for (const head = Math.min(end, i + misalign); i < head; i++) if (b[i]! < 0x20) return true;
+  for (const head = Math.min(end, i + misalign); i < head; i++) {
+    if (b[i]! < 0x20) return CONTROL_BYTE;
+    high |= b[i]!;
+  }
   const words = (end - i) >>> 2;
   if (words > 0) {
     // One word view per underlying buffer (lines are views of a few read buffers), not per line.
@@ -315,16 +330,26 @@ export function hasControlByte(b: Uint8Array, start: number, end: number): boole
       const d = w[k + 2]!;
       const e = w[k + 3]!;
       acc |= ((a - 0x20202020) & ~a) | ((c - 0x20202020) & ~c) | ((d - 0x20202020) & ~d) | ((e - 0x20202020) & ~e);
-      if (acc & 0x80808080) return true;
+      if (acc & 0x80808080) return CONTROL_BYTE;
+      high |= a | c | d | e;
     }
     for (; k < stop; k++) {
       const a = w[k]!;
-      if (((a - 0x20202020) & ~a & 0x80808080) !== 0) return true;
+      if (((a - 0x20202020) & ~a & 0x80808080) !== 0) return CONTROL_BYTE;
+      high |= a;
     }
     i += words * 4;
   }
-  for (; i < end; i++) if (b[i]! < 0x20) return true;
-  return false;
+  for (; i < end; i++) {
+    if (b[i]! < 0x20) return CONTROL_BYTE;
+    high |= b[i]!;
+  }
+  return high & 0x80808080 ? HIGH_BYTE : 0;
+}
+
+/** Whether `b[start..end)` holds a byte below 0x20. */
+export function hasControlByte(b: Uint8Array, start: number, end: number): boolean {
+  return (byteClasses(b, start, end) & CONTROL_BYTE) !== 0;
 }
 
 const SHORT = 32;
@@ -334,6 +359,7 @@ const SHORT = 32;
  * invalid (raw control character, bad escape, no close).
  */
 function stringEnd(b: Uint8Array, i: number, end: number): number {
+  escaped = false;
   if (fastStrings) {
     // Short strings (keys, ids) by hand; long ones by native search for the quote and backslash.
     const stop = Math.min(end, i + SHORT);
@@ -343,6 +369,7 @@ function stringEnd(b: Uint8Array, i: number, end: number): number {
       if (c === BACKSLASH) {
         const next = escapeEnd(b, i, end);
         if (next < 0) return -1;
+        escaped = true;
         i = next - 1;
       }
     }
@@ -357,6 +384,7 @@ function stringEnd(b: Uint8Array, i: number, end: number): number {
       if (nextBackslash > q) return q;
       const next = escapeEnd(b, nextBackslash, end);
       if (next < 0) return -1;
+      escaped = true;
       i = next;
     }
   }
@@ -365,6 +393,7 @@ function stringEnd(b: Uint8Array, i: number, end: number): number {
     if (c === QUOTE) return i;
     if (c < 0x20) return -1;
     if (c === BACKSLASH) {
+      escaped = true;
       const e = b[i + 1];
       if (e === 0x75) {
         if (i + 5 >= end || !isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!) || !isHex(b[i + 5]!)) return -1;
@@ -513,5 +542,5 @@ function captureString(b: Uint8Array, open: number, close: number, key: Key, dep
 }
 
 export function emptyFields(): ScanFields {
-  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, hasTimestamp: false, time: NaN, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0, longStart: -1, longEnd: -1, longPlain: false };
+  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, hasTimestamp: false, time: NaN, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0, longStart: -1, longEnd: -1, longPlain: false, ascii: false };
 }

@@ -101,45 +101,24 @@ function fsyncDir(dir: string): void {
 /** Something that writes a file's content through `write`. */
 export type Producer = (write: (chunk: string | Uint8Array) => void) => void;
 
-/** A new temporary file beside `target`: `write` to it, then `done` (fsynced) or `abandon` (removed). */
-function openTemp(target: string): { temp: string; write: (chunk: string | Uint8Array) => void; done: () => void; abandon: () => void } {
+/** Writes `produce`'s output to a new temporary file beside `target`, fsynced; returns its path. */
+function writeTemp(target: string, produce: Producer): string {
   const temp = tempPathFor(target);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  return {
-    temp,
-    write: (chunk) => {
+  let written = false;
+  try {
+    produce((chunk) => {
       const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       let done = 0;
       while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
-    },
-    done: () => {
-      try {
-        fsyncSync(fd);
-      } catch (error) {
-        closeSync(fd);
-        unlinkSync(temp);
-        throw error;
-      }
-      closeSync(fd);
-    },
-    abandon: () => {
-      closeSync(fd);
-      unlinkSync(temp);
-    },
-  };
-}
-
-/** Writes `produce`'s output to a new temporary file beside `target`, fsynced; returns its path. */
-function writeTemp(target: string, produce: Producer): string {
-  const t = openTemp(target);
-  try {
-    produce(t.write);
-  } catch (error) {
-    t.abandon();
-    throw error;
+    });
+    fsyncSync(fd);
+    written = true;
+  } finally {
+    closeSync(fd);
+    if (!written) unlinkSync(temp);
   }
-  t.done();
-  return t.temp;
+  return temp;
 }
 
 export interface ReplaceOptions {
@@ -194,27 +173,9 @@ export function replaceFile(target: string, produce: Producer, options: ReplaceO
 /** Writes a new file atomically; refuses to replace an existing one unless `force`. */
 export function createFile(target: string, produce: Producer, options: { force?: boolean } = {}): void {
   if (!options.force && existsSync(target)) throw new TargetExistsError(target);
-  commitNew(writeTemp(target, produce), target, options.force);
-}
-
-/** As `createFile`, for content produced asynchronously. */
-export async function createFileAsync(target: string, produce: (write: (chunk: string | Uint8Array) => void) => Promise<void>, options: { force?: boolean } = {}): Promise<void> {
-  if (!options.force && existsSync(target)) throw new TargetExistsError(target);
-  const t = openTemp(target);
+  const temp = writeTemp(target, produce);
   try {
-    await produce(t.write);
-  } catch (error) {
-    t.abandon();
-    throw error;
-  }
-  t.done();
-  commitNew(t.temp, target, options.force);
-}
-
-/** Puts the written temporary file in place as `target`. */
-function commitNew(temp: string, target: string, force: boolean | undefined): void {
-  try {
-    if (force) renameSync(temp, target);
+    if (options.force) renameSync(temp, target);
     else {
       // A hard link fails if the target appeared meanwhile: no window for overwriting it.
       try {

@@ -43,6 +43,21 @@ function expectAgrees(line: Buffer): Verdict {
         expect(fields.messageStart).toBe(-1);
       }
     }
+    // The line's ASCII-ness, and its long string (the longest string value of 64 KB or more).
+    // (`ascii` is also false on a line with a control byte, such as a tab between tokens: the check
+    // that finds those stops there.)
+    expect(fields.ascii, text).toBe(line.every((x, k) => (x >= 0x20 && x < 0x80) || (x === 0x0d && k === line.length - 1)));
+    const strings: string[] = [];
+    const collect = (v: unknown): void => {
+      if (typeof v === "string") strings.push(v);
+      else if (v && typeof v === "object") for (const x of Object.values(v)) collect(x);
+    };
+    collect(parsed);
+    if (fields.longStart >= 0) {
+      const body = line.subarray(fields.longStart, fields.longEnd);
+      expect(strings, text).toContain(JSON.parse(`"${body.toString("utf8")}"`));
+      expect(fields.longPlain, text).toBe(body.every((x) => x < 0x80 && x !== 0x5c));
+    }
   } else if (verdict === Verdict.Invalid) {
     expect(ok, `scanner said invalid: ${text}`).toBe(false);
   }
@@ -126,6 +141,27 @@ describe("scanLine agrees with JSON.parse", () => {
     for (let n = 0; n < 20_000; n++) verdicts[expectAgrees(Buffer.from(corrupt(serialise(randomEntry()))))]!++;
     expect(verdicts[Verdict.Invalid]).toBeGreaterThan(5_000);
     expect(verdicts[Verdict.Valid]).toBeGreaterThan(1_000);
+  });
+
+  it("finds the longest long string value, and says whether it and the line are plain", () => {
+    const at = (line: string) => {
+      const f = emptyFields();
+      expect(expectAgrees(Buffer.from(line))).toBe(Verdict.Valid);
+      scanLine(Buffer.from(line), f);
+      return f;
+    };
+    const a = "A".repeat(70_000);
+    const b = "B".repeat(90_000);
+    let f = at(JSON.stringify({ type: "message", x: a, m: { content: [{ data: b }] }, k: "short" }));
+    expect([f.longEnd - f.longStart, f.longPlain, f.ascii]).toEqual([90_000, true, true]);
+    f = at(JSON.stringify({ type: "message", x: `${a}\n${a}`, y: "é" }));
+    expect([f.longEnd - f.longStart, f.longPlain, f.ascii]).toEqual([140_002, false, false]);
+    f = at(JSON.stringify({ type: "message", x: a, y: "é" }));
+    expect([f.longPlain, f.ascii]).toEqual([true, false]);
+    f = at(JSON.stringify({ type: "message", x: "é".repeat(40_000) }));
+    expect([f.longEnd - f.longStart, f.longPlain]).toEqual([80_000, false]);
+    f = at(JSON.stringify({ type: "message", [a]: 1, x: "short" })); // a long key is not a value
+    expect(f.longStart).toBe(-1);
   });
 
   it("on huge strings, deep nesting and invalid UTF-8", () => {

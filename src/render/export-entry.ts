@@ -1,0 +1,74 @@
+import { StatsCollector, type AgentMessage, type AnyEntry, type LineRecord, type ReadOptions } from "../format/index.js";
+import { BlockBuilder, imageDataLength } from "./export-model.js";
+import { htmlBlock, markdownBlock, type ExportStyle } from "./export-render.js";
+import { Redactor } from "./redact.js";
+
+/**
+ * The path view of an export, one entry at a time: each entry of the branch becomes text (its
+ * Markdown or HTML blocks, or its JSON line) and adds to the totals, so a branch of any length is
+ * written as it is read.
+ */
+
+export type ExportFormat = "md" | "json" | "html";
+
+/** How an export renders. */
+export interface RenderSetup extends ExportStyle {
+  format: ExportFormat;
+  redact: boolean;
+  /** Current labels: target id -> label. */
+  labels: ReadonlyMap<string, string>;
+  /** Context edits on the branch: target id -> what the last edit did. */
+  edits: ReadonlyMap<string, "replaced" | "dropped">;
+}
+
+/** Entry types that carry models, thinking levels, tokens or cost. */
+const COUNTED = new Set(["model_change", "thinking_level_change", "usage", "compaction", "branch_summary"]);
+
+export function countsTowardTotals(type: string | undefined, role: string | undefined): boolean {
+  return COUNTED.has(type ?? "") || (type === "message" && role === "assistant");
+}
+
+/** Replaces image data by a short description (images: placeholder) in JSON output. */
+function placeholderImages(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(placeholderImages);
+  if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (o.type === "image" && typeof o.data === "string") return { ...o, data: `[omitted: ${Math.floor((imageDataLength(o) * 3) / 4)} bytes]` };
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, placeholderImages(x)]));
+  }
+  return v;
+}
+
+export class EntryRenderer {
+  readonly builder: BlockBuilder;
+  /** The branch's totals (models, thinking levels, tokens, cost), gathered as entries render. */
+  readonly stats = new StatsCollector();
+  /** What was redacted, everywhere in the document. */
+  readonly redactor: Redactor;
+
+  constructor(readonly setup: RenderSetup) {
+    this.redactor = new Redactor(setup.redact);
+    this.builder = new BlockBuilder(this.redactor, setup.labels, setup.edits);
+  }
+
+  /** How to read entries for this export: image data only when it is embedded. */
+  get readOptions(): ReadOptions {
+    return { imageData: this.setup.images === "embed" ? "full" : "length" };
+  }
+
+  /** The JSON of a value as the export writes it: image data per option, redacted. */
+  json(v: unknown): string {
+    return JSON.stringify(this.redactor.value(this.setup.images === "placeholder" ? placeholderImages(v) : v));
+  }
+
+  /** One entry's text: its blocks (Markdown, HTML) or its JSON line. */
+  render(entry: AnyEntry, record: LineRecord): string {
+    const role = entry.type === "message" ? (entry.message as AgentMessage | undefined)?.role : undefined;
+    if (countsTowardTotals(entry.type, role)) this.stats.onRecord(entry, record);
+    const { format } = this.setup;
+    if (format === "json") return this.json(entry);
+    let out = "";
+    for (const block of this.builder.entry(entry)) out += format === "md" ? markdownBlock(block, this.setup) : htmlBlock(block, this.setup);
+    return out;
+  }
+}
