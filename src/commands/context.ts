@@ -128,7 +128,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     for (const m of contextParts(session, node)) {
       if (m instanceof RawMessage) {
         if (!llm || LLM_PASS_THROUGH.has(m.role)) {
-          yield new RawJson(m.bytes.toString("utf8"));
+          yield new RawJson(m.bytes);
           continue;
         }
         yield* toLlmMessages([JSON.parse(m.bytes.toString("utf8")) as AgentMessage]);

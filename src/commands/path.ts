@@ -2,10 +2,10 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
 import { writeJsonWithArray, type Sink } from "../render/sink.js";
-import { formatTime, preview, sanitize, type Style } from "../render/text.js";
+import { formatTime, isoTime, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
-import { isoTime, nodeKindLabel } from "./tree.js";
+import { nodeKindLabel } from "./tree.js";
 
 export interface PathOptions {
   file: string;

@@ -3,9 +3,8 @@ import { CliError, ExitCode } from "../errors.js";
 import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
 import { nodePreview } from "../render/preview.js";
-import { formatBytes, formatCount, formatTime, plural, preview, sanitize, type Style } from "../render/text.js";
+import { formatBytes, formatCount, formatTime, isoTime, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readFull } from "./common.js";
-import { isoTime } from "./tree.js";
 
 export interface ShowOptions {
   file: string;

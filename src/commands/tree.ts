@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeJsonWithArray, type Sink } from "../render/sink.js";
-import { preview, sanitize, type Style } from "../render/text.js";
+import { isoTime, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
@@ -10,10 +10,6 @@ export function nodeKindLabel(session: Session, node: number): string {
   const { type, role } = session.nodeKind(node);
   if (type === "message") return `message/${role ?? "?"}`;
   return type ?? "(no type)";
-}
-
-export function isoTime(ms: number): string | null {
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 export interface TreeOptions {

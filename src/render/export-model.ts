@@ -1,5 +1,6 @@
 import { IMAGE_DATA_LENGTH, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
 import type { Redactor } from "./redact.js";
+import { formatSeconds } from "./text.js";
 
 /**
  * What an export shows, independent of the format: a branch as blocks (messages with their
@@ -50,11 +51,6 @@ export type Block = MessageBlock | SummaryBlock | NoteBlock;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
 const UNCLEAN = /[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-const DAY = 86_400_000;
-/** The largest time a Date holds (ECMAScript: 8.64e15 ms either side of the epoch). */
-const MAX_TIME = 8.64e15;
-const two = (n: number) => (n < 10 ? `0${n}` : String(n));
-const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
 
 /** The length of an image block's base64 data, also when pass two left the data out. */
 export function imageDataLength(b: Record<string | symbol, unknown>): number {
@@ -78,25 +74,10 @@ export class BlockBuilder {
     return text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
   }
 
-  /** `YYYY-MM-DD HH:MM:SS` (UTC) of a time in ms or an ISO string; undefined if it is none. */
+  /** `YYYY-MM-DD HH:MM:SS` (UTC) of a time in ms or a date string; undefined if it is none. */
   time(ms: unknown): string | undefined {
-    // pi's own timestamps (`2026-05-04T06:57:01.123Z`) need no Date (days past 28 and hour 24 may
-    // roll over, so they take the long way).
-    if (typeof ms === "string" && ISO_UTC.test(ms) && ms.slice(8, 10) <= "28" && ms.slice(11, 13) <= "23" && !Number.isNaN(Date.parse(ms))) return `${ms.slice(0, 10)} ${ms.slice(11, 19)}`;
-    const t = typeof ms === "number" ? Math.trunc(ms) : typeof ms === "string" ? Date.parse(ms) : NaN;
-    if (!(Math.abs(t) <= MAX_TIME)) return undefined; // NaN, or past what a Date can hold
-    // The date part once a day (a branch's messages share a few days), the time by arithmetic.
-    const day = Math.floor(t / DAY);
-    if (day !== this.day) {
-      this.day = day;
-      this.dayText = new Date(day * DAY).toISOString().slice(0, -14);
-    }
-    const s = Math.floor((t - day * DAY) / 1000);
-    return `${this.dayText} ${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+    return typeof ms === "number" || typeof ms === "string" ? formatSeconds(ms) : undefined;
   }
-
-  private day = NaN;
-  private dayText = "";
 
   private image(b: Record<string, unknown>): Extract<Part, { kind: "image" }> {
     const data = typeof b.data === "string" ? b.data : "";

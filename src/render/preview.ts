@@ -69,9 +69,24 @@ function str(text: string, key: string, from = 0, bodyAt = -1): string | undefin
     if (at < 0) return undefined;
     start = at + marker.length;
   }
+  // The closing quote: the first one not escaped (preceded by an even run of backslashes).
   let i = start;
-  while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-  let body = text.slice(start, Math.min(i, text.length));
+  for (;;) {
+    const q = text.indexOf('"', i);
+    if (q < 0) {
+      i = text.length;
+      break;
+    }
+    let k = q - 1;
+    while (k >= start && text.charCodeAt(k) === 0x5c) k--;
+    if ((q - 1 - k) % 2 === 0) {
+      i = q;
+      break;
+    }
+    i = q + 1;
+  }
+  let body = text.slice(start, i);
+  if (body.indexOf("\\") < 0) return body; // nothing to decode
   if (i >= text.length) body = body.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
   try {
     return JSON.parse(`"${body}"`) as string;

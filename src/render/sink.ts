@@ -3,43 +3,51 @@
  * piece, waiting when the stream is full, so that it is never held in memory whole.
  */
 export interface Sink {
-  write(text: string): Promise<void> | void;
+  write(chunk: string | Uint8Array): Promise<void> | void;
 }
 
+/** Large byte chunks (a message's JSON copied from the file) go out as they are, not copied. */
+const DIRECT = 65536;
+
 export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Promise<void> } {
-  let buffered: string[] = [];
+  let buffered: Array<string | Uint8Array> = [];
   let size = 0;
   let closed = false;
   stream.once("error", () => (closed = true));
-  const push = (text: string): Promise<void> => {
+  const push = (chunk: string | Uint8Array): Promise<void> => {
     if (closed) return Promise.resolve();
     return new Promise((resolve) => {
-      if (stream.write(text)) resolve();
+      if (stream.write(chunk)) resolve();
       else stream.once("drain", resolve);
     });
   };
+  const joined = (): string | Uint8Array => {
+    const out = buffered.every((c) => typeof c === "string") ? buffered.join("") : Buffer.concat(buffered.map((c) => (typeof c === "string" ? Buffer.from(c) : c)));
+    buffered = [];
+    size = 0;
+    return out;
+  };
   return {
-    write(text: string) {
+    async write(chunk: string | Uint8Array) {
+      if (typeof chunk !== "string" && chunk.length >= DIRECT) {
+        if (size > 0) await push(joined());
+        return push(chunk);
+      }
       // Batch small writes: one syscall per ~64 KB, not one per line.
-      buffered.push(text);
-      size += text.length;
+      buffered.push(chunk);
+      size += chunk.length;
       if (size < 65536) return;
-      const chunk = buffered.join("");
-      buffered = [];
-      size = 0;
-      return push(chunk);
+      return push(joined());
     },
     async flush() {
-      if (size > 0) await push(buffered.join(""));
-      buffered = [];
-      size = 0;
+      if (size > 0) await push(joined());
     },
   };
 }
 
-/** An item that is JSON text already (written as is, on one line). */
+/** An item that is JSON already (its UTF-8 bytes, written as they are, on one line). */
 export class RawJson {
-  constructor(readonly text: string) {}
+  constructor(readonly bytes: Uint8Array) {}
 }
 
 /**
@@ -53,9 +61,14 @@ export async function writeJsonWithArray(out: Sink, before: Record<string, unkno
   await out.write(`{\n${fields.map((f) => `${f},\n`).join("")}  ${JSON.stringify(key)}: [`);
   let first = true;
   for (const item of items) {
-    const json = item instanceof RawJson ? item.text : compactItems ? JSON.stringify(item) : JSON.stringify(item, null, 2).replace(/\n/g, "\n    ");
-    await out.write(`${first ? "\n" : ",\n"}    ${json}`);
+    const separator = first ? "\n    " : ",\n    ";
     first = false;
+    if (item instanceof RawJson) {
+      await out.write(separator);
+      await out.write(item.bytes);
+      continue;
+    }
+    await out.write(separator + (compactItems ? JSON.stringify(item) : JSON.stringify(item, null, 2).replace(/\n/g, "\n    ")));
   }
   await out.write(first ? "]" : "\n  ]");
   const tail = Object.entries(after).filter(([, v]) => v !== undefined).map(([k, v]) => field(k, v));

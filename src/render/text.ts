@@ -74,12 +74,39 @@ export function formatBytes(n: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
+const DAY = 86_400_000;
+/** The largest time a Date holds (8.64e15 ms either side of the epoch). */
+const MAX_TIME = 8.64e15;
+const pad = (n: number, width: number) => String(n).padStart(width, "0");
+let cachedDay = NaN;
+let cachedDayText = "";
+
+/**
+ * `toISOString()` of a time in ms (null when a Date cannot hold it), made without a Date for all
+ * but the first time of each day: commands print a time for each of a million entries.
+ */
+export function isoTime(ms: number): string | null {
+  const t = Math.trunc(ms);
+  if (!(Math.abs(t) <= MAX_TIME)) return null;
+  const day = Math.floor(t / DAY);
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDayText = new Date(day * DAY).toISOString().slice(0, -14);
+  }
+  const inDay = t - day * DAY;
+  const s = Math.floor(inDay / 1000);
+  return `${cachedDayText}T${pad(Math.floor(s / 3600), 2)}:${pad(Math.floor(s / 60) % 60, 2)}:${pad(s % 60, 2)}.${pad(inDay % 1000, 3)}Z`;
+}
+
+/** `2026-03-25 14:55:07` (UTC) of a time in ms or a date string; undefined when there is none. */
+export function formatSeconds(t: number | string | undefined): string | undefined {
+  const iso = t === undefined ? null : isoTime(typeof t === "number" ? t : Date.parse(t));
+  return iso === null ? undefined : `${iso.slice(0, -14)} ${iso.slice(-13, -5)}`;
+}
+
 /** `2026-03-25 14:55` in UTC, or `-` when the time is unknown. */
 export function formatTime(t: number | string | undefined): string {
-  if (t === undefined) return "-";
-  const ms = typeof t === "number" ? t : Date.parse(t);
-  if (Number.isNaN(ms)) return "-";
-  return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  return formatSeconds(t)?.slice(0, -3) ?? "-";
 }
 
 /** "1 error", "3 errors". */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { partialEntry } from "../../src/render/preview.js";
-import { entrySummary, formatCount, preview, sanitize } from "../../src/render/text.js";
+import { entrySummary, formatCount, formatTime, isoTime, preview, sanitize } from "../../src/render/text.js";
 import { rng } from "../helpers/generate.js";
 
 describe("sanitize", () => {
@@ -51,5 +51,24 @@ describe("formatCount", () => {
     const values = [0, 1, 999, 1000, 1001, -1000, 999_999, 1_000_000, Number.MAX_SAFE_INTEGER, 1.5, 1234.5678];
     for (let i = 0; i < 500; i++) values.push(Math.floor(r() * 10 ** Math.floor(r() * 15)) * (r() < 0.2 ? -1 : 1));
     for (const n of values) expect(formatCount(n), String(n)).toBe(n.toLocaleString("en-US"));
+  });
+});
+
+describe("isoTime and formatTime", () => {
+  it("equal toISOString for any time a Date holds, and refuse the rest", () => {
+    const r = rng(5);
+    const times = [0, -1, -1.5, 1.5, 999, 86_399_999, 86_400_000, -86_400_001, 8.64e15, -8.64e15, -62198755200000, 253402300799999];
+    for (let i = 0; i < 5000; i++) times.push(Math.floor((r() - 0.4) * 10 ** (3 + r() * 12)) + (r() < 0.1 ? r() : 0));
+    for (const t of times) {
+      const iso = new Date(t).toISOString();
+      expect(isoTime(t), String(t)).toBe(iso);
+      expect(formatTime(t), String(t)).toBe(`${iso.slice(0, -14)} ${iso.slice(-13, -8)}`);
+    }
+    for (const t of [8.64e15 + 1, -Infinity, NaN]) {
+      expect(isoTime(t)).toBeNull();
+      expect(formatTime(t)).toBe("-");
+    }
+    expect(formatTime("2026-03-25T14:55:07.123Z")).toBe("2026-03-25 14:55");
+    expect(formatTime("not a time")).toBe("-");
   });
 });
