@@ -106,7 +106,7 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
     }
     stats = branchStats(b);
   } else {
-    for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) yield renderer.render(entry, b.session.nodeRecord(node));
+    for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) yield renderer.render(entry, () => b.session.nodeRecord(node));
     stats = renderer.stats;
   }
   const closing = totalsMeta(stats, clean);
@@ -122,7 +122,7 @@ function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<string> {
   yield `{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
   let first = true;
   for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
-    yield `${first ? "\n" : ",\n"}    ${renderer.render(entry, b.session.nodeRecord(node))}`;
+    yield `${first ? "\n" : ",\n"}    ${renderer.render(entry, () => b.session.nodeRecord(node))}`;
     first = false;
   }
   yield `${first ? "]" : "\n  ]"}\n}\n`;

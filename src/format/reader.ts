@@ -440,9 +440,11 @@ export class Session {
   *entriesInOrder(nodes: readonly number[], options: ReadOptions = {}): Generator<{ node: number; entry: AnyEntry }> {
     const spans = nodes.map((n) => this.spanOf(this.nodes.line[n]!));
     let k = 0;
+    // A v3 file's entries need no upgrade (nor, then, their records).
+    const current = !this.v1Ids && this.version >= CURRENT_VERSION;
     for (const value of readLines(this.source, spans, options)) {
       const node = nodes[k++]!;
-      yield { node, entry: this.upgrade(value, this.nodeRecord(node)) };
+      yield { node, entry: current ? (value as AnyEntry) : this.upgrade(value, this.nodeRecord(node)) };
     }
   }
 

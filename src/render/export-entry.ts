@@ -61,10 +61,10 @@ export class EntryRenderer {
     return JSON.stringify(this.redactor.value(this.setup.images === "placeholder" ? placeholderImages(v) : v));
   }
 
-  /** One entry's text: its blocks (Markdown, HTML) or its JSON line. */
-  render(entry: AnyEntry, record: LineRecord): string {
+  /** One entry's text: its blocks (Markdown, HTML) or its JSON line. `record` is asked for only when the entry counts toward the totals. */
+  render(entry: AnyEntry, record: () => LineRecord): string {
     const role = entry.type === "message" ? (entry.message as AgentMessage | undefined)?.role : undefined;
-    if (countsTowardTotals(entry.type, role)) this.stats.onRecord(entry, record);
+    if (countsTowardTotals(entry.type, role)) this.stats.onRecord(entry, record());
     const { format } = this.setup;
     if (format === "json") return this.json(entry);
     let out = "";
