@@ -484,6 +484,21 @@ export class Session {
   }
 
   /**
+   * A node's line for a preview: whole, except that its long string (a base64 image, usually; see
+   * `ScanFields.longStart`) keeps only its first `keep` bytes. That string is plain ASCII, so the
+   * cut is clean, and no preview shows more of a string; a line of megabytes costs a few KB.
+   */
+  previewBytes(node: number, keep = 1024): Buffer {
+    const i = this.nodes.line[node]!;
+    const t = this.table;
+    const offset = t.offset[i]!;
+    const start = t.longStart[i]!;
+    const end = t.longEnd[i]!;
+    if (start < 0 || end - start <= keep) return this.source.read(offset, Math.min(t.length[i]!, 1024 * 1024));
+    return Buffer.concat([this.source.read(offset, start + keep), this.source.read(offset + end, Math.min(t.length[i]! - end, 1024 * 1024))]);
+  }
+
+  /**
    * The JSON bytes of a node's `message` object, when they can stand for the parsed message as is
    * (see `LineFlag.RAW_MESSAGE`); undefined otherwise.
    */

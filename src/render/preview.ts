@@ -54,7 +54,7 @@ export function previewFromBytes(bytes: Buffer, type: string | undefined, role: 
 /** A node's preview read from the file (pass two), for the few nodes a command shows. */
 export function nodePreview(session: Session, node: number, max = 200): string {
   const { type, role } = session.nodeKind(node);
-  return previewFromBytes(session.nodeBytes(node, 1024 * 1024), type, role, max);
+  return previewFromBytes(session.previewBytes(node), type, role, max);
 }
 
 /**
