@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BufferSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, openSessionBuffer, openSessionSync, parseLine } from "../../src/format/index.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
+import { previewFromBytes } from "../../src/render/preview.js";
 import { fixture } from "../helpers/paths.js";
 
 const open = (bytes: Buffer) => openSessionBuffer("t.jsonl", bytes);
@@ -149,6 +150,16 @@ describe("pass two without image data", () => {
       expect({ ...e, message: undefined }).toEqual({ ...full[k], message: undefined });
     });
     expect(omitted).toBe(2); // i1 and i2; i3's data is short
+  });
+
+  it("gives previews from lines cut short exactly as from whole lines", () => {
+    const s = open(jsonl(header(), image("i1", null, big(70_000)), user("u1", "i1", big(80_000, "x")), image("i2", "u1", big(90_000, "B")), assistant("a1", "i2", "done")));
+    for (let node = 0; node < s.tree.size; node++) {
+      const { type, role } = s.nodeKind(node);
+      const cut = s.previewBytes(node);
+      expect(cut.length).toBeLessThan(4096);
+      expect(previewFromBytes(cut, type, role), String(node)).toBe(previewFromBytes(s.nodeBytes(node), type, role));
+    }
   });
 
   it("reads long image data in full when asked (the default)", () => {
