@@ -2,7 +2,8 @@
  * One measured task in a fresh process: prints {ms, rssMB} (peak RSS from the kernel). The parent
  * runs every contender through this so that they are measured the same way.
  */
-import { createWriteStream, readFileSync } from "node:fs";
+import { createWriteStream, openSync, readFileSync, writeSync } from "node:fs";
+import { Writable } from "node:stream";
 import { resourceUsage } from "node:process";
 
 const [task, ...args] = process.argv.slice(2);
@@ -43,7 +44,15 @@ async function run() {
     }
     case "cli": {
       const { main } = await import(new URL("../dist/bundle/cli.js", import.meta.url).href);
-      const sink = createWriteStream("/dev/null");
+      // Output goes to /dev/null synchronously, as Node writes stdout to a file (`> out.md`): an
+      // fs.WriteStream would add a thread-pool round trip per chunk that no real run pays.
+      const fd = openSync("/dev/null", "w");
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          writeSync(fd, chunk);
+          done();
+        },
+      });
       const code = await main(args, { stdout: sink, stderr: createWriteStream("/dev/null"), env: { ...process.env, NO_COLOR: "1" } });
       await new Promise((resolve) => sink.end(resolve));
       if (code === 2) throw new Error(`pi-session ${args.join(" ")} exited 2`);
