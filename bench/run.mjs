@@ -38,17 +38,33 @@ mkdirSync(dataDir, { recursive: true });
 
 if (!existsSync(join(ROOT, "dist/cli.js"))) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
 
-/** Runs one task `runs` times in fresh processes; keeps the fastest time and the largest RSS. */
-function measure(task, args, env = {}, times = runs) {
-  let best;
-  for (let i = 0; i < times; i++) {
-    const t0 = performance.now();
-    const r = spawnSync(process.execPath, [join(ROOT, "bench/child.mjs"), task, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
-    const wall = performance.now() - t0;
-    if (r.status !== 0) return { error: (r.stderr || r.stdout).trim().split("\n").slice(-1)[0] || `exit ${r.status}` };
-    const out = JSON.parse(r.stdout.trim().split("\n").pop());
-    const m = { ms: wall, rssMB: out.rssMB };
-    best = best ? { ms: Math.min(best.ms, m.ms), rssMB: Math.max(best.rssMB, m.rssMB) } : m;
+/** Runs one task once in a fresh process: wall time, and peak RSS from the kernel. */
+function runOnce(task, args, env = {}) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [join(ROOT, "bench/child.mjs"), task, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
+  const wall = performance.now() - t0;
+  if (r.status !== 0) {
+    // The line that names the error (a stack trace ends with Node's version).
+    const lines = (r.stderr || r.stdout).trim().split("\n");
+    return { error: lines.find((l) => /Error|ERR_/.test(l))?.trim() ?? lines.slice(-1)[0] ?? `exit ${r.status}` };
+  }
+  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  return { ms: wall, rssMB: out.rssMB };
+}
+
+/**
+ * Runs several tasks `times` rounds over, each round every task once in turn (so that a slow
+ * spell of the machine falls on all of them, not on one task's every run); keeps each task's
+ * fastest time and largest RSS.
+ */
+function measureAll(tasks, times = runs) {
+  const best = tasks.map(() => undefined);
+  for (let round = 0; round < times; round++) {
+    tasks.forEach(({ task, args, env }, k) => {
+      if (best[k]?.error) return;
+      const m = runOnce(task, args, env);
+      best[k] = m.error || !best[k] ? m : { ms: Math.min(best[k].ms, m.ms), rssMB: Math.max(best[k].rssMB, m.rssMB) };
+    });
   }
   return best;
 }
@@ -81,15 +97,20 @@ for (const size of sizes.filter((s) => s > 0)) {
     const file = join(dir, `session.jsonl`);
     if (!existsSync(file)) generateLargeSession({ path: file, sizeMB: size, seed: size * 2 + (branched ? 1 : 0), branched });
     const bytes = statSync(file).size;
-    const naive = measure("naive", [file]);
-    const pi = values["skip-pi"] ? { error: "skipped" } : measure("pi", [file]);
+    const results = measureAll([
+      { task: "naive", args: [file] },
+      ...(values["skip-pi"] ? [] : [{ task: "pi", args: [file] }]),
+      ...COMMANDS.map((c) => ({ task: "cli", args: c.args(file) })),
+    ]);
+    const naive = results.shift();
+    const pi = values["skip-pi"] ? { error: "skipped" } : results.shift();
     console.log(`## ${shape}, ${fmt(bytes / 2 ** 20)} MB\n`);
     console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB | target |`);
     console.log(`| --- | ---: | ---: | ---: | ---: | --- |`);
     console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
     console.log(`| pi: loadEntriesFromFile + buildSessionContext | ${pi.error ? pi.error : fmt(pi.ms)} | ${ratio(pi.ms, naive.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
-    for (const c of COMMANDS) {
-      const m = measure("cli", c.args(file));
+    for (const [k, c] of COMMANDS.entries()) {
+      const m = results[k];
       if (m.error) {
         console.log(`| pi-session ${c.name} | error: ${m.error} | | | | |`);
         failures++;
@@ -123,18 +144,18 @@ if (storeCount > 0) {
   if (!existsSync(store)) generateStore({ dir: store, count: storeCount, seed: 9 });
   const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-cache-"));
   const env = { XDG_CACHE_HOME: cache };
-  const pi = measure("pi-list", [], { PI_CODING_AGENT_DIR: agentDir });
-  rmSync(cache, { recursive: true, force: true });
-  mkdirSync(cache);
-  // cold: an empty cache each run
+  const better = (a, b) => (!a || a.error ? b : b.error ? b : { ms: Math.min(a.ms, b.ms), rssMB: Math.max(a.rssMB, b.rssMB) });
+  // In rounds, as for sessions: pi, then ours on an empty cache (which fills it), then ours warm.
+  let pi;
   let cold;
-  for (let i = 0; i < runs; i++) {
+  let warm;
+  for (let round = 0; round < runs; round++) {
+    pi = better(pi, runOnce("pi-list", [], { PI_CODING_AGENT_DIR: agentDir }));
     rmSync(cache, { recursive: true, force: true });
     mkdirSync(cache);
-    const m = measure("cli", ["ls", store, "--limit", "20"], env, 1);
-    cold = !cold || m.ms < cold.ms ? m : cold;
+    cold = better(cold, runOnce("cli", ["ls", store, "--limit", "20"], env));
+    warm = better(warm, runOnce("cli", ["ls", store, "--limit", "20"], env));
   }
-  const warm = measure("cli", ["ls", store, "--limit", "20"], env);
   rmSync(cache, { recursive: true, force: true });
   console.log(`## ls over a store of ${storeCount} sessions\n`);
   console.log(`| contender | time ms | vs pi | peak RSS MB | target |`);
