@@ -112,9 +112,10 @@ export async function describeSessions(jobs: ReadonlyArray<{ path: string; stamp
       const share = jobs.map((job, i) => ({ ...job, i })).filter((_, i) => i % workers === w);
       return new Promise<void>((resolve, reject) => {
         const worker = new Worker(new URL("./ls-worker.js", import.meta.url), { workerData: share });
-        worker.on("message", (msg: { i: number; row: SessionRow }) => {
-          rows[msg.i] = msg.row;
-          progress(++done);
+        worker.on("message", (batch: Array<{ i: number; row: SessionRow }>) => {
+          for (const { i, row } of batch) rows[i] = row;
+          done += batch.length;
+          progress(done);
         });
         worker.on("error", reject);
         worker.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`ls worker exited with ${code}`))));

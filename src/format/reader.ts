@@ -142,7 +142,8 @@ export function* readLines(source: ByteSource, spans: readonly LineSpan[], optio
         if (next.offset < end || next.offset + next.length - offset > blockSize || omits(next)) break;
         end = next.offset + next.length;
       }
-      buffer ??= Buffer.allocUnsafe(blockSize);
+      // Sized to the block (a single entry's read must not cost a block of 8 MB), grown as needed.
+      if (!buffer || buffer.length < end - offset) buffer = Buffer.allocUnsafe(end - offset);
       let n = 0;
       for (let m = -1; n < end - offset && m !== 0; n += m) m = source.readInto(buffer.subarray(n, end - offset), offset + n);
       block = buffer.subarray(0, n);
