@@ -100,7 +100,7 @@ const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
 const LONG_MARKER_VALUE = JSON.parse(`"${LONG_MARKER}"`) as string;
 
 /** Where a line is, as pass two needs it. */
-export interface LineSpan {
+interface LineSpan {
   /** 1-based line number (for messages, and the BOM of line 1). */
   line: number;
   offset: number;
@@ -116,7 +116,7 @@ export interface LineSpan {
  * saves most system calls on a long branch; with `imageData: "length"`, a line's long string is not
  * read (see `ReadOptions`). Throws if a line no longer parses (the file changed).
  */
-export function* readLines(source: ByteSource, spans: readonly LineSpan[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<Record<string, unknown>> {
+function* readLines(source: ByteSource, spans: readonly LineSpan[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<Record<string, unknown>> {
   const omits = (s: LineSpan) => options.imageData === "length" && s.longStart >= 0;
   // One block buffer for the whole walk: values never keep views of it.
   let buffer: Buffer | undefined;
