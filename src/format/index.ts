@@ -7,7 +7,7 @@
  */
 export * from "./types.js";
 export * from "./findings.js";
-export { Session, openSession, openSessionSync, openSessionBuffer, parseLine, fusedSplit, LineFlag, IMAGE_DATA_LENGTH, type LineKind, type LineRecord, type OpenOptions, type ReadOptions } from "./reader.js";
+export { Session, openSession, openSessionSync, openSessionBuffer, parseLine, fusedSplit, LineFlag, IMAGE_DATA_LENGTH, PLAIN_TEXT, type LineKind, type LineRecord, type OpenOptions, type ReadOptions } from "./reader.js";
 export { TreeIndex, type ParentProblem, type TreeProblem } from "./tree.js";
 export { buildContext, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context.js";
 export { Validator, quickFindings, recordFindings, treeFindings } from "./validate.js";

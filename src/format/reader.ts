@@ -52,6 +52,8 @@ export const LineFlag = {
    * it: v3, valid UTF-8, content present and not null); its byte range is in the line table.
    */
   RAW_MESSAGE: 512,
+  /** No string of the line can decode to a control character, CR, DEL or bidi override (`ScanFields.plainText`). */
+  PLAIN_TEXT: 1024,
 } as const;
 
 /** One line of the file, as pass one saw it (materialised on demand from the line table). */
@@ -94,6 +96,12 @@ export interface ReadOptions {
 /** On an image block read with `imageData: "length"`: the length of the data left out. */
 export const IMAGE_DATA_LENGTH: unique symbol = Symbol("pi-session.imageDataLength");
 
+/**
+ * On an entry read in pass two: true when pass one saw that none of its strings can hold a control
+ * character, CR, DEL or bidi override (`LineFlag.PLAIN_TEXT`), so output need not clean them.
+ */
+export const PLAIN_TEXT: unique symbol = Symbol("pi-session.plainText");
+
 /** A random marker that stands in for a long string while the rest of its line is parsed. */
 const LONG_MARKER = `\\u0000pi-session-long-string-${randomBytes(12).toString("hex")}`;
 const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
@@ -108,6 +116,8 @@ interface LineSpan {
   /** The line's long plain string (`ScanFields.longStart`), or -1. */
   longStart: number;
   longEnd: number;
+  /** `LineFlag.PLAIN_TEXT` */
+  plain: boolean;
 }
 
 /**
@@ -167,6 +177,7 @@ function parseAt(source: ByteSource, span: LineSpan, bytes: Buffer | LongString)
   }
   if (value === undefined || typeof value !== "object" || value === null) throw new Error(`${source.name}:${span.line}: line changed since it was read`);
   if (long) restoreLongString(value, long);
+  if (span.plain) (value as { [PLAIN_TEXT]?: boolean })[PLAIN_TEXT] = true;
   return value as Record<string, unknown>;
 }
 
@@ -451,7 +462,7 @@ export class Session {
 
   private spanOf(i: number): LineSpan {
     const t = this.table;
-    return { line: i + 1, offset: t.offset[i]!, length: t.length[i]!, longStart: t.longStart[i]!, longEnd: t.longEnd[i]! };
+    return { line: i + 1, offset: t.offset[i]!, length: t.length[i]!, longStart: t.longStart[i]!, longEnd: t.longEnd[i]!, plain: (t.flags[i]! & LineFlag.PLAIN_TEXT) !== 0 };
   }
 
   nodeRecord(node: number): LineRecord {
@@ -570,6 +581,7 @@ export class Session {
       if (verdict === Verdict.Valid && fields.object && !wanted && fields.type !== "session" && fields.type !== "leaf" && !(this.v1Ids && fields.type === "compaction")) {
         if (bytes.length > 0 && bytes[bytes.length - 1] === 13) flags |= LineFlag.CRLF;
         if (!fields.ascii && !isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
+        if (fields.plainText) flags |= LineFlag.PLAIN_TEXT;
         t.ordinal[i] = ordinal++;
         kind = "entry";
         if (fields.longPlain) {

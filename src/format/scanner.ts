@@ -56,6 +56,12 @@ export interface ScanFields {
   longPlain: boolean;
   /** True when the line is all printable ASCII, so valid UTF-8 (false may also mean it holds a control byte, such as a tab between tokens). */
   ascii: boolean;
+  /**
+   * True when no string of the line can decode to a control character, CR, DEL or bidi override:
+   * the line is printable ASCII without DEL and its only escapes are `\n \t \" \\ \/`. (False
+   * says only that one may.)
+   */
+  plainText: boolean;
 }
 
 /** The least body length, in bytes, of a string value that `ScanFields.longStart` records. */
@@ -115,7 +121,8 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   const body = end > 0 && b[end - 1] === 0x0d ? end - 1 : end;
   const classes = byteClasses(b, 0, body);
   fastStrings = !(classes & CONTROL_BYTE);
-  out.ascii = classes === 0; // (a trailing CR is ASCII too)
+  out.ascii = (classes & (CONTROL_BYTE | HIGH_BYTE)) === 0; // (a trailing CR is ASCII too)
+  oddEscape = false;
   nextBackslash = -1;
   out.object = false;
   out.type = out.id = out.parentId = out.role = undefined;
@@ -126,6 +133,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   out.contentKind = 0;
   out.longStart = out.longEnd = -1;
   out.longPlain = false;
+  out.plainText = false;
   let longest = LONG_STRING - 1;
   let longEscaped = false;
   let i = start;
@@ -281,6 +289,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   }
   if (state !== 5) return Verdict.Invalid;
   if (out.longStart >= 0) out.longPlain = !longEscaped && (out.ascii || isAscii(b.subarray(out.longStart, out.longEnd)));
+  out.plainText = classes === 0 && !oddEscape;
   return Verdict.Valid;
 }
 
@@ -289,6 +298,8 @@ let view: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
 
 /** Whether the current line has no control byte, so strings may be skipped with `indexOf`. */
 let fastStrings = false;
+/** Whether the current line holds an escape that may decode to a control character (see `ScanFields.plainText`). */
+let oddEscape = false;
 /** Whether the string `stringEnd` last scanned holds an escape. */
 let escaped = false;
 /** The next backslash at or after the last search position (-1: not searched yet; Infinity: none). */
@@ -297,20 +308,25 @@ let nextBackslash = -1;
 /** `byteClasses` bits. */
 export const CONTROL_BYTE = 1;
 export const HIGH_BYTE = 2;
+export const DEL_BYTE = 4;
 
 /**
  * What kinds of byte `b[start..end)` holds, four bytes at a time: `CONTROL_BYTE` when one is below
  * 0x20 (`(x - 0x20…) & ~x & 0x80…` is non-zero exactly then), else `HIGH_BYTE` when one is 0x80 or
- * above (the line is not ASCII). One pass for both: pass one is bound by memory bandwidth, so
- * every pass over a line's bytes counts. After a control byte it stops (the high bit is unknown).
+ * above (the line is not ASCII) and `DEL_BYTE` when one is 0x7F (found as a zero byte of
+ * `x ^ 0x7F…`). One pass for all: pass one is bound by memory bandwidth, so every pass over a
+ * line's bytes counts. After a control byte it stops (the other bits are unknown then).
  */
 export function byteClasses(b: Uint8Array, start: number, end: number): number {
   let i = start;
   let high = 0;
+  let del = 0;
   const misalign = (4 - ((b.byteOffset + i) & 3)) & 3;
   for (const head = Math.min(end, i + misalign); i < head; i++) {
-    if (b[i]! < 0x20) return CONTROL_BYTE;
-    high |= b[i]!;
+    const c = b[i]!;
+    if (c < 0x20) return CONTROL_BYTE;
+    high |= c;
+    if (c === 0x7f) del = 0x80;
   }
   const words = (end - i) >>> 2;
   if (words > 0) {
@@ -332,19 +348,28 @@ export function byteClasses(b: Uint8Array, start: number, end: number): number {
       acc |= ((a - 0x20202020) & ~a) | ((c - 0x20202020) & ~c) | ((d - 0x20202020) & ~d) | ((e - 0x20202020) & ~e);
       if (acc & 0x80808080) return CONTROL_BYTE;
       high |= a | c | d | e;
+      const ya = a ^ 0x7f7f7f7f;
+      const yc = c ^ 0x7f7f7f7f;
+      const yd = d ^ 0x7f7f7f7f;
+      const ye = e ^ 0x7f7f7f7f;
+      del |= ((ya - 0x01010101) & ~ya) | ((yc - 0x01010101) & ~yc) | ((yd - 0x01010101) & ~yd) | ((ye - 0x01010101) & ~ye);
     }
     for (; k < stop; k++) {
       const a = w[k]!;
       if (((a - 0x20202020) & ~a & 0x80808080) !== 0) return CONTROL_BYTE;
       high |= a;
+      const y = a ^ 0x7f7f7f7f;
+      del |= (y - 0x01010101) & ~y;
     }
     i += words * 4;
   }
   for (; i < end; i++) {
-    if (b[i]! < 0x20) return CONTROL_BYTE;
-    high |= b[i]!;
+    const c = b[i]!;
+    if (c < 0x20) return CONTROL_BYTE;
+    high |= c;
+    if (c === 0x7f) del = 0x80;
   }
-  return high & 0x80808080 ? HIGH_BYTE : 0;
+  return (high & 0x80808080 ? HIGH_BYTE : 0) | (del & 0x80808080 ? DEL_BYTE : 0);
 }
 
 /** Whether `b[start..end)` holds a byte below 0x20. */
@@ -395,6 +420,7 @@ function stringEnd(b: Uint8Array, i: number, end: number): number {
     if (c === BACKSLASH) {
       escaped = true;
       const e = b[i + 1];
+      if (e === 0x75 || e === 0x72 || e === 0x62 || e === 0x66) oddEscape = true;
       if (e === 0x75) {
         if (i + 5 >= end || !isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!) || !isHex(b[i + 5]!)) return -1;
         i += 6;
@@ -414,6 +440,8 @@ function stringEnd(b: Uint8Array, i: number, end: number): number {
 /** The index after the escape sequence at `i` (a backslash), or -1 if it is not a valid escape. */
 function escapeEnd(b: Uint8Array, i: number, end: number): number {
   const e = b[i + 1];
+  // \u, \r, \b and \f may decode to what output must clean; \n \t \" \\ \/ never do.
+  if (e === 0x75 || e === 0x72 || e === 0x62 || e === 0x66) oddEscape = true;
   if (e === 0x75) {
     if (i + 5 >= end || !isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!) || !isHex(b[i + 5]!)) return -1;
     return i + 6;
@@ -542,5 +570,5 @@ function captureString(b: Uint8Array, open: number, close: number, key: Key, dep
 }
 
 export function emptyFields(): ScanFields {
-  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, hasTimestamp: false, time: NaN, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0, longStart: -1, longEnd: -1, longPlain: false, ascii: false };
+  return { object: false, type: undefined, id: undefined, parentKind: 0, parentId: undefined, hasTimestamp: false, time: NaN, role: undefined, messageStart: -1, messageEnd: -1, contentKind: 0, longStart: -1, longEnd: -1, longPlain: false, ascii: false, plainText: false };
 }

@@ -1,4 +1,4 @@
-import { IMAGE_DATA_LENGTH, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
+import { IMAGE_DATA_LENGTH, PLAIN_TEXT, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
 import type { Redactor } from "./redact.js";
 import { formatSeconds } from "./text.js";
 
@@ -66,12 +66,30 @@ export class BlockBuilder {
     private readonly edits: ReadonlyMap<string, "replaced" | "dropped">,
   ) {}
 
+  /**
+   * While an entry that pass one found plain (`PLAIN_TEXT`) is built: its own strings cannot hold
+   * what `clean` removes, so they are not searched (a tenth of a long export's time). Strings from
+   * elsewhere (labels) are always searched.
+   */
+  private plain = false;
+
   /** Redacted, and without control characters (ESC, CR, …). */
   clean(s: unknown): string {
     const text = this.redactor.text(String(s ?? ""));
     // Most texts hold none: one search, and the string is kept as it is.
-    if (!UNCLEAN.test(text)) return text;
+    if (this.plain || !UNCLEAN.test(text)) return text;
     return text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
+  }
+
+  /** `clean` for a string that is not the current entry's own. */
+  private cleanForeign(s: unknown): string {
+    const plain = this.plain;
+    this.plain = false;
+    try {
+      return this.clean(s);
+    } finally {
+      this.plain = plain;
+    }
   }
 
   /** `YYYY-MM-DD HH:MM:SS` (UTC) of a time in ms or a date string; undefined if it is none. */
@@ -154,7 +172,7 @@ export class BlockBuilder {
     if (id) {
       block.id = this.clean(id);
       const label = this.labels.get(id);
-      if (label) block.label = this.clean(label);
+      if (label) block.label = this.cleanForeign(label);
       const edit = this.edits.get(id);
       if (edit) block.edit = edit;
     }
@@ -169,13 +187,22 @@ export class BlockBuilder {
 
   /** The blocks of one entry of the branch (`--view path`); empty for entries shown elsewhere. */
   entry(e: AnyEntry): Block[] {
+    this.plain = (e as { [PLAIN_TEXT]?: boolean })[PLAIN_TEXT] === true;
+    try {
+      return this.entryBlocks(e);
+    } finally {
+      this.plain = false;
+    }
+  }
+
+  private entryBlocks(e: AnyEntry): Block[] {
     switch (e.type) {
       case "message":
         return e.message && typeof e.message === "object" ? [this.message(e.message as AgentMessage, e)] : [];
       case "custom_message":
         return [this.message({ role: "custom", customType: e.customType as string, content: e.content as AgentMessage["content"], timestamp: Date.parse(e.timestamp) }, e)];
       case "compaction":
-        return [{ kind: "summary", title: "Compaction", id: this.clean(e.id), meta: [typeof e.tokensBefore === "number" ? `${e.tokensBefore.toLocaleString("en-US")} tokens before` : "", this.time(e.timestamp) ?? ""].filter(Boolean), text: this.clean(e.summary), ...(this.labels.get(e.id) ? { label: this.clean(this.labels.get(e.id)) } : {}) }];
+        return [{ kind: "summary", title: "Compaction", id: this.clean(e.id), meta: [typeof e.tokensBefore === "number" ? `${e.tokensBefore.toLocaleString("en-US")} tokens before` : "", this.time(e.timestamp) ?? ""].filter(Boolean), text: this.clean(e.summary), ...(this.labels.get(e.id) ? { label: this.cleanForeign(this.labels.get(e.id)) } : {}) }];
       case "branch_summary":
         return e.summary ? [{ kind: "summary", title: "Branch summary", id: this.clean(e.id), meta: [this.time(e.timestamp) ?? ""].filter(Boolean), text: this.clean(e.summary) }] : [];
       case "model_change":

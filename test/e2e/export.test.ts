@@ -134,6 +134,29 @@ describe("export as Markdown", () => {
   });
 });
 
+describe("export cleaning", () => {
+  it("removes control characters, CR, DEL and bidi overrides from every line, plain or not, and from labels", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-export-"));
+    const file = join(dir, "unclean.jsonl");
+    const msg = (id: string, parentId: string | null, role: string, text: string) => ({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message: { role, content: [{ type: "text", text }], ...(role === "assistant" ? { provider: "p", model: "m", stopReason: "stop" } : {}), timestamp: 1 } });
+    const lines = [
+      { type: "session", version: 3, id: "0f1e2d3c-0000-4000-8000-00000000abce", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+      msg("m1", null, "user", "raw DEL:\u007f end"),
+      msg("m2", "m1", "assistant", "raw C1:\u0085 and bidi:\u202e end"),
+      msg("m3", "m2", "user", "escaped CR:\r\nand ESC:\u001b[31m end"),
+      msg("m4", "m3", "assistant", "all plain text"),
+      { type: "label", id: "l1", parentId: "m4", timestamp: "2026-01-01T00:00:02.000Z", targetId: "m4", label: "tag\u001b]0;x\u0007\u202e" },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    for (const format of ["md", "html"]) {
+      const out = (await cli(["export", file, "--format", format])).stdout;
+      // eslint-disable-next-line no-control-regex
+      expect(out, format).not.toMatch(/[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      for (const kept of ["raw DEL: end", "raw C1: and bidi: end", "escaped CR:\nand ESC:[31m end", "all plain text", format === "md" ? "🔖 tag\\]0;x" : "🔖 tag]0;x"]) expect(out, `${format}: ${kept}`).toContain(kept);
+    }
+  });
+});
+
 describe("export of large images", () => {
   it("describes a large image by its size without reading its data, and embeds it on request", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pi-session-export-"));

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { emptyFields, LineFlag, openSessionSync, scanLine, Verdict } from "../../src/format/index.js";
-import { hasControlByte } from "../../src/format/scanner.js";
+import { byteClasses, DEL_BYTE, hasControlByte, HIGH_BYTE } from "../../src/format/scanner.js";
 import { rng } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 
@@ -42,6 +42,20 @@ function expectAgrees(line: Buffer): Verdict {
       } else {
         expect(fields.messageStart).toBe(-1);
       }
+    }
+    // Plain text: no string (value or key) can hold what output cleans.
+    if (fields.plainText) {
+      const texts: string[] = [];
+      const all = (v: unknown): void => {
+        if (typeof v === "string") texts.push(v);
+        else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) {
+          texts.push(k);
+          all(x);
+        }
+      };
+      all(parsed);
+      // eslint-disable-next-line no-control-regex
+      for (const t of texts) expect(t, text).not.toMatch(/[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     }
     // The line's ASCII-ness, and its long string (the longest string value of 64 KB or more).
     // (`ascii` is also false on a line with a control byte, such as a tab between tokens: the check
@@ -143,6 +157,20 @@ describe("scanLine agrees with JSON.parse", () => {
     expect(verdicts[Verdict.Valid]).toBeGreaterThan(1_000);
   });
 
+  it("says a line is plain text only when no string can decode to a control character, CR, DEL or bidi override", () => {
+    const plain = (text: string) => {
+      const f = emptyFields();
+      expect(scanLine(Buffer.from(JSON.stringify({ type: "message", id: "a", message: { content: [{ type: "text", text }] } })), f)).toBe(Verdict.Valid);
+      return f.plainText;
+    };
+    expect(plain('line one\nline two\t"quoted" \\ / ok')).toBe(true);
+    for (const bad of ["\r", "\u001b[31m", "\u0000", "\u007f", "\u0085", "\u202e", "\u2067", "é", "\b", "\f"]) expect(plain(`x${bad}y`), JSON.stringify(bad)).toBe(false);
+    // An escape that decodes to something harmless is still \u: not claimed plain.
+    const f = emptyFields();
+    scanLine(Buffer.from('{"type":"message","text":"\\u0041"}'), f);
+    expect(f.plainText).toBe(false);
+  });
+
   it("finds the longest long string value, and says whether it and the line are plain", () => {
     const at = (line: string) => {
       const f = emptyFields();
@@ -195,6 +223,11 @@ describe("hasControlByte", () => {
             if (at >= 0) b[offset + at] = byte;
             const view = b.subarray(offset, offset + len);
             expect(hasControlByte(view, 0, len), `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(view.some((x) => x < 0x20));
+            const classes = byteClasses(view, 0, len);
+            if (!view.some((x) => x < 0x20)) {
+              expect(classes & HIGH_BYTE, `high: offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(view.some((x) => x >= 0x80) ? HIGH_BYTE : 0);
+              expect(classes & DEL_BYTE, `del: offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(view.some((x) => x === 0x7f) ? DEL_BYTE : 0);
+            }
           }
         }
       }
@@ -206,8 +239,8 @@ describe("the scan path and the parse path index the same", () => {
   it.each([...fixtureFiles(), ...corpusFiles()].map((f) => [f.split("/").pop(), f]))("%s", (_name, file) => {
     const scanned = openSessionSync(file);
     const parsed = openSessionSync(file, { onRecord: () => {} });
-    // RAW_MESSAGE is a scan-path hint (it needs the byte range only the scanner finds).
-    const strip = (rs: Array<{ flags: number }>) => rs.map((r) => ({ ...r, flags: r.flags & ~LineFlag.RAW_MESSAGE }));
+    // RAW_MESSAGE and PLAIN_TEXT are scan-path hints (only the scanner sees bytes and escapes).
+    const strip = (rs: Array<{ flags: number }>) => rs.map((r) => ({ ...r, flags: r.flags & ~LineFlag.RAW_MESSAGE & ~LineFlag.PLAIN_TEXT }));
     expect(strip(scanned.records)).toEqual(strip(parsed.records));
     expect([...scanned.tree.ids]).toEqual([...parsed.tree.ids]);
     expect(scanned.leafNode).toBe(parsed.leafNode);
