@@ -70,6 +70,9 @@ function runOnce(task, args, env = {}, files = []) {
   return { ms: wall, rssMB: out.rssMB };
 }
 
+/** Two measurements of one task as one: the faster time, the larger RSS (an error, once seen, stays). */
+const better = (a, b) => (!a ? b : a.error ? a : b.error ? b : { ms: Math.min(a.ms, b.ms), rssMB: Math.max(a.rssMB, b.rssMB) });
+
 /**
  * Runs several tasks `times` rounds over, each round every task once in turn (so that a slow
  * spell of the machine falls on all of them, not on one task's every run); keeps each task's
@@ -81,7 +84,7 @@ function measureAll(tasks, times = runs) {
     tasks.forEach(({ task, args, env, files }, k) => {
       if (best[k]?.error) return;
       const m = runOnce(task, args, env, files);
-      best[k] = m.error || !best[k] ? m : { ms: Math.min(best[k].ms, m.ms), rssMB: Math.max(best[k].rssMB, m.rssMB) };
+      best[k] = better(best[k], m);
     });
   }
   return best;
@@ -163,7 +166,6 @@ if (storeCount > 0) {
   if (!existsSync(store)) generateStore({ dir: store, count: storeCount, seed: 9 });
   const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-cache-"));
   const env = { XDG_CACHE_HOME: cache };
-  const better = (a, b) => (!a || a.error ? b : b.error ? b : { ms: Math.min(a.ms, b.ms), rssMB: Math.max(a.rssMB, b.rssMB) });
   // In rounds, as for sessions: pi, then ours on an empty cache (which fills it), then ours warm.
   let pi;
   let cold;
