@@ -17,6 +17,7 @@
  */
 
 import { isAscii } from "node:buffer";
+import { simdClasses } from "./wasm/simd.js";
 
 export const enum Verdict {
   Valid = 0,
@@ -119,7 +120,8 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   end = b.length;
   // A trailing CR (CRLF files) is whitespace; any other byte below 0x20 rules out the fast path.
   const body = end > 0 && b[end - 1] === 0x0d ? end - 1 : end;
-  const classes = byteClasses(b, 0, body);
+  const simd = simdClasses(b, 0, body);
+  const classes = simd >= 0 ? simd : byteClasses(b, 0, body);
   fastStrings = !(classes & CONTROL_BYTE);
   out.ascii = (classes & (CONTROL_BYTE | HIGH_BYTE)) === 0; // (a trailing CR is ASCII too)
   oddEscape = false;

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { borrowChunk, returnChunk } from "./wasm/simd.js";
 
 /**
  * Random-access bytes of a session: a file read through one descriptor, or a buffer (stdin).
@@ -82,35 +83,55 @@ export function forEachLine(
   onLine: (bytes: Buffer, line: number, offset: number, terminated: boolean) => void,
   chunkSize = CHUNK_SIZE,
 ): void {
-  // A small file gets a small buffer: `ls` opens thousands of them.
-  const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(chunkSize, source.size > 0 ? source.size : chunkSize)));
+  // A small file gets a small buffer: `ls` opens thousands of them. The buffer is the SIMD
+  // module's memory when free, so that the scanner classifies lines where they lie; to keep them
+  // there, a line cut by the end of a read moves to the front of the buffer and the next read
+  // lands after it (only a line longer than the whole buffer is pieced together elsewhere).
+  const size = Math.max(1, Math.min(chunkSize, source.size > 0 ? source.size : chunkSize));
+  const chunk = borrowChunk(size) ?? Buffer.allocUnsafe(size);
   let carry: Buffer[] = [];
   let carryLength = 0;
-  let fileOffset = 0;
-  let lineStart = 0;
+  /** Bytes at the front of the chunk that hold the start of an unfinished line. */
+  let have = 0;
+  /** The file offset of the chunk's first byte (carried bytes come just before it). */
+  let base = 0;
   let line = 1;
-  for (;;) {
-    const n = source.readInto(chunk, fileOffset);
-    if (n === 0) break;
-    let pos = 0;
-    while (pos < n) {
-      const nl = chunk.indexOf(10, pos);
-      if (nl === -1 || nl >= n) {
-        // Copy: the chunk buffer is reused by the next read.
-        carry.push(Buffer.from(chunk.subarray(pos, n)));
-        carryLength += n - pos;
-        break;
+  try {
+    for (;;) {
+      const n = source.readInto(have === 0 ? chunk : chunk.subarray(have), base + have);
+      if (n === 0) break;
+      const end = have + n;
+      let pos = 0;
+      for (;;) {
+        const nl = chunk.indexOf(10, pos);
+        if (nl === -1 || nl >= end) break;
+        const piece = chunk.subarray(pos, nl);
+        const bytes = carryLength === 0 ? piece : Buffer.concat([...carry, piece], carryLength + piece.length);
+        onLine(bytes, line, base + pos - carryLength, true);
+        if (carryLength > 0) {
+          carry = [];
+          carryLength = 0;
+        }
+        line++;
+        pos = nl + 1;
       }
-      const piece = chunk.subarray(pos, nl);
-      const bytes = carryLength === 0 ? piece : Buffer.concat([...carry, piece], carryLength + piece.length);
-      onLine(bytes, line, lineStart, true);
-      carry = [];
-      carryLength = 0;
-      line++;
-      lineStart = fileOffset + nl + 1;
-      pos = nl + 1;
+      have = end - pos;
+      if (pos > 0) {
+        chunk.copyWithin(0, pos, end);
+        base += pos;
+      } else if (have === chunk.length) {
+        // A line longer than the chunk: keep a copy of this part (the chunk is read into again).
+        carry.push(Buffer.from(chunk));
+        carryLength += have;
+        base += have;
+        have = 0;
+      }
     }
-    fileOffset += n;
+    if (carryLength + have > 0) {
+      const piece = chunk.subarray(0, have);
+      onLine(carryLength === 0 ? piece : Buffer.concat([...carry, piece], carryLength + have), line, base - carryLength, false);
+    }
+  } finally {
+    returnChunk(chunk);
   }
-  if (carryLength > 0) onLine(Buffer.concat(carry, carryLength), line, lineStart, false);
 }

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { BufferSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, openSessionBuffer, openSessionSync, parseLine } from "../../src/format/index.js";
+import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, openSessionBuffer, openSessionSync, parseLine } from "../../src/format/index.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { previewFromBytes } from "../../src/render/preview.js";
 import { fixture } from "../helpers/paths.js";
+import { rng } from "../helpers/generate.js";
+import { simdClasses } from "../../src/format/wasm/simd.js";
 
 const open = (bytes: Buffer) => openSessionBuffer("t.jsonl", bytes);
 const kinds = (bytes: Buffer) => open(bytes).records.map((r) => r.kind);
@@ -22,6 +24,39 @@ describe("forEachLine", () => {
         ["last", 4, 15, false],
       ]);
     }
+  });
+
+  it("agrees with a split of the whole file for random lines and chunk sizes, lines longer than the chunk included", () => {
+    const random = rng(7);
+    for (let round = 0; round < 200; round++) {
+      const parts: string[] = [];
+      const count = Math.floor(random() * 12);
+      for (let k = 0; k < count; k++) parts.push("x".repeat(Math.floor(random() * random() * 40)));
+      const text = parts.join("\n") + (random() < 0.5 ? "\n" : "");
+      const chunk = 1 + Math.floor(random() * 24);
+      const seen: Array<[string, number, number, boolean]> = [];
+      forEachLine(new BufferSource("x", Buffer.from(text)), (b, line, offset, terminated) => seen.push([b.toString(), line, offset, terminated]), chunk);
+      const expected: Array<[string, number, number, boolean]> = [];
+      let offset = 0;
+      const lines = text.split("\n");
+      lines.forEach((l, k) => {
+        const last = k === lines.length - 1;
+        if (!(last && l === "")) expected.push([l, k + 1, offset, !last]);
+        offset += l.length + 1;
+      });
+      expect(seen, `round ${round}, chunk ${chunk}: ${JSON.stringify(text)}`).toEqual(expected);
+    }
+  });
+
+  it("hands out lines of a file in the SIMD module's memory, where the scanner classifies them in place", () => {
+    const lines: Buffer[] = [];
+    forEachLine(new FileSource(fixture("branched.jsonl")), (b) => void lines.push(b));
+    expect(lines.length).toBeGreaterThan(3);
+    for (const b of lines) expect(simdClasses(b, 0, b.length)).toBeGreaterThanOrEqual(0);
+    // A nested read (the memory is lent out) gets a buffer of its own, and still works.
+    const inner: string[] = [];
+    forEachLine(new FileSource(fixture("branched.jsonl")), () => forEachLine(new BufferSource("x", Buffer.from("a\nb")), (b) => void inner.push(b.toString())));
+    expect(inner.slice(0, 2)).toEqual(["a", "b"]);
   });
 
   it("does not report an empty line after a final newline", () => {

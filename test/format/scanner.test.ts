@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { emptyFields, LineFlag, openSessionSync, scanLine, Verdict } from "../../src/format/index.js";
 import { byteClasses, DEL_BYTE, hasControlByte, HIGH_BYTE } from "../../src/format/scanner.js";
+import { borrowChunk, returnChunk, simdClasses } from "../../src/format/wasm/simd.js";
+import { WASM } from "../../src/format/wasm/classes-wasm.js";
 import { rng } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 
@@ -232,6 +234,46 @@ describe("hasControlByte", () => {
         }
       }
     }
+  });
+});
+
+describe("byteClasses in WebAssembly SIMD", () => {
+  it("agrees with the JavaScript loop at every alignment, length and position", () => {
+    const memory = borrowChunk(4096)!;
+    expect(memory, "WebAssembly is available here").toBeDefined();
+    try {
+      for (let offset = 0; offset < 17; offset++) {
+        for (const len of [0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 200]) {
+          for (let at = -1; at < len; at += at < 0 ? 1 : Math.max(1, len >> 3)) {
+            for (const byte of [0x00, 0x09, 0x1f, 0x20, 0x7f, 0x80, 0xff]) {
+              memory.fill(0x41, 0, 512);
+              memory[offset + len] = 0x00; // just past the end: must not be seen
+              if (at >= 0) memory[offset + at] = byte;
+              const view = memory.subarray(offset, offset + len);
+              expect(simdClasses(view, 0, len), `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(byteClasses(view, 0, len));
+            }
+          }
+        }
+      }
+      // Both a high byte and a DEL, far apart.
+      memory.fill(0x41, 0, 512);
+      memory[3] = 0x7f;
+      memory[300] = 0xc3;
+      expect(simdClasses(memory, 0, 400)).toBe(HIGH_BYTE | DEL_BYTE);
+    } finally {
+      returnChunk(memory);
+    }
+  });
+
+  it("runs the bytes assembled from classes.wat (the committed module is not stale)", async () => {
+    // @ts-expect-error: a build script without type declarations
+    const { assemble } = await import("../../scripts/build-wasm.mjs");
+    const bytes: Buffer = await assemble(new URL("../../src/format/wasm/classes.wat", import.meta.url).pathname);
+    expect(bytes.toString("base64")).toBe(WASM);
+  });
+
+  it("is not used for a buffer outside its memory", () => {
+    expect(simdClasses(Buffer.from("abc"), 0, 3)).toBe(-1);
   });
 });
 
