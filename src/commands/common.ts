@@ -45,7 +45,7 @@ export interface ShapeRead {
   findings: Finding[];
   /** Current labels: target id -> label. */
   labels: Map<string, string>;
-  /** One-line previews by node, when asked for. */
+  /** One-line previews by node, at most `options.previews` characters, when asked for. */
   previews: string[];
   /** The session's name (the latest session_info), if any. */
   name: string | undefined;
@@ -55,12 +55,12 @@ export interface ShapeRead {
  * The tree's shape from the scanner, parsing only label entries (`tree`, `path`, `context`): the
  * lines a command needs are read again, one by one, in pass two.
  */
-export async function readShape(file: string, ctx: CommandContext, options: { previews?: boolean } = {}): Promise<ShapeRead> {
+export async function readShape(file: string, ctx: CommandContext, options: { previews?: number } = {}): Promise<ShapeRead> {
   const labels = new Map<string, string>();
   const previews: string[] = [];
   let name: string | undefined;
   const session = await openForDisplay(file, ctx, {
-    ...(options.previews ? { onNode: (node: number, bytes: Buffer, type?: string, role?: string) => void (previews[node] = previewFromBytes(bytes, type, role)) } : {}),
+    ...(options.previews ? { onNode: (node: number, bytes: Buffer, type?: string, role?: string) => void (previews[node] = previewFromBytes(bytes, type, role, options.previews)) } : {}),
     only: new Set(["label", "session_info"]),
     onRecord: (entry) => {
       if (entry.type === "session_info") {

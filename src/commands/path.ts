@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
 import { writeJsonWithArray, type Sink } from "../render/sink.js";
-import { formatTime, isoTime, preview, sanitize, type Style } from "../render/text.js";
+import { fitPreview, formatTime, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
 import { nodeKindLabel } from "./tree.js";
@@ -47,7 +47,7 @@ export function nodeFor(session: Session, query: string): number {
 }
 
 export async function path(options: PathOptions, ctx: CommandContext): Promise<PathResult | LeavesResult> {
-  const { session, labels, previews } = await readShape(options.file, ctx, { previews: !options.leaves });
+  const { session, labels, previews } = await readShape(options.file, ctx, options.leaves ? {} : { previews: JSON_PREVIEW });
   try {
     const idOf = (n: number) => session.nodeId(n) ?? null;
     if (options.leaves) {
@@ -86,7 +86,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     return { json: result, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
   }
   // A branch can be the whole of a huge session: stream it.
-  const { session, previews } = await readShape(args.file as string, ctx, { previews: true });
+  const { session, previews } = await readShape(args.file as string, ctx, { previews: ctx.json ? JSON_PREVIEW : stepTextWidth(ctx.style) });
   let nodes: number[];
   try {
     const target = args.entry !== undefined ? nodeFor(session, args.entry as string) : session.leafNode;
@@ -107,7 +107,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
       }
       if (nodes.length === 0) await out.write(ctx.style.c.dim("(no entries)\n"));
       const lineWidth = nodes.length > 0 ? String(session.nodeLine(nodes[nodes.length - 1]!)).length : 1;
-      for (const step of steps()) await out.write(renderStep(step, lineWidth, ctx.style) + "\n");
+      for (let i = 0; i < nodes.length; i++) await out.write(renderStep(pathStep(session, nodes, i, previews), lineWidth, ctx.style, session.nodeTime(nodes[i]!)) + "\n");
     } finally {
       session.close();
     }
@@ -127,9 +127,13 @@ function pathStep(session: Session, nodes: readonly number[], i: number, preview
   };
 }
 
-function renderStep(e: PathStep, lineWidth: number, style: Style): string {
+/** How much of a preview a step shows. */
+const stepTextWidth = (style: Style) => Math.max(20, style.width - 50);
+
+/** `time`: the step's time in ms when known (formatting it skips parsing `e.timestamp` again). */
+function renderStep(e: PathStep, lineWidth: number, style: Style, time: number | string | undefined = e.timestamp ?? undefined): string {
   const { c } = style;
-  const textWidth = Math.max(20, style.width - 50);
+  const textWidth = stepTextWidth(style);
   const kind = e.kind.startsWith("message/") ? c.cyan(e.kind.slice(8).padEnd(21)) : c.magenta(sanitize(e.kind).padEnd(21));
-  return `${c.dim(String(e.line).padStart(lineWidth))}  ${c.bold(sanitize(e.id ?? "(no id)"))}  ${kind} ${c.dim(formatTime(e.timestamp ?? undefined))}  ${preview(e.preview, textWidth)}`;
+  return `${c.dim(String(e.line).padStart(lineWidth))}  ${c.bold(sanitize(e.id ?? "(no id)"))}  ${kind} ${c.dim(formatTime(time))}  ${fitPreview(e.preview, textWidth)}`;
 }

@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeJsonWithArray, type Sink } from "../render/sink.js";
-import { isoTime, preview, sanitize, type Style } from "../render/text.js";
+import { fitPreview, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
@@ -93,8 +93,12 @@ class TreeView {
   }
 }
 
-async function openView(options: TreeOptions, ctx: CommandContext): Promise<TreeView> {
-  const { session, labels, previews } = await readShape(options.file, ctx, { previews: true });
+/** How much of a preview the drawing shows at most (less under deep branches). */
+const treeTextWidth = (style: Style) => Math.max(30, style.width - 40);
+
+/** `previewWidth`: the longest preview wanted (the drawing shows no more than `treeTextWidth`). */
+async function openView(options: TreeOptions, ctx: CommandContext, previewWidth = JSON_PREVIEW): Promise<TreeView> {
+  const { session, labels, previews } = await readShape(options.file, ctx, { previews: previewWidth });
   return new TreeView(session, previews, labels, options.depth);
 }
 
@@ -130,7 +134,7 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
   if (roots.length === 0) {
     yield c.dim("(no entries)");
   }
-  const textWidth = Math.max(30, style.width - 40);
+  const textWidth = treeTextWidth(style);
   const stack: Array<{ node: number; linePrefix: string; childPrefix: string; root?: number }> = [];
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "", root: i });
   while (stack.length > 0) {
@@ -143,7 +147,7 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
     const k = nodeKindLabel(s, node);
     const kind = k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k));
     const p = view.preview(node);
-    const text = p ? ` ${c.dim(preview(p, Math.max(10, textWidth - linePrefix.length)))}` : "";
+    const text = p ? ` ${c.dim(fitPreview(p, Math.max(10, textWidth - linePrefix.length)))}` : "";
     yield `${c.dim(linePrefix)}${c.bold(sanitize(view.id(node) ?? "(no id)"))} ${kind}${label}${current}${text}`;
     const kids = visibleChildren(node);
     if (kids.length === 1) {
@@ -171,7 +175,7 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
   const options: TreeOptions = { file: args.file as string, depth: args.depth as number | undefined, compact: args.compact === true };
-  const view = await openView(options, ctx);
+  const view = await openView(options, ctx, ctx.json ? JSON_PREVIEW : treeTextWidth(ctx.style));
   const stream = async (out: Sink) => {
     const s = view.session;
     try {

@@ -8,8 +8,8 @@ import { entrySummary, preview } from "./text.js";
  * from bytes already in memory.
  */
 const HEAD = 600;
-/** Enough bytes of a string for a 200-character preview (UTF-8 takes up to 4 bytes a character, but most text is short of that). */
-const TEXT = 400;
+/** Bytes of a string decoded for a preview: twice its length (UTF-8 takes up to 4 bytes a character, but most text is short of that), at least TEXT_MIN. */
+const TEXT_MIN = 64;
 
 const TEXT_KEY = Buffer.from('"text":"');
 const CONTENT_KEY = Buffer.from('"content":"');
@@ -18,36 +18,37 @@ const CALL_KEY = Buffer.from('"type":"toolCall"');
 const COMMAND_KEY = Buffer.from('"command":"');
 
 /** The bytes from `key` on, decoded, or "" when the key is not in the line. */
-function around(bytes: Buffer, key: Buffer, size = TEXT): string {
+function around(bytes: Buffer, key: Buffer, size: number): string {
   const at = bytes.indexOf(key);
   return at < 0 ? "" : bytes.toString("utf8", at, Math.min(bytes.length, at + key.length + size));
 }
 
 /** The JSON string that follows `key` in the line, decoded (cut at the window), or undefined. */
-function stringAfter(bytes: Buffer, key: Buffer, size = TEXT): string | undefined {
+function stringAfter(bytes: Buffer, key: Buffer, size: number): string | undefined {
   const text = around(bytes, key, size);
   return text ? str(text, "", 0, key.length) : undefined;
 }
 
 export function previewFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, max = 200): string {
+  const window = Math.max(TEXT_MIN, 2 * max);
   if (type === "message") {
     // Only the part that will be shown is decoded, in the order entrySummary looks: the command,
     // the first text (or plain string content), a tool call, the thinking; else the whole start.
     let summary: string | undefined;
-    if (role === "bashExecution") summary = `$ ${stringAfter(bytes, COMMAND_KEY) ?? ""}`;
-    else summary = stringAfter(bytes, TEXT_KEY) ?? stringAfter(bytes, CONTENT_KEY);
+    if (role === "bashExecution") summary = `$ ${stringAfter(bytes, COMMAND_KEY, window) ?? ""}`;
+    else summary = stringAfter(bytes, TEXT_KEY, window) ?? stringAfter(bytes, CONTENT_KEY, window);
     if (summary === undefined && role === "assistant") {
       const call = around(bytes, CALL_KEY, 200);
       const name = call ? str(call, "name") : undefined;
       if (name !== undefined) summary = `→ ${name}(…)`;
       else {
-        const thinking = stringAfter(bytes, THINKING_KEY);
+        const thinking = stringAfter(bytes, THINKING_KEY, window);
         if (thinking !== undefined) summary = `(thinking) ${thinking}`;
       }
     }
     if (summary !== undefined) return preview(summary, max);
   }
-  const text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? TEXT : 0)));
+  const text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
   return preview(entrySummary(partialEntry(text, type, role)), max);
 }
 

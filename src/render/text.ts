@@ -62,6 +62,17 @@ export function preview(text: string, max: number): string {
   return cut.replace(UNSAFE_ONE_LINE, escapeChar);
 }
 
+/**
+ * A `preview` cut to `max`: the same string when it fits (a preview is flat and safe already, so
+ * previewing it again would change nothing).
+ */
+export function fitPreview(p: string, max: number): string {
+  return p.length <= max ? p : preview(p, max);
+}
+
+/** How many characters of preview a JSON document carries for each entry. */
+export const JSON_PREVIEW = 200;
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ["KB", "MB", "GB", "TB"];
