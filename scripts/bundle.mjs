@@ -6,8 +6,33 @@
  */
 import { build } from "esbuild";
 import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 
 rmSync("dist/bundle", { recursive: true, force: true });
+
+/**
+ * yargs, cliui and wrap-ansi each import their own copy of `string-width` (7.2 twice, 8.3), and
+ * each copy builds an `Intl.Segmenter` and Unicode-property regular expressions when it loads: the
+ * first segmenter of a process starts ICU, ~19 ms, paid by every command although widths are only
+ * measured to lay out help. This points the three imports at one module that loads yargs' copy (8.3,
+ * the same `stringWidth(string, options)`) on its first call: a `require` of an ES module, which
+ * esbuild turns into an initialiser that runs then. cli-table3's `require` of string-width 4
+ * (CommonJS, nothing built at load) is left alone.
+ */
+const lazyStringWidth = {
+  name: "lazy-string-width",
+  setup(b) {
+    const yargsDir = dirname(createRequire(import.meta.url).resolve("yargs/package.json"));
+    const real = join(yargsDir, "node_modules/string-width/index.js");
+    b.onResolve({ filter: /^string-width$/ }, (args) => (args.kind === "import-statement" ? { path: "string-width", namespace: "lazy-string-width" } : undefined));
+    b.onLoad({ filter: /.*/, namespace: "lazy-string-width" }, () => ({
+      contents: `let width;\nexport default function stringWidth(string, options) {\n  width ??= require(${JSON.stringify(real)}).default;\n  return width(string, options);\n}\n`,
+      loader: "js",
+      resolveDir: yargsDir,
+    }));
+  },
+};
 
 await build({
   entryPoints: { cli: "dist/cli.js", "ls-worker": "dist/commands/ls-worker.js" },
@@ -18,6 +43,7 @@ await build({
   splitting: true,
   outdir: "dist/bundle",
   logLevel: "warning",
+  plugins: [lazyStringWidth],
   // cli-table3 is CommonJS and requires node built-ins; give the ESM bundle a `require`.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
 });
