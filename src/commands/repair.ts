@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, type ExitCode as Code } from "../errors.js";
-import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type RepairAction, type Session } from "../format/index.js";
+import { FileSource, formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type RepairAction, type RepairPlan } from "../format/index.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
 import { overFiles, renderSummaryTable, writerOptions } from "./writers.js";
@@ -35,35 +35,39 @@ export interface RepairResult {
   summary: Record<RepairStatus, number>;
 }
 
-function looksLikeSession(session: Session): string | undefined {
-  if (session.size === 0) return "the file is empty; there is nothing to repair";
-  if (!session.header && session.tree.byId.size === 0) return "no session header and no entry with an id: this is not a pi session file";
+function looksLikeSession(source: FileSource, plan: RepairPlan): string | undefined {
+  if (source.size === 0) return "the file is empty; there is nothing to repair";
+  if (!plan.sessionLike) return "no session header and no entry with an id: this is not a pi session file";
   return undefined;
 }
 
 function repairOne(path: string, options: RepairOptions, many: boolean): RepairFileResult {
-  let session: Session;
+  let source: FileSource | undefined;
   let stamp;
+  let plan: RepairPlan;
   try {
     stamp = stampOf(path);
-    session = openSessionSync(path);
+    source = new FileSource(path);
+    // Planned from each line's own scan: repair builds no index of the session first.
+    plan = planRepair(source, stamp.mtimeMs);
   } catch (error) {
+    source?.close();
+    if (!(error as NodeJS.ErrnoException).code) throw error;
     return { file: path, status: "unreadable", actions: [], reason: (error as Error).message };
   }
   try {
-    const notSession = looksLikeSession(session);
+    const notSession = looksLikeSession(source, plan);
     if (notSession) return { file: path, status: "refused", actions: [], reason: notSession };
-    const plan = planRepair(session, stamp.mtimeMs);
     const dropped = new Set(plan.actions.filter((a) => a.dropped).map((a) => a.line)).size;
     const base = { file: path, actions: plan.actions, kept: plan.keptRecords, dropped };
     if (!plan.changed) return { ...base, status: "clean" };
     if (options.check) return { ...base, status: "needs-repair" };
     if (options.dryRun) {
-      const r = writeRepair(session, plan, undefined, { diff: true });
+      const r = writeRepair(source, plan, undefined, { diff: true });
       return { ...base, status: "would-repair", diff: formatDiff(path, path, r.hunks) };
     }
     const written = writeBack(path, stamp, options, many, (write) => {
-      writeRepair(session, plan, write);
+      writeRepair(source, plan, write);
     });
     for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
     if (written.error) return { ...base, status: written.error === "aborted" ? "aborted" : "refused", reason: written.reason };
@@ -79,7 +83,7 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
       ...(written.out ? { out: written.out } : {}),
     };
   } finally {
-    session.close();
+    source.close();
   }
 }
 

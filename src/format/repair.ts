@@ -1,10 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
-import type { Session } from "./reader.js";
 import { emptyFields, scanLine, Verdict } from "./scanner.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
-import { forEachLine } from "./source.js";
+import { forEachLine, type ByteSource } from "./source.js";
 import { CURRENT_VERSION } from "./types.js";
 
 /**
@@ -88,6 +87,8 @@ export interface RepairPlan {
   /** Whether the result differs from the input at all. */
   changed: boolean;
   keptRecords: number;
+  /** Whether the file holds a session header, or an entry with an id (else it is no pi session). */
+  sessionLike: boolean;
 }
 
 /**
@@ -108,6 +109,9 @@ interface Piece {
   ref: string | undefined;
   /** The text of a split or joined record (a whole line's text is re-read instead). */
   text?: string;
+  /** Where the line lies in the file, for a record that is a whole line (-1 for the others). */
+  offset: number;
+  length: number;
   /** The header's value. */
   header?: Record<string, unknown>;
   /** Normalisations applied to a single line kept as is. */
@@ -121,7 +125,7 @@ function refOf(v: Record<string, unknown>): string | undefined {
   return typeof r === "string" ? r : undefined;
 }
 
-function pieceOf(v: Record<string, unknown>, index: number, span: number, text: string | undefined, normalized: boolean): Piece {
+function pieceOf(v: Record<string, unknown>, index: number, span: number, text: string | undefined, normalized: boolean, offset = -1, length = -1): Piece {
   const m = v.message as { role?: unknown } | null | undefined;
   return {
     index,
@@ -132,6 +136,8 @@ function pieceOf(v: Record<string, unknown>, index: number, span: number, text: 
     messageOk: v.type !== "message" || (!!m && typeof m === "object" && typeof m.role === "string"),
     ref: refOf(v),
     ...(text !== undefined ? { text } : {}),
+    offset,
+    length,
     ...(v.type === "session" ? { header: v } : {}),
     normalized,
   };
@@ -218,7 +224,11 @@ function normalizeBytes(bytes: Buffer, first: boolean): { bytes: Buffer; bom: bo
   return { bytes: out, bom, cr, nul };
 }
 
-export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
+/**
+ * Plans the repair of `source` in one pass over its lines (no index of the session is built first:
+ * a line's own scan tells all repair needs). `mtimeMs` dates a synthesized header as a last resort.
+ */
+export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan {
   const actions: RepairAction[] = [];
   const decisions = new Map<number, Decision>();
   const act = (code: RepairCode, line: number, message: string) => actions.push({ code, line, message, dropped: REPAIR_CODES[code].dropped });
@@ -248,7 +258,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
     pending = [];
   };
 
-  forEachLine(session.source, (raw, line, _offset, terminated) => {
+  forEachLine(source, (raw, line, offset, terminated) => {
     const index = line - 1;
     lastIndex = index;
     lastTerminated = terminated;
@@ -275,6 +285,8 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
         parentId: fields.parentKind === 1 ? fields.parentId : fields.parentKind === 2 ? null : undefined,
         messageOk: fields.type !== "message" || fields.role !== undefined,
         ref: undefined,
+        offset,
+        length: raw.length,
         normalized,
       });
       return;
@@ -331,7 +343,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
       act("no-type-dropped", line, "an object without `type`");
       return;
     }
-    pieces.push(pieceOf(obj, index, 1, undefined, normalized));
+    pieces.push(pieceOf(obj, index, 1, undefined, normalized, offset, raw.length));
   });
   flushPending();
 
@@ -339,8 +351,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
   /** A piece's own text, normalised: its `text`, else its line read again. */
   const textOf = (p: Piece): string => {
     if (p.text !== undefined) return p.text;
-    const r = session.record(p.index);
-    return normalizeBytes(session.source.read(r.offset, r.length), p.index === 0).bytes.toString("utf8");
+    return normalizeBytes(source.read(p.offset, p.length), p.index === 0).bytes.toString("utf8");
   };
   const header = pieces.find((p) => p.type === "session");
   const entries = pieces.filter((p) => p.type !== "session");
@@ -357,7 +368,7 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
   if (!header) {
     const first = entries[0];
     const firstValue = first ? (JSON.parse(textOf(first)) as Record<string, unknown>) : undefined;
-    const synthesized = synthesizeHeader(session.name, firstValue, !legacy, mtimeMs);
+    const synthesized = synthesizeHeader(source.name, firstValue, !legacy, mtimeMs);
     headerLines.push(JSON.stringify(synthesized));
     act("header-synthesized", 1, `no header: synthesized one (id ${String(synthesized.id)}, cwd ${String(synthesized.cwd)})`);
   } else if (pieces[0] !== header || header.text !== undefined) {
@@ -465,13 +476,14 @@ export function planRepair(session: Session, mtimeMs = Date.now()): RepairPlan {
     act("newline-added", lastIndex + 1, "added the missing final newline");
   }
   actions.sort((a, b) => a.line - b.line);
-  return { actions, headerLines, decisions, changed: headerLines.length > 0 || decisions.size > 0, keptRecords };
+  const sessionLike = header !== undefined || entries.some((e) => e.id !== undefined);
+  return { actions, headerLines, decisions, changed: headerLines.length > 0 || decisions.size > 0, keptRecords, sessionLike };
 }
 
 /** Writes the repaired file (or only its diff) in one pass over the input. */
-export function writeRepair(session: Session, plan: RepairPlan, write: ((chunk: string | Uint8Array) => void) | undefined, options: Pick<RewriteOptions, "diff"> = {}): RewriteResult {
+export function writeRepair(source: ByteSource, plan: RepairPlan, write: ((chunk: string | Uint8Array) => void) | undefined, options: Pick<RewriteOptions, "diff"> = {}): RewriteResult {
   return rewriteLines(
-    session.source,
+    source,
     (index, bytes) => {
       const d = plan.decisions.get(index);
       if (!d) return null;

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFile
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openSessionSync, planRepair, quickFindings, replaceFile, stampOf, writeRepair } from "../../src/format/index.js";
+import { FileSource, openSessionSync, planRepair, quickFindings, replaceFile, stampOf, writeRepair } from "../../src/format/index.js";
 import { corrupt, CORRUPTIONS } from "../helpers/corrupt.js";
 import { corpusFiles, fixture } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
@@ -48,10 +48,10 @@ function check(base: string, kind: (typeof CORRUPTIONS)[number], seed: number): 
   writeFileSync(path, c.bytes);
 
   const stamp = stampOf(path);
-  const session = openSessionSync(path);
-  const plan = planRepair(session, stamp.mtimeMs);
-  const backup = replaceFile(path, (w) => writeRepair(session, plan, w), { expect: stamp });
-  session.close();
+  const source = new FileSource(path);
+  const plan = planRepair(source, stamp.mtimeMs);
+  const backup = replaceFile(path, (w) => writeRepair(source, plan, w), { expect: stamp });
+  source.close();
   tally.repairs++;
 
   // the original, byte-for-byte
@@ -74,7 +74,7 @@ function check(base: string, kind: (typeof CORRUPTIONS)[number], seed: number): 
   const errors = quickFindings(after).filter((f) => f.severity === "error");
   expect(errors.map((f) => `${f.line}:${f.code}`), `${kind}: errors after repair`).toEqual([]);
   // idempotent
-  expect(planRepair(after).changed, `${kind}: a second repair changes something`).toBe(false);
+  expect(planRepair(after.source).changed, `${kind}: a second repair changes something`).toBe(false);
   after.close();
   // whole in pi (on a copy: pi rewrites old versions when it opens them)
   const copy = join(dir, "pi-copy.jsonl");
