@@ -6,6 +6,7 @@ import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdown
 import type { Sink } from "../render/sink.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
+import { formatCount } from "../render/text.js";
 
 export type { ExportFormat };
 
@@ -72,7 +73,7 @@ function totalsMeta(stats: StatsCollector, clean: (s: unknown) => string): Expor
     rows: [
       ["Models", clean(tally(s.models))],
       ["Thinking levels", clean(tally(s.thinkingLevels))],
-      ["Tokens", `input ${t.input.toLocaleString("en-US")} · output ${t.output.toLocaleString("en-US")} · cache read ${t.cacheRead.toLocaleString("en-US")} · cache write ${t.cacheWrite.toLocaleString("en-US")} · total ${t.total.toLocaleString("en-US")}`],
+      ["Tokens", `input ${formatCount(t.input)} · output ${formatCount(t.output)} · cache read ${formatCount(t.cacheRead)} · cache write ${formatCount(t.cacheWrite)} · total ${formatCount(t.total)}`],
       ["Cost", `$${s.cost.toFixed(4)}`],
     ],
   };

@@ -1,6 +1,6 @@
 import { IMAGE_DATA_LENGTH, PLAIN_TEXT, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
 import type { Redactor } from "./redact.js";
-import { formatSeconds } from "./text.js";
+import { formatCount, formatSeconds } from "./text.js";
 
 /**
  * What an export shows, independent of the format: a branch as blocks (messages with their
@@ -159,7 +159,7 @@ export class BlockBuilder {
         return this.messageBlock(id, "system", "System prompt", meta(tools.length ? `tools: ${this.clean(tools.join(", "))}` : undefined), text ? [{ kind: "folded", summary: "Prompt sections", text: this.clean(text) }] : []);
       }
       case "compactionSummary":
-        return this.summaryBlock(id, "Compaction summary", meta(typeof m.tokensBefore === "number" ? `${m.tokensBefore.toLocaleString("en-US")} tokens before` : undefined), m.summary);
+        return this.summaryBlock(id, "Compaction summary", meta(typeof m.tokensBefore === "number" ? `${formatCount(m.tokensBefore)} tokens before` : undefined), m.summary);
       case "branchSummary":
         return this.summaryBlock(id, "Branch summary", meta(), m.summary);
       default:
@@ -202,7 +202,7 @@ export class BlockBuilder {
       case "custom_message":
         return [this.message({ role: "custom", customType: e.customType as string, content: e.content as AgentMessage["content"], timestamp: Date.parse(e.timestamp) }, e)];
       case "compaction":
-        return [{ kind: "summary", title: "Compaction", id: this.clean(e.id), meta: [typeof e.tokensBefore === "number" ? `${e.tokensBefore.toLocaleString("en-US")} tokens before` : "", this.time(e.timestamp) ?? ""].filter(Boolean), text: this.clean(e.summary), ...(this.labels.get(e.id) ? { label: this.cleanForeign(this.labels.get(e.id)) } : {}) }];
+        return [{ kind: "summary", title: "Compaction", id: this.clean(e.id), meta: [typeof e.tokensBefore === "number" ? `${formatCount(e.tokensBefore)} tokens before` : "", this.time(e.timestamp) ?? ""].filter(Boolean), text: this.clean(e.summary), ...(this.labels.get(e.id) ? { label: this.cleanForeign(this.labels.get(e.id)) } : {}) }];
       case "branch_summary":
         return e.summary ? [{ kind: "summary", title: "Branch summary", id: this.clean(e.id), meta: [this.time(e.timestamp) ?? ""].filter(Boolean), text: this.clean(e.summary) }] : [];
       case "model_change":

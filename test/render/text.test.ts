@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { partialEntry } from "../../src/render/preview.js";
-import { entrySummary, formatCount, formatTime, isoTime, preview, sanitize } from "../../src/render/text.js";
+import { entrySummary, formatCount, formatSeconds, formatTime, isoTime, preview, sanitize } from "../../src/render/text.js";
 import { rng } from "../helpers/generate.js";
 
 describe("sanitize", () => {
@@ -63,6 +63,7 @@ describe("isoTime and formatTime", () => {
       const iso = new Date(t).toISOString();
       expect(isoTime(t), String(t)).toBe(iso);
       expect(formatTime(t), String(t)).toBe(`${iso.slice(0, -14)} ${iso.slice(-13, -8)}`);
+      expect(formatSeconds(t), String(t)).toBe(`${iso.slice(0, -14)} ${iso.slice(-13, -5)}`);
     }
     for (const t of [8.64e15 + 1, -Infinity, NaN]) {
       expect(isoTime(t)).toBeNull();
