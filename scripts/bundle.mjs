@@ -17,7 +17,7 @@ rmSync("dist/bundle", { recursive: true, force: true });
  * first segmenter of a process starts ICU, ~19 ms, paid by every command although widths are only
  * measured to lay out help. This points the three imports at one module that loads yargs' copy (8.3,
  * the same `stringWidth(string, options)`) on its first call: a `require` of an ES module, which
- * esbuild turns into an initialiser that runs then. cli-table3's `require` of string-width 4
+ * esbuild turns into an initialiser that runs then. Our tables' `require` of string-width 4
  * (CommonJS, nothing built at load) is left alone.
  */
 const lazyStringWidth = {
@@ -25,7 +25,8 @@ const lazyStringWidth = {
   setup(b) {
     const yargsDir = dirname(createRequire(import.meta.url).resolve("yargs/package.json"));
     const real = join(yargsDir, "node_modules/string-width/index.js");
-    b.onResolve({ filter: /^string-width$/ }, (args) => (args.kind === "import-statement" ? { path: "string-width", namespace: "lazy-string-width" } : undefined));
+    const fromYargs = /\/node_modules\/(yargs|cliui|wrap-ansi)\//;
+    b.onResolve({ filter: /^string-width$/ }, (args) => (args.kind === "import-statement" && fromYargs.test(args.importer) ? { path: "string-width", namespace: "lazy-string-width" } : undefined));
     b.onLoad({ filter: /.*/, namespace: "lazy-string-width" }, () => ({
       contents: `let width;\nexport default function stringWidth(string, options) {\n  width ??= require(${JSON.stringify(real)}).default;\n  return width(string, options);\n}\n`,
       loader: "js",
@@ -35,10 +36,10 @@ const lazyStringWidth = {
 };
 
 /**
- * cli-table3 measures every cell several times with string-width 4, which strips escape codes with
- * strip-ansi 6, which compiles ansi-regex's pattern anew on every call (~15 ms of laying out a
- * 20-row table, a tenth of a warm `ls`). Its `require` gets the same pattern compiled once, and
- * skipped for text without an escape byte, as strip-ansi 7 does.
+ * string-width 4 (our tables' widths) strips escape codes with strip-ansi 6, which compiles
+ * ansi-regex's pattern anew on every call (under cli-table3, which measured each cell several
+ * times, ~15 ms of a 20-row table). Its `require` gets the same pattern compiled once, and skipped
+ * for text without an escape byte, as strip-ansi 7 does.
  */
 const stripAnsiOnce = {
   name: "strip-ansi-once",
@@ -62,6 +63,6 @@ await build({
   outdir: "dist/bundle",
   logLevel: "warning",
   plugins: [lazyStringWidth, stripAnsiOnce],
-  // cli-table3 is CommonJS and requires node built-ins; give the ESM bundle a `require`.
+  // string-width 4 is CommonJS; give the ESM bundle a `require`.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
 });
