@@ -6,11 +6,12 @@ export interface Sink {
   write(chunk: string | Uint8Array): Promise<void> | void;
 }
 
-/** Large byte chunks (a message's JSON copied from the file) go out as they are, not copied. */
+/** Chunks this large (a message's JSON copied from the file, a long text) go out as they are, not copied. */
 const DIRECT = 65536;
 
 export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Promise<void> } {
   let buffered: Array<string | Uint8Array> = [];
+  /** UTF-16 units of the strings plus bytes of the rest. */
   let size = 0;
   let closed = false;
   stream.once("error", () => (closed = true));
@@ -21,22 +22,32 @@ export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Pro
       else stream.once("drain", resolve);
     });
   };
-  const joined = (): string | Uint8Array => {
-    const out = buffered.every((c) => typeof c === "string") ? buffered.join("") : Buffer.concat(buffered.map((c) => (typeof c === "string" ? Buffer.from(c) : c)));
+  /**
+   * The batch as one buffer, each string encoded straight into it (a string takes at most three
+   * UTF-8 bytes a UTF-16 unit): joining the strings first, then encoding, copied them once more.
+   */
+  const joined = (): Uint8Array => {
+    const out = Buffer.allocUnsafe(size * 3);
+    let at = 0;
+    for (const c of buffered) {
+      if (typeof c === "string") at += out.write(c, at);
+      else {
+        out.set(c, at);
+        at += c.length;
+      }
+    }
     buffered = [];
     size = 0;
-    return out;
+    return out.subarray(0, at);
   };
   return {
-    async write(chunk: string | Uint8Array) {
-      if (typeof chunk !== "string" && chunk.length >= DIRECT) {
-        if (size > 0) await push(joined());
-        return push(chunk);
-      }
+    // Not async: a write that only joins the batch returns nothing to wait for (no promise each).
+    write(chunk: string | Uint8Array) {
+      if (chunk.length >= DIRECT) return size > 0 ? push(joined()).then(() => push(chunk)) : push(chunk);
       // Batch small writes: one syscall per ~64 KB, not one per line.
       buffered.push(chunk);
       size += chunk.length;
-      if (size < 65536) return;
+      if (size < DIRECT) return;
       return push(joined());
     },
     async flush() {
