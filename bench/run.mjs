@@ -19,16 +19,37 @@ import { parseArgs } from "node:util";
 import { generateLargeSession, generateStore } from "./generate.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { values } = parseArgs({
-  options: {
-    size: { type: "string", multiple: true },
-    store: { type: "string" },
-    quick: { type: "boolean", default: false },
-    runs: { type: "string" },
-    data: { type: "string" },
-    "skip-pi": { type: "boolean", default: false },
-  },
-});
+const USAGE = `usage: npm run bench -- [options]
+
+  --size MB      a session size to generate and time (repeatable; default 50 and 200)
+  --store N      sessions in the store for ls (default 5000; 0 skips it)
+  --runs N       rounds; each contender's fastest counts (default 2)
+  --quick        small sizes and one round, for CI: proves the benchmark runs
+  --data DIR     where generated inputs are kept (default bench-data/, reused across runs)
+  --skip-pi      leave pi's own path out
+  --help         this text`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      size: { type: "string", multiple: true },
+      store: { type: "string" },
+      quick: { type: "boolean", default: false },
+      runs: { type: "string" },
+      data: { type: "string" },
+      "skip-pi": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  }));
+} catch (error) {
+  console.error(`bench: ${error.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const quick = values.quick;
 const sizes = (values.size ?? (quick ? ["4"] : ["50", "200"])).map(Number);
 const storeCount = Number(values.store ?? (quick ? 200 : 5000));
