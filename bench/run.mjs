@@ -159,8 +159,10 @@ for (const size of sizes.filter((s) => s > 0)) {
         failures++;
         continue;
       }
-      // The targets: speed against the baselines measured here; peak RSS under 300 MB at 1 GB;
-      // past that (2 GB), completing is the target (the naive baseline cannot read such a file).
+      // The targets (SPEC §8): speed against the baselines measured here, on a 200 MB session
+      // (and larger); peak RSS under 300 MB at 1 GB; past that (2 GB), completing is the target
+      // (the naive baseline cannot read such a file). Smaller sessions are timed for the record:
+      // there a fixed ~80-100 ms of start-up (loading the CLI and its parser) weighs on every ratio.
       const vsNaive = naive.ms ? m.ms / naive.ms : undefined;
       const oneGB = bytes >= 900 * 2 ** 20 && bytes < 1536 * 2 ** 20;
       let target;
@@ -168,13 +170,16 @@ for (const size of sizes.filter((s) => s > 0)) {
       if (bytes >= 1536 * 2 ** 20) {
         target = "completes";
         ok = true;
+      } else if (bytes < 150 * 2 ** 20) {
+        target = "none below 200 MB";
+        ok = undefined;
       } else {
         const rssOk = !oneGB || m.rssMB < 300;
         const speedOk = c.shape ? vsNaive < 1 : vsNaive <= 1.3 && (!pi.ms || m.ms <= pi.ms);
         target = (c.shape ? "< 1.0 × naive" : "≤ 1.3 × naive, ≤ pi") + (oneGB ? ", RSS < 300" : "");
         ok = speedOk && rssOk;
       }
-      console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive === undefined ? "-" : vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${target}: ${ok ? "met" : "MISSED"} |`);
+      console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive === undefined ? "-" : vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${ok === undefined ? target : `${target}: ${ok ? "met" : "MISSED"}`} |`);
     }
     console.log("");
   }
@@ -204,8 +209,10 @@ if (storeCount > 0) {
   console.log(`| contender | time ms | vs pi | peak RSS MB | target |`);
   console.log(`| --- | ---: | ---: | ---: | --- |`);
   console.log(`| pi: SessionManager.listAll | ${fmt(pi.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
-  console.log(`| pi-session ls (cold cache) | ${fmt(cold.ms)} | ${ratio(cold.ms, pi.ms)} | ${fmt(cold.rssMB)} | ≥ 3× faster than pi: ${pi.ms / cold.ms >= 3 ? "met" : "MISSED"} |`);
-  console.log(`| pi-session ls (warm cache) | ${fmt(warm.ms)} | ${ratio(warm.ms, pi.ms)} | ${fmt(warm.rssMB)} | < 10% of cold (${ratio(warm.ms, cold.ms)}): ${warm.ms < 0.1 * cold.ms ? "met" : "MISSED"} |`);
+  // The targets are set for 5,000 sessions; a smaller store (--quick) is timed for the record.
+  const judge = (ok) => (storeCount >= 5000 ? `: ${ok ? "met" : "MISSED"}` : " (set for 5,000 sessions)");
+  console.log(`| pi-session ls (cold cache) | ${fmt(cold.ms)} | ${ratio(cold.ms, pi.ms)} | ${fmt(cold.rssMB)} | ≥ 3× faster than pi${judge(pi.ms / cold.ms >= 3)} |`);
+  console.log(`| pi-session ls (warm cache) | ${fmt(warm.ms)} | ${ratio(warm.ms, pi.ms)} | ${fmt(warm.rssMB)} | < 10% of cold (${ratio(warm.ms, cold.ms)})${judge(warm.ms < 0.1 * cold.ms)} |`);
   console.log("");
 }
 
