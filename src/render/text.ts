@@ -63,11 +63,15 @@ export function preview(text: string, max: number): string {
 }
 
 /**
- * A `preview` cut to `max`: the same string when it fits (a preview is flat and safe already, so
- * previewing it again would change nothing).
+ * `preview(p, max)` of a string `p` that `preview` made: it is flat and safe already, so only the
+ * cut is left to make (a tree draws a hundred thousand of them, each narrower under deep branches).
  */
 export function fitPreview(p: string, max: number): string {
-  return p.length <= max ? p : preview(p, max);
+  if (p.length <= max) return p;
+  let end = Math.max(1, max - 1);
+  const last = p.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
+  return p.slice(0, end).trimEnd() + "…";
 }
 
 /** How many characters of preview a JSON document carries for each entry. */

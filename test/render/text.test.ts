@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { partialEntry } from "../../src/render/preview.js";
-import { entrySummary, formatCount, formatSeconds, formatTime, isoTime, preview, sanitize } from "../../src/render/text.js";
+import { entrySummary, fitPreview, formatCount, formatSeconds, formatTime, isoTime, preview, sanitize } from "../../src/render/text.js";
 import { rng } from "../helpers/generate.js";
 
 describe("sanitize", () => {
@@ -51,6 +51,20 @@ describe("formatCount", () => {
     const values = [0, 1, 999, 1000, 1001, -1000, 999_999, 1_000_000, Number.MAX_SAFE_INTEGER, 1.5, 1234.5678];
     for (let i = 0; i < 500; i++) values.push(Math.floor(r() * 10 ** Math.floor(r() * 15)) * (r() < 0.2 ? -1 : 1));
     for (const n of values) expect(formatCount(n), String(n)).toBe(n.toLocaleString("en-US"));
+  });
+});
+
+describe("fitPreview", () => {
+  it("cuts a preview as previewing it again would", () => {
+    const r = rng(11);
+    const alphabet = ["a", "b", " ", "  ", "\n", "\t", "\u001b", "😀", "é", "…", "\u202e", "x".repeat(20)];
+    for (let i = 0; i < 3000; i++) {
+      let text = "";
+      for (let k = Math.floor(r() * 60); k > 0; k--) text += alphabet[Math.floor(r() * alphabet.length)];
+      const p = preview(text, 10 + Math.floor(r() * 200));
+      const max = 1 + Math.floor(r() * 120);
+      expect(fitPreview(p, max), JSON.stringify([text, max])).toBe(preview(p, max));
+    }
   });
 });
 
