@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
 import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export-entry.js";
-import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle } from "../render/export-render.js";
+import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export-render.js";
 import type { Sink } from "../render/sink.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
@@ -101,13 +101,22 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
   yield format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean));
   let stats: StatsCollector;
   if (options.view === "context") {
+    const out: Pieces = [];
     for (const m of contextMessages(b.session, b.leaf)) {
       const block = renderer.builder.message(m);
-      yield format === "md" ? markdownBlock(block, options) : htmlBlock(block, options);
+      if (format === "md") markdownBlock(out, block, options);
+      else out.push(htmlBlock(block, options));
+      yield* out;
+      out.length = 0;
     }
     stats = branchStats(b);
   } else {
-    for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) yield renderer.render(entry, () => b.session.nodeRecord(node));
+    const out: Pieces = [];
+    for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
+      renderer.render(out, entry, () => b.session.nodeRecord(node));
+      yield* out;
+      out.length = 0;
+    }
     stats = renderer.stats;
   }
   const closing = totalsMeta(stats, clean);
@@ -123,7 +132,9 @@ function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<string> {
   yield `{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
   let first = true;
   for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
-    yield `${first ? "\n" : ",\n"}    ${renderer.render(entry, () => b.session.nodeRecord(node))}`;
+    const out: Pieces = [first ? "\n    " : ",\n    "];
+    renderer.render(out, entry, () => b.session.nodeRecord(node));
+    yield* out;
     first = false;
   }
   yield `${first ? "]" : "\n  ]"}\n}\n`;

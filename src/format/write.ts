@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { BATCH_SIZE, ChunkBatch } from "./batch.js";
 
 /**
  * Writing session files safely, for every command that writes (SPEC §5): a temporary file in the
@@ -107,11 +108,19 @@ function writeTemp(target: string, produce: Producer): string {
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
   let written = false;
   try {
-    produce((chunk) => {
-      const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    const writeAll = (buf: Uint8Array) => {
       let done = 0;
       while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
+    };
+    // One write a batch, not one a line (or a piece of Markdown).
+    const batch = new ChunkBatch();
+    produce((chunk) => {
+      if (chunk.length >= BATCH_SIZE) {
+        if (!batch.empty) writeAll(batch.take());
+        writeAll(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+      } else if (batch.add(chunk)) writeAll(batch.take());
     });
+    if (!batch.empty) writeAll(batch.take());
     fsyncSync(fd);
     written = true;
   } finally {

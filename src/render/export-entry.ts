@@ -1,6 +1,6 @@
 import { StatsCollector, type AgentMessage, type AnyEntry, type LineRecord, type ReadOptions } from "../format/index.js";
 import { BlockBuilder, imageDataLength } from "./export-model.js";
-import { htmlBlock, markdownBlock, type ExportStyle } from "./export-render.js";
+import { htmlBlock, markdownBlock, type ExportStyle, type Pieces } from "./export-render.js";
 import { Redactor } from "./redact.js";
 
 /**
@@ -61,14 +61,21 @@ export class EntryRenderer {
     return JSON.stringify(this.redactor.value(this.setup.images === "placeholder" ? placeholderImages(v) : v));
   }
 
-  /** One entry's text: its blocks (Markdown, HTML) or its JSON line. `record` is asked for only when the entry counts toward the totals. */
-  render(entry: AnyEntry, record: () => LineRecord): string {
+  /**
+   * Pushes one entry's text onto `out`: its blocks (Markdown, in pieces; HTML) or its JSON line.
+   * `record` is asked for only when the entry counts toward the totals.
+   */
+  render(out: Pieces, entry: AnyEntry, record: () => LineRecord): void {
     const role = entry.type === "message" ? (entry.message as AgentMessage | undefined)?.role : undefined;
     if (countsTowardTotals(entry.type, role)) this.stats.onRecord(entry, record());
     const { format } = this.setup;
-    if (format === "json") return this.json(entry);
-    let out = "";
-    for (const block of this.builder.entry(entry)) out += format === "md" ? markdownBlock(block, this.setup) : htmlBlock(block, this.setup);
-    return out;
+    if (format === "json") {
+      out.push(this.json(entry));
+      return;
+    }
+    for (const block of this.builder.entry(entry)) {
+      if (format === "md") markdownBlock(out, block, this.setup);
+      else out.push(htmlBlock(block, this.setup));
+    }
   }
 }

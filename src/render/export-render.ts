@@ -53,10 +53,18 @@ function lineCount(text: string): number {
   return n;
 }
 
+/**
+ * Markdown is made as a list of pieces, not one string: session text stays the flat string
+ * `JSON.parse` made and is encoded for output as it is, where a string built around it is
+ * flattened and encoded by a slower path (measured on 54 MB of entries: 23-33 ms against
+ * 94-211 ms). `out.join("")` is the Markdown.
+ */
+export type Pieces = string[];
+
 /** A fenced block that nothing inside can close: the fence is longer than any backtick run. */
-export function fence(text: string, info = ""): string {
+function fence(out: Pieces, text: string, info = ""): void {
   const f = "`".repeat(Math.max(3, longestRun(text, "`") + 1));
-  return `${f}${info}\n${text}${text.endsWith("\n") || text === "" ? "" : "\n"}${f}`;
+  out.push(`${f}${info}\n`, text, text.endsWith("\n") || text === "" ? f : `\n${f}`);
 }
 
 /** Inline code that contains any text (backtick runs included). */
@@ -81,32 +89,56 @@ export function inline(text: string): string {
     .replace(/^([-+=])/, "\\$1");
 }
 
-function mdDetails(summary: string, body: string): string {
-  return `<details><summary>${escapeHtml(summary)}</summary>\n\n${body}\n\n</details>`;
+function mdDetails(out: Pieces, summary: string, body: () => void): void {
+  out.push(`<details><summary>${escapeHtml(summary)}</summary>\n\n`);
+  body();
+  out.push("\n\n</details>");
 }
 
-function mdPart(p: Part, style: ExportStyle): string {
+/** Pushes a part's pieces; false when it shows nothing (thinking omitted). */
+function mdPart(out: Pieces, p: Part, style: ExportStyle): boolean {
   switch (p.kind) {
     case "text":
-      return fence(p.text, "text");
+      fence(out, p.text, "text");
+      return true;
     case "thinking":
-      if (style.thinking === "omit") return "";
-      return style.thinking === "full" ? `**Thinking**\n\n${fence(p.text, "text")}` : mdDetails("Thinking", fence(p.text, "text"));
+      if (style.thinking === "omit") return false;
+      if (style.thinking === "full") {
+        out.push("**Thinking**\n\n");
+        fence(out, p.text, "text");
+      } else mdDetails(out, "Thinking", () => fence(out, p.text, "text"));
+      return true;
     case "toolCall":
-      return `**Tool call** ${code(p.name)}\n\n${fence(p.args, "json")}`;
+      out.push(`**Tool call** ${code(p.name)}\n\n`);
+      fence(out, p.args, "json");
+      return true;
     case "toolResult": {
-      const images = p.images.map((i) => mdPart(i, style)).join("\n\n");
-      if (style.toolResults === "omit") return `*(tool output omitted)*`;
+      if (style.toolResults === "omit") {
+        out.push(`*(tool output omitted)*`);
+        return true;
+      }
+      const body = () => {
+        fence(out, p.text, "text");
+        for (const image of p.images) {
+          out.push("\n\n");
+          mdPart(out, image, style);
+        }
+      };
       const lines = lineCount(p.text);
-      const body = fence(p.text, "text") + (images ? `\n\n${images}` : "");
-      return style.toolResults === "full" ? body : mdDetails(`${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})`, body);
+      if (style.toolResults === "full") body();
+      else mdDetails(out, `${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})`, body);
+      return true;
     }
     case "image":
-      return style.images === "embed" && embeddable(p) ? `![${inline(p.mime)}](data:${p.mime};base64,${p.data})` : `*\\[${inline(imageLabel(p))}\\]*`;
+      out.push(style.images === "embed" && embeddable(p) ? `![${inline(p.mime)}](data:${p.mime};base64,${p.data})` : `*\\[${inline(imageLabel(p))}\\]*`);
+      return true;
     case "shell":
-      return fence(`$ ${p.command}\n${p.output}`, "console") + (p.exitCode ? `\n\n*exit code ${p.exitCode}*` : "");
+      fence(out, `$ ${p.command}\n${p.output}`, "console");
+      if (p.exitCode) out.push(`\n\n*exit code ${p.exitCode}*`);
+      return true;
     case "folded":
-      return mdDetails(p.summary, fence(p.text, "text"));
+      mdDetails(out, p.summary, () => fence(out, p.text, "text"));
+      return true;
   }
 }
 
@@ -126,12 +158,27 @@ export function markdownTotals(meta: ExportMeta): string {
   return `---\n\n**${inline(meta.title)}**\n\n${meta.rows.map(([k, v, isCode]) => `- **${inline(k)}:** ${isCode ? code(v) : inline(v)}`).join("\n")}\n`;
 }
 
-export function markdownBlock(b: Block, style: ExportStyle): string {
-  if (b.kind === "note") return `> ${inline(b.text)}\n\n`;
-  if (b.kind === "summary") return `${mdHeading(b)}${fence(b.text, "text")}\n\n`;
-  const edit = b.edit ? `> ✎ ${b.edit === "dropped" ? "Dropped from the model's context by a later context edit." : "Replaced in the model's context by a later context edit."}\n\n` : "";
-  const parts = b.parts.map((p) => mdPart(p, style)).filter(Boolean);
-  return `${mdHeading(b)}${edit}${parts.join("\n\n")}${parts.length ? "\n\n" : ""}`;
+/** Pushes a block's Markdown pieces onto `out`. */
+export function markdownBlock(out: Pieces, b: Block, style: ExportStyle): void {
+  if (b.kind === "note") {
+    out.push(`> ${inline(b.text)}\n\n`);
+    return;
+  }
+  out.push(mdHeading(b));
+  if (b.kind === "summary") {
+    fence(out, b.text, "text");
+    out.push("\n\n");
+    return;
+  }
+  if (b.edit) out.push(`> ✎ ${b.edit === "dropped" ? "Dropped from the model's context by a later context edit." : "Replaced in the model's context by a later context edit."}\n\n`);
+  let shown = false;
+  for (const p of b.parts) {
+    const mark = out.length;
+    if (shown) out.push("\n\n");
+    if (mdPart(out, p, style)) shown = true;
+    else out.length = mark;
+  }
+  if (shown) out.push("\n\n");
 }
 
 // ---------------------------------------------------------------- HTML

@@ -1,3 +1,5 @@
+import { BATCH_SIZE, ChunkBatch } from "../format/batch.js";
+
 /**
  * Output that may be large (a tree of a million entries, a gigabyte context) is written piece by
  * piece, waiting when the stream is full, so that it is never held in memory whole.
@@ -6,13 +8,8 @@ export interface Sink {
   write(chunk: string | Uint8Array): Promise<void> | void;
 }
 
-/** Chunks this large (a message's JSON copied from the file, a long text) go out as they are, not copied. */
-const DIRECT = 65536;
-
 export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Promise<void> } {
-  let buffered: Array<string | Uint8Array> = [];
-  /** UTF-16 units of the strings plus bytes of the rest. */
-  let size = 0;
+  const batch = new ChunkBatch();
   let closed = false;
   stream.once("error", () => (closed = true));
   const push = (chunk: string | Uint8Array): Promise<void> => {
@@ -22,36 +19,15 @@ export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Pro
       else stream.once("drain", resolve);
     });
   };
-  /**
-   * The batch as one buffer, each string encoded straight into it (a string takes at most three
-   * UTF-8 bytes a UTF-16 unit): joining the strings first, then encoding, copied them once more.
-   */
-  const joined = (): Uint8Array => {
-    const out = Buffer.allocUnsafe(size * 3);
-    let at = 0;
-    for (const c of buffered) {
-      if (typeof c === "string") at += out.write(c, at);
-      else {
-        out.set(c, at);
-        at += c.length;
-      }
-    }
-    buffered = [];
-    size = 0;
-    return out.subarray(0, at);
-  };
   return {
     // Not async: a write that only joins the batch returns nothing to wait for (no promise each).
     write(chunk: string | Uint8Array) {
-      if (chunk.length >= DIRECT) return size > 0 ? push(joined()).then(() => push(chunk)) : push(chunk);
-      // Batch small writes: one syscall per ~64 KB, not one per line.
-      buffered.push(chunk);
-      size += chunk.length;
-      if (size < DIRECT) return;
-      return push(joined());
+      // A chunk as large as a batch (a message's JSON copied from the file, a long text) goes as it is.
+      if (chunk.length >= BATCH_SIZE) return batch.empty ? push(chunk) : push(batch.take()).then(() => push(chunk));
+      if (batch.add(chunk)) return push(batch.take());
     },
     async flush() {
-      if (size > 0) await push(joined());
+      if (!batch.empty) await push(batch.take());
     },
   };
 }

@@ -185,6 +185,9 @@ describe("crash safety", () => {
       copyFileSync(originals[cmd]!, f);
       const r = await cli([cmd, f]);
       expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+      // Larger than a read chunk: lines written from a reused read buffer must arrive intact.
+      const checked = await cli(["check", f, "--quiet"]);
+      expect(checked.exitCode, checked.stdout).toBe(0);
       expected[cmd] = readFileSync(f);
     }
     let trials = 0;

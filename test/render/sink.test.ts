@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { createFile } from "../../src/format/index.js";
 import { streamSink } from "../../src/render/sink.js";
 import { rng } from "../helpers/generate.js";
 
@@ -40,5 +44,20 @@ describe("streamSink", () => {
     await new Promise<void>((resolve) => stream.end(resolve));
     expect(bytes().equals(Buffer.concat(expected))).toBe(true);
     expect(writes()).toBeLessThan(expected.length / 4);
+  });
+});
+
+describe("createFile's batched writes", () => {
+  it("keep the bytes a chunk held when it was written, though the caller reuses its buffer", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-batch-"));
+    const path = join(dir, "out.txt");
+    const line = Buffer.from("abc\n");
+    createFile(path, (write) => {
+      write(line);
+      line.fill(0x78, 0, 3); // "xxx\n"
+      write(line);
+      write("é😀\n");
+    });
+    expect(readFileSync(path, "utf8")).toBe("abc\nxxx\né😀\n");
   });
 });
