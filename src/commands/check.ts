@@ -35,7 +35,7 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
     const validator = new Validator();
     let session: Session;
     try {
-      session = await openPath(file, { onRecord: validator.onRecord });
+      session = await openPath(file, { onRecord: validator.onRecord, imageData: "length" });
     } catch (error) {
       unreadable.push({ file, error: (error as Error).message });
       continue;

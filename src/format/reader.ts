@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { finding, type Finding } from "./findings.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
 import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
-import { emptyFields, scanLine, Verdict } from "./scanner.js";
+import { emptyFields, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
 
@@ -227,6 +227,16 @@ function restoreLongString(value: object, long: LongString): void {
   }
 }
 
+/** A line the scanner found valid, parsed without its long plain string when it has one. */
+function parseSkimmed(bytes: Buffer, fields: ScanFields): Record<string, unknown> {
+  if (!fields.longPlain) return JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+  const start = fields.longStart;
+  const end = fields.longEnd;
+  const value = JSON.parse(Buffer.concat([bytes.subarray(0, start), LONG_MARKER_BYTES, bytes.subarray(end)]).toString("utf8")) as Record<string, unknown>;
+  restoreLongString(value, { skeleton: bytes, length: end - start, literal: () => bytes.subarray(start - 1, end + 1) });
+  return value;
+}
+
 export interface OpenOptions {
   /**
    * Called in pass one with every entry (upgraded to v3 shape) and the header, for commands that
@@ -234,6 +244,13 @@ export interface OpenOptions {
    * read. Without it, pass one parses nothing it does not need (see `scanner.ts`).
    */
   onRecord?: (value: AnyEntry | SessionHeader, record: LineRecord) => void;
+  /**
+   * With `onRecord` for every entry: "length" hands entries on as `ReadOptions.imageData` does, a
+   * large image's data left out (`show` and `check` look at neither its bytes nor its length).
+   * A line of 64 KB or more then goes through the scanner, which finds the data, and is parsed
+   * without it: most of a session's bytes are never copied into strings. Default "full".
+   */
+  imageData?: "full" | "length";
   /**
    * With `onRecord`: parse and pass on only entries of these types (and the header); every other
    * line goes through the scanner. `tree` asks for labels, `ls` for session names.
@@ -563,6 +580,7 @@ export class Session {
     const fields = emptyFields();
     const only = options.only;
     const full = options.onRecord !== undefined && only === undefined;
+    const skimImages = full && options.imageData === "length";
     let ordinal = 0;
     let prevV1Id: string | null = null;
     forEachLine(this.source, (bytes, line, offset, terminated) => {
@@ -576,7 +594,7 @@ export class Session {
       let kind: LineKind;
       let verdict = Verdict.Defer;
       // (A line with a NUL byte is never valid JSON: the scanner says so, and parseLine flags it.)
-      if (!full && line !== 1) verdict = scanLine(bytes, fields);
+      if ((!full || (skimImages && bytes.length >= LONG_STRING)) && line !== 1) verdict = scanLine(bytes, fields);
       const wanted = only !== undefined && fields.type !== undefined && only.has(fields.type);
       if (verdict === Verdict.Valid && fields.object && !wanted && fields.type !== "session" && fields.type !== "leaf" && !(this.v1Ids && fields.type === "compaction")) {
         if (bytes.length > 0 && bytes[bytes.length - 1] === 13) flags |= LineFlag.CRLF;
@@ -588,6 +606,8 @@ export class Session {
           t.longStart[i] = fields.longStart;
           t.longEnd[i] = fields.longEnd;
         }
+        // Every entry wanted (a long line, skimmed): parsed here, without its image data.
+        if (full) obj = parseSkimmed(bytes, fields);
         if (fields.messageStart >= 0) {
           t.msgStart[i] = fields.messageStart;
           t.msgEnd[i] = fields.messageEnd;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, openSessionBuffer, openSessionSync, parseLine } from "../../src/format/index.js";
+import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, openSessionBuffer, openSessionSync, parseLine, type OpenOptions, type Session } from "../../src/format/index.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { previewFromBytes } from "../../src/render/preview.js";
-import { fixture } from "../helpers/paths.js";
+import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
 import { rng } from "../helpers/generate.js";
 import { simdClasses } from "../../src/format/wasm/simd.js";
 
@@ -218,5 +218,51 @@ describe("current leaf", () => {
     expect(back.nodeRecord(back.leafNode).id).toBe("u1");
     const none = open(jsonl(header(), user("u1", null, "a"), entry("leaf", "l1", "u1", { targetId: null })));
     expect(none.leafNode).toBe(-1);
+  });
+});
+
+describe("pass one with onRecord and imageData: length", () => {
+  /** Every entry handed on, with image data as `ReadOptions.imageData: "length"` leaves it. */
+  const entries = (open: (o: OpenOptions) => Session, imageData: "full" | "length") => {
+    const seen: unknown[] = [];
+    const session = open({ onRecord: (v) => void seen.push(v), imageData });
+    const image = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(image);
+      if (v && typeof v === "object") {
+        const o = v as Record<string | symbol, unknown>;
+        const length = o[IMAGE_DATA_LENGTH];
+        const out: Record<string, unknown> = Object.fromEntries(Object.entries(o).map(([k, x]) => [k, image(x)]));
+        if (typeof length === "number") out.data = `(${length} bytes)`;
+        else if (o.type === "image" && typeof o.data === "string" && o.data.length >= 65536) out.data = `(${o.data.length} bytes)`;
+        return out;
+      }
+      return v;
+    };
+    const result = { entries: seen.map(image), records: session.records, leaf: session.leafNode, findings: session.lineFindings };
+    session.close();
+    return result;
+  };
+
+  it("hands on the same entries as the full read, large images' data left out, and indexes the same", () => {
+    const big = "A".repeat(200_000);
+    const bytes = jsonl(
+      header(),
+      user("u1", null, "look"),
+      entry("message", "t1", "u1", { message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "image", data: big, mimeType: "image/png" }, { type: "text", text: "x".repeat(70_000) }] } }),
+      entry("message", "t2", "t1", { message: { role: "user", content: [{ type: "text", text: `quote \\" and ${"y".repeat(70_000)}` }, { type: "image", data: big, mimeType: "image/png" }] } }),
+    );
+    const files: Array<(o: OpenOptions) => Session> = [(o) => openSessionBuffer("t.jsonl", bytes, o), ...[...fixtureFiles(), ...corpusFiles()].map((f) => (o: OpenOptions) => openSessionSync(f, o))];
+    let skimmed = 0;
+    for (const open of files) {
+      const full = entries(open, "full");
+      const length = entries(open, "length");
+      const strip = (rs: Array<{ flags: number }>) => rs.map((r) => ({ ...r, flags: r.flags & ~LineFlag.RAW_MESSAGE & ~LineFlag.PLAIN_TEXT }));
+      expect(length.entries).toEqual(full.entries);
+      expect(strip(length.records)).toEqual(strip(full.records));
+      expect(length.leaf).toBe(full.leaf);
+      expect(length.findings).toEqual(full.findings);
+      skimmed += JSON.stringify(length.entries).split('bytes)"').length - 1;
+    }
+    expect(skimmed, "some image data was left out").toBeGreaterThanOrEqual(2);
   });
 });
