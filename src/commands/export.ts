@@ -90,8 +90,12 @@ function branchEdits(b: Branch): Map<string, "replaced" | "dropped"> {
   return edits;
 }
 
-/** The document, in chunks; the Markdown and HTML close with the branch's totals (one pass). */
-function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): Generator<string> {
+/**
+ * The document, in chunks: a string, or an entry's pieces (an array: one step of the generator an
+ * entry, not a piece; an export of 1 GB has over a million pieces). The Markdown and HTML close
+ * with the branch's totals (one pass).
+ */
+function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): Generator<string | Pieces> {
   const clean = (s: unknown) => renderer.builder.clean(s);
   const format = options.format;
   if (format === "json") {
@@ -106,7 +110,7 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
       const block = renderer.builder.message(m);
       if (format === "md") markdownBlock(out, block, options);
       else out.push(htmlBlock(block, options));
-      yield* out;
+      yield out;
       out.length = 0;
     }
     stats = branchStats(b);
@@ -114,7 +118,7 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
     const out: Pieces = [];
     for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
       renderer.render(out, entry, () => b.session.nodeRecord(node));
-      yield* out;
+      yield out;
       out.length = 0;
     }
     stats = renderer.stats;
@@ -128,13 +132,13 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
 }
 
 /** JSON, path view: the branch's entries, redacted, images per option. */
-function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<string> {
+function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<string | Pieces> {
   yield `{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
   let first = true;
   for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
     const out: Pieces = [first ? "\n    " : ",\n    "];
     renderer.render(out, entry, () => b.session.nodeRecord(node));
-    yield* out;
+    yield out;
     first = false;
   }
   yield `${first ? "]" : "\n  ]"}\n}\n`;
@@ -192,7 +196,10 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   if (options.out) {
     try {
       createFile(options.out, (write) => {
-        for (const chunk of document(branch, options, renderer)) write(chunk);
+        for (const chunk of document(branch, options, renderer)) {
+          if (typeof chunk === "string") write(chunk);
+          else for (const piece of chunk) write(piece);
+        }
       }, { force: options.force });
     } catch (error) {
       if (error instanceof TargetExistsError) throw new CliError(`${options.out} already exists; pass --force to replace it`);
@@ -205,7 +212,18 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   }
   const stream = async (out: Sink) => {
     try {
-      for (const chunk of document(branch, options, renderer)) await out.write(chunk);
+      // Awaited only when the sink is full: a microtask a piece cost ~0.3 s of a 1 GB export.
+      for (const chunk of document(branch, options, renderer)) {
+        if (typeof chunk === "string") {
+          const full = out.write(chunk);
+          if (full) await full;
+        } else {
+          for (const piece of chunk) {
+            const full = out.write(piece);
+            if (full) await full;
+          }
+        }
+      }
     } finally {
       session.close();
     }

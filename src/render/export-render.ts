@@ -69,6 +69,8 @@ function fence(out: Pieces, text: string, info = ""): void {
 
 /** Inline code that contains any text (backtick runs included). */
 export function code(text: string): string {
+  // An id, a tool name: nothing to pad or outrun (every heading has one).
+  if (text.indexOf("`") < 0 && text.indexOf("\n") < 0 && text[0] !== " " && text !== "") return `\`${text}\``;
   const one = text.replace(/\n/g, " ");
   const d = "`".repeat(longestRun(one, "`") + 1);
   const pad = one.startsWith("`") || one.endsWith("`") || one.startsWith(" ") ? " " : "";
