@@ -1,7 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import type { CommandContext, CommandOutcome } from "./command.js";
 import { CliError, ExitCode } from "./errors.js";
-import { sessionDir } from "./input.js";
+import { sessionDir } from "./session-files.js";
 import { streamSink } from "./render/sink.js";
 import { makeStyle } from "./render/text.js";
 

@@ -1,54 +1,10 @@
-import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
-import { homedir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { statSync, type Stats } from "node:fs";
+import { basename, join } from "node:path";
 import { CliError, describeFsError, shellQuote } from "./errors.js";
 import { openSessionBuffer, openSessionSync, type OpenOptions, type Session } from "./format/index.js";
+import { listSessionFiles } from "./session-files.js";
 
-/** The session directory: `--session-dir`, else pi's environment variables, else `~/.pi/agent/sessions`. */
-export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  if (flag) return resolve(flag);
-  if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(env.PI_CODING_AGENT_SESSION_DIR);
-  if (env.PI_CODING_AGENT_DIR) return resolve(env.PI_CODING_AGENT_DIR, "sessions");
-  return join(homedir(), ".pi", "agent", "sessions");
-}
-
-/** Every `.jsonl` file directly in `dir` and in its project folders (`dir/--cwd--/*.jsonl`), sorted. */
-export function listSessionFiles(dir: string): string[] {
-  const out: string[] = [];
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    throw describeFsError(dir, error);
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    let isDir = entry.isDirectory();
-    let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
-      try {
-        const st = statSync(path);
-        isDir = st.isDirectory();
-        isFile = st.isFile();
-      } catch {
-        continue;
-      }
-    }
-    if (isFile && entry.name.endsWith(".jsonl")) out.push(path);
-    else if (isDir) {
-      let inner: string[];
-      try {
-        inner = readdirSync(path);
-      } catch {
-        continue;
-      }
-      // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
-      for (const f of inner.sort()) if (f.endsWith(".jsonl")) out.push(`${path}/${f}`);
-    }
-  }
-  return out;
-}
+export { listSessionFiles, sessionDir } from "./session-files.js";
 
 /** Expands the arguments: files as given, directories into their session files. */
 export function expandInputs(args: string[], sessionDir: string): string[] {

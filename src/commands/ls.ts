@@ -3,9 +3,9 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { listSessionFiles } from "../input.js";
+import { listSessionFiles } from "../session-files.js";
 import { cachePath, CorruptCacheError, LsCache, type FileStamp } from "./ls-cache.js";
-import { describeSessions, type SessionRow } from "./ls-describe.js";
+import type { SessionRow } from "./ls-describe.js";
 
 export type { SessionRow, SessionStatus } from "./ls-describe.js";
 import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
@@ -73,7 +73,9 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   }
   // PI_SESSION_THREADS caps the worker threads (1: none).
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
-  const described = await describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
+  // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
+  // run reads none (~25 ms of loading saved).
+  const described = todo.length === 0 ? [] : await (await import("./ls-describe.js")).describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
     listed[index] = { path, modified: row.modified, row: () => row };

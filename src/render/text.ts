@@ -1,6 +1,6 @@
 import pc from "picocolors";
 import type { AgentMessage, AnyEntry } from "../format/index.js";
-import { messageText } from "../format/index.js";
+import { messageText } from "../format/stats.js";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
