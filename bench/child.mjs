@@ -66,3 +66,6 @@ async function run() {
 const result = await run();
 const ms = performance.now() - started;
 process.stdout.write(JSON.stringify({ ms, rssMB: resourceUsage().maxRSS / 1024, result }) + "\n");
+// Every contender ends as bin/pi-session.js does once its output is written: at once, without
+// Node first draining the tasks V8 queued (garbage collection it scheduled while working).
+process.exit(0);

@@ -20,5 +20,10 @@ if (help !== undefined) {
   process.stdout.write(help);
 } else {
   const { main } = await import("../dist/bundle/cli.js");
-  process.exitCode = await main(args);
+  const code = await main(args);
+  // Done: exit now rather than let Node drain V8's pending tasks first (garbage collection it
+  // scheduled while working: ~20 ms of a warm `ls`). Only with the output all written: stdout to
+  // a file, a TTY or (on Linux) a pipe is written synchronously; anything queued drains first.
+  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+  process.exitCode = code;
 }
