@@ -85,7 +85,7 @@ function runOnce(task, args, env = {}, files = []) {
   if (r.status !== 0) {
     // The line that names the error (a stack trace ends with Node's version).
     const lines = (r.stderr || r.stdout).trim().split("\n");
-    return { error: lines.find((l) => /^[A-Z]\w*Error\b/.test(l))?.trim() ?? lines.slice(-1)[0] ?? `exit ${r.status}` };
+    return { error: lines.find((l) => /^([A-Z]\w*)?Error\b/.test(l))?.trim() ?? lines.slice(-1)[0] ?? `exit ${r.status}` };
   }
   const out = JSON.parse(r.stdout.trim().split("\n").pop());
   return { ms: wall, rssMB: out.rssMB };
