@@ -497,30 +497,41 @@ function classifyKey(b: Uint8Array, start: number, end: number, inMessage: boole
 const decoder = new TextDecoder();
 
 /** `Date.parse` of `YYYY-MM-DDTHH:MM:SS.sssZ` in `b[start..end)`, without making a string; undefined for any other form. */
+/** The decimal number in `n` bytes of `b` from `at`; NaN if one is not a digit. */
+function digits(b: Uint8Array, at: number, n: number): number {
+  let v = 0;
+  for (let k = 0; k < n; k++) {
+    const c = b[at + k]! - 0x30;
+    if (c < 0 || c > 9) return NaN;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/** The last date `isoTime` read (yyyymmdd) and its midnight in ms: a session's entries share a few days. */
+let lastDate = -1;
+let lastMidnight = 0;
+
 function isoTime(b: Uint8Array, start: number, end: number): number | undefined {
   if (end - start !== 24 || b[start + 4] !== 0x2d || b[start + 7] !== 0x2d || b[start + 10] !== 0x54 || b[start + 13] !== 0x3a || b[start + 16] !== 0x3a || b[start + 19] !== 0x2e || b[start + 23] !== 0x5a) return undefined;
-  const d = (at: number, n: number): number => {
-    let v = 0;
-    for (let k = 0; k < n; k++) {
-      const c = b[start + at + k]! - 0x30;
-      if (c < 0 || c > 9) return NaN;
-      v = v * 10 + c;
-    }
-    return v;
-  };
-  const year = d(0, 4);
-  const month = d(5, 2);
-  const day = d(8, 2);
-  const hour = d(11, 2);
-  const minute = d(14, 2);
-  const second = d(17, 2);
-  const ms = d(20, 3);
+  const year = digits(b, start, 4);
+  const month = digits(b, start + 5, 2);
+  const day = digits(b, start + 8, 2);
+  const hour = digits(b, start + 11, 2);
+  const minute = digits(b, start + 14, 2);
+  const second = digits(b, start + 17, 2);
+  const ms = digits(b, start + 20, 3);
   // Anything unusual (year < 100, which Date.UTC reads as 19xx; hour 24; a day past the month's
   // end, which Date.UTC rolls over and Date.parse rejects; non-digits) is left to Date.parse.
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const monthDays = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
   if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour <= 23 && minute <= 59 && second <= 59 && ms >= 0)) return undefined;
-  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  const date = year * 10000 + month * 100 + day;
+  if (date !== lastDate) {
+    lastDate = date;
+    lastMidnight = Date.UTC(year, month - 1, day);
+  }
+  return lastMidnight + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
 }
 
 function decodeString(b: Uint8Array, open: number, close: number): string {
