@@ -8,7 +8,7 @@ import { entrySummary, preview } from "./text.js";
  * from bytes already in memory.
  */
 const HEAD = 600;
-/** Bytes of a string decoded for a preview: twice its length (UTF-8 takes up to 4 bytes a character, but most text is short of that), at least TEXT_MIN. */
+/** The fewest bytes of a string decoded for a preview. */
 const TEXT_MIN = 64;
 
 const TEXT_KEY = Buffer.from('"text":"');
@@ -17,10 +17,18 @@ const THINKING_KEY = Buffer.from('"thinking":"');
 const CALL_KEY = Buffer.from('"type":"toolCall"');
 const COMMAND_KEY = Buffer.from('"command":"');
 
+/** `end`, moved back to the first byte of the UTF-8 character it falls in: a cut there decodes cleanly (no U+FFFD). */
+function charBoundary(bytes: Buffer, end: number): number {
+  if (end >= bytes.length) return bytes.length;
+  let e = end;
+  while (e > end - 3 && e > 0 && (bytes[e]! & 0xc0) === 0x80) e--;
+  return e;
+}
+
 /** The bytes from `key` on, decoded, or "" when the key is not in the line. */
 function around(bytes: Buffer, key: Buffer, size: number): string {
   const at = bytes.indexOf(key);
-  return at < 0 ? "" : bytes.toString("utf8", at, Math.min(bytes.length, at + key.length + size));
+  return at < 0 ? "" : bytes.toString("utf8", at, charBoundary(bytes, at + key.length + size));
 }
 
 /** The JSON string that follows `key` in the line, decoded (cut at the window), or undefined. */
@@ -30,7 +38,8 @@ function stringAfter(bytes: Buffer, key: Buffer, size: number): string | undefin
 }
 
 export function previewFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, max = 200): string {
-  const window = Math.max(TEXT_MIN, 2 * max);
+  // Enough bytes for `max` characters of any script (UTF-8 takes up to 4 bytes a character).
+  const window = Math.max(TEXT_MIN, 4 * max);
   if (type === "message") {
     // Only the part that will be shown is decoded, in the order entrySummary looks: the command,
     // the first text (or plain string content), a tool call, the thinking; else the whole start.
@@ -48,7 +57,7 @@ export function previewFromBytes(bytes: Buffer, type: string | undefined, role: 
     }
     if (summary !== undefined) return preview(summary, max);
   }
-  const text = bytes.toString("utf8", 0, Math.min(bytes.length, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
+  const text = bytes.toString("utf8", 0, charBoundary(bytes, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
   return preview(entrySummary(partialEntry(text, type, role)), max);
 }
 

@@ -266,3 +266,21 @@ describe("pass one with onRecord and imageData: length", () => {
     expect(skimmed, "some image data was left out").toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("previews of text in any script", () => {
+  it("never cut a character in two, at any width", () => {
+    for (const text of ["好的，李四，已记住！😊 （注意：你之前也提到过“张三”，如需区分或更新上下文，请告诉我。）".repeat(4), "é".repeat(300), "😊".repeat(300), "ab😊".repeat(100)]) {
+      const line = Buffer.from(JSON.stringify(user("u1", null, text)));
+      for (let max = 2; max <= 220; max += 7) {
+        const p = previewFromBytes(line, "message", "user", max);
+        expect(p, `max ${max}`).not.toContain("\uFFFD");
+        expect(text.startsWith(p.replace(/…$/, "")), `max ${max}: ${p}`).toBe(true);
+        expect(p.length, `max ${max}`).toBeLessThanOrEqual(max);
+      }
+    }
+    // Escapes take more bytes than the window allows a character (`\u0001` is six): the window
+    // then ends inside the text, and must still end between characters.
+    const dense = Buffer.from(JSON.stringify(user("u1", null, "\u0001好".repeat(200))));
+    for (let max = 2; max <= 220; max += 7) expect(previewFromBytes(dense, "message", "user", max), `max ${max}`).not.toContain("\uFFFD");
+  });
+});
