@@ -51,15 +51,17 @@ export function preview(text: string, max: number): string {
   }
   flat = flat.trimEnd();
   const more = text.length > size && /\S/.test(text.slice(size));
-  let cut = flat;
-  if (flat.length > max || more) {
-    let end = Math.min(flat.length, Math.max(1, max - 1));
-    // never split a surrogate pair
-    const last = flat.charCodeAt(end - 1);
-    if (end < flat.length && last >= 0xd800 && last <= 0xdbff) end--;
-    cut = flat.slice(0, end).trimEnd() + "…";
-  }
+  const cut = flat.length > max || more ? withEllipsis(flat, max) : flat;
   return cut.replace(UNSAFE_ONE_LINE, escapeChar);
+}
+
+/** `text` cut short of `max` characters, an ellipsis marking the cut. */
+function withEllipsis(text: string, max: number): string {
+  let end = Math.min(text.length, Math.max(1, max - 1));
+  // never split a surrogate pair
+  const last = text.charCodeAt(end - 1);
+  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end).trimEnd() + "…";
 }
 
 /**
@@ -67,11 +69,7 @@ export function preview(text: string, max: number): string {
  * cut is left to make (a tree draws a hundred thousand of them, each narrower under deep branches).
  */
 export function fitPreview(p: string, max: number): string {
-  if (p.length <= max) return p;
-  let end = Math.max(1, max - 1);
-  const last = p.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
-  return p.slice(0, end).trimEnd() + "…";
+  return p.length <= max ? p : withEllipsis(p, max);
 }
 
 /** How many characters of preview a JSON document carries for each entry. */
