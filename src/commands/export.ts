@@ -91,18 +91,17 @@ function branchEdits(b: Branch): Map<string, "replaced" | "dropped"> {
 }
 
 /**
- * The document, in chunks: a string, or an entry's pieces (an array: one step of the generator an
- * entry, not a piece; an export of 1 GB has over a million pieces). The Markdown and HTML close
- * with the branch's totals (one pass).
+ * The document, as lists of pieces (one step of the generator an entry, not a piece: an export of
+ * 1 GB has over a million pieces). The Markdown and HTML close with the branch's totals (one pass).
  */
-function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): Generator<string | Pieces> {
+function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): Generator<Pieces> {
   const clean = (s: unknown) => renderer.builder.clean(s);
   const format = options.format;
   if (format === "json") {
     yield* options.view === "context" ? jsonContext(b, renderer) : jsonPath(b, renderer);
     return;
   }
-  yield format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean));
+  yield [format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean))];
   let stats: StatsCollector;
   if (options.view === "context") {
     const out: Pieces = [];
@@ -124,16 +123,16 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
     stats = renderer.stats;
   }
   const closing = totalsMeta(stats, clean);
-  if (format === "md") yield markdownTotals(closing);
+  if (format === "md") yield [markdownTotals(closing)];
   else {
-    yield htmlTotals(closing);
-    yield HTML_FOOTER;
+    yield [htmlTotals(closing)];
+    yield [HTML_FOOTER];
   }
 }
 
 /** JSON, path view: the branch's entries, redacted, images per option. */
-function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<string | Pieces> {
-  yield `{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`;
+function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<Pieces> {
+  yield [`{\n  "header": ${renderer.json(b.session.header)},\n  "leaf": ${JSON.stringify(b.session.nodeId(b.leaf) ?? null)},\n  "entries": [`];
   let first = true;
   for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
     const out: Pieces = [first ? "\n    " : ",\n    "];
@@ -141,19 +140,19 @@ function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<string | Piece
     yield out;
     first = false;
   }
-  yield `${first ? "]" : "\n  ]"}\n}\n`;
+  yield [`${first ? "]" : "\n  ]"}\n}\n`];
 }
 
 /** JSON, context view: pi's context, redacted, images per option. */
-function* jsonContext(b: Branch, renderer: EntryRenderer): Generator<string> {
+function* jsonContext(b: Branch, renderer: EntryRenderer): Generator<Pieces> {
   const settings = contextSettingsAt(b.session, b.leaf);
-  yield '{\n  "messages": [';
+  yield ['{\n  "messages": ['];
   let first = true;
   for (const m of contextMessages(b.session, b.leaf)) {
-    yield `${first ? "\n" : ",\n"}    ${renderer.json(m)}`;
+    yield [`${first ? "\n" : ",\n"}    ${renderer.json(m)}`];
     first = false;
   }
-  yield `${first ? "]" : "\n  ]"},\n  "thinkingLevel": ${JSON.stringify(settings.thinkingLevel)},\n  "model": ${JSON.stringify(settings.model)},\n  "activeToolNames": ${JSON.stringify(settings.activeToolNames)}\n}\n`;
+  yield [`${first ? "]" : "\n  ]"},\n  "thinkingLevel": ${JSON.stringify(settings.thinkingLevel)},\n  "model": ${JSON.stringify(settings.model)},\n  "activeToolNames": ${JSON.stringify(settings.activeToolNames)}\n}\n`];
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
@@ -196,10 +195,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   if (options.out) {
     try {
       createFile(options.out, (write) => {
-        for (const chunk of document(branch, options, renderer)) {
-          if (typeof chunk === "string") write(chunk);
-          else for (const piece of chunk) write(piece);
-        }
+        for (const pieces of document(branch, options, renderer)) for (const piece of pieces) write(piece);
       }, { force: options.force });
     } catch (error) {
       if (error instanceof TargetExistsError) throw new CliError(`${options.out} already exists; pass --force to replace it`);
@@ -213,15 +209,10 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   const stream = async (out: Sink) => {
     try {
       // Awaited only when the sink is full: a microtask a piece cost ~0.3 s of a 1 GB export.
-      for (const chunk of document(branch, options, renderer)) {
-        if (typeof chunk === "string") {
-          const full = out.write(chunk);
+      for (const pieces of document(branch, options, renderer)) {
+        for (const piece of pieces) {
+          const full = out.write(piece);
           if (full) await full;
-        } else {
-          for (const piece of chunk) {
-            const full = out.write(piece);
-            if (full) await full;
-          }
         }
       }
     } finally {
