@@ -230,10 +230,12 @@ function restoreLongString(value: object, long: LongString): void {
 
 /** A line the scanner found valid, parsed without its long plain string when it has one. */
 function parseSkimmed(bytes: Buffer, fields: ScanFields): Record<string, unknown> {
-  if (!fields.longPlain) return JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+  // A plain line is ASCII: decoded as Latin-1, as pass two does (`parseAt`).
+  const encoding = fields.plainText ? "latin1" : "utf8";
+  if (!fields.longPlain) return JSON.parse(bytes.toString(encoding)) as Record<string, unknown>;
   const start = fields.longStart;
   const end = fields.longEnd;
-  const value = JSON.parse(Buffer.concat([bytes.subarray(0, start), LONG_MARKER_BYTES, bytes.subarray(end)]).toString("utf8")) as Record<string, unknown>;
+  const value = JSON.parse(Buffer.concat([bytes.subarray(0, start), LONG_MARKER_BYTES, bytes.subarray(end)]).toString(encoding)) as Record<string, unknown>;
   restoreLongString(value, { skeleton: bytes, length: end - start, literal: () => bytes.subarray(start - 1, end + 1) });
   return value;
 }
