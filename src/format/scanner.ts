@@ -17,7 +17,7 @@
  */
 
 import { isAscii } from "node:buffer";
-import { simdClasses } from "./wasm/simd.js";
+import { simdScan, simdSlots } from "./wasm/simd.js";
 
 export const enum Verdict {
   Valid = 0,
@@ -111,37 +111,114 @@ function isHex(c: number): boolean {
 }
 
 /**
+ * Where a scan leaves what it found, one i32 each: the JavaScript scanner in `SLOTS`, the
+ * WebAssembly one in its memory (scan.wat writes the same layout). Positions are of the quotes of a
+ * kept string value, or a byte range; -1 when there is none.
+ */
+export const enum Slot {
+  /** `byteClasses` of the line (less a trailing CR). */
+  Classes,
+  /** Bit 0: the line is an object; bit 1: some escape may decode to a control character (\u \r \b \f). */
+  Flags,
+  TypeOpen,
+  TypeClose,
+  IdOpen,
+  IdClose,
+  /** `ScanFields.parentKind`. */
+  ParentKind,
+  ParentOpen,
+  ParentClose,
+  TimestampOpen,
+  TimestampClose,
+  RoleOpen,
+  RoleClose,
+  MessageStart,
+  MessageEnd,
+  /** `ScanFields.contentKind`. */
+  ContentKind,
+  LongStart,
+  LongEnd,
+  /** Whether the long string holds an escape. */
+  LongEscaped,
+  Count,
+}
+
+const SLOTS = new Int32Array(Slot.Count);
+
+/**
  * Scans `b[start..end)`. Fills `out` and returns the verdict. `out` is only meaningful for
- * `Verdict.Valid`.
+ * `Verdict.Valid`. A line in the WebAssembly module's memory (pass one's read chunk) is scanned
+ * there; any other, or any line where WebAssembly is unavailable, in JavaScript.
  */
 export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length): Verdict {
   if (start !== 0 || end !== b.length) b = b.subarray(start, end);
-  start = 0;
   end = b.length;
   // A trailing CR (CRLF files) is whitespace; any other byte below 0x20 rules out the fast path.
   const body = end > 0 && b[end - 1] === 0x0d ? end - 1 : end;
-  const simd = simdClasses(b, 0, body);
-  const classes = simd >= 0 ? simd : byteClasses(b, 0, body);
-  fastStrings = !(classes & CONTROL_BYTE);
+  let verdict = simdScan(b, end, body);
+  let slots = simdSlots;
+  let base = b.byteOffset;
+  if (verdict < 0) {
+    verdict = scanJs(b, end, body);
+    slots = SLOTS;
+    base = 0;
+  }
+  if (verdict === Verdict.Valid) fill(b, slots, base, out);
+  else out.object = false;
+  return verdict;
+}
+
+/** `out` from the slots a valid scan left (positions `base` on from the line's). */
+function fill(b: Uint8Array, r: Int32Array, base: number, out: ScanFields): void {
+  const classes = r[Slot.Classes]!;
+  const flags = r[Slot.Flags]!;
+  out.object = (flags & 1) !== 0;
   out.ascii = (classes & (CONTROL_BYTE | HIGH_BYTE)) === 0; // (a trailing CR is ASCII too)
+  out.plainText = classes === 0 && (flags & 2) === 0;
+  let at = r[Slot.TypeOpen]!;
+  out.type = at < 0 ? undefined : knownString(b, at - base, r[Slot.TypeClose]! - base);
+  // The parent first: it is most often the id the line before decoded (`decodeId`).
+  out.parentKind = r[Slot.ParentKind]! as ScanFields["parentKind"];
+  at = r[Slot.ParentOpen]!;
+  out.parentId = at < 0 ? undefined : decodeId(b, at - base, r[Slot.ParentClose]! - base);
+  at = r[Slot.IdOpen]!;
+  out.id = at < 0 ? undefined : decodeId(b, at - base, r[Slot.IdClose]! - base);
+  at = r[Slot.TimestampOpen]!;
+  out.hasTimestamp = at >= 0;
+  if (at < 0) out.time = NaN;
+  else {
+    const close = r[Slot.TimestampClose]! - base;
+    out.time = isoTime(b, at - base + 1, close) ?? Date.parse(decodeString(b, at - base, close));
+  }
+  at = r[Slot.RoleOpen]!;
+  out.role = at < 0 ? undefined : knownString(b, at - base, r[Slot.RoleClose]! - base);
+  at = r[Slot.MessageStart]!;
+  out.messageStart = at < 0 ? -1 : at - base;
+  out.messageEnd = at < 0 ? -1 : r[Slot.MessageEnd]! - base;
+  out.contentKind = r[Slot.ContentKind]! as ScanFields["contentKind"];
+  at = r[Slot.LongStart]!;
+  out.longStart = at < 0 ? -1 : at - base;
+  out.longEnd = at < 0 ? -1 : r[Slot.LongEnd]! - base;
+  out.longPlain = at >= 0 && r[Slot.LongEscaped] === 0 && (out.ascii || isAscii(b.subarray(out.longStart, out.longEnd)));
+}
+
+/** The scan in JavaScript: the verdict, and the slots (`SLOTS`) of a valid line. */
+function scanJs(b: Uint8Array, end: number, body: number): Verdict {
+  const r = SLOTS;
+  const classes = byteClasses(b, 0, body);
+  fastStrings = !(classes & CONTROL_BYTE);
   oddEscape = false;
   nextBackslash = -1;
-  out.object = false;
-  out.type = out.id = out.parentId = out.role = undefined;
-  out.hasTimestamp = false;
-  out.time = NaN;
-  out.parentKind = 0;
-  out.messageStart = out.messageEnd = -1;
-  out.contentKind = 0;
-  out.longStart = out.longEnd = -1;
-  out.longPlain = false;
-  out.plainText = false;
+  r.fill(-1);
+  r[Slot.Classes] = classes;
+  r[Slot.ParentKind] = 0;
+  r[Slot.ContentKind] = 0;
+  r[Slot.LongEscaped] = 0;
   let longest = LONG_STRING - 1;
-  let longEscaped = false;
-  let i = start;
+  let i = 0;
   while (i < end && isWs(b[i]!)) i++;
   if (i === end) return Verdict.Invalid; // blank: JSON.parse("") throws
-  out.object = b[i] === 0x7b;
+  const object = b[i] === 0x7b;
 
   // Container stack (shared: one scan runs at a time): 1 = object, 2 = array. Depth 1 is the top level.
   const stack = STACK;
@@ -162,16 +239,16 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
     switch (state) {
       case 0: {
         // a value
-        if (pendingKey === Key.Content) out.contentKind = c === 0x6e ? 1 : 2;
+        if (pendingKey === Key.Content) r[Slot.ContentKind] = c === 0x6e ? 1 : 2;
         if (c === QUOTE) {
           const close = stringEnd(b, i + 1, end);
           if (close < 0) return close === -2 ? Verdict.Defer : Verdict.Invalid;
-          if (pendingKey !== Key.Other) captureString(b, i, close, pendingKey, depth, messageDepth, out);
+          if (pendingKey !== Key.Other) capture(r, pendingKey, i, close);
           if (close - i - 1 > longest) {
             longest = close - i - 1;
-            out.longStart = i + 1;
-            out.longEnd = close;
-            longEscaped = escaped;
+            r[Slot.LongStart] = i + 1;
+            r[Slot.LongEnd] = close;
+            r[Slot.LongEscaped] = escaped ? 1 : 0;
           }
           i = close + 1;
         } else if (c === 0x7b || c === 0x5b) {
@@ -179,7 +256,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
           stack[++depth] = c === 0x7b ? 1 : 2;
           if (pendingKey === Key.Message && depth === 2 && c === 0x7b) {
             messageDepth = 2;
-            out.messageStart = i;
+            r[Slot.MessageStart] = i;
           }
           i++;
           pendingKey = Key.Other;
@@ -188,12 +265,12 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
         } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
           const lit = c === 0x74 ? "true" : c === 0x66 ? "false" : "null";
           for (let k = 0; k < lit.length; k++) if (b[i + k] !== lit.charCodeAt(k)) return Verdict.Invalid;
-          if (pendingKey === Key.Parent && depth === 1) out.parentKind = c === 0x6e ? 2 : 3;
+          if (pendingKey === Key.Parent) r[Slot.ParentKind] = c === 0x6e ? 2 : 3;
           i += lit.length;
         } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
           const next = numberEnd(b, i, end);
           if (next < 0) return Verdict.Invalid;
-          if (pendingKey === Key.Parent && depth === 1) out.parentKind = 3;
+          if (pendingKey === Key.Parent) r[Slot.ParentKind] = 3;
           i = next;
         } else {
           return Verdict.Invalid;
@@ -217,42 +294,12 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
         if (c !== QUOTE) return Verdict.Invalid;
         const close = stringEnd(b, i + 1, end);
         if (close < 0) return close === -2 ? Verdict.Defer : Verdict.Invalid;
+        pendingKey = Key.Other;
+        // Only keys of the top level and of `message` are kept.
         if (depth === 1 || depth === messageDepth) {
-          const key = classifyKey(b, i + 1, close, depth === messageDepth);
-          if (key === undefined) return Verdict.Defer; // an escaped key
-          pendingKey = key;
-          // A repeated key replaces the earlier value (JSON.parse keeps the last one).
-          switch (key) {
-            case Key.Type:
-              out.type = undefined;
-              break;
-            case Key.Id:
-              out.id = undefined;
-              break;
-            case Key.Parent:
-              out.parentKind = 3;
-              out.parentId = undefined;
-              break;
-            case Key.Timestamp:
-              out.hasTimestamp = false;
-              out.time = NaN;
-              break;
-            case Key.Message:
-              out.role = undefined;
-              out.messageStart = out.messageEnd = -1;
-              out.contentKind = 0;
-              break;
-            case Key.Role:
-              out.role = undefined;
-              break;
-            case Key.Content:
-              out.contentKind = 0;
-              break;
-            default:
-              break;
-          }
-        } else {
-          pendingKey = Key.Other;
+          if (escaped) return Verdict.Defer; // an escaped key
+          pendingKey = classifyKey(b, i + 1, close, depth === messageDepth);
+          forget(r, pendingKey);
         }
         i = close + 1;
         state = 3;
@@ -285,14 +332,53 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
     i++;
     if (messageDepth > depth) {
       messageDepth = -1;
-      out.messageEnd = i;
+      r[Slot.MessageEnd] = i;
     }
     state = depth === 0 ? 5 : 4;
   }
   if (state !== 5) return Verdict.Invalid;
-  if (out.longStart >= 0) out.longPlain = !longEscaped && (out.ascii || isAscii(b.subarray(out.longStart, out.longEnd)));
-  out.plainText = classes === 0 && !oddEscape;
+  r[Slot.Flags] = (object ? 1 : 0) | (oddEscape ? 2 : 0);
   return Verdict.Valid;
+}
+
+/** A string value of a kept key: where its quotes are. */
+function capture(r: Int32Array, key: Key, open: number, close: number): void {
+  const slot = key === Key.Type ? Slot.TypeOpen : key === Key.Id ? Slot.IdOpen : key === Key.Parent ? Slot.ParentOpen : key === Key.Timestamp ? Slot.TimestampOpen : key === Key.Role ? Slot.RoleOpen : -1;
+  if (slot < 0) return; // message, content
+  if (key === Key.Parent) r[Slot.ParentKind] = 1;
+  r[slot] = open;
+  r[slot + 1] = close;
+}
+
+/** A kept key seen (again): what an earlier value of it left is forgotten (JSON.parse keeps the last). */
+function forget(r: Int32Array, key: Key): void {
+  switch (key) {
+    case Key.Type:
+      r[Slot.TypeOpen] = -1;
+      break;
+    case Key.Id:
+      r[Slot.IdOpen] = -1;
+      break;
+    case Key.Parent:
+      r[Slot.ParentKind] = 3;
+      r[Slot.ParentOpen] = -1;
+      break;
+    case Key.Timestamp:
+      r[Slot.TimestampOpen] = -1;
+      break;
+    case Key.Message:
+      r[Slot.RoleOpen] = r[Slot.MessageStart] = r[Slot.MessageEnd] = -1;
+      r[Slot.ContentKind] = 0;
+      break;
+    case Key.Role:
+      r[Slot.RoleOpen] = -1;
+      break;
+    case Key.Content:
+      r[Slot.ContentKind] = 0;
+      break;
+    default:
+      break;
+  }
 }
 
 let viewOf: ArrayBufferLike | undefined;
@@ -482,9 +568,8 @@ function same(b: Uint8Array, start: number, end: number, key: Uint8Array): boole
   return true;
 }
 
-/** Which kept key `b[start..end)` names; undefined when it holds an escape (defer). */
-function classifyKey(b: Uint8Array, start: number, end: number, inMessage: boolean): Key | undefined {
-  for (let k = start; k < end; k++) if (b[k] === BACKSLASH) return undefined;
+/** Which kept key `b[start..end)` (unescaped) names. */
+function classifyKey(b: Uint8Array, start: number, end: number, inMessage: boolean): Key {
   if (inMessage) return same(b, start, end, K_ROLE) ? Key.Role : same(b, start, end, K_CONTENT) ? Key.Content : Key.Other;
   if (same(b, start, end, K_TYPE)) return Key.Type;
   if (same(b, start, end, K_ID)) return Key.Id;
@@ -547,6 +632,32 @@ function decodeString(b: Uint8Array, open: number, close: number): string {
   return decoder.decode(b.subarray(open + 1, close));
 }
 
+/** The last id `decodeId` decoded, and its bytes. */
+let lastId = "";
+const lastIdBytes = new Uint8Array(64);
+let lastIdLength = -1;
+
+/**
+ * `decodeString` for ids: a line's parent is most often the id of the line before, so the last one
+ * decoded is kept and handed back when the bytes match (one decode a line instead of two, and one
+ * string, whose hash the tree's map then computes once).
+ */
+function decodeId(b: Uint8Array, open: number, close: number): string {
+  const n = close - open - 1;
+  if (n === lastIdLength) {
+    let k = 0;
+    while (k < n && b[open + 1 + k] === lastIdBytes[k]) k++;
+    if (k === n) return lastId;
+  }
+  const id = decodeString(b, open, close);
+  if (n <= lastIdBytes.length) {
+    for (let k = 0; k < n; k++) lastIdBytes[k] = b[open + 1 + k]!;
+    lastIdLength = n;
+    lastId = id;
+  }
+  return id;
+}
+
 /** The entry types and roles pi writes, as bytes: matched without making a new string. */
 const KNOWN = ["message", "model_change", "thinking_level_change", "usage", "compaction", "branch_summary", "custom", "custom_message", "context_edit", "label", "session_info", "session", "leaf", "active_tools_change", "user", "assistant", "toolResult", "system", "bashExecution", "hookMessage"].map((s) => ({ s, b: bytes(s) }));
 
@@ -554,32 +665,6 @@ function knownString(b: Uint8Array, open: number, close: number): string {
   const n = close - open - 1;
   for (const k of KNOWN) if (k.b.length === n && same(b, open + 1, close, k.b)) return k.s;
   return decodeString(b, open, close);
-}
-
-function captureString(b: Uint8Array, open: number, close: number, key: Key, depth: number, messageDepth: number, out: ScanFields): void {
-  if (key === Key.Role) {
-    if (depth === messageDepth) out.role = knownString(b, open, close);
-    return;
-  }
-  if (depth !== 1) return;
-  switch (key) {
-    case Key.Type:
-      out.type = knownString(b, open, close);
-      break;
-    case Key.Id:
-      out.id = decodeString(b, open, close);
-      break;
-    case Key.Parent:
-      out.parentKind = 1;
-      out.parentId = decodeString(b, open, close);
-      break;
-    case Key.Timestamp:
-      out.hasTimestamp = true;
-      out.time = isoTime(b, open + 1, close) ?? Date.parse(decodeString(b, open, close));
-      break;
-    default:
-      break;
-  }
 }
 
 export function emptyFields(): ScanFields {

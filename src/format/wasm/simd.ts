@@ -1,22 +1,29 @@
-import { WASM } from "./classes-wasm.js";
+import { WASM } from "./scan-wasm.js";
 
 /**
- * WebAssembly SIMD for the loop pass one spends most of its time in: `byteClasses` over every byte
- * of every line. Measured on the 200 MB linear benchmark session, 16 bytes at a time in WebAssembly
- * take 43-49 ms where the JavaScript word loop takes 154-176 ms (and copying the bytes in first
- * would eat half the gain), so the read chunk itself lives in the module's memory: `forEachLine`
- * borrows it, and a line that views it is classified in place. Anything else (a line pieced together
- * across chunks, a buffer from stdin) takes the JavaScript path, as does every line where
- * WebAssembly is unavailable (`node --jitless`).
+ * WebAssembly SIMD for the loops pass one spends most of its time in: `byteClasses` over every byte
+ * of every line, and the scanner (scan.wat). Measured on the 200 MB linear benchmark session, 16
+ * bytes at a time in WebAssembly take 43-49 ms where the JavaScript word loop takes 154-176 ms (and
+ * copying the bytes in first would eat half the gain), so the read chunk itself lives in the
+ * module's memory: `forEachLine` borrows it, and a line that views it is scanned in place. Anything
+ * else (a line pieced together across chunks, a buffer from stdin) takes the JavaScript path, as
+ * does every line where WebAssembly is unavailable (`node --jitless`).
  */
 
 /** The largest chunk the memory holds (its size, 16 MiB + 64 KiB, less a page). */
 export const SIMD_CHUNK = 16 * 1024 * 1024;
 
+/** Where `scan` leaves its slots (scan.wat's OUT). */
+const OUT = 16 * 1024 * 1024 + 32 * 1024;
+
 interface Simd {
   memory: ArrayBuffer;
   classes: (start: number, end: number) => number;
+  scan: (start: number, end: number, body: number) => number;
 }
+
+/** The slots (`Slot` in scanner.ts) of the last `simdScan`, positions as addresses in the memory. */
+export let simdSlots = new Int32Array(0);
 
 /** undefined: not loaded yet; null: unavailable. */
 let simd: Simd | null | undefined;
@@ -26,7 +33,9 @@ function load(): Simd | null {
   if (simd === undefined) {
     try {
       const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM, "base64")));
-      simd = { memory: (exports.memory as WebAssembly.Memory).buffer, classes: exports.classes as Simd["classes"] };
+      const memory = (exports.memory as WebAssembly.Memory).buffer;
+      simd = { memory, classes: exports.classes as Simd["classes"], scan: exports.scan as Simd["scan"] };
+      simdSlots = new Int32Array(memory, OUT, 32);
     } catch {
       simd = null;
     }
@@ -53,4 +62,14 @@ export function returnChunk(chunk: Buffer): void {
 /** `byteClasses` of `b[start..end)` when `b` views the module's memory; -1 when it does not. */
 export function simdClasses(b: Uint8Array, start: number, end: number): number {
   return simd && b.buffer === simd.memory ? simd.classes(b.byteOffset + start, b.byteOffset + end) : -1;
+}
+
+/**
+ * `scanLine`'s verdict on `b[0..end)` (`body`: end less a trailing CR) when `b` views the module's
+ * memory, its fields left in `simdSlots`; -1 when it does not.
+ */
+export function simdScan(b: Uint8Array, end: number, body: number): number {
+  if (!simd || b.buffer !== simd.memory) return -1;
+  const at = b.byteOffset;
+  return simd.scan(at, at + end, at + body);
 }

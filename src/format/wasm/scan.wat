@@ -1,0 +1,370 @@
+;; Pass one's scan of a line in WebAssembly SIMD: `classes` (what kinds of byte a line holds) and
+;; `scan` (the validating JSON scanner). Each has the same contract as its JavaScript twin in
+;; scanner.ts, which it must agree with; tests check that on generated and corrupted lines.
+;;
+;; Assembled by scripts/build-wasm.mjs into scan-wasm.ts (the bytes, base64). The memory is the
+;; module's own, 16 MiB + 64 KiB, never grown (growing would detach the buffers that view it): the
+;; first 16 MiB hold the read chunk, the last page the scan's results (OUT) and container stack.
+;; Lines end by 16 MiB, so a 16-byte load that starts inside a line stays inside the memory; what it
+;; reads past the line's end is never taken for part of the line.
+;;
+;; classes(start, end): what kinds of byte memory[start..end) holds, 16 at a time. Returns 1
+;; (CONTROL_BYTE) as soon as a byte is below 0x20; otherwise 2 (HIGH_BYTE) when one is 0x80 or
+;; above, or'ed with 4 (DEL_BYTE) when one is 0x7F (`byteClasses`).
+;;
+;; scan(start, end, body): `scanLine` on memory[start..end) (body: end less a trailing CR). Returns
+;; the verdict (0 valid, 1 invalid, 2 defer) and, for a valid line, leaves at OUT (16 MiB + 32 KiB)
+;; the i32 slots `Slot` in scanner.ts names: positions are addresses in the memory, -1 for none.
+(module
+  (memory (export "memory") 257 257)
+  (func $classes (export "classes") (param $i i32) (param $end i32) (result i32)
+    (local $v v128) (local $high v128) (local $del v128) (local $c i32) (local $hb i32) (local $db i32)
+    ;; 64 bytes a round, while 64 remain (start and end are below 2^31: signed compares are safe)
+    (block $wide
+      (loop $round
+        (br_if $wide (i32.gt_s (i32.add (local.get $i) (i32.const 64)) (local.get $end)))
+        (local.set $v (v128.load (local.get $i)))
+        (br_if $wide (v128.any_true (i8x16.lt_u (local.get $v) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32))))
+        (local.set $high (v128.or (local.get $high) (local.get $v)))
+        (local.set $del (v128.or (local.get $del) (i8x16.eq (local.get $v) (v128.const i8x16 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127))))
+        (local.set $v (v128.load offset=16 (local.get $i)))
+        (br_if $wide (v128.any_true (i8x16.lt_u (local.get $v) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32))))
+        (local.set $high (v128.or (local.get $high) (local.get $v)))
+        (local.set $del (v128.or (local.get $del) (i8x16.eq (local.get $v) (v128.const i8x16 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127))))
+        (local.set $v (v128.load offset=32 (local.get $i)))
+        (br_if $wide (v128.any_true (i8x16.lt_u (local.get $v) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32))))
+        (local.set $high (v128.or (local.get $high) (local.get $v)))
+        (local.set $del (v128.or (local.get $del) (i8x16.eq (local.get $v) (v128.const i8x16 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127))))
+        (local.set $v (v128.load offset=48 (local.get $i)))
+        (br_if $wide (v128.any_true (i8x16.lt_u (local.get $v) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32))))
+        (local.set $high (v128.or (local.get $high) (local.get $v)))
+        (local.set $del (v128.or (local.get $del) (i8x16.eq (local.get $v) (v128.const i8x16 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127 127))))
+        (local.set $i (i32.add (local.get $i) (i32.const 64)))
+        (br $round)))
+    (local.set $hb (i32.ne (i8x16.bitmask (local.get $high)) (i32.const 0)))
+    (local.set $db (v128.any_true (local.get $del)))
+    ;; the rest (and a round that met a control byte, from its start) a byte at a time
+    (block $done
+      (loop $byte
+        (br_if $done (i32.ge_s (local.get $i) (local.get $end)))
+        (local.set $c (i32.load8_u (local.get $i)))
+        (if (i32.lt_u (local.get $c) (i32.const 32)) (then (return (i32.const 1))))
+        (if (i32.ge_u (local.get $c) (i32.const 128)) (then (local.set $hb (i32.const 1))))
+        (if (i32.eq (local.get $c) (i32.const 127)) (then (local.set $db (i32.const 1))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $byte)))
+    (i32.or (i32.shl (local.get $hb) (i32.const 1)) (i32.shl (local.get $db) (i32.const 2))))
+
+  ;; Set by $string: whether the string it last scanned holds an escape; whether any string of the
+  ;; line holds one that may decode to a control character (\u \r \b \f).
+  (global $escaped (mut i32) (i32.const 0))
+  (global $odd (mut i32) (i32.const 0))
+
+  ;; The address of the closing quote of the string whose body starts at $i, or -1 when it is
+  ;; invalid (a raw control byte, a bad escape, no closing quote before $end).
+  (func $string (param $i i32) (param $end i32) (result i32)
+    (local $v v128) (local $m i32) (local $c i32)
+    (global.set $escaped (i32.const 0))
+    (loop $next
+      ;; the first quote, backslash or control byte among the next 16 bytes
+      (local.set $v (v128.load (local.get $i)))
+      (local.set $m (i8x16.bitmask (v128.or
+        (v128.or
+          (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+          (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+        (i8x16.lt_u (local.get $v) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32)))))
+      (if (i32.eqz (local.get $m))
+        (then
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br_if $next (i32.lt_s (local.get $i) (local.get $end)))
+          (return (i32.const -1))))
+      (local.set $i (i32.add (local.get $i) (i32.ctz (local.get $m))))
+      (if (i32.ge_s (local.get $i) (local.get $end)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u (local.get $i)))
+      (if (i32.eq (local.get $c) (i32.const 34)) (then (return (local.get $i))))
+      (if (i32.lt_u (local.get $c) (i32.const 32)) (then (return (i32.const -1))))
+      ;; a backslash: a valid escape, or the string is invalid
+      (global.set $escaped (i32.const 1))
+      (if (i32.ge_s (i32.add (local.get $i) (i32.const 1)) (local.get $end)) (then (return (i32.const -1))))
+      (local.set $c (i32.load8_u offset=1 (local.get $i)))
+      (if (i32.eq (local.get $c) (i32.const 0x75)) ;; \uXXXX
+        (then
+          (global.set $odd (i32.const 1))
+          (if (i32.ge_s (i32.add (local.get $i) (i32.const 5)) (local.get $end)) (then (return (i32.const -1))))
+          (if (i32.eqz (i32.and
+                (i32.and (call $hex (i32.load8_u offset=2 (local.get $i))) (call $hex (i32.load8_u offset=3 (local.get $i))))
+                (i32.and (call $hex (i32.load8_u offset=4 (local.get $i))) (call $hex (i32.load8_u offset=5 (local.get $i))))))
+            (then (return (i32.const -1))))
+          (local.set $i (i32.add (local.get $i) (i32.const 6)))
+          (br $next)))
+      (if (i32.or (i32.or (i32.eq (local.get $c) (i32.const 0x72)) (i32.eq (local.get $c) (i32.const 0x62))) (i32.eq (local.get $c) (i32.const 0x66)))
+        (then (global.set $odd (i32.const 1)))) ;; \r \b \f
+      (if (i32.eqz (i32.or
+            (i32.or (i32.or (i32.eq (local.get $c) (i32.const 34)) (i32.eq (local.get $c) (i32.const 92))) (i32.or (i32.eq (local.get $c) (i32.const 0x2f)) (i32.eq (local.get $c) (i32.const 0x62))))
+            (i32.or (i32.or (i32.eq (local.get $c) (i32.const 0x66)) (i32.eq (local.get $c) (i32.const 0x6e))) (i32.or (i32.eq (local.get $c) (i32.const 0x72)) (i32.eq (local.get $c) (i32.const 0x74))))))
+        (then (return (i32.const -1))))
+      (local.set $i (i32.add (local.get $i) (i32.const 2)))
+      (br $next))
+    (unreachable))
+
+  (func $hex (param $c i32) (result i32)
+    (i32.or
+      (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10))
+      (i32.lt_u (i32.sub (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x61)) (i32.const 6))))
+
+  (func $digit (param $c i32) (result i32)
+    (i32.lt_u (i32.sub (local.get $c) (i32.const 0x30)) (i32.const 10)))
+
+  ;; The address after the number that starts at $i (JSON's grammar), or -1.
+  (func $number (param $i i32) (param $end i32) (result i32)
+    (local $d i32) (local $c i32)
+    (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 0x2d)) (then (local.set $i (i32.add (local.get $i) (i32.const 1)))))
+    (if (i32.ge_s (local.get $i) (local.get $end)) (then (return (i32.const -1))))
+    (local.set $c (i32.load8_u (local.get $i)))
+    (if (i32.eq (local.get $c) (i32.const 0x30))
+      (then (local.set $i (i32.add (local.get $i) (i32.const 1))))
+      (else
+        (if (i32.eqz (call $digit (local.get $c))) (then (return (i32.const -1))))
+        (local.set $i (call $digits (local.get $i) (local.get $end)))))
+    (if (i32.and (i32.lt_s (local.get $i) (local.get $end)) (i32.eq (i32.load8_u (local.get $i)) (i32.const 0x2e)))
+      (then
+        (local.set $d (i32.add (local.get $i) (i32.const 1)))
+        (local.set $i (call $digits (local.get $d) (local.get $end)))
+        (if (i32.eq (local.get $i) (local.get $d)) (then (return (i32.const -1))))))
+    (if (i32.and (i32.lt_s (local.get $i) (local.get $end)) (i32.eq (i32.or (i32.load8_u (local.get $i)) (i32.const 0x20)) (i32.const 0x65)))
+      (then
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (if (i32.lt_s (local.get $i) (local.get $end))
+          (then
+            (local.set $c (i32.load8_u (local.get $i)))
+            (if (i32.or (i32.eq (local.get $c) (i32.const 0x2b)) (i32.eq (local.get $c) (i32.const 0x2d)))
+              (then (local.set $i (i32.add (local.get $i) (i32.const 1)))))))
+        (local.set $d (local.get $i))
+        (local.set $i (call $digits (local.get $d) (local.get $end)))
+        (if (i32.eq (local.get $i) (local.get $d)) (then (return (i32.const -1))))))
+    ;; a number byte right after it ("01", "1.2.3", "1e5e") makes it invalid
+    (if (i32.lt_s (local.get $i) (local.get $end))
+      (then
+        (local.set $c (i32.load8_u (local.get $i)))
+        (if (i32.or
+              (i32.or (call $digit (local.get $c)) (i32.eq (i32.or (local.get $c) (i32.const 0x20)) (i32.const 0x65)))
+              (i32.or (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (i32.eq (local.get $c) (i32.const 0x2b))) (i32.eq (local.get $c) (i32.const 0x2e))))
+          (then (return (i32.const -1))))))
+    (local.get $i))
+
+  ;; The address after the run of digits that starts at $i.
+  (func $digits (param $i i32) (param $end i32) (result i32)
+    (block $done
+      (loop $more
+        (br_if $done (i32.ge_s (local.get $i) (local.get $end)))
+        (br_if $done (i32.ge_u (i32.sub (i32.load8_u (local.get $i)) (i32.const 0x30)) (i32.const 10)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $more)))
+    (local.get $i))
+
+  ;; Which kept key the bytes [$s, $s + $n) name: 0 another, 1 type, 2 id, 3 parentId, 4 timestamp,
+  ;; 5 message at the top level; 6 role, 7 content inside `message` ($inMessage).
+  (func $key (param $s i32) (param $n i32) (param $inMessage i32) (result i32)
+    (if (local.get $inMessage)
+      (then
+        (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x656c6f72))) (then (return (i32.const 6))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 7)) (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffffffff)) (i64.const 0x746e65746e6f63))) (then (return (i32.const 7))))
+        (return (i32.const 0))))
+    (if (i32.eq (local.get $n) (i32.const 4)) (then (return (i32.mul (i32.eq (i32.load (local.get $s)) (i32.const 0x65707974)) (i32.const 1)))))
+    (if (i32.eq (local.get $n) (i32.const 2)) (then (return (i32.mul (i32.eq (i32.load16_u (local.get $s)) (i32.const 0x6469)) (i32.const 2)))))
+    (if (i32.eq (local.get $n) (i32.const 8)) (then (return (i32.mul (i64.eq (i64.load (local.get $s)) (i64.const 0x6449746e65726170)) (i32.const 3)))))
+    (if (i32.eq (local.get $n) (i32.const 9))
+      (then (return (i32.mul (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x6d617473656d6974)) (i32.eq (i32.load8_u offset=8 (local.get $s)) (i32.const 0x70))) (i32.const 4)))))
+    (if (i32.eq (local.get $n) (i32.const 7))
+      (then (return (i32.mul (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffffffff)) (i64.const 0x6567617373656d)) (i32.const 5)))))
+    (i32.const 0))
+
+  (func (export "scan") (param $start i32) (param $end i32) (param $body i32) (result i32)
+    (local $o i32) (local $i i32) (local $c i32) (local $state i32) (local $depth i32)
+    (local $pending i32) (local $msgDepth i32) (local $close i32) (local $longest i32) (local $n i32)
+    (local.set $o (i32.const 16809984)) ;; OUT; the container stack follows it at OUT + 256
+    (i32.store (local.get $o) (call $classes (local.get $start) (local.get $body)))
+    (global.set $odd (i32.const 0))
+    ;; every slot after the classes to -1, then the kinds to 0
+    (v128.store offset=4 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
+    (v128.store offset=20 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
+    (v128.store offset=36 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
+    (v128.store offset=52 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
+    (v128.store offset=68 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
+    (i32.store offset=24 (local.get $o) (i32.const 0)) ;; parentKind
+    (i32.store offset=60 (local.get $o) (i32.const 0)) ;; contentKind
+    (i32.store offset=72 (local.get $o) (i32.const 0)) ;; longEscaped
+    (local.set $longest (i32.const 65535)) ;; LONG_STRING - 1
+    (local.set $msgDepth (i32.const -1))
+    (local.set $i (local.get $start))
+    ;; leading whitespace; a blank line is invalid
+    (block $found
+      (loop $ws
+        (br_if $found (i32.ge_s (local.get $i) (local.get $end)))
+        (br_if $found (i32.eqz (call $ws (i32.load8_u (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $ws)))
+    (if (i32.ge_s (local.get $i) (local.get $end)) (then (return (i32.const 1))))
+    (local.set $n (i32.eq (i32.load8_u (local.get $i)) (i32.const 0x7b))) ;; object
+    (block $defer
+      (block $invalid
+        (block $eof
+          (loop $token
+            (br_if $eof (i32.ge_s (local.get $i) (local.get $end)))
+            (local.set $c (i32.load8_u (local.get $i)))
+            ;; (calls are not inlined: the common case, a byte above space, tests once)
+            (if (i32.le_u (local.get $c) (i32.const 32))
+              (then
+                (if (call $ws (local.get $c))
+                  (then
+                    (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                    (br $token)))))
+            (block $close
+              ;; state 0: a value
+              (if (i32.eqz (local.get $state))
+                (then
+                  (if (i32.eq (local.get $pending) (i32.const 7))
+                    (then (i32.store offset=60 (local.get $o) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x6e))))))
+                  (if (i32.eq (local.get $c) (i32.const 34))
+                    (then
+                      (local.set $close (call $string (i32.add (local.get $i) (i32.const 1)) (local.get $end)))
+                      (br_if $invalid (i32.lt_s (local.get $close) (i32.const 0)))
+                      (if (local.get $pending) (then (call $capture (local.get $o) (local.get $pending) (local.get $i) (local.get $close))))
+                      (if (i32.gt_s (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (local.get $longest))
+                        (then
+                          (local.set $longest (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)))
+                          (i32.store offset=64 (local.get $o) (i32.add (local.get $i) (i32.const 1)))
+                          (i32.store offset=68 (local.get $o) (local.get $close))
+                          (i32.store offset=72 (local.get $o) (global.get $escaped))))
+                      (local.set $i (i32.add (local.get $close) (i32.const 1))))
+                    (else
+                      (if (i32.or (i32.eq (local.get $c) (i32.const 0x7b)) (i32.eq (local.get $c) (i32.const 0x5b)))
+                        (then
+                          (br_if $defer (i32.ge_s (local.get $depth) (i32.const 512)))
+                          (local.set $depth (i32.add (local.get $depth) (i32.const 1)))
+                          (i32.store8 offset=256 (i32.add (local.get $o) (local.get $depth)) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x7b))))
+                          (if (i32.and (i32.and (i32.eq (local.get $pending) (i32.const 5)) (i32.eq (local.get $depth) (i32.const 2))) (i32.eq (local.get $c) (i32.const 0x7b)))
+                            (then
+                              (local.set $msgDepth (i32.const 2))
+                              (i32.store offset=52 (local.get $o) (local.get $i))))
+                          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                          (local.set $pending (i32.const 0))
+                          (local.set $state (select (i32.const 1) (i32.const 6) (i32.eq (local.get $c) (i32.const 0x7b))))
+                          (br $token)))
+                      (if (i32.eq (local.get $c) (i32.const 0x74)) ;; true
+                        (then
+                          (br_if $invalid (i32.gt_s (i32.add (local.get $i) (i32.const 4)) (local.get $end)))
+                          (br_if $invalid (i32.ne (i32.load (local.get $i)) (i32.const 0x65757274)))
+                          (local.set $i (i32.add (local.get $i) (i32.const 4))))
+                        (else (if (i32.eq (local.get $c) (i32.const 0x66)) ;; false
+                          (then
+                            (br_if $invalid (i32.gt_s (i32.add (local.get $i) (i32.const 5)) (local.get $end)))
+                            (br_if $invalid (i32.ne (i32.load (local.get $i)) (i32.const 0x736c6166)))
+                            (br_if $invalid (i32.ne (i32.load8_u offset=4 (local.get $i)) (i32.const 0x65)))
+                            (local.set $i (i32.add (local.get $i) (i32.const 5))))
+                          (else (if (i32.eq (local.get $c) (i32.const 0x6e)) ;; null
+                            (then
+                              (br_if $invalid (i32.gt_s (i32.add (local.get $i) (i32.const 4)) (local.get $end)))
+                              (br_if $invalid (i32.ne (i32.load (local.get $i)) (i32.const 0x6c6c756e)))
+                              (local.set $i (i32.add (local.get $i) (i32.const 4))))
+                            (else
+                              (br_if $invalid (i32.eqz (i32.or (i32.eq (local.get $c) (i32.const 0x2d)) (call $digit (local.get $c)))))
+                              (local.set $i (call $number (local.get $i) (local.get $end)))
+                              (br_if $invalid (i32.lt_s (local.get $i) (i32.const 0)))))))))
+                      ;; parentKind: 2 for null, 3 for another value that is not a string
+                      (if (i32.eq (local.get $pending) (i32.const 3))
+                        (then (i32.store offset=24 (local.get $o) (select (i32.const 2) (i32.const 3) (i32.eq (local.get $c) (i32.const 0x6e))))))))
+                  (local.set $pending (i32.const 0))
+                  (local.set $state (select (i32.const 5) (i32.const 4) (i32.eqz (local.get $depth))))
+                  (br $token)))
+              ;; state 6: just after '[': a value or ']'
+              (if (i32.eq (local.get $state) (i32.const 6))
+                (then
+                  (br_if $close (i32.eq (local.get $c) (i32.const 0x5d)))
+                  (local.set $state (i32.const 0))
+                  (br $token)))
+              ;; states 1 (just after '{': a key or '}') and 2 (a key)
+              (if (i32.le_u (local.get $state) (i32.const 2))
+                (then
+                  (br_if $close (i32.and (i32.eq (local.get $c) (i32.const 0x7d)) (i32.eq (local.get $state) (i32.const 1))))
+                  (br_if $invalid (i32.ne (local.get $c) (i32.const 34)))
+                  (local.set $close (call $string (i32.add (local.get $i) (i32.const 1)) (local.get $end)))
+                  (br_if $invalid (i32.lt_s (local.get $close) (i32.const 0)))
+                  (local.set $pending (i32.const 0))
+                  (if (i32.or (i32.eq (local.get $depth) (i32.const 1)) (i32.eq (local.get $depth) (local.get $msgDepth)))
+                    (then
+                      (br_if $defer (global.get $escaped)) ;; an escaped key
+                      (local.set $pending (call $key (i32.add (local.get $i) (i32.const 1)) (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (i32.eq (local.get $depth) (local.get $msgDepth))))
+                      (call $forget (local.get $o) (local.get $pending))))
+                  (local.set $i (i32.add (local.get $close) (i32.const 1)))
+                  (local.set $state (i32.const 3))
+                  (br $token)))
+              ;; state 3: ':'
+              (if (i32.eq (local.get $state) (i32.const 3))
+                (then
+                  (br_if $invalid (i32.ne (local.get $c) (i32.const 0x3a)))
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (local.set $state (i32.const 0))
+                  (br $token)))
+              ;; state 4: after a value, ',' or the container's close
+              (if (i32.eq (local.get $state) (i32.const 4))
+                (then
+                  (if (i32.eq (local.get $c) (i32.const 0x2c))
+                    (then
+                      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                      (local.set $state (select (i32.const 2) (i32.const 0) (i32.eq (i32.load8_u offset=256 (i32.add (local.get $o) (local.get $depth))) (i32.const 1))))
+                      (br $token)))
+                  (br_if $close (i32.and (i32.eq (local.get $c) (i32.const 0x7d)) (i32.eq (i32.load8_u offset=256 (i32.add (local.get $o) (local.get $depth))) (i32.const 1))))
+                  (br_if $close (i32.and (i32.eq (local.get $c) (i32.const 0x5d)) (i32.eq (i32.load8_u offset=256 (i32.add (local.get $o) (local.get $depth))) (i32.const 2))))))
+              ;; state 5 (bytes after the value, e.g. two fused records) or a stray byte
+              (br $invalid))
+            ;; one place closes a container
+            (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (if (i32.gt_s (local.get $msgDepth) (local.get $depth))
+              (then
+                (local.set $msgDepth (i32.const -1))
+                (i32.store offset=56 (local.get $o) (local.get $i))))
+            (local.set $state (select (i32.const 5) (i32.const 4) (i32.eqz (local.get $depth))))
+            (br $token)))
+        ;; the end of the line
+        (br_if $invalid (i32.ne (local.get $state) (i32.const 5)))
+        (i32.store offset=4 (local.get $o) (i32.or (local.get $n) (i32.shl (global.get $odd) (i32.const 1))))
+        (return (i32.const 0)))
+      (return (i32.const 1)))
+    (i32.const 2))
+
+  (func $ws (param $c i32) (result i32)
+    (i32.or
+      (i32.or (i32.eq (local.get $c) (i32.const 0x20)) (i32.eq (local.get $c) (i32.const 0x0a)))
+      (i32.or (i32.eq (local.get $c) (i32.const 0x09)) (i32.eq (local.get $c) (i32.const 0x0d)))))
+
+  ;; A string value of kept key $key: its quotes' addresses into the key's slots.
+  (func $capture (param $o i32) (param $key i32) (param $open i32) (param $close i32)
+    (local $at i32)
+    ;; type 8, id 16, parentId 28 (and its kind at 24: a string), timestamp 36, role 44
+    (local.set $at (i32.add (local.get $o)
+      (select (i32.const 8) (select (i32.const 16) (select (i32.const 28) (select (i32.const 36) (i32.const 44) (i32.eq (local.get $key) (i32.const 4))) (i32.eq (local.get $key) (i32.const 3))) (i32.eq (local.get $key) (i32.const 2))) (i32.eq (local.get $key) (i32.const 1)))))
+    (if (i32.or (i32.eq (local.get $key) (i32.const 5)) (i32.eq (local.get $key) (i32.const 7))) (then (return))) ;; message, content
+    (if (i32.eq (local.get $key) (i32.const 3)) (then (i32.store offset=24 (local.get $o) (i32.const 1))))
+    (i32.store (local.get $at) (local.get $open))
+    (i32.store offset=4 (local.get $at) (local.get $close)))
+
+  ;; A kept key seen (again): what an earlier value of it left is forgotten (JSON.parse keeps the last).
+  (func $forget (param $o i32) (param $key i32)
+    (if (i32.eq (local.get $key) (i32.const 1)) (then (i32.store offset=8 (local.get $o) (i32.const -1))))
+    (if (i32.eq (local.get $key) (i32.const 2)) (then (i32.store offset=16 (local.get $o) (i32.const -1))))
+    (if (i32.eq (local.get $key) (i32.const 3))
+      (then
+        (i32.store offset=24 (local.get $o) (i32.const 3))
+        (i32.store offset=28 (local.get $o) (i32.const -1))))
+    (if (i32.eq (local.get $key) (i32.const 4)) (then (i32.store offset=36 (local.get $o) (i32.const -1))))
+    (if (i32.eq (local.get $key) (i32.const 5))
+      (then
+        (i32.store offset=44 (local.get $o) (i32.const -1))
+        (i32.store offset=52 (local.get $o) (i32.const -1))
+        (i32.store offset=56 (local.get $o) (i32.const -1))
+        (i32.store offset=60 (local.get $o) (i32.const 0))))
+    (if (i32.eq (local.get $key) (i32.const 6)) (then (i32.store offset=44 (local.get $o) (i32.const -1))))
+    (if (i32.eq (local.get $key) (i32.const 7)) (then (i32.store offset=60 (local.get $o) (i32.const 0)))))
+)
