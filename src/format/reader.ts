@@ -288,20 +288,53 @@ class Interner {
  */
 class LineTable {
   count = 0;
-  offset = new Float64Array(64);
-  length = new Float64Array(64);
-  kind = new Uint8Array(64);
-  flags = new Uint16Array(64);
-  ordinal = new Int32Array(64);
-  type = new Uint16Array(64);
-  role = new Uint16Array(64);
-  node = new Int32Array(64);
+  offset!: Float64Array;
+  length!: Float64Array;
   /** Byte range of the `message` object within the line (scan path only; -1 otherwise). */
-  msgStart = new Int32Array(64);
-  msgEnd = new Int32Array(64);
+  msgStart!: Int32Array;
+  msgEnd!: Int32Array;
   /** Byte range of the line's longest string body, if long and plain (`ScanFields.longStart`; -1 otherwise). */
-  longStart = new Int32Array(64);
-  longEnd = new Int32Array(64);
+  longStart!: Int32Array;
+  longEnd!: Int32Array;
+  ordinal!: Int32Array;
+  node!: Int32Array;
+  flags!: Uint16Array;
+  type!: Uint16Array;
+  role!: Uint16Array;
+  kind!: Uint8Array;
+
+  constructor(capacity: number) {
+    this.allocate(capacity);
+  }
+
+  /**
+   * The columns, all in one buffer (widest first, so each is aligned): allocating a typed array
+   * outside V8's heap costs a microsecond or two, which was 2-3 % of listing thousands of small
+   * sessions when each column had its own. Copies the rows there are.
+   */
+  private allocate(capacity: number): void {
+    const old = this.count > 0 ? this : undefined; // (each column is read before it is replaced)
+    const buffer = new ArrayBuffer(capacity * ROW_BYTES);
+    let at = 0;
+    const column = <T extends Float64Array | Int32Array | Uint16Array | Uint8Array>(Kind: { new (b: ArrayBuffer, at: number, n: number): T; BYTES_PER_ELEMENT: number }, previous: T | undefined): T => {
+      const c = new Kind(buffer, at, capacity);
+      at += capacity * Kind.BYTES_PER_ELEMENT;
+      if (previous) c.set(previous.subarray(0, this.count) as never);
+      return c;
+    };
+    this.offset = column(Float64Array, old?.offset);
+    this.length = column(Float64Array, old?.length);
+    this.msgStart = column(Int32Array, old?.msgStart);
+    this.msgEnd = column(Int32Array, old?.msgEnd);
+    this.longStart = column(Int32Array, old?.longStart);
+    this.longEnd = column(Int32Array, old?.longEnd);
+    this.ordinal = column(Int32Array, old?.ordinal);
+    this.node = column(Int32Array, old?.node);
+    this.flags = column(Uint16Array, old?.flags);
+    this.type = column(Uint16Array, old?.type);
+    this.role = column(Uint16Array, old?.role);
+    this.kind = column(Uint8Array, old?.kind);
+  }
 
   add(offset: number, length: number): number {
     if (this.count === this.offset.length) this.grow();
@@ -322,34 +355,25 @@ class LineTable {
   }
 
   private grow(): void {
-    const n = this.offset.length * 2;
-    const copy = <T extends Float64Array | Uint8Array | Uint16Array | Int32Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(n);
-      b.set(a);
-      return b;
-    };
-    this.offset = copy(this.offset);
-    this.length = copy(this.length);
-    this.kind = copy(this.kind);
-    this.flags = copy(this.flags);
-    this.ordinal = copy(this.ordinal);
-    this.type = copy(this.type);
-    this.role = copy(this.role);
-    this.node = copy(this.node);
-    this.msgStart = copy(this.msgStart);
-    this.msgEnd = copy(this.msgEnd);
-    this.longStart = copy(this.longStart);
-    this.longEnd = copy(this.longEnd);
+    this.allocate(this.offset.length * 2);
   }
 }
+
+/** Bytes a row takes: two Float64 columns, six Int32, three Uint16, one Uint8. */
+const ROW_BYTES = 2 * 8 + 6 * 4 + 3 * 2 + 1;
 
 /** Per-node columns, fed to the tree index. */
 class NodeTable {
   count = 0;
-  line = new Int32Array(64);
-  time = new Float64Array(64);
+  line: Int32Array;
+  time: Float64Array;
   readonly ids: Array<string | undefined> = [];
   readonly parentIds: Array<string | null | undefined> = [];
+
+  constructor(capacity: number) {
+    this.line = new Int32Array(capacity);
+    this.time = new Float64Array(capacity);
+  }
 
   add(lineIndex: number, id: string | undefined, parentId: string | null | undefined, time: number): number {
     if (this.count === this.line.length) {
@@ -370,8 +394,8 @@ class NodeTable {
 }
 
 export class Session {
-  private readonly table = new LineTable();
-  private readonly nodes = new NodeTable();
+  private readonly table: LineTable;
+  private readonly nodes: NodeTable;
   private readonly types = new Interner();
   private readonly roles = new Interner();
   /** Line-level findings from pass one. */
@@ -390,7 +414,14 @@ export class Session {
   /** Harness `leaf` entries (line, table index, target), in file order. */
   readonly leafMoves: Array<{ line: number; index: number; target: string | null }> = [];
 
-  private constructor(readonly source: ByteSource) {}
+  private constructor(readonly source: ByteSource) {
+    // Sized for a line per 512 bytes (pi's lines are longer; the tables double when short), capped
+    // so that a big file does not reserve more than it may need: growing copies every column, which
+    // was 2-3 % of listing thousands of small sessions.
+    const capacity = Math.min(1 << 16, Math.max(64, Math.ceil(source.size / 512) || 0));
+    this.table = new LineTable(capacity);
+    this.nodes = new NodeTable(capacity);
+  }
 
   get name(): string {
     return this.source.name;

@@ -658,12 +658,15 @@ function decodeId(b: Uint8Array, open: number, close: number): string {
   return id;
 }
 
-/** The entry types and roles pi writes, as bytes: matched without making a new string. */
-const KNOWN = ["message", "model_change", "thinking_level_change", "usage", "compaction", "branch_summary", "custom", "custom_message", "context_edit", "label", "session_info", "session", "leaf", "active_tools_change", "user", "assistant", "toolResult", "system", "bashExecution", "hookMessage"].map((s) => ({ s, b: bytes(s) }));
+/** The entry types and roles pi writes, as bytes by length: matched without making a new string. */
+const KNOWN: Array<Array<{ s: string; b: Uint8Array }>> = [];
+for (const s of ["message", "model_change", "thinking_level_change", "usage", "compaction", "branch_summary", "custom", "custom_message", "context_edit", "label", "session_info", "session", "leaf", "active_tools_change", "user", "assistant", "toolResult", "system", "bashExecution", "hookMessage"]) {
+  (KNOWN[s.length] ??= []).push({ s, b: bytes(s) });
+}
 
 function knownString(b: Uint8Array, open: number, close: number): string {
-  const n = close - open - 1;
-  for (const k of KNOWN) if (k.b.length === n && same(b, open + 1, close, k.b)) return k.s;
+  const candidates = KNOWN[close - open - 1];
+  if (candidates) for (const k of candidates) if (same(b, open + 1, close, k.b)) return k.s;
   return decodeString(b, open, close);
 }
 
