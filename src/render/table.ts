@@ -26,8 +26,11 @@ export function renderTable(head: string[], rows: string[][], style: Style, widt
   return [line(head, 0, bold), ...body.map((row, k) => line(row, k + 1, (s) => s))].join("\n") + "\n";
 }
 
-/** Printable ASCII only: one column a character. */
-const PLAIN = /^[\x20-\x7e]*$/;
+/**
+ * Printable ASCII and the ellipsis previews end with: one column a character (string-width says
+ * so too, but its first call compiles an emoji pattern: ~3 ms of a warm `ls`).
+ */
+const PLAIN = /^[\x20-\x7e\u2026]*$/;
 
 function displayWidth(cell: string): number {
   return PLAIN.test(cell) ? cell.length : stringWidth(cell);

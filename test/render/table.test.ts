@@ -1,3 +1,4 @@
+import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { renderTable } from "../../src/render/table.js";
 import { makeStyle } from "../../src/render/text.js";
@@ -19,5 +20,14 @@ describe("renderTable", () => {
   it("cuts cells to the widths given", () => {
     const out = renderTable(["a"], [["abcdefghij"]], makeStyle(false, 100), [5]);
     expect(out).toBe("a    \nabcd…\n");
+  });
+
+  it("counts printable ASCII and the ellipsis one column each, as string-width does", () => {
+    const ascii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)).join("");
+    for (const cell of [ascii, "…", `a…b${ascii}…`]) {
+      expect(stringWidth(cell)).toBe(cell.length);
+      const out = renderTable(["h"], [[cell], ["x"]], makeStyle(false, 1000));
+      expect(out.split("\n")[2]).toBe("x" + " ".repeat(cell.length - 1));
+    }
   });
 });
