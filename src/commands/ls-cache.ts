@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { SessionRow } from "./ls-describe.js";
@@ -9,12 +9,19 @@ import type { SessionRow } from "./ls-describe.js";
  * whose file changed is recomputed; a cache that does not parse or has another shape is ignored
  * and rebuilt, never trusted.
  *
- * The file is one line of JSON, the index (columns of paths, stamps and last activity, and where
- * each row lies), then one line of JSON per row. A warm `ls` parses the index and only the rows it
- * shows: with thousands of sessions, parsing every row was most of a warm run. (`--cwd` and the
- * other sort keys read every row.)
+ * A warm `ls` of thousands of sessions reads the index and only the rows it shows, so the file is
+ * laid out to be read in two reads and a few splits (it is all text, to be read and mended by hand):
+ *
+ *   {"version":3,"count":N,"paths":P,"modified":M,"stamps":S}   (byte lengths of the next three)
+ *   every path, joined by "\n"                                   (P bytes, then "\n")
+ *   every row's `modified`, joined by "\n" ("" for none)         (M bytes, then "\n")
+ *   base64 of [size, mtimeMs, ino, row start, row length] × N    (S bytes, as float64; then "\n")
+ *   the rows, one line of JSON each
+ *
+ * Measured on 5,000 sessions, loading the cache took 20-23 ms as one JSON index line before the
+ * rows (reading all 3.8 MB, JSON.parse, a map of the paths); this reads 1 MB and splits it, ~5 ms.
  */
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 
 export interface FileStamp {
   size: number;
@@ -22,24 +29,15 @@ export interface FileStamp {
   ino: number;
 }
 
-interface Index {
-  version: number;
-  paths: string[];
-  size: number[];
-  mtimeMs: number[];
-  ino: number[];
-  /** Each row's `modified` (the default sort key). */
-  modified: Array<string | null>;
-  /** Each row's byte offset and length in the rows part (after the index line). */
-  start: number[];
-  length: number[];
-}
+/** float64 stamps a cached session keeps, in order: size, mtimeMs, ino, row start, row length. */
+const STAMP = 5;
 
-/** A row found in the cache: its sort key now, the rest when asked. */
-export interface CacheHit {
-  modified: string | null;
-  /** The row; throws `CorruptCacheError` when it does not parse as the row of this path. */
-  row(): SessionRow;
+interface Meta {
+  version: number;
+  count: number;
+  paths: number;
+  modified: number;
+  stamps: number;
 }
 
 export class CorruptCacheError extends Error {}
@@ -49,13 +47,19 @@ export function cachePath(env: NodeJS.ProcessEnv): string {
   return join(base, "pi-session", "ls-index.json");
 }
 
-const isArray = (v: unknown, n: number, item: (x: unknown) => boolean): boolean => Array.isArray(v) && v.length === n && v.every(item);
-const isNumber = (x: unknown) => typeof x === "number";
+const isLength = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
 
 export class LsCache {
-  private index: Index | undefined;
-  private rowsPart = Buffer.alloc(0);
-  private readonly slots = new Map<string, number>();
+  private fd: number | undefined;
+  private paths: string[] = [];
+  private modifiedOf: string[] = [];
+  private stamps = new Float64Array(0);
+  /** Where the rows begin in the file. */
+  private rowsAt = 0;
+  /** Path -> slot, built on the first path not found where the listing's order puts it. */
+  private slots: Map<string, number> | undefined;
+  /** Slot of the listing's file 0, as far as the cache holds the listing in order. */
+  private base = 0;
   private readonly fresh = new Map<string, { stamp: FileStamp; row: SessionRow }>();
   private dirty = false;
 
@@ -69,53 +73,90 @@ export class LsCache {
       return;
     }
     try {
-      const bytes = readFileSync(file);
-      const nl = bytes.indexOf(10);
-      if (nl < 0) throw new CorruptCacheError();
-      const index = JSON.parse(bytes.toString("utf8", 0, nl)) as Index;
-      const rowsPart = bytes.subarray(nl + 1);
-      const n = Array.isArray(index?.paths) ? index.paths.length : -1;
-      const valid =
-        index.version === CACHE_VERSION &&
-        isArray(index.paths, n, (p) => typeof p === "string") &&
-        isArray(index.size, n, isNumber) &&
-        isArray(index.mtimeMs, n, isNumber) &&
-        isArray(index.ino, n, isNumber) &&
-        isArray(index.modified, n, (m) => m === null || typeof m === "string") &&
-        isArray(index.start, n, isNumber) &&
-        isArray(index.length, n, isNumber) &&
-        index.start.every((s, i) => s >= 0 && s + index.length[i]! <= rowsPart.length);
-      if (!valid) throw new CorruptCacheError();
-      this.index = index;
-      this.rowsPart = rowsPart;
-      index.paths.forEach((p, i) => this.slots.set(p, i));
+      this.load();
     } catch {
       // missing, corrupt or older: start empty, rebuilt on save
+      this.close();
+      this.paths = [];
       this.dirty = true;
     }
   }
 
-  get(path: string, stamp: FileStamp): CacheHit | undefined {
-    const i = this.slots.get(path);
-    const x = this.index;
-    if (i === undefined || !x || x.size[i] !== stamp.size || x.mtimeMs[i] !== stamp.mtimeMs || x.ino[i] !== stamp.ino) return undefined;
-    let row: SessionRow | undefined;
-    return {
-      modified: x.modified[i]!,
-      row: () => (row ??= this.parseRow(i, path)),
-    };
+  private load(): void {
+    const fd = (this.fd = openSync(this.file, "r"));
+    const fileSize = fstatSync(fd).size;
+    const head = Buffer.allocUnsafe(Math.min(4096, fileSize));
+    const nl = head.subarray(0, readSync(fd, head, 0, head.length, 0)).indexOf(10);
+    if (nl < 0) throw new CorruptCacheError();
+    const meta = JSON.parse(head.toString("utf8", 0, nl)) as Meta;
+    if (meta?.version !== CACHE_VERSION || ![meta.count, meta.paths, meta.modified, meta.stamps].every(isLength)) throw new CorruptCacheError();
+    const n = meta.count;
+    const indexBytes = meta.paths + meta.modified + meta.stamps + 3;
+    this.rowsAt = nl + 1 + indexBytes;
+    if (this.rowsAt > fileSize || meta.stamps !== Math.ceil((n * STAMP * 8) / 3) * 4) throw new CorruptCacheError();
+    const index = Buffer.allocUnsafe(indexBytes);
+    if (readSync(fd, index, 0, indexBytes, nl + 1) !== indexBytes) throw new CorruptCacheError();
+    const paths = n === 0 ? [] : index.toString("utf8", 0, meta.paths).split("\n");
+    let at = meta.paths + 1;
+    const modified = n === 0 ? [] : index.toString("latin1", at, at + meta.modified).split("\n");
+    at += meta.modified + 1;
+    const raw = Buffer.from(index.toString("latin1", at, at + meta.stamps), "base64");
+    const stamps = new Float64Array(n * STAMP);
+    new Uint8Array(stamps.buffer).set(raw.subarray(0, stamps.byteLength));
+    if (paths.length !== n || modified.length !== n || raw.length !== stamps.byteLength) throw new CorruptCacheError();
+    const rowsBytes = fileSize - this.rowsAt;
+    for (let i = 0; i < n; i++) {
+      const k = i * STAMP;
+      if (!(stamps[k + 3]! >= 0 && stamps[k + 4]! >= 0 && stamps[k + 3]! + stamps[k + 4]! <= rowsBytes)) throw new CorruptCacheError();
+    }
+    this.paths = paths;
+    this.modifiedOf = modified;
+    this.stamps = stamps;
   }
 
-  private parseRow(i: number, path: string): SessionRow {
-    const x = this.index!;
+  /**
+   * The slot of `path` (file `i` of the listing) when its size, mtime and inode match the cache's;
+   * -1 otherwise. A listing the cache holds in order is matched by position.
+   */
+  find(path: string, i: number, size: number, mtimeMs: number, ino: number): number {
+    let slot = this.base + i;
+    if (this.paths[slot] !== path) {
+      if (!this.slots) {
+        this.slots = new Map();
+        this.paths.forEach((p, k) => this.slots!.set(p, k));
+      }
+      const s = this.slots.get(path);
+      if (s === undefined) return -1;
+      slot = s;
+      this.base = s - i;
+    }
+    const k = slot * STAMP;
+    const x = this.stamps;
+    return x[k] === size && x[k + 1] === mtimeMs && x[k + 2] === ino ? slot : -1;
+  }
+
+  /** The default sort key of the session in `slot`. */
+  modified(slot: number): string | null {
+    return this.modifiedOf[slot] || null;
+  }
+
+  /** The row in `slot`; throws `CorruptCacheError` when it does not parse as the row of `path`. */
+  row(slot: number, path: string): SessionRow {
     let row: SessionRow;
     try {
-      row = JSON.parse(this.rowsPart.toString("utf8", x.start[i]!, x.start[i]! + x.length[i]!)) as SessionRow;
+      row = JSON.parse(this.rowBytes(slot).toString("utf8")) as SessionRow;
     } catch {
       throw new CorruptCacheError();
     }
-    if (!row || typeof row !== "object" || row.path !== path || row.modified !== x.modified[i]) throw new CorruptCacheError();
+    if (!row || typeof row !== "object" || row.path !== path || row.modified !== this.modified(slot)) throw new CorruptCacheError();
     return row;
+  }
+
+  private rowBytes(slot: number): Buffer {
+    const k = slot * STAMP;
+    const bytes = Buffer.allocUnsafe(this.stamps[k + 4]!);
+    if (readSync(this.fd!, bytes, 0, bytes.length, this.rowsAt + this.stamps[k + 3]!) !== bytes.length) throw new CorruptCacheError();
+    return bytes;
   }
 
   set(path: string, stamp: FileStamp, row: SessionRow): void {
@@ -123,40 +164,59 @@ export class LsCache {
     this.dirty = true;
   }
 
-  /** Writes the cache atomically (temp file + rename); a cache that cannot be written is skipped. */
-  save(): void {
-    if (!this.dirty) return;
-    const index: Index = { version: CACHE_VERSION, paths: [], size: [], mtimeMs: [], ino: [], modified: [], start: [], length: [] };
+  /**
+   * Writes the cache if it changed, atomically (temp file + rename), and closes it; a cache that
+   * cannot be written is skipped. `listing`: the paths just listed, in order, written first so that
+   * listing them again matches by position.
+   */
+  save(listing: readonly string[]): void {
+    try {
+      if (this.dirty) this.write(listing);
+    } catch {
+      // a read-only home: listing still works, just not faster next time
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private write(listing: readonly string[]): void {
+    const paths: string[] = [];
+    const modified: string[] = [];
+    const stamps: number[] = [];
     const rows: Buffer[] = [];
     let offset = 0;
-    const add = (path: string, stamp: FileStamp, modified: string | null, bytes: Buffer) => {
-      index.paths.push(path);
-      index.size.push(stamp.size);
-      index.mtimeMs.push(stamp.mtimeMs);
-      index.ino.push(stamp.ino);
-      index.modified.push(modified);
-      index.start.push(offset);
-      index.length.push(bytes.length);
+    const add = (path: string, size: number, mtimeMs: number, ino: number, rowModified: string | null, bytes: Buffer) => {
+      if (path.includes("\n")) return; // (a path the layout cannot hold is described afresh each time)
+      paths.push(path);
+      modified.push(rowModified ?? "");
+      stamps.push(size, mtimeMs, ino, offset, bytes.length);
       rows.push(bytes, NEWLINE);
       offset += bytes.length + 1;
     };
-    // Rows kept from the file are copied as they are, without parsing them.
-    const x = this.index;
-    if (x) {
-      x.paths.forEach((path, i) => {
-        if (this.fresh.has(path)) return;
-        add(path, { size: x.size[i]!, mtimeMs: x.mtimeMs[i]!, ino: x.ino[i]! }, x.modified[i]!, this.rowsPart.subarray(x.start[i]!, x.start[i]! + x.length[i]!));
-      });
+    // The listing's sessions first, in its order, then the others the file holds; rows kept from the
+    // file are copied as they are, without parsing them.
+    const x = this.stamps;
+    const written = new Set<string>();
+    const slotOf = new Map(this.paths.map((p, slot) => [p, slot]));
+    for (const path of [...listing, ...this.paths]) {
+      if (written.has(path)) continue;
+      written.add(path);
+      const fresh = this.fresh.get(path);
+      const slot = slotOf.get(path);
+      if (fresh) add(path, fresh.stamp.size, fresh.stamp.mtimeMs, fresh.stamp.ino, fresh.row.modified, Buffer.from(JSON.stringify(fresh.row)));
+      else if (slot !== undefined) add(path, x[slot * STAMP]!, x[slot * STAMP + 1]!, x[slot * STAMP + 2]!, this.modified(slot), this.rowBytes(slot));
     }
-    for (const [path, { stamp, row }] of this.fresh) add(path, stamp, row.modified, Buffer.from(JSON.stringify(row)));
-    try {
-      mkdirSync(join(this.file, ".."), { recursive: true });
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(tmp, Buffer.concat([Buffer.from(JSON.stringify(index)), NEWLINE, ...rows]));
-      renameSync(tmp, this.file);
-    } catch {
-      // a read-only home: listing still works, just not faster next time
-    }
+    const parts = [paths.join("\n"), modified.join("\n"), Buffer.from(new Float64Array(stamps).buffer).toString("base64")];
+    const meta: Meta = { version: CACHE_VERSION, count: paths.length, paths: Buffer.byteLength(parts[0]!), modified: parts[1]!.length, stamps: parts[2]!.length };
+    mkdirSync(join(this.file, ".."), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(meta)}\n${parts.join("\n")}\n`), ...rows]));
+    renameSync(tmp, this.file);
   }
 }
 

@@ -45,21 +45,20 @@ const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
   name: (a, b) => (a.title ?? "\uffff").localeCompare(b.title ?? "\uffff"),
 };
 
-/** A listed session: its default sort key at once, its row when needed (cached rows parse lazily). */
-interface Listed {
-  path: string;
-  modified: string | null;
-  row: () => SessionRow;
-}
-
 export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
   const dir = options.dir ? resolve(options.dir) : ctx.sessionDir;
   if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
   const files = listSessionFiles(dir);
   const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
-  const listed: Listed[] = [];
+  // Per file: its default sort key, and its row (described now) or its slot in the cache (a row
+  // parsed only if shown or needed to filter and sort). Columns, not an object per file: a warm run
+  // over thousands of sessions does little else.
+  const modified: Array<string | null> = new Array(files.length);
+  const rows: Array<SessionRow | undefined> = new Array(files.length);
+  const slots = new Int32Array(files.length).fill(-1);
   const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
-  for (const [index, path] of files.entries()) {
+  for (let index = 0; index < files.length; index++) {
+    const path = files[index]!;
     let stamp: FileStamp | undefined;
     try {
       const st = statSync(path, { throwIfNoEntry: false });
@@ -67,9 +66,11 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
     } catch {
       // unreadable: described as such, never cached
     }
-    const cached = stamp && cache?.get(path, stamp);
-    if (cached) listed[index] = { path, modified: cached.modified, row: cached.row };
-    else todo.push({ index, path, stamp });
+    const slot = stamp && cache ? cache.find(path, index, stamp.size, stamp.mtimeMs, stamp.ino) : -1;
+    if (slot >= 0) {
+      slots[index] = slot;
+      modified[index] = cache!.modified(slot);
+    } else todo.push({ index, path, stamp });
   }
   // PI_SESSION_THREADS caps the worker threads (1: none).
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
@@ -78,34 +79,65 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   const described = todo.length === 0 ? [] : await (await import("./ls-describe.js")).describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
-    listed[index] = { path, modified: row.modified, row: () => row };
+    rows[index] = row;
+    modified[index] = row.modified;
     if (stamp && row.status !== "unreadable") cache?.set(path, stamp, row);
   });
   ctx.progress(files.length, files.length);
+  const rowOf = (i: number): SessionRow => (rows[i] ??= cache!.row(slots[i]!, files[i]!));
   let result: LsResult;
   try {
-    result = select(listed, options, dir);
+    result = select({ files, modified, rowOf }, options, dir);
   } catch (error) {
     // A cached row that does not read back: the whole cache is rebuilt, never trusted.
-    if (error instanceof CorruptCacheError) return ls(options, ctx, true);
+    if (error instanceof CorruptCacheError) {
+      cache?.close();
+      return ls(options, ctx, true);
+    }
     throw error;
   }
-  cache?.save();
+  cache?.save(files);
   return result;
 }
 
+/** The listed sessions: paths, default sort keys, and each one's row when asked. */
+interface Listing {
+  files: readonly string[];
+  modified: ReadonlyArray<string | null>;
+  rowOf: (i: number) => SessionRow;
+}
+
 /** Filtering, sorting and the limit; only the rows these need are read from the cache. */
-function select(listed: Listed[], options: LsOptions, dir: string): LsResult {
+function select({ files, modified, rowOf }: Listing, options: LsOptions, dir: string): LsResult {
   const wanted = options.cwd !== undefined ? resolve(options.cwd) : undefined;
-  const matching = wanted === undefined ? listed : listed.filter((l) => {
-    const cwd = l.row().cwd;
+  const all = Array.from(files, (_, i) => i);
+  const matching = wanted === undefined ? all : all.filter((i) => {
+    const cwd = rowOf(i).cwd;
     return cwd !== null && resolve(cwd) === wanted;
   });
   const key = options.sort ?? "modified";
   const byRow = SORTERS[key];
-  matching.sort(key === "modified" ? (a, b) => byModified(a.modified, b.modified) || byCodeUnit(a.path, b.path) : (a, b) => byRow(a.row(), b.row()) || byCodeUnit(a.path, b.path));
-  const limited = options.limit !== undefined ? matching.slice(0, Math.max(0, options.limit)) : matching;
-  return { dir, sessions: limited.map((l) => l.row()), total: matching.length };
+  const order = key === "modified" ? (a: number, b: number) => byModified(modified[a]!, modified[b]!) || byCodeUnit(files[a]!, files[b]!) : (a: number, b: number) => byRow(rowOf(a), rowOf(b)) || byCodeUnit(files[a]!, files[b]!);
+  const limit = options.limit !== undefined ? Math.max(0, options.limit) : Infinity;
+  const shown = limit * 8 < matching.length ? first(matching, limit, order) : matching.sort(order).slice(0, limit);
+  return { dir, sessions: shown.map(rowOf), total: matching.length };
+}
+
+/**
+ * The `k` first of `items` by `order`, in order, without sorting the rest: one comparison for most
+ * items (against the k-th so far). `ls --limit 20` of 5,000 sessions spent ~6 ms sorting them all.
+ */
+function first(items: readonly number[], k: number, order: (a: number, b: number) => number): number[] {
+  const top: number[] = [];
+  if (k === 0) return top;
+  for (const item of items) {
+    if (top.length === k && order(item, top[k - 1]!) >= 0) continue;
+    let at = top.length;
+    while (at > 0 && order(item, top[at - 1]!) < 0) at--;
+    top.splice(at, 0, item);
+    if (top.length > k) top.pop();
+  }
+  return top;
 }
 
 export function renderLs(result: LsResult, style: Style): string {

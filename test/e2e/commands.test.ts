@@ -292,6 +292,13 @@ describe("ls", () => {
       const cold = await cliJson(["ls", dir, "--no-cache", ...args], { env: { PI_SESSION_THREADS: "1" } });
       expect((await cliJson(["ls", dir, ...args], { env: { XDG_CACHE_HOME: cache } })).json, args.join(" ")).toEqual(cold.json);
     }
+    // A small --limit picks the first rows without sorting the rest: the same rows as a full sort.
+    for (const sort of ["modified", "created", "size", "messages", "name"]) {
+      const all = (await cliJson(["ls", dir, "--sort", sort], { env: { XDG_CACHE_HOME: cache } })).json;
+      const few = (await cliJson(["ls", dir, "--sort", sort, "--limit", "9"], { env: { XDG_CACHE_HOME: cache } })).json;
+      expect(few.sessions, sort).toEqual(all.sessions.slice(0, 9));
+      expect(few.total).toBe(150);
+    }
     const statuses = new Set(one.json.sessions.map((s: { status: string }) => s.status));
     expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problems"]));
   });
@@ -320,11 +327,39 @@ describe("ls", () => {
     // A corrupt cache is ignored and rewritten.
     writeFileSync(index, "{not json");
     expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("List src");
-    expect(JSON.parse(readFileSync(index, "utf8").split("\n")[0]!).version).toBe(2);
+    expect(JSON.parse(readFileSync(index, "utf8").split("\n")[0]!).version).toBe(3);
     // --no-cache neither reads nor writes it.
     writeFileSync(index, "untouched");
     await cli(["ls", dir, "--no-cache"], { env });
     expect(readFileSync(index, "utf8")).toBe("untouched");
+  });
+
+  it("keeps the sessions of several directories in one cache, found wherever they lie in it", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pi-session-dirs-"));
+    const [a, b] = [join(root, "a"), join(root, "b")];
+    for (const [dir, names] of [[a, ["linear.jsonl", "branched.jsonl", "v1.jsonl"]], [b, ["compacted.jsonl", "linear.jsonl"]]] as const) {
+      mkdirSync(dir);
+      names.forEach((name, i) => copyFileSync(fixture(name), join(dir, `s${i}.jsonl`)));
+    }
+    const env = { XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), "pi-session-cache-")) };
+    const index = join(env.XDG_CACHE_HOME, "pi-session", "ls-index.json");
+    const cold = { a: (await cliJson(["ls", a, "--no-cache"])).json, b: (await cliJson(["ls", b, "--no-cache"])).json };
+    expect((await cliJson(["ls", a], { env })).json).toEqual(cold.a);
+    expect((await cliJson(["ls", b], { env })).json).toEqual(cold.b);
+    // The last listing comes first in the file, so a's rows are no longer where its order puts them.
+    const text = readFileSync(index, "utf8");
+    expect(JSON.parse(text.split("\n")[0]!).count).toBe(5);
+    expect(text.split("\n")[1]).toBe(join(b, "s0.jsonl"));
+    writeFileSync(index, text.replaceAll('"title":"List src"', '"title":"Cached!!"'));
+    const warm = (await cliJson(["ls", a], { env })).json;
+    expect(warm.sessions.map((s: { title: string }) => s.title)).toContain("Cached!!");
+    expect({ ...warm, sessions: warm.sessions.map((s: { title: string }) => ({ ...s, title: s.title === "Cached!!" ? "List src" : s.title })) }).toEqual(cold.a);
+    // A cache cut short, or whose lengths do not add up, is rebuilt.
+    for (const broken of [text.slice(0, text.length >> 1), text.replace('"count":5', '"count":4'), text.replace(/"stamps":\d+/, '"stamps":8')]) {
+      writeFileSync(index, broken);
+      expect((await cliJson(["ls", a], { env })).json).toEqual(cold.a);
+      expect(JSON.parse(readFileSync(index, "utf8").split("\n")[0]!).count).toBeGreaterThanOrEqual(3);
+    }
   });
 
   it("reads the session directory from flags and environment, per project, with --cwd", async () => {
