@@ -534,6 +534,11 @@ export class Session {
     return this.nodes.time[node]!;
   }
 
+  /** A node's `LineFlag`s, without materialising its record. */
+  nodeFlags(node: number): number {
+    return this.table.flags[this.nodes.line[node]!]!;
+  }
+
   /** The entry type and message role of a node, without reading its line. */
   nodeKind(node: number): { type: string | undefined; role: string | undefined } {
     const i = this.nodes.line[node]!;

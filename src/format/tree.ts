@@ -62,7 +62,9 @@ export class TreeIndex {
         this.problems.push({ node: i, problem: "self" });
         continue;
       }
-      const p = this.byId.get(pid);
+      // Most entries follow the one before: that parent is found without the map, unless its id
+      // is held again later (the map names the last holder).
+      const p = i > 0 && pid === ids[i - 1] && (this.duplicates.size === 0 || !this.duplicates.has(pid)) ? i - 1 : this.byId.get(pid);
       if (p === undefined) {
         this.problems.push({ node: i, problem: "missing" });
         continue;

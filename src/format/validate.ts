@@ -10,19 +10,25 @@ import { KNOWN_ENTRY_TYPES, KNOWN_ROLES, type AnyEntry } from "./types.js";
 export function recordFindings(session: Session): Finding[] {
   const out: Finding[] = [];
   const legacy = session.version < 2;
+  // Read from the columns, not a record per node: most nodes have nothing to report, and this runs
+  // for every session `ls` lists.
+  const report = (node: number, code: Parameters<typeof finding>[0], message: string) => {
+    const id = session.nodeId(node);
+    out.push(finding(code, message, { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) }));
+  };
   for (let node = 0; node < session.tree.size; node++) {
-    const r = session.nodeRecord(node);
-    const at = { line: r.line, ...(r.id !== undefined ? { entryId: r.id } : {}) };
-    if (r.flags & LineFlag.NO_TYPE) continue; // reported as entry-no-type
+    const flags = session.nodeFlags(node);
+    if (flags & LineFlag.NO_TYPE) continue; // reported as entry-no-type
     if (!legacy) {
-      if (r.id === undefined) out.push(finding("entry-missing-id", "the entry has no string `id`", at));
-      if (!(r.flags & LineFlag.HAS_PARENT_KEY)) out.push(finding("entry-missing-parent", "the entry has no `parentId`", at));
+      if (session.nodeId(node) === undefined) report(node, "entry-missing-id", "the entry has no string `id`");
+      if (!(flags & LineFlag.HAS_PARENT_KEY)) report(node, "entry-missing-parent", "the entry has no `parentId`");
     }
-    if (!(r.flags & LineFlag.HAS_TIME)) out.push(finding("entry-missing-timestamp", "the entry has no `timestamp`", at));
-    if (!KNOWN_ENTRY_TYPES.has(r.type!)) out.push(finding("entry-unknown-type", `unknown entry type \`${r.type}\``, at));
-    if (r.type === "message") {
-      if (r.role === undefined) out.push(finding("message-invalid", "a message entry without `message.role`", at));
-      else if (!KNOWN_ROLES.has(r.role)) out.push(finding("message-unknown-role", `unknown message role \`${r.role}\``, at));
+    if (!(flags & LineFlag.HAS_TIME)) report(node, "entry-missing-timestamp", "the entry has no `timestamp`");
+    const { type, role } = session.nodeKind(node);
+    if (!KNOWN_ENTRY_TYPES.has(type!)) report(node, "entry-unknown-type", `unknown entry type \`${type}\``);
+    if (type === "message") {
+      if (role === undefined) report(node, "message-invalid", "a message entry without `message.role`");
+      else if (!KNOWN_ROLES.has(role)) report(node, "message-unknown-role", `unknown message role \`${role}\``);
     }
   }
   for (const move of session.leafMoves) {
