@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
-import { CORPUS, corpusFiles, fixture, FIXTURES } from "../helpers/paths.js";
+import { CORPUS, corpusFiles, fixture, fixtureFiles, FIXTURES } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
 
 describe("help", () => {
@@ -379,5 +379,23 @@ describe("ls", () => {
     const byId = await cli(["show", "0f1e2d3c", "--session-dir", dir]);
     expect(byId.exitCode).toBe(0);
     expect(byId.stdout).toContain("List src");
+  });
+});
+
+describe("without WebAssembly", () => {
+  it("reads every fixture and corpus file as with it (node --jitless: the JavaScript scanner)", async () => {
+    const runs: string[][] = [
+      ["ls", FIXTURES, "--no-cache"],
+      ["ls", CORPUS, "--no-cache"],
+      ["check", ...fixtureFiles(), ...corpusFiles()],
+      ...corpusFiles().slice(0, 4).map((f) => ["tree", f]),
+    ];
+    for (const args of runs) {
+      const withWasm = await cliJson(args, { env: { PI_SESSION_THREADS: "1" } });
+      const without = await cliJson(args, { env: { PI_SESSION_THREADS: "1", NODE_OPTIONS: "--jitless" } });
+      expect(without.stderr, args.join(" ")).toContain("disabling flag --expose_wasm"); // it really ran without
+      expect(without.json, args.join(" ")).toEqual(withWasm.json);
+      expect(without.exitCode).toBe(withWasm.exitCode);
+    }
   });
 });
