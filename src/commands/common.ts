@@ -61,7 +61,7 @@ export async function readShape(file: string, ctx: CommandContext, options: { pr
   const previews: string[] = [];
   let name: string | undefined;
   const session = await openForDisplay(file, ctx, {
-    ...(options.previews ? { onNode: (node: number, bytes: Buffer, type?: string, role?: string) => void (previews[node] = previewFromBytes(bytes, type, role, options.previews)) } : {}),
+    ...(options.previews ? { onNode: (node: number, bytes: Buffer, type: string | undefined, role: string | undefined, longStart: number, longEnd: number) => void (previews[node] = previewFromBytes(bytes, type, role, options.previews, longStart, longEnd)) } : {}),
     only: new Set(["label", "session_info"]),
     onRecord: (entry) => {
       if (entry.type === "session_info") {

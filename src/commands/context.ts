@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { contextAt, contextMessages, contextParts, contextSettingsAt, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
-import { RawJson, writeJsonWithArray, type Sink } from "../render/sink.js";
+import { RawJson, writeAll, writeJsonWithArray, type Sink } from "../render/sink.js";
 
 const LLM_PASS_THROUGH = new Set(["system", "user", "assistant", "toolResult"]);
 import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
@@ -145,7 +145,9 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
         return;
       }
       await out.write(renderHeader(settings, undefined, ctx.style));
-      for (const m of messages()) await out.write("\n" + renderMessage(m, ctx.style));
+      await writeAll(out, (function* () {
+        for (const m of messages()) yield "\n" + renderMessage(m, ctx.style);
+      })());
     } finally {
       session.close();
     }

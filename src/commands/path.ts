@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
-import { writeJsonWithArray, type Sink } from "../render/sink.js";
+import { writeAll, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { fitPreview, formatTime, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
@@ -107,7 +107,9 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
       }
       if (nodes.length === 0) await out.write(ctx.style.c.dim("(no entries)\n"));
       const lineWidth = nodes.length > 0 ? String(session.nodeLine(nodes[nodes.length - 1]!)).length : 1;
-      for (let i = 0; i < nodes.length; i++) await out.write(renderStep(pathStep(session, nodes, i, previews), lineWidth, ctx.style, session.nodeTime(nodes[i]!)) + "\n");
+      await writeAll(out, (function* () {
+        for (let i = 0; i < nodes.length; i++) yield renderStep(pathStep(session, nodes, i, previews), lineWidth, ctx.style, session.nodeTime(nodes[i]!)) + "\n";
+      })());
     } finally {
       session.close();
     }

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
-import { writeJsonWithArray, type Sink } from "../render/sink.js";
+import { writeAll, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { fitPreview, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
@@ -186,7 +186,9 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
         })(), { hidden: view.hidden() });
         return;
       }
-      for (const line of renderTreeLines(view, ctx.style, options.compact)) await out.write(line + "\n");
+      await writeAll(out, (function* () {
+        for (const line of renderTreeLines(view, ctx.style, options.compact)) yield line + "\n";
+      })());
     } finally {
       s.close();
     }

@@ -262,8 +262,10 @@ export interface OpenOptions {
   /**
    * Called in pass one with each tree node's line bytes (valid only during the call), for work
    * that wants every line but not its parse (`tree` computes previews here, with no second read).
+   * `longStart`..`longEnd`: the body of the line's long plain string (a base64 image, usually; -1
+   * when there is none), which holds no quote, so no key: a search for one may skip it.
    */
-  onNode?: (node: number, bytes: Buffer, type: string | undefined, role: string | undefined) => void;
+  onNode?: (node: number, bytes: Buffer, type: string | undefined, role: string | undefined, longStart: number, longEnd: number) => void;
 }
 
 /** Interns the few distinct type and role strings as small codes (0 = none). */
@@ -727,7 +729,7 @@ export class Session {
         this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
       } else {
         t.node[i] = this.nodes.add(i, id, parentId, fields.time);
-        options.onNode?.(t.node[i]!, bytes, type, this.roles.strings[t.role[i]!]);
+        options.onNode?.(t.node[i]!, bytes, type, this.roles.strings[t.role[i]!], t.longStart[i]!, t.longEnd[i]!);
       }
       if (options.onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
         const record = this.record(i);

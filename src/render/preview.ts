@@ -25,33 +25,48 @@ function charBoundary(bytes: Buffer, end: number): number {
   return e;
 }
 
+/** A line's bytes, and the body of its long plain string if any (no key lies in it: searches skip it). */
+interface Line {
+  bytes: Buffer;
+  skipStart: number;
+  skipEnd: number;
+}
+
+/** Where `key` first is in the line (outside its long string), or -1. */
+function find({ bytes, skipStart, skipEnd }: Line, key: Buffer): number {
+  if (skipStart < 0) return bytes.indexOf(key);
+  const at = bytes.subarray(0, skipStart).indexOf(key);
+  return at >= 0 ? at : bytes.indexOf(key, skipEnd);
+}
+
 /** The bytes from `key` on, decoded, or "" when the key is not in the line. */
-function around(bytes: Buffer, key: Buffer, size: number): string {
-  const at = bytes.indexOf(key);
-  return at < 0 ? "" : bytes.toString("utf8", at, charBoundary(bytes, at + key.length + size));
+function around(line: Line, key: Buffer, size: number): string {
+  const at = find(line, key);
+  return at < 0 ? "" : line.bytes.toString("utf8", at, charBoundary(line.bytes, at + key.length + size));
 }
 
 /** The JSON string that follows `key` in the line, decoded (cut at the window), or undefined. */
-function stringAfter(bytes: Buffer, key: Buffer, size: number): string | undefined {
-  const text = around(bytes, key, size);
+function stringAfter(line: Line, key: Buffer, size: number): string | undefined {
+  const text = around(line, key, size);
   return text ? str(text, "", 0, key.length) : undefined;
 }
 
-export function previewFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, max = 200): string {
+export function previewFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, max = 200, skipStart = -1, skipEnd = -1): string {
+  const line: Line = { bytes, skipStart, skipEnd };
   // Enough bytes for `max` characters of any script (UTF-8 takes up to 4 bytes a character).
   const window = Math.max(TEXT_MIN, 4 * max);
   if (type === "message") {
     // Only the part that will be shown is decoded, in the order entrySummary looks: the command,
     // the first text (or plain string content), a tool call, the thinking; else the whole start.
     let summary: string | undefined;
-    if (role === "bashExecution") summary = `$ ${stringAfter(bytes, COMMAND_KEY, window) ?? ""}`;
-    else summary = stringAfter(bytes, TEXT_KEY, window) ?? stringAfter(bytes, CONTENT_KEY, window);
+    if (role === "bashExecution") summary = `$ ${stringAfter(line, COMMAND_KEY, window) ?? ""}`;
+    else summary = stringAfter(line, TEXT_KEY, window) ?? stringAfter(line, CONTENT_KEY, window);
     if (summary === undefined && role === "assistant") {
-      const call = around(bytes, CALL_KEY, 200);
+      const call = around(line, CALL_KEY, 200);
       const name = call ? str(call, "name") : undefined;
       if (name !== undefined) summary = `→ ${name}(…)`;
       else {
-        const thinking = stringAfter(bytes, THINKING_KEY, window);
+        const thinking = stringAfter(line, THINKING_KEY, window);
         if (thinking !== undefined) summary = `(thinking) ${thinking}`;
       }
     }

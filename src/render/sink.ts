@@ -32,6 +32,17 @@ export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Pro
   };
 }
 
+/**
+ * Writes every piece, waiting only when the sink is full: awaiting each write costs a microtask a
+ * piece (~0.3 s of a 1 GB export, a few ms of a 40,000-line tree).
+ */
+export async function writeAll(out: Sink, pieces: Iterable<string | Uint8Array>): Promise<void> {
+  for (const piece of pieces) {
+    const full = out.write(piece);
+    if (full) await full;
+  }
+}
+
 /** An item that is JSON already (its UTF-8 bytes, written as they are, on one line). */
 export class RawJson {
   constructor(readonly bytes: Uint8Array) {}
@@ -44,20 +55,21 @@ export class RawJson {
  */
 export async function writeJsonWithArray(out: Sink, before: Record<string, unknown>, key: string, items: Iterable<unknown>, after: Record<string, unknown>, compactItems = false): Promise<void> {
   const field = (k: string, v: unknown) => `  ${JSON.stringify(k)}: ${JSON.stringify(v, null, 2).replace(/\n/g, "\n  ")}`;
-  const fields = Object.entries(before).filter(([, v]) => v !== undefined).map(([k, v]) => field(k, v));
-  await out.write(`{\n${fields.map((f) => `${f},\n`).join("")}  ${JSON.stringify(key)}: [`);
-  let first = true;
-  for (const item of items) {
-    const separator = first ? "\n    " : ",\n    ";
-    first = false;
-    if (item instanceof RawJson) {
-      await out.write(separator);
-      await out.write(item.bytes);
-      continue;
+  const fields = (o: Record<string, unknown>) => Object.entries(o).filter(([, v]) => v !== undefined).map(([k, v]) => field(k, v));
+  await writeAll(out, (function* () {
+    yield `{\n${fields(before).map((f) => `${f},\n`).join("")}  ${JSON.stringify(key)}: [`;
+    let first = true;
+    for (const item of items) {
+      const separator = first ? "\n    " : ",\n    ";
+      first = false;
+      if (item instanceof RawJson) {
+        yield separator;
+        yield item.bytes;
+        continue;
+      }
+      yield separator + (compactItems ? JSON.stringify(item) : JSON.stringify(item, null, 2).replace(/\n/g, "\n    "));
     }
-    await out.write(separator + (compactItems ? JSON.stringify(item) : JSON.stringify(item, null, 2).replace(/\n/g, "\n    ")));
-  }
-  await out.write(first ? "]" : "\n  ]");
-  const tail = Object.entries(after).filter(([, v]) => v !== undefined).map(([k, v]) => field(k, v));
-  await out.write(`${tail.map((f) => `,\n${f}`).join("")}\n}\n`);
+    yield first ? "]" : "\n  ]";
+    yield `${fields(after).map((f) => `,\n${f}`).join("")}\n}\n`;
+  })());
 }

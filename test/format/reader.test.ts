@@ -197,6 +197,23 @@ describe("pass two without image data", () => {
     }
   });
 
+  it("gives pass one's previews, which skip the long string in their searches, as from whole lines", () => {
+    // text before the image, after it (content: [image, text]), as the long string itself, and none
+    const after = (id: string, parent: string, data: string) => entry("message", id, parent, { message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "image", mimeType: "image/png", data }, { type: "text", text: "after the image" }], timestamp: 1 } });
+    const none = (id: string, parent: string, data: string) => entry("message", id, parent, { message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "image", mimeType: "image/png", data }], timestamp: 1 } });
+    const bytes = jsonl(header(), image("i1", null, big(70_000)), after("i2", "i1", big(90_000, "B")), user("u1", "i2", big(80_000, "x")), none("i3", "u1", big(75_000, "C")), assistant("a1", "i3", "done"));
+    const seen: Array<{ node: number; preview: string; skip: boolean }> = [];
+    const s = openSessionBuffer("t.jsonl", bytes, {
+      onNode: (node, line, type, role, longStart, longEnd) => seen.push({ node, preview: previewFromBytes(line, type, role, 200, longStart, longEnd), skip: longStart >= 0 }),
+    });
+    expect(seen.filter((x) => x.skip)).toHaveLength(4);
+    for (const { node, preview } of seen) {
+      const { type, role } = s.nodeKind(node);
+      expect(preview, String(node)).toBe(previewFromBytes(s.nodeBytes(node), type, role));
+    }
+    expect(seen.map((x) => x.preview)).toContain("after the image");
+  });
+
   it("reads long image data in full when asked (the default)", () => {
     const s = open(lines());
     const e = s.entry(0);
