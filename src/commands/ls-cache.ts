@@ -121,11 +121,7 @@ export class LsCache {
   find(path: string, i: number, size: number, mtimeMs: number, ino: number): number {
     let slot = this.base + i;
     if (this.paths[slot] !== path) {
-      if (!this.slots) {
-        this.slots = new Map();
-        this.paths.forEach((p, k) => this.slots!.set(p, k));
-      }
-      const s = this.slots.get(path);
+      const s = this.slotOf(path);
       if (s === undefined) return -1;
       slot = s;
       this.base = s - i;
@@ -133,6 +129,15 @@ export class LsCache {
     const k = slot * STAMP;
     const x = this.stamps;
     return x[k] === size && x[k + 1] === mtimeMs && x[k + 2] === ino ? slot : -1;
+  }
+
+  /** The slot the file holds `path` in, by a map built on first use. */
+  private slotOf(path: string): number | undefined {
+    if (!this.slots) {
+      this.slots = new Map();
+      this.paths.forEach((p, k) => this.slots!.set(p, k));
+    }
+    return this.slots.get(path);
   }
 
   /** The default sort key of the session in `slot`. */
@@ -202,12 +207,11 @@ export class LsCache {
     // file are copied as they are, without parsing them.
     const x = this.stamps;
     const written = new Set<string>();
-    const slotOf = new Map(this.paths.map((p, slot) => [p, slot]));
     for (const path of [...listing, ...this.paths]) {
       if (written.has(path)) continue;
       written.add(path);
       const fresh = this.fresh.get(path);
-      const slot = slotOf.get(path);
+      const slot = this.slotOf(path);
       if (fresh) add(path, fresh.stamp.size, fresh.stamp.mtimeMs, fresh.stamp.ino, fresh.row.modified, Buffer.from(JSON.stringify(fresh.row)));
       else if (slot !== undefined) add(path, x[slot * STAMP]!, x[slot * STAMP + 1]!, x[slot * STAMP + 2]!, this.modified(slot), this.rowBytes(slot));
     }
