@@ -345,10 +345,13 @@ function scanJs(b: Uint8Array, end: number, body: number): Verdict {
   return Verdict.Valid;
 }
 
+/** Each kept key's slot for where its string value opens, by `Key` (-1: `message` and `content` keep none). */
+const OPEN_SLOT: readonly number[] = [-1, Slot.TypeOpen, Slot.IdOpen, Slot.ParentOpen, Slot.TimestampOpen, -1, Slot.RoleOpen, -1];
+
 /** A string value of a kept key: where its quotes are. */
 function capture(r: Int32Array, key: Key, open: number, close: number): void {
-  const slot = key === Key.Type ? Slot.TypeOpen : key === Key.Id ? Slot.IdOpen : key === Key.Parent ? Slot.ParentOpen : key === Key.Timestamp ? Slot.TimestampOpen : key === Key.Role ? Slot.RoleOpen : -1;
-  if (slot < 0) return; // message, content
+  const slot = OPEN_SLOT[key]!;
+  if (slot < 0) return;
   if (key === Key.Parent) r[Slot.ParentKind] = 1;
   r[slot] = open;
   r[slot + 1] = close;
@@ -356,33 +359,14 @@ function capture(r: Int32Array, key: Key, open: number, close: number): void {
 
 /** A kept key seen (again): what an earlier value of it left is forgotten (JSON.parse keeps the last). */
 function forget(r: Int32Array, key: Key): void {
-  switch (key) {
-    case Key.Type:
-      r[Slot.TypeOpen] = -1;
-      break;
-    case Key.Id:
-      r[Slot.IdOpen] = -1;
-      break;
-    case Key.Parent:
-      r[Slot.ParentKind] = 3;
-      r[Slot.ParentOpen] = -1;
-      break;
-    case Key.Timestamp:
-      r[Slot.TimestampOpen] = -1;
-      break;
-    case Key.Message:
-      r[Slot.RoleOpen] = r[Slot.MessageStart] = r[Slot.MessageEnd] = -1;
-      r[Slot.ContentKind] = 0;
-      break;
-    case Key.Role:
-      r[Slot.RoleOpen] = -1;
-      break;
-    case Key.Content:
-      r[Slot.ContentKind] = 0;
-      break;
-    default:
-      break;
+  const slot = OPEN_SLOT[key]!;
+  if (slot >= 0) r[slot] = -1;
+  if (key === Key.Parent) r[Slot.ParentKind] = 3; // until a string or null says otherwise
+  if (key === Key.Message) {
+    r[Slot.RoleOpen] = r[Slot.MessageStart] = r[Slot.MessageEnd] = -1;
+    r[Slot.ContentKind] = 0;
   }
+  if (key === Key.Content) r[Slot.ContentKind] = 0;
 }
 
 let viewOf: ArrayBufferLike | undefined;

@@ -59,7 +59,7 @@ export function returnChunk(chunk: Buffer): void {
   if (simd && chunk.buffer === simd.memory) lent = false;
 }
 
-/** `byteClasses` of `b[start..end)` when `b` views the module's memory; -1 when it does not. */
+/** `byteClasses` of `b[start..end)` when `b` views the module's memory; -1 when it does not (pass one reaches it through `scan`; the tests check it against the JavaScript loop). */
 export function simdClasses(b: Uint8Array, start: number, end: number): number {
   return simd && b.buffer === simd.memory ? simd.classes(b.byteOffset + start, b.byteOffset + end) : -1;
 }
