@@ -1,5 +1,5 @@
 import { activeToolNames, buildContext, contextSettings, projectEntry, type BuiltContext } from "./context.js";
-import type { Session } from "./reader.js";
+import type { Session } from "./session.js";
 import type { AgentMessage, AnyEntry, ContextEditEntry, ModelRef } from "./types.js";
 
 /** The entries from the root to `node` (pass two reads just these lines). */

@@ -12,6 +12,7 @@ export type FindingCode =
   | "header-not-first"
   | "header-duplicate"
   | "header-invalid"
+  | "version-invalid"
   | "version-unsupported"
   | "version-legacy"
   | "line-bom"
@@ -19,6 +20,7 @@ export type FindingCode =
   | "line-blank"
   | "line-invalid-json"
   | "line-fused"
+  | "line-split"
   | "line-torn"
   | "line-nul"
   | "line-invalid-utf8"
@@ -53,6 +55,11 @@ export interface Finding {
   /** 1-based line in the file, when the finding is about one line. */
   line?: number;
   entryId?: string;
+  /**
+   * For a line pi skips: how many records `repair` recovers from it (the salvage rule that both
+   * follow); 0 when it drops the line.
+   */
+  records?: number;
   /** What is wrong, for people. */
   message: string;
   /** What to do next. */
@@ -71,16 +78,18 @@ export const FINDING_INFO = {
   "header-missing": { severity: "error", hint: `pi refuses a file whose first record is not a header; ${REPAIR}` },
   "header-not-first": { severity: "error", hint: `pi refuses a file whose first record is not the header; ${REPAIR}` },
   "header-duplicate": { severity: "warning", hint: `pi ignores later headers; ${REPAIR} to drop them` },
-  "header-invalid": { severity: "error", hint: "the header needs a string `id`, `timestamp` and `cwd`; " + REPAIR },
+  "header-invalid": { severity: "error", hint: "pi needs a string `id`, `timestamp` and `cwd`; `pi-session repair FILE` fills them in from the file's name and folder" },
+  "version-invalid": { severity: "error", hint: "pi would read the file as v1; edit the header's `version` to the number it stands for (3 for a file whose entries have ids)" },
   "version-unsupported": { severity: "error", hint: "this file was written by a newer pi; upgrade pi-session" },
   "version-legacy": { severity: "info", hint: "run `pi-session migrate FILE` to upgrade it to v3" },
   "line-bom": { severity: "error", hint: `pi cannot parse a header behind a byte-order mark; ${REPAIR}` },
   "line-crlf": { severity: "info", hint: `pi reads CRLF line ends; ${REPAIR} to normalise them` },
   "line-blank": { severity: "info", hint: "pi skips blank lines" },
-  "line-invalid-json": { severity: "error", hint: `pi skips this line silently; ${REPAIR}` },
-  "line-fused": { severity: "error", hint: "pi skips both records; run `pi-session repair FILE` to split them" },
-  "line-torn": { severity: "error", hint: "the last write was cut off; run `pi-session repair FILE` to drop it" },
-  "line-nul": { severity: "error", hint: `NUL bytes (often left by a crash) make pi skip the line; ${REPAIR}` },
+  "line-invalid-json": { severity: "error", hint: "pi skips the line; `pi-session repair FILE` drops it, keeping the original as a backup" },
+  "line-fused": { severity: "error", hint: "pi skips the whole line; `pi-session repair FILE` puts each record on a line of its own and drops torn fragments" },
+  "line-split": { severity: "error", hint: "pi skips these lines; `pi-session repair FILE` joins them into one" },
+  "line-torn": { severity: "error", hint: "the last write was cut off; `pi-session repair FILE` drops it" },
+  "line-nul": { severity: "error", hint: "NUL bytes (often left by a crash) make pi skip the line; `pi-session repair FILE` removes them and keeps the line if it is a record" },
   "line-invalid-utf8": { severity: "warning", hint: `pi reads it with U+FFFD in place of the bad bytes; ${REPAIR}` },
   "line-not-object": { severity: "error", hint: `a record must be a JSON object; ${REPAIR}` },
   "line-no-newline": { severity: "warning", hint: "the last line has no newline; pi adds one when it next opens the file" },
@@ -105,7 +114,7 @@ export const FINDING_INFO = {
   "leaf-target-missing": { severity: "error", hint: "the harness leaf points at an entry that does not exist" },
 } as const satisfies Record<FindingCode, FindingInfo>;
 
-export function finding(code: FindingCode, message: string, where: { line?: number; entryId?: string } = {}): Finding {
+export function finding(code: FindingCode, message: string, where: { line?: number; entryId?: string; records?: number } = {}): Finding {
   const info: FindingInfo = FINDING_INFO[code];
   return { code, severity: info.severity, ...where, message, hint: info.hint };
 }

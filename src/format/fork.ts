@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
-import type { Session } from "./reader.js";
+import type { Session } from "./session.js";
 import { CURRENT_VERSION, type AnyEntry } from "./types.js";
 
 /**

@@ -7,7 +7,10 @@
  */
 export * from "./types.js";
 export * from "./findings.js";
-export { Session, openSession, openSessionSync, openSessionBuffer, parseLine, fusedSplit, LineFlag, IMAGE_DATA_LENGTH, PLAIN_TEXT, type LineKind, type LineRecord, type OpenOptions, type ReadOptions } from "./reader.js";
+export { Session, openSession, openSessionSync, openSessionBuffer, type OpenOptions } from "./session.js";
+export { type LineKind, type LineRecord } from "./line-table.js";
+export { IMAGE_DATA_LENGTH, PLAIN_TEXT, type ReadOptions } from "./pass-two.js";
+export { parseLine, LineFlag, salvagePieces, classifyText, normalizeLine, BrokenRun, type BrokenOutcome, type Pieces, type Piece } from "./salvage.js";
 export { TreeIndex, type ParentProblem, type TreeProblem } from "./tree.js";
 export { buildContext, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context.js";
 export { Validator, quickFindings, recordFindings, treeFindings } from "./validate.js";
@@ -19,5 +22,5 @@ export { FileSource, BufferSource, forEachLine, type ByteSource } from "./source
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./migrate.js";
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./rewrite.js";
 export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type Producer } from "./write.js";
-export { planRepair, writeRepair, splitRecords, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
+export { planRepair, writeRepair, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
 export { planFork, sessionFolderName, sessionFileName, sessionPathFor, type ForkOptions, type ForkPlan } from "./fork.js";

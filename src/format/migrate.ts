@@ -1,6 +1,7 @@
-import { finding, type Finding } from "./findings.js";
+import { finding, FINDING_INFO, type Finding } from "./findings.js";
 import { migrateHeader } from "./migrations.js";
-import { parseLine, type Session } from "./reader.js";
+import { parseLine } from "./salvage.js";
+import type { Session } from "./session.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { CURRENT_VERSION } from "./types.js";
 import { quickFindings } from "./validate.js";
@@ -31,14 +32,16 @@ export function planMigration(session: Session): MigrationPlan {
     return { status: "refused", from, reason: `${first.line ? `line ${first.line}: ` : ""}${first.message}; run \`pi-session repair\` first`, findings };
   }
   if (typeof session.header.version !== "undefined" && typeof session.header.version !== "number") {
-    return { status: "refused", from, reason: "the header's version is not a number; run `pi-session repair` first", findings };
+    return { status: "refused", from, reason: `the header's version is not a number; ${FINDING_INFO["version-invalid"].hint}`, findings };
   }
   if (session.version > CURRENT_VERSION) {
     return { status: "refused", from, reason: `version ${session.version} is newer than this tool's ${CURRENT_VERSION}; upgrade pi-session`, findings };
   }
   if (errors.length > 0) {
     const first = errors[0]!;
-    return { status: "refused", from, reason: `${errors.length} problem${errors.length > 1 ? "s" : ""} (line ${first.line ?? 1}: ${first.message}); run \`pi-session repair\` first`, findings };
+    // Repair mends most errors; where it does not, the finding's own hint says what will.
+    const next = first.hint.includes("pi-session repair") ? "run `pi-session repair` first" : first.hint;
+    return { status: "refused", from, reason: `${errors.length} problem${errors.length > 1 ? "s" : ""} (line ${first.line ?? 1}: ${first.message}); ${next}`, findings };
   }
   return { status: session.version < CURRENT_VERSION ? "needed" : "current", from, findings };
 }

@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
+import { BrokenRun, classifyText, decodeLine, normalizeLine, type SessionRecord } from "./salvage.js";
 import { emptyFields, scanLine, Verdict } from "./scanner.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine, type ByteSource } from "./source.js";
@@ -24,10 +25,11 @@ export type RepairCode =
   | "fragment-dropped"
   | "lines-joined"
   | "invalid-dropped"
-  | "invalid-utf8-dropped"
+  | "invalid-utf8-replaced"
   | "not-object-dropped"
   | "no-type-dropped"
   | "header-synthesized"
+  | "header-completed"
   | "header-moved"
   | "header-duplicate-dropped"
   | "id-assigned"
@@ -57,10 +59,11 @@ export const REPAIR_CODES: Record<RepairCode, { dropped: boolean }> = {
   "fragment-dropped": { dropped: true },
   "lines-joined": { dropped: false },
   "invalid-dropped": { dropped: true },
-  "invalid-utf8-dropped": { dropped: true },
+  "invalid-utf8-replaced": { dropped: false },
   "not-object-dropped": { dropped: true },
   "no-type-dropped": { dropped: true },
   "header-synthesized": { dropped: false },
+  "header-completed": { dropped: false },
   "header-moved": { dropped: false },
   "header-duplicate-dropped": { dropped: true },
   "id-assigned": { dropped: false },
@@ -92,10 +95,10 @@ export interface RepairPlan {
 }
 
 /**
- * A candidate record: where it came from and the few fields the tree pass needs (a gigabyte file
- * has hundreds of thousands; their values are not kept, the writer re-reads the lines).
+ * A record the result will hold: where it came from and the few fields the tree pass needs (a
+ * gigabyte file has hundreds of thousands; their values are not kept, the writer re-reads the lines).
  */
-interface Piece {
+interface Candidate {
   /** 0-based first input line. */
   index: number;
   /** Input lines it spans (joined records span several). */
@@ -125,12 +128,12 @@ function refOf(v: Record<string, unknown>): string | undefined {
   return typeof r === "string" ? r : undefined;
 }
 
-function pieceOf(v: Record<string, unknown>, index: number, span: number, text: string | undefined, normalized: boolean, offset = -1, length = -1): Piece {
+function candidateOf(v: SessionRecord, index: number, span: number, text: string | undefined, normalized: boolean, offset = -1, length = -1): Candidate {
   const m = v.message as { role?: unknown } | null | undefined;
   return {
     index,
     span,
-    type: v.type as string,
+    type: v.type,
     id: typeof v.id === "string" ? v.id : undefined,
     parentId: typeof v.parentId === "string" || v.parentId === null ? v.parentId : undefined,
     messageOk: v.type !== "message" || (!!m && typeof m === "object" && typeof m.role === "string"),
@@ -146,56 +149,12 @@ function pieceOf(v: Record<string, unknown>, index: number, span: number, text: 
 /** Types whose lines repair parses in full (few, and it needs their references or value). */
 const PARSED_TYPES = new Set(["compaction", "label", "branch_summary", "session"]);
 
-const MAX_JOIN = 16;
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Splits a line holding several records (`{...}{...}`, or a torn record followed by the next
- * append) into its pieces: the text of each, parsed when it is a whole object.
- */
-export function splitRecords(text: string): Array<{ text: string; value?: Record<string, unknown> }> {
-  const cuts: number[] = [];
-  for (let i = 1; i < text.length; i++) if (text[i] === "{" && (/}\s*$/.test(text.slice(Math.max(0, i - 8), i)) || text.startsWith('{"type"', i))) cuts.push(i);
-  cuts.push(text.length);
-  const pieces: Array<{ text: string; value?: Record<string, unknown> }> = [];
-  let start = 0;
-  while (start < text.length) {
-    let found = -1;
-    for (const end of cuts) {
-      if (end <= start) continue;
-      const value = parseObject(text.slice(start, end));
-      if (value) {
-        pieces.push({ text: text.slice(start, end).trim(), value });
-        found = end;
-        break;
-      }
-    }
-    if (found >= 0) {
-      start = found;
-      continue;
-    }
-    const next = cuts.find((c) => c > start && c < text.length);
-    const end = next ?? text.length;
-    if (text.slice(start, end).trim()) pieces.push({ text: text.slice(start, end) });
-    start = end;
-  }
-  return pieces;
-}
-
 function shortHash(...parts: Array<string | number>): string {
   return createHash("sha256").update(parts.join(":")).digest("hex");
 }
 
-/** The header to write when none can be found (SPEC §7): from pi's file naming, else the entries. */
-export function synthesizeHeader(path: string, firstEntry: Record<string, unknown> | undefined, hasIds: boolean, fallbackTime: number): Record<string, unknown> {
+/** Where a synthesized header's fields come from (SPEC §7): pi's file naming, else the entries. */
+function headerSources(path: string, firstEntry: Record<string, unknown> | undefined, fallbackTime: number): { id: string; timestamp: string; cwd: string } {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_(.+)\.jsonl$/.exec(basename(path));
   const dir = basename(dirname(path));
   const encoded = /^--(.+)--$/.exec(dir);
@@ -204,25 +163,17 @@ export function synthesizeHeader(path: string, firstEntry: Record<string, unknow
   const h = shortHash(basename(path), JSON.stringify(firstEntry ?? null));
   const id = m ? m[6]! : `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
   const timestamp = m ? `${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z` : typeof firstEntry?.timestamp === "string" ? firstEntry.timestamp : new Date(fallbackTime).toISOString();
-  const header: Record<string, unknown> = { type: "session" };
-  if (hasIds) header.version = CURRENT_VERSION;
-  Object.assign(header, { id, timestamp, cwd: cwd ?? dirname(path) });
-  return header;
+  return { id, timestamp, cwd: cwd ?? dirname(path) };
 }
 
-/** Strips what repair normalises from a line: a BOM (line 1), a trailing CR, NUL bytes. */
-function normalizeBytes(bytes: Buffer, first: boolean): { bytes: Buffer; bom: boolean; cr: boolean; nul: boolean } {
-  let start = 0;
-  let end = bytes.length;
-  const bom = first && end >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  if (bom) start = 3;
-  const cr = end > start && bytes[end - 1] === 13;
-  if (cr) end--;
-  let out = bytes.subarray(start, end);
-  const nul = out.indexOf(0) !== -1;
-  if (nul) out = Buffer.from(out.filter((b) => b !== 0));
-  return { bytes: out, bom, cr, nul };
+/** The header to write when none can be found (SPEC §7): from pi's file naming, else the entries. */
+export function synthesizeHeader(path: string, firstEntry: Record<string, unknown> | undefined, hasIds: boolean, fallbackTime: number): Record<string, unknown> {
+  const header: Record<string, unknown> = { type: "session" };
+  if (hasIds) header.version = CURRENT_VERSION;
+  return Object.assign(header, headerSources(path, firstEntry, fallbackTime));
 }
+
+const HEADER_FIELDS = ["id", "timestamp", "cwd"] as const;
 
 /**
  * Plans the repair of `source` in one pass over its lines (no index of the session is built first:
@@ -234,50 +185,56 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   const act = (code: RepairCode, line: number, message: string) => actions.push({ code, line, message, dropped: REPAIR_CODES[code].dropped });
   const drop = (index: number) => decisions.set(index, { kind: "drop" });
 
-  // ---- pass one, line level: every line becomes pieces (records) or is dropped with a reason
-  const pieces: Piece[] = [];
+  // ---- pass one, line level: every line becomes records or is dropped, by the salvage rule
+  const candidates: Candidate[] = [];
   const fields = emptyFields();
-  let pending: Array<{ index: number; text: string; terminated: boolean }> = [];
   let lastIndex = -1;
   let lastTerminated = true;
 
-  const flushPending = () => {
-    for (const p of pending) {
-      const split = splitRecords(p.text);
-      const whole = split.filter((s) => s.value);
-      if (whole.length > 0) {
-        act("fused-split", p.index + 1, `${split.length} pieces on one line; ${whole.length} kept`);
-        for (const s of split.filter((x) => !x.value)) act("fragment-dropped", p.index + 1, `dropped a torn fragment (${s.text.length} characters) from the line`);
-        whole.forEach((s) => pieces.push(pieceOf(s.value!, p.index, 1, s.text, false)));
-        continue;
+  const broken = new BrokenRun((o) => {
+    switch (o.kind) {
+      case "joined":
+        act("lines-joined", o.first + 1, `lines ${o.first + 1}-${o.last + 1} were one record split by a raw newline`);
+        for (let i = o.first + 1; i <= o.last; i++) drop(i);
+        candidates.push(candidateOf(o.value, o.first, o.last - o.first + 1, o.text, false));
+        return;
+      case "blank":
+        drop(o.index);
+        act("blank-dropped", o.index + 1, "a blank line");
+        return;
+      case "pieces": {
+        const line = o.index + 1;
+        if (o.records.length === 0) {
+          drop(o.index);
+          if (!o.terminated) act("torn-dropped", line, "the last line was cut off mid-record");
+          else act("invalid-dropped", line, "not JSON, and no record could be recovered from it");
+          return;
+        }
+        const kept = o.records.length;
+        act("fused-split", line, kept === 1 ? "kept the record that follows a torn write, on a line of its own" : `${kept} records on one line, each put on a line of its own`);
+        for (const f of o.fragments) act("fragment-dropped", line, `dropped a torn fragment (${f.length} characters) from the line`);
+        for (const r of o.records) candidates.push(candidateOf(r.value, o.index, 1, r.text, false));
+        return;
       }
-      drop(p.index);
-      if (!p.terminated) act("torn-dropped", p.index + 1, "the last line was cut off mid-record");
-      else act("invalid-dropped", p.index + 1, "not JSON, and no record could be recovered from it");
     }
-    pending = [];
-  };
+  });
 
   forEachLine(source, (raw, line, offset, terminated) => {
     const index = line - 1;
     lastIndex = index;
     lastTerminated = terminated;
-    const n = normalizeBytes(raw, index === 0);
+    const n = normalizeLine(raw, index === 0);
     if (n.bom) act("bom-removed", line, "removed the UTF-8 byte-order mark");
     if (n.cr) act("crlf-normalized", line, "CRLF line end made LF");
     if (n.nul) act("nul-removed", line, "removed NUL bytes");
-    if (!isUtf8(n.bytes)) {
-      flushPending();
-      drop(index);
-      act("invalid-utf8-dropped", line, "the line is not valid UTF-8");
-      return;
-    }
-    const normalized = n.bom || n.cr || n.nul;
     // Most lines: the validating scanner reads the few fields needed, no JSON.parse.
     const verdict = scanLine(n.bytes, fields);
+    const badUtf8 = !(verdict === Verdict.Valid && fields.ascii) && !isUtf8(n.bytes);
+    const normalized = n.bom || n.cr || n.nul || badUtf8;
+    const replaced = () => badUtf8 && act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
     if (verdict === Verdict.Valid && fields.object && fields.type !== undefined && !PARSED_TYPES.has(fields.type)) {
-      flushPending();
-      pieces.push({
+      broken.flush();
+      candidates.push({
         index,
         span: 1,
         type: fields.type,
@@ -289,92 +246,73 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
         length: raw.length,
         normalized,
       });
+      replaced();
       return;
     }
-    const text = n.bytes.toString("utf8");
-    if (!text.trim()) {
-      drop(index);
-      act("blank-dropped", line, n.nul ? "a line of NUL bytes" : "a blank line");
-      return;
-    }
-    let value: unknown;
-    let ok = true;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      ok = false;
-    }
-    if (!ok) {
-      // A record split by a raw newline: join it with the lines before it when that parses.
-      if (pending.length > 0) {
-        for (const sep of ["\n", "\\n"]) {
-          const joined = pending.map((p) => p.text).join(sep) + sep + text;
-          const obj = parseObject(joined);
-          if (obj && typeof obj.type === "string") {
-            const first = pending[0]!;
-            for (const p of pending.slice(1)) drop(p.index);
-            drop(index);
-            act("lines-joined", first.index + 1, `lines ${first.index + 1}-${line} were one record split by a raw newline`);
-            pieces.push(pieceOf(obj, first.index, line - first.index, joined, false));
-            pending = [];
-            return;
-          }
-        }
-      }
-      pending.push({ index, text, terminated });
-      if (pending.length > MAX_JOIN) {
-        const oldest = pending.shift()!;
-        const rest = pending;
-        pending = [oldest];
-        flushPending();
-        pending = rest;
+    const text = decodeLine(n.bytes);
+    const c = text === undefined ? undefined : classifyText(text);
+    if (c?.kind === "blank") {
+      if (!broken.blank(index)) {
+        drop(index);
+        act("blank-dropped", line, n.nul ? "a line of NUL bytes" : "a blank line");
       }
       return;
     }
-    flushPending();
-    if (!value || typeof value !== "object" || Array.isArray(value)) {
+    if (c?.kind === "broken") return broken.add(index, text!, terminated);
+    broken.flush();
+    if (c?.kind !== "record") {
       drop(index);
-      act("not-object-dropped", line, "JSON that is not an object");
+      if (c === undefined) act("invalid-dropped", line, "the line is too long to read as text");
+      else if (c.kind === "not-object") act("not-object-dropped", line, "JSON that is not an object");
+      else act("no-type-dropped", line, "an object without `type`");
       return;
     }
-    const obj = value as Record<string, unknown>;
-    if (typeof obj.type !== "string") {
-      drop(index);
-      act("no-type-dropped", line, "an object without `type`");
-      return;
-    }
-    pieces.push(pieceOf(obj, index, 1, undefined, normalized, offset, raw.length));
+    candidates.push(candidateOf(c.value, index, 1, undefined, normalized, offset, raw.length));
+    replaced();
   });
-  flushPending();
+  broken.flush();
 
   // ---- pass one, structure: the header, ids, parents
   /** A piece's own text, normalised: its `text`, else its line read again. */
-  const textOf = (p: Piece): string => {
+  const textOf = (p: Candidate): string => {
     if (p.text !== undefined) return p.text;
-    return normalizeBytes(source.read(p.offset, p.length), p.index === 0).bytes.toString("utf8");
+    return normalizeLine(source.read(p.offset, p.length), p.index === 0).bytes.toString("utf8");
   };
-  const header = pieces.find((p) => p.type === "session");
-  const entries = pieces.filter((p) => p.type !== "session");
+  const header = candidates.find((p) => p.type === "session");
+  const entries = candidates.filter((p) => p.type !== "session");
   const hv = header?.header;
   const legacy = hv ? typeof hv.version !== "number" || (hv.version as number) < 2 : !entries.some((e) => e.id !== undefined);
   const headerLines: string[] = [];
-  for (const p of pieces) {
+  for (const p of candidates) {
     if (p.type === "session" && p !== header) {
       p.dropped = true;
       act("header-duplicate-dropped", p.index + 1, "a second session header");
     }
   }
-  const sessionId = typeof hv?.id === "string" ? hv.id : "";
+  const firstValue = () => (entries[0] ? (JSON.parse(textOf(entries[0])) as Record<string, unknown>) : undefined);
+  let sessionId = typeof hv?.id === "string" ? hv.id : "";
   if (!header) {
-    const first = entries[0];
-    const firstValue = first ? (JSON.parse(textOf(first)) as Record<string, unknown>) : undefined;
-    const synthesized = synthesizeHeader(source.name, firstValue, !legacy, mtimeMs);
+    const synthesized = synthesizeHeader(source.name, firstValue(), !legacy, mtimeMs);
+    sessionId = String(synthesized.id);
     headerLines.push(JSON.stringify(synthesized));
     act("header-synthesized", 1, `no header: synthesized one (id ${String(synthesized.id)}, cwd ${String(synthesized.cwd)})`);
-  } else if (pieces[0] !== header || header.text !== undefined) {
-    headerLines.push(textOf(header));
-    header.dropped = true; // written at the top instead
-    if (pieces[0] !== header) act("header-moved", header.index + 1, "the header moved to line 1");
+  } else {
+    const missing = HEADER_FIELDS.filter((k) => typeof hv![k] !== "string");
+    if (candidates[0] !== header || header.text !== undefined || missing.length > 0) {
+      let text = textOf(header);
+      if (missing.length > 0) {
+        // Assigning keeps a key where it was; a new key goes last.
+        const value = JSON.parse(text) as Record<string, unknown>;
+        const sources = headerSources(source.name, firstValue(), mtimeMs);
+        for (const k of missing) value[k] = sources[k];
+        sessionId = String(value.id);
+        text = JSON.stringify(value);
+        act("header-completed", header.index + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]}`).join(", ")}`);
+      }
+      headerLines.push(text);
+      header.dropped = true; // written at the top instead
+      if (candidates[0] !== header) act("header-moved", header.index + 1, "the header moved to line 1");
+    }
   }
 
   // Entries pi's loader would crash on go, whatever the version.
@@ -388,7 +326,7 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
   if (!legacy) {
     const knownIds = new Set(entries.map((e) => e.id).filter((id): id is string => id !== undefined));
-    const holder = new Map<string, Piece>(); // id -> the kept entry holding it
+    const holder = new Map<string, Candidate>(); // id -> the kept entry holding it
     const renamed = new Map<string, string>();
     let prevId: string | null = null;
     const fresh = (line: number, k: number) => {
@@ -444,8 +382,8 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   }
 
   // ---- decisions for the writer: what each input line becomes
-  const byIndex = new Map<number, Piece[]>();
-  for (const p of pieces) {
+  const byIndex = new Map<number, Candidate[]>();
+  for (const p of candidates) {
     if (p.dropped) continue;
     const list = byIndex.get(p.index) ?? [];
     list.push(p);
@@ -462,10 +400,10 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     decisions.set(index, { kind: "pieces", pieces: list.map((p) => ({ ...(p.text !== undefined ? { text: p.text } : {}), ...(p.patch ? { patch: p.patch } : {}) })) });
   }
   // Lines none of whose pieces are kept (dropped entries, headers moved up, fused lines of dropped records).
-  for (const p of pieces) if (!byIndex.has(p.index)) drop(p.index);
-  for (let i = 1; i < pieces.length; i++) {
+  for (const p of candidates) if (!byIndex.has(p.index)) drop(p.index);
+  for (let i = 1; i < candidates.length; i++) {
     // a joined record's other lines
-    const p = pieces[i]!;
+    const p = candidates[i]!;
     for (let k = 1; k < p.span; k++) if (!byIndex.has(p.index + k)) drop(p.index + k);
   }
   // A valid last line without its newline gets one.
@@ -488,7 +426,7 @@ export function writeRepair(source: ByteSource, plan: RepairPlan, write: ((chunk
       const d = plan.decisions.get(index);
       if (!d) return null;
       if (d.kind === "drop") return [];
-      const own = () => normalizeBytes(bytes, index === 0).bytes.toString("utf8");
+      const own = () => normalizeLine(bytes, index === 0).bytes.toString("utf8");
       if (d.kind === "normalize") return [own()];
       return d.pieces.map((p) => {
         const text = p.text ?? own();

@@ -1,4 +1,5 @@
-import type { LineRecord, OpenOptions } from "./reader.js";
+import type { LineRecord } from "./line-table.js";
+import type { OpenOptions } from "./session.js";
 import type { AgentMessage, AnyEntry, ContentBlock, SessionHeader, Usage } from "./types.js";
 
 /**

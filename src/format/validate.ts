@@ -1,5 +1,7 @@
 import { finding, type Finding } from "./findings.js";
-import { LineFlag, type LineRecord, type OpenOptions, type Session } from "./reader.js";
+import type { LineRecord } from "./line-table.js";
+import { LineFlag } from "./salvage.js";
+import type { OpenOptions, Session } from "./session.js";
 import { KNOWN_ENTRY_TYPES, KNOWN_ROLES, type AnyEntry } from "./types.js";
 
 /**

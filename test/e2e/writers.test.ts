@@ -67,7 +67,7 @@ describe("migrate", () => {
     const r = await cli(["migrate", dir]);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^file +from +result +note/);
-    expect(r.stdout).toMatch(/fused\.jsonl +v3 +refused +1 problem \(line 3: two JSON records fused on one line\); run `pi-sessi/);
+    expect(r.stdout).toMatch(/fused\.jsonl +v3 +refused +1 problem \(line 3: a record and a torn fragment on one line\); run `pi/);
     expect(r.stdout).toMatch(/newer-version\.jsonl +v4 +refused +version 4 is newer than this tool's 3; upgrade pi-session/);
     expect(r.stdout).toMatch(/v1\.jsonl +v1 +migrated +9 lines; backup v1\.jsonl\.bak/);
     expect(r.stdout).toMatch(/1 migrated, 1 already current, 2 refused\n$/);
@@ -109,7 +109,7 @@ describe("repair", () => {
     const r = await cliJson(["repair", file]);
     expect(r.exitCode).toBe(0);
     expect(r.json.files[0]).toMatchObject({ status: "repaired", kept: 464, dropped: 0, remainingErrors: 0 });
-    expect(r.json.files[0].actions).toEqual([{ code: "fused-split", line: 440, message: "2 pieces on one line; 2 kept", dropped: false }]);
+    expect(r.json.files[0].actions).toEqual([{ code: "fused-split", line: 440, message: "2 records on one line, each put on a line of its own", dropped: false }]);
     expect((await cli(["check", file])).exitCode).toBe(0);
     expect(readFileSync(`${file}.bak`).equals(readFileSync(`${CORPUS}/pi-mono-history__session.v1.concat-corrupt.jsonl`))).toBe(true);
     // line 440's two records are now lines 440 and 441, and the rest follows

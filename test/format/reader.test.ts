@@ -91,13 +91,6 @@ describe("line classification", () => {
     expect(bad.value).toEqual({ a: "\ufffd" });
   });
 
-  it("recognises fused records: two whole ones, and a torn one followed by the next append", () => {
-    const a = JSON.stringify(user("u1", null, "a"));
-    const b = JSON.stringify(user("u2", "u1", "b"));
-    expect(parseLine(Buffer.from(a + b)).flags & LineFlag.FUSED).toBeTruthy();
-    expect(parseLine(Buffer.from(a.slice(0, 30) + b)).flags & LineFlag.FUSED).toBeTruthy();
-    expect(parseLine(Buffer.from("{oops")).flags & LineFlag.FUSED).toBeFalsy();
-  });
 
   it("treats a header-less file as entries and reports the missing header", () => {
     const s = open(jsonl(user("u1", null, "a"), assistant("a1", "u1", "b")));

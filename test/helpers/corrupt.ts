@@ -25,6 +25,9 @@ export const CORRUPTIONS = [
   "no-final-newline",
   "fused-whole",
   "fused-torn",
+  "fused-torn-spaced",
+  "fused-typeless",
+  "fused-nul",
   "split-by-newline",
   "nul-line",
   "nul-glued",
@@ -87,6 +90,30 @@ export function corrupt(original: Buffer, kind: CorruptionKind, seed: number): C
       mustSurvive.add(i + 1);
       const ls = [...lines];
       ls.splice(i, 2, ls[i]!.slice(0, Math.floor(ls[i]!.length * r())) + ls[i + 1]!);
+      return { bytes: out(ls), destroyed, mustSurvive };
+    }
+    case "fused-torn-spaced": {
+      // a torn write, then a record from another JSON writer (a space after each brace and colon)
+      const i = pickInner();
+      destroyed.add(i);
+      mustSurvive.add(i + 1);
+      const ls = [...lines];
+      ls.splice(i, 2, ls[i]!.slice(0, Math.floor(ls[i]!.length * r())) + JSON.stringify(obj(i + 1), null, 1).replace(/\n/g, ""));
+      return { bytes: out(ls), destroyed, mustSurvive };
+    }
+    case "fused-typeless": {
+      // typeless objects fused between two records: dropped, the records kept
+      const i = pickInner();
+      mustSurvive.add(i).add(i + 1);
+      const ls = [...lines];
+      ls.splice(i, 2, ls[i]! + '{"a":1}' + ls[i + 1]! + '{"b":[2]}');
+      return { bytes: out(ls), destroyed, mustSurvive };
+    }
+    case "fused-nul": {
+      const i = pickInner();
+      mustSurvive.add(i).add(i + 1);
+      const ls: Array<string | Buffer> = [...lines];
+      ls.splice(i, 2, Buffer.concat([Buffer.from(lines[i]!), Buffer.alloc(1 + Math.floor(r() * 64)), Buffer.from(lines[i + 1]!)]));
       return { bytes: out(ls), destroyed, mustSurvive };
     }
     case "split-by-newline": {

@@ -1,244 +1,25 @@
 import { isUtf8 } from "node:buffer";
-import { randomBytes } from "node:crypto";
 import { finding, type Finding } from "./findings.js";
+import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type LineRecord } from "./line-table.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
+import { parseSkimmed, readLines, type LineSpan, type ReadOptions } from "./pass-two.js";
+import { BrokenRun, classifyText, decodeLine, LineFlag, normalizeLine, parseLine, type BrokenOutcome, type TextClass } from "./salvage.js";
+import { emptyFields, LONG_STRING, scanLine, Verdict } from "./scanner.js";
 import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
-import { emptyFields, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
 
 /**
  * The one reader every command shares. Pass one walks the bytes line by line and keeps a compact
- * record per line (offset, length, kind, type, id, parent, timestamp, role); pass two re-reads and
- * parses only the lines a command asks for (`loadEntry`). Memory grows with the number of lines,
- * not with their size.
+ * record per line in the line table (offset, length, kind, type, id, parent, timestamp, role);
+ * pass two re-reads and parses only the lines a command asks for. Memory grows with the number of
+ * lines, not with their size.
  *
  * Every line is classified; nothing is skipped silently. Read-only commands see the file as pi
- * sees it: unparseable lines are left out of the tree (and reported), orphans are roots, and
- * v1/v2 files are upgraded in memory (with deterministic v1 ids) so that every command works on
- * the v3 shape.
+ * sees it: unparseable lines are left out of the tree (and reported, in the words of the salvage
+ * rule that `repair` follows), orphans are roots, and v1/v2 files are upgraded in memory (with
+ * deterministic v1 ids) so that every command works on the v3 shape.
  */
-
-export type LineKind =
-  /** The session header (the first one, wherever it is). */
-  | "header"
-  /** A tree entry: a JSON object with a `type` other than `session`, or without `type`. */
-  | "entry"
-  /** A `session` record after the first header. */
-  | "extra-header"
-  | "blank"
-  /** Not JSON (or not UTF-8-decodable as a string at all). */
-  | "invalid"
-  /** Valid JSON that is not an object. */
-  | "not-object";
-
-const KINDS: readonly LineKind[] = ["blank", "header", "entry", "extra-header", "invalid", "not-object"];
-const KIND_CODE = Object.fromEntries(KINDS.map((k, i) => [k, i])) as Record<LineKind, number>;
-
-export const LineFlag = {
-  BOM: 1,
-  CRLF: 2,
-  NUL: 4,
-  BAD_UTF8: 8,
-  NO_NEWLINE: 16,
-  FUSED: 32,
-  NO_TYPE: 64,
-  /** The entry has a string `timestamp`. */
-  HAS_TIME: 128,
-  /** The entry has a `parentId` key (of any value). */
-  HAS_PARENT_KEY: 256,
-  /**
-   * The line's `message` object can be copied as it stands into a context (pi would not rewrite
-   * it: v3, valid UTF-8, content present and not null); its byte range is in the line table.
-   */
-  RAW_MESSAGE: 512,
-  /** No string of the line can decode to a control character, CR, DEL or bidi override (`ScanFields.plainText`). */
-  PLAIN_TEXT: 1024,
-} as const;
-
-/** One line of the file, as pass one saw it (materialised on demand from the line table). */
-export interface LineRecord {
-  /** Index in the line table (line - 1). */
-  index: number;
-  /** 1-based line number. */
-  line: number;
-  /** Byte offset of the line's first byte. */
-  offset: number;
-  /** Byte length without the `\n`. */
-  length: number;
-  kind: LineKind;
-  flags: number;
-  /** Position among the records pi's loader keeps (header = 0); -1 for lines pi skips. */
-  ordinal: number;
-  type?: string;
-  /** For v1 files, the id given in memory. */
-  id?: string;
-  parentId?: string | null;
-  /** The entry's timestamp in ms since the epoch (NaN when missing or unparseable). */
-  time: number;
-  /** `message.role` for message entries (after the v2 -> v3 rename). */
-  role?: string;
-  /** Node index in the tree, for entries. */
-  node?: number;
-}
-
-/** How pass two reads an entry. */
-export interface ReadOptions {
-  /**
-   * "length": the base64 data of a large image (the line's longest string, 64 KB or more) is not
-   * decoded: the image block gets `data: ""` and the data's length under `IMAGE_DATA_LENGTH`.
-   * For output that describes images rather than embedding them (an export with placeholders),
-   * this saves decoding and parsing most of a session's bytes. Default "full".
-   */
-  imageData?: "full" | "length";
-}
-
-/** On an image block read with `imageData: "length"`: the length of the data left out. */
-export const IMAGE_DATA_LENGTH: unique symbol = Symbol("pi-session.imageDataLength");
-
-/**
- * On an entry read in pass two: true when pass one saw that none of its strings can hold a control
- * character, CR, DEL or bidi override (`LineFlag.PLAIN_TEXT`), so output need not clean them.
- */
-export const PLAIN_TEXT: unique symbol = Symbol("pi-session.plainText");
-
-/** A random marker that stands in for a long string while the rest of its line is parsed. */
-const LONG_MARKER = `\\u0000pi-session-long-string-${randomBytes(12).toString("hex")}`;
-const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
-const LONG_MARKER_VALUE = JSON.parse(`"${LONG_MARKER}"`) as string;
-
-/** Where a line is, as pass two needs it. */
-interface LineSpan {
-  /** 1-based line number (for messages, and the BOM of line 1). */
-  line: number;
-  offset: number;
-  length: number;
-  /** The line's long plain string (`ScanFields.longStart`), or -1. */
-  longStart: number;
-  longEnd: number;
-  /** `LineFlag.PLAIN_TEXT` */
-  plain: boolean;
-}
-
-/**
- * Reads lines again and parses them (pass two), without upgrading them: in large blocks rather
- * than a line at a time when they come in file order (a branch of an append-only file does), which
- * saves most system calls on a long branch; with `imageData: "length"`, a line's long string is not
- * read (see `ReadOptions`). Throws if a line no longer parses (the file changed).
- */
-function* readLines(source: ByteSource, spans: readonly LineSpan[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<Record<string, unknown>> {
-  const omits = (s: LineSpan) => options.imageData === "length" && s.longStart >= 0;
-  // One block buffer for the whole walk: values never keep views of it.
-  let buffer: Buffer | undefined;
-  let block: Buffer | undefined;
-  let blockStart = 0;
-  for (let k = 0; k < spans.length; k++) {
-    const span = spans[k]!;
-    const { offset, length } = span;
-    if (omits(span)) {
-      yield parseAt(source, span, readWithoutLong(source, span));
-      continue;
-    }
-    if (length >= blockSize) {
-      yield parseAt(source, span, source.read(offset, length));
-      continue;
-    }
-    if (!block || offset < blockStart || offset + length > blockStart + block.length) {
-      // Read from here up to the last of the following lines that fits in one block (a line whose
-      // long string is left out ends it: that line is read in two pieces).
-      let end = offset + length;
-      for (let j = k + 1; j < spans.length; j++) {
-        const next = spans[j]!;
-        if (next.offset < end || next.offset + next.length - offset > blockSize || omits(next)) break;
-        end = next.offset + next.length;
-      }
-      // Sized to the block (a single entry's read must not cost a block of 8 MB), grown as needed.
-      if (!buffer || buffer.length < end - offset) buffer = Buffer.allocUnsafe(end - offset);
-      let n = 0;
-      for (let m = -1; n < end - offset && m !== 0; n += m) m = source.readInto(buffer.subarray(n, end - offset), offset + n);
-      block = buffer.subarray(0, n);
-      blockStart = offset;
-    }
-    yield parseAt(source, span, block.subarray(offset - blockStart, offset - blockStart + length));
-  }
-}
-
-function parseAt(source: ByteSource, span: LineSpan, bytes: Buffer | LongString): Record<string, unknown> {
-  const long = bytes instanceof Uint8Array ? undefined : bytes;
-  const line = long ? long.skeleton : (bytes as Buffer);
-  // Pass one classified the line already (NULs, UTF-8, blank): just decode and parse, skipping a
-  // BOM on line 1 as `parseLine` does.
-  const bom = span.line === 1 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf ? 3 : 0;
-  let value: unknown;
-  try {
-    // A plain line is ASCII (pass one saw every byte): decoded as Latin-1, the same string, faster.
-    value = JSON.parse(line.toString(span.plain ? "latin1" : "utf8", bom));
-  } catch {
-    value = undefined;
-  }
-  if (value === undefined || typeof value !== "object" || value === null) throw new Error(`${source.name}:${span.line}: line changed since it was read`);
-  if (long) restoreLongString(value, long);
-  if (span.plain) (value as { [PLAIN_TEXT]?: boolean })[PLAIN_TEXT] = true;
-  return value as Record<string, unknown>;
-}
-
-/** A line read without its long string. */
-interface LongString {
-  /** The line with the marker in place of the string's body. */
-  skeleton: Buffer;
-  /** The string's length (its bytes are plain ASCII without escapes). */
-  length: number;
-  /** Reads the string literal, quotes included. */
-  literal(): Buffer;
-}
-
-/** The line with its long string (a plain one, pass one made sure) replaced by the marker. */
-function readWithoutLong(source: ByteSource, span: LineSpan): LongString {
-  const { offset, longStart: start, longEnd: end } = span;
-  const head = source.read(offset, start);
-  const tail = source.read(offset + end, span.length - end);
-  return {
-    skeleton: Buffer.concat([head, LONG_MARKER_BYTES, tail]),
-    length: end - start,
-    literal: () => source.read(offset + start - 1, end - start + 2),
-  };
-}
-
-/**
- * Puts the long string back where the marker is: as its length alone when it is an image's data,
- * else as the string itself (read now).
- */
-function restoreLongString(value: object, long: LongString): void {
-  const stack: object[] = [value];
-  while (stack.length > 0) {
-    const o = stack.pop() as Record<string, unknown>;
-    for (const key of Object.keys(o)) {
-      const v = o[key];
-      if (v === LONG_MARKER_VALUE) {
-        if (key === "data" && o.type === "image" && !Array.isArray(o)) {
-          o.data = "";
-          (o as { [IMAGE_DATA_LENGTH]?: number })[IMAGE_DATA_LENGTH] = long.length;
-        } else {
-          o[key] = JSON.parse(long.literal().toString("latin1")) as string;
-        }
-        return;
-      }
-      if (v !== null && typeof v === "object") stack.push(v);
-    }
-  }
-}
-
-/** A line the scanner found valid, parsed without its long plain string when it has one. */
-function parseSkimmed(bytes: Buffer, fields: ScanFields): Record<string, unknown> {
-  // A plain line is ASCII: decoded as Latin-1, as pass two does (`parseAt`).
-  const encoding = fields.plainText ? "latin1" : "utf8";
-  if (!fields.longPlain) return JSON.parse(bytes.toString(encoding)) as Record<string, unknown>;
-  const start = fields.longStart;
-  const end = fields.longEnd;
-  const value = JSON.parse(Buffer.concat([bytes.subarray(0, start), LONG_MARKER_BYTES, bytes.subarray(end)]).toString(encoding)) as Record<string, unknown>;
-  restoreLongString(value, { skeleton: bytes, length: end - start, literal: () => bytes.subarray(start - 1, end + 1) });
-  return value;
-}
 
 export interface OpenOptions {
   /**
@@ -268,132 +49,6 @@ export interface OpenOptions {
   onNode?: (node: number, bytes: Buffer, type: string | undefined, role: string | undefined, longStart: number, longEnd: number) => void;
 }
 
-/** Interns the few distinct type and role strings as small codes (0 = none). */
-class Interner {
-  readonly strings: Array<string | undefined> = [undefined];
-  private readonly codes = new Map<string, number>();
-  code(s: string | undefined): number {
-    if (s === undefined) return 0;
-    let c = this.codes.get(s);
-    if (c === undefined) {
-      c = this.strings.length;
-      this.strings.push(s);
-      this.codes.set(s, c);
-    }
-    return c;
-  }
-}
-
-/**
- * Pass one's result, one row per line, in typed columns: a few dozen bytes a line whatever its
- * size, so a 1 GB session indexes in tens of megabytes. Strings are kept only for ids.
- */
-class LineTable {
-  count = 0;
-  offset!: Float64Array;
-  length!: Float64Array;
-  /** Byte range of the `message` object within the line (scan path only; -1 otherwise). */
-  msgStart!: Int32Array;
-  msgEnd!: Int32Array;
-  /** Byte range of the line's longest string body, if long and plain (`ScanFields.longStart`; -1 otherwise). */
-  longStart!: Int32Array;
-  longEnd!: Int32Array;
-  ordinal!: Int32Array;
-  node!: Int32Array;
-  flags!: Uint16Array;
-  type!: Uint16Array;
-  role!: Uint16Array;
-  kind!: Uint8Array;
-
-  constructor(capacity: number) {
-    this.allocate(capacity);
-  }
-
-  /**
-   * The columns, all in one buffer (widest first, so each is aligned): allocating a typed array
-   * outside V8's heap costs a microsecond or two, which was 2-3 % of listing thousands of small
-   * sessions when each column had its own. Copies the rows there are.
-   */
-  private allocate(capacity: number): void {
-    const old = this.count > 0 ? this : undefined; // (each column is read before it is replaced)
-    const buffer = new ArrayBuffer(capacity * ROW_BYTES);
-    let at = 0;
-    const column = <T extends Float64Array | Int32Array | Uint16Array | Uint8Array>(Kind: { new (b: ArrayBuffer, at: number, n: number): T; BYTES_PER_ELEMENT: number }, previous: T | undefined): T => {
-      const c = new Kind(buffer, at, capacity);
-      at += capacity * Kind.BYTES_PER_ELEMENT;
-      if (previous) c.set(previous.subarray(0, this.count) as never);
-      return c;
-    };
-    this.offset = column(Float64Array, old?.offset);
-    this.length = column(Float64Array, old?.length);
-    this.msgStart = column(Int32Array, old?.msgStart);
-    this.msgEnd = column(Int32Array, old?.msgEnd);
-    this.longStart = column(Int32Array, old?.longStart);
-    this.longEnd = column(Int32Array, old?.longEnd);
-    this.ordinal = column(Int32Array, old?.ordinal);
-    this.node = column(Int32Array, old?.node);
-    this.flags = column(Uint16Array, old?.flags);
-    this.type = column(Uint16Array, old?.type);
-    this.role = column(Uint16Array, old?.role);
-    this.kind = column(Uint8Array, old?.kind);
-  }
-
-  add(offset: number, length: number): number {
-    if (this.count === this.offset.length) this.grow();
-    const i = this.count++;
-    this.offset[i] = offset;
-    this.length[i] = length;
-    this.kind[i] = 0;
-    this.flags[i] = 0;
-    this.ordinal[i] = -1;
-    this.type[i] = 0;
-    this.role[i] = 0;
-    this.node[i] = -1;
-    this.msgStart[i] = -1;
-    this.msgEnd[i] = -1;
-    this.longStart[i] = -1;
-    this.longEnd[i] = -1;
-    return i;
-  }
-
-  private grow(): void {
-    this.allocate(this.offset.length * 2);
-  }
-}
-
-/** Bytes a row takes: two Float64 columns, six Int32, three Uint16, one Uint8. */
-const ROW_BYTES = 2 * 8 + 6 * 4 + 3 * 2 + 1;
-
-/** Per-node columns, fed to the tree index. */
-class NodeTable {
-  count = 0;
-  line: Int32Array;
-  time: Float64Array;
-  readonly ids: Array<string | undefined> = [];
-  readonly parentIds: Array<string | null | undefined> = [];
-
-  constructor(capacity: number) {
-    this.line = new Int32Array(capacity);
-    this.time = new Float64Array(capacity);
-  }
-
-  add(lineIndex: number, id: string | undefined, parentId: string | null | undefined, time: number): number {
-    if (this.count === this.line.length) {
-      const line = new Int32Array(this.line.length * 2);
-      line.set(this.line);
-      this.line = line;
-      const t = new Float64Array(this.time.length * 2);
-      t.set(this.time);
-      this.time = t;
-    }
-    const n = this.count++;
-    this.line[n] = lineIndex;
-    this.time[n] = time;
-    this.ids.push(id);
-    this.parentIds.push(parentId);
-    return n;
-  }
-}
 
 export class Session {
   private readonly table: LineTable;
@@ -413,6 +68,8 @@ export class Session {
   /** ids by ordinal, for v1 `firstKeptEntryIndex`. */
   private idsByOrdinal: Array<string | undefined> = [];
   private fkIndexByLine = new Map<number, string | undefined>();
+  /** What the salvage rule makes of each line pi skips, by line index (such lines are few). */
+  private readonly salvage = new Map<number, LineSalvage>();
   /** Harness `leaf` entries (line, table index, target), in file order. */
   readonly leafMoves: Array<{ line: number; index: number; target: string | null }> = [];
 
@@ -624,6 +281,8 @@ export class Session {
     const skimImages = full && options.imageData === "length";
     let ordinal = 0;
     let prevV1Id: string | null = null;
+    // Lines pi skips are described by the salvage rule `repair` follows (what it would keep).
+    const broken = new BrokenRun((outcome) => this.noteSalvage(outcome));
     forEachLine(this.source, (bytes, line, offset, terminated) => {
       const i = t.add(offset, bytes.length);
       let flags = terminated ? 0 : LineFlag.NO_NEWLINE;
@@ -660,9 +319,23 @@ export class Session {
         const parsed = parseLine(bytes, line === 1);
         flags |= parsed.flags;
         value = parsed.value;
-        if (parsed.blank) kind = "blank";
-        else if (value === undefined) kind = "invalid";
-        else {
+        if (parsed.blank) {
+          kind = "blank";
+          broken.blank(i);
+        } else if (value === undefined) {
+          kind = "invalid";
+          const text = decodeLine(normalizeLine(bytes, line === 1).bytes);
+          const normalized = text === undefined ? undefined : classifyText(text);
+          if (text === undefined || normalized === undefined) {
+            broken.flush(); // too long for a string: no rule reads it
+          } else if (normalized.kind === "broken") {
+            flags |= LineFlag.BROKEN;
+            broken.add(i, text, terminated);
+          } else {
+            broken.flush();
+            this.salvage.set(i, { kind: "normalized", to: normalized.kind });
+          }
+        } else {
           // pi keeps every truthy JSON value it parses.
           if (value) t.ordinal[i] = ordinal++;
           kind = typeof value !== "object" || value === null || Array.isArray(value) ? "not-object" : "entry";
@@ -679,6 +352,7 @@ export class Session {
           fields.role = obj.message && typeof obj.message === "object" && typeof role === "string" ? role : undefined;
         }
       }
+      if (kind !== "blank" && kind !== "invalid" && broken.active) broken.flush();
       if (kind !== "entry") {
         t.kind[i] = KIND_CODE[kind];
         t.flags[i] = flags;
@@ -736,9 +410,24 @@ export class Session {
         options.onRecord(this.upgrade(obj, record), record);
       }
     });
+    broken.flush();
     this.tree = new TreeIndex(this.nodes.ids, this.nodes.parentIds, this.nodes.time.subarray(0, this.nodes.count));
     this.leafNode = this.findLeaf();
     this.collectLineFindings();
+  }
+
+  private noteSalvage(outcome: BrokenOutcome): void {
+    switch (outcome.kind) {
+      case "joined":
+        this.salvage.set(outcome.first, { kind: "joined", last: outcome.last });
+        for (let i = outcome.first + 1; i <= outcome.last; i++) this.salvage.set(i, { kind: "joined-part" });
+        return;
+      case "pieces":
+        this.salvage.set(outcome.index, { kind: "pieces", records: outcome.records.length, fragments: outcome.fragments.length, terminated: outcome.terminated });
+        return;
+      case "blank":
+        return;
+    }
   }
 
   /**
@@ -777,11 +466,13 @@ export class Session {
       if (t.ordinal[i] === 0) firstParsed = i;
       switch (kind) {
         case "blank":
-          out.push(finding("line-blank", "blank line", at));
+          if (this.salvage.get(i)?.kind !== "joined-part") out.push(finding("line-blank", "blank line", at));
           break;
-        case "invalid":
-          out.push(invalidLineFinding(i + 1, flags));
+        case "invalid": {
+          const f = invalidLineFinding(i + 1, flags, this.salvage.get(i));
+          if (f) out.push(f);
           break;
+        }
         case "not-object":
           out.push(finding("line-not-object", "the line is JSON but not an object", at));
           break;
@@ -813,7 +504,7 @@ export class Session {
         out.push(finding("header-invalid", `the header's ${bad.map((k) => `\`${k}\``).join(", ")} ${bad.length > 1 ? "are" : "is"} missing or not a string`, at));
       }
       if (h.version !== undefined && typeof h.version !== "number") {
-        out.push(finding("header-invalid", "the header's `version` is not a number", at));
+        out.push(finding("version-invalid", "the header's `version` is not a number", at));
       } else if (this.version > CURRENT_VERSION) {
         out.push(finding("version-unsupported", `version ${this.version} is newer than the supported ${CURRENT_VERSION}`, at));
       } else if (this.version < CURRENT_VERSION) {
@@ -823,80 +514,48 @@ export class Session {
   }
 }
 
-function invalidLineFinding(line: number, flags: number): Finding {
+/** What the salvage rule makes of a line pi skips (`BrokenOutcome`, kept small: counts, not text). */
+type LineSalvage =
+  | { kind: "joined"; last: number }
+  | { kind: "joined-part" }
+  | { kind: "pieces"; records: number; fragments: number; terminated: boolean }
+  /** The line once normalised (its NULs removed) is this. */
+  | { kind: "normalized"; to: Exclude<TextClass["kind"], "broken"> };
+
+const NORMALIZED_NUL: Record<Exclude<TextClass["kind"], "broken">, string> = {
+  record: "NUL bytes in the line (the record around them is whole)",
+  blank: "a line of NUL bytes",
+  "no-type": "NUL bytes in an object without `type`",
+  "not-object": "NUL bytes in JSON that is not an object",
+};
+
+function fusedMessage(records: number, fragments: number): string {
+  const torn = fragments === 0 ? "" : ` and ${fragments === 1 ? "a torn fragment" : `${fragments} torn fragments`}`;
+  return `${records === 1 ? "a record" : `${records} records`}${torn} on one line`;
+}
+
+/** The finding for a line pi skips, saying what `repair` makes of it; none for the later lines of a joined record. */
+function invalidLineFinding(line: number, flags: number, salvage: LineSalvage | undefined): Finding | undefined {
   const at = { line };
-  if (flags & LineFlag.NUL) return finding("line-nul", "NUL bytes in the line", at);
-  if (flags & LineFlag.FUSED) return finding("line-fused", "two JSON records fused on one line", at);
-  if (flags & LineFlag.NO_NEWLINE) return finding("line-torn", "the last line is cut off (no newline, not JSON)", at);
-  return finding("line-invalid-json", "the line is not valid JSON", at);
-}
-
-export interface ParsedLine {
-  value: unknown;
-  blank: boolean;
-  flags: number;
-}
-
-/**
- * Parses one line the way pi does (UTF-8 with U+FFFD for bad bytes, `JSON.parse`, blank lines
- * skipped), noting what else is wrong with it. A BOM at the start of the file is tolerated: pi
- * cannot read such a header, which the validator reports, but everything else can.
- */
-export function parseLine(bytes: Buffer, firstLine = false): ParsedLine {
-  let flags = 0;
-  let end = bytes.length;
-  if (end > 0 && bytes[end - 1] === 13) {
-    flags |= LineFlag.CRLF;
-  }
-  let start = 0;
-  if (firstLine && end >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    flags |= LineFlag.BOM;
-    start = 3;
-  }
-  if (bytes.indexOf(0, start) !== -1) flags |= LineFlag.NUL;
-  if (!isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
-  let text: string;
-  try {
-    text = bytes.toString("utf8", start, end);
-  } catch {
-    // Longer than the largest string V8 can hold.
-    return { value: undefined, blank: false, flags };
-  }
-  if (!text.trim()) {
-    return { value: undefined, blank: true, flags };
-  }
-  try {
-    return { value: JSON.parse(text), blank: false, flags };
-  } catch {
-    if (text.indexOf("{", 1) !== -1 && fusedSplit(text) !== undefined) flags |= LineFlag.FUSED;
-    return { value: undefined, blank: false, flags };
-  }
-}
-
-/**
- * Where a line that does not parse holds a second record: `{...}{...}` (two appends on one line) or
- * `{"type":"mess{"type":...}` (a torn write, then the next append). Returns the offset of the
- * record that follows, or undefined.
- */
-export function fusedSplit(text: string): number | undefined {
-  const boundary = /}\s*{/g;
-  for (let m = boundary.exec(text); m; m = boundary.exec(text)) {
-    const cut = m.index + 1;
-    if (parsesAsObject(text.slice(0, cut).replace(/^[\s\0]+/, ""))) return text.indexOf("{", cut);
-  }
-  const start = /\{\s*"type"\s*:/g;
-  for (let m = start.exec(text); m; m = start.exec(text)) {
-    if (m.index > 0 && parsesAsObject(text.slice(m.index))) return m.index;
-  }
-  return undefined;
-}
-
-function parsesAsObject(text: string): boolean {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === "object" && v !== null && !Array.isArray(v);
-  } catch {
-    return false;
+  switch (salvage?.kind) {
+    case "joined-part":
+      return undefined;
+    case "joined":
+      return finding("line-split", `lines ${line}-${salvage.last + 1} are one record split by a raw newline`, { ...at, records: 1 });
+    case "normalized":
+      return finding("line-nul", NORMALIZED_NUL[salvage.to], { ...at, records: salvage.to === "record" ? 1 : 0 });
+    case "pieces": {
+      const { records, fragments } = salvage;
+      if (records > 0) {
+        return finding("line-fused", fusedMessage(records, fragments), { ...at, records });
+      }
+      if (!salvage.terminated) return finding("line-torn", "the last line is cut off (no newline, not JSON)", { ...at, records: 0 });
+      if (flags & LineFlag.NUL) return finding("line-nul", "NUL bytes in a line that is not JSON and holds no record", { ...at, records: 0 });
+      return finding("line-invalid-json", "the line is not valid JSON and holds no record", { ...at, records: 0 });
+    }
+    default:
+      // Too long to decode as a string at all.
+      return finding("line-invalid-json", "the line is too long to read as text", { ...at, records: 0 });
   }
 }
 

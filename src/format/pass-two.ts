@@ -1,0 +1,168 @@
+import { randomBytes } from "node:crypto";
+import type { ByteSource } from "./source.js";
+import type { ScanFields } from "./scanner.js";
+
+/**
+ * Pass two: the lines a command asks for, read again and parsed (pass one keeps only their place
+ * in the line table). Lines are read in large blocks when they come in file order, as a branch of
+ * an append-only file does, and a line's long plain string (a base64 image, usually) can be left
+ * out without being copied into a string at all.
+ */
+
+/** How pass two reads an entry. */
+export interface ReadOptions {
+  /**
+   * "length": the base64 data of a large image (the line's longest string, 64 KB or more) is not
+   * decoded: the image block gets `data: ""` and the data's length under `IMAGE_DATA_LENGTH`.
+   * For output that describes images rather than embedding them (an export with placeholders),
+   * this saves decoding and parsing most of a session's bytes. Default "full".
+   */
+  imageData?: "full" | "length";
+}
+
+/** On an image block read with `imageData: "length"`: the length of the data left out. */
+export const IMAGE_DATA_LENGTH: unique symbol = Symbol("pi-session.imageDataLength");
+
+/**
+ * On an entry read in pass two: true when pass one saw that none of its strings can hold a control
+ * character, CR, DEL or bidi override (`LineFlag.PLAIN_TEXT`), so output need not clean them.
+ */
+export const PLAIN_TEXT: unique symbol = Symbol("pi-session.plainText");
+
+/** A random marker that stands in for a long string while the rest of its line is parsed. */
+const LONG_MARKER = `\\u0000pi-session-long-string-${randomBytes(12).toString("hex")}`;
+const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
+const LONG_MARKER_VALUE = JSON.parse(`"${LONG_MARKER}"`) as string;
+
+/** Where a line is, as pass two needs it. */
+export interface LineSpan {
+  /** 1-based line number (for messages, and the BOM of line 1). */
+  line: number;
+  offset: number;
+  length: number;
+  /** The line's long plain string (`ScanFields.longStart`), or -1. */
+  longStart: number;
+  longEnd: number;
+  /** `LineFlag.PLAIN_TEXT` */
+  plain: boolean;
+}
+
+/**
+ * Reads lines again and parses them (pass two), without upgrading them: in large blocks rather
+ * than a line at a time when they come in file order (a branch of an append-only file does), which
+ * saves most system calls on a long branch; with `imageData: "length"`, a line's long string is not
+ * read (see `ReadOptions`). Throws if a line no longer parses (the file changed).
+ */
+export function* readLines(source: ByteSource, spans: readonly LineSpan[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<Record<string, unknown>> {
+  const omits = (s: LineSpan) => options.imageData === "length" && s.longStart >= 0;
+  // One block buffer for the whole walk: values never keep views of it.
+  let buffer: Buffer | undefined;
+  let block: Buffer | undefined;
+  let blockStart = 0;
+  for (let k = 0; k < spans.length; k++) {
+    const span = spans[k]!;
+    const { offset, length } = span;
+    if (omits(span)) {
+      yield parseAt(source, span, readWithoutLong(source, span));
+      continue;
+    }
+    if (length >= blockSize) {
+      yield parseAt(source, span, source.read(offset, length));
+      continue;
+    }
+    if (!block || offset < blockStart || offset + length > blockStart + block.length) {
+      // Read from here up to the last of the following lines that fits in one block (a line whose
+      // long string is left out ends it: that line is read in two pieces).
+      let end = offset + length;
+      for (let j = k + 1; j < spans.length; j++) {
+        const next = spans[j]!;
+        if (next.offset < end || next.offset + next.length - offset > blockSize || omits(next)) break;
+        end = next.offset + next.length;
+      }
+      // Sized to the block (a single entry's read must not cost a block of 8 MB), grown as needed.
+      if (!buffer || buffer.length < end - offset) buffer = Buffer.allocUnsafe(end - offset);
+      let n = 0;
+      for (let m = -1; n < end - offset && m !== 0; n += m) m = source.readInto(buffer.subarray(n, end - offset), offset + n);
+      block = buffer.subarray(0, n);
+      blockStart = offset;
+    }
+    yield parseAt(source, span, block.subarray(offset - blockStart, offset - blockStart + length));
+  }
+}
+
+function parseAt(source: ByteSource, span: LineSpan, bytes: Buffer | LongString): Record<string, unknown> {
+  const long = bytes instanceof Uint8Array ? undefined : bytes;
+  const line = long ? long.skeleton : (bytes as Buffer);
+  // Pass one classified the line already (NULs, UTF-8, blank): just decode and parse, skipping a
+  // BOM on line 1 as `parseLine` does.
+  const bom = span.line === 1 && line.length >= 3 && line[0] === 0xef && line[1] === 0xbb && line[2] === 0xbf ? 3 : 0;
+  let value: unknown;
+  try {
+    // A plain line is ASCII (pass one saw every byte): decoded as Latin-1, the same string, faster.
+    value = JSON.parse(line.toString(span.plain ? "latin1" : "utf8", bom));
+  } catch {
+    value = undefined;
+  }
+  if (value === undefined || typeof value !== "object" || value === null) throw new Error(`${source.name}:${span.line}: line changed since it was read`);
+  if (long) restoreLongString(value, long);
+  if (span.plain) (value as { [PLAIN_TEXT]?: boolean })[PLAIN_TEXT] = true;
+  return value as Record<string, unknown>;
+}
+
+/** A line read without its long string. */
+interface LongString {
+  /** The line with the marker in place of the string's body. */
+  skeleton: Buffer;
+  /** The string's length (its bytes are plain ASCII without escapes). */
+  length: number;
+  /** Reads the string literal, quotes included. */
+  literal(): Buffer;
+}
+
+/** The line with its long string (a plain one, pass one made sure) replaced by the marker. */
+function readWithoutLong(source: ByteSource, span: LineSpan): LongString {
+  const { offset, longStart: start, longEnd: end } = span;
+  const head = source.read(offset, start);
+  const tail = source.read(offset + end, span.length - end);
+  return {
+    skeleton: Buffer.concat([head, LONG_MARKER_BYTES, tail]),
+    length: end - start,
+    literal: () => source.read(offset + start - 1, end - start + 2),
+  };
+}
+
+/**
+ * Puts the long string back where the marker is: as its length alone when it is an image's data,
+ * else as the string itself (read now).
+ */
+function restoreLongString(value: object, long: LongString): void {
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const o = stack.pop() as Record<string, unknown>;
+    for (const key of Object.keys(o)) {
+      const v = o[key];
+      if (v === LONG_MARKER_VALUE) {
+        if (key === "data" && o.type === "image" && !Array.isArray(o)) {
+          o.data = "";
+          (o as { [IMAGE_DATA_LENGTH]?: number })[IMAGE_DATA_LENGTH] = long.length;
+        } else {
+          o[key] = JSON.parse(long.literal().toString("latin1")) as string;
+        }
+        return;
+      }
+      if (v !== null && typeof v === "object") stack.push(v);
+    }
+  }
+}
+
+/** A line the scanner found valid, parsed without its long plain string when it has one. */
+export function parseSkimmed(bytes: Buffer, fields: ScanFields): Record<string, unknown> {
+  // A plain line is ASCII: decoded as Latin-1, as pass two does (`parseAt`).
+  const encoding = fields.plainText ? "latin1" : "utf8";
+  if (!fields.longPlain) return JSON.parse(bytes.toString(encoding)) as Record<string, unknown>;
+  const start = fields.longStart;
+  const end = fields.longEnd;
+  const value = JSON.parse(Buffer.concat([bytes.subarray(0, start), LONG_MARKER_BYTES, bytes.subarray(end)]).toString(encoding)) as Record<string, unknown>;
+  restoreLongString(value, { skeleton: bytes, length: end - start, literal: () => bytes.subarray(start - 1, end + 1) });
+  return value;
+}
