@@ -5,7 +5,8 @@
  * matters against the benchmark's baselines. The library (dist/format) stays unbundled.
  */
 import { build } from "esbuild";
-import { rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -53,6 +54,18 @@ const stripAnsiOnce = {
   },
 };
 
+/**
+ * The build's identity (src/build-info.ts): the package version, and a hash of every source that
+ * decides what `ls` says of a session (the format library and the row it describes).
+ */
+function buildInfo() {
+  const { version } = JSON.parse(readFileSync("package.json", "utf8"));
+  const rules = ["src/format", "src/format/wasm"].flatMap((dir) => readdirSync(dir).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join(dir, f)));
+  const hash = createHash("sha256");
+  for (const file of [...rules, "src/commands/ls-describe.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
+  return { version, rules: hash.digest("hex").slice(0, 16) };
+}
+
 await build({
   entryPoints: { cli: "dist/cli.js", "ls-worker": "dist/commands/ls-worker.js" },
   bundle: true,
@@ -63,6 +76,7 @@ await build({
   outdir: "dist/bundle",
   logLevel: "warning",
   plugins: [lazyStringWidth, stripAnsiOnce],
+  define: { __PI_SESSION_BUILD__: JSON.stringify(buildInfo()) },
   // string-width 4 is CommonJS; give the ESM bundle a `require`.
   banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
 });

@@ -1,4 +1,5 @@
 import yargs, { type Argv } from "yargs";
+import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandOutcome } from "./command.js";
 import { CliError, ExitCode } from "./errors.js";
 import { sessionDir } from "./session-files.js";
@@ -250,7 +251,7 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean
     .completion("completion", "Print a shell completion script (bash/zsh)")
     .help()
     .alias("h", "help")
-    .version()
+    .version(BUILD.version)
     .wrap(Math.min(100, io.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {

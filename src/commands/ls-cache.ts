@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { BUILD } from "../build-info.js";
 import type { SessionRow } from "./ls-describe.js";
 
 /**
@@ -12,7 +13,7 @@ import type { SessionRow } from "./ls-describe.js";
  * A warm `ls` of thousands of sessions reads the index and only the rows it shows, so the file is
  * laid out to be read in two reads and a few splits (it is all text, to be read and mended by hand):
  *
- *   {"version":3,"count":N,"paths":P,"modified":M,"stamps":S}   (byte lengths of the next three)
+ *   {"version":4,"build":B,"count":N,"paths":P,"modified":M,"stamps":S}   (lengths of the next three)
  *   every path, joined by "\n"                                   (P bytes, then "\n")
  *   every row's `modified`, joined by "\n" ("" for none)         (M bytes, then "\n")
  *   base64 of [size, mtimeMs, ino, row start, row length] × N    (S bytes, as float64; then "\n")
@@ -21,7 +22,13 @@ import type { SessionRow } from "./ls-describe.js";
  * Measured on 5,000 sessions, loading the cache took 20-23 ms as one JSON index line before the
  * rows (reading all 3.8 MB, JSON.parse, a map of the paths); this reads 1 MB and splits it, ~5 ms.
  */
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
+
+/**
+ * What made the rows: a cache written by another build (other rules for validating or describing a
+ * session) is not trusted, so that an upgrade is seen at once, not as each file changes.
+ */
+const MADE_BY = `${BUILD.version}+${BUILD.rules}`;
 
 export interface FileStamp {
   size: number;
@@ -34,6 +41,8 @@ const STAMP = 5;
 
 interface Meta {
   version: number;
+  /** `MADE_BY` of the build that wrote it. */
+  build: string;
   count: number;
   paths: number;
   modified: number;
@@ -89,7 +98,7 @@ export class LsCache {
     const nl = head.subarray(0, readSync(fd, head, 0, head.length, 0)).indexOf(10);
     if (nl < 0) throw new CorruptCacheError();
     const meta = JSON.parse(head.toString("utf8", 0, nl)) as Meta;
-    if (meta?.version !== CACHE_VERSION || ![meta.count, meta.paths, meta.modified, meta.stamps].every(isLength)) throw new CorruptCacheError();
+    if (meta?.version !== CACHE_VERSION || meta.build !== MADE_BY || ![meta.count, meta.paths, meta.modified, meta.stamps].every(isLength)) throw new CorruptCacheError();
     const n = meta.count;
     const indexBytes = meta.paths + meta.modified + meta.stamps + 3;
     this.rowsAt = nl + 1 + indexBytes;
@@ -216,7 +225,7 @@ export class LsCache {
       else if (slot !== undefined) add(path, x[slot * STAMP]!, x[slot * STAMP + 1]!, x[slot * STAMP + 2]!, this.modified(slot), this.rowBytes(slot));
     }
     const parts = [paths.join("\n"), modified.join("\n"), Buffer.from(new Float64Array(stamps).buffer).toString("base64")];
-    const meta: Meta = { version: CACHE_VERSION, count: paths.length, paths: Buffer.byteLength(parts[0]!), modified: parts[1]!.length, stamps: parts[2]!.length };
+    const meta: Meta = { version: CACHE_VERSION, build: MADE_BY, count: paths.length, paths: Buffer.byteLength(parts[0]!), modified: parts[1]!.length, stamps: parts[2]!.length };
     mkdirSync(join(this.file, ".."), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(meta)}\n${parts.join("\n")}\n`), ...rows]));

@@ -1,10 +1,9 @@
-import { basename } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { ExitCode, type ExitCode as Code } from "../errors.js";
+import { ExitCode } from "../errors.js";
 import { formatDiff, openSessionSync, planMigration, stampOf, writeMigration, type Session } from "../format/index.js";
 import { sanitize, type Style } from "../render/text.js";
-import { writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
-import { overFiles, renderSummaryTable, writerOptions } from "./writers.js";
+import { writeBack, type WriteOptions } from "./write-back.js";
+import { notWritten, overFiles, placeNote, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
 
 export interface MigrateOptions extends WriteOptions {
   files: string[];
@@ -14,14 +13,9 @@ export interface MigrateOptions extends WriteOptions {
 
 export type MigrateStatus = "migrated" | "current" | "refused" | "needs-migrate" | "would-migrate" | "aborted" | "unreadable";
 
-export interface MigrateFileResult {
-  file: string;
+export interface MigrateFileResult extends WriterFileResult<MigrateStatus> {
   from: number | null;
-  status: MigrateStatus;
   changedLines?: number;
-  backup?: string;
-  out?: string;
-  reason?: string;
   diff?: string;
 }
 
@@ -29,6 +23,16 @@ export interface MigrateResult {
   files: MigrateFileResult[];
   summary: Record<MigrateStatus, number>;
 }
+
+const STATUS = {
+  migrated: { text: "migrated", exit: ExitCode.Ok, paint: "green" },
+  current: { text: "already current", exit: ExitCode.Ok, paint: "green" },
+  refused: { text: "refused", exit: ExitCode.Findings, paint: "red" },
+  "needs-migrate": { text: "needs migrating", exit: ExitCode.Findings, paint: "yellow" },
+  "would-migrate": { text: "would migrate", exit: ExitCode.Findings, paint: "yellow" },
+  aborted: { text: "aborted", exit: ExitCode.Usage, paint: "red" },
+  unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
+} as const satisfies StatusTable<MigrateStatus>;
 
 function migrateOne(path: string, options: MigrateOptions, many: boolean): MigrateFileResult {
   let session: Session;
@@ -42,7 +46,7 @@ function migrateOne(path: string, options: MigrateOptions, many: boolean): Migra
   try {
     const plan = planMigration(session);
     const base = { file: path, from: plan.from };
-    if (plan.status === "refused") return { ...base, status: "refused", reason: plan.reason };
+    if (plan.status === "refused") return { ...base, status: "refused", refusal: "content", reason: plan.reason };
     if (plan.status === "current") return { ...base, status: "current" };
     if (options.check) return { ...base, status: "needs-migrate" };
     if (options.dryRun) {
@@ -50,39 +54,25 @@ function migrateOne(path: string, options: MigrateOptions, many: boolean): Migra
       return { ...base, status: "would-migrate", changedLines: r.changedLines, diff: formatDiff(path, path, r.hunks) };
     }
     let changedLines = 0;
-    const written: WriteOutcome = writeBack(path, stamp, options, many, (write) => {
+    const written = writeBack(path, stamp, options, many, (write) => {
       changedLines = writeMigration(session, write).changedLines;
     });
-    if (written.error) return { ...base, status: written.error === "aborted" ? "aborted" : "refused", reason: written.reason };
     for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
+    const failed = notWritten(written);
+    if (failed) return { ...base, ...failed };
     return { ...base, status: "migrated", changedLines, ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) };
   } finally {
     session.close();
   }
 }
 
-const STATUSES = ["migrated", "current", "refused", "needs-migrate", "would-migrate", "aborted", "unreadable"] as const satisfies readonly MigrateStatus[];
-
 export async function migrate(options: MigrateOptions, ctx: CommandContext): Promise<MigrateResult> {
-  return overFiles<MigrateStatus, MigrateFileResult>("migrate", options.files, ctx, STATUSES, (file, many) => migrateOne(file, options, many));
+  return overFiles<MigrateStatus, MigrateFileResult>("migrate", options.files, ctx, Object.keys(STATUS) as MigrateStatus[], (file, many) => migrateOne(file, options, many));
 }
 
-export function migrateExitCode(result: MigrateResult): Code {
-  const s = result.summary;
-  if (s.aborted > 0 || s.unreadable > 0 || result.files.some((f) => f.status === "refused" && f.reason?.startsWith("refused to overwrite"))) return ExitCode.Usage;
-  if (s["needs-migrate"] > 0 || s["would-migrate"] > 0 || s.refused > 0) return ExitCode.Findings;
-  return ExitCode.Ok;
+export function migrateExitCode(result: MigrateResult): ExitCode {
+  return writerExitCode(result.files, STATUS);
 }
-
-const STATUS_TEXT: Record<MigrateStatus, string> = {
-  migrated: "migrated",
-  current: "already current",
-  refused: "refused",
-  "needs-migrate": "needs migrating",
-  "would-migrate": "would migrate",
-  aborted: "aborted",
-  unreadable: "unreadable",
-};
 
 function describe(r: MigrateFileResult): string {
   const from = r.from === null ? "" : ` v${r.from}`;
@@ -96,29 +86,20 @@ function describe(r: MigrateFileResult): string {
     case "current":
       return `already v3; left untouched`;
     default:
-      return `${STATUS_TEXT[r.status]}: ${r.reason ?? ""}`;
+      return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
 }
 
-export function renderMigrate(result: MigrateResult, style: Style, tableFor: boolean): string {
-  const { c } = style;
-  let out = "";
-  for (const r of result.files) if (r.diff) out += sanitize(r.diff);
-  if (!tableFor) {
-    for (const r of result.files) {
-      const paint = r.status === "migrated" || r.status === "current" ? c.green : r.status === "would-migrate" || r.status === "needs-migrate" ? c.yellow : c.red;
-      out += `${sanitize(r.file)}: ${paint(sanitize(describe(r)))}\n`;
-    }
-    return out;
-  }
-  out += renderSummaryTable(
-    ["file", "from", "result", "note"],
-    result.files.map((r) => [r.file, r.from === null ? "-" : `v${r.from}`, STATUS_TEXT[r.status], r.status === "migrated" ? `${r.changedLines} lines; ${r.backup ? `backup ${basename(r.backup)}` : `-> ${r.out}`}` : (r.reason ?? (r.changedLines !== undefined ? `${r.changedLines} lines` : ""))]),
-    result.summary,
-    STATUS_TEXT,
-    style,
+export function renderMigrate(result: MigrateResult, style: Style, many: boolean): string {
+  const diffs = result.files.map((r) => (r.diff ? sanitize(r.diff) : "")).join("");
+  return (
+    diffs +
+    renderWriterReport(result, style, many, STATUS, describe, {
+      head: ["from"],
+      cells: (r) => [r.from === null ? "-" : `v${r.from}`],
+      note: (r) => (r.status === "migrated" ? `${r.changedLines} lines; ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? `${r.changedLines} lines` : ""))),
+    })
   );
-  return out;
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {

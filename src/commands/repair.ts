@@ -1,10 +1,10 @@
-import { basename } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { ExitCode, type ExitCode as Code } from "../errors.js";
-import { FileSource, formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type RepairAction, type RepairPlan } from "../format/index.js";
-import { sanitize, type Style } from "../render/text.js";
+import { ExitCode } from "../errors.js";
+import { FileSource, formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
+import { renderFindings } from "../render/findings.js";
+import { plural, sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
-import { overFiles, renderSummaryTable, writerOptions } from "./writers.js";
+import { notWritten, overFiles, placeNote, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
 
 export interface RepairOptions extends WriteOptions {
   files: string[];
@@ -14,19 +14,15 @@ export interface RepairOptions extends WriteOptions {
 
 export type RepairStatus = "repaired" | "clean" | "needs-repair" | "would-repair" | "incomplete" | "refused" | "aborted" | "unreadable";
 
-export interface RepairFileResult {
-  file: string;
-  status: RepairStatus;
+export interface RepairFileResult extends WriterFileResult<RepairStatus> {
   actions: RepairAction[];
   /** Records in the result (header included). */
   kept?: number;
   /** Input lines whose content is gone (each listed in `actions`). */
   dropped?: number;
-  backup?: string;
-  out?: string;
-  /** Errors `check` still finds in the result (then the status is "incomplete"). */
+  /** Errors `check` still finds in the result (then the status is "incomplete"), each with its line and reason. */
   remainingErrors?: number;
-  reason?: string;
+  remaining?: Finding[];
   diff?: string;
 }
 
@@ -34,6 +30,17 @@ export interface RepairResult {
   files: RepairFileResult[];
   summary: Record<RepairStatus, number>;
 }
+
+const STATUS = {
+  repaired: { text: "repaired", exit: ExitCode.Ok, paint: "green" },
+  clean: { text: "nothing to repair", exit: ExitCode.Ok, paint: "green" },
+  "needs-repair": { text: "needs repair", exit: ExitCode.Findings, paint: "yellow" },
+  "would-repair": { text: "would repair", exit: ExitCode.Findings, paint: "yellow" },
+  incomplete: { text: "repaired, errors remain", exit: ExitCode.Findings, paint: "red" },
+  refused: { text: "refused", exit: ExitCode.Findings, paint: "red" },
+  aborted: { text: "aborted", exit: ExitCode.Usage, paint: "red" },
+  unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
+} as const satisfies StatusTable<RepairStatus>;
 
 function looksLikeSession(source: FileSource, plan: RepairPlan): string | undefined {
   if (source.size === 0) return "the file is empty; there is nothing to repair";
@@ -57,7 +64,7 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
   }
   try {
     const notSession = looksLikeSession(source, plan);
-    if (notSession) return { file: path, status: "refused", actions: [], reason: notSession };
+    if (notSession) return { file: path, status: "refused", refusal: "content", actions: [], reason: notSession };
     const dropped = new Set(plan.actions.filter((a) => a.dropped).map((a) => a.line)).size;
     const base = { file: path, actions: plan.actions, kept: plan.keptRecords, dropped };
     if (!plan.changed) return { ...base, status: "clean" };
@@ -70,15 +77,17 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
       writeRepair(source, plan, write);
     });
     for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
-    if (written.error) return { ...base, status: written.error === "aborted" ? "aborted" : "refused", reason: written.reason };
+    const failed = notWritten(written);
+    if (failed) return { ...base, ...failed };
     const result = written.out ?? path;
     const after = openSessionSync(result);
-    const remainingErrors = quickFindings(after).filter((f) => f.severity === "error").length;
+    const remaining = quickFindings(after).filter((f) => f.severity === "error");
     after.close();
     return {
       ...base,
-      status: remainingErrors > 0 ? "incomplete" : "repaired",
-      remainingErrors,
+      status: remaining.length > 0 ? "incomplete" : "repaired",
+      remainingErrors: remaining.length,
+      ...(remaining.length > 0 ? { remaining } : {}),
       ...(written.backup ? { backup: written.backup } : {}),
       ...(written.out ? { out: written.out } : {}),
     };
@@ -87,37 +96,21 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
   }
 }
 
-const STATUSES = ["repaired", "clean", "needs-repair", "would-repair", "incomplete", "refused", "aborted", "unreadable"] as const satisfies readonly RepairStatus[];
-
 export async function repair(options: RepairOptions, ctx: CommandContext): Promise<RepairResult> {
-  return overFiles<RepairStatus, RepairFileResult>("repair", options.files, ctx, STATUSES, (file, many) => repairOne(file, options, many));
+  return overFiles<RepairStatus, RepairFileResult>("repair", options.files, ctx, Object.keys(STATUS) as RepairStatus[], (file, many) => repairOne(file, options, many));
 }
 
-export function repairExitCode(result: RepairResult): Code {
-  const s = result.summary;
-  if (s.aborted > 0 || s.unreadable > 0 || result.files.some((f) => f.reason?.startsWith("refused to overwrite"))) return ExitCode.Usage;
-  if (s["needs-repair"] > 0 || s["would-repair"] > 0 || s.incomplete > 0 || s.refused > 0) return ExitCode.Findings;
-  return ExitCode.Ok;
+export function repairExitCode(result: RepairResult): ExitCode {
+  return writerExitCode(result.files, STATUS);
 }
-
-const STATUS_TEXT: Record<RepairStatus, string> = {
-  repaired: "repaired",
-  clean: "nothing to repair",
-  "needs-repair": "needs repair",
-  "would-repair": "would repair",
-  incomplete: "repaired, errors remain",
-  refused: "refused",
-  aborted: "aborted",
-  unreadable: "unreadable",
-};
 
 function describe(r: RepairFileResult): string {
-  const counts = `${r.actions.length} action${r.actions.length === 1 ? "" : "s"}, ${r.dropped ?? 0} line${r.dropped === 1 ? "" : "s"} dropped, ${r.kept ?? 0} records kept`;
+  const counts = `${plural(r.actions.length, "action")}, ${plural(r.dropped ?? 0, "line")} dropped, ${plural(r.kept ?? 0, "record")} kept`;
   switch (r.status) {
     case "repaired":
       return `repaired (${counts}); ${r.backup ? `the original is kept as ${r.backup}` : `written to ${r.out}`}; it now passes check`;
     case "incomplete":
-      return `repaired (${counts}) but ${r.remainingErrors} error(s) remain; run \`pi-session check ${r.out ?? r.file}\``;
+      return `repaired (${counts}), but ${plural(r.remainingErrors ?? 0, "error")} that repair does not mend remain${r.remainingErrors === 1 ? "s" : ""} (listed above)`;
     case "would-repair":
       return `would repair (${counts}); nothing written`;
     case "needs-repair":
@@ -125,7 +118,7 @@ function describe(r: RepairFileResult): string {
     case "clean":
       return "nothing to repair; left untouched";
     default:
-      return `${STATUS_TEXT[r.status]}: ${r.reason ?? ""}`;
+      return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
 }
 
@@ -138,21 +131,16 @@ export function renderRepair(result: RepairResult, style: Style, many: boolean):
       const paint = a.dropped ? c.red : a.code === "reference-missing" ? c.yellow : c.cyan;
       out += `${sanitize(r.file)}:${a.line}: ${paint(a.code)}: ${sanitize(a.message)}\n`;
     }
-    if (!many) {
-      const paint = r.status === "repaired" || r.status === "clean" ? c.green : r.status === "would-repair" || r.status === "needs-repair" ? c.yellow : c.red;
-      out += `${sanitize(r.file)}: ${paint(sanitize(describe(r)))}\n`;
-    }
+    if (r.remaining) out += renderFindings(r.out ?? r.file, r.remaining, style);
   }
-  if (many) {
-    out += renderSummaryTable(
-      ["file", "result", "actions", "dropped", "note"],
-      result.files.map((r) => [r.file, STATUS_TEXT[r.status], String(r.actions.length), String(r.dropped ?? 0), r.backup ? `backup ${basename(r.backup)}` : r.out ? `-> ${r.out}` : (r.reason ?? "")]),
-      result.summary,
-      STATUS_TEXT,
-      style,
-    );
-  }
-  return out;
+  return (
+    out +
+    renderWriterReport(result, style, many, STATUS, describe, {
+      head: ["actions", "dropped"],
+      cells: (r) => [String(r.actions.length), String(r.dropped ?? 0)],
+      note: (r) => placeNote(r) || (r.reason ?? ""),
+    })
+  );
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {

@@ -1,14 +1,45 @@
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandContext } from "../command.js";
-import { CliError } from "../errors.js";
+import { CliError, ExitCode } from "../errors.js";
 import { expandInputs } from "../input.js";
 import { renderTable } from "../render/table.js";
-import { preview, type Style } from "../render/text.js";
+import { preview, sanitize, type Style } from "../render/text.js";
+import type { WriteOutcome } from "./write-back.js";
 
-/** The per-file table of a directory run (migrate, repair) and the line of counts under it. */
-export function renderSummaryTable<S extends string>(head: string[], rows: string[][], summary: Record<S, number>, words: Record<S, string>, style: Style): string {
-  return renderTable(head, rows.map((r) => r.map((cell, i) => (i === 0 ? preview(cell, 60) : preview(cell, 70)))), style) + summaryLine(summary, words);
+/**
+ * What the writing commands (`migrate`, `repair`) share: the loop over files, the options, the
+ * exit code, and the report (a line a file, or a table for a directory run).
+ */
+
+/**
+ * Why a file was not written, as data (the exit code is decided from it, never from the words):
+ * "content": the file itself is refused (corrupted, too new, not a session): work left, exit 1;
+ * "output-exists": `--out` names a file that exists and `--force` was not given: exit 2.
+ */
+export type Refusal = "content" | "output-exists";
+
+/** A file result the shared parts read. */
+export interface WriterFileResult<S extends string> {
+  file: string;
+  status: S;
+  refusal?: Refusal;
+  reason?: string;
+  backup?: string;
+  out?: string;
+}
+
+/** How a writer's statuses count (SPEC §3), checked by `satisfies` so no status is left out. */
+export type StatusTable<S extends string> = Record<S, { text: string; exit: ExitCode; paint: "green" | "yellow" | "red" }>;
+
+/** The worst exit code over the files: 2 for unreadable, aborted or refused output; 1 for work left; else 0. */
+export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFileResult<S>>, table: StatusTable<S>): ExitCode {
+  let code: ExitCode = ExitCode.Ok;
+  for (const f of files) {
+    const exit = f.refusal === "output-exists" ? ExitCode.Usage : table[f.status].exit;
+    if (exit > code) code = exit;
+  }
+  return code;
 }
 
 /**
@@ -49,8 +80,38 @@ export function writerOptions(args: Record<string, unknown>) {
   };
 }
 
+/** A file's result when `writeBack` did not write it (undefined when it did). */
+export function notWritten(written: WriteOutcome): { status: "aborted" | "refused"; refusal?: Refusal; reason: string } | undefined {
+  if (written.error === "aborted") return { status: "aborted", reason: written.reason! };
+  if (written.error === "exists") return { status: "refused", refusal: "output-exists", reason: written.reason! };
+  return undefined;
+}
+
+/** Where the result went: the backup kept, or the --out file. */
+export function placeNote(r: WriterFileResult<string>): string {
+  return r.backup ? `backup ${basename(r.backup)}` : r.out ? `-> ${r.out}` : "";
+}
+
+/**
+ * The report: for one file, a line saying what happened (`describe`); for a directory run, a
+ * table (file, the command's own columns, result, note) and the counts under it.
+ */
+export function renderWriterReport<S extends string, R extends WriterFileResult<S>>(
+  result: { files: R[]; summary: Record<S, number> },
+  style: Style,
+  many: boolean,
+  table: StatusTable<S>,
+  describe: (r: R) => string,
+  columns: { head: string[]; cells: (r: R) => string[]; note: (r: R) => string },
+): string {
+  const { c } = style;
+  if (!many) return result.files.map((r) => `${sanitize(r.file)}: ${c[table[r.status].paint](sanitize(describe(r)))}\n`).join("");
+  const rows = result.files.map((r) => [preview(r.file, 60), ...columns.cells(r), table[r.status].text, preview(columns.note(r), 70)]);
+  return renderTable(["file", ...columns.head, "result", "note"], rows, style) + summaryLine(result.summary, table);
+}
+
 /** "3 migrated, 1 refused": the non-zero counts of a summary, in words. */
-export function summaryLine<S extends string>(summary: Record<S, number>, words: Record<S, string>): string {
-  const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${words[k]}`);
+export function summaryLine<S extends string>(summary: Record<S, number>, table: StatusTable<S>): string {
+  const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${table[k].text}`);
   return `${parts.join(", ") || "no files"}\n`;
 }

@@ -327,7 +327,7 @@ describe("ls", () => {
     // A corrupt cache is ignored and rewritten.
     writeFileSync(index, "{not json");
     expect((await cliJson(["ls", dir], { env })).json.sessions[0].title).toBe("List src");
-    expect(JSON.parse(readFileSync(index, "utf8").split("\n")[0]!).version).toBe(3);
+    expect(JSON.parse(readFileSync(index, "utf8").split("\n")[0]!).version).toBe(4);
     // --no-cache neither reads nor writes it.
     writeFileSync(index, "untouched");
     await cli(["ls", dir, "--no-cache"], { env });
