@@ -1,5 +1,5 @@
 import { statSync, type Stats } from "node:fs";
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { CliError, describeFsError, shellQuote } from "./errors.js";
 import { openSessionBuffer, openSessionSync, type OpenOptions, type Session } from "./format/index.js";
 import { listSessionFiles } from "./session-files.js";

@@ -1,6 +1,6 @@
 import type { CommandContext } from "../command.js";
 import { shellQuote } from "../errors.js";
-import { quickFindings, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
+import { applyLabel, quickFindings, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
 import { openInput, requireSession } from "../input.js";
 import { previewFromBytes } from "../render/preview.js";
 
@@ -68,9 +68,7 @@ export async function readShape(file: string, ctx: CommandContext, options: { pr
         name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
         return;
       }
-      if (typeof entry.targetId !== "string") return;
-      if (typeof entry.label === "string" && entry.label) labels.set(entry.targetId, entry.label);
-      else labels.delete(entry.targetId);
+      applyLabel(labels, entry, (label) => label);
     },
   });
   const findings = quickFindings(session);

@@ -1,12 +1,13 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { contextAt, contextMessages, contextParts, contextSettingsAt, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
+import { contextMessages, contextParts, contextSettingsAt, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
 import { RawJson, writeAll, writeJsonWithArray, type Sink } from "../render/sink.js";
-
-const LLM_PASS_THROUGH = new Set(["system", "user", "assistant", "toolResult"]);
 import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
+
+/** Roles pi's convertToLlm passes through unchanged. */
+const LLM_PASS_THROUGH = new Set(["system", "user", "assistant", "toolResult"]);
 
 export interface ContextOptions {
   file: string;
@@ -16,17 +17,6 @@ export interface ContextOptions {
 
 /** `--json` prints exactly pi's SessionContext plus `activeToolNames`. */
 export type ContextResult = BuiltContext;
-
-export async function context(options: ContextOptions, ctx: CommandContext): Promise<ContextResult> {
-  const { session } = await readShape(options.file, ctx);
-  try {
-    const node = options.leaf !== undefined ? nodeFor(session, options.leaf) : session.leafNode;
-    const built = contextAt(session, node);
-    return options.llm ? { ...built, messages: toLlmMessages(built.messages) } : built;
-  } finally {
-    session.close();
-  }
-}
 
 const TOOL_RESULT_LINES = 20;
 
@@ -96,12 +86,6 @@ function renderMessage(m: AgentMessage, style: Style): string {
   return `${heading(m, style)}\n${body}\n`;
 }
 
-export function renderContext(result: ContextResult, style: Style): string {
-  let out = renderHeader(result, result.messages.length, style);
-  for (const m of result.messages) out += "\n" + renderMessage(m, style);
-  return out;
-}
-
 function renderHeader(settings: Omit<ContextResult, "messages">, count: number | undefined, style: Style): string {
   const model = settings.model ? `${settings.model.provider}/${settings.model.modelId}` : "none";
   const n = count === undefined ? "" : `${count} messages · `;
@@ -110,15 +94,16 @@ function renderHeader(settings: Omit<ContextResult, "messages">, count: number |
 
 /** Streams the context one message at a time: a gigabyte branch is never held in memory. */
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const { session } = await readShape(args.file as string, ctx);
+  const options: ContextOptions = { file: args.file as string, leaf: args.leaf as string | undefined, llm: args.llm === true };
+  const { session } = await readShape(options.file, ctx);
   let node: number;
   try {
-    node = args.leaf !== undefined ? nodeFor(session, args.leaf as string) : session.leafNode;
+    node = options.leaf !== undefined ? nodeFor(session, options.leaf) : session.leafNode;
   } catch (error) {
     session.close();
     throw error;
   }
-  const llm = args.llm === true;
+  const llm = options.llm === true;
   const messages = function* (): Generator<AgentMessage> {
     for (const m of contextMessages(session, node)) yield* llm ? toLlmMessages([m]) : [m];
   };

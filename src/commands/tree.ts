@@ -31,16 +31,6 @@ export interface TreeNodeJson {
   currentLeaf: boolean;
 }
 
-/** The tree as data: nodes in drawing order (pre-order, children by time then file order). */
-export interface TreeResult {
-  file: string;
-  currentLeaf: string | null;
-  roots: Array<string | null>;
-  nodes: TreeNodeJson[];
-  /** Nodes not drawn because of `--depth`. */
-  hidden: number;
-}
-
 /** What drawing needs of a session: the shape from the index, previews and labels from pass one. */
 class TreeView {
   constructor(
@@ -100,23 +90,6 @@ const treeTextWidth = (style: Style) => Math.max(30, style.width - 40);
 async function openView(options: TreeOptions, ctx: CommandContext, previewWidth = JSON_PREVIEW): Promise<TreeView> {
   const { session, labels, previews } = await readShape(options.file, ctx, { previews: previewWidth });
   return new TreeView(session, previews, labels, options.depth);
-}
-
-/** The whole tree as data (for the library and tests; the command streams instead). */
-export async function tree(options: TreeOptions, ctx: CommandContext): Promise<TreeResult> {
-  const view = await openView(options, ctx);
-  try {
-    const s = view.session;
-    return {
-      file: s.name,
-      currentLeaf: s.leafNode >= 0 ? view.id(s.leafNode) : null,
-      roots: s.tree.roots.map((r) => view.id(r)),
-      nodes: Array.from(view.drawn(), (n) => view.json(n)),
-      hidden: view.hidden(),
-    };
-  } finally {
-    view.session.close();
-  }
 }
 
 /**

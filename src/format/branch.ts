@@ -1,11 +1,6 @@
-import { activeToolNames, buildContext, contextSettings, projectEntry, type BuiltContext } from "./context.js";
+import { activeToolNames, buildContext, compactionSelection, contextSettings, projectEntry, type BuiltContext, type PathView } from "./context.js";
 import type { Session } from "./session.js";
 import type { AgentMessage, AnyEntry, ContextEditEntry, ModelRef } from "./types.js";
-
-/** The entries from the root to `node` (pass two reads just these lines). */
-export function pathEntries(session: Session, node: number): AnyEntry[] {
-  return session.entries(session.tree.pathTo(node));
-}
 
 /** The context pi would rebuild with `node` as the leaf (`-1`: the empty context before any entry). */
 export function contextAt(session: Session, node: number): BuiltContext {
@@ -57,27 +52,10 @@ export function* contextMessages(session: Session, node: number): Generator<Agen
 export function* contextParts(session: Session, node: number, raw = true): Generator<AgentMessage | RawMessage> {
   if (node === -1) return;
   const path = session.tree.pathTo(node);
-  const compactionNode = lastOfKind(session, path, (t) => t === "compaction");
-  let selected: number[] = path;
+  const view: PathView = { length: path.length, id: (i) => session.nodeId(path[i]!), type: (i) => session.nodeKind(path[i]!).type, role: (i) => session.nodeKind(path[i]!).role };
   let compaction: AnyEntry | undefined;
-  if (compactionNode !== undefined) {
-    compaction = session.entry(compactionNode);
-    // pi finds the compaction by id, so a duplicated id finds its first holder on the path.
-    const at = path.findIndex((n) => session.nodeId(n) === compaction!.id);
-    if (at >= 0) {
-      selected = [];
-      let kept = false;
-      for (let i = 0; i < at; i++) {
-        const n = path[i]!;
-        if (session.nodeId(n) === compaction.firstKeptEntryId) kept = true;
-        const { type, role } = session.nodeKind(n);
-        if (kept && !(type === "message" && role === "system")) selected.push(n);
-      }
-      selected.push(...path.slice(at + 1));
-    } else {
-      compaction = undefined;
-    }
-  }
+  const { compaction: at, selected: positions } = compactionSelection(view, (i) => (compaction = session.entry(path[i]!)));
+  const selected = positions.map((i) => path[i]!);
   // The latest edit of each target among the selected entries (edits are small; read them first).
   const edits = new Map<unknown, ContextEditEntry>();
   for (const n of selected) {
@@ -86,7 +64,7 @@ export function* contextParts(session: Session, node: number, raw = true): Gener
       edits.set(edit.targetId, edit);
     }
   }
-  if (compaction) yield* projectEntry(compaction, edits.get(compaction.id));
+  if (at >= 0) yield* projectEntry(compaction!, edits.get(compaction!.id));
   for (const n of selected) {
     const { type } = session.nodeKind(n);
     // Only these entry types become messages (an older compaction inside the kept range does not),

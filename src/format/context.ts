@@ -37,31 +37,50 @@ export function contextSettings(path: readonly AnyEntry[]): { thinkingLevel: str
   return { thinkingLevel, model };
 }
 
-/**
- * The entries the context is made of: without a compaction the whole path; with one, the newest
- * compaction first, then the non-system entries from its `firstKeptEntryId` up to it, then
- * everything after it.
- */
-export function contextEntries(path: readonly AnyEntry[]): AnyEntry[] {
-  let compaction: CompactionEntry | undefined;
-  for (const entry of path) if (entry.type === "compaction") compaction = entry as CompactionEntry;
-  if (!compaction) return [...path];
-  // pi looks the compaction up by id, so a duplicated id finds its first holder on the path.
-  const at = path.findIndex((e) => e.id === compaction.id);
-  if (at < 0) return [...path];
-  const out: AnyEntry[] = [compaction];
-  let kept = false;
-  for (let i = 0; i < at; i++) {
-    const entry = path[i]!;
-    if (entry.id === compaction.firstKeptEntryId) kept = true;
-    if (kept && !isSystemMessage(entry)) out.push(entry);
-  }
-  out.push(...path.slice(at + 1));
-  return out;
+/** A root -> leaf path as the compaction rule reads it: ids, types and roles by position. */
+export interface PathView {
+  readonly length: number;
+  id(i: number): string | undefined;
+  type(i: number): string | undefined;
+  role(i: number): string | undefined;
 }
 
-function isSystemMessage(entry: AnyEntry): boolean {
-  return entry.type === "message" && (entry as MessageEntry).message?.role === "system";
+/**
+ * pi's compaction rule, in one place: without a compaction the whole path; with one, the newest
+ * compaction (looked up by its id, so a duplicated id finds its first holder on the path), then the
+ * non-system entries from its `firstKeptEntryId` up to it, then everything after it. Returns the
+ * compaction's position (-1: none counts) and the positions of the entries after it, in order.
+ * `compactionAt` reads the compaction entry at a position.
+ */
+export function compactionSelection(path: PathView, compactionAt: (i: number) => { id: unknown; firstKeptEntryId?: unknown }): { compaction: number; selected: number[] } {
+  const all = () => Array.from({ length: path.length }, (_, i) => i);
+  let last = -1;
+  for (let i = path.length - 1; i >= 0 && last < 0; i--) if (path.type(i) === "compaction") last = i;
+  if (last < 0) return { compaction: -1, selected: all() };
+  const { id, firstKeptEntryId } = compactionAt(last);
+  let at = -1;
+  for (let i = 0; i < path.length && at < 0; i++) if (path.id(i) === id) at = i;
+  if (at < 0) return { compaction: -1, selected: all() };
+  const selected: number[] = [];
+  let kept = false;
+  for (let i = 0; i < at; i++) {
+    if (path.id(i) === firstKeptEntryId) kept = true;
+    if (kept && !(path.type(i) === "message" && path.role(i) === "system")) selected.push(i);
+  }
+  for (let i = at + 1; i < path.length; i++) selected.push(i);
+  return { compaction: at, selected };
+}
+
+/** The entries the context is made of (see `compactionSelection`), the compaction first. */
+export function contextEntries(path: readonly AnyEntry[]): AnyEntry[] {
+  const view: PathView = {
+    length: path.length,
+    id: (i) => path[i]!.id,
+    type: (i) => path[i]!.type,
+    role: (i) => (path[i]!.type === "message" ? (path[i] as MessageEntry).message?.role : undefined),
+  };
+  const { compaction, selected } = compactionSelection(view, (i) => path[i] as CompactionEntry);
+  return [...(compaction >= 0 ? [path[compaction]!] : []), ...selected.map((i) => path[i]!)];
 }
 
 /** The messages one entry contributes to the context (before context edits). */

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
+import { applyLabel } from "./labels.js";
 import type { Session } from "./session.js";
 import { CURRENT_VERSION, type AnyEntry } from "./types.js";
 
@@ -101,9 +102,7 @@ export function planFork(session: Session, options: ForkOptions): ForkPlan {
       for (let node = 0; node < session.tree.size; node++) {
         if (session.nodeKind(node).type !== "label") continue;
         const e = session.entry(node);
-        if (typeof e.targetId !== "string") continue;
-        if (e.label) labels.set(e.targetId, { label: e.label as string, timestamp: e.timestamp });
-        else labels.delete(e.targetId);
+        applyLabel(labels, e, (label) => ({ label, timestamp: e.timestamp }));
       }
       const onPath = new Set(kept.map((e) => e.id));
       let prev: string | null = kept[kept.length - 1]?.id ?? null;

@@ -11,13 +11,14 @@ export { Session, openSession, openSessionSync, openSessionBuffer, type OpenOpti
 export { type LineKind, type LineRecord } from "./line-table.js";
 export { IMAGE_DATA_LENGTH, PLAIN_TEXT, type ReadOptions } from "./pass-two.js";
 export { parseLine, LineFlag, salvagePieces, classifyText, normalizeLine, BrokenRun, type BrokenOutcome, type Pieces, type Piece } from "./salvage.js";
+export { applyLabel } from "./labels.js";
 export { TreeIndex, type ParentProblem, type TreeProblem } from "./tree.js";
-export { buildContext, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context.js";
+export { buildContext, compactionSelection, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context.js";
 export { Validator, quickFindings, recordFindings, treeFindings } from "./validate.js";
 export { scanLine, emptyFields, Verdict, type ScanFields } from "./scanner.js";
 export { StatsCollector, messageText, type SessionStats } from "./stats.js";
 export { migrateEntryV1ToV2, migrateEntryV2ToV3, migrateHeader, V1IdAllocator } from "./migrations.js";
-export { pathEntries, contextAt, contextMessages, contextParts, RawMessage, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./branch.js";
+export { contextAt, contextMessages, contextParts, RawMessage, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./branch.js";
 export { FileSource, BufferSource, forEachLine, type ByteSource } from "./source.js";
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./migrate.js";
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./rewrite.js";

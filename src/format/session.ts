@@ -143,10 +143,6 @@ export class Session {
     return Array.from({ length: this.table.count }, (_, i) => this.record(i));
   }
 
-  kindOf(index: number): LineKind {
-    return KINDS[this.table.kind[index]!]!;
-  }
-
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
   entry(node: number, options: ReadOptions = {}): AnyEntry {
     const i = this.nodes.line[node]!;

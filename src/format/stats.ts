@@ -1,3 +1,4 @@
+import { applyLabel } from "./labels.js";
 import type { LineRecord } from "./line-table.js";
 import type { OpenOptions } from "./session.js";
 import type { AgentMessage, AnyEntry, ContentBlock, SessionHeader, Usage } from "./types.js";
@@ -17,9 +18,6 @@ export interface SessionStats {
   cost: number;
   /** The latest `session_info` name (an empty name clears it, as in pi). */
   name: string | undefined;
-  firstUserMessage: string | undefined;
-  /** ms since the epoch of the latest user/assistant message, as pi's listing computes it. */
-  lastActivity: number | undefined;
   compactions: Array<{ line: number; id: string | undefined; tokensBefore: number | undefined; firstKeptEntryId: string | undefined }>;
   /** Current labels: target id -> label. */
   labels: Map<string, { label: string; line: number }>;
@@ -35,8 +33,6 @@ export class StatsCollector {
     tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     cost: 0,
     name: undefined,
-    firstUserMessage: undefined,
-    lastActivity: undefined,
     compactions: [],
     labels: new Map(),
   };
@@ -63,14 +59,6 @@ export class StatsCollector {
           bump(s.models, `${m.provider ?? "?"}/${m.model ?? "?"}`);
           this.addUsage(m.usage);
         }
-        if (m.role === "user" || m.role === "assistant") {
-          const t = typeof m.timestamp === "number" ? m.timestamp : Date.parse(entry.timestamp);
-          if (!Number.isNaN(t)) s.lastActivity = Math.max(s.lastActivity ?? 0, t);
-          if (m.role === "user" && s.firstUserMessage === undefined) {
-            const text = messageText(m);
-            if (text) s.firstUserMessage = text;
-          }
-        }
         break;
       }
       case "model_change":
@@ -96,9 +84,7 @@ export class StatsCollector {
         s.name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
         break;
       case "label":
-        if (typeof entry.targetId !== "string") break;
-        if (typeof entry.label === "string" && entry.label) s.labels.set(entry.targetId, { label: entry.label, line: record.line });
-        else s.labels.delete(entry.targetId);
+        applyLabel(s.labels, entry, (label) => ({ label, line: record.line }));
         break;
     }
   }

@@ -40,7 +40,7 @@ export class TreeIndex {
   constructor(
     readonly ids: ReadonlyArray<string | undefined>,
     parentIds: ReadonlyArray<string | null | undefined>,
-    private readonly times: Float64Array,
+    times: Float64Array,
   ) {
     const n = ids.length;
     this.parent = new Int32Array(n).fill(-1);

@@ -12,10 +12,14 @@ const HEAD = 600;
 const TEXT_MIN = 64;
 
 const TEXT_KEY = Buffer.from('"text":"');
-const CONTENT_KEY = Buffer.from('"content":"');
+const CONTENT_KEY = Buffer.from('"content":');
 const THINKING_KEY = Buffer.from('"thinking":"');
 const CALL_KEY = Buffer.from('"type":"toolCall"');
 const COMMAND_KEY = Buffer.from('"command":"');
+const IMAGE_KEY = Buffer.from('"type":"image"');
+const TOKENS_KEY = Buffer.from('"tokensBefore":');
+const STOP_KEY = Buffer.from('"stopReason":"');
+const ERROR_KEY = Buffer.from('"errorMessage":"');
 
 /** `end`, moved back to the first byte of the UTF-8 character it falls in: a cut there decodes cleanly (no U+FFFD). */
 function charBoundary(bytes: Buffer, end: number): number {
@@ -26,54 +30,42 @@ function charBoundary(bytes: Buffer, end: number): number {
 }
 
 /** A line's bytes, and the body of its long plain string if any (no key lies in it: searches skip it). */
-interface Line {
+export interface Line {
   bytes: Buffer;
   skipStart: number;
   skipEnd: number;
 }
 
-/** Where `key` first is in the line (outside its long string), or -1. */
-function find({ bytes, skipStart, skipEnd }: Line, key: Buffer): number {
-  if (skipStart < 0) return bytes.indexOf(key);
-  const at = bytes.subarray(0, skipStart).indexOf(key);
+/** Where `key` first is in the line from `from` on (outside its long string), or -1. */
+function find({ bytes, skipStart, skipEnd }: Line, key: Buffer, from = 0): number {
+  if (skipStart < 0 || from >= skipEnd) return bytes.indexOf(key, from);
+  const at = bytes.subarray(0, skipStart).indexOf(key, from);
   return at >= 0 ? at : bytes.indexOf(key, skipEnd);
 }
 
 /** The bytes from `key` on, decoded, or "" when the key is not in the line. */
-function around(line: Line, key: Buffer, size: number): string {
-  const at = find(line, key);
+function around(line: Line, key: Buffer, size: number, from = 0): string {
+  const at = find(line, key, from);
   return at < 0 ? "" : line.bytes.toString("utf8", at, charBoundary(line.bytes, at + key.length + size));
 }
 
-/** The JSON string that follows `key` in the line, decoded (cut at the window), or undefined. */
-function stringAfter(line: Line, key: Buffer, size: number): string | undefined {
-  const text = around(line, key, size);
-  return text ? str(text, "", 0, key.length) : undefined;
+/** The JSON string that follows `key` (a key ending in `:"`, or `:` before a string) in the line, decoded (cut at the window), or undefined. */
+function stringAfter(line: Line, key: Buffer, size: number, from = 0): string | undefined {
+  const body = key[key.length - 1] === 0x22 ? key.length : key.length + 1;
+  for (let window = size; ; window *= 4) {
+    const text = around(line, key, window + 1, from);
+    if (!text) return undefined;
+    const { value, closed } = stringBody(text, body);
+    // A window of escaped whitespace (`\t\t\n…`) flattens to little: widen it until the string
+    // shows enough characters for the preview (a quarter of the window), or ends, as `preview` does.
+    if (closed || value.replace(/\s+/g, " ").trim().length * 4 >= size || window >= line.bytes.length) return value;
+  }
 }
 
 export function previewFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, max = 200, skipStart = -1, skipEnd = -1): string {
-  const line: Line = { bytes, skipStart, skipEnd };
   // Enough bytes for `max` characters of any script (UTF-8 takes up to 4 bytes a character).
   const window = Math.max(TEXT_MIN, 4 * max);
-  if (type === "message") {
-    // Only the part that will be shown is decoded, in the order entrySummary looks: the command,
-    // the first text (or plain string content), a tool call, the thinking; else the whole start.
-    let summary: string | undefined;
-    if (role === "bashExecution") summary = `$ ${stringAfter(line, COMMAND_KEY, window) ?? ""}`;
-    else summary = stringAfter(line, TEXT_KEY, window) ?? stringAfter(line, CONTENT_KEY, window);
-    if (summary === undefined && role === "assistant") {
-      const call = around(line, CALL_KEY, 200);
-      const name = call ? str(call, "name") : undefined;
-      if (name !== undefined) summary = `→ ${name}(…)`;
-      else {
-        const thinking = stringAfter(line, THINKING_KEY, window);
-        if (thinking !== undefined) summary = `(thinking) ${thinking}`;
-      }
-    }
-    if (summary !== undefined) return preview(summary, max);
-  }
-  const text = bytes.toString("utf8", 0, charBoundary(bytes, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
-  return preview(entrySummary(partialEntry(text, type, role)), max);
+  return preview(entrySummary(partialEntry({ bytes, skipStart, skipEnd }, type, role, window)), max);
 }
 
 /** A node's preview read from the file (pass two), for the few nodes a command shows. */
@@ -94,8 +86,14 @@ function str(text: string, key: string, from = 0, bodyAt = -1): string | undefin
     if (at < 0) return undefined;
     start = at + marker.length;
   }
+  return stringBody(text, start).value;
+}
+
+/** The JSON string whose body starts at `start`, decoded, and whether its closing quote is in `text`. */
+function stringBody(text: string, start: number): { value: string; closed: boolean } {
   // The closing quote: the first one not escaped (preceded by an even run of backslashes).
   let i = start;
+  let closed = false;
   for (;;) {
     const q = text.indexOf('"', i);
     if (q < 0) {
@@ -106,17 +104,18 @@ function str(text: string, key: string, from = 0, bodyAt = -1): string | undefin
     while (k >= start && text.charCodeAt(k) === 0x5c) k--;
     if ((q - 1 - k) % 2 === 0) {
       i = q;
+      closed = true;
       break;
     }
     i = q + 1;
   }
   let body = text.slice(start, i);
-  if (body.indexOf("\\") < 0) return body; // nothing to decode
-  if (i >= text.length) body = body.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
+  if (body.indexOf("\\") < 0) return { value: body, closed }; // nothing to decode
+  if (!closed) body = body.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
   try {
-    return JSON.parse(`"${body}"`) as string;
+    return { value: JSON.parse(`"${body}"`) as string, closed };
   } catch {
-    return body;
+    return { value: body, closed };
   }
 }
 
@@ -138,43 +137,54 @@ const FIELDS: Record<string, string[]> = {
   usage: ["kind", "provider", "model"],
 };
 
-/** Just enough of an entry, rebuilt from the start of its line, for `entrySummary`. */
-export function partialEntry(text: string, type: string | undefined, role: string | undefined): AnyEntry {
+/**
+ * Just enough of an entry, read from its line's bytes, for `entrySummary` (which says how an entry
+ * reads in one line: this only finds what it looks at). A message's strings are found by a byte
+ * search and only a window of each is decoded, in the order entrySummary looks: the command, the
+ * text (string content, else the first text block), a tool call, the thinking, an image, the error.
+ * Other entries keep their fields near the start of the line.
+ */
+export function partialEntry(line: Line, type: string | undefined, role: string | undefined, window: number): AnyEntry {
   const base = { type: type ?? "(no type)", id: "", parentId: null, timestamp: "" };
   if (type === "message") {
-    // Only what entrySummary will show, found in the order it looks: command, text, tool calls,
-    // thinking, image, error.
-    const message: Record<string, unknown> = { role: role ?? "?" };
     const content: Array<Record<string, unknown>> = [];
-    message.content = content;
+    const message: Record<string, unknown> = { role: role ?? "?", content };
     if (role === "bashExecution") {
-      message.command = str(text, "command");
+      message.command = stringAfter(line, COMMAND_KEY, window);
       return { ...base, message } as AnyEntry;
     }
-    const contentAt = text.indexOf('"content":');
-    const plain = contentAt >= 0 && text.charCodeAt(contentAt + 10) === 0x22 ? str(text, "content", contentAt) : undefined;
-    const t = plain ?? str(text, "text", Math.max(0, contentAt));
-    if (t !== undefined) {
-      content.push({ type: "text", text: t });
+    const at = find(line, CONTENT_KEY);
+    const plain = at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? stringAfter(line, CONTENT_KEY, window, at) : undefined;
+    const text = plain ?? stringAfter(line, TEXT_KEY, window, Math.max(0, at));
+    if (text !== undefined) {
+      content.push({ type: "text", text });
       return { ...base, message } as AnyEntry;
     }
-    const call = text.indexOf('"type":"toolCall"');
-    if (call >= 0) content.push({ type: "toolCall", name: str(text, "name", call) ?? "?" });
-    else if (text.includes('"type":"thinking"')) content.push({ type: "thinking", thinking: str(text, "thinking") ?? "" });
-    else if (text.includes('"type":"image"')) content.push({ type: "image" });
-    else if (role === "assistant") {
-      message.stopReason = str(text, "stopReason");
-      message.errorMessage = str(text, "errorMessage");
+    // every tool call's name (the summary lists them all), as far as a preview could show them
+    for (let at = find(line, CALL_KEY), n = 0; at >= 0 && n < window / 4; at = find(line, CALL_KEY, at + CALL_KEY.length), n++) {
+      content.push({ type: "toolCall", name: str(around(line, CALL_KEY, 200, at), "name") ?? "?" });
+    }
+    if (content.length === 0) {
+      const thinking = stringAfter(line, THINKING_KEY, window);
+      if (thinking !== undefined) content.push({ type: "thinking", thinking });
+      else if (find(line, IMAGE_KEY) >= 0) content.push({ type: "image" });
+      else if (role === "assistant") {
+        message.stopReason = stringAfter(line, STOP_KEY, 64);
+        message.errorMessage = stringAfter(line, ERROR_KEY, window);
+      }
     }
     return { ...base, message } as AnyEntry;
   }
+  const { bytes } = line;
+  const text = bytes.toString("utf8", 0, charBoundary(bytes, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
   const fields: Record<string, unknown> = {};
   for (const key of FIELDS[type ?? ""] ?? []) {
     const v = str(text, key);
     if (v !== undefined) fields[key] = v;
   }
   if (type === "compaction") {
-    const tokens = num(text, "tokensBefore");
+    // (after the summary in pi's key order: searched in the whole line)
+    const tokens = num(around(line, TOKENS_KEY, 24), "tokensBefore");
     if (tokens !== undefined) fields.tokensBefore = tokens;
   }
   if (type === "custom_message") fields.content = str(text, "content") ?? [{ type: "text", text: str(text, "text") ?? "" }];

@@ -145,16 +145,6 @@ export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
-/** What an entry is, in one short word or two: `message/user`, `compaction`, … */
-export function entryKind(entry: AnyEntry | { type?: unknown; message?: unknown }): string {
-  const type = typeof entry.type === "string" ? entry.type : "(no type)";
-  if (type === "message") {
-    const role = (entry.message as { role?: unknown } | undefined)?.role;
-    return `message/${typeof role === "string" ? role : "?"}`;
-  }
-  return type;
-}
-
 /** The text that best says what an entry holds, unsanitised (callers pass it through `preview`). */
 export function entrySummary(entry: AnyEntry): string {
   switch (entry.type) {

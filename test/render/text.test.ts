@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { partialEntry } from "../../src/render/preview.js";
+import { partialEntry as partialFromBytes, previewFromBytes } from "../../src/render/preview.js";
+import { openSessionSync } from "../../src/format/index.js";
+import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 import { entrySummary, fitPreview, formatCount, formatSeconds, formatTime, isoTime, preview, sanitize } from "../../src/render/text.js";
 import { rng } from "../helpers/generate.js";
 
@@ -26,6 +28,7 @@ describe("preview", () => {
 
 describe("partialEntry", () => {
   const line = (o: unknown) => JSON.stringify(o);
+  const partialEntry = (text: string, type: string | undefined, role: string | undefined) => partialFromBytes({ bytes: Buffer.from(text), skipStart: -1, skipEnd: -1 }, type, role, 800);
   it("rebuilds what a summary needs from the start of a line", () => {
     const user = line({ type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: [{ type: "text", text: 'say "hi"\nnow' }] } });
     expect(entrySummary(partialEntry(user, "message", "user"))).toBe('say "hi"\nnow');
@@ -42,6 +45,33 @@ describe("partialEntry", () => {
   it("shows a string cut by the window as far as it goes", () => {
     const cut = line({ type: "message", message: { role: "user", content: [{ type: "text", text: "abc\\u00e9def" }] } }).slice(0, 80);
     expect(entrySummary(partialEntry(cut, "message", "user")).startsWith("abc")).toBe(true);
+  });
+});
+
+describe("one summary rule", () => {
+  it("a preview from a line's bytes reads as the summary of the parsed entry, for every entry of every fixture and corpus file", () => {
+    let compared = 0;
+    for (const file of [...fixtureFiles(), ...corpusFiles()].filter((f) => f.endsWith(".jsonl"))) {
+      let session;
+      try {
+        session = openSessionSync(file);
+      } catch {
+        continue;
+      }
+      for (let node = 0; node < session.tree.size; node++) {
+        const entry = session.entry(node);
+        const content = (entry.message as { content?: unknown } | undefined)?.content;
+        // a message's preview shows its first text block (the summary joins them all)
+        if (Array.isArray(content) && content.filter((b) => b?.type === "text").length > 1) continue;
+        const { type, role } = session.nodeKind(node);
+        for (const max of [20, 200]) {
+          expect(previewFromBytes(session.nodeBytes(node), type, role, max), `${file}:${session.nodeLine(node)}`).toBe(preview(entrySummary(entry), max));
+        }
+        compared++;
+      }
+      session.close();
+    }
+    expect(compared).toBeGreaterThan(3000);
   });
 });
 
