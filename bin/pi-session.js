@@ -22,7 +22,7 @@ if (help !== undefined) {
   const { main } = await import("../dist/bundle/cli.js");
   const code = await main(args);
   // Done: exit now rather than let Node drain V8's pending tasks first (garbage collection it
-  // scheduled while working: ~20 ms of a warm `ls`). Only with the output all written: stdout to
+  // scheduled while working: BENCHMARKS.md, "exiting at once"). Only with the output all written: stdout to
   // a file, a TTY or (on Linux) a pipe is written synchronously; anything queued drains first.
   if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
   process.exitCode = code;

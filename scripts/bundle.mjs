@@ -1,8 +1,7 @@
 /**
  * Build step: bundles the compiled CLI (dist/cli.js, its lazily loaded commands and the ls worker)
  * into dist/bundle with esbuild. Loading yargs and our modules from a few files instead of dozens
- * saves about 45 ms on every start (measured: `check` of a small file, 185 -> 140 ms), which
- * matters against the benchmark's baselines. The library (dist/format) stays unbundled.
+ * is faster on every start (BENCHMARKS.md, "the bundle"). The library (dist/format) stays unbundled.
  */
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
@@ -15,7 +14,7 @@ rmSync("dist/bundle", { recursive: true, force: true });
 /**
  * yargs, cliui and wrap-ansi each import their own copy of `string-width` (7.2 twice, 8.3), and
  * each copy builds an `Intl.Segmenter` and Unicode-property regular expressions when it loads: the
- * first segmenter of a process starts ICU, ~19 ms, paid by every command although widths are only
+ * first segmenter of a process starts ICU (BENCHMARKS.md, "string-width at start-up"), paid by every command although widths are only
  * measured to lay out help. This points the three imports at one module that loads yargs' copy (8.3,
  * the same `stringWidth(string, options)`) on its first call: a `require` of an ES module, which
  * esbuild turns into an initialiser that runs then. Our tables' `require` of string-width 4
@@ -38,8 +37,7 @@ const lazyStringWidth = {
 
 /**
  * string-width 4 (our tables' widths) strips escape codes with strip-ansi 6, which compiles
- * ansi-regex's pattern anew on every call (under cli-table3, which measured each cell several
- * times, ~15 ms of a 20-row table). Its `require` gets the same pattern compiled once, and skipped
+ * ansi-regex's pattern anew on every call (see the same section). Its `require` gets the same pattern compiled once, and skipped
  * for text without an escape byte, as strip-ansi 7 does.
  */
 const stripAnsiOnce = {

@@ -226,7 +226,7 @@ function usageMessage(msg: string, argv: readonly string[]): string {
  * Before running a command, yargs formats that command's whole help text and keeps it, in case a
  * failure later wants to show it (`cacheHelpMessage`). Our failures never show help (the `fail`
  * handler above turns every one into a one-line message), and that formatting (cliui layout,
- * Unicode string widths) cost ~25 ms of every run: a sixth of a warm `ls` of 5,000 sessions. So it
+ * Unicode string widths) is a noticeable part of every run (BENCHMARKS.md, "yargs' help cache"). So it
  * is switched off through yargs' internal usage instance (yargs is pinned; if the internals move,
  * this does nothing and help is cached as before). `--help` itself formats help as always.
  */

@@ -6,7 +6,7 @@ import { describeFsError } from "./errors.js";
 /*
  * Where sessions are and which files they are: needed before any session is read (the parser's
  * defaults, a warm `ls` that reads none), so kept apart from the format library, which every
- * other import of input.ts loads (~25 ms).
+ * other import of input.ts loads (BENCHMARKS.md, "the format library at start-up").
  */
 
 /** The session directory: `--session-dir`, else pi's environment variables, else `~/.pi/agent/sessions`. */

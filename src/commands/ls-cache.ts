@@ -19,8 +19,8 @@ import type { SessionRow } from "./ls-describe.js";
  *   base64 of [size, mtimeMs, ino, row start, row length] × N    (S bytes, as float64; then "\n")
  *   the rows, one line of JSON each
  *
- * Measured on 5,000 sessions, loading the cache took 20-23 ms as one JSON index line before the
- * rows (reading all 3.8 MB, JSON.parse, a map of the paths); this reads 1 MB and splits it, ~5 ms.
+ * One JSON index line before the rows (read whole, parsed, a map of the paths) was a quarter of
+ * this layout's speed (BENCHMARKS.md, "the ls cache layout").
  */
 const CACHE_VERSION = 4;
 

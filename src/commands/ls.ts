@@ -30,7 +30,7 @@ export interface LsResult {
 
 /**
  * Times and paths compare by code unit: ISO times sort so, and `localeCompare` (ICU collation) cost
- * ~18 ms of a warm listing of 5,000 sessions. Titles, which people read, sort by locale.
+ * a noticeable part of a warm listing (BENCHMARKS.md, "sorting `ls`"). Titles, which people read, sort by locale.
  */
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -75,7 +75,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   // PI_SESSION_THREADS caps the worker threads (1: none).
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
-  // run reads none (~25 ms of loading saved).
+  // run reads none (BENCHMARKS.md, "the format library at start-up").
   const described = todo.length === 0 ? [] : await (await import("./ls-describe.js")).describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
@@ -125,7 +125,7 @@ function select({ files, modified, rowOf }: Listing, options: LsOptions, dir: st
 
 /**
  * The `k` first of `items` by `order`, in order, without sorting the rest: one comparison for most
- * items (against the k-th so far). `ls --limit 20` of 5,000 sessions spent ~6 ms sorting them all.
+ * items (against the k-th so far), where sorting them all showed (BENCHMARKS.md, "sorting `ls`").
  */
 function first(items: readonly number[], k: number, order: (a: number, b: number) => number): number[] {
   const top: number[] = [];

@@ -79,7 +79,8 @@ export function* readLines(source: ByteSource, spans: readonly LineSpan[], optio
         if (next.offset < end || next.offset + next.length - offset > blockSize || omits(next)) break;
         end = next.offset + next.length;
       }
-      // Sized to the block (a single entry's read must not cost a block of 8 MB), grown as needed.
+      // Sized to the block (a single entry's read must not cost a whole block), grown as needed:
+      // BENCHMARKS.md, "pass two's block".
       if (!buffer || buffer.length < end - offset) buffer = Buffer.allocUnsafe(end - offset);
       let n = 0;
       for (let m = -1; n < end - offset && m !== 0; n += m) m = source.readInto(buffer.subarray(n, end - offset), offset + n);

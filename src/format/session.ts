@@ -76,7 +76,7 @@ export class Session {
   private constructor(readonly source: ByteSource) {
     // Sized for a line per 512 bytes (pi's lines are longer; the tables double when short), capped
     // so that a big file does not reserve more than it may need: growing copies every column, which
-    // was 2-3 % of listing thousands of small sessions.
+    // shows when listing thousands of small sessions (BENCHMARKS.md, "the line table").
     const capacity = Math.min(1 << 16, Math.max(64, Math.ceil(source.size / 512) || 0));
     this.table = new LineTable(capacity);
     this.nodes = new NodeTable(capacity);

@@ -56,8 +56,7 @@ function lineCount(text: string): number {
 /**
  * Markdown is made as a list of pieces, not one string: session text stays the flat string
  * `JSON.parse` made and is encoded for output as it is, where a string built around it is
- * flattened and encoded by a slower path (measured on 54 MB of entries: 23-33 ms against
- * 94-211 ms). `out.join("")` is the Markdown.
+ * flattened and encoded by a slower path (BENCHMARKS.md, "export's pieces"). `out.join("")` is the Markdown.
  */
 export type Pieces = string[];
 

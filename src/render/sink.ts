@@ -34,7 +34,7 @@ export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Pro
 
 /**
  * Writes every piece, waiting only when the sink is full: awaiting each write costs a microtask a
- * piece (~0.3 s of a 1 GB export, a few ms of a 40,000-line tree).
+ * piece (BENCHMARKS.md, "the sink's batches").
  */
 export async function writeAll(out: Sink, pieces: Iterable<string | Uint8Array>): Promise<void> {
   for (const piece of pieces) {

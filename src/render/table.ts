@@ -3,9 +3,8 @@ import { preview, type Style } from "./text.js";
 
 /**
  * Columns two spaces apart, every cell padded to its column's width (the head bold in colour),
- * as cli-table3 drew them borderless, written by hand because cli-table3 spent 12-27 ms on a
- * 20-row `ls` table (every cell re-measured and restyled several times) and ~10 ms more loading,
- * a quarter of a warm `ls` of 5,000 sessions. Widths are string-width's, as cli-table3's were
+ * as cli-table3 drew them borderless, written by hand because cli-table3 re-measures and restyles
+ * every cell several times and is slow to load (BENCHMARKS.md, "the table by hand"). Widths are string-width's, as cli-table3's were
  * (East Asian wide characters and emoji count two columns, escape codes none); a printable ASCII
  * cell is its length. Cells are one line: callers make them safe with `preview` or `sanitize`.
  */
@@ -28,7 +27,7 @@ export function renderTable(head: string[], rows: string[][], style: Style, widt
 
 /**
  * Printable ASCII and the ellipsis previews end with: one column a character (string-width says
- * so too, but its first call compiles an emoji pattern: ~3 ms of a warm `ls`).
+ * so too, but its first call compiles an emoji pattern: BENCHMARKS.md, "the table by hand").
  */
 const PLAIN = /^[\x20-\x7e\u2026]*$/;
 

@@ -139,7 +139,7 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** `12,345`: whole numbers grouped by hand (the first `toLocaleString` of a process costs ~12 ms of ICU start-up, a tenth of a warm `ls`). */
+/** `12,345`: whole numbers grouped by hand (the first `toLocaleString` starts ICU: BENCHMARKS.md, "counts by hand"). */
 export function formatCount(n: number): string {
   if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString("en-US");
   return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
