@@ -17,6 +17,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { generateLargeSession, generateStore } from "./generate.mjs";
+import { librariesReport } from "./libraries.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
@@ -215,6 +216,9 @@ if (storeCount > 0) {
   console.log(`| pi-session ls (warm cache) | ${fmt(warm.ms)} | ${ratio(warm.ms, pi.ms)} | ${fmt(warm.rssMB)} | < 10% of cold (${ratio(warm.ms, cold.ms)})${judge(warm.ms < 0.1 * cold.ms)} |`);
   console.log("");
 }
+
+// Named libraries not used as they are (cli-table3, ndjson), against what is used instead.
+console.log(await librariesReport({ quick }));
 
 // Start-up: whole processes, median of 15.
 function median(cmd, args) {

@@ -3,8 +3,8 @@ import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandOutcome } from "./command.js";
 import { CliError, ExitCode } from "./errors.js";
 import { sessionDir } from "./session-files.js";
-import { streamSink } from "./render/sink.js";
-import { makeStyle } from "./render/text.js";
+import { streamSink, writeJsonLines } from "./render/sink.js";
+import { cutToWidth, displayWidth, makeStyle, sanitize } from "./render/text.js";
 
 /**
  * The command line: every command and flag is registered here, from one list; each command's
@@ -13,7 +13,7 @@ import { makeStyle } from "./render/text.js";
 
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
 }
 
@@ -33,6 +33,10 @@ interface CommandSpec {
   describe: string;
   builder: (y: Argv) => Argv;
   load: () => Promise<{ run: Runner }>;
+  /** Its output is a list: `--jsonl` writes it one JSON value a line. */
+  jsonl?: boolean;
+  /** It reports findings: `--format github` writes them as GitHub Actions annotations (writers: with --check). */
+  annotates?: "always" | "with --check";
 }
 
 /** A count option: a whole number >= 0, or a usage error naming the option and what it got. */
@@ -45,6 +49,12 @@ const count = (name: string) => (value: unknown) => {
 
 const leafOption = { type: "string", describe: "entry id (or unique prefix) of the leaf; default: the current leaf" } as const;
 
+/** Findings as text, or as GitHub Actions workflow commands that annotate the files in a CI run. */
+const reportFormat = { choices: ["text", "github"] as const, default: "text", describe: "text, or github: GitHub Actions annotations (::error file=F,line=N,title=CODE::message)" } as const;
+
+/** Tables fit a terminal's width; `--wide` draws every column whole (piped output always does). */
+const wideOption = { type: "boolean", default: false, describe: "on a terminal, draw every table column whole instead of fitting the width" } as const;
+
 const COMMANDS: CommandSpec[] = [
   {
     command: "ls [dir]",
@@ -56,10 +66,13 @@ const COMMANDS: CommandSpec[] = [
         .option("sort", { choices: ["modified", "created", "size", "messages", "name"] as const, default: "modified", describe: "sort key (newest / largest first)" })
         .option("limit", { type: "string", coerce: count("limit"), describe: "show at most N sessions" })
         .option("cache", { type: "boolean", default: true, describe: "use the index cache in $XDG_CACHE_HOME/pi-session (--no-cache: neither read nor write it)" })
+        .option("wide", wideOption)
         .example("$0 ls", "every session in ~/.pi/agent/sessions")
         .example("$0 ls --cwd ~/code/app --limit 5", "the five latest sessions of one project")
-        .example("$0 ls fixtures --json | jq '.sessions[].status'", "statuses as JSON"),
+        .example("$0 ls fixtures --json | jq '.sessions[].status'", "statuses as JSON")
+        .example("$0 ls --jsonl | jq -c 'select(.status != \"ok\")'", "a session a line"),
     load: () => import("./commands/ls.js"),
+    jsonl: true,
   },
   {
     command: "show <file> [entry]",
@@ -81,8 +94,10 @@ const COMMANDS: CommandSpec[] = [
         .option("depth", { type: "string", coerce: count("depth"), describe: "draw at most N levels" })
         .option("compact", { type: "boolean", default: false, describe: "fold linear runs into one line" })
         .example("$0 tree fixtures/branched.jsonl", "every entry, branches drawn with box characters")
-        .example("$0 tree big.jsonl --compact", "only branch points, leaves and labels"),
+        .example("$0 tree big.jsonl --compact", "only branch points, leaves and labels")
+        .example("$0 tree big.jsonl --jsonl | jq -c 'select(.label)'", "a node a line"),
     load: () => import("./commands/tree.js"),
+    jsonl: true,
   },
   {
     command: "path <file> [entry]",
@@ -93,8 +108,10 @@ const COMMANDS: CommandSpec[] = [
         .positional("entry", { type: "string", describe: "entry id or unique prefix (default: the current leaf)" })
         .option("leaves", { type: "boolean", default: false, describe: "list every branch tip instead" })
         .example("$0 path fixtures/branched.jsonl", "the current branch")
-        .example("$0 path fixtures/branched.jsonl --leaves", "every branch tip with its depth and label"),
+        .example("$0 path fixtures/branched.jsonl --leaves", "every branch tip with its depth and label")
+        .example("$0 path big.jsonl --jsonl | while read -r step; do …; done", "an entry a line"),
     load: () => import("./commands/path.js"),
+    jsonl: true,
   },
   {
     command: "context <file>",
@@ -105,8 +122,10 @@ const COMMANDS: CommandSpec[] = [
         .option("leaf", leafOption)
         .option("llm", { type: "boolean", default: false, describe: "show the provider-facing messages (pi's convertToLlm)" })
         .example("$0 context fixtures/compacted.jsonl", "the conversation as the model sees it")
-        .example("$0 context fixtures/branched.jsonl --leaf 5e6f --json", "pi's SessionContext for another branch"),
+        .example("$0 context fixtures/branched.jsonl --leaf 5e6f --json", "pi's SessionContext for another branch")
+        .example("$0 context big.jsonl --jsonl | tail -n +2 | jq -c .role", "the settings, then a message a line"),
     load: () => import("./commands/context.js"),
+    jsonl: true,
   },
   {
     command: "check <files..>",
@@ -115,9 +134,14 @@ const COMMANDS: CommandSpec[] = [
       y
         .positional("files", { type: "string", array: true, describe: "files, directories (searched for *.jsonl), - or session ids" })
         .option("quiet", { alias: "q", type: "boolean", default: false, describe: "print only errors and the summary" })
+        .option("format", reportFormat)
+        .option("wide", wideOption)
         .example("$0 check ~/.pi/agent/sessions", "every session, the CI gate")
-        .example("$0 check broken.jsonl --json", "findings as data"),
+        .example("$0 check broken.jsonl --json", "findings as data")
+        .example("$0 check sessions/ --format github", "annotations for a GitHub Actions job"),
     load: () => import("./commands/check.js"),
+    jsonl: true,
+    annotates: "always",
   },
   {
     command: "migrate <files..>",
@@ -129,8 +153,10 @@ const COMMANDS: CommandSpec[] = [
         .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 if any file needs migrating (for CI)" })
         .example("$0 migrate old.jsonl", "upgrade in place, keeping old.jsonl.bak")
         .example("$0 migrate ~/.pi/agent/sessions --check", "CI: fail if anything is left to migrate")
-        .example("$0 migrate old.jsonl --dry-run", "show what would change"),
+        .example("$0 migrate old.jsonl --dry-run", "show what would change")
+        .example("$0 migrate sessions/ --check --format github", "CI: annotate each file left to migrate"),
     load: () => import("./commands/migrate.js"),
+    annotates: "with --check",
   },
   {
     command: "repair <files..>",
@@ -142,8 +168,10 @@ const COMMANDS: CommandSpec[] = [
         .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 if any file needs repair" })
         .example("$0 repair broken.jsonl", "repair in place, keeping broken.jsonl.bak")
         .example("$0 repair broken.jsonl --dry-run", "every action with its line number, and the diff")
-        .example("$0 repair broken.jsonl --out fixed.jsonl --json", "write elsewhere; the report as JSON"),
+        .example("$0 repair broken.jsonl --out fixed.jsonl --json", "write elsewhere; the report as JSON")
+        .example("$0 repair sessions/ --check --format github", "CI: annotate each line a repair would change"),
     load: () => import("./commands/repair.js"),
+    annotates: "with --check",
   },
   {
     command: "fork <file>",
@@ -186,7 +214,9 @@ function writeOptions(y: Argv): Argv {
   return y
     .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })
     .option("backup-dir", { type: "string", describe: "keep the originals' backups here (default: beside each file, as FILE.bak)" })
-    .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" });
+    .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
+    .option("format", reportFormat)
+    .option("wide", wideOption);
 }
 
 /** yargs turns a lone `-` (stdin) into "", so it crosses the parser under another name. */
@@ -237,11 +267,12 @@ function skipHelpCaching(parser: Argv): void {
   if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
-export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean) => void, argv: readonly string[] = []): Argv {
+export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext) => void, argv: readonly string[] = []): Argv {
   let parser = yargs()
     .scriptName("pi-session")
     .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
     .option("json", { type: "boolean", default: false, describe: "print one JSON document on stdout" })
+    .option("jsonl", { type: "boolean", default: false, describe: "list-shaped commands (ls, check, path, tree, context): one JSON value a line, streamed" })
     .option("color", { type: "boolean", describe: "colour output (default: on a TTY; honours NO_COLOR, FORCE_COLOR)" })
     .option("session-dir", { type: "string", describe: "session directory for ids and ls" })
     .option("debug", { type: "boolean", default: false, describe: "print stack traces for unexpected errors" })
@@ -263,12 +294,39 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, json: boolean
   skipHelpCaching(parser);
   for (const spec of COMMANDS) {
     parser = parser.command(spec.command, spec.describe, spec.builder, async (argv) => {
+      checkOutputOptions(spec, argv);
       const ctx = makeContext(argv, io);
       const { run } = await spec.load();
-      onOutcome(await run(normalise(argv as Record<string, unknown>), ctx), ctx.json);
+      onOutcome(await run(normalise(argv as Record<string, unknown>), ctx), ctx);
     });
   }
   return parser;
+}
+
+const name = (spec: CommandSpec) => spec.command.split(" ")[0]!;
+
+/** Output options that do not go together, or not with this command: a usage error naming them. */
+function checkOutputOptions(spec: CommandSpec, argv: Record<string, unknown>): void {
+  if (argv.json === true && argv.jsonl === true) throw new CliError("--json and --jsonl conflict: --json prints one JSON document, --jsonl one JSON value a line; give one");
+  if (argv.jsonl === true && !spec.jsonl) {
+    throw new CliError(`--jsonl is for the commands whose output is a list (${COMMANDS.filter((c) => c.jsonl).map(name).join(", ")}); \`${name(spec)}\` prints one document: use --json`);
+  }
+  if (argv.format !== "github") return;
+  if (argv.json === true || argv.jsonl === true) throw new CliError(`--format github and --${argv.json === true ? "json" : "jsonl"} conflict: give one`);
+  if (spec.annotates === "with --check" && argv.check !== true) throw new CliError(`--format github goes with --check for \`${name(spec)}\` (it annotates what is left to do and writes nothing); e.g. pi-session ${name(spec)} sessions/ --check --format github`);
+}
+
+/**
+ * `--format github` given to a command that reports no findings: yargs would call the option
+ * unknown (or an invalid format), so it is caught first and named.
+ */
+function checkGithubFormat(argv: readonly string[]): void {
+  const at = argv.findIndex((a, i) => a === "--format=github" || a === "-f=github" || ((a === "--format" || a === "-f") && argv[i + 1] === "github"));
+  const command = argv.find((a) => !a.startsWith("-"));
+  const spec = COMMANDS.find((c) => name(c) === command);
+  if (at < 0 || !spec || spec.annotates) return;
+  const annotating = COMMANDS.filter((c) => c.annotates).map((c) => (c.annotates === "always" ? name(c) : `${name(c)} --check`));
+  throw new CliError(`--format github is for the commands that report findings (${annotating.join(", ")}); \`${name(spec)}\` has none to annotate`);
 }
 
 function colorEnabled(flag: unknown, io: Io): boolean {
@@ -281,10 +339,16 @@ function colorEnabled(flag: unknown, io: Io): boolean {
 
 function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
   const json = argv.json === true;
+  const jsonl = argv.jsonl === true;
+  const github = argv.format === "github";
   let lastDraw = 0;
   return {
-    style: makeStyle(!json && colorEnabled(argv.color, io), io.stdout.columns ?? 100),
+    style: makeStyle(!json && !jsonl && !github && colorEnabled(argv.color, io), io.stdout.columns ?? 100, {
+      ...(io.stdout.isTTY && io.stdout.columns ? { tableWidth: io.stdout.columns } : {}),
+      wide: argv.wide === true,
+    }),
     json,
+    jsonl,
     sessionDir: sessionDir(argv.sessionDir as string | undefined, io.env),
     env: io.env,
     progress: (done, total, label = "") => {
@@ -292,10 +356,14 @@ function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
       const now = Date.now();
       if (done < total && now - lastDraw < 100) return;
       lastDraw = now;
-      const width = 30;
-      const filled = total > 0 ? Math.round((done / total) * width) : width;
-      io.stderr.write(`\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total} ${label}`.slice(0, 79).padEnd(79));
-      if (done >= total) io.stderr.write("\r" + " ".repeat(79) + "\r");
+      // one frame, never wider than the terminal (a wrapped frame would scroll instead of redraw)
+      const columns = Math.max(20, (io.stderr.columns ?? 80) - 1);
+      const bar = Math.min(30, columns - 12);
+      const filled = total > 0 ? Math.round((done / total) * bar) : bar;
+      const frame = `[${"#".repeat(filled)}${" ".repeat(bar - filled)}] ${done}/${total} ${sanitize(label)}`;
+      const fitted = cutToWidth(frame, columns);
+      io.stderr.write(`\r${fitted}${" ".repeat(columns - displayWidth(fitted))}`);
+      if (done >= total) io.stderr.write("\r" + " ".repeat(columns) + "\r");
     },
     warn: (message) => io.stderr.write(`pi-session: ${message}\n`),
   };
@@ -305,13 +373,16 @@ function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const debug = argv.includes("--debug");
   try {
+    checkGithubFormat(argv);
     let outcome: CommandOutcome | undefined;
     let json = false;
+    let jsonl = false;
     const parser = buildParser(
       io,
-      (o, asJson) => {
+      (o, ctx) => {
         outcome = o;
-        json = asJson;
+        json = ctx.json;
+        jsonl = ctx.jsonl;
       },
       argv,
     );
@@ -321,6 +392,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     // A closed pipe (as in `| head`) is not an error: the sink stops writing.
     const sink = streamSink(io.stdout);
     if (done.stream) await done.stream(sink);
+    else if (jsonl && done.jsonl) await writeJsonLines(sink, done.jsonl());
     else await sink.write(json ? JSON.stringify(done.json, null, 2) + "\n" : (done.human ?? ""));
     await sink.flush();
     return done.exitCode;

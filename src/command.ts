@@ -6,6 +6,8 @@ import type { Style } from "./render/text.js";
 export interface CommandContext {
   style: Style;
   json: boolean;
+  /** `--jsonl`: a list-shaped command writes one JSON value a line. */
+  jsonl: boolean;
   sessionDir: string;
   env: NodeJS.ProcessEnv;
   /** A progress bar on stderr when it is a TTY; a no-op otherwise. */
@@ -20,6 +22,8 @@ export interface CommandContext {
  */
 export interface CommandOutcome {
   json?: unknown;
+  /** With `--jsonl`: the values, one a line (streamed commands check `ctx.jsonl` themselves). */
+  jsonl?: () => Iterable<unknown>;
   human?: string;
   stream?: (out: Sink) => Promise<void>;
   exitCode: ExitCode;

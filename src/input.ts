@@ -95,7 +95,7 @@ export async function openInput(arg: string, dir: string, options: OpenOptions =
 export function requireSession(session: Session): void {
   const name = session.name;
   if (session.size === 0) throw new CliError(`${name}: the file is empty; it holds no session (run \`pi-session check ${shellQuote(name)}\`)`);
-  if (session.header || session.tree.byId.size > 0) return;
+  if (session.isSessionLike) return;
   const first = session.records.find((r) => r.kind !== "blank");
   const what =
     first?.kind === "invalid" ? "its lines are not JSON" : first?.kind === "entry" ? `its records (e.g. \`${first.type ?? "no type"}\`) have no session header and no entry ids` : "it has no session header";

@@ -1,13 +1,17 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { ExitCode, type ExitCode as Code } from "../errors.js";
-import { countBySeverity, Validator, type Finding, type Session } from "../format/index.js";
+import { ExitCode, shellQuote, type ExitCode as Code } from "../errors.js";
+import { countBySeverity, Validator, type Finding, type Session, type Severity } from "../format/index.js";
+import { annotation, type AnnotationLevel } from "../render/github.js";
 import { expandInputs, openPath } from "../input.js";
 import { renderFindings } from "../render/findings.js";
-import { plural, sanitize, type Style } from "../render/text.js";
+import { renderTable, type Column } from "../render/table.js";
+import { layoutWidth, plural, preview, sanitize, wrapSegments, type Style } from "../render/text.js";
 
 export interface CheckOptions {
   files: string[];
   quiet?: boolean;
+  /** "github": the findings as GitHub Actions annotations. */
+  format?: "text" | "github";
 }
 
 export interface FileReport {
@@ -56,24 +60,61 @@ export function checkExitCode(result: CheckResult): Code {
   return result.summary.errors > 0 ? ExitCode.Findings : ExitCode.Ok;
 }
 
+/** A file's state in words: invalid (errors), ok with warnings, ok. */
+function verdict(r: FileReport): "invalid" | "ok with warnings" | "ok" {
+  return r.errors > 0 ? "invalid" : r.warnings > 0 ? "ok with warnings" : "ok";
+}
+
 export function renderCheck(result: CheckResult, style: Style, quiet = false): string {
   const { c } = style;
+  const paint = (v: string) => (v === "invalid" ? c.red(v) : v === "ok" ? c.green(v) : c.yellow(v));
   let out = "";
-  for (const r of result.files) {
-    out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info" });
-    if (!quiet || r.errors > 0) {
-      const status = r.errors > 0 ? c.red("invalid") : r.warnings > 0 ? c.yellow("ok with warnings") : c.green("ok");
-      out += `${sanitize(r.file)}: ${status} (${plural(r.errors, "error")}, ${plural(r.warnings, "warning")}${r.info ? `, ${plural(r.info, "note")}` : ""})\n`;
+  for (const r of result.files) out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info" });
+  const shown = result.files.filter((r) => !quiet || r.errors > 0);
+  if (result.files.length === 1) {
+    for (const r of shown) {
+      const counts = ` (${plural(r.errors, "error")}, ${plural(r.warnings, "warning")}${r.info ? `, ${plural(r.info, "note")}` : ""})`;
+      for (const line of wrapSegments([[`${sanitize(r.file)}: `], [verdict(r), paint], [counts]], layoutWidth(style))) out += `${line}\n`;
     }
+  } else if (shown.length > 0) {
+    const columns: Column[] = [
+      { head: "file", priority: 1, flex: true, min: 16, max: 80 },
+      { head: "v", priority: 6 },
+      { head: "result", priority: 2, paint },
+      { head: "errors", priority: 3, align: "right" },
+      { head: "warnings", priority: 4, align: "right" },
+      { head: "notes", priority: 5, align: "right" },
+    ];
+    out += renderTable(columns, shown.map((r) => [preview(r.file, 300), r.version === null ? "-" : String(r.version), verdict(r), String(r.errors), String(r.warnings), String(r.info)]), style);
   }
   const s = result.summary;
-  out += `${c.bold("checked")} ${s.files} file${s.files === 1 ? "" : "s"}: ${s.failed > 0 ? c.red(`${s.failed} invalid`) : "0 invalid"}, ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}${result.unreadable.length ? `, ${c.red(`${result.unreadable.length} unreadable`)}` : ""}\n`;
+  out += `${c.bold("checked")} ${plural(s.files, "file")}: ${s.failed > 0 ? c.red(`${s.failed} invalid`) : "0 invalid"}, ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}${result.unreadable.length ? `, ${c.red(`${result.unreadable.length} unreadable`)}` : ""}\n`;
   return out;
 }
 
+const LEVEL = { error: "error", warning: "warning", info: "notice" } as const satisfies Record<Severity, AnnotationLevel>;
+
+/** Every finding as a GitHub Actions annotation on its file and line (`--quiet`: errors only), then the summary. */
+export function renderCheckGithub(result: CheckResult, quiet = false): string {
+  let out = "";
+  for (const r of result.files) {
+    for (const f of r.findings) {
+      if (quiet && f.severity !== "error") continue;
+      out += annotation(LEVEL[f.severity], { file: r.file, ...(f.line !== undefined ? { line: f.line } : {}), title: f.code }, `${f.message} (${f.hint.replaceAll("FILE", shellQuote(r.file))})`);
+    }
+  }
+  for (const u of result.unreadable) out += annotation("error", { file: u.file, title: "unreadable" }, u.error);
+  const s = result.summary;
+  return out + `checked ${plural(s.files, "file")}: ${s.failed} invalid, ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}\n`;
+}
+
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const files = (args.files as string[]).map(String);
-  const result = await check({ files, quiet: args.quiet === true }, ctx);
+  const options: CheckOptions = { files: (args.files as string[]).map(String), quiet: args.quiet === true, format: args.format === "github" ? "github" : "text" };
+  const result = await check(options, ctx);
   for (const u of result.unreadable) ctx.warn(u.error);
-  return { json: result, human: ctx.json ? "" : renderCheck(result, ctx.style, args.quiet === true), exitCode: checkExitCode(result) };
+  const human = ctx.json ? "" : options.format === "github" ? renderCheckGithub(result, options.quiet) : renderCheck(result, ctx.style, options.quiet);
+  const findings = function* () {
+    for (const r of result.files) for (const f of r.findings) yield { file: r.file, ...f };
+  };
+  return { json: result, jsonl: findings, human, exitCode: checkExitCode(result) };
 }

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { contextMessages, contextParts, contextSettingsAt, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
-import { RawJson, writeAll, writeJsonWithArray, type Sink } from "../render/sink.js";
+import { RawJson, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
@@ -125,6 +125,13 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   const stream = async (out: Sink) => {
     try {
       const settings = node === -1 ? { thinkingLevel: "off", model: null, activeToolNames: null } : contextSettingsAt(session, node);
+      if (ctx.jsonl) {
+        // the settings first, then a message a line
+        return await writeJsonLines(out, (function* () {
+          yield settings;
+          yield* jsonItems();
+        })());
+      }
       if (ctx.json) {
         await writeJsonWithArray(out, {}, "messages", jsonItems(), settings, true);
         return;

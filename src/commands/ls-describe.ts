@@ -4,7 +4,7 @@ import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, type Agen
 import { idFromFileName, openPath } from "../input.js";
 import type { FileStamp } from "./ls-cache.js";
 
-export type SessionStatus = "ok" | "needs-migrate" | `invalid: ${number} problems` | "unreadable";
+export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable";
 
 export interface SessionRow {
   path: string;
@@ -62,7 +62,7 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
       const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
       const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
       const version = h ? session.version : null;
-      const status: SessionStatus = errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
+      const status: SessionStatus = errors === 1 ? "invalid: 1 problem" : errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
       return {
         path,
         id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),

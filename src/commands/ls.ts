@@ -1,4 +1,4 @@
-import { renderTable } from "../render/table.js";
+import { renderTable, type Column } from "../render/table.js";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -140,30 +140,49 @@ function first(items: readonly number[], k: number, order: (a: number, b: number
   return top;
 }
 
+/**
+ * `ls`'s columns, by priority: what a narrow terminal keeps (id, status, name, last activity,
+ * messages, size) and what it gives up first.
+ */
+export function lsColumns(style: Style): Column[] {
+  const { c } = style;
+  const statusPaint = (s: string) => (s === "ok" ? c.green(s) : s === "needs-migrate" ? c.yellow(s) : c.red(s));
+  const dash = (s: string) => (s === "-" ? c.dim(s) : s);
+  return [
+    { head: "id", priority: 1, max: 13 },
+    { head: "name / first message", priority: 3, flex: true, min: 10, max: 40, paint: dash },
+    { head: "cwd", priority: 7, flex: true, min: 10, max: 30 },
+    { head: "created", priority: 8 },
+    { head: "last activity", priority: 4 },
+    { head: "msgs", priority: 5, align: "right" },
+    { head: "branches", priority: 9, align: "right" },
+    { head: "size", priority: 6, align: "right" },
+    { head: "v", priority: 10 },
+    { head: "status", priority: 2, paint: statusPaint },
+  ];
+}
+
 export function renderLs(result: LsResult, style: Style): string {
   const { c } = style;
   if (result.sessions.length === 0) return c.dim(`no sessions in ${sanitize(result.dir)}\n`);
-  const rows = result.sessions.map((r) => {
-    const status = r.status === "ok" ? c.green(r.status) : r.status === "needs-migrate" ? c.yellow(r.status) : c.red(r.status);
-    return [
-      preview(r.id ?? "-", 13),
-      r.title ? preview(r.title, 40) : c.dim("-"),
-      r.cwd ? preview(r.cwd, 30) : "-",
-      formatTime(r.created ?? undefined),
-      formatTime(r.modified ?? undefined),
-      formatCount(r.messages),
-      String(r.branches),
-      formatBytes(r.size),
-      r.version === null ? "-" : String(r.version),
-      status,
-    ];
-  });
-  const table = renderTable(["id", "name / first message", "cwd", "created", "last activity", "msgs", "branches", "size", "v", "status"], rows, style).trimEnd();
+  const rows = result.sessions.map((r) => [
+    preview(r.id ?? "-", 200),
+    r.title ? preview(r.title, 200) : "-",
+    r.cwd ? preview(r.cwd, 200) : "-",
+    formatTime(r.created ?? undefined),
+    formatTime(r.modified ?? undefined),
+    formatCount(r.messages),
+    String(r.branches),
+    formatBytes(r.size),
+    r.version === null ? "-" : String(r.version),
+    r.status,
+  ]);
+  const table = renderTable(lsColumns(style), rows, style).trimEnd();
   const more = result.total > result.sessions.length ? c.dim(`\n(${result.total - result.sessions.length} more; raise --limit)`) : "";
   return `${table}${more}\n`;
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await ls({ dir: args.dir as string | undefined, cwd: args.cwd as string | undefined, sort: args.sort as SortKey, limit: args.limit as number | undefined, noCache: args.cache === false }, ctx);
-  return { json: result, human: ctx.json ? "" : renderLs(result, ctx.style), exitCode: ExitCode.Ok };
+  return { json: result, jsonl: () => result.sessions, human: ctx.json ? "" : renderLs(result, ctx.style), exitCode: ExitCode.Ok };
 }

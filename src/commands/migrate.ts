@@ -3,7 +3,8 @@ import { ExitCode } from "../errors.js";
 import { formatDiff, openSessionSync, planMigration, stampOf, writeMigration, type Session } from "../format/index.js";
 import { sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
-import { notWritten, overFiles, placeNote, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
+import { annotation } from "../render/github.js";
+import { notWritten, overFiles, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
 
 export interface MigrateOptions extends WriteOptions {
   files: string[];
@@ -95,7 +96,7 @@ export function renderMigrate(result: MigrateResult, style: Style, many: boolean
   return (
     diffs +
     renderWriterReport(result, style, many, STATUS, describe, {
-      head: ["from"],
+      extra: [{ head: "from" }],
       cells: (r) => [r.from === null ? "-" : `v${r.from}`],
       note: (r) => (r.status === "migrated" ? `${r.changedLines} lines; ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? `${r.changedLines} lines` : ""))),
     })
@@ -103,6 +104,12 @@ export function renderMigrate(result: MigrateResult, style: Style, many: boolean
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await migrate(writerOptions(args), ctx);
-  return { json: result, human: ctx.json ? "" : renderMigrate(result, ctx.style, result.files.length > 1), exitCode: migrateExitCode(result) };
+  const options = writerOptions(args);
+  const result = await migrate(options, ctx);
+  const human = ctx.json
+    ? ""
+    : options.format === "github"
+      ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-migrate" ? annotation("error", { file: r.file, line: 1, title: "needs-migrate" }, describe(r)) : ""))
+      : renderMigrate(result, ctx.style, result.files.length > 1);
+  return { json: result, human, exitCode: migrateExitCode(result) };
 }

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
-import { writeAll, writeJsonWithArray, type Sink } from "../render/sink.js";
+import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { fitPreview, formatTime, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
@@ -82,11 +82,11 @@ export function renderPath(result: PathResult | LeavesResult, style: Style): str
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
   if (args.leaves === true) {
-    const result = await path({ file: args.file as string, leaves: true }, ctx);
-    return { json: result, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
+    const result = (await path({ file: args.file as string, leaves: true }, ctx)) as LeavesResult;
+    return { json: result, jsonl: () => result.leaves, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
   }
   // A branch can be the whole of a huge session: stream it.
-  const { session, previews } = await readShape(args.file as string, ctx, { previews: ctx.json ? JSON_PREVIEW : stepTextWidth(ctx.style) });
+  const { session, previews } = await readShape(args.file as string, ctx, { previews: ctx.json || ctx.jsonl ? JSON_PREVIEW : stepTextWidth(ctx.style) });
   let nodes: number[];
   try {
     const target = args.entry !== undefined ? nodeFor(session, args.entry as string) : session.leafNode;
@@ -100,6 +100,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   };
   const stream = async (out: Sink) => {
     try {
+      if (ctx.jsonl) return await writeJsonLines(out, steps());
       if (ctx.json) {
         const leaf = nodes.length > 0 ? (session.nodeId(nodes[nodes.length - 1]!) ?? null) : null;
         await writeJsonWithArray(out, { file: session.name, leaf }, "entries", steps(), {});

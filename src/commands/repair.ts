@@ -2,9 +2,10 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { FileSource, formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
-import { plural, sanitize, type Style } from "../render/text.js";
+import { layoutWidth, plural, sanitize, wrapSegments, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
-import { notWritten, overFiles, placeNote, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
+import { annotation } from "../render/github.js";
+import { notWritten, overFiles, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
 
 export interface RepairOptions extends WriteOptions {
   files: string[];
@@ -129,21 +130,32 @@ export function renderRepair(result: RepairResult, style: Style, many: boolean):
     if (r.diff) out += sanitize(r.diff);
     for (const a of r.actions) {
       const paint = a.dropped ? c.red : a.code === "reference-missing" ? c.yellow : c.cyan;
-      out += `${sanitize(r.file)}:${a.line}: ${paint(a.code)}: ${sanitize(a.message)}\n`;
+      for (const line of wrapSegments([[`${sanitize(r.file)}:${a.line}: `], [a.code, paint], [`: ${sanitize(a.message)}`]], layoutWidth(style))) out += `${line}\n`;
     }
     if (r.remaining) out += renderFindings(r.out ?? r.file, r.remaining, style);
   }
   return (
     out +
     renderWriterReport(result, style, many, STATUS, describe, {
-      head: ["actions", "dropped"],
+      extra: [{ head: "actions", align: "right" }, { head: "dropped", align: "right" }],
       cells: (r) => [String(r.actions.length), String(r.dropped ?? 0)],
       note: (r) => placeNote(r) || (r.reason ?? ""),
     })
   );
 }
 
+/** An action as an annotation: an error where data goes, a notice for a reference kept as it is, else a warning. */
+function actionAnnotation(file: string, a: RepairAction): string {
+  return annotation(a.dropped ? "error" : a.code === "reference-missing" ? "notice" : "warning", { file, line: a.line, title: a.code }, a.message);
+}
+
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await repair(writerOptions(args), ctx);
-  return { json: result, human: ctx.json ? "" : renderRepair(result, ctx.style, result.files.length > 1), exitCode: repairExitCode(result) };
+  const options = writerOptions(args);
+  const result = await repair(options, ctx);
+  const human = ctx.json
+    ? ""
+    : options.format === "github"
+      ? renderWriterGithub(result, STATUS, (r) => r.actions.map((a) => actionAnnotation(r.file, a)).join(""))
+      : renderRepair(result, ctx.style, result.files.length > 1);
+  return { json: result, human, exitCode: repairExitCode(result) };
 }

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
-import { writeAll, writeJsonWithArray, type Sink } from "../render/sink.js";
+import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { fitPreview, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
@@ -148,10 +148,15 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
   const options: TreeOptions = { file: args.file as string, depth: args.depth as number | undefined, compact: args.compact === true };
-  const view = await openView(options, ctx, ctx.json ? JSON_PREVIEW : treeTextWidth(ctx.style));
+  const view = await openView(options, ctx, ctx.json || ctx.jsonl ? JSON_PREVIEW : treeTextWidth(ctx.style));
   const stream = async (out: Sink) => {
     const s = view.session;
     try {
+      if (ctx.jsonl) {
+        return await writeJsonLines(out, (function* () {
+          for (const n of view.drawn()) yield view.json(n);
+        })());
+      }
       if (ctx.json) {
         const head = { file: s.name, currentLeaf: s.leafNode >= 0 ? view.id(s.leafNode) : null, roots: s.tree.roots.map((r) => view.id(r)) };
         await writeJsonWithArray(out, head, "nodes", (function* () {

@@ -3,8 +3,9 @@ import { basename } from "node:path";
 import type { CommandContext } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { expandInputs } from "../input.js";
-import { renderTable } from "../render/table.js";
-import { preview, sanitize, type Style } from "../render/text.js";
+import { renderTable, type Column } from "../render/table.js";
+import { annotation } from "../render/github.js";
+import { layoutWidth, preview, sanitize, wrapSegments, type Style } from "../render/text.js";
 import type { WriteOutcome } from "./write-back.js";
 
 /**
@@ -77,7 +78,26 @@ export function writerOptions(args: Record<string, unknown>) {
     out: args.out as string | undefined,
     backupDir: args.backupDir as string | undefined,
     force: args.force === true,
+    format: args.format === "github" ? ("github" as const) : ("text" as const),
   };
+}
+
+/**
+ * `--check --format github`: GitHub Actions annotations, from `lines` for a file with work left
+ * (its own findings), an error on the file for one that is refused, unreadable or aborted, then
+ * the counts.
+ */
+export function renderWriterGithub<S extends string, R extends WriterFileResult<S>>(
+  result: { files: R[]; summary: Record<S, number> },
+  table: StatusTable<S>,
+  lines: (r: R) => string,
+): string {
+  let out = "";
+  for (const r of result.files) {
+    if (table[r.status].exit === ExitCode.Usage || r.refusal) out += annotation("error", { file: r.file, title: r.status }, r.reason ?? table[r.status].text);
+    else out += lines(r);
+  }
+  return out + summaryLine(result.summary, table);
 }
 
 /** A file's result when `writeBack` did not write it (undefined when it did). */
@@ -102,12 +122,20 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
   many: boolean,
   table: StatusTable<S>,
   describe: (r: R) => string,
-  columns: { head: string[]; cells: (r: R) => string[]; note: (r: R) => string },
+  columns: { extra: Array<Pick<Column, "head" | "align">>; cells: (r: R) => string[]; note: (r: R) => string },
 ): string {
   const { c } = style;
-  if (!many) return result.files.map((r) => `${sanitize(r.file)}: ${c[table[r.status].paint](sanitize(describe(r)))}\n`).join("");
-  const rows = result.files.map((r) => [preview(r.file, 60), ...columns.cells(r), table[r.status].text, preview(columns.note(r), 70)]);
-  return renderTable(["file", ...columns.head, "result", "note"], rows, style) + summaryLine(result.summary, table);
+  if (!many) return result.files.flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
+  // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.
+  const statusOf = result.files.map((r) => r.status);
+  const layout: Column[] = [
+    { head: "file", priority: 1, flex: true, min: 16, max: 60 },
+    ...columns.extra.map((col, k): Column => ({ ...col, priority: 4 + k })),
+    { head: "result", priority: 2, paint: (text, row) => c[table[statusOf[row]!].paint](text) },
+    { head: "note", priority: 3, flex: true, min: 10, max: 70 },
+  ];
+  const rows = result.files.map((r) => [preview(r.file, 300), ...columns.cells(r), table[r.status].text, preview(columns.note(r), 300)]);
+  return renderTable(layout, rows, style) + summaryLine(result.summary, table);
 }
 
 /** "3 migrated, 1 refused": the non-zero counts of a summary, in words. */

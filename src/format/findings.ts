@@ -8,6 +8,7 @@ export type Severity = "error" | "warning" | "info";
 export type FindingCode =
   // file and lines
   | "file-empty"
+  | "file-not-session"
   | "header-missing"
   | "header-not-first"
   | "header-duplicate"
@@ -75,6 +76,7 @@ const REPAIR = "run `pi-session repair FILE`";
 
 export const FINDING_INFO = {
   "file-empty": { severity: "error", hint: "the file holds no session; delete it or restore it from a backup" },
+  "file-not-session": { severity: "error", hint: "pi cannot open it as a session (an event stream or another JSONL file?); pi-session reports it and changes nothing" },
   "header-missing": { severity: "error", hint: `pi refuses a file whose first record is not a header; ${REPAIR}` },
   "header-not-first": { severity: "error", hint: `pi refuses a file whose first record is not the header; ${REPAIR}` },
   "header-duplicate": { severity: "warning", hint: `pi ignores later headers; ${REPAIR} to drop them` },
@@ -92,7 +94,7 @@ export const FINDING_INFO = {
   "line-nul": { severity: "error", hint: "NUL bytes (often left by a crash) make pi skip the line; `pi-session repair FILE` removes them and keeps the line if it is a record" },
   "line-invalid-utf8": { severity: "warning", hint: `pi reads it with U+FFFD in place of the bad bytes; ${REPAIR}` },
   "line-not-object": { severity: "error", hint: `a record must be a JSON object; ${REPAIR}` },
-  "line-no-newline": { severity: "warning", hint: "the last line has no newline; pi adds one when it next opens the file" },
+  "line-no-newline": { severity: "warning", hint: "pi adds one when it next opens the file; `pi-session repair FILE` adds it now" },
   "entry-no-type": { severity: "error", hint: `a record without \`type\` is not an entry; ${REPAIR}` },
   "entry-missing-id": { severity: "error", hint: `entries need an \`id\` in v2/v3 files; ${REPAIR}` },
   "entry-missing-parent": { severity: "warning", hint: "entries should carry `parentId` (null for a root)" },

@@ -29,7 +29,7 @@ export function planMigration(session: Session): MigrationPlan {
   const errors = findings.filter((f) => f.severity === "error" && f.code !== "version-unsupported");
   if (!session.header || session.size === 0) {
     const first = errors[0] ?? finding("header-missing", "no session header", { line: 1 });
-    return { status: "refused", from, reason: `${first.line ? `line ${first.line}: ` : ""}${first.message}; run \`pi-session repair\` first`, findings };
+    return { status: "refused", from, reason: `${first.line ? `line ${first.line}: ` : ""}${first.message}; ${nextStep(first)}`, findings };
   }
   if (typeof session.header.version !== "undefined" && typeof session.header.version !== "number") {
     return { status: "refused", from, reason: `the header's version is not a number; ${FINDING_INFO["version-invalid"].hint}`, findings };
@@ -39,11 +39,14 @@ export function planMigration(session: Session): MigrationPlan {
   }
   if (errors.length > 0) {
     const first = errors[0]!;
-    // Repair mends most errors; where it does not, the finding's own hint says what will.
-    const next = first.hint.includes("pi-session repair") ? "run `pi-session repair` first" : first.hint;
-    return { status: "refused", from, reason: `${errors.length} problem${errors.length > 1 ? "s" : ""} (line ${first.line ?? 1}: ${first.message}); ${next}`, findings };
+    return { status: "refused", from, reason: `${errors.length} problem${errors.length > 1 ? "s" : ""} (line ${first.line ?? 1}: ${first.message}); ${nextStep(first)}`, findings };
   }
   return { status: session.version < CURRENT_VERSION ? "needed" : "current", from, findings };
+}
+
+/** What to do about the error that stops a migration: repair mends most; where it does not, the finding's own hint says what will. */
+function nextStep(error: Finding): string {
+  return error.hint.includes("pi-session repair") ? "run `pi-session repair` first" : error.hint;
 }
 
 /**

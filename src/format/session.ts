@@ -96,6 +96,17 @@ export class Session {
     return this.source.size;
   }
 
+  /**
+   * Whether the file is a pi session at all: it has a session header, or an entry (a record with
+   * a string `type`) with a string id. Another JSONL file (an event stream, a log) is not, and
+   * nothing reads or repairs it as one (`repair` decides by the same rule from its own records).
+   */
+  get isSessionLike(): boolean {
+    if (this.header) return true;
+    for (let node = 0; node < this.nodes.count; node++) if (this.nodes.ids[node] !== undefined && this.table.type[this.nodes.line[node]!] !== 0) return true;
+    return false;
+  }
+
   get lineCount(): number {
     return this.table.count;
   }
@@ -488,7 +499,8 @@ export class Session {
       out.push(finding("line-no-newline", "the last line has no newline", { line: last + 1 }));
     }
     if (!this.header) {
-      out.push(finding("header-missing", "no session header", { line: 1 }));
+      if (this.isSessionLike) out.push(finding("header-missing", "no session header", { line: 1 }));
+      else out.push(finding("file-not-session", "no session header, and no record is an entry with an id", { line: 1 }));
     } else {
       const h = this.header;
       const at = { line: this.headerRecord!.line };
@@ -519,7 +531,7 @@ type LineSalvage =
   | { kind: "normalized"; to: Exclude<TextClass["kind"], "broken"> };
 
 const NORMALIZED_NUL: Record<Exclude<TextClass["kind"], "broken">, string> = {
-  record: "NUL bytes in the line (the record around them is whole)",
+  record: "NUL bytes in a record that is otherwise whole",
   blank: "a line of NUL bytes",
   "no-type": "NUL bytes in an object without `type`",
   "not-object": "NUL bytes in JSON that is not an object",

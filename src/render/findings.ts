@@ -1,8 +1,11 @@
 import type { Finding, Severity } from "../format/index.js";
 import { shellQuote } from "../errors.js";
-import { sanitize, type Style } from "./text.js";
+import { layoutWidth, sanitize, wrapSegments, type Segment, type Style } from "./text.js";
 
-/** `file:line: severity code: message (hint)`, one finding a line. */
+/**
+ * `file:line: severity code: message (hint)`, one finding a line; on a terminal, wrapped to its
+ * width (later lines indented), so that no line runs past the edge.
+ */
 export function renderFindings(file: string, findings: readonly Finding[], style: Style, options: { indent?: string; minSeverity?: Severity } = {}): string {
   const { c } = style;
   const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
@@ -13,7 +16,8 @@ export function renderFindings(file: string, findings: readonly Finding[], style
     if (rank[f.severity] > limit) continue;
     const where = `${sanitize(file)}${f.line !== undefined ? `:${f.line}` : ""}`;
     const hint = f.hint.replaceAll("FILE", shellQuote(file));
-    out += `${options.indent ?? ""}${where}: ${paint[f.severity](f.severity)} ${c.bold(f.code)}: ${sanitize(f.message)} ${c.dim(`(${sanitize(hint)})`)}\n`;
+    const segments: Segment[] = [[`${options.indent ?? ""}${where}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], [`: ${sanitize(f.message)} `], [`(${sanitize(hint)})`, c.dim]];
+    for (const line of wrapSegments(segments, layoutWidth(style))) out += `${line}\n`;
   }
   return out;
 }

@@ -48,6 +48,19 @@ export class RawJson {
   constructor(readonly bytes: Uint8Array) {}
 }
 
+/** One JSON value a line (`--jsonl`), streamed: a `RawJson` item as its bytes, anything else stringified. */
+export async function writeJsonLines(out: Sink, items: Iterable<unknown>): Promise<void> {
+  const newline = "\n";
+  await writeAll(out, (function* () {
+    for (const item of items) {
+      if (item instanceof RawJson) {
+        yield item.bytes;
+        yield newline;
+      } else yield JSON.stringify(item) + newline;
+    }
+  })());
+}
+
 /**
  * Writes `{ ...head, [key]: [items…], ...tail }` as `JSON.stringify(value, null, 2)` would,
  * streaming the items; with `compactItems`, each item on one line (for items that can be

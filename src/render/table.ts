@@ -1,36 +1,98 @@
-import stringWidth from "string-width";
-import { preview, type Style } from "./text.js";
+import { cutToWidth, displayWidth, type Style } from "./text.js";
 
 /**
- * Columns two spaces apart, every cell padded to its column's width (the head bold in colour),
- * as cli-table3 drew them borderless, written by hand because cli-table3 re-measures and restyles
- * every cell several times and is slow to load (BENCHMARKS.md, "the table by hand"). Widths are string-width's, as cli-table3's were
- * (East Asian wide characters and emoji count two columns, escape codes none); a printable ASCII
- * cell is its length. Cells are one line: callers make them safe with `preview` or `sanitize`.
+ * Tables: columns two spaces apart, each cell padded to its column's display width (the head bold
+ * in colour), drawn by hand because cli-table3 re-measures and restyles every cell several times
+ * and is slow to load (BENCHMARKS.md, "the table by hand"). Widths are string-width's (East Asian
+ * wide characters and emoji count two columns); a printable ASCII cell is its length.
+ *
+ * On a terminal (`Style.tableWidth`), a table fits its width: the flexible columns shrink first
+ * (an ellipsis marks a cut), least important first, down to their minimum; when that is not enough
+ * the least important column is dropped, and so on. Elsewhere (`tableWidth` undefined) every
+ * column is drawn whole, so that scripts see one layout. Cells are one line and safe already
+ * (callers make them so with `preview` or `sanitize`); colour is added after fitting (`paint`).
  */
-export function renderTable(head: string[], rows: string[][], style: Style, widths: number[] = []): string {
-  const body = rows.map((row) => row.map((cell, i) => (widths[i] ? preview(cell, widths[i]!) : cell)));
-  const columns = Math.max(head.length, ...body.map((r) => r.length));
-  const width = new Array<number>(columns).fill(0);
-  const measured = [head, ...body].map((row) =>
-    row.map((cell, i) => {
-      const w = displayWidth(cell);
-      if (w > width[i]!) width[i] = w;
-      return w;
-    }),
-  );
+
+export interface Column {
+  head: string;
+  /** 1 is the most important; the highest number is dropped first when the table does not fit. */
+  priority: number;
+  /** Shrinks, with an ellipsis, before any column is dropped. */
+  flex?: boolean;
+  /** The least a flexible column shrinks to (default: its head, and at least 10). */
+  min?: number;
+  /** The widest a cell is drawn unless `Style.wide` (cells are cut to it, on a terminal or not). */
+  max?: number;
+  align?: "left" | "right";
+  /** Colour for a cell's text, applied after it is cut and before it is padded. */
+  paint?: (text: string, row: number) => string;
+}
+
+const GAP = 2;
+
+export function renderTable(columns: readonly Column[], rows: readonly string[][], style: Style): string {
+  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !style.wide ? cutToWidth(row[i] ?? "", col.max) : (row[i] ?? ""))));
+  const natural = columns.map((col, i) => Math.max(displayWidth(col.head), ...cells.map((r) => displayWidth(r[i]!))));
+  const { shown, width } = fit(columns, natural, style.wide ? undefined : style.tableWidth);
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;
-  const line = (row: string[], k: number, decorate: (s: string) => string) =>
-    Array.from({ length: columns }, (_, i) => decorate((row[i] ?? "") + " ".repeat(width[i]! - (measured[k]![i] ?? 0)))).join("  ");
-  return [line(head, 0, bold), ...body.map((row, k) => line(row, k + 1, (s) => s))].join("\n") + "\n";
+  const line = (texts: readonly string[], paint: (text: string, i: number) => string) =>
+    shown
+      .map((i, k) => {
+        const text = cutToWidth(texts[i]!, width[i]!);
+        const pad = " ".repeat(width[i]! - displayWidth(text));
+        const last = k === shown.length - 1;
+        const body = paint(isolate(text), i);
+        return columns[i]!.align === "right" ? pad + body : last ? body : body + pad;
+      })
+      .join(" ".repeat(GAP))
+      .replace(/ +$/, ""); // (empty cells at the end: padding is never inside a paint)
+  const out = [line(columns.map((c) => c.head), (t) => bold(t))];
+  cells.forEach((r, k) => out.push(line(r, (t, i) => (columns[i]!.paint ? columns[i]!.paint!(t, k) : t))));
+  return out.join("\n") + "\n";
 }
 
 /**
- * Printable ASCII and the ellipsis previews end with: one column a character (string-width says
- * so too, but its first call compiles an emoji pattern: BENCHMARKS.md, "the table by hand").
+ * Which columns are drawn, and how wide: all at their natural width when there is room (or no
+ * limit); else the flexible ones shrunk, least important first; else the least important dropped.
  */
-const PLAIN = /^[\x20-\x7e\u2026]*$/;
+export function fit(columns: readonly Column[], natural: readonly number[], limit: number | undefined): { shown: number[]; width: number[] } {
+  const width = [...natural];
+  let shown = columns.map((_, i) => i);
+  if (limit === undefined) return { shown, width };
+  const byImportance = (a: number, b: number) => columns[b]!.priority - columns[a]!.priority || b - a;
+  for (;;) {
+    const need = shown.reduce((n, i) => n + natural[i]!, 0) + GAP * (shown.length - 1);
+    let over = need - limit;
+    shown.forEach((i) => (width[i] = natural[i]!));
+    if (over <= 0) return { shown, width };
+    const flexible = shown.filter((i) => columns[i]!.flex).sort(byImportance);
+    const floor = (i: number) => Math.min(natural[i]!, columns[i]!.min ?? Math.max(10, displayWidth(columns[i]!.head)));
+    const room = flexible.reduce((n, i) => n + natural[i]! - floor(i), 0);
+    if (room >= over) {
+      for (const i of flexible) {
+        const take = Math.min(over, natural[i]! - floor(i));
+        width[i] = natural[i]! - take;
+        over -= take;
+      }
+      return { shown, width };
+    }
+    if (shown.length === 1) {
+      width[shown[0]!] = Math.max(1, limit);
+      return { shown, width };
+    }
+    const drop = [...shown].sort(byImportance)[0]!;
+    shown = shown.filter((i) => i !== drop);
+  }
+}
 
-function displayWidth(cell: string): number {
-  return PLAIN.test(cell) ? cell.length : stringWidth(cell);
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]|\ud802[\udc00-\udfff]|\ud803[\udc00-\udfff]/;
+
+/**
+ * A cell holding right-to-left text inside a first-strong isolate (U+2068 ... U+2069), so that the
+ * terminal's bidi algorithm orders it within the cell and cannot move its neighbours. (Session
+ * text has its own bidi controls escaped by `sanitize`; these are ours.)
+ */
+export function isolate(text: string): string {
+  return RTL.test(text) ? `\u2068${text}\u2069` : text;
 }

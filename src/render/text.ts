@@ -1,17 +1,23 @@
 import pc from "picocolors";
+import stringWidth from "string-width";
 import type { AgentMessage, AnyEntry } from "../format/index.js";
 import { messageText } from "../format/stats.js";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
-/** How human output is styled: colour on or off, and the terminal width for previews. */
+/** How human output is styled: colour on or off, and the widths text is laid out for. */
 export interface Style {
   c: Colors;
+  /** The width previews and rules are made for (the terminal's, else 100). */
   width: number;
+  /** On a terminal: the width tables and wrapped lines must fit; undefined when output is piped (one full layout). */
+  tableWidth?: number;
+  /** `--wide`: every table column whole, nothing cut or dropped. */
+  wide?: boolean;
 }
 
-export function makeStyle(color: boolean, width = 100): Style {
-  return { c: pc.createColors(color), width };
+export function makeStyle(color: boolean, width = 100, layout: { tableWidth?: number; wide?: boolean } = {}): Style {
+  return { c: pc.createColors(color), width, ...layout };
 }
 
 /**
@@ -189,4 +195,102 @@ export function entrySummary(entry: AnyEntry): string {
     default:
       return "";
   }
+}
+
+/** The width lines are wrapped to: the terminal's, unless `--wide` or piped (then none). */
+export function layoutWidth(style: Style): number | undefined {
+  return style.wide ? undefined : style.tableWidth;
+}
+
+/** A piece of a line and how it is painted. */
+export type Segment = readonly [text: string, paint?: (s: string) => string];
+
+/**
+ * One line of `segments`, or, with `width`, the same words wrapped to lines that fit it (later
+ * lines indented by `indent`; a word longer than a line is broken). Words keep their segment's
+ * paint. Segments hold safe one-line text (`sanitize`d).
+ */
+export function wrapSegments(segments: readonly Segment[], width: number | undefined, indent = "    "): string[] {
+  if (width === undefined) return [segments.map(([text, paint]) => (paint ? paint(text) : text)).join("")];
+  const words: Array<{ text: string; paint?: (s: string) => string; space: boolean }> = [];
+  for (const [text, paint] of segments) {
+    text.split(/( )/).forEach((part) => {
+      if (part === " ") {
+        const last = words[words.length - 1];
+        if (last) last.space = true;
+      } else if (part) words.push({ text: part, paint, space: false });
+    });
+  }
+  const lines: string[] = [];
+  let line = "";
+  let used = 0;
+  let pendingSpace = false;
+  const flush = () => {
+    lines.push(line);
+    line = indent;
+    used = displayWidth(indent);
+    pendingSpace = false;
+  };
+  const indentWidth = displayWidth(indent);
+  for (const w of words) {
+    let text = w.text;
+    for (;;) {
+      const space = pendingSpace ? 1 : 0;
+      const room = width - used - space;
+      if (displayWidth(text) <= room) {
+        line += (pendingSpace ? " " : "") + (w.paint ? w.paint(text) : text);
+        used += space + displayWidth(text);
+        break;
+      }
+      // the word goes whole on the next line when it fits there (or nothing fits here)
+      if (used > indentWidth && (displayWidth(text) <= width - indentWidth || room < 1)) {
+        flush();
+        continue;
+      }
+      // a word longer than a line: as much as fits here, the rest on the next
+      const head = takeWidth(text, Math.max(1, room));
+      line += (pendingSpace ? " " : "") + (w.paint ? w.paint(head) : head);
+      text = text.slice(head.length);
+      flush();
+      if (!text) break;
+    }
+    pendingSpace = w.space;
+  }
+  if (line.trim()) lines.push(line);
+  return lines;
+}
+
+/** The longest start of `text` (whole code points) at most `columns` wide (at least one code point). */
+function takeWidth(text: string, columns: number): string {
+  const points = Array.from(text);
+  let n = 1;
+  while (n < points.length && displayWidth(points.slice(0, n + 1).join("")) <= columns) n++;
+  return points.slice(0, n).join("");
+}
+
+/**
+ * Printable ASCII and the ellipsis previews end with: one column a character (string-width says
+ * so too, but its first call compiles an emoji pattern: BENCHMARKS.md, "the table by hand").
+ */
+const PLAIN = /^[\x20-\x7e\u2026]*$/;
+
+/** Columns `text` takes on a terminal (East Asian wide characters and emoji two, escape codes none). */
+export function displayWidth(text: string): number {
+  return PLAIN.test(text) ? text.length : stringWidth(text);
+}
+
+/** `text` cut to at most `columns` display columns, an ellipsis marking the cut (never inside a surrogate pair). */
+export function cutToWidth(text: string, columns: number): string {
+  if (displayWidth(text) <= columns) return text;
+  if (columns <= 0) return "";
+  const points = Array.from(text);
+  // the longest prefix that leaves a column for the ellipsis (widths only grow with the prefix)
+  let lo = 0;
+  let hi = points.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (displayWidth(points.slice(0, mid).join("")) <= columns - 1) lo = mid;
+    else hi = mid - 1;
+  }
+  return points.slice(0, lo).join("").trimEnd() + "…";
 }

@@ -1,27 +1,23 @@
 /**
- * The HTML export in a real headless browser (Debian's chromium, driven by playwright-core):
- * every message of the branch is visible, collapsible sections open and close, and a <script>
- * planted in a message does not run. `.ci/run` installs chromium; without it this suite fails,
- * it is not skipped.
+ * The HTML export in a real headless browser (a system Chromium, or the one the npm package
+ * `@sparticuz/chromium` ships; see test/helpers/browser.ts), driven by playwright-core: every
+ * message of the branch is visible, collapsible sections open and close, and a <script> planted in
+ * a message does not run. Skipped, with the reason printed, only when no browser can start at all,
+ * and never under CI=true.
  */
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../helpers/browser.js";
 import { cli } from "../helpers/cli.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium), as .ci/run does`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-}, 60_000);
-afterAll(async () => browser?.close());
+const launched = await launchBrowser();
+if (!launched.browser) console.warn(`browser tests skipped: ${launched.reason}`);
+else console.info(`browser: ${launched.from}`);
+const browser = launched.browser as Browser;
+afterAll(async () => launched.browser?.close());
 
 function hostileSession(): string {
   const dir = mkdtempSync(join(tmpdir(), "pi-session-html-"));
@@ -40,7 +36,7 @@ function hostileSession(): string {
   return file;
 }
 
-describe("the HTML export in a browser", () => {
+describe.skipIf(!launched.browser)("the HTML export in a browser", () => {
   it("shows every message, folds and unfolds sections, and runs no planted script", async () => {
     const file = hostileSession();
     const out = join(mkdtempSync(join(tmpdir(), "pi-session-html-out-")), "page.html");

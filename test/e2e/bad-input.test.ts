@@ -57,7 +57,7 @@ describe("input that cannot be read", () => {
   it("check reports the same inputs as findings (exit 1) or unreadable (exit 2)", async () => {
     const empty = await cliJson(["check", fixture("empty.jsonl"), fixture("binary.bin"), fixture("events.jsonl")]);
     expect(empty.exitCode).toBe(1);
-    expect(empty.json.files.map((f: { findings: Array<{ code: string }> }) => f.findings[0]!.code)).toEqual(["file-empty", "line-nul", "header-missing"]);
+    expect(empty.json.files.map((f: { findings: Array<{ code: string }> }) => f.findings[0]!.code)).toEqual(["file-empty", "line-nul", "file-not-session"]);
     const missing = await cli(["check", fixture("linear.jsonl"), "/nonexistent.jsonl"]);
     expect(missing.exitCode).toBe(2);
     expectOneLineError(missing.stderr, "/nonexistent.jsonl");

@@ -300,7 +300,7 @@ describe("ls", () => {
       expect(few.total).toBe(150);
     }
     const statuses = new Set(one.json.sessions.map((s: { status: string }) => s.status));
-    expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problems"]));
+    expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problem"]));
   });
 
   it("trusts the cache only while size, mtime and inode match, and rebuilds a corrupt one", async () => {

@@ -69,6 +69,7 @@ const EXAMPLES: Partial<Record<FindingCode, string | Buffer>> = {
   "line-fused": `${h}\n${u1}${a1}\n`,
   "line-split": `${h}\n${JSON.stringify(user("d0000001", null, "two\nlines")).replace("\\n", "\n")}\n`,
   "line-torn": `${h}\n${u1}\n${a1.slice(0, 40)}`,
+  "line-no-newline": `${h}\n${u1}`,
   "line-nul": Buffer.concat([Buffer.from(`${h}\n`), Buffer.alloc(8), Buffer.from(`${u1}\n`)]),
   "line-invalid-utf8": Buffer.concat([Buffer.from(`${h}\n`), Buffer.from(u1.replace("hi", "h\u0001")).map((b) => (b === 1 ? 0xff : b)), Buffer.from("\n")]),
   "line-not-object": `${h}\n${u1}\n[1,2]\n`,

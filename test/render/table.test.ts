@@ -1,33 +1,129 @@
 import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
-import { renderTable } from "../../src/render/table.js";
-import { makeStyle } from "../../src/render/text.js";
+import { lsColumns } from "../../src/commands/ls.js";
+import { fit, renderTable, type Column } from "../../src/render/table.js";
+import { cutToWidth, makeStyle, wrapSegments } from "../../src/render/text.js";
+import { rng } from "../helpers/generate.js";
+
+const cols = (...heads: string[]): Column[] => heads.map((head, i) => ({ head, priority: i + 1 }));
+const plain = makeStyle(false, 100);
+const at = (width: number, wide = false) => makeStyle(false, width, { tableWidth: width, wide });
 
 describe("renderTable", () => {
-  it("pads every cell to its column's display width, two spaces apart (wide characters count two)", () => {
-    const out = renderTable(["id", "name"], [["日本", "x"], ["a", "😀"]], makeStyle(false, 100));
-    expect(out).toBe(["id    name", "日本  x   ", "a     😀  "].join("\n") + "\n");
+  it("pads every cell to its column's display width, two spaces apart (wide characters count two), the last cell unpadded", () => {
+    const out = renderTable(cols("id", "name"), [["日本", "x"], ["a", "😀"]], plain);
+    expect(out).toBe(["id    name", "日本  x", "a     😀"].join("\n") + "\n");
   });
 
-  it("does not count colour codes, and bolds the head in colour", () => {
+  it("paints after measuring, and bolds the head in colour; no line ends in spaces, colour or not", () => {
     const style = makeStyle(true, 100);
-    const out = renderTable(["status", "n"], [[style.c.green("ok"), "1"]], style);
+    const columns: Column[] = [{ head: "status", priority: 1, paint: (t) => style.c.green(t) }, { head: "n", priority: 2, align: "right" }];
+    const out = renderTable(columns, [["ok", "1"], ["invalid", "22"]], style);
     const lines = out.trimEnd().split("\n");
-    expect(lines[0]).toBe(`${style.c.bold("status")}  ${style.c.bold("n")}`);
-    expect(lines[1]).toBe(`${style.c.green("ok")}      1`);
+    // "status" pads to "invalid", the gap, then " n" right-aligned to "22"
+    expect(lines[0]).toBe(`${style.c.bold("status")}    ${style.c.bold("n")}`);
+    expect(lines[1]).toBe(`${style.c.green("ok")}        1`);
+    for (const color of [true, false]) {
+      const s = makeStyle(color, 100);
+      for (const line of renderTable(cols("a", "b", "c"), [["x", "", ""], ["longer", "y", ""]], s).split("\n")) expect(line).not.toMatch(/ (\u001b\[[0-9;]*m)*$/);
+    }
   });
 
-  it("cuts cells to the widths given", () => {
-    const out = renderTable(["a"], [["abcdefghij"]], makeStyle(false, 100), [5]);
-    expect(out).toBe("a    \nabcd…\n");
+  it("cuts a cell to its column's max display width", () => {
+    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["abcdefghij"]], plain)).toBe("a\nabcd…\n");
+    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["日本語日本語"]], plain)).toBe("a\n日本…\n");
   });
 
   it("counts printable ASCII and the ellipsis one column each, as string-width does", () => {
     const ascii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)).join("");
     for (const cell of [ascii, "…", `a…b${ascii}…`]) {
       expect(stringWidth(cell)).toBe(cell.length);
-      const out = renderTable(["h"], [[cell], ["x"]], makeStyle(false, 1000));
-      expect(out.split("\n")[2]).toBe("x" + " ".repeat(cell.length - 1));
+      const out = renderTable(cols("h", "z"), [[cell, "z"], ["x", "z"]], plain);
+      expect(out.split("\n")[2]).toBe("x" + " ".repeat(cell.length - 1) + "  z");
+    }
+  });
+
+  it("isolates a right-to-left cell so that it cannot reorder its neighbours", () => {
+    const out = renderTable(cols("a", "b", "c"), [["1", "שלום עולם", "3"]], plain);
+    expect(out.split("\n")[1]).toBe("1  \u2068שלום עולם\u2069  3");
+  });
+});
+
+describe("fitting a table to a terminal", () => {
+  const ls = lsColumns(plain);
+  const random = rng(11);
+  const word = () => ["fix", "the", "日本語", "😀", "parser", "مرحبا", "a-very-long-token-without-spaces", "tests"][Math.floor(random() * 8)]!;
+  // (the heads as `ls` has them: "name / first message")
+  const rows = Array.from({ length: 40 }, (_, i) => [
+    `019f${i}0b-0864-715c-9025`,
+    Array.from({ length: Math.floor(random() * 12) }, word).join(" "),
+    `/home/ada/${Array.from({ length: 3 }, word).join("/")}`,
+    "2026-07-05 02:10",
+    "2026-07-05 03:31",
+    String(Math.floor(random() * 5000)),
+    String(1 + (i % 4)),
+    `${i * 37} KB`,
+    "3",
+    i % 5 === 0 ? "invalid: 12 problems" : "ok",
+  ]);
+  const heads = (out: string) => out.split("\n")[0]!.trim().split(/\s{2,}/);
+
+  for (const width of [60, 80, 100, 160]) {
+    it(`never draws a line wider than ${width} columns, and keeps the most important columns`, () => {
+      const out = renderTable(ls, rows, at(width));
+      // (the isolates around right-to-left cells are zero-width format characters on a terminal)
+      for (const line of out.trimEnd().split("\n")) expect(stringWidth(line.replace(/[\u2068\u2069]/g, "")), line).toBeLessThanOrEqual(width);
+      // a head is shown whole, or cut with an ellipsis when its column shrinks
+      const drawn = heads(out);
+      const isShown = (head: string) => drawn.some((h) => h === head || (h.endsWith("…") && head.startsWith(h.slice(0, -1))));
+      for (const h of ["id", "status", "name / first message"]) expect(isShown(h), h).toBe(true);
+      if (width >= 80) for (const h of ["last activity", "msgs", "size"]) expect(isShown(h), h).toBe(true);
+      // what is dropped is the least important: every shown column outranks every dropped one
+      const dropped = ls.filter((c) => !isShown(c.head));
+      for (const d of dropped) for (const s of ls.filter((c) => isShown(c.head))) expect(s.priority).toBeLessThan(d.priority);
+    });
+  }
+
+  it("shrinks flexible columns before dropping any, least important first", () => {
+    const natural = [10, 30, 30, 5];
+    const columns: Column[] = [{ head: "a", priority: 1 }, { head: "b", priority: 2, flex: true, min: 10 }, { head: "c", priority: 3, flex: true, min: 10 }, { head: "d", priority: 4 }];
+    expect(fit(columns, natural, 1000)).toEqual({ shown: [0, 1, 2, 3], width: natural });
+    // 6 of gaps: 75 + 6 = 81 → 1 over; c shrinks first
+    expect(fit(columns, natural, 80)).toEqual({ shown: [0, 1, 2, 3], width: [10, 30, 29, 5] });
+    expect(fit(columns, natural, 62)).toEqual({ shown: [0, 1, 2, 3], width: [10, 30, 11, 5] });
+    expect(fit(columns, natural, 58)).toEqual({ shown: [0, 1, 2, 3], width: [10, 27, 10, 5] });
+    // below every minimum: d goes, then the flexible ones shrink again; then c, then b
+    expect(fit(columns, natural, 40)).toEqual({ shown: [0, 1, 2], width: [10, 16, 10, 5] });
+    expect(fit(columns, natural, 22).shown).toEqual([0, 1]);
+    expect(fit(columns, natural, 20).shown).toEqual([0]);
+  });
+
+  it("--wide draws every column whole, and piped output (no terminal width) is one full layout", () => {
+    const wide = renderTable(ls, rows, at(60, true));
+    expect(heads(wide)).toEqual(ls.map((c) => c.head));
+    expect(wide.split("\n")[2]).toContain(rows[1]![1]!.split(" ")[0] ?? "");
+    const piped = renderTable(ls, rows, plain);
+    expect(heads(piped)).toEqual(ls.map((c) => c.head));
+  });
+});
+
+describe("cutToWidth and wrapSegments", () => {
+  it("cuts to display columns, never splitting a surrogate pair", () => {
+    expect(cutToWidth("abcdef", 4)).toBe("abc…");
+    expect(cutToWidth("日本語日本語", 5)).toBe("日本…");
+    expect(cutToWidth("😀😀😀", 4)).toBe("😀…");
+    expect(cutToWidth("short", 10)).toBe("short");
+  });
+
+  it("wraps to the width, later lines indented, long words broken; piped: one line", () => {
+    const segments = [["/some/long/path/file.jsonl:12: "], ["error", (s: string) => `<${s}>`], [" code: a message that goes on and on past the edge (and a hint with a-very-long-unbreakable-token-that-exceeds-every-line)"]] as const;
+    expect(wrapSegments(segments, undefined)).toHaveLength(1);
+    for (const width of [20, 40, 60]) {
+      const lines = wrapSegments(segments, width);
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) expect(stringWidth(line.replace(/[<>]/g, ""))).toBeLessThanOrEqual(width);
+      expect(lines.slice(1).every((l) => l.startsWith("    "))).toBe(true);
+      expect(lines.join(" ").replace(/\s+/g, "")).toBe(segments.map(([t, p]) => (p ? p(t) : t)).join("").replace(/\s+/g, ""));
     }
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * Human output fits the terminal: `main` run in-process with a terminal of 60, 80, 100 and 160
+ * columns (a stdout that says it is a TTY of that width), for `ls` of the corpus, `check` of the
+ * fixtures, and `migrate --check` / `repair --check` of a directory. No line is wider than the
+ * terminal; the most important columns are always there; `--wide` keeps them all; piped output
+ * is one layout whatever the width.
+ */
+import { cpSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import stringWidth from "string-width";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli.js";
+import { CORPUS, FIXTURES } from "../helpers/paths.js";
+
+async function run(args: string[], columns: number | undefined): Promise<{ code: number; out: string }> {
+  const chunks: Buffer[] = [];
+  const stdout = Object.assign(new PassThrough(), columns === undefined ? {} : { isTTY: true, columns });
+  stdout.on("data", (c: Buffer) => chunks.push(c));
+  const stderr = new PassThrough();
+  stderr.resume();
+  const cache = mkdtempSync(join(tmpdir(), "pi-session-width-cache-"));
+  const code = await main(args, { stdout, stderr, env: { NO_COLOR: "1", XDG_CACHE_HOME: cache, PI_SESSION_THREADS: "1" } });
+  return { code, out: Buffer.concat(chunks).toString("utf8") };
+}
+
+/** Display width, the zero-width isolates around right-to-left cells left out. */
+const width = (line: string) => stringWidth(line.replace(/[\u2068\u2069]/g, ""));
+const headOf = (out: string, first: string) => out.split("\n").find((l) => l.startsWith(first))!.trim().split(/\s{2,}/);
+
+const fixturesCopy = () => {
+  const dir = mkdtempSync(join(tmpdir(), "pi-session-width-"));
+  cpSync(FIXTURES, dir, { recursive: true });
+  return dir;
+};
+
+const CASES: Array<{ name: string; args: () => string[]; head: string; mustShow: (columns: number) => string[]; all: string[] }> = [
+  {
+    name: "ls of the corpus",
+    args: () => ["ls", CORPUS],
+    head: "id",
+    mustShow: (c) => (c >= 80 ? ["id", "status", "name / first message", "last activity", "msgs", "size"] : ["id", "status"]),
+    all: ["id", "name / first message", "cwd", "created", "last activity", "msgs", "branches", "size", "v", "status"],
+  },
+  { name: "check of a directory", args: () => ["check", fixturesCopy()], head: "file", mustShow: () => ["file", "result"], all: ["file", "v", "result", "errors", "warnings", "notes"] },
+  { name: "migrate --check of a directory", args: () => ["migrate", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "from", "result", "note"] },
+  { name: "repair --check of a directory", args: () => ["repair", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "actions", "dropped", "result", "note"] },
+];
+
+describe("output that fits the terminal", () => {
+  for (const c of CASES) {
+    for (const columns of [60, 80, 100, 160]) {
+      it(`${c.name} at ${columns} columns`, async () => {
+        const { out } = await run(c.args(), columns);
+        const lines = out.trimEnd().split("\n");
+        for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+        const head = headOf(out, c.head);
+        // (a head may be cut with an ellipsis when its column shrinks)
+        for (const h of c.mustShow(columns)) expect(head.some((x) => x === h || (x.endsWith("…") && h.startsWith(x.slice(0, -1)))), `${h} at ${columns}: ${head.join(" | ")}`).toBe(true);
+      });
+    }
+    it(`${c.name}: --wide draws every column, and piped output is one layout at any width`, async () => {
+      const wide = await run([...c.args(), "--wide"], 60);
+      expect(headOf(wide.out, c.head)).toEqual(c.all);
+      const piped = await run(c.args(), undefined);
+      expect(headOf(piped.out, c.head)).toEqual(c.all);
+    });
+  }
+
+  it("ls of the corpus at 80 and 100 columns is one line a session", async () => {
+    const sessions = (await run(["ls", CORPUS, "--json"], undefined)).out;
+    const count = JSON.parse(sessions).sessions.length as number;
+    for (const columns of [80, 100]) {
+      const { out } = await run(["ls", CORPUS], columns);
+      expect(out.trimEnd().split("\n")).toHaveLength(1 + count);
+    }
+  });
+});
