@@ -3,6 +3,7 @@ import { shellQuote } from "../errors.js";
 import { applyLabel, quickFindings, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
 import { openInput, requireSession } from "../input.js";
 import { previewFromBytes } from "../render/preview.js";
+import { plural } from "../render/text.js";
 
 /**
  * Opens FILE for a read-only command and says on stderr what pi would skip or choke on, so a user
@@ -84,9 +85,9 @@ function warnSkipped(session: Session, findings: Finding[], ctx: CommandContext)
   const check = `run \`pi-session check ${shellQuote(session.name)}\` for details`;
   if (skipped.length > 0) {
     const list = skipped.slice(0, 5).join(", ") + (skipped.length > 5 ? ", …" : "");
-    ctx.warn(`${session.name}:${skipped[0]}: skipped ${skipped.length} unreadable line${skipped.length > 1 ? "s" : ""} (line${skipped.length > 1 ? "s" : ""} ${list}); ${check}`);
+    ctx.warn(`${session.name}:${skipped[0]}: skipped ${plural(skipped.length, "unreadable line")} (line${skipped.length > 1 ? "s" : ""} ${list}); ${check}`);
   } else if (errors > 0) {
     const first = findings.find((f) => f.severity === "error")!;
-    ctx.warn(`${session.name}${first.line ? `:${first.line}` : ""}: ${errors} problem${errors > 1 ? "s" : ""} found (${first.code}); ${check}`);
+    ctx.warn(`${session.name}${first.line ? `:${first.line}` : ""}: ${plural(errors, "problem")} found (${first.code}); ${check}`);
   }
 }

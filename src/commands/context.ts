@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { contextMessages, contextParts, contextSettingsAt, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
 import { RawJson, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
-import { formatBytes, formatCount, preview, sanitize, type Style } from "../render/text.js";
+import { formatBytes, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
 
@@ -23,7 +23,7 @@ const TOOL_RESULT_LINES = 20;
 function clip(text: string, maxLines: number, style: Style): string {
   const lines = text.split("\n");
   if (lines.length <= maxLines) return sanitize(text);
-  return sanitize(lines.slice(0, maxLines).join("\n")) + "\n" + style.c.dim(`… ${lines.length - maxLines} more lines`);
+  return sanitize(lines.slice(0, maxLines).join("\n")) + "\n" + style.c.dim(`… ${plural(lines.length - maxLines, "more line")}`);
 }
 
 function renderBlocks(content: AgentMessage["content"], style: Style, maxLines: number): string {
@@ -61,7 +61,7 @@ function heading(m: AgentMessage, style: Style): string {
   if (m.role === "assistant") extra = ` ${sanitize(`${m.provider ?? "?"}/${m.model ?? "?"}`)}${m.stopReason && m.stopReason !== "stop" && m.stopReason !== "toolUse" ? ` (${sanitize(String(m.stopReason))})` : ""}`;
   else if (m.role === "toolResult") extra = ` ${sanitize(String(m.toolName ?? ""))}${m.isError ? " (error)" : ""}`;
   else if (m.role === "custom") extra = ` ${sanitize(String(m.customType ?? ""))}`;
-  else if (m.role === "compactionSummary" && typeof m.tokensBefore === "number") extra = ` (${formatCount(m.tokensBefore)} tokens before)`;
+  else if (m.role === "compactionSummary" && typeof m.tokensBefore === "number") extra = ` (${plural(m.tokensBefore, "token")} before)`;
   const title = `── ${role}${extra} `;
   const paint = m.role === "user" ? c.green : m.role === "assistant" ? c.cyan : c.magenta;
   return paint(c.bold(title + "─".repeat(Math.max(3, Math.min(style.width, 80) - title.length))));
@@ -88,7 +88,7 @@ function renderMessage(m: AgentMessage, style: Style): string {
 
 function renderHeader(settings: Omit<ContextResult, "messages">, count: number | undefined, style: Style): string {
   const model = settings.model ? `${settings.model.provider}/${settings.model.modelId}` : "none";
-  const n = count === undefined ? "" : `${count} messages · `;
+  const n = count === undefined ? "" : `${plural(count, "message")} · `;
   return style.c.dim(sanitize(`${n}model ${model} · thinking ${settings.thinkingLevel}${settings.activeToolNames ? ` · tools ${settings.activeToolNames.join(", ")}` : ""}`)) + "\n";
 }
 

@@ -6,7 +6,7 @@ import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdown
 import { writeAll, type Sink } from "../render/sink.js";
 import { readShape } from "./common.js";
 import { nodeFor } from "./path.js";
-import { formatCount } from "../render/text.js";
+import { formatCount, plural } from "../render/text.js";
 
 export type { ExportFormat };
 
@@ -190,7 +190,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   });
   const tally = renderer.redactor;
   const report = () => {
-    if (options.redact) ctx.warn(`redacted ${tally.count} credential-shaped string${tally.count === 1 ? "" : "s"}${tally.count ? ` (${tally.summary()})` : ""}`);
+    if (options.redact) ctx.warn(`redacted ${plural(tally.count, "credential-shaped string")}${tally.count ? ` (${tally.summary()})` : ""}`);
   };
   if (options.out) {
     try {

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { formatDiff, openSessionSync, planMigration, stampOf, writeMigration, type Session } from "../format/index.js";
-import { sanitize, type Style } from "../render/text.js";
+import { plural, sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
 import { annotation } from "../render/github.js";
 import { notWritten, overFiles, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
@@ -79,9 +79,9 @@ function describe(r: MigrateFileResult): string {
   const from = r.from === null ? "" : ` v${r.from}`;
   switch (r.status) {
     case "migrated":
-      return `migrated${from} -> v3 (${r.changedLines} lines changed)${r.backup ? `; the original is kept as ${r.backup}` : ""}${r.out ? `; written to ${r.out}` : ""}`;
+      return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")} changed)${r.backup ? `; the original is kept as ${r.backup}` : ""}${r.out ? `; written to ${r.out}` : ""}`;
     case "would-migrate":
-      return `would migrate${from} -> v3 (${r.changedLines} lines change); nothing written`;
+      return `would migrate${from} -> v3 (${plural(r.changedLines ?? 0, "line")} to change); nothing written`;
     case "needs-migrate":
       return `needs migrating${from} -> v3; run \`pi-session migrate ${r.file}\``;
     case "current":
@@ -98,7 +98,7 @@ export function renderMigrate(result: MigrateResult, style: Style, many: boolean
     renderWriterReport(result, style, many, STATUS, describe, {
       extra: [{ head: "from" }],
       cells: (r) => [r.from === null ? "-" : `v${r.from}`],
-      note: (r) => (r.status === "migrated" ? `${r.changedLines} lines; ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? `${r.changedLines} lines` : ""))),
+      note: (r) => (r.status === "migrated" ? `${plural(r.changedLines ?? 0, "line")}; ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? plural(r.changedLines, "line") : ""))),
     })
   );
 }

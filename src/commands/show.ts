@@ -125,7 +125,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
   const h = result.header;
   const rows: Array<[string, string]> = [];
   rows.push(["Session", h ? `${sanitize(String(h.id))}  ${c.dim(`(v${result.version})`)}` : c.red("no header")]);
-  rows.push(["File", `${sanitize(result.file)}  ${c.dim(`${formatBytes(result.size)}, ${formatCount(result.lines)} lines`)}`]);
+  rows.push(["File", `${sanitize(result.file)}  ${c.dim(`${formatBytes(result.size)}, ${plural(result.lines, "line")}`)}`]);
   if (result.name) rows.push(["Name", preview(result.name, 80)]);
   if (h) {
     rows.push(["Cwd", sanitize(String(h.cwd ?? "-"))]);
@@ -156,7 +156,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
   if (result.compactions.length > 0) {
     out += `\n${c.bold(`Compactions (${result.compactions.length})`)}\n`;
     for (const k of result.compactions) {
-      out += `  ${sanitize(k.id ?? "(no id)")}  ${k.tokensBefore !== null ? `${formatCount(k.tokensBefore)} tokens before` : ""}  keeps from ${sanitize(k.firstKeptEntryId ?? "-")}  ${c.dim(`line ${k.line}`)}\n`;
+      out += `  ${sanitize(k.id ?? "(no id)")}  ${k.tokensBefore !== null ? `${plural(k.tokensBefore, "token")} before` : ""}  keeps from ${sanitize(k.firstKeptEntryId ?? "-")}  ${c.dim(`line ${k.line}`)}\n`;
     }
   }
   if (result.labels.length > 0) {

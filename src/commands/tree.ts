@@ -2,7 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
-import { fitPreview, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
+import { fitPreview, isoTime, JSON_PREVIEW, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
@@ -143,7 +143,7 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
     }
   }
   const hidden = view.hidden();
-  if (hidden > 0) yield c.dim(`(${hidden} deeper entries not drawn; raise --depth)`);
+  if (hidden > 0) yield c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`);
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {

@@ -140,9 +140,9 @@ export function formatTime(t: number | string | undefined): string {
   return formatSeconds(t)?.slice(0, -3) ?? "-";
 }
 
-/** "1 error", "3 errors". */
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+/** "1 error", "3 errors", "1,204 entries" (`many`: the plural when it is not `word` + "s"). */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${formatCount(n)} ${n === 1 ? word : many}`;
 }
 
 /** `12,345`: whole numbers grouped by hand (the first `toLocaleString` starts ICU: BENCHMARKS.md, "counts by hand"). */
@@ -175,7 +175,7 @@ export function entrySummary(entry: AnyEntry): string {
     case "thinking_level_change":
       return String(entry.thinkingLevel);
     case "compaction":
-      return `${typeof entry.tokensBefore === "number" ? `${formatCount(entry.tokensBefore)} tokens → ` : ""}${String(entry.summary ?? "")}`;
+      return `${typeof entry.tokensBefore === "number" ? `${plural(entry.tokensBefore, "token")} → ` : ""}${String(entry.summary ?? "")}`;
     case "branch_summary":
       return String(entry.summary ?? "");
     case "custom_message":
