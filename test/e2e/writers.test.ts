@@ -46,7 +46,7 @@ describe("migrate", () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toContain(`--- ${file}\n+++ ${file}\n@@ -1,4 +1,4 @@\n-{"type":"session","version":2,`);
     expect(r.stdout).toContain('+{"type":"message","id":"e0000002","parentId":"e0000001","timestamp":"2026-03-01T10:00:02.000Z","message":{"role":"custom",');
-    expect(r.stdout).toMatch(/would migrate v2 -> v3 \(2 lines change\); nothing written/);
+    expect(r.stdout).toMatch(/would migrate v2 -> v3 \(2 lines to change\); nothing written/);
     expect(readFileSync(file).equals(before)).toBe(true);
     const json = await cliJson(["migrate", file, "--dry-run"]);
     expect(json.json.files[0]).toMatchObject({ status: "would-migrate", changedLines: 2, diff: expect.stringContaining("@@") });
