@@ -45,31 +45,41 @@ const iso = (ms) => new Date(ms).toISOString();
 const hex8 = (r) => Math.floor(r() * 0xffffffff).toString(16).padStart(8, "0");
 
 /**
- * Writes a session of about `sizeMB` megabytes and returns its path and entry count.
- * `branched`: every few entries the leaf jumps back to a random earlier entry (with a branch summary
- * and labels now and then), as `/tree` does.
+ * Writes a session of about `sizeMB` megabytes and returns its path, entry count and size.
+ *
+ * `shape`:
+ * - "fat": lines of 1-5 KB of text and, now and then, a base64 image of 0.2-5 MB (~5 KB a line);
+ * - "corpus": entry sizes as in ../shared/corpus (~1.4 KB mean): short user messages, assistant
+ *   turns with thinking, text and tool calls, tool results of 0.3-5 KB, model and thinking changes;
+ * - "heartbeat": an OpenClaw-like heartbeat session (~0.5 KB mean): many short user/assistant
+ *   pairs, custom messages, and a compaction every few dozen entries.
+ * `branched`: every few entries the leaf jumps back to a random earlier entry (with a branch
+ * summary and labels now and then), as `/tree` does.
+ * `corrupt` (the dense shapes): the corruptions `check` and `repair` must survive at scale: a torn
+ * write fused with the next record a third of the way in, an entry reusing an earlier id halfway,
+ * a two-entry parent cycle at two thirds, and a torn last line.
  */
-export function generateLargeSession({ path, sizeMB, seed = 1, branched = false }) {
+export function generateLargeSession({ path, sizeMB, seed = 1, branched = false, shape = "fat", corrupt = shape !== "fat" }) {
   const r = rng(seed);
   const fd = openSync(path, "w");
   const target = sizeMB * 1024 * 1024;
   let written = 0;
   let batch = [];
   let batchBytes = 0;
-  const emit = (obj) => {
-    const line = JSON.stringify(obj) + "\n";
-    batch.push(line);
-    batchBytes += line.length;
-    written += Buffer.byteLength(line);
-    if (batchBytes > 8 * 1024 * 1024) flush();
-  };
   const flush = () => {
     writeSync(fd, batch.join(""));
     batch = [];
     batchBytes = 0;
   };
+  const emitLine = (line) => {
+    batch.push(line);
+    batchBytes += line.length;
+    written += Buffer.byteLength(line);
+    if (batchBytes > 8 * 1024 * 1024) flush();
+  };
+  const emit = (obj) => emitLine(JSON.stringify(obj) + "\n");
   let t = Date.parse("2026-01-01T00:00:00.000Z");
-  const sessionId = `bench-${seed}-${sizeMB}-${branched ? "b" : "l"}`;
+  const sessionId = `bench-${shape}-${seed}-${sizeMB}-${branched ? "b" : "l"}`;
   emit({ type: "session", version: 3, id: sessionId, timestamp: iso(t), cwd: "/work/bench" });
   const ids = [];
   let leaf = null;
@@ -80,50 +90,100 @@ export function generateLargeSession({ path, sizeMB, seed = 1, branched = false 
     used.add(id);
     return id;
   };
-  const append = (fields) => {
-    const id = newId();
+  const entry = (type, rest) => {
     t += 1000;
-    emit({ type: fields.type, id, parentId: leaf, timestamp: iso(t), ...fields.rest });
-    ids.push(id);
-    leaf = id;
+    return { type, id: newId(), parentId: leaf, timestamp: iso(t), ...rest };
   };
-  append({ type: "model_change", rest: { provider: "anthropic", modelId: "claude-sonnet-4-5" } });
-  let call = 0;
-  while (written < target) {
+  const append = (type, rest) => {
+    const e = entry(type, rest);
+    emit(e);
+    ids.push(e.id);
+    leaf = e.id;
+    return e;
+  };
+  // corruptions, each once, at its share of the target size
+  const marks = corrupt ? { fused: target / 3, duplicate: target / 2, cycle: (2 * target) / 3 } : {};
+  const corruptions = () => {
+    if (marks.fused !== undefined && written >= marks.fused) {
+      delete marks.fused;
+      const torn = JSON.stringify(entry("message", { message: { role: "user", content: text(r, 300), timestamp: t } }));
+      const next = entry("message", { message: { role: "user", content: text(r, 200), timestamp: t } });
+      emitLine(torn.slice(0, Math.floor(torn.length / 2)) + JSON.stringify(next) + "\n");
+      ids.push(next.id);
+      leaf = next.id;
+    }
+    if (marks.duplicate !== undefined && written >= marks.duplicate) {
+      delete marks.duplicate;
+      t += 1000;
+      const again = { type: "message", id: ids[Math.floor(ids.length / 3)], parentId: leaf, timestamp: iso(t), message: { role: "user", content: "the same id again", timestamp: t } };
+      emit(again);
+    }
+    if (marks.cycle !== undefined && written >= marks.cycle) {
+      delete marks.cycle;
+      const [a, b] = [newId(), newId()];
+      t += 1000;
+      emit({ type: "message", id: a, parentId: b, timestamp: iso(t), message: { role: "user", content: "a cycle", timestamp: t } });
+      emit({ type: "message", id: b, parentId: a, timestamp: iso(t), message: { role: "user", content: "back to the cycle", timestamp: t } });
+    }
+  };
+  const branch = () => {
     const x = r();
-    if (branched && x < 0.08 && ids.length > 10) {
+    if (x < 0.03 && ids.length > 10) {
       leaf = ids[Math.floor(r() * ids.length)];
-      if (r() < 0.5) append({ type: "branch_summary", rest: { fromId: ids[ids.length - 1], summary: text(r, 300) } });
-      continue;
+      if (r() < 0.5) append("branch_summary", { fromId: ids[ids.length - 1], summary: text(r, 300) });
+      return true;
     }
-    if (branched && x < 0.1) {
-      append({ type: "label", rest: { targetId: ids[Math.floor(r() * ids.length)], label: `mark ${ids.length}` } });
-      continue;
+    if (x < 0.04) {
+      append("label", { targetId: ids[Math.floor(r() * ids.length)], label: `mark ${ids.length}` });
+      return true;
     }
-    const user = { role: "user", content: [{ type: "text", text: text(r, 200 + Math.floor(r() * 1500)) }], timestamp: t };
-    if (r() < 0.004) user.content.push({ type: "image", data: base64(r, 200_000 + Math.floor(r() * 4_800_000)), mimeType: "image/png" });
-    append({ type: "message", rest: { message: user } });
-    const callId = `toolu_${call++}`;
-    append({
-      type: "message",
-      rest: {
-        message: {
-          role: "assistant",
-          content: [
-            { type: "thinking", thinking: text(r, 300 + Math.floor(r() * 1000)) },
-            { type: "text", text: text(r, 200 + Math.floor(r() * 2000)) },
-            { type: "toolCall", id: callId, name: "bash", arguments: { command: `ls ${call}` } },
-          ],
-          api: "anthropic-messages",
-          provider: "anthropic",
-          model: "claude-sonnet-4-5",
-          usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, totalTokens: 1200, cost: { input: 0.003, output: 0.003, cacheRead: 0, cacheWrite: 0, total: 0.006 } },
-          stopReason: "toolUse",
-          timestamp: t,
-        },
-      },
-    });
-    append({ type: "message", rest: { message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(r, 500 + Math.floor(r() * 3000)) }], isError: false, timestamp: t } } });
+    return false;
+  };
+  const usage = (input, output) => ({ input, output, cacheRead: 0, cacheWrite: 0, totalTokens: input + output, cost: { input: input * 3e-6, output: output * 15e-6, cacheRead: 0, cacheWrite: 0, total: input * 3e-6 + output * 15e-6 } });
+  const assistant = (content, stopReason = "stop") => ({ role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: usage(1000 + Math.floor(r() * 5000), 50 + Math.floor(r() * 800)), stopReason, timestamp: t });
+  const logNormal = (median, sigma) => Math.max(20, Math.round(Math.exp(Math.log(median) + sigma * Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r()))));
+  append("model_change", { provider: "anthropic", modelId: "claude-sonnet-4-5" });
+  let call = 0;
+  let sinceCompaction = 0;
+  while (written < target) {
+    corruptions();
+    if (branched && branch()) continue;
+    if (shape === "fat") {
+      const user = { role: "user", content: [{ type: "text", text: text(r, 200 + Math.floor(r() * 1500)) }], timestamp: t };
+      if (r() < 0.004) user.content.push({ type: "image", data: base64(r, 200_000 + Math.floor(r() * 4_800_000)), mimeType: "image/png" });
+      append("message", { message: user });
+      const callId = `toolu_${call++}`;
+      append("message", { message: assistant([{ type: "thinking", thinking: text(r, 300 + Math.floor(r() * 1000)) }, { type: "text", text: text(r, 200 + Math.floor(r() * 2000)) }, { type: "toolCall", id: callId, name: "bash", arguments: { command: `ls ${call}` } }], "toolUse") });
+      append("message", { message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(r, 500 + Math.floor(r() * 3000)) }], isError: false, timestamp: t } });
+    } else if (shape === "corpus") {
+      if (r() < 0.03) append(r() < 0.5 ? "model_change" : "thinking_level_change", r() < 0.5 ? { provider: "anthropic", modelId: "claude-opus-4-5" } : { thinkingLevel: "medium" });
+      append("message", { message: { role: "user", content: [{ type: "text", text: text(r, 60 + Math.floor(r() * 250)) }], timestamp: t } });
+      const steps = 1 + Math.floor(r() * 3);
+      for (let k = 0; k < steps; k++) {
+        const callId = `toolu_01${hex8(r)}${call++}`;
+        const content = [];
+        if (r() < 0.4) content.push({ type: "thinking", thinking: text(r, logNormal(300, 0.8)), thinkingSignature: base64(r, 300) });
+        if (r() < 0.6) content.push({ type: "text", text: text(r, logNormal(350, 0.8)) });
+        content.push({ type: "toolCall", id: callId, name: ["read", "bash", "edit", "write"][Math.floor(r() * 4)], arguments: { path: `src/file-${call % 97}.ts`, command: `npm test -- ${call}` } });
+        append("message", { message: assistant(content, "toolUse") });
+        append("message", { message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(r, logNormal(1200, 1.0)) }], isError: r() < 0.05, timestamp: t } });
+      }
+      append("message", { message: assistant([{ type: "text", text: text(r, logNormal(400, 0.8)) }]) });
+    } else {
+      append("message", { message: { role: "user", content: [{ type: "text", text: `[OpenClaw heartbeat poll] ${text(r, 90)}` }], timestamp: t } });
+      append("message", { message: assistant([{ type: "text", text: r() < 0.9 ? "HEARTBEAT_OK" : text(r, 200) }]) });
+      if (r() < 0.4) append("custom_message", { customType: "openclaw.status", content: text(r, logNormal(500, 0.5)), display: false });
+      sinceCompaction += 2;
+      if (sinceCompaction > 40 + Math.floor(r() * 40)) {
+        sinceCompaction = 0;
+        append("compaction", { summary: text(r, logNormal(400, 0.4)), firstKeptEntryId: ids[Math.max(0, ids.length - 12)], tokensBefore: 40000 + Math.floor(r() * 40000) });
+      }
+    }
+  }
+  if (corrupt) {
+    // a torn last line: the write that was cut off
+    const last = JSON.stringify(entry("message", { message: { role: "user", content: text(r, 300), timestamp: t } }));
+    emitLine(last.slice(0, Math.floor(last.length / 2)));
   }
   flush();
   closeSync(fd);

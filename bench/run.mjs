@@ -5,13 +5,14 @@
  * 1.6's own path (loadEntriesFromFile + buildSessionContext; SessionManager.listAll for stores) and
  * each pi-session command. Prints ratios against the baselines measured in this run.
  *
- *   npm run bench                      # 50 and 200 MB sessions, a 5,000-session store
+ *   npm run bench                      # 200 MB sessions of every shape, a 5,000-session store
  *   npm run bench -- --size 1024       # one size (MB); repeat --size for several
+ *   npm run bench -- --shape corpus    # one shape (fat, corpus, heartbeat); repeatable
  *   npm run bench -- --quick           # small sizes, for CI: proves the benchmark runs
  *   npm run bench -- --store 0         # skip the store
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,7 +23,9 @@ import { librariesReport } from "./libraries.mjs";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
 
-  --size MB      a session size to generate and time (repeatable; default 50 and 200)
+  --size MB      a session size to generate and time (repeatable; default 200)
+  --shape NAME   fat (1-5 KB lines and base64 images), corpus (entry sizes as in ../shared/corpus,
+                 ~1.3 KB) or heartbeat (~0.5 KB, frequent compactions); repeatable; default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
   --runs N       rounds; each contender's fastest counts (default 2)
   --quick        small sizes and one round, for CI: proves the benchmark runs
@@ -35,6 +38,7 @@ try {
   ({ values } = parseArgs({
     options: {
       size: { type: "string", multiple: true },
+      shape: { type: "string", multiple: true },
       store: { type: "string" },
       quick: { type: "boolean", default: false },
       runs: { type: "string" },
@@ -52,7 +56,15 @@ if (values.help) {
   process.exit(0);
 }
 const quick = values.quick;
-const sizes = (values.size ?? (quick ? ["4"] : ["50", "200"])).map(Number);
+const sizes = (values.size ?? (quick ? ["4"] : ["200"])).map(Number);
+const SHAPES = ["fat", "corpus", "heartbeat"];
+const shapes = values.shape ?? (quick ? ["corpus"] : SHAPES);
+for (const s of shapes) {
+  if (!SHAPES.includes(s)) {
+    console.error(`bench: unknown shape ${s}; the shapes are ${SHAPES.join(", ")}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
 const storeCount = Number(values.store ?? (quick ? 200 : 5000));
 const runs = Number(values.runs ?? (quick ? 1 : 2));
 const dataDir = values.data ?? join(ROOT, "bench-data");
@@ -117,6 +129,7 @@ const ratio = (a, b) => (a && b ? (a / b).toFixed(2) : "-");
 
 const COMMANDS = [
   { name: "tree", args: (f) => ["tree", f], shape: true },
+  { name: "tree --jsonl", args: (f) => ["tree", f, "--jsonl"], shape: true },
   { name: "path", args: (f) => ["path", f], shape: true },
   { name: "path --leaves", args: (f) => ["path", f, "--leaves"], shape: true },
   { name: "ls (one file)", args: (f) => ["ls", dirname(f), "--no-cache"], shape: true },
@@ -131,61 +144,95 @@ const COMMANDS = [
 console.log(`# pi-session benchmark\n`);
 console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}; best of ${runs} run(s); wall time of a fresh process each\n`);
 
+const MB = 2 ** 20;
 let failures = 0;
+/** Peak RSS of `path --leaves` (which keeps the index and little else) on a one-entry session: what every command costs before its index. */
+let baseRss;
+function baseline() {
+  if (baseRss !== undefined) return baseRss;
+  const dir = join(dataDir, "tiny");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "session.jsonl");
+  if (!existsSync(file)) generateLargeSession({ path: file, sizeMB: 0.001, seed: 1, shape: "corpus", corrupt: false });
+  baseRss = measureAll([{ task: "cli", args: ["path", file, "--leaves"], files: [file] }], 3)[0].rssMB;
+  return baseRss;
+}
+
 for (const size of sizes.filter((s) => s > 0)) {
-  for (const branched of [false, true]) {
-    const shape = branched ? "branched" : "linear";
-    const dir = join(dataDir, `${shape}-${size}`);
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `session.jsonl`);
-    if (!existsSync(file)) generateLargeSession({ path: file, sizeMB: size, seed: size * 2 + (branched ? 1 : 0), branched });
-    const bytes = statSync(file).size;
-    const files = [file];
-    const results = measureAll([
-      { task: "naive", args: [file], files },
-      ...(values["skip-pi"] ? [] : [{ task: "pi", args: [file], files }]),
-      ...COMMANDS.map((c) => ({ task: "cli", args: c.args(file), files })),
-    ]);
-    const naive = results.shift();
-    const pi = values["skip-pi"] ? { error: "skipped" } : results.shift();
-    console.log(`## ${shape}, ${fmt(bytes / 2 ** 20)} MB\n`);
-    console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB | target |`);
-    console.log(`| --- | ---: | ---: | ---: | ---: | --- |`);
-    console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
-    console.log(`| pi: loadEntriesFromFile + buildSessionContext | ${pi.error ? pi.error : fmt(pi.ms)} | ${ratio(pi.ms, naive.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
-    for (const [k, c] of COMMANDS.entries()) {
-      const m = results[k];
-      if (m.error) {
-        console.log(`| pi-session ${c.name} | error: ${m.error} | | | | |`);
-        failures++;
-        continue;
+  for (const shapeName of shapes) {
+    for (const branched of [false, true]) {
+      const layout = branched ? "branched" : "linear";
+      const dir = join(dataDir, `${shapeName}-${layout}-${size}`);
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `session.jsonl`);
+      const meta = join(dir, "entries.json");
+      if (!existsSync(file) || !existsSync(meta)) {
+        const made = generateLargeSession({ path: file, sizeMB: size, seed: size * 2 + (branched ? 1 : 0), branched, shape: shapeName });
+        writeFileSync(meta, JSON.stringify({ entries: made.entries }));
       }
-      // The targets (SPEC §8): speed against the baselines measured here, on a 200 MB session
-      // (and larger); peak RSS under 300 MB at 1 GB; past that (2 GB), completing is the target
-      // (the naive baseline cannot read such a file). Smaller sessions are timed for the record:
-      // there a fixed ~80-100 ms of start-up (loading the CLI and its parser) weighs on every ratio.
-      const vsNaive = naive.ms ? m.ms / naive.ms : undefined;
-      const oneGB = bytes >= 900 * 2 ** 20 && bytes < 1536 * 2 ** 20;
-      let target;
-      let ok;
-      if (bytes >= 1536 * 2 ** 20) {
-        target = "completes";
-        ok = true;
-      } else if (bytes < 150 * 2 ** 20) {
-        target = "none below 200 MB";
-        ok = undefined;
-      } else {
-        const rssOk = !oneGB || m.rssMB < 300;
-        const speedOk = c.shape ? vsNaive < 1 : vsNaive <= 1.3 && (!pi.ms || m.ms <= pi.ms);
-        target = (c.shape ? "< 1.0 × naive" : "≤ 1.3 × naive, ≤ pi") + (oneGB ? ", RSS < 300" : "");
-        ok = speedOk && rssOk;
+      const { entries } = JSON.parse(readFileSync(meta, "utf8"));
+      const bytes = statSync(file).size;
+      const files = [file];
+      // pi reads a session as one string: past V8's ~512 MiB limit it cannot (and 4 GB would not
+      // fit its 2.4 × memory either); it is left out there, as --skip-pi leaves it out everywhere.
+      const piCan = !values["skip-pi"] && bytes < 512 * MB;
+      const results = measureAll([
+        { task: "naive", args: [file], files },
+        ...(piCan ? [{ task: "pi", args: [file], files }] : []),
+        ...COMMANDS.map((c) => ({ task: "cli", args: c.args(file), files })),
+      ]);
+      const naive = results.shift();
+      const pi = piCan ? results.shift() : { error: values["skip-pi"] ? "skipped" : "cannot read a file past 512 MiB (one string)" };
+      const huge = bytes >= 3 * 1024 * MB;
+      const oneGB = bytes >= 900 * MB && bytes < 1536 * MB;
+      const judged = bytes >= 150 * MB && bytes < 300 * MB;
+      console.log(`## ${shapeName}, ${layout}, ${fmt(bytes / MB)} MB, ${entries.toLocaleString("en-US")} entries (${fmt(bytes / entries)} bytes each)\n`);
+      console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB | target |`);
+      console.log(`| --- | ---: | ---: | ---: | ---: | --- |`);
+      console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
+      console.log(`| pi: loadEntriesFromFile + buildSessionContext | ${pi.error ? pi.error : fmt(pi.ms)} | ${ratio(pi.ms, naive.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
+      for (const [k, c] of COMMANDS.entries()) {
+        const m = results[k];
+        if (m.error) {
+          console.log(`| pi-session ${c.name} | error: ${m.error} | | | | |`);
+          failures++;
+          continue;
+        }
+        // The targets (SPEC §8, issue 12), judged in this run against baselines measured here:
+        // at 200 MB, tree-shape commands ≤ 0.8 × naive, full-read ones ≤ 1.0 × naive and ≤ 0.5 × pi;
+        // at 1 GB, peak RSS ≤ 256 MB; at 4 GB, completing under 1 GB. Other sizes are for the record.
+        const vsNaive = naive.ms ? m.ms / naive.ms : undefined;
+        const checks = [];
+        if (judged) {
+          checks.push(c.shape ? ["≤ 0.8 × naive", vsNaive <= 0.8] : ["≤ 1.0 × naive", vsNaive <= 1.0]);
+          if (!c.shape && pi.ms) checks.push(["≤ 0.5 × pi", m.ms <= 0.5 * pi.ms]);
+        }
+        if (oneGB) checks.push(["RSS ≤ 256", m.rssMB <= 256]);
+        if (huge) checks.push(["completes, RSS < 1 GB", m.rssMB < 1024]);
+        const target = checks.length === 0 ? "for the record" : checks.map(([t, ok]) => `${t}: ${ok ? "met" : "MISSED"}`).join("; ");
+        console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive === undefined ? "-" : vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${target} |`);
       }
-      console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive === undefined ? "-" : vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${ok === undefined ? target : `${target}: ${ok ? "met" : "MISSED"}`} |`);
+      // the index's cost: what `path --leaves` holds beyond a tiny session's run, per entry
+      const leaves = results[COMMANDS.findIndex((c) => c.name === "path --leaves")];
+      if (!leaves.error) {
+        const perEntry = ((leaves.rssMB - baseline()) * MB) / entries;
+        console.log(`\nindex: ${fmt(perEntry)} bytes an entry (path --leaves: ${fmt(leaves.rssMB)} MB peak, ${fmt(baseline())} MB on a one-entry session) — target ≤ 64: ${perEntry <= 64 ? "met" : "MISSED"}`);
+      }
+      console.log("");
     }
-    console.log("");
   }
 }
 
+// Start-up: whole processes, median of 15.
+function median(cmd, args, env = {}) {
+  const times = [];
+  for (let i = 0; i < 15; i++) {
+    const t0 = performance.now();
+    spawnSync(cmd, args, { stdio: "ignore", env: { ...process.env, ...env } });
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[7];
+}
 if (storeCount > 0) {
   // pi lists every project folder of its agent directory's `sessions`.
   const agentDir = join(dataDir, `store-${storeCount}`);
@@ -205,31 +252,26 @@ if (storeCount > 0) {
     cold = better(cold, runOnce("cli", ["ls", store, "--limit", "20"], env, sessions));
     warm = better(warm, runOnce("cli", ["ls", store, "--limit", "20"], env, sessions));
   }
-  rmSync(cache, { recursive: true, force: true });
   console.log(`## ls over a store of ${storeCount} sessions\n`);
   console.log(`| contender | time ms | vs pi | peak RSS MB | target |`);
   console.log(`| --- | ---: | ---: | ---: | --- |`);
   console.log(`| pi: SessionManager.listAll | ${fmt(pi.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
   // The targets are set for 5,000 sessions; a smaller store (--quick) is timed for the record.
   const judge = (ok) => (storeCount >= 5000 ? `: ${ok ? "met" : "MISSED"}` : " (set for 5,000 sessions)");
-  console.log(`| pi-session ls (cold cache) | ${fmt(cold.ms)} | ${ratio(cold.ms, pi.ms)} | ${fmt(cold.rssMB)} | ≥ 3× faster than pi${judge(pi.ms / cold.ms >= 3)} |`);
-  console.log(`| pi-session ls (warm cache) | ${fmt(warm.ms)} | ${ratio(warm.ms, pi.ms)} | ${fmt(warm.rssMB)} | < 10% of cold (${ratio(warm.ms, cold.ms)})${judge(warm.ms < 0.1 * cold.ms)} |`);
+  // warm, as a user runs it: the whole command (bin/pi-session.js), median of 15, beside Node's own start
+  warmCache(sessions);
+  const warmBin = median(process.execPath, [join(ROOT, "bin/pi-session.js"), "ls", store, "--limit", "20"], env);
+  const node0 = median(process.execPath, ["-e", "0"]);
+  console.log(`| pi-session ls (cold cache) | ${fmt(cold.ms)} | ${ratio(cold.ms, pi.ms)} | ${fmt(cold.rssMB)} | ≥ 5× faster than pi (${fmt(pi.ms / cold.ms, 2)} ×)${judge(pi.ms / cold.ms >= 5)} |`);
+  console.log(`| pi-session ls (warm cache) | ${fmt(warm.ms)} | ${ratio(warm.ms, pi.ms)} | ${fmt(warm.rssMB)} | |`);
+  console.log(`| bin/pi-session.js ls (warm cache), median of 15 | ${fmt(warmBin)} | | | ≤ 2.5 × node -e 0 (${fmt(node0)} ms, median of 15: ${ratio(warmBin, node0)} ×)${judge(warmBin <= 2.5 * node0)} |`);
+  rmSync(cache, { recursive: true, force: true });
   console.log("");
 }
 
 // Named libraries not used as they are (cli-table3, ndjson), against what is used instead.
 console.log(await librariesReport({ quick }));
 
-// Start-up: whole processes, median of 15.
-function median(cmd, args) {
-  const times = [];
-  for (let i = 0; i < 15; i++) {
-    const t0 = performance.now();
-    spawnSync(cmd, args, { stdio: "ignore" });
-    times.push(performance.now() - t0);
-  }
-  return times.sort((a, b) => a - b)[7];
-}
 const node0 = median(process.execPath, ["-e", "0"]);
 const help = median(process.execPath, [join(ROOT, "bin/pi-session.js"), "--help"]);
 console.log(`## start-up\n`);

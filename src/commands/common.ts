@@ -2,7 +2,6 @@ import type { CommandContext } from "../command.js";
 import { shellQuote } from "../errors.js";
 import { applyLabel, quickFindings, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
 import { openInput, requireSession } from "../input.js";
-import { previewFromBytes } from "../render/preview.js";
 import { plural } from "../render/text.js";
 
 /**
@@ -35,7 +34,7 @@ export async function readFull(file: string, ctx: CommandContext): Promise<FullR
       validator.onRecord(value, record);
       stats.onRecord(value, record);
     },
-    imageData: "length", // neither looks at image data
+    skim: true, // neither reads more of a message than the skim gives
   });
   const findings = validator.findings(session);
   warnSkipped(session, findings, ctx);
@@ -47,8 +46,6 @@ export interface ShapeRead {
   findings: Finding[];
   /** Current labels: target id -> label. */
   labels: Map<string, string>;
-  /** One-line previews by node, at most `options.previews` characters, when asked for. */
-  previews: string[];
   /** The session's name (the latest session_info), if any. */
   name: string | undefined;
 }
@@ -57,12 +54,10 @@ export interface ShapeRead {
  * The tree's shape from the scanner, parsing only label entries (`tree`, `path`, `context`): the
  * lines a command needs are read again, one by one, in pass two.
  */
-export async function readShape(file: string, ctx: CommandContext, options: { previews?: number } = {}): Promise<ShapeRead> {
+export async function readShape(file: string, ctx: CommandContext): Promise<ShapeRead> {
   const labels = new Map<string, string>();
-  const previews: string[] = [];
   let name: string | undefined;
   const session = await openForDisplay(file, ctx, {
-    ...(options.previews ? { onNode: (node: number, bytes: Buffer, type: string | undefined, role: string | undefined, longStart: number, longEnd: number) => void (previews[node] = previewFromBytes(bytes, type, role, options.previews, longStart, longEnd)) } : {}),
     only: new Set(["label", "session_info"]),
     onRecord: (entry) => {
       if (entry.type === "session_info") {
@@ -74,7 +69,7 @@ export async function readShape(file: string, ctx: CommandContext, options: { pr
   });
   const findings = quickFindings(session);
   warnSkipped(session, findings, ctx);
-  return { session, findings, labels, previews, name };
+  return { session, findings, labels, name };
 }
 
 const SKIPPED_LINE_CODES = new Set(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object"]);

@@ -1,6 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
+import { withPreviews } from "../render/preview.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { fitPreview, formatTime, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
@@ -47,7 +48,7 @@ export function nodeFor(session: Session, query: string): number {
 }
 
 export async function path(options: PathOptions, ctx: CommandContext): Promise<PathResult | LeavesResult> {
-  const { session, labels, previews } = await readShape(options.file, ctx, options.leaves ? {} : { previews: JSON_PREVIEW });
+  const { session, labels } = await readShape(options.file, ctx);
   try {
     const idOf = (n: number) => session.nodeId(n) ?? null;
     if (options.leaves) {
@@ -55,7 +56,7 @@ export async function path(options: PathOptions, ctx: CommandContext): Promise<P
     }
     const target = options.entry !== undefined ? nodeFor(session, options.entry) : session.leafNode;
     const nodes = target === -1 ? [] : session.tree.pathTo(target);
-    const entries = nodes.map((_, i) => pathStep(session, nodes, i, previews));
+    const entries = Array.from(steps(session, nodes, JSON_PREVIEW));
     return { file: session.name, leaf: target === -1 ? null : idOf(target), entries };
   } finally {
     session.close();
@@ -86,7 +87,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     return { json: result, jsonl: () => result.leaves, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
   }
   // A branch can be the whole of a huge session: stream it.
-  const { session, previews } = await readShape(args.file as string, ctx, { previews: ctx.json || ctx.jsonl ? JSON_PREVIEW : stepTextWidth(ctx.style) });
+  const { session } = await readShape(args.file as string, ctx);
   let nodes: number[];
   try {
     const target = args.entry !== undefined ? nodeFor(session, args.entry as string) : session.leafNode;
@@ -95,21 +96,20 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     session.close();
     throw error;
   }
-  const steps = function* (): Generator<PathStep> {
-    for (let i = 0; i < nodes.length; i++) yield pathStep(session, nodes, i, previews);
-  };
+  const width = ctx.json || ctx.jsonl ? JSON_PREVIEW : stepTextWidth(ctx.style);
   const stream = async (out: Sink) => {
     try {
-      if (ctx.jsonl) return await writeJsonLines(out, steps());
+      if (ctx.jsonl) return await writeJsonLines(out, steps(session, nodes, width));
       if (ctx.json) {
         const leaf = nodes.length > 0 ? (session.nodeId(nodes[nodes.length - 1]!) ?? null) : null;
-        await writeJsonWithArray(out, { file: session.name, leaf }, "entries", steps(), {});
+        await writeJsonWithArray(out, { file: session.name, leaf }, "entries", steps(session, nodes, width), {});
         return;
       }
       if (nodes.length === 0) await out.write(ctx.style.c.dim("(no entries)\n"));
       const lineWidth = nodes.length > 0 ? String(session.nodeLine(nodes[nodes.length - 1]!)).length : 1;
       await writeAll(out, (function* () {
-        for (let i = 0; i < nodes.length; i++) yield renderStep(pathStep(session, nodes, i, previews), lineWidth, ctx.style, session.nodeTime(nodes[i]!)) + "\n";
+        let i = 0;
+        for (const step of steps(session, nodes, width)) yield renderStep(step, lineWidth, ctx.style, session.nodeTime(nodes[i++]!)) + "\n";
       })());
     } finally {
       session.close();
@@ -118,16 +118,14 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   return { stream, exitCode: ExitCode.Ok };
 }
 
-function pathStep(session: Session, nodes: readonly number[], i: number, previews: readonly string[]): PathStep {
-  const node = nodes[i]!;
-  return {
-    id: session.nodeId(node) ?? null,
-    parentId: i === 0 ? null : (session.nodeId(nodes[i - 1]!) ?? null),
-    line: session.nodeLine(node),
-    kind: nodeKindLabel(session, node),
-    timestamp: isoTime(session.nodeTime(node)),
-    preview: previews[node] ?? "",
-  };
+/** The steps of a branch, each with its preview (`width` characters at most), read as they are written. */
+function* steps(session: Session, nodes: readonly number[], width: number): Generator<PathStep> {
+  let previousId: string | null = null;
+  for (const [node, preview] of withPreviews(session, nodes, (n) => n, width)) {
+    const id = session.nodeId(node) ?? null;
+    yield { id, parentId: previousId, line: session.nodeLine(node), kind: nodeKindLabel(session, node), timestamp: isoTime(session.nodeTime(node)), preview };
+    previousId = id;
+  }
 }
 
 /** How much of a preview a step shows. */

@@ -2,6 +2,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
+import { withPreviews } from "../render/preview.js";
 import { fitPreview, isoTime, JSON_PREVIEW, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
@@ -31,22 +32,27 @@ export interface TreeNodeJson {
   currentLeaf: boolean;
 }
 
-/** What drawing needs of a session: the shape from the index, previews and labels from pass one. */
+/** What drawing needs of a session: the shape from the index, labels from pass one; previews are read as lines are drawn. */
 class TreeView {
+  /** Labels by node (every holder of a labelled id). */
+  private readonly labelOf = new Map<number, string>();
+
   constructor(
     readonly session: Session,
-    private readonly previews: readonly string[],
-    private readonly labels: ReadonlyMap<string, string>,
+    labels: ReadonlyMap<string, string>,
     readonly depthLimit: number | undefined,
-  ) {}
+  ) {
+    for (const [id, label] of labels) {
+      for (const node of session.duplicateIds.get(id) ?? [session.nodeOf(id)]) if (node !== undefined) this.labelOf.set(node, label);
+    }
+  }
 
   id(n: number): string | null {
     return this.session.nodeId(n) ?? null;
   }
 
   label(n: number): string | null {
-    const id = this.session.nodeId(n);
-    return (id !== undefined && this.labels.get(id)) || null;
+    return this.labelOf.get(n) ?? null;
   }
 
   /** Nodes in drawing order within the depth limit. */
@@ -61,7 +67,7 @@ class TreeView {
     return n;
   }
 
-  json(n: number): TreeNodeJson {
+  json(n: number, preview: string): TreeNodeJson {
     const t = this.session.tree;
     const p = t.parent[n]!;
     return {
@@ -71,32 +77,31 @@ class TreeView {
       depth: t.depth(n),
       kind: nodeKindLabel(this.session, n),
       timestamp: isoTime(this.session.nodeTime(n)),
-      preview: this.previews[n] ?? "",
+      preview,
       label: this.label(n),
       children: Array.from(t.children(n), (c) => this.id(c)),
       currentLeaf: n === this.session.leafNode,
     };
-  }
-
-  preview(n: number): string {
-    return this.previews[n] ?? "";
   }
 }
 
 /** How much of a preview the drawing shows at most (less under deep branches). */
 const treeTextWidth = (style: Style) => Math.max(30, style.width - 40);
 
-/** `previewWidth`: the longest preview wanted (the drawing shows no more than `treeTextWidth`). */
-async function openView(options: TreeOptions, ctx: CommandContext, previewWidth = JSON_PREVIEW): Promise<TreeView> {
-  const { session, labels, previews } = await readShape(options.file, ctx, { previews: previewWidth });
-  return new TreeView(session, previews, labels, options.depth);
+async function openView(options: TreeOptions, ctx: CommandContext): Promise<TreeView> {
+  const { session, labels } = await readShape(options.file, ctx);
+  return new TreeView(session, labels, options.depth);
 }
 
+/** A line of the drawing: a node under its box-drawn prefix, or a line of its own (a divider, a fold). */
+type DrawItem = { node: number; prefix: string } | { node?: undefined; text: string };
+
 /**
- * Draws the tree, line by line. A linear run stays in one column; only a branch point opens
- * box-drawn children, so a 100k-entry linear session is 100k short lines, not a 100k-deep staircase.
+ * The tree's lines, in order, without their previews. A linear run stays in one column; only a
+ * branch point opens box-drawn children, so a 100k-entry linear session is 100k short lines, not
+ * a 100k-deep staircase.
  */
-export function* renderTreeLines(view: TreeView, style: Style, compact = false): Generator<string> {
+function* drawTree(view: TreeView, style: Style, compact = false): Generator<DrawItem> {
   const { c } = style;
   const s = view.session;
   const t = s.tree;
@@ -104,24 +109,14 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
   const visibleChildren = (n: number): ArrayLike<number> => (limit !== undefined && t.depth(n) + 1 >= limit ? [] : t.children(n));
   const interesting = (n: number) => view.label(n) !== null || n === s.leafNode || visibleChildren(n).length !== 1;
   const roots = limit === 0 ? [] : t.roots;
-  if (roots.length === 0) {
-    yield c.dim("(no entries)");
-  }
-  const textWidth = treeTextWidth(style);
+  if (roots.length === 0) yield { text: c.dim("(no entries)") };
   const stack: Array<{ node: number; linePrefix: string; childPrefix: string; root?: number }> = [];
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "", root: i });
   while (stack.length > 0) {
     const { node, linePrefix, childPrefix, root } = stack.pop()!;
     // Several roots (orphans, resets) would read as one chain without a divider.
-    if (root !== undefined && roots.length > 1) yield c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`);
-    const lbl = view.label(node);
-    const label = lbl ? c.yellow(` [${preview(lbl, 30)}]`) : "";
-    const current = node === s.leafNode ? c.green(" ← current leaf") : "";
-    const k = nodeKindLabel(s, node);
-    const kind = k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k));
-    const p = view.preview(node);
-    const text = p ? ` ${c.dim(fitPreview(p, Math.max(10, textWidth - linePrefix.length)))}` : "";
-    yield `${c.dim(linePrefix)}${c.bold(sanitize(view.id(node) ?? "(no id)"))} ${kind}${label}${current}${text}`;
+    if (root !== undefined && roots.length > 1) yield { text: c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`) };
+    yield { node, prefix: linePrefix };
     const kids = visibleChildren(node);
     if (kids.length === 1) {
       let next = kids[0]!;
@@ -132,7 +127,7 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
           folded++;
           next = visibleChildren(next)[0]!;
         }
-        if (folded > 0) yield c.dim(`${childPrefix}┆ ${folded} entr${folded === 1 ? "y" : "ies"}`);
+        if (folded > 0) yield { text: c.dim(`${childPrefix}┆ ${plural(folded, "entry", "entries")}`) };
       }
       stack.push({ node: next, linePrefix: childPrefix, childPrefix });
       continue;
@@ -143,25 +138,46 @@ export function* renderTreeLines(view: TreeView, style: Style, compact = false):
     }
   }
   const hidden = view.hidden();
-  if (hidden > 0) yield c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`);
+  if (hidden > 0) yield { text: c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`) };
+}
+
+/** The drawing, line by line, each node's preview read as its window of lines is drawn. */
+export function* renderTreeLines(view: TreeView, style: Style, compact = false): Generator<string> {
+  const { c } = style;
+  const s = view.session;
+  const textWidth = treeTextWidth(style);
+  for (const [item, p] of withPreviews(s, drawTree(view, style, compact), (i) => i.node, textWidth)) {
+    if (item.node === undefined) {
+      yield item.text;
+      continue;
+    }
+    const node = item.node;
+    const lbl = view.label(node);
+    const label = lbl ? c.yellow(` [${preview(lbl, 30)}]`) : "";
+    const current = node === s.leafNode ? c.green(" ← current leaf") : "";
+    const k = nodeKindLabel(s, node);
+    const kind = k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k));
+    const text = p ? ` ${c.dim(fitPreview(p, Math.max(10, textWidth - item.prefix.length)))}` : "";
+    yield `${c.dim(item.prefix)}${c.bold(sanitize(view.id(node) ?? "(no id)"))} ${kind}${label}${current}${text}`;
+  }
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
   const options: TreeOptions = { file: args.file as string, depth: args.depth as number | undefined, compact: args.compact === true };
-  const view = await openView(options, ctx, ctx.json || ctx.jsonl ? JSON_PREVIEW : treeTextWidth(ctx.style));
+  const view = await openView(options, ctx);
   const stream = async (out: Sink) => {
     const s = view.session;
+    const nodes = () => {
+      const drawn = withPreviews(s, view.drawn(), (n) => n, JSON_PREVIEW);
+      return (function* () {
+        for (const [n, p] of drawn) yield view.json(n, p);
+      })();
+    };
     try {
-      if (ctx.jsonl) {
-        return await writeJsonLines(out, (function* () {
-          for (const n of view.drawn()) yield view.json(n);
-        })());
-      }
+      if (ctx.jsonl) return await writeJsonLines(out, nodes());
       if (ctx.json) {
         const head = { file: s.name, currentLeaf: s.leafNode >= 0 ? view.id(s.leafNode) : null, roots: s.tree.roots.map((r) => view.id(r)) };
-        await writeJsonWithArray(out, head, "nodes", (function* () {
-          for (const n of view.drawn()) yield view.json(n);
-        })(), { hidden: view.hidden() });
+        await writeJsonWithArray(out, head, "nodes", nodes(), { hidden: view.hidden() });
         return;
       }
       await writeAll(out, (function* () {

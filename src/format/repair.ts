@@ -1,8 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
+import { IdIndex } from "./ids.js";
 import { BrokenRun, classifyText, decodeLine, normalizeLine, type SessionRecord } from "./salvage.js";
-import { emptyFields, scanLine, Verdict } from "./scanner.js";
+import { emptyFields, fieldsOf, hexOf, hexString, scanLine, Verdict } from "./scanner.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine, type ByteSource } from "./source.js";
 import { CURRENT_VERSION } from "./types.js";
@@ -95,55 +96,95 @@ export interface RepairPlan {
 }
 
 /**
- * A record the result will hold: where it came from and the few fields the tree pass needs (a
- * gigabyte file has hundreds of thousands; their values are not kept, the writer re-reads the lines).
+ * The records the result will hold, in columns (a gigabyte file has hundreds of thousands; their
+ * values are not kept, the writer re-reads the lines): where each came from and the few fields
+ * the tree pass needs. Ids live in an `IdIndex` whose node numbers are the candidates' numbers.
  */
-interface Candidate {
+class Candidates {
+  count = 0;
   /** 0-based first input line. */
-  index: number;
-  /** Input lines it spans (joined records span several). */
-  span: number;
-  type: string;
-  id: string | undefined;
-  parentId: string | null | undefined;
-  /** For a message: whether `message.role` is a string (pi's loader crashes otherwise). */
-  messageOk: boolean;
-  /** compaction firstKeptEntryId, label targetId, branch_summary fromId. */
-  ref: string | undefined;
-  /** The text of a split or joined record (a whole line's text is re-read instead). */
-  text?: string;
-  /** Where the line lies in the file, for a record that is a whole line (-1 for the others). */
-  offset: number;
-  length: number;
-  /** The header's value. */
-  header?: Record<string, unknown>;
-  /** Normalisations applied to a single line kept as is. */
-  normalized: boolean;
-  dropped?: boolean;
-  patch?: { id?: string; parentId?: string | null };
+  index = new Int32Array(1024);
+  /** Where a whole-line record lies in the file (-1 for a split or joined one, whose text is in `texts`). */
+  offset = new Float64Array(1024);
+  length = new Int32Array(1024);
+  /** `ScanFields.parentKind`, and the parent id as `IdIndex.add` takes it. */
+  parentKind = new Uint8Array(1024);
+  parentHex = new Float64Array(1024);
+  flags = new Uint8Array(1024);
+  readonly ids = new IdIndex(1024);
+  readonly parentOthers = new Map<number, string>();
+  /** The text of a split or joined record. */
+  readonly texts = new Map<number, string>();
+  /** Lines a joined record spans beyond its first. */
+  readonly spans = new Map<number, number>();
+  /** compaction firstKeptEntryId, label targetId, branch_summary fromId, with the entry's type. */
+  readonly refs = new Map<number, { type: string; ref: string }>();
+  /** Header candidates' values. */
+  readonly headers = new Map<number, Record<string, unknown>>();
+  /** Fixes to a kept record's id and parent. */
+  readonly patches = new Map<number, { id?: string; parentId?: string | null }>();
+
+  add(index: number, offset: number, length: number, text: string | undefined, f: { idHex: number; id: string | undefined; parentKind: number; parentHex: number; parentId: string | undefined }, flags: number): number {
+    if (this.count === this.index.length) this.grow();
+    const k = this.count++;
+    this.index[k] = index;
+    this.offset[k] = offset;
+    this.length[k] = length;
+    this.parentKind[k] = f.parentKind;
+    this.parentHex[k] = f.parentHex;
+    if (f.parentKind === 1 && f.parentHex < 0 && f.parentId !== undefined) this.parentOthers.set(k, f.parentId);
+    this.flags[k] = flags;
+    this.ids.add(f.idHex, f.id);
+    if (text !== undefined) this.texts.set(k, text);
+    return k;
+  }
+
+  /** The parent id as written (a string), or undefined for none, null or another value. */
+  parentId(k: number): string | undefined {
+    if (this.parentKind[k] !== 1) return undefined;
+    return this.parentHex[k]! >= 0 ? hexString(this.parentHex[k]!) : this.parentOthers.get(k);
+  }
+
+  private grow(): void {
+    const n = this.index.length * 2;
+    const grow = <T extends Int32Array | Float64Array | Uint8Array>(a: T, C: { new (n: number): T }): T => {
+      const b = new C(n);
+      b.set(a as never);
+      return b;
+    };
+    this.index = grow(this.index, Int32Array);
+    this.offset = grow(this.offset, Float64Array);
+    this.length = grow(this.length, Int32Array);
+    this.parentKind = grow(this.parentKind, Uint8Array);
+    this.parentHex = grow(this.parentHex, Float64Array);
+    this.flags = grow(this.flags, Uint8Array);
+    this.ids.reserve(n);
+  }
 }
+
+/** `Candidates.flags` bits. */
+const C_NORMALIZED = 1;
+const C_DROPPED = 2;
+/** A message whose `message.role` is not a string (pi's loader crashes on it). */
+const C_BAD_MESSAGE = 4;
+const C_HEADER = 8;
 
 function refOf(v: Record<string, unknown>): string | undefined {
   const r = v.type === "compaction" ? v.firstKeptEntryId : v.type === "label" ? v.targetId : v.type === "branch_summary" ? v.fromId : undefined;
   return typeof r === "string" ? r : undefined;
 }
 
-function candidateOf(v: SessionRecord, index: number, span: number, text: string | undefined, normalized: boolean, offset = -1, length = -1): Candidate {
+/** A parsed record as a candidate. */
+function addRecord(c: Candidates, v: SessionRecord, index: number, text: string | undefined, normalized: boolean, offset = -1, length = -1): number {
+  const f = emptyFields();
+  fieldsOf(v, f);
   const m = v.message as { role?: unknown } | null | undefined;
-  return {
-    index,
-    span,
-    type: v.type,
-    id: typeof v.id === "string" ? v.id : undefined,
-    parentId: typeof v.parentId === "string" || v.parentId === null ? v.parentId : undefined,
-    messageOk: v.type !== "message" || (!!m && typeof m === "object" && typeof m.role === "string"),
-    ref: refOf(v),
-    ...(text !== undefined ? { text } : {}),
-    offset,
-    length,
-    ...(v.type === "session" ? { header: v } : {}),
-    normalized,
-  };
+  const badMessage = v.type === "message" && !(!!m && typeof m === "object" && typeof m.role === "string");
+  const k = c.add(index, offset, length, text, f, (normalized ? C_NORMALIZED : 0) | (badMessage ? C_BAD_MESSAGE : 0) | (v.type === "session" ? C_HEADER : 0));
+  const ref = refOf(v);
+  if (ref !== undefined) c.refs.set(k, { type: v.type, ref });
+  if (v.type === "session") c.headers.set(k, v);
+  return k;
 }
 
 /** Types whose lines repair parses in full (few, and it needs their references or value). */
@@ -186,18 +227,20 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   const drop = (index: number) => decisions.set(index, { kind: "drop" });
 
   // ---- pass one, line level: every line becomes records or is dropped, by the salvage rule
-  const candidates: Candidate[] = [];
+  const c = new Candidates();
   const fields = emptyFields();
   let lastIndex = -1;
   let lastTerminated = true;
 
   const broken = new BrokenRun((o) => {
     switch (o.kind) {
-      case "joined":
+      case "joined": {
         act("lines-joined", o.first + 1, `lines ${o.first + 1}-${o.last + 1} were one record split by a raw newline`);
         for (let i = o.first + 1; i <= o.last; i++) drop(i);
-        candidates.push(candidateOf(o.value, o.first, o.last - o.first + 1, o.text, false));
+        const k = addRecord(c, o.value, o.first, o.text, false);
+        c.spans.set(k, o.last - o.first);
         return;
+      }
       case "blank":
         drop(o.index);
         act("blank-dropped", o.index + 1, "a blank line");
@@ -213,7 +256,7 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
         const kept = o.records.length;
         act("fused-split", line, kept === 1 ? "kept the record that follows a torn write, on a line of its own" : `${kept} records on one line, each put on a line of its own`);
         for (const f of o.fragments) act("fragment-dropped", line, `dropped a torn fragment (${f.length} characters) from the line`);
-        for (const r of o.records) candidates.push(candidateOf(r.value, o.index, 1, r.text, false));
+        for (const r of o.records) addRecord(c, r.value, o.index, r.text, false);
         return;
       }
     }
@@ -227,78 +270,74 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     if (n.bom) act("bom-removed", line, "removed the UTF-8 byte-order mark");
     if (n.cr) act("crlf-normalized", line, "CRLF line end made LF");
     if (n.nul) act("nul-removed", line, "removed NUL bytes");
-    // Most lines: the validating scanner reads the few fields needed, no JSON.parse.
-    const verdict = scanLine(n.bytes, fields);
+    // Most lines: the validating scanner reads the few fields needed, no JSON.parse. (A line it
+    // cannot scan where it lies, changed by the normalisation, is parsed.)
+    const verdict = n.bytes === raw || (!n.nul && n.bytes.buffer === raw.buffer) ? scanLine(n.bytes, fields) : Verdict.Defer;
     const badUtf8 = !(verdict === Verdict.Valid && fields.ascii) && !isUtf8(n.bytes);
     const normalized = n.bom || n.cr || n.nul || badUtf8;
     const replaced = () => badUtf8 && act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
     if (verdict === Verdict.Valid && fields.object && fields.type !== undefined && !PARSED_TYPES.has(fields.type)) {
       broken.flush();
-      candidates.push({
-        index,
-        span: 1,
-        type: fields.type,
-        id: fields.id,
-        parentId: fields.parentKind === 1 ? fields.parentId : fields.parentKind === 2 ? null : undefined,
-        messageOk: fields.type !== "message" || fields.role !== undefined,
-        ref: undefined,
-        offset,
-        length: raw.length,
-        normalized,
-      });
+      const bad = fields.type === "message" && fields.role === undefined;
+      c.add(index, offset, raw.length, undefined, fields, (normalized ? C_NORMALIZED : 0) | (bad ? C_BAD_MESSAGE : 0));
       replaced();
       return;
     }
     const text = decodeLine(n.bytes);
-    const c = text === undefined ? undefined : classifyText(text);
-    if (c?.kind === "blank") {
+    const cls = text === undefined ? undefined : classifyText(text);
+    if (cls?.kind === "blank") {
       if (!broken.blank(index)) {
         drop(index);
         act("blank-dropped", line, n.nul ? "a line of NUL bytes" : "a blank line");
       }
       return;
     }
-    if (c?.kind === "broken") return broken.add(index, text!, terminated);
+    if (cls?.kind === "broken") return broken.add(index, text!, terminated);
     broken.flush();
-    if (c?.kind !== "record") {
+    if (cls?.kind !== "record") {
       drop(index);
-      if (c === undefined) act("invalid-dropped", line, "the line is too long to read as text");
-      else if (c.kind === "not-object") act("not-object-dropped", line, "JSON that is not an object");
+      if (cls === undefined) act("invalid-dropped", line, "the line is too long to read as text");
+      else if (cls.kind === "not-object") act("not-object-dropped", line, "JSON that is not an object");
       else act("no-type-dropped", line, "an object without `type`");
       return;
     }
-    candidates.push(candidateOf(c.value, index, 1, undefined, normalized, offset, raw.length));
+    addRecord(c, cls.value, index, undefined, normalized, offset, raw.length);
     replaced();
   });
   broken.flush();
 
   // ---- pass one, structure: the header, ids, parents
-  /** A piece's own text, normalised: its `text`, else its line read again. */
-  const textOf = (p: Candidate): string => {
-    if (p.text !== undefined) return p.text;
-    return normalizeLine(source.read(p.offset, p.length), p.index === 0).bytes.toString("utf8");
-  };
-  const header = candidates.find((p) => p.type === "session");
-  const entries = candidates.filter((p) => p.type !== "session");
-  const hv = header?.header;
-  const legacy = hv ? typeof hv.version !== "number" || (hv.version as number) < 2 : !entries.some((e) => e.id !== undefined);
-  const headerLines: string[] = [];
-  for (const p of candidates) {
-    if (p.type === "session" && p !== header) {
-      p.dropped = true;
-      act("header-duplicate-dropped", p.index + 1, "a second session header");
+  /** A candidate's own text, normalised: its `text`, else its line read again. */
+  const textOf = (k: number): string => c.texts.get(k) ?? normalizeLine(source.read(c.offset[k]!, c.length[k]!), c.index[k] === 0).bytes.toString("utf8");
+  const isHeader = (k: number) => (c.flags[k]! & C_HEADER) !== 0;
+  let header = -1;
+  let firstEntry = -1;
+  let anyId = false;
+  for (let k = 0; k < c.count; k++) {
+    if (isHeader(k)) {
+      if (header < 0) header = k;
+      else {
+        c.flags[k]! |= C_DROPPED;
+        act("header-duplicate-dropped", c.index[k]! + 1, "a second session header");
+      }
+      continue;
     }
+    if (firstEntry < 0) firstEntry = k;
+    if (c.ids.has(k)) anyId = true;
   }
-  const firstValue = () => (entries[0] ? (JSON.parse(textOf(entries[0])) as Record<string, unknown>) : undefined);
+  const hv = header >= 0 ? c.headers.get(header)! : undefined;
+  const legacy = hv ? typeof hv.version !== "number" || (hv.version as number) < 2 : !anyId;
+  const headerLines: string[] = [];
+  const firstValue = () => (firstEntry >= 0 ? (JSON.parse(textOf(firstEntry)) as Record<string, unknown>) : undefined);
   let sessionId = typeof hv?.id === "string" ? hv.id : "";
-  if (!header) {
+  if (!hv) {
     const synthesized = synthesizeHeader(source.name, firstValue(), !legacy, mtimeMs);
     sessionId = String(synthesized.id);
     headerLines.push(JSON.stringify(synthesized));
     act("header-synthesized", 1, `no header: synthesized one (id ${String(synthesized.id)}, cwd ${String(synthesized.cwd)})`);
   } else {
-    const missing = HEADER_FIELDS.filter((k) => typeof hv![k] !== "string");
-    if (candidates[0] !== header || header.text !== undefined || missing.length > 0) {
+    const missing = HEADER_FIELDS.filter((k) => typeof hv[k] !== "string");
+    if (header !== 0 || c.texts.has(header) || missing.length > 0) {
       let text = textOf(header);
       if (missing.length > 0) {
         // Assigning keeps a key where it was; a new key goes last.
@@ -307,105 +346,117 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
         for (const k of missing) value[k] = sources[k];
         sessionId = String(value.id);
         text = JSON.stringify(value);
-        act("header-completed", header.index + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]}`).join(", ")}`);
+        act("header-completed", c.index[header]! + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]}`).join(", ")}`);
       }
       headerLines.push(text);
-      header.dropped = true; // written at the top instead
-      if (candidates[0] !== header) act("header-moved", header.index + 1, "the header moved to line 1");
+      c.flags[header]! |= C_DROPPED; // written at the top instead
+      if (header !== 0) act("header-moved", c.index[header]! + 1, "the header moved to line 1");
     }
   }
 
   // Entries pi's loader would crash on go, whatever the version.
-  for (const p of entries) {
-    if (!p.messageOk) {
-      act("entry-dropped", p.index + 1, "a message entry without `message.role` (pi's loader crashes on it)");
-      p.dropped = true;
+  for (let k = 0; k < c.count; k++) {
+    if (c.flags[k]! & C_BAD_MESSAGE) {
+      act("entry-dropped", c.index[k]! + 1, "a message entry without `message.role` (pi's loader crashes on it)");
+      c.flags[k]! |= C_DROPPED;
     }
   }
 
   // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
   if (!legacy) {
-    const knownIds = new Set(entries.map((e) => e.id).filter((id): id is string => id !== undefined));
-    const holder = new Map<string, Candidate>(); // id -> the kept entry holding it
+    // The kept entries so far, by id (numbered as kept; `keptAt` maps back to candidates).
+    const held = new IdIndex(Math.max(16, c.count));
+    const keptAt = new Int32Array(Math.max(16, c.count));
+    const holderOf = (id: string): number => {
+      const h = held.findString(id);
+      return h < 0 ? -1 : keptAt[h]!;
+    };
     const renamed = new Map<string, string>();
+    const taken = new Set<string>(); // ids handed out here
+    const known = (id: string) => c.ids.findString(id) >= 0 || taken.has(id);
     let prevId: string | null = null;
     const fresh = (line: number, k: number) => {
       for (let attempt = 0; ; attempt++) {
         const id = shortHash(sessionId, line, k, attempt).slice(0, 8);
-        if (!knownIds.has(id)) {
-          knownIds.add(id);
+        if (!known(id)) {
+          taken.add(id);
           return id;
         }
       }
     };
-    entries.forEach((p, k) => {
-      if (p.dropped) return;
-      const line = p.index + 1;
+    let entryNumber = -1;
+    for (let k = 0; k < c.count; k++) {
+      if (isHeader(k)) continue;
+      entryNumber++;
+      if (c.flags[k]! & C_DROPPED) continue;
+      const line = c.index[k]! + 1;
       const patch: { id?: string; parentId?: string | null } = {};
-      if (p.id === undefined) {
-        patch.id = p.id = fresh(line, k);
-        if (typeof p.parentId !== "string") patch.parentId = p.parentId = prevId;
-        act("id-assigned", line, `no id: given ${p.id}, parent ${String(p.parentId)}`);
-      } else if (holder.has(p.id)) {
-        // The same id again: an exact repeat goes; a different entry gets an id of its own.
-        if (textOf(holder.get(p.id)!) === textOf(p)) {
-          act("duplicate-dropped", line, `an exact repeat of entry ${p.id}`);
-          p.dropped = true;
-          return;
+      let id = c.ids.idOf(k);
+      let parentId: string | null | undefined = c.parentKind[k] === 2 ? null : c.parentId(k);
+      if (id === undefined) {
+        id = patch.id = fresh(line, entryNumber);
+        if (typeof parentId !== "string") parentId = patch.parentId = prevId;
+        act("id-assigned", line, `no id: given ${id}, parent ${String(parentId)}`);
+      } else {
+        const holder = holderOf(id);
+        if (holder >= 0) {
+          // The same id again: an exact repeat goes; a different entry gets an id of its own.
+          if (textOf(holder) === textOf(k)) {
+            act("duplicate-dropped", line, `an exact repeat of entry ${id}`);
+            c.flags[k]! |= C_DROPPED;
+            continue;
+          }
+          const old = id;
+          id = patch.id = fresh(line, entryNumber);
+          renamed.set(old, id);
+          act("id-renamed", line, `id ${old} was already used by another entry: now ${id}`);
         }
-        const old = p.id;
-        patch.id = p.id = fresh(line, k);
-        renamed.set(old, p.id);
-        act("id-renamed", line, `id ${old} was already used by another entry: now ${p.id}`);
       }
-      const id = p.id;
-      if (p.parentId !== null) {
-        const target = typeof p.parentId === "string" ? (renamed.get(p.parentId) ?? p.parentId) : undefined;
-        if (target === undefined || target === id || !holder.has(target)) {
-          const why = target === undefined ? "no parentId" : target === id ? "it was its own parent" : knownIds.has(target) ? `parent ${target} comes later in the file` : `parent ${target} does not exist`;
-          patch.parentId = p.parentId = prevId;
+      if (parentId !== null) {
+        const target: string | undefined = typeof parentId === "string" ? (renamed.get(parentId) ?? parentId) : undefined;
+        if (target === undefined || target === id || holderOf(target) < 0) {
+          const why = target === undefined ? "no parentId" : target === id ? "it was its own parent" : known(target) ? `parent ${target} comes later in the file` : `parent ${target} does not exist`;
+          patch.parentId = prevId;
           act("parent-reattached", line, `${why}: re-attached to ${String(prevId)}`);
-        } else if (target !== p.parentId) {
-          patch.parentId = p.parentId = target;
+        } else if (target !== parentId) {
+          patch.parentId = target;
         }
       }
-      if (Object.keys(patch).length > 0) p.patch = patch;
-      holder.set(id, p);
+      if (patch.id !== undefined || "parentId" in patch) c.patches.set(k, patch);
+      const h = held.add(hexOf(id), hexOf(id) >= 0 ? undefined : id);
+      keptAt[h] = k;
       prevId = id;
-    });
+    }
     // References that point nowhere stay, reported.
-    for (const p of entries) {
-      if (!p.dropped && p.ref !== undefined && !holder.has(p.ref) && p.ref !== "root" && p.ref !== p.id) {
-        act("reference-missing", p.index + 1, `${p.type} points to ${p.ref}, which does not exist (kept)`);
+    for (const [k, { type, ref }] of c.refs) {
+      if (!(c.flags[k]! & C_DROPPED) && holderOf(ref) < 0 && ref !== "root" && ref !== (c.patches.get(k)?.id ?? c.ids.idOf(k))) {
+        act("reference-missing", c.index[k]! + 1, `${type} points to ${ref}, which does not exist (kept)`);
       }
     }
   }
 
-  // ---- decisions for the writer: what each input line becomes
-  const byIndex = new Map<number, Candidate[]>();
-  for (const p of candidates) {
-    if (p.dropped) continue;
-    const list = byIndex.get(p.index) ?? [];
-    list.push(p);
-    byIndex.set(p.index, list);
-  }
-  let keptRecords = header || headerLines.length > 0 ? 1 : 0;
-  for (const [index, list] of byIndex) {
-    keptRecords += list.length - (list.includes(header!) ? 1 : 0);
-    const single = list.length === 1 ? list[0]! : undefined;
-    if (single && single.text === undefined && !single.patch) {
-      if (single.normalized) decisions.set(index, { kind: "normalize" });
-      continue;
+  // ---- decisions for the writer: what each input line becomes (candidates come in line order)
+  let keptRecords = hv || headerLines.length > 0 ? 1 : 0;
+  const linesWithRecords = new Set<number>();
+  for (let k = 0; k < c.count; ) {
+    const index = c.index[k]!;
+    let end = k;
+    while (end < c.count && c.index[end] === index) end++;
+    const kept: number[] = [];
+    for (let j = k; j < end; j++) if (!(c.flags[j]! & C_DROPPED)) kept.push(j);
+    keptRecords += kept.filter((j) => j !== header).length;
+    if (kept.length > 0) linesWithRecords.add(index);
+    else drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
+    const single = kept.length === 1 ? kept[0]! : undefined;
+    if (single !== undefined && !c.texts.has(single) && !c.patches.has(single)) {
+      if (c.flags[single]! & C_NORMALIZED) decisions.set(index, { kind: "normalize" });
+    } else if (kept.length > 0) {
+      decisions.set(index, { kind: "pieces", pieces: kept.map((j) => ({ ...(c.texts.has(j) ? { text: c.texts.get(j)! } : {}), ...(c.patches.has(j) ? { patch: c.patches.get(j)! } : {}) })) });
     }
-    decisions.set(index, { kind: "pieces", pieces: list.map((p) => ({ ...(p.text !== undefined ? { text: p.text } : {}), ...(p.patch ? { patch: p.patch } : {}) })) });
+    k = end;
   }
-  // Lines none of whose pieces are kept (dropped entries, headers moved up, fused lines of dropped records).
-  for (const p of candidates) if (!byIndex.has(p.index)) drop(p.index);
-  for (let i = 1; i < candidates.length; i++) {
-    // a joined record's other lines
-    const p = candidates[i]!;
-    for (let k = 1; k < p.span; k++) if (!byIndex.has(p.index + k)) drop(p.index + k);
-  }
+  // a joined record's other lines
+  for (const [k, span] of c.spans) for (let extra = 1; extra <= span; extra++) if (!linesWithRecords.has(c.index[k]! + extra)) drop(c.index[k]! + extra);
   // A valid last line without its newline gets one.
   if (lastIndex >= 0 && !lastTerminated && !decisions.has(lastIndex)) {
     decisions.set(lastIndex, { kind: "normalize" });
@@ -414,7 +465,7 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     act("newline-added", lastIndex + 1, "added the missing final newline");
   }
   actions.sort((a, b) => a.line - b.line);
-  const sessionLike = header !== undefined || entries.some((e) => e.id !== undefined);
+  const sessionLike = hv !== undefined || anyId;
   return { actions, headerLines, decisions, changed: headerLines.length > 0 || decisions.size > 0, keptRecords, sessionLike };
 }
 

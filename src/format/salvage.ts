@@ -38,6 +38,8 @@ export const LineFlag = {
   RAW_MESSAGE: 512,
   /** No string of the line can decode to a control character, CR, DEL or bidi override (`ScanFields.plainText`). */
   PLAIN_TEXT: 1024,
+  /** The entry's `parentId` is null. */
+  PARENT_NULL: 2048,
 } as const;
 
 export interface ParsedLine {

@@ -4,7 +4,7 @@ import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type L
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
 import { parseSkimmed, readLines, type LineSpan, type ReadOptions } from "./pass-two.js";
 import { BrokenRun, classifyText, decodeLine, LineFlag, normalizeLine, parseLine, type BrokenOutcome, type TextClass } from "./salvage.js";
-import { emptyFields, LONG_STRING, scanLine, Verdict } from "./scanner.js";
+import { emptyFields, fieldsOf, hexOf, hexString, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
 import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
@@ -23,38 +23,58 @@ import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
 
 export interface OpenOptions {
   /**
-   * Called in pass one with every entry (upgraded to v3 shape) and the header, for commands that
-   * need to see every entry anyway (`show`, `check`): they gather what they need without a second
-   * read. Without it, pass one parses nothing it does not need (see `scanner.ts`).
+   * Called in pass one with entries (upgraded to v3 shape) and the header, for commands that need
+   * to see entries anyway (`show`, `check`, names for `tree` and `ls`): they gather what they need
+   * without a second read. Which entries, and how whole, `only` and `skim` say; without either,
+   * every entry is parsed whole.
    */
   onRecord?: (value: AnyEntry | SessionHeader, record: LineRecord) => void;
   /**
-   * With `onRecord` for every entry: "length" hands entries on as `ReadOptions.imageData` does, a
-   * large image's data left out (`show` and `check` look at neither its bytes nor its length).
-   * A line of 64 KB or more then goes through the scanner, which finds the data, and is parsed
-   * without it: most of a session's bytes are never copied into strings. Default "full".
-   */
-  imageData?: "full" | "length";
-  /**
    * With `onRecord`: parse and pass on only entries of these types (and the header); every other
-   * line goes through the scanner. `tree` asks for labels, `ls` for session names.
+   * line goes through the scanner alone. `tree` asks for labels, `ls` for session names.
    */
   only?: ReadonlySet<string>;
   /**
-   * Called in pass one with each tree node's line bytes (valid only during the call), for work
-   * that wants every line but not its parse (`tree` computes previews here, with no second read).
-   * `longStart`..`longEnd`: the body of the line's long plain string (a base64 image, usually; -1
-   * when there is none), which holds no quote, so no key: a search for one may skip it.
+   * With `onRecord`: every entry is passed on, but a message (the bulk of a session) as the
+   * skeleton the scanner read without parsing it: `{ type, id, parentId, timestamp, message: {
+   * role, provider, model, usage, toolCallId, content: [{ type: "toolCall", id }…] } }`, the tool
+   * calls' ids and nothing else of the content. Other entries are parsed whole (they are few and
+   * small). What `show` and `check` need of every entry, at a fraction of `JSON.parse`'s cost.
    */
-  onNode?: (node: number, bytes: Buffer, type: string | undefined, role: string | undefined, longStart: number, longEnd: number) => void;
+  skim?: boolean;
+  /**
+   * With `onRecord` for whole entries: "length" hands them on as `ReadOptions.imageData` does, a
+   * large image's data left out. A line of 64 KB or more is parsed without its long plain string.
+   * Default "full".
+   */
+  imageData?: "full" | "length";
 }
 
+/** Entry types a skim still parses whole (few and small; their fields are what show and check read). */
+const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "context_edit", "model_change", "thinking_level_change", "session_info", "usage", "leaf", "active_tools_change"]);
+
+/** A code for a type or role that the table's byte column cannot hold (the rest are in `overflow`). */
+const OVERFLOW = 255;
+
+/** Interned strings in a byte column, the 255th and later kept beside it by line. */
+class ByteInterner extends Interner {
+  readonly overflow = new Map<number, string>();
+  codeFor(s: string | undefined, line: number): number {
+    const c = this.code(s);
+    if (c < OVERFLOW) return c;
+    this.overflow.set(line, s!);
+    return OVERFLOW;
+  }
+  stringOf(code: number, line: number): string | undefined {
+    return code === OVERFLOW ? this.overflow.get(line) : this.strings[code];
+  }
+}
 
 export class Session {
   private readonly table: LineTable;
   private readonly nodes: NodeTable;
-  private readonly types = new Interner();
-  private readonly roles = new Interner();
+  private readonly types = new ByteInterner();
+  private readonly roles = new ByteInterner();
   /** Line-level findings from pass one. */
   readonly lineFindings: Finding[] = [];
   header: SessionHeader | null = null;
@@ -68,15 +88,18 @@ export class Session {
   /** ids by ordinal, for v1 `firstKeptEntryIndex`. */
   private idsByOrdinal: Array<string | undefined> = [];
   private fkIndexByLine = new Map<number, string | undefined>();
+  /** The line of the first record pi's loader keeps (the header should be it), or -1. */
+  private firstRecordIndex = -1;
+  /** The parent ids of nodes whose link was cut to break a cycle (for their records). */
+  private readonly cutParents = new Map<number, string>();
   /** What the salvage rule makes of each line pi skips, by line index (such lines are few). */
   private readonly salvage = new Map<number, LineSalvage>();
   /** Harness `leaf` entries (line, table index, target), in file order. */
   readonly leafMoves: Array<{ line: number; index: number; target: string | null }> = [];
 
   private constructor(readonly source: ByteSource) {
-    // Sized for a line per 512 bytes (pi's lines are longer; the tables double when short), capped
-    // so that a big file does not reserve more than it may need: growing copies every column, which
-    // shows when listing thousands of small sessions (BENCHMARKS.md, "the line table").
+    // Sized for a line per 512 bytes, capped so that a big file does not reserve more than it may
+    // need; later growth is sized from the lines a byte so far (`grow`).
     const capacity = Math.min(1 << 16, Math.max(64, Math.ceil(source.size / 512) || 0));
     this.table = new LineTable(capacity);
     this.nodes = new NodeTable(capacity);
@@ -103,7 +126,7 @@ export class Session {
    */
   get isSessionLike(): boolean {
     if (this.header) return true;
-    for (let node = 0; node < this.nodes.count; node++) if (this.nodes.ids[node] !== undefined && this.table.type[this.nodes.line[node]!] !== 0) return true;
+    for (let node = 0; node < this.nodes.count; node++) if (this.nodes.ids.has(node) && this.table.type[this.nodes.line[node]!] !== 0) return true;
     return false;
   }
 
@@ -121,32 +144,59 @@ export class Session {
     this.source.close();
   }
 
+  /** The node of line `index`, or -1 (nodes are numbered in file order: a binary search). */
+  private nodeAt(index: number): number {
+    const lines = this.nodes.line;
+    let lo = 0;
+    let hi = this.nodes.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const l = lines[mid]!;
+      if (l === index) return mid;
+      if (l < index) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  private lengthOf(i: number): number {
+    return this.table.lengthOf(i, !(this.table.flags[i]! & LineFlag.NO_NEWLINE));
+  }
+
   /** The record of line `index` (0-based). */
-  record(index: number): LineRecord {
+  record(index: number, node = this.nodeAt(index)): LineRecord {
     const t = this.table;
-    const node = t.node[index]!;
     const r: LineRecord = {
       index,
       line: index + 1,
       offset: t.offset[index]!,
-      length: t.length[index]!,
+      length: this.lengthOf(index),
       kind: KINDS[t.kind[index]!]!,
       flags: t.flags[index]!,
-      ordinal: t.ordinal[index]!,
       time: node >= 0 ? this.nodes.time[node]! : NaN,
     };
-    const type = this.types.strings[t.type[index]!];
+    const type = this.types.stringOf(t.type[index]!, index);
     if (type !== undefined) r.type = type;
-    const role = this.roles.strings[t.role[index]!];
+    const role = this.roles.stringOf(t.role[index]!, index);
     if (role !== undefined) r.role = role;
     if (node >= 0) {
       r.node = node;
-      const id = this.nodes.ids[node];
+      const id = this.nodes.ids.idOf(node);
       if (id !== undefined) r.id = id;
-      const parentId = this.nodes.parentIds[node];
+      const parentId = this.parentIdOf(node);
       if (parentId !== undefined) r.parentId = parentId;
     }
     return r;
+  }
+
+  /** A node's `parentId` as the file has it (null, a string, or undefined for none or another value). */
+  private parentIdOf(node: number): string | null | undefined {
+    const flags = this.table.flags[this.nodes.line[node]!]!;
+    if (!(flags & LineFlag.HAS_PARENT_KEY)) return undefined;
+    if (flags & LineFlag.PARENT_NULL) return null;
+    const p = this.tree ? this.tree.parent[node]! : this.nodes.parent[node]!;
+    if (p >= 0) return this.nodes.ids.idOf(p);
+    return this.tree?.missingParents.get(node) ?? this.cutParents.get(node) ?? (this.nodes.selfParents.includes(node) ? this.nodes.ids.idOf(node) : undefined);
   }
 
   /** Every line's record (materialised: for small files and tests). */
@@ -154,11 +204,16 @@ export class Session {
     return Array.from({ length: this.table.count }, (_, i) => this.record(i));
   }
 
+  /** The line of the first record pi keeps (1-based), or undefined. */
+  get firstRecordLine(): number | undefined {
+    return this.firstRecordIndex >= 0 ? this.firstRecordIndex + 1 : undefined;
+  }
+
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
   entry(node: number, options: ReadOptions = {}): AnyEntry {
     const i = this.nodes.line[node]!;
     const value = readLines(this.source, [this.spanOf(i)], options).next().value!;
-    return this.upgrade(value, this.record(i));
+    return this.upgrade(value, this.record(i, node));
   }
 
   entries(nodes: readonly number[]): AnyEntry[] {
@@ -179,16 +234,17 @@ export class Session {
 
   private spanOf(i: number): LineSpan {
     const t = this.table;
-    return { line: i + 1, offset: t.offset[i]!, length: t.length[i]!, longStart: t.longStart[i]!, longEnd: t.longEnd[i]!, plain: (t.flags[i]! & LineFlag.PLAIN_TEXT) !== 0 };
+    const long = t.long.get(i);
+    return { line: i + 1, offset: t.offset[i]!, length: this.lengthOf(i), longStart: long ? long.start : -1, longEnd: long ? long.end : -1, plain: (t.flags[i]! & LineFlag.PLAIN_TEXT) !== 0 };
   }
 
   nodeRecord(node: number): LineRecord {
-    return this.record(this.nodes.line[node]!);
+    return this.record(this.nodes.line[node]!, node);
   }
 
   /** Entry id of a node, without materialising its record. */
   nodeId(node: number): string | undefined {
-    return this.nodes.ids[node];
+    return this.nodes.ids.idOf(node);
   }
 
   /** Line number (1-based) of a node. */
@@ -208,13 +264,30 @@ export class Session {
   /** The entry type and message role of a node, without reading its line. */
   nodeKind(node: number): { type: string | undefined; role: string | undefined } {
     const i = this.nodes.line[node]!;
-    return { type: this.types.strings[this.table.type[i]!], role: this.roles.strings[this.table.role[i]!] };
+    return { type: this.types.stringOf(this.table.type[i]!, i), role: this.roles.stringOf(this.table.role[i]!, i) };
+  }
+
+  /** Whether a node has an id (without making its string). */
+  nodeHasId(node: number): boolean {
+    return this.nodes.ids.has(node);
+  }
+
+  /** The entry type of a node, without reading its line. */
+  nodeType(node: number): string | undefined {
+    const i = this.nodes.line[node]!;
+    return this.types.stringOf(this.table.type[i]!, i);
+  }
+
+  /** Where a node's line lies, and the body of its long plain string if it has one (-1 otherwise). */
+  nodeSpan(node: number): { offset: number; length: number; longStart: number; longEnd: number } {
+    const span = this.spanOf(this.nodes.line[node]!);
+    return { offset: span.offset, length: span.length, longStart: span.longStart, longEnd: span.longEnd };
   }
 
   /** The raw bytes of a node's line, at most `max` of them (a preview needs only the start). */
   nodeBytes(node: number, max = Number.POSITIVE_INFINITY): Buffer {
     const i = this.nodes.line[node]!;
-    return this.source.read(this.table.offset[i]!, Math.min(this.table.length[i]!, max));
+    return this.source.read(this.table.offset[i]!, Math.min(this.lengthOf(i), max));
   }
 
   /**
@@ -226,33 +299,39 @@ export class Session {
     const i = this.nodes.line[node]!;
     const t = this.table;
     const offset = t.offset[i]!;
-    const start = t.longStart[i]!;
-    const end = t.longEnd[i]!;
-    if (start < 0 || end - start <= keep) return this.source.read(offset, Math.min(t.length[i]!, 1024 * 1024));
-    return Buffer.concat([this.source.read(offset, start + keep), this.source.read(offset + end, Math.min(t.length[i]! - end, 1024 * 1024))]);
+    const length = this.lengthOf(i);
+    const long = t.long.get(i);
+    if (!long || long.end - long.start <= keep) return this.source.read(offset, Math.min(length, 1024 * 1024));
+    return Buffer.concat([this.source.read(offset, long.start + keep), this.source.read(offset + long.end, Math.min(length - long.end, 1024 * 1024))]);
   }
 
   /**
    * The JSON bytes of a node's `message` object, when they can stand for the parsed message as is
-   * (see `LineFlag.RAW_MESSAGE`); undefined otherwise.
+   * (see `LineFlag.RAW_MESSAGE`); undefined otherwise. `line`: the node's line, if read already.
    */
-  rawMessage(node: number): Buffer | undefined {
+  rawMessage(node: number, line?: Buffer): Buffer | undefined {
     const i = this.nodes.line[node]!;
     const t = this.table;
     if (!(t.flags[i]! & LineFlag.RAW_MESSAGE)) return undefined;
-    return this.source.read(t.offset[i]! + t.msgStart[i]!, t.msgEnd[i]! - t.msgStart[i]!);
+    const bytes = line ?? this.source.read(t.offset[i]!, this.lengthOf(i));
+    return messageBytes(bytes, t.msgStart[i]!);
   }
 
   /** The node holding `id` (the last one, as pi resolves ids), or undefined. */
   nodeOf(id: string): number | undefined {
-    return this.tree.byId.get(id);
+    if (typeof id !== "string") return undefined;
+    const node = this.nodes.ids.findString(id);
+    return node >= 0 ? node : undefined;
+  }
+
+  /** Ids held by more than one node, with those nodes in file order. */
+  get duplicateIds(): ReadonlyMap<string, number[]> {
+    return this.nodes.ids.duplicates;
   }
 
   /** Nodes whose id starts with `prefix`. */
   nodesWithPrefix(prefix: string): number[] {
-    const out: number[] = [];
-    for (const [id, node] of this.tree.byId) if (id.startsWith(prefix)) out.push(node);
-    return out;
+    return this.nodes.ids.withPrefix(prefix);
   }
 
   /** Re-reads and parses one line; throws if it no longer parses (the file changed). */
@@ -282,50 +361,56 @@ export class Session {
 
   private scan(options: OpenOptions): void {
     const t = this.table;
+    const nodes = this.nodes;
     const fields = emptyFields();
-    const only = options.only;
-    const full = options.onRecord !== undefined && only === undefined;
-    const skimImages = full && options.imageData === "length";
+    const { onRecord, only } = options;
+    const skim = onRecord !== undefined && options.skim === true && only === undefined;
+    const whole = onRecord !== undefined && !skim && only === undefined;
+    const skimImages = whole && options.imageData === "length";
+    const size = this.source.size;
     let ordinal = 0;
     let prevV1Id: string | null = null;
+    let at = 0;
+    // Tables grow to what the file's bytes so far say the rest will need (a little over).
+    const grow = (count: number) => Math.ceil((count * Math.max(size, at + 1)) / Math.max(at, 1) * 1.02) + 256;
+    const growLines = () => grow(t.count);
+    const growNodes = () => grow(nodes.count);
     // Lines pi skips are described by the salvage rule `repair` follows (what it would keep).
     const broken = new BrokenRun((outcome) => this.noteSalvage(outcome));
     forEachLine(this.source, (bytes, line, offset, terminated) => {
-      const i = t.add(offset, bytes.length);
+      at = offset;
+      const i = t.add(offset, growLines);
       let flags = terminated ? 0 : LineFlag.NO_NEWLINE;
-      // Fast path: the scanner validates the line and keeps the few fields pass one needs. Lines
-      // whose content matters here (headers, v1 compactions, harness leaves) and anything odd
-      // (NULs, a BOM, invalid JSON to classify) take the JSON.parse path.
       let obj: Record<string, unknown> | undefined;
-      let value: unknown;
       let kind: LineKind;
-      let verdict = Verdict.Defer;
-      // (A line with a NUL byte is never valid JSON: the scanner says so, and parseLine flags it.)
-      if ((!full || (skimImages && bytes.length >= LONG_STRING)) && line !== 1) verdict = scanLine(bytes, fields);
-      const wanted = only !== undefined && fields.type !== undefined && only.has(fields.type);
-      if (verdict === Verdict.Valid && fields.object && !wanted && fields.type !== "session" && fields.type !== "leaf" && !(this.v1Ids && fields.type === "compaction")) {
+      // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
+      // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
+      // a line outside its memory) take the JSON.parse path.
+      const verdict = line === 1 || (whole && !(skimImages && bytes.length >= LONG_STRING)) ? Verdict.Defer : scanLine(bytes, fields);
+      if (verdict === Verdict.Valid && fields.object) {
         if (bytes.length > 0 && bytes[bytes.length - 1] === 13) flags |= LineFlag.CRLF;
         if (!fields.ascii && !isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
         if (fields.plainText) flags |= LineFlag.PLAIN_TEXT;
-        t.ordinal[i] = ordinal++;
+        if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
+        ordinal++;
         kind = "entry";
-        if (fields.longPlain) {
-          t.longStart[i] = fields.longStart;
-          t.longEnd[i] = fields.longEnd;
-        }
-        // Every entry wanted (a long line, skimmed): parsed here, without its image data.
-        if (full) obj = parseSkimmed(bytes, fields);
-        if (fields.messageStart >= 0) {
+        if (fields.longPlain) t.long.set(i, { start: fields.longStart, end: fields.longEnd });
+        const type = fields.type;
+        if (fields.messageStart >= 0 && fields.messageStart < 65536 && endsWithMessage(bytes, fields.messageEnd)) {
           t.msgStart[i] = fields.messageStart;
-          t.msgEnd[i] = fields.messageEnd;
           const role = fields.role;
           const nullable = role === "system" || role === "user" || role === "assistant" || role === "toolResult";
           if (role !== undefined && (!nullable || fields.contentKind === 2) && !(flags & LineFlag.BAD_UTF8) && this.version >= CURRENT_VERSION) flags |= LineFlag.RAW_MESSAGE;
         }
+        // the lines whose values matter here, or to the caller
+        const wanted = only !== undefined && type !== undefined && only.has(type);
+        const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || whole || (skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && fields.calls < 0)));
+        if (parse) obj = fields.longPlain ? parseSkimmed(bytes, fields) : (JSON.parse(bytes.toString(fields.plainText ? "latin1" : "utf8")) as Record<string, unknown>);
+        else if (skim) obj = skeleton(bytes, fields);
       } else {
         const parsed = parseLine(bytes, line === 1);
         flags |= parsed.flags;
-        value = parsed.value;
+        const value = parsed.value;
         if (parsed.blank) {
           kind = "blank";
           broken.blank(i);
@@ -344,19 +429,15 @@ export class Session {
           }
         } else {
           // pi keeps every truthy JSON value it parses.
-          if (value) t.ordinal[i] = ordinal++;
+          if (value) {
+            if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
+            ordinal++;
+          }
           kind = typeof value !== "object" || value === null || Array.isArray(value) ? "not-object" : "entry";
         }
         if (kind === "entry") {
           obj = value as Record<string, unknown>;
-          fields.type = typeof obj.type === "string" ? obj.type : undefined;
-          fields.id = typeof obj.id === "string" ? obj.id : undefined;
-          fields.parentKind = !("parentId" in obj) ? 0 : typeof obj.parentId === "string" ? 1 : obj.parentId === null ? 2 : 3;
-          fields.parentId = typeof obj.parentId === "string" ? obj.parentId : undefined;
-          fields.hasTimestamp = typeof obj.timestamp === "string";
-          fields.time = typeof obj.timestamp === "string" ? Date.parse(obj.timestamp) : NaN;
-          const role = (obj.message as { role?: unknown } | null | undefined)?.role;
-          fields.role = obj.message && typeof obj.message === "object" && typeof role === "string" ? role : undefined;
+          fieldsOf(obj, fields);
         }
       }
       if (kind !== "blank" && kind !== "invalid" && broken.active) broken.flush();
@@ -367,7 +448,7 @@ export class Session {
       }
       const type = fields.type;
       if (type === undefined) flags |= LineFlag.NO_TYPE;
-      t.type[i] = this.types.code(type);
+      t.type[i] = this.types.codeFor(type, i);
       if (type === "session") {
         obj ??= JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
         t.flags[i] = flags;
@@ -378,49 +459,62 @@ export class Session {
         t.kind[i] = KIND_CODE.header;
         this.header = obj as SessionHeader;
         if (this.version < 2) this.v1Ids = new V1IdAllocator(String(obj.id ?? ""));
-        this.headerRecord = this.record(i);
-        options.onRecord?.(this.header, this.headerRecord);
+        this.headerRecord = this.record(i, -1);
+        onRecord?.(this.header, this.headerRecord);
         return;
       }
       t.kind[i] = KIND_CODE.entry;
-      let id: string | undefined;
-      let parentId: string | null | undefined;
+      if (type === "message" && fields.role !== undefined) {
+        t.role[i] = this.roles.codeFor(fields.role === "hookMessage" && this.version < 3 ? "custom" : fields.role, i);
+      }
+      if (fields.hasTimestamp) flags |= LineFlag.HAS_TIME;
+      if (type === "leaf") {
+        if (fields.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
+        t.flags[i] = flags;
+        this.isHarness = true;
+        const target = (obj as { targetId?: unknown }).targetId;
+        this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
+        return;
+      }
+      let node: number;
       if (this.v1Ids) {
-        id = this.v1Ids.next(line);
-        parentId = prevV1Id;
+        const id = this.v1Ids.next(line);
+        flags |= LineFlag.HAS_PARENT_KEY | (prevV1Id === null ? LineFlag.PARENT_NULL : 0);
+        node = nodes.add(i, fields.time, hexOf(id), undefined, prevV1Id === null ? 2 : 1, prevV1Id === null ? -1 : hexOf(prevV1Id), undefined, growNodes);
         prevV1Id = id;
         // Before resolving the index: a compaction may name itself (pi has given it its id by then).
-        if (t.ordinal[i]! >= 0) this.idsByOrdinal[t.ordinal[i]!] = id;
+        this.idsByOrdinal[ordinal - 1] = id;
         if (type === "compaction" && obj && typeof obj.firstKeptEntryIndex === "number") {
           this.fkIndexByLine.set(line, this.idsByOrdinal[obj.firstKeptEntryIndex]);
         }
       } else {
-        id = fields.id;
-        parentId = fields.parentKind === 1 ? fields.parentId : fields.parentKind === 2 ? null : undefined;
+        if (fields.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
+        if (fields.parentKind === 2) flags |= LineFlag.PARENT_NULL;
+        node = nodes.add(i, fields.time, fields.idHex, fields.id, fields.parentKind, fields.parentHex, fields.parentId, growNodes);
       }
-      if (fields.parentKind !== 0 || this.v1Ids) flags |= LineFlag.HAS_PARENT_KEY;
-      if (fields.hasTimestamp) flags |= LineFlag.HAS_TIME;
       t.flags[i] = flags;
-      if (type === "message" && fields.role !== undefined) {
-        t.role[i] = this.roles.code(fields.role === "hookMessage" && this.version < 3 ? "custom" : fields.role);
-      }
-      if (type === "leaf") {
-        this.isHarness = true;
-        const target = (obj as { targetId?: unknown }).targetId;
-        this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
-      } else {
-        t.node[i] = this.nodes.add(i, id, parentId, fields.time);
-        options.onNode?.(t.node[i]!, bytes, type, this.roles.strings[t.role[i]!], t.longStart[i]!, t.longEnd[i]!);
-      }
-      if (options.onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
-        const record = this.record(i);
-        options.onRecord(this.upgrade(obj, record), record);
+      if (onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
+        const record = this.record(i, node);
+        onRecord(this.upgrade(obj, record), record);
       }
     });
+    t.end = this.source.size;
     broken.flush();
-    this.tree = new TreeIndex(this.nodes.ids, this.nodes.parentIds, this.nodes.time.subarray(0, this.nodes.count));
+    this.tree = new TreeIndex(nodes);
+    for (const { node, problem } of this.tree.problems) {
+      if (problem !== "cycle") continue;
+      // the link the tree cut: its id, for the entry's record
+      const flags = t.flags[nodes.line[node]!]!;
+      if (flags & LineFlag.HAS_PARENT_KEY && !(flags & LineFlag.PARENT_NULL)) this.cutParents.set(node, this.cutParentId(node));
+    }
     this.leafNode = this.findLeaf();
     this.collectLineFindings();
+  }
+
+  /** The parent id of a node whose link was cut to break a cycle, read again from its line. */
+  private cutParentId(node: number): string {
+    const value = JSON.parse(this.nodeBytes(node).toString("utf8")) as { parentId?: unknown };
+    return String(value.parentId);
   }
 
   private noteSalvage(outcome: BrokenOutcome): void {
@@ -444,25 +538,22 @@ export class Session {
   private findLeaf(): number {
     const lastNode = this.nodes.count - 1;
     // pi resolves the leaf id through byId, so a duplicated id names its last holder.
-    const resolve = (node: number) => {
-      const id = this.nodes.ids[node];
-      return id !== undefined ? (this.tree.byId.get(id) ?? node) : node;
-    };
+    const resolve = (node: number) => this.nodes.ids.holderOf(node);
     const lastMove = this.leafMoves[this.leafMoves.length - 1];
     if (!lastMove) return lastNode >= 0 ? resolve(lastNode) : -1;
     // An ordinary entry after the last move wins.
     if (lastNode >= 0 && this.nodes.line[lastNode]! > lastMove.index) return resolve(lastNode);
-    return lastMove.target === null ? -1 : (this.tree.byId.get(lastMove.target) ?? -1);
+    return lastMove.target === null ? -1 : this.nodes.ids.findString(lastMove.target);
   }
 
   private collectLineFindings(): void {
     const out = this.lineFindings;
     const t = this.table;
-    if (t.count === 0 || (t.count === 1 && t.length[0] === 0)) {
+    if (t.count === 0 || (t.count === 1 && this.lengthOf(0) === 0)) {
       out.push(finding("file-empty", "the file is empty"));
       return;
     }
-    let firstParsed = -1;
+    const firstParsed = this.firstRecordIndex;
     for (let i = 0; i < t.count; i++) {
       const flags = t.flags[i]!;
       const kind = KINDS[t.kind[i]!]!;
@@ -470,7 +561,6 @@ export class Session {
       if (flags & LineFlag.BOM) out.push(finding("line-bom", "the line starts with a UTF-8 byte-order mark", at));
       if (flags & LineFlag.CRLF) out.push(finding("line-crlf", "the line ends with CR LF", at));
       if (flags & LineFlag.BAD_UTF8) out.push(finding("line-invalid-utf8", "the line is not valid UTF-8", at));
-      if (t.ordinal[i] === 0) firstParsed = i;
       switch (kind) {
         case "blank":
           if (this.salvage.get(i)?.kind !== "joined-part") out.push(finding("line-blank", "blank line", at));
@@ -565,6 +655,50 @@ function invalidLineFinding(line: number, flags: number, salvage: LineSalvage | 
       // Too long to decode as a string at all.
       return finding("line-invalid-json", "the line is too long to read as text", { ...at, records: 0 });
   }
+}
+
+/** Whether nothing but whitespace and the line's closing brace follow the `message` object (it is the last key). */
+function endsWithMessage(bytes: Buffer, messageEnd: number): boolean {
+  let k = messageEnd;
+  while (k < bytes.length && (bytes[k] === 0x20 || bytes[k] === 0x09)) k++;
+  if (bytes[k] !== 0x7d) return false;
+  for (k++; k < bytes.length; k++) if (bytes[k] !== 0x20 && bytes[k] !== 0x09 && bytes[k] !== 0x0d) return false;
+  return true;
+}
+
+/** The `message` object's bytes of a line whose last key it is (`endsWithMessage`), from where it starts. */
+function messageBytes(line: Buffer, start: number): Buffer {
+  let end = line.length;
+  // back over trailing whitespace, the line's closing brace, and whitespace before it
+  while (end > start && line[end - 1] !== 0x7d) end--;
+  end--;
+  while (end > start && (line[end - 1] === 0x20 || line[end - 1] === 0x09)) end--;
+  return line.subarray(start, end);
+}
+
+/**
+ * A message entry as a skim hands it on (`OpenOptions.skim`): what the scanner read of it, in the
+ * shape of the entry, without parsing the line (only `usage`, a few dozen bytes, is parsed).
+ */
+function skeleton(bytes: Buffer, f: ScanFields): Record<string, unknown> {
+  const entry: Record<string, unknown> = { type: f.type };
+  if (f.idHex >= 0 || f.id !== undefined) entry.id = f.idHex >= 0 ? hexString(f.idHex) : f.id;
+  if (f.parentKind === 2) entry.parentId = null;
+  else if (f.parentKind === 1) entry.parentId = f.parentHex >= 0 ? hexString(f.parentHex) : f.parentId;
+  if (f.type !== "message" || f.messageStart < 0) return entry;
+  const message: Record<string, unknown> = {};
+  if (f.role !== undefined) message.role = f.role;
+  if (f.provider !== undefined) message.provider = f.provider;
+  if (f.model !== undefined) message.model = f.model;
+  if (f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", f.usageStart, f.usageEnd));
+  if (f.toolCallId !== undefined) message.toolCallId = f.toolCallId;
+  if (f.calls > 0) {
+    const content: Array<{ type: string; id: string }> = [];
+    for (let k = 0; k < f.calls; k++) content.push({ type: "toolCall", id: JSON.parse(bytes.toString("utf8", f.callOpen[k]! - 1, f.callClose[k]! + 1)) as string });
+    message.content = content;
+  }
+  entry.message = message;
+  return entry;
 }
 
 /** Opens a session file, or reads `-` from stdin into memory first. */

@@ -1,13 +1,18 @@
+import type { NodeTable } from "./line-table.js";
+import { hexString } from "./scanner.js";
+
 /**
- * The entry tree, built from ids and parent ids alone, without recursion (a 100k-entry linear
- * session is a 100k-deep tree) and in typed arrays (children in one compressed list). Parent
- * links resolve the way pi resolves them: an id names the last entry that holds it. What pi would
- * choke on is found and made safe:
+ * The entry tree, from the node table's parents, without recursion (a 100k-entry linear session
+ * is a 100k-deep tree) and in typed arrays. Parent links resolve the way pi resolves them: an id
+ * names the last entry that holds it. What pi would choke on is found and made safe:
  *
  * - an entry without a parent id, with a parent that does not exist, or that is its own parent,
  *   is a root (as in pi's `getTree`);
  * - a parent cycle (pi loops forever on it) is broken at the cycle's first entry in file order,
  *   which becomes a root.
+ *
+ * Children lists, child counts and depths are made when a command first asks for them: `path`
+ * needs none of them, `path --leaves` the counts, `tree` all three.
  */
 
 export type ParentProblem = "missing" | "self" | "forward" | "cycle";
@@ -18,67 +23,79 @@ export interface TreeProblem {
 }
 
 export class TreeIndex {
-  /** Node index of the last node holding each id (pi's `byId`). */
-  readonly byId = new Map<string, number>();
   /** Resolved parent node, or -1 for a root. */
   readonly parent: Int32Array;
   /** Roots in file order (pi does not sort roots). */
   readonly roots: number[] = [];
   readonly problems: TreeProblem[] = [];
-  /** Ids held by more than one node, with those nodes in file order. */
-  readonly duplicates = new Map<string, number[]>();
-  /** Children of node n: childList[childStart[n] .. childStart[n + 1]). */
-  private readonly childStart: Int32Array;
-  private readonly childList: Int32Array;
+  /** The parent id of each node whose parent does not exist (for its finding). */
+  readonly missingParents = new Map<number, string>();
+  readonly size: number;
+  private readonly times: Float64Array;
+  /** Children of node n: childList[childStart[n] .. childStart[n + 1]), by time then file order. */
+  private childStart: Int32Array | undefined;
+  private childList: Int32Array | undefined;
+  /** Child counts, saturating at 255 (enough to tell leaves and branch points). */
+  private counts: Uint8Array | undefined;
   private depthCache: Int32Array | undefined;
 
-  /**
-   * @param ids each node's id (undefined: none)
-   * @param parentIds each node's parent id (null or undefined: a root)
-   * @param times each node's timestamp in ms, for ordering children (NaN sorts as pi sorts it)
-   */
-  constructor(
-    readonly ids: ReadonlyArray<string | undefined>,
-    parentIds: ReadonlyArray<string | null | undefined>,
-    times: Float64Array,
-  ) {
-    const n = ids.length;
-    this.parent = new Int32Array(n).fill(-1);
-    for (let i = 0; i < n; i++) {
-      const id = ids[i];
-      if (id === undefined) continue;
-      const prev = this.byId.get(id);
-      if (prev !== undefined) {
-        const list = this.duplicates.get(id);
-        if (list) list.push(i);
-        else this.duplicates.set(id, [prev, i]);
+  /** Settles the table's parents (`NodeTable.unresolved`, duplicated ids, cycles). */
+  constructor(nodes: NodeTable) {
+    const n = (this.size = nodes.count);
+    const parent = (this.parent = nodes.parent.subarray(0, n));
+    this.times = nodes.time.subarray(0, n);
+    const ids = nodes.ids;
+    for (const node of nodes.selfParents) this.problems.push({ node, problem: "self" });
+    // A duplicated id names its last holder, which may come after a child that found an earlier one.
+    if (ids.duplicates.size > 0) {
+      for (let i = 0; i < n; i++) {
+        const p = parent[i]!;
+        if (p < 0) continue;
+        const last = ids.holderOf(p);
+        if (last !== p) parent[i] = last;
       }
-      this.byId.set(id, i);
     }
-    for (let i = 0; i < n; i++) {
-      const pid = parentIds[i];
-      if (pid === null || pid === undefined) continue;
-      if (pid === ids[i]) {
-        this.problems.push({ node: i, problem: "self" });
+    for (const [node, { hex, other }] of nodes.unresolved) {
+      const p = ids.find(hex, other);
+      if (p < 0) {
+        this.problems.push({ node, problem: "missing" });
+        this.missingParents.set(node, other ?? hexString(hex));
         continue;
       }
-      // Most entries follow the one before: that parent is found without the map, unless its id
-      // is held again later (the map names the last holder).
-      const p = i > 0 && pid === ids[i - 1] && (this.duplicates.size === 0 || !this.duplicates.has(pid)) ? i - 1 : this.byId.get(pid);
-      if (p === undefined) {
-        this.problems.push({ node: i, problem: "missing" });
-        continue;
-      }
-      if (p > i) this.problems.push({ node: i, problem: "forward" });
-      this.parent[i] = p;
+      parent[node] = p;
     }
+    for (let i = 0; i < n; i++) if (parent[i]! > i) this.problems.push({ node: i, problem: "forward" });
     this.breakCycles();
-    // Compressed children lists: count, prefix-sum, fill (file order), then sort each by time.
+    for (let i = 0; i < n; i++) if (parent[i] === -1) this.roots.push(i);
+  }
+
+  /** Children of `node`, by timestamp then file order. */
+  children(node: number): Int32Array {
+    if (!this.childList) this.buildChildren();
+    return this.childList!.subarray(this.childStart![node]!, this.childStart![node + 1]!);
+  }
+
+  /** How many children `node` has (saturating at 255: enough to tell a leaf or a branch point). */
+  childCount(node: number): number {
+    if (this.childStart) return this.childStart[node + 1]! - this.childStart[node]!;
+    if (!this.counts) {
+      const counts = new Uint8Array(this.size);
+      for (let i = 0; i < this.size; i++) {
+        const p = this.parent[i]!;
+        if (p >= 0 && counts[p]! < 255) counts[p]!++;
+      }
+      this.counts = counts;
+    }
+    return this.counts[node]!;
+  }
+
+  /** Compressed children lists: count, prefix-sum, fill (file order), then sort each by time. */
+  private buildChildren(): void {
+    const n = this.size;
     const start = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) {
       const p = this.parent[i]!;
-      if (p === -1) this.roots.push(i);
-      else start[p + 1]!++;
+      if (p !== -1) start[p + 1]!++;
     }
     for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
     const fill = start.slice(0, n);
@@ -87,6 +104,7 @@ export class TreeIndex {
       const p = this.parent[i]!;
       if (p !== -1) list[fill[p]!++] = i;
     }
+    const times = this.times;
     for (let p = 0; p < n; p++) {
       const a = start[p]!;
       const b = start[p + 1]!;
@@ -97,22 +115,12 @@ export class TreeIndex {
     }
     this.childStart = start;
     this.childList = list;
-  }
-
-  get size(): number {
-    return this.ids.length;
-  }
-
-  children(node: number): Int32Array {
-    return this.childList.subarray(this.childStart[node]!, this.childStart[node + 1]!);
-  }
-
-  childCount(node: number): number {
-    return this.childStart[node + 1]! - this.childStart[node]!;
+    this.counts = undefined;
   }
 
   private breakCycles(): void {
-    const n = this.ids.length;
+    const n = this.size;
+    const parent = this.parent;
     // 0 = unseen, 1 = on the current walk, 2 = known to reach a root
     const state = new Uint8Array(n);
     const walk: number[] = [];
@@ -122,13 +130,14 @@ export class TreeIndex {
       while (cur !== -1 && state[cur] === 0) {
         state[cur] = 1;
         walk.push(cur);
-        cur = this.parent[cur]!;
+        cur = parent[cur]!;
       }
       if (cur !== -1 && state[cur] === 1) {
         // `cur` is on this walk: the walk from `cur` on is a cycle.
         const cycle = walk.slice(walk.indexOf(cur));
-        const first = Math.min(...cycle);
-        this.parent[first] = -1;
+        let first = cycle[0]!;
+        for (const c of cycle) if (c < first) first = c;
+        parent[first] = -1;
         this.problems.push({ node: first, problem: "cycle" });
       }
       for (const w of walk) state[w] = 2;
@@ -143,20 +152,33 @@ export class TreeIndex {
     return path.reverse();
   }
 
+  /** Whether `ancestor` is on the path from the root to `node` (itself included). */
+  isOnPath(ancestor: number, node: number): boolean {
+    for (let cur = node; cur !== -1; cur = this.parent[cur]!) if (cur === ancestor) return true;
+    return false;
+  }
+
   depth(node: number): number {
     if (!this.depthCache) {
-      const depth = new Int32Array(this.ids.length).fill(-1);
-      const stack: number[] = [];
-      for (const r of this.roots) {
-        depth[r] = 0;
-        stack.push(r);
+      const n = this.size;
+      const depth = new Int32Array(n).fill(-1);
+      // Parents come before children in an append-only file: one pass in file order; the few
+      // that do not (a forward parent) are settled by walking up.
+      for (let i = 0; i < n; i++) {
+        const p = this.parent[i]!;
+        if (p === -1) depth[i] = 0;
+        else if (p < i) depth[i] = depth[p]! + 1;
       }
-      while (stack.length > 0) {
-        const cur = stack.pop()!;
-        for (const c of this.children(cur)) {
-          depth[c] = depth[cur]! + 1;
-          stack.push(c);
+      for (let i = 0; i < n; i++) {
+        if (depth[i]! >= 0) continue;
+        const up: number[] = [];
+        let cur = i;
+        while (cur !== -1 && depth[cur]! < 0) {
+          up.push(cur);
+          cur = this.parent[cur]!;
         }
+        let d = cur === -1 ? -1 : depth[cur]!;
+        for (let k = up.length - 1; k >= 0; k--) depth[up[k]!] = ++d;
       }
       this.depthCache = depth;
     }
@@ -165,13 +187,13 @@ export class TreeIndex {
 
   leaves(): number[] {
     const out: number[] = [];
-    for (let i = 0; i < this.ids.length; i++) if (this.childCount(i) === 0) out.push(i);
+    for (let i = 0; i < this.size; i++) if (this.childCount(i) === 0) out.push(i);
     return out;
   }
 
   branchPoints(): number[] {
     const out: number[] = [];
-    for (let i = 0; i < this.ids.length; i++) if (this.childCount(i) > 1) out.push(i);
+    for (let i = 0; i < this.size; i++) if (this.childCount(i) > 1) out.push(i);
     return out;
   }
 
@@ -187,6 +209,7 @@ export class TreeIndex {
     }
   }
 }
+
 
 function compareTime(a: number, b: number): number {
   // pi sorts with `a - b`, which is NaN (treated as "equal") when a timestamp does not parse.

@@ -22,19 +22,20 @@ export function recordFindings(session: Session): Finding[] {
     const flags = session.nodeFlags(node);
     if (flags & LineFlag.NO_TYPE) continue; // reported as entry-no-type
     if (!legacy) {
-      if (session.nodeId(node) === undefined) report(node, "entry-missing-id", "the entry has no string `id`");
+      if (!session.nodeHasId(node)) report(node, "entry-missing-id", "the entry has no string `id`");
       if (!(flags & LineFlag.HAS_PARENT_KEY)) report(node, "entry-missing-parent", "the entry has no `parentId`");
     }
     if (!(flags & LineFlag.HAS_TIME)) report(node, "entry-missing-timestamp", "the entry has no `timestamp`");
-    const { type, role } = session.nodeKind(node);
+    const type = session.nodeType(node);
     if (!KNOWN_ENTRY_TYPES.has(type!)) report(node, "entry-unknown-type", `unknown entry type \`${type}\``);
     if (type === "message") {
+      const role = session.nodeKind(node).role;
       if (role === undefined) report(node, "message-invalid", "a message entry without `message.role`");
       else if (!KNOWN_ROLES.has(role)) report(node, "message-unknown-role", `unknown message role \`${role}\``);
     }
   }
   for (const move of session.leafMoves) {
-    if (move.target !== null && !session.tree.byId.has(move.target)) {
+    if (move.target !== null && session.nodeOf(move.target) === undefined) {
       out.push(finding("leaf-target-missing", `targetId \`${move.target}\` does not exist`, { line: move.line }));
     }
   }
@@ -53,15 +54,20 @@ function sortByLine(findings: Finding[]): Finding[] {
 type RefKind = "compaction" | "label" | "branch_summary" | "context_edit";
 
 /**
- * The full validator. It sees every entry once, in pass one (`onRecord`), keeping only the little
- * it needs for the checks that span entries (references, tool calls); `findings` adds them to the
- * quick findings.
+ * The full validator. It sees every entry once, in pass one (`onRecord`; a skim is enough),
+ * keeping only the little it needs for the checks that span entries: references (few), and the
+ * tool calls, as hashes of their ids in typed arrays (sessions hold hundreds of thousands).
+ * `findings` adds them to the quick findings.
  */
 export class Validator {
   private readonly refs: Array<{ line: number; node: number | undefined; id: string | undefined; kind: RefKind; target: unknown }> = [];
-  /** Tool call ids each assistant node declares; tool call id each toolResult node answers. */
-  private readonly toolCalls = new Map<number, string[]>();
-  private readonly toolResults = new Map<number, string>();
+  /** The node that declares each tool call id (by hash; ids declared again in `moreCalls`). */
+  private readonly calls = new HashToNode();
+  private readonly moreCalls = new Map<number, number[]>();
+  /** Each toolResult node, and the hash of the call id it answers. */
+  private resultNode = new Int32Array(256);
+  private resultHash = new Float64Array(256);
+  private results = 0;
 
   readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
     if (record.kind === "entry") this.collect(value as AnyEntry, record);
@@ -74,12 +80,14 @@ export class Validator {
     switch (entry.type) {
       case "message": {
         const message = entry.message as { role?: unknown; content?: unknown; toolCallId?: unknown } | null | undefined;
-        if (!message || typeof message !== "object" || record.node === undefined) return;
+        const node = record.node;
+        if (!message || typeof message !== "object" || node === undefined) return;
         if (message.role === "assistant" && Array.isArray(message.content)) {
-          const ids = message.content.filter((b) => b && b.type === "toolCall" && typeof b.id === "string").map((b) => b.id as string);
-          if (ids.length > 0) this.toolCalls.set(record.node, ids);
+          for (const b of message.content as Array<{ type?: unknown; id?: unknown } | null>) {
+            if (b && b.type === "toolCall" && typeof b.id === "string") this.declare(hashId(b.id), node);
+          }
         }
-        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.toolResults.set(record.node, message.toolCallId);
+        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.answer(node, hashId(message.toolCallId));
         return;
       }
       case "compaction":
@@ -93,6 +101,25 @@ export class Validator {
     }
   }
 
+  private declare(hash: number, node: number): void {
+    const first = this.calls.get(hash);
+    if (first < 0) this.calls.set(hash, node);
+    else if (first !== node) (this.moreCalls.get(hash) ?? this.moreCalls.set(hash, []).get(hash)!).push(node);
+  }
+
+  private answer(node: number, hash: number): void {
+    if (this.results === this.resultNode.length) {
+      const n = new Int32Array(this.results * 2);
+      n.set(this.resultNode);
+      this.resultNode = n;
+      const h = new Float64Array(this.results * 2);
+      h.set(this.resultHash);
+      this.resultHash = h;
+    }
+    this.resultNode[this.results] = node;
+    this.resultHash[this.results++] = hash;
+  }
+
   /** Every finding for the session, in line order (file-level findings first). */
   findings(session: Session): Finding[] {
     return sortByLine([...quickFindings(session), ...this.referenceFindings(session), ...this.toolFindings(session)]);
@@ -100,10 +127,10 @@ export class Validator {
 
   private referenceFindings(session: Session): Finding[] {
     const out: Finding[] = [];
-    const { tree } = session;
     for (const { line, node, id, kind, target } of this.refs) {
       const at = { line, ...(id !== undefined ? { entryId: id } : {}) };
-      const exists = typeof target === "string" && tree.byId.has(target);
+      const holder = typeof target === "string" ? session.nodeOf(target) : undefined;
+      const exists = holder !== undefined;
       switch (kind) {
         case "compaction": {
           if (!exists) {
@@ -112,8 +139,9 @@ export class Validator {
             break;
           }
           if (node === undefined || target === id) break;
-          const onPath = tree.pathTo(node).some((n) => session.nodeId(n) === target);
-          if (!onPath) out.push(finding("compaction-target-off-path", `firstKeptEntryId \`${target}\` is not on the compaction's branch`, at));
+          // (any entry holding the id counts, as pi finds it by walking the branch)
+          const holders = session.duplicateIds.get(target as string) ?? [holder];
+          if (!holders.some((h) => isAncestor(session, h, node))) out.push(finding("compaction-target-off-path", `firstKeptEntryId \`${target}\` is not on the compaction's branch`, at));
           break;
         }
         case "label":
@@ -130,35 +158,84 @@ export class Validator {
     return out;
   }
 
-  /** toolResults whose toolCallId no assistant message on their branch declared. */
+  /** toolResults whose toolCallId no assistant message above them on their branch declared. */
   private toolFindings(session: Session): Finding[] {
-    if (this.toolResults.size === 0) return [];
     const out: Finding[] = [];
-    const { tree } = session;
-    const inScope = new Map<string, number>();
-    const enter = (node: number, delta: number) => {
-      const ids = this.toolCalls.get(node);
-      if (ids) for (const id of ids) inScope.set(id, (inScope.get(id) ?? 0) + delta);
-    };
-    // Depth-first with explicit enter/exit events, so the scope is the branch above each node.
-    const stack: Array<{ node: number; exit: boolean }> = [...tree.roots].reverse().map((node) => ({ node, exit: false }));
-    while (stack.length > 0) {
-      const { node, exit } = stack.pop()!;
-      if (exit) {
-        enter(node, -1);
-        continue;
-      }
-      const callId = this.toolResults.get(node);
-      if (callId !== undefined && !(inScope.get(callId)! > 0)) {
-        const id = session.nodeId(node);
-        out.push(finding("tool-result-unmatched", `toolResult for \`${callId}\` has no matching toolCall on its branch`, { line: session.nodeLine(node), ...(id ? { entryId: id } : {}) }));
-      }
-      enter(node, +1);
-      stack.push({ node, exit: true });
-      const kids = tree.children(node);
-      for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, exit: false });
+    for (let k = 0; k < this.results; k++) {
+      const node = this.resultNode[k]!;
+      const hash = this.resultHash[k]!;
+      const first = this.calls.get(hash);
+      const declared = first >= 0 && first !== node && (isAncestor(session, first, node) || (this.moreCalls.get(hash) ?? []).some((d) => d !== node && isAncestor(session, d, node)));
+      if (declared) continue;
+      const id = session.nodeId(node);
+      const callId = (session.entry(node).message as { toolCallId?: unknown } | undefined)?.toolCallId;
+      out.push(finding("tool-result-unmatched", `toolResult for \`${String(callId)}\` has no matching toolCall on its branch`, { line: session.nodeLine(node), ...(id ? { entryId: id } : {}) }));
     }
     return out;
+  }
+}
+
+/**
+ * Whether `ancestor` lies on the path from the root to `node` (itself included): climbing the
+ * difference in depth from `node` lands on it. A tool call or a compaction's kept entry is a few
+ * steps up, so this is a short walk where it counts.
+ */
+function isAncestor(session: Session, ancestor: number, node: number): boolean {
+  const { tree } = session;
+  let steps = tree.depth(node) - tree.depth(ancestor);
+  if (steps < 0) return false;
+  let cur = node;
+  while (steps-- > 0) cur = tree.parent[cur]!;
+  return cur === ancestor;
+}
+
+/** A 53-bit hash of an id (two 32-bit FNV-1a hashes): for matching tool calls without keeping their strings. */
+function hashId(id: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let k = 0; k < id.length; k++) {
+    const c = id.charCodeAt(k);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0) * 0x200000 + ((b >>> 11) & 0x1fffff);
+}
+
+/** An open-addressing table from 53-bit hashes to nodes (-1: absent), in typed arrays. */
+class HashToNode {
+  private keys = new Float64Array(1024);
+  private values = new Int32Array(1024).fill(-1);
+  private used = 0;
+
+  get(key: number): number {
+    const mask = this.keys.length - 1;
+    for (let at = this.slot(key, mask); ; at = (at + 1) & mask) {
+      if (this.values[at] === -1) return -1;
+      if (this.keys[at] === key) return this.values[at]!;
+    }
+  }
+
+  set(key: number, value: number): void {
+    if ((this.used + 1) * 4 > this.keys.length * 3) this.grow();
+    const mask = this.keys.length - 1;
+    let at = this.slot(key, mask);
+    while (this.values[at] !== -1 && this.keys[at] !== key) at = (at + 1) & mask;
+    if (this.values[at] === -1) this.used++;
+    this.keys[at] = key;
+    this.values[at] = value;
+  }
+
+  private slot(key: number, mask: number): number {
+    return (Math.imul(key | 0, 0x9e3779b1) ^ Math.floor(key / 0x100000000)) & mask;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const values = this.values;
+    this.keys = new Float64Array(keys.length * 2);
+    this.values = new Int32Array(keys.length * 2).fill(-1);
+    this.used = 0;
+    for (let k = 0; k < keys.length; k++) if (values[k] !== -1) this.set(keys[k]!, values[k]!);
   }
 }
 
@@ -170,7 +247,7 @@ export function treeFindings(session: Session): Finding[] {
     const id = session.nodeId(node);
     return { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) };
   };
-  for (const [id, nodes] of tree.duplicates) {
+  for (const [id, nodes] of session.duplicateIds) {
     const lines = nodes.map((n) => session.nodeLine(n));
     for (const n of nodes.slice(1)) {
       out.push(finding("id-duplicate", `id \`${id}\` is used on ${lines.length} lines (${lines.join(", ")})`, where(n)));
@@ -187,7 +264,7 @@ export function treeFindings(session: Session): Finding[] {
         out.push(finding("parent-self", "the entry is its own parent", where(node)));
         break;
       case "forward": {
-        out.push(finding("parent-forward", `parent \`${pid}\` comes later in the file (line ${session.nodeLine(tree.byId.get(pid)!)})`, where(node)));
+        out.push(finding("parent-forward", `parent \`${pid}\` comes later in the file (line ${session.nodeLine(session.nodeOf(pid)!)})`, where(node)));
         break;
       }
       case "cycle":

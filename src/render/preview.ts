@@ -74,6 +74,74 @@ export function nodePreview(session: Session, node: number, max = 200): string {
   return previewFromBytes(session.previewBytes(node), type, role, max);
 }
 
+/** How many nodes a window of `withPreviews` holds, and the most bytes it reads at once. */
+const WINDOW = 4096;
+const BLOCK = 4 * 1024 * 1024;
+/** No preview looks past this much of a line. */
+const LINE_CAP = 1024 * 1024;
+
+/**
+ * `items` with each one's node previewed (at most `max` characters), in the order given: a tree
+ * or a branch of a million entries is previewed with one more pass over its lines and the memory
+ * of one window. Each window's lines are read in file order (nodes are numbered so), in large
+ * reads that take in the lines between, and previewed from their bytes.
+ */
+export function* withPreviews<T>(session: Session, items: Iterable<T>, nodeOf: (item: T) => number | undefined, max: number): Generator<[item: T, preview: string]> {
+  const window: T[] = [];
+  let nodes = 0;
+  const flush = function* (): Generator<[T, string]> {
+    const wanted = [...new Set(window.map(nodeOf).filter((n): n is number => n !== undefined))].sort((a, b) => a - b);
+    const previews = previewNodes(session, wanted, max);
+    for (const item of window) {
+      const node = nodeOf(item);
+      yield [item, node === undefined ? "" : (previews.get(node) ?? "")];
+    }
+    window.length = 0;
+    nodes = 0;
+  };
+  for (const item of items) {
+    window.push(item);
+    if (nodeOf(item) !== undefined && ++nodes >= WINDOW) yield* flush();
+  }
+  yield* flush();
+}
+
+/** Previews of `nodes` (ascending), read in blocks. */
+function previewNodes(session: Session, nodes: readonly number[], max: number): Map<number, string> {
+  const out = new Map<number, string>();
+  let block = Buffer.alloc(0);
+  let blockStart = 0;
+  let blockEnd = 0;
+  for (let k = 0; k < nodes.length; k++) {
+    const node = nodes[k]!;
+    const { type, role } = session.nodeKind(node);
+    const span = session.nodeSpan(node);
+    if (span.longStart >= 0) {
+      // a line with a long string (an image): its start and end only
+      out.set(node, previewFromBytes(session.previewBytes(node), type, role, max));
+      continue;
+    }
+    const length = Math.min(span.length, LINE_CAP);
+    if (span.offset < blockStart || span.offset + length > blockEnd) {
+      // read from here to the last of the following lines that fits in one block
+      let end = span.offset + length;
+      for (let j = k + 1; j < nodes.length; j++) {
+        const next = session.nodeSpan(nodes[j]!);
+        const nextEnd = next.offset + Math.min(next.length, LINE_CAP);
+        if (next.longStart >= 0 || nextEnd - span.offset > BLOCK) break;
+        end = nextEnd;
+      }
+      if (block.length < end - span.offset) block = Buffer.allocUnsafe(Math.max(end - span.offset, Math.min(BLOCK, 2 * block.length)));
+      let n = 0;
+      for (let m = -1; n < end - span.offset && m !== 0; n += m) m = session.source.readInto(block.subarray(n, end - span.offset), span.offset + n);
+      blockStart = span.offset;
+      blockEnd = span.offset + n;
+    }
+    out.set(node, previewFromBytes(block.subarray(span.offset - blockStart, span.offset - blockStart + length), type, role, max));
+  }
+  return out;
+}
+
 /**
  * The string value of the first `"key":"…"` in `text` (cut at the window's end), or undefined.
  * With `bodyAt`, the string body starts there and `key` is not searched.

@@ -141,9 +141,8 @@ function compareTree(path: string): void {
 function treeComparable(path: string): boolean {
   const session = openSessionSync(path);
   try {
-    const ok = session.tree.duplicates.size === 0 && !session.tree.problems.some((p) => p.problem === "cycle" || p.problem === "self");
-    const first = session.records.find((r) => r.ordinal === 0);
-    return ok && session.version === 3 && !!session.header && first?.index === session.headerRecord?.index && !session.isHarness && !session.records.some((r) => r.flags & 1 || r.kind === "not-object");
+    const ok = session.duplicateIds.size === 0 && !session.tree.problems.some((p) => p.problem === "cycle" || p.problem === "self");
+    return ok && session.version === 3 && !!session.header && session.firstRecordLine === session.headerRecord?.line && !session.isHarness && !session.records.some((r) => r.flags & 1 || r.kind === "not-object");
   } finally {
     session.close();
   }

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { emptyFields, LineFlag, openSessionSync, scanLine, Verdict } from "../../src/format/index.js";
-import { byteClasses, DEL_BYTE, hasControlByte, HIGH_BYTE } from "../../src/format/scanner.js";
-import { borrowChunk, returnChunk, simdClasses } from "../../src/format/wasm/simd.js";
+import { emptyFields, LineFlag, openSessionSync, scanLine, Verdict, type ScanFields } from "../../src/format/index.js";
+import { fieldsOf } from "../../src/format/scanner.js";
+import { borrowChunk, inModuleMemory, returnChunk } from "../../src/format/wasm/simd.js";
 import { WASM } from "../../src/format/wasm/scan-wasm.js";
 import { rng } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
@@ -17,32 +17,39 @@ const PAST_END = Buffer.from('"\\"}]0e1 ,:{"');
 let shift = 0;
 
 /**
- * `scanLine` on a copy of `line` in the WebAssembly module's memory (so scan.wat runs), at a
- * shifting alignment and with `PAST_END` right after it. Undefined when the memory is lent out.
+ * `scanLine` on a copy of `line` in the WebAssembly module's memory (where pass one's lines lie),
+ * at a shifting alignment and with `PAST_END` right after it.
  */
-function scanInMemory(line: Buffer, fields: ReturnType<typeof emptyFields>): Verdict | undefined {
+function scanInMemory(line: Buffer, fields: ScanFields): Verdict {
   const at = shift++ % 19;
   const memory = borrowChunk(at + line.length + PAST_END.length);
-  if (!memory) return undefined;
+  expect(memory, "the module's memory is free").toBeDefined();
   try {
-    line.copy(memory, at);
-    PAST_END.copy(memory, at + line.length);
-    const view = memory.subarray(at, at + line.length);
-    expect(simdClasses(view, 0, view.length)).toBeGreaterThanOrEqual(0);
-    return scanLine(view, fields);
+    line.copy(memory!, at);
+    PAST_END.copy(memory!, at + line.length);
+    expect(inModuleMemory(memory!)).toBe(true);
+    // the line as pass one hands it on: a view of the chunk, at `at`
+    const verdict = scanLine(memory!, fields, at, at + line.length);
+    // positions are the line's own: make them so for the checks below
+    if (verdict === Verdict.Valid) {
+      for (const k of ["messageStart", "messageEnd", "usageStart", "usageEnd", "longStart", "longEnd"] as const) if (fields[k] >= 0) fields[k] -= at;
+      for (let c = 0; c < fields.calls; c++) {
+        fields.callOpen[c]! -= at;
+        fields.callClose[c]! -= at;
+      }
+    }
+    return verdict;
   } finally {
-    returnChunk(memory);
+    returnChunk(memory!);
   }
 }
 
-/** The scanner in JavaScript and in WebAssembly agree, with each other and with JSON.parse. */
+/** The scanner agrees with JSON.parse: on the verdict, and on every field it keeps (as `fieldsOf` reads them from the value). */
 function expectAgrees(line: Buffer): Verdict {
   const fields = emptyFields();
-  const verdict = scanLine(line, fields);
-  const twin = emptyFields();
-  const twinVerdict = scanInMemory(line, twin);
-  expect(twinVerdict, `WebAssembly's verdict on ${line.toString("utf8").slice(0, 300)}`).toBe(verdict);
-  if (verdict === Verdict.Valid) expect(twin, line.toString("utf8").slice(0, 300)).toEqual(fields);
+  const verdict = scanInMemory(line, fields);
+  // outside the module's memory the scanner defers, always
+  expect(scanLine(Buffer.from(line), emptyFields())).toBe(Verdict.Defer);
   let parsed: unknown;
   let ok = true;
   try {
@@ -56,19 +63,24 @@ function expectAgrees(line: Buffer): Verdict {
     const obj = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
     expect(fields.object, text).toBe(obj !== undefined);
     if (obj) {
-      const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-      expect(fields.type).toBe(str(obj.type));
-      expect(fields.id).toBe(str(obj.id));
-      expect(fields.hasTimestamp).toBe(typeof obj.timestamp === "string");
-      expect(fields.time).toEqual(typeof obj.timestamp === "string" ? Date.parse(obj.timestamp) : NaN);
-      expect(fields.parentKind).toBe(!("parentId" in obj) ? 0 : typeof obj.parentId === "string" ? 1 : obj.parentId === null ? 2 : 3);
-      expect(fields.parentId).toBe(str(obj.parentId));
+      const expected = emptyFields();
+      fieldsOf(obj, expected);
+      const kept = (f: ScanFields) => ({ type: f.type, idHex: f.idHex, id: f.id, parentKind: f.parentKind, parentHex: f.parentHex, parentId: f.parentId, hasTimestamp: f.hasTimestamp, time: f.time, role: f.role, contentKind: f.contentKind, provider: f.provider, model: f.model, toolCallId: f.toolCallId });
+      expect(kept(fields), text).toEqual(kept(expected));
       const m = obj.message as Record<string, unknown> | undefined;
       const isObj = !!m && typeof m === "object" && !Array.isArray(m);
-      expect(fields.role).toBe(isObj ? str(m!.role) : undefined);
       if (isObj) {
         expect(JSON.parse(line.toString("utf8", fields.messageStart, fields.messageEnd))).toEqual(m);
-        expect(fields.contentKind).toBe(!("content" in m!) ? 0 : m!.content === null ? 1 : 2);
+        const usage = m!.usage;
+        if (usage && typeof usage === "object" && !Array.isArray(usage)) expect(JSON.parse(line.toString("utf8", fields.usageStart, fields.usageEnd)), text).toEqual(usage);
+        else expect(fields.usageStart, text).toBe(-1);
+        // the ids of the content's toolCall blocks, in order (the last `id` and `type` of a block count)
+        const content = m!.content;
+        const calls = Array.isArray(content) ? content.filter((b) => b && typeof b === "object" && !Array.isArray(b) && b.type === "toolCall" && typeof b.id === "string").map((b) => b.id as string) : [];
+        if (calls.length <= 64) {
+          const found = Array.from({ length: Math.max(0, fields.calls) }, (_, k) => JSON.parse(`"${line.toString("utf8", fields.callOpen[k], fields.callClose[k])}"`) as string);
+          expect(found, text).toEqual(calls);
+        } else expect(fields.calls).toBe(-1);
       } else {
         expect(fields.messageStart).toBe(-1);
       }
@@ -125,13 +137,30 @@ function randomValue(depth: number): unknown {
 // pi's own form, and forms Date.parse reads (or rejects) in other ways
 const TIMES = ["2026-01-01T00:00:00.000Z", "2024-02-29T23:59:59.999Z", "2023-02-29T10:00:00.000Z", "2026-13-01T00:00:00.000Z", "2026-01-01T24:00:00.000Z", "0050-01-01T00:00:00.000Z", "2026-01-01T00:00:00Z", "2026-01-01T02:00:00.000+02:00", "2026-01-01", "Jan 1 2026", "not a time", "2026-04-31T00:00:00.000Z", "1999-12-31T23:59:60.000Z"];
 
+/** A message with the fields a skim keeps, in any order, sometimes repeated, sometimes of other kinds. */
+function randomMessage(): Record<string, unknown> {
+  const m: Record<string, unknown> = {};
+  const block = () =>
+    r() < 0.5
+      ? { type: pick(["toolCall", "toolCall", "text", 3]), id: pick(["call_1", "toolu_01Abc", "\\u0063all", 7, "é"]), name: "bash", arguments: randomValue(2) }
+      : { id: pick(["late-type", "x"]), arguments: {}, type: pick(["toolCall", "text"]) };
+  for (const k of ["role", "content", "provider", "model", "usage", "toolCallId", "id", "content"].filter(() => r() < 0.7).sort(() => r() - 0.5)) {
+    if (k === "role") m.role = pick(["user", "assistant", "toolResult", 5, null]);
+    else if (k === "content") m.content = r() < 0.6 ? Array.from({ length: Math.floor(r() * 5) }, () => (r() < 0.7 ? block() : randomValue(2))) : randomValue(1);
+    else if (k === "usage") m.usage = r() < 0.8 ? { input: 10, output: 2, cost: { total: 0.5 } } : randomValue(2);
+    else if (k === "id") m.id = "inner";
+    else m[k] = r() < 0.8 ? pick(["anthropic", "claude-sonnet-4-5", "call_1", "é"]) : randomValue(2);
+  }
+  return m;
+}
+
 function randomEntry(): Record<string, unknown> {
   const keys = ["type", "id", "parentId", "timestamp", "message", "data", "customType"];
   // keys in any order, sometimes repeated (JSON.parse keeps the last)
   const order = keys.filter(() => r() < 0.8).sort(() => r() - 0.5);
   const e: Record<string, unknown> = {};
   for (const k of order) {
-    if (k === "message") e.message = r() < 0.8 ? { role: pick(["user", "assistant", "toolResult", 5, null]), content: randomValue(1), id: "inner" } : randomValue(1);
+    if (k === "message") e.message = r() < 0.8 ? randomMessage() : randomValue(1);
     else if (k === "parentId") e.parentId = pick([null, "p1234567", 7, { id: "x" }, "esc\"aped"]);
     else if (k === "data") e.data = randomValue(0);
     else if (k === "timestamp") e[k] = r() < 0.9 ? pick(TIMES) : randomValue(2);
@@ -190,14 +219,14 @@ describe("scanLine agrees with JSON.parse", () => {
   it("says a line is plain text only when no string can decode to a control character, CR, DEL or bidi override", () => {
     const plain = (text: string) => {
       const f = emptyFields();
-      expect(scanLine(Buffer.from(JSON.stringify({ type: "message", id: "a", message: { content: [{ type: "text", text }] } })), f)).toBe(Verdict.Valid);
+      expect(scanInMemory(Buffer.from(JSON.stringify({ type: "message", id: "a", message: { content: [{ type: "text", text }] } })), f)).toBe(Verdict.Valid);
       return f.plainText;
     };
     expect(plain('line one\nline two\t"quoted" \\ / ok')).toBe(true);
     for (const bad of ["\r", "\u001b[31m", "\u0000", "\u007f", "\u0085", "\u202e", "\u2067", "é", "\b", "\f"]) expect(plain(`x${bad}y`), JSON.stringify(bad)).toBe(false);
     // An escape that decodes to something harmless is still \u: not claimed plain.
     const f = emptyFields();
-    scanLine(Buffer.from('{"type":"message","text":"\\u0041"}'), f);
+    scanInMemory(Buffer.from('{"type":"message","text":"\\u0041"}'), f);
     expect(f.plainText).toBe(false);
   });
 
@@ -205,7 +234,7 @@ describe("scanLine agrees with JSON.parse", () => {
     const at = (line: string) => {
       const f = emptyFields();
       expect(expectAgrees(Buffer.from(line))).toBe(Verdict.Valid);
-      scanLine(Buffer.from(line), f);
+      scanInMemory(Buffer.from(line), f);
       return f;
     };
     const a = "A".repeat(70_000);
@@ -228,7 +257,7 @@ describe("scanLine agrees with JSON.parse", () => {
     expect(expectAgrees(Buffer.from("[".repeat(600) + "]".repeat(600)))).toBe(Verdict.Defer);
     expect(expectAgrees(Buffer.from("[".repeat(400) + "]".repeat(400)))).toBe(Verdict.Valid);
     const bad = Buffer.concat([Buffer.from('{"type":"x","id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
-    expect(scanLine(bad, emptyFields())).toBe(Verdict.Valid);
+    expect(scanInMemory(bad, emptyFields())).toBe(Verdict.Valid);
     expect(expectAgrees(Buffer.from('{"t\\u0079pe":"message"}'))).toBe(Verdict.Defer);
   });
 
@@ -252,54 +281,28 @@ describe("scanLine agrees with JSON.parse", () => {
   });
 });
 
-describe("hasControlByte", () => {
-  it("agrees with a byte loop at every alignment and position", () => {
-    const base = Buffer.alloc(64, 0x41);
-    for (let offset = 0; offset < 4; offset++) {
-      for (let len = 0; len < 40; len++) {
-        for (let at = -1; at < len; at++) {
-          for (const byte of [0x00, 0x01, 0x09, 0x1f, 0x20, 0x7f, 0x80, 0xff]) {
-            const b = Buffer.from(base);
-            if (at >= 0) b[offset + at] = byte;
-            const view = b.subarray(offset, offset + len);
-            expect(hasControlByte(view, 0, len), `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(view.some((x) => x < 0x20));
-            const classes = byteClasses(view, 0, len);
-            if (!view.some((x) => x < 0x20)) {
-              expect(classes & HIGH_BYTE, `high: offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(view.some((x) => x >= 0x80) ? HIGH_BYTE : 0);
-              expect(classes & DEL_BYTE, `del: offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(view.some((x) => x === 0x7f) ? DEL_BYTE : 0);
+describe("the WebAssembly module", () => {
+  it("classifies control, high and DEL bytes at every alignment and position", () => {
+    for (let offset = 0; offset < 17; offset++) {
+      for (const len of [0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 200]) {
+        for (let at = -1; at < len; at += at < 0 ? 1 : Math.max(1, len >> 3)) {
+          for (const byte of [0x00, 0x09, 0x1f, 0x20, 0x7f, 0x80, 0xff]) {
+            // a string of len bytes inside a record
+            const body = Buffer.alloc(len, 0x41);
+            if (at >= 0) body[at] = byte;
+            const line = Buffer.concat([Buffer.from('{"type":"x","text":"'), body, Buffer.from('"}')]);
+            shift = offset;
+            const f = emptyFields();
+            const verdict = scanInMemory(line, f);
+            const control = at >= 0 && byte < 0x20;
+            expect(verdict, `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(control ? Verdict.Invalid : Verdict.Valid);
+            if (!control) {
+              expect(f.ascii, `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(!(at >= 0 && byte >= 0x80));
+              expect(f.plainText, `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(!(at >= 0 && (byte >= 0x7f)));
             }
           }
         }
       }
-    }
-  });
-});
-
-describe("byteClasses in WebAssembly SIMD", () => {
-  it("agrees with the JavaScript loop at every alignment, length and position", () => {
-    const memory = borrowChunk(4096)!;
-    expect(memory, "WebAssembly is available here").toBeDefined();
-    try {
-      for (let offset = 0; offset < 17; offset++) {
-        for (const len of [0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 200]) {
-          for (let at = -1; at < len; at += at < 0 ? 1 : Math.max(1, len >> 3)) {
-            for (const byte of [0x00, 0x09, 0x1f, 0x20, 0x7f, 0x80, 0xff]) {
-              memory.fill(0x41, 0, 512);
-              memory[offset + len] = 0x00; // just past the end: must not be seen
-              if (at >= 0) memory[offset + at] = byte;
-              const view = memory.subarray(offset, offset + len);
-              expect(simdClasses(view, 0, len), `offset ${offset} len ${len} at ${at} byte ${byte}`).toBe(byteClasses(view, 0, len));
-            }
-          }
-        }
-      }
-      // Both a high byte and a DEL, far apart.
-      memory.fill(0x41, 0, 512);
-      memory[3] = 0x7f;
-      memory[300] = 0xc3;
-      expect(simdClasses(memory, 0, 400)).toBe(HIGH_BYTE | DEL_BYTE);
-    } finally {
-      returnChunk(memory);
     }
   });
 
@@ -310,8 +313,9 @@ describe("byteClasses in WebAssembly SIMD", () => {
     expect(bytes.toString("base64")).toBe(WASM);
   });
 
-  it("is not used for a buffer outside its memory", () => {
-    expect(simdClasses(Buffer.from("abc"), 0, 3)).toBe(-1);
+  it("is not used for a buffer outside its memory: the line is deferred to JSON.parse", () => {
+    expect(inModuleMemory(Buffer.from("abc"))).toBe(false);
+    expect(scanLine(Buffer.from('{"type":"x"}'), emptyFields())).toBe(Verdict.Defer);
   });
 });
 
@@ -322,7 +326,8 @@ describe("the scan path and the parse path index the same", () => {
     // RAW_MESSAGE and PLAIN_TEXT are scan-path hints (only the scanner sees bytes and escapes).
     const strip = (rs: Array<{ flags: number }>) => rs.map((r) => ({ ...r, flags: r.flags & ~LineFlag.RAW_MESSAGE & ~LineFlag.PLAIN_TEXT }));
     expect(strip(scanned.records)).toEqual(strip(parsed.records));
-    expect([...scanned.tree.ids]).toEqual([...parsed.tree.ids]);
+    const ids = (s: typeof scanned) => Array.from({ length: s.tree.size }, (_, n) => [s.nodeId(n), s.tree.parent[n]]);
+    expect(ids(scanned)).toEqual(ids(parsed));
     expect(scanned.leafNode).toBe(parsed.leafNode);
     expect(scanned.lineFindings).toEqual(parsed.lineFindings);
   });

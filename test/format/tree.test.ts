@@ -1,71 +1,89 @@
 import { describe, expect, it } from "vitest";
-import { TreeIndex } from "../../src/format/index.js";
+import { openSessionBuffer, type Session } from "../../src/format/index.js";
+import { entry, header, jsonl } from "../helpers/builders.js";
 
-interface Node {
-  id: string | undefined;
-  parentId: string | null | undefined;
-  time: number;
-}
-const node = (id: string | undefined, parentId: string | null | undefined, time = 0): Node => ({ id, parentId, time });
-const tree = (nodes: Node[]) =>
-  new TreeIndex(
-    nodes.map((n) => n.id),
-    nodes.map((n) => n.parentId),
-    Float64Array.from(nodes.map((n) => n.time)),
-  );
-const ids = (t: TreeIndex, nodes: ArrayLike<number>) => Array.from(nodes, (n) => t.ids[n]);
+/** A session of bare entries: id, parent id (undefined: no key), and a timestamp in seconds. */
+const tree = (nodes: Array<[id: string | undefined, parentId: string | null | undefined, time?: number]>): Session => {
+  const lines = nodes.map(([id, parentId, time = 0]) => {
+    const e = entry("custom", id ?? "", parentId ?? null, { timestamp: new Date(Date.UTC(2026, 0, 1) + time * 1000).toISOString() });
+    if (id === undefined) delete e.id;
+    if (parentId === undefined) delete e.parentId;
+    return JSON.stringify(e);
+  });
+  return openSessionBuffer("t.jsonl", Buffer.concat([jsonl(header()), Buffer.from(lines.join("\n") + "\n")]));
+};
+const ids = (s: Session, nodes: ArrayLike<number>) => Array.from(nodes, (n) => s.nodeId(n));
 
 describe("TreeIndex", () => {
   it("links parents, orders children by time then file order, keeps roots in file order", () => {
-    const t = tree([node("r", null), node("b", "r", 30), node("a", "r", 10), node("c", "r", 10), node("r2", null)]);
-    expect(ids(t, t.roots)).toEqual(["r", "r2"]);
-    expect(ids(t, t.children(0))).toEqual(["a", "c", "b"]);
-    expect(t.problems).toEqual([]);
+    const s = tree([["r", null], ["b", "r", 30], ["a", "r", 10], ["c", "r", 10], ["r2", null]]);
+    expect(ids(s, s.tree.roots)).toEqual(["r", "r2"]);
+    expect(ids(s, s.tree.children(0))).toEqual(["a", "c", "b"]);
+    expect(s.tree.childCount(0)).toBe(3);
+    expect(s.tree.problems).toEqual([]);
   });
 
   it("makes orphans and self-parents roots and reports them", () => {
-    const t = tree([node("r", null), node("o", "gone"), node("s", "s")]);
-    expect(ids(t, t.roots)).toEqual(["r", "o", "s"]);
-    expect(t.problems).toEqual([
+    const s = tree([["r", null], ["o", "gone"], ["s", "s"]]);
+    expect(ids(s, s.tree.roots)).toEqual(["r", "o", "s"]);
+    expect(s.tree.problems).toEqual(expect.arrayContaining([
       { node: 1, problem: "missing" },
       { node: 2, problem: "self" },
-    ]);
+    ]));
+    expect(s.tree.problems).toHaveLength(2);
+    expect(s.nodeRecord(1).parentId).toBe("gone");
+    expect(s.nodeRecord(2).parentId).toBe("s");
   });
 
   it("breaks a cycle at its first entry in file order, and finishes", () => {
-    const t = tree([node("r", null), node("a", "c"), node("b", "a"), node("c", "b"), node("d", "c")]);
-    expect(t.problems).toEqual(expect.arrayContaining([{ node: 1, problem: "cycle" }]));
-    expect(ids(t, t.roots)).toEqual(["r", "a"]);
-    expect(ids(t, t.pathTo(4))).toEqual(["a", "b", "c", "d"]);
+    const s = tree([["r", null], ["a", "c"], ["b", "a"], ["c", "b"], ["d", "c"]]);
+    expect(s.tree.problems).toEqual(expect.arrayContaining([{ node: 1, problem: "cycle" }]));
+    expect(ids(s, s.tree.roots)).toEqual(["r", "a"]);
+    expect(ids(s, s.tree.pathTo(4))).toEqual(["a", "b", "c", "d"]);
+    // the record still says what the file says
+    expect(s.nodeRecord(1).parentId).toBe("c");
   });
 
-  it("resolves duplicate ids to the last holder, as pi does", () => {
-    const t = tree([node("r", null), node("x", "r"), node("x", "r"), node("y", "x")]);
-    expect(t.duplicates.get("x")).toEqual([1, 2]);
-    expect(t.parent[3]).toBe(2);
+  it("resolves duplicate ids to the last holder, as pi does, even one after the child", () => {
+    const s = tree([["r", null], ["x", "r"], ["y", "x"], ["x", "r"]]);
+    expect(s.duplicateIds.get("x")).toEqual([1, 3]);
+    expect(s.tree.parent[2]).toBe(3);
+    expect(s.tree.problems).toEqual([{ node: 2, problem: "forward" }]);
+    expect(s.nodeOf("x")).toBe(3);
   });
 
   it("reports a parent that comes later in the file", () => {
-    const t = tree([node("r", null), node("a", "b"), node("b", "r")]);
-    expect(t.problems).toEqual([{ node: 1, problem: "forward" }]);
-    expect(ids(t, t.pathTo(1))).toEqual(["r", "b", "a"]);
+    const s = tree([["r", null], ["a", "b"], ["b", "r"]]);
+    expect(s.tree.problems).toEqual([{ node: 1, problem: "forward" }]);
+    expect(ids(s, s.tree.pathTo(1))).toEqual(["r", "b", "a"]);
+    expect(s.tree.depth(1)).toBe(2);
+  });
+
+  it("keeps hex ids as numbers and others as strings, and finds both, by prefix too", () => {
+    const s = tree([["0badf00d", null], ["0bad0001", "0badf00d"], ["not-hex", "0bad0001"], ["ABCDEF01", "not-hex"]]);
+    expect(ids(s, [0, 1, 2, 3])).toEqual(["0badf00d", "0bad0001", "not-hex", "ABCDEF01"]);
+    expect(s.tree.parent[3]).toBe(2);
+    expect(s.nodeOf("ABCDEF01")).toBe(3);
+    expect(s.nodeOf("abcdef01")).toBeUndefined();
+    expect(s.nodesWithPrefix("0bad")).toEqual([0, 1]);
+    expect(s.nodesWithPrefix("0badf")).toEqual([0]);
+    expect(s.nodesWithPrefix("not")).toEqual([2]);
   });
 
   it("handles a 200k-entry linear session without recursion", () => {
     const n = 200_000;
-    const nodes = Array.from({ length: n }, (_, i) => node(`e${i}`, i === 0 ? null : `e${i - 1}`, i));
-    const t = tree(nodes);
-    expect(t.depth(n - 1)).toBe(n - 1);
-    expect(t.pathTo(n - 1).length).toBe(n);
-    expect(t.leaves()).toEqual([n - 1]);
+    const s = tree(Array.from({ length: n }, (_, i) => [`e${i}`, i === 0 ? null : `e${i - 1}`, i] as [string, string | null, number]));
+    expect(s.tree.depth(n - 1)).toBe(n - 1);
+    expect(s.tree.pathTo(n - 1).length).toBe(n);
+    expect(s.tree.leaves()).toEqual([n - 1]);
     let count = 0;
-    for (const _ of t.walk()) count++;
+    for (const _ of s.tree.walk()) count++;
     expect(count).toBe(n);
   });
 
   it("lists leaves and branch points", () => {
-    const t = tree([node("r", null), node("a", "r"), node("b", "r"), node("c", "a")]);
-    expect(ids(t, t.leaves())).toEqual(["b", "c"]);
-    expect(ids(t, t.branchPoints())).toEqual(["r"]);
+    const s = tree([["r", null], ["a", "r"], ["b", "r"], ["c", "a"]]);
+    expect(ids(s, s.tree.leaves())).toEqual(["b", "c"]);
+    expect(ids(s, s.tree.branchPoints())).toEqual(["r"]);
   });
 });

@@ -1,18 +1,37 @@
 /** The validator on every fixture: each corruption gets its code, clean files get no errors. */
 import { describe, expect, it } from "vitest";
 import { FINDING_INFO, openSessionSync, Validator, type FindingCode } from "../../src/format/index.js";
-import { fixture } from "../helpers/paths.js";
+import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
 
-function findings(name: string) {
+/** Findings from whole entries, or from a skim (`OpenOptions.skim`). */
+function findings(name: string, skim = false) {
   const v = new Validator();
-  const s = openSessionSync(fixture(name), { onRecord: v.onRecord });
-  s.close();
-  return v.findings(s);
+  const s = openSessionSync(fixture(name), { onRecord: v.onRecord, skim });
+  try {
+    return v.findings(s);
+  } finally {
+    s.close();
+  }
 }
 const codes = (name: string) => findings(name).map((f) => `${f.line ?? "-"}:${f.code}`);
 const errors = (name: string) => findings(name).filter((f) => f.severity === "error");
 
 describe("validator", () => {
+  it("finds the same from a skim as from whole entries, on every fixture and corpus file", () => {
+    for (const file of [...fixtureFiles(), ...corpusFiles()]) {
+      const both = [false, true].map((skim) => {
+        const v = new Validator();
+        const s = openSessionSync(file, { onRecord: v.onRecord, skim });
+        try {
+          return v.findings(s);
+        } finally {
+          s.close();
+        }
+      });
+      expect(both[1], file).toEqual(both[0]);
+    }
+  });
+
   it.each(["linear.jsonl", "branched.jsonl", "compacted.jsonl", "v1.jsonl", "v2-hook.jsonl", "harness.jsonl", "header-only.jsonl", "escapes.jsonl", "null-content.jsonl"])(
     "%s has no errors",
     (name) => {

@@ -1,6 +1,7 @@
-;; Pass one's scan of a line in WebAssembly SIMD: `classes` (what kinds of byte a line holds) and
-;; `scan` (the validating JSON scanner). Each has the same contract as its JavaScript twin in
-;; scanner.ts, which it must agree with; tests check that on generated and corrupted lines.
+;; Pass one's scan of a line in WebAssembly SIMD: the validating JSON scanner (`scan`), under the
+;; contract scanner.ts states: valid only where JSON.parse succeeds, invalid only where it throws,
+;; and the kept fields as JSON.parse would give them (tests check it against JSON.parse on
+;; generated, corrupted, fixture and corpus lines). Where it cannot run, JSON.parse reads the line.
 ;;
 ;; Assembled by scripts/build-wasm.mjs into scan-wasm.ts (the bytes, base64). The memory is the
 ;; module's own, 16 MiB + 64 KiB, never grown (growing would detach the buffers that view it): the
@@ -8,16 +9,20 @@
 ;; Lines end by 16 MiB, so a 16-byte load that starts inside a line stays inside the memory; what it
 ;; reads past the line's end is never taken for part of the line.
 ;;
-;; classes(start, end): what kinds of byte memory[start..end) holds, 16 at a time. Returns 1
-;; (CONTROL_BYTE) as soon as a byte is below 0x20; otherwise 2 (HIGH_BYTE) when one is 0x80 or
-;; above, or'ed with 4 (DEL_BYTE) when one is 0x7F (`byteClasses`).
+;; $classes(start, end), used by scan: what kinds of byte memory[start..end) holds, 16 at a time.
+;; Returns 1 (CONTROL_BYTE) as soon as a byte is below 0x20; otherwise 2 (HIGH_BYTE) when one is
+;; 0x80 or above, or'ed with 4 (DEL_BYTE) when one is 0x7F.
 ;;
 ;; scan(start, end, body): `scanLine` on memory[start..end) (body: end less a trailing CR). Returns
 ;; the verdict (0 valid, 1 invalid, 2 defer) and, for a valid line, leaves at OUT (16 MiB + 32 KiB)
 ;; the i32 slots `Slot` in scanner.ts names: positions are addresses in the memory, -1 for none.
+;; Besides the top-level keys (type, id, parentId, timestamp, message) it keeps, inside `message`,
+;; role, content (its kind), provider, model, usage (the object's range) and toolCallId, and the
+;; ids of the content's toolCall blocks: their (open, close) quote pairs at OUT + 1024, their count
+;; in the Calls slot (-1 when there are more than 64).
 (module
   (memory (export "memory") 257 257)
-  (func $classes (export "classes") (param $i i32) (param $end i32) (result i32)
+  (func $classes (param $i i32) (param $end i32) (result i32)
     (local $v v128) (local $high v128) (local $del v128) (local $c i32) (local $hb i32) (local $db i32)
     ;; 64 bytes a round, while 64 remain (start and end are below 2^31: signed compares are safe)
     (block $wide
@@ -162,13 +167,26 @@
         (br $more)))
     (local.get $i))
 
-  ;; Which kept key the bytes [$s, $s + $n) name: 0 another, 1 type, 2 id, 3 parentId, 4 timestamp,
-  ;; 5 message at the top level; 6 role, 7 content inside `message` ($inMessage).
-  (func $key (param $s i32) (param $n i32) (param $inMessage i32) (result i32)
-    (if (local.get $inMessage)
+  ;; Which kept key the bytes [$s, $s + $n) name: 0 another; at the top level ($where 0) 1 type,
+  ;; 2 id, 3 parentId, 4 timestamp, 5 message; inside `message` ($where 1) 6 role, 7 content,
+  ;; 8 provider, 9 model, 10 usage, 11 toolCallId; in a block of its content ($where 2) 12 type, 13 id.
+  (func $key (param $s i32) (param $n i32) (param $where i32) (result i32)
+    (if (i32.eq (local.get $where) (i32.const 2))
+      (then
+        (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x65707974))) (then (return (i32.const 12))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 2)) (i32.eq (i32.load16_u (local.get $s)) (i32.const 0x6469))) (then (return (i32.const 13))))
+        (return (i32.const 0))))
+    (if (local.get $where)
       (then
         (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x656c6f72))) (then (return (i32.const 6))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 7)) (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffffffff)) (i64.const 0x746e65746e6f63))) (then (return (i32.const 7))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 8)) (i64.eq (i64.load (local.get $s)) (i64.const 0x72656469766f7270))) (then (return (i32.const 8))))
+        (if (i32.eq (local.get $n) (i32.const 5))
+          (then
+            (if (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffff)) (i64.const 0x6c65646f6d)) (then (return (i32.const 9))))
+            (if (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffff)) (i64.const 0x6567617375)) (then (return (i32.const 10))))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 10)) (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x6c6c61436c6f6f74)) (i32.eq (i32.load16_u offset=8 (local.get $s)) (i32.const 0x6449))))
+          (then (return (i32.const 11))))
         (return (i32.const 0))))
     (if (i32.eq (local.get $n) (i32.const 4)) (then (return (i32.mul (i32.eq (i32.load (local.get $s)) (i32.const 0x65707974)) (i32.const 1)))))
     (if (i32.eq (local.get $n) (i32.const 2)) (then (return (i32.mul (i32.eq (i32.load16_u (local.get $s)) (i32.const 0x6469)) (i32.const 2)))))
@@ -182,6 +200,7 @@
   (func (export "scan") (param $start i32) (param $end i32) (param $body i32) (result i32)
     (local $o i32) (local $i i32) (local $c i32) (local $state i32) (local $depth i32)
     (local $pending i32) (local $msgDepth i32) (local $close i32) (local $longest i32) (local $n i32)
+    (local $usageDepth i32) (local $contentDepth i32) (local $blockDepth i32) (local $blockCall i32) (local $blockIdOpen i32) (local $blockIdClose i32) (local $calls i32)
     (local.set $o (i32.const 16809984)) ;; OUT; the container stack follows it at OUT + 256
     (i32.store (local.get $o) (call $classes (local.get $start) (local.get $body)))
     (global.set $odd (i32.const 0))
@@ -191,9 +210,15 @@
     (v128.store offset=36 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
     (v128.store offset=52 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
     (v128.store offset=68 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
+    (v128.store offset=84 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
+    (v128.store offset=100 (local.get $o) (v128.const i32x4 -1 -1 -1 -1))
     (i32.store offset=24 (local.get $o) (i32.const 0)) ;; parentKind
     (i32.store offset=60 (local.get $o) (i32.const 0)) ;; contentKind
     (i32.store offset=72 (local.get $o) (i32.const 0)) ;; longEscaped
+    (i32.store offset=108 (local.get $o) (i32.const 0)) ;; calls
+    (local.set $usageDepth (i32.const -1))
+    (local.set $contentDepth (i32.const -1))
+    (local.set $blockDepth (i32.const -1))
     (local.set $longest (i32.const 65535)) ;; LONG_STRING - 1
     (local.set $msgDepth (i32.const -1))
     (local.set $i (local.get $start))
@@ -229,7 +254,16 @@
                     (then
                       (local.set $close (call $string (i32.add (local.get $i) (i32.const 1)) (local.get $end)))
                       (br_if $invalid (i32.lt_s (local.get $close) (i32.const 0)))
-                      (if (local.get $pending) (then (call $capture (local.get $o) (local.get $pending) (local.get $i) (local.get $close))))
+                      (if (i32.eq (local.get $pending) (i32.const 12))
+                        (then (local.set $blockCall (i32.and
+                          (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 9))
+                          (i64.eq (i64.load offset=1 (local.get $i)) (i64.const 0x6c6c61436c6f6f74))))))
+                      (if (i32.eq (local.get $pending) (i32.const 13))
+                        (then
+                          (local.set $blockIdOpen (local.get $i))
+                          (local.set $blockIdClose (local.get $close))))
+                      (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.lt_u (local.get $pending) (i32.const 12)))
+                        (then (call $capture (local.get $o) (local.get $pending) (local.get $i) (local.get $close))))
                       (if (i32.gt_s (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (local.get $longest))
                         (then
                           (local.set $longest (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)))
@@ -247,6 +281,18 @@
                             (then
                               (local.set $msgDepth (i32.const 2))
                               (i32.store offset=52 (local.get $o) (local.get $i))))
+                          ;; message.usage (an object), message.content (an array) and its blocks
+                          (if (i32.and (i32.eq (local.get $pending) (i32.const 10)) (i32.eq (local.get $c) (i32.const 0x7b)))
+                            (then
+                              (local.set $usageDepth (local.get $depth))
+                              (i32.store offset=92 (local.get $o) (local.get $i))))
+                          (if (i32.and (i32.eq (local.get $pending) (i32.const 7)) (i32.eq (local.get $c) (i32.const 0x5b)))
+                            (then (local.set $contentDepth (local.get $depth))))
+                          (if (i32.and (i32.and (i32.ge_s (local.get $contentDepth) (i32.const 0)) (i32.eq (local.get $depth) (i32.add (local.get $contentDepth) (i32.const 1)))) (i32.eq (local.get $c) (i32.const 0x7b)))
+                            (then
+                              (local.set $blockDepth (local.get $depth))
+                              (local.set $blockCall (i32.const 0))
+                              (local.set $blockIdOpen (i32.const -1))))
                           (local.set $i (i32.add (local.get $i) (i32.const 1)))
                           (local.set $pending (i32.const 0))
                           (local.set $state (select (i32.const 1) (i32.const 6) (i32.eq (local.get $c) (i32.const 0x7b))))
@@ -291,10 +337,14 @@
                   (local.set $close (call $string (i32.add (local.get $i) (i32.const 1)) (local.get $end)))
                   (br_if $invalid (i32.lt_s (local.get $close) (i32.const 0)))
                   (local.set $pending (i32.const 0))
-                  (if (i32.or (i32.eq (local.get $depth) (i32.const 1)) (i32.eq (local.get $depth) (local.get $msgDepth)))
+                  (if (i32.or (i32.or (i32.eq (local.get $depth) (i32.const 1)) (i32.eq (local.get $depth) (local.get $msgDepth))) (i32.eq (local.get $depth) (local.get $blockDepth)))
                     (then
                       (br_if $defer (global.get $escaped)) ;; an escaped key
-                      (local.set $pending (call $key (i32.add (local.get $i) (i32.const 1)) (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (i32.eq (local.get $depth) (local.get $msgDepth))))
+                      (local.set $pending (call $key (i32.add (local.get $i) (i32.const 1)) (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1))
+                        (select (i32.const 2) (i32.eq (local.get $depth) (local.get $msgDepth)) (i32.eq (local.get $depth) (local.get $blockDepth)))))
+                      ;; a key seen again: JSON.parse keeps its last value, so the earlier one is forgotten
+                      (if (i32.eq (local.get $pending) (i32.const 12)) (then (local.set $blockCall (i32.const 0))))
+                      (if (i32.eq (local.get $pending) (i32.const 13)) (then (local.set $blockIdOpen (i32.const -1))))
                       (call $forget (local.get $o) (local.get $pending))))
                   (local.set $i (i32.add (local.get $close) (i32.const 1)))
                   (local.set $state (i32.const 3))
@@ -321,6 +371,24 @@
             ;; one place closes a container
             (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
             (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (if (i32.gt_s (local.get $blockDepth) (local.get $depth))
+              (then
+                (local.set $blockDepth (i32.const -1))
+                (if (i32.and (local.get $blockCall) (i32.ge_s (local.get $blockIdOpen) (i32.const 0)))
+                  (then
+                    (local.set $calls (i32.load offset=108 (local.get $o)))
+                    (if (i32.ge_s (local.get $calls) (i32.const 64))
+                      (then (i32.store offset=108 (local.get $o) (i32.const -1)))
+                      (else (if (i32.ge_s (local.get $calls) (i32.const 0))
+                        (then
+                          (i32.store offset=1024 (i32.add (local.get $o) (i32.shl (local.get $calls) (i32.const 3))) (local.get $blockIdOpen))
+                          (i32.store offset=1028 (i32.add (local.get $o) (i32.shl (local.get $calls) (i32.const 3))) (local.get $blockIdClose))
+                          (i32.store offset=108 (local.get $o) (i32.add (local.get $calls) (i32.const 1)))))))))))
+            (if (i32.gt_s (local.get $contentDepth) (local.get $depth)) (then (local.set $contentDepth (i32.const -1))))
+            (if (i32.gt_s (local.get $usageDepth) (local.get $depth))
+              (then
+                (local.set $usageDepth (i32.const -1))
+                (i32.store offset=96 (local.get $o) (local.get $i))))
             (if (i32.gt_s (local.get $msgDepth) (local.get $depth))
               (then
                 (local.set $msgDepth (i32.const -1))
@@ -339,32 +407,54 @@
       (i32.or (i32.eq (local.get $c) (i32.const 0x20)) (i32.eq (local.get $c) (i32.const 0x0a)))
       (i32.or (i32.eq (local.get $c) (i32.const 0x09)) (i32.eq (local.get $c) (i32.const 0x0d)))))
 
+  ;; Where kept key $key's string value is kept (its open quote's slot; the close follows), or 0.
+  (func $slot (param $key i32) (result i32)
+    (block $none
+      (block $b11 (block $b9 (block $b8 (block $b6 (block $b4 (block $b3 (block $b2 (block $b1
+        (br_table $none $b1 $b2 $b3 $b4 $none $b6 $none $b8 $b9 $none $b11 $none (local.get $key)))
+        (return (i32.const 8)))    ;; type
+        (return (i32.const 16)))   ;; id
+        (return (i32.const 28)))   ;; parentId
+        (return (i32.const 36)))   ;; timestamp
+        (return (i32.const 44)))   ;; role
+        (return (i32.const 76)))   ;; provider
+        (return (i32.const 84)))   ;; model
+        (return (i32.const 100)))  ;; toolCallId
+    (i32.const 0))
+
   ;; A string value of kept key $key: its quotes' addresses into the key's slots.
   (func $capture (param $o i32) (param $key i32) (param $open i32) (param $close i32)
     (local $at i32)
-    ;; type 8, id 16, parentId 28 (and its kind at 24: a string), timestamp 36, role 44
-    (local.set $at (i32.add (local.get $o)
-      (select (i32.const 8) (select (i32.const 16) (select (i32.const 28) (select (i32.const 36) (i32.const 44) (i32.eq (local.get $key) (i32.const 4))) (i32.eq (local.get $key) (i32.const 3))) (i32.eq (local.get $key) (i32.const 2))) (i32.eq (local.get $key) (i32.const 1)))))
-    (if (i32.or (i32.eq (local.get $key) (i32.const 5)) (i32.eq (local.get $key) (i32.const 7))) (then (return))) ;; message, content
+    (local.set $at (call $slot (local.get $key)))
+    (if (i32.eqz (local.get $at)) (then (return))) ;; message, content, usage: not strings
     (if (i32.eq (local.get $key) (i32.const 3)) (then (i32.store offset=24 (local.get $o) (i32.const 1))))
-    (i32.store (local.get $at) (local.get $open))
-    (i32.store offset=4 (local.get $at) (local.get $close)))
+    (i32.store (i32.add (local.get $o) (local.get $at)) (local.get $open))
+    (i32.store offset=4 (i32.add (local.get $o) (local.get $at)) (local.get $close)))
 
   ;; A kept key seen (again): what an earlier value of it left is forgotten (JSON.parse keeps the last).
   (func $forget (param $o i32) (param $key i32)
-    (if (i32.eq (local.get $key) (i32.const 1)) (then (i32.store offset=8 (local.get $o) (i32.const -1))))
-    (if (i32.eq (local.get $key) (i32.const 2)) (then (i32.store offset=16 (local.get $o) (i32.const -1))))
-    (if (i32.eq (local.get $key) (i32.const 3))
-      (then
-        (i32.store offset=24 (local.get $o) (i32.const 3))
-        (i32.store offset=28 (local.get $o) (i32.const -1))))
-    (if (i32.eq (local.get $key) (i32.const 4)) (then (i32.store offset=36 (local.get $o) (i32.const -1))))
+    (local $at i32)
+    (local.set $at (call $slot (local.get $key)))
+    (if (local.get $at) (then (i32.store (i32.add (local.get $o) (local.get $at)) (i32.const -1))))
+    (if (i32.eq (local.get $key) (i32.const 3)) (then (i32.store offset=24 (local.get $o) (i32.const 3))))
     (if (i32.eq (local.get $key) (i32.const 5))
       (then
         (i32.store offset=44 (local.get $o) (i32.const -1))
         (i32.store offset=52 (local.get $o) (i32.const -1))
         (i32.store offset=56 (local.get $o) (i32.const -1))
-        (i32.store offset=60 (local.get $o) (i32.const 0))))
-    (if (i32.eq (local.get $key) (i32.const 6)) (then (i32.store offset=44 (local.get $o) (i32.const -1))))
-    (if (i32.eq (local.get $key) (i32.const 7)) (then (i32.store offset=60 (local.get $o) (i32.const 0)))))
+        (i32.store offset=60 (local.get $o) (i32.const 0))
+        (i32.store offset=76 (local.get $o) (i32.const -1))
+        (i32.store offset=84 (local.get $o) (i32.const -1))
+        (i32.store offset=92 (local.get $o) (i32.const -1))
+        (i32.store offset=96 (local.get $o) (i32.const -1))
+        (i32.store offset=100 (local.get $o) (i32.const -1))
+        (i32.store offset=108 (local.get $o) (i32.const 0))))
+    (if (i32.eq (local.get $key) (i32.const 7))
+      (then
+        (i32.store offset=60 (local.get $o) (i32.const 0))
+        (i32.store offset=108 (local.get $o) (i32.const 0))))
+    (if (i32.eq (local.get $key) (i32.const 10))
+      (then
+        (i32.store offset=92 (local.get $o) (i32.const -1))
+        (i32.store offset=96 (local.get $o) (i32.const -1)))))
 )
