@@ -22,7 +22,7 @@ export interface ExportOptions extends ExportStyle {
 
 interface Branch {
   session: Session;
-  nodes: number[];
+  nodes: Int32Array;
   leaf: number;
   labels: Map<string, string>;
   name: string | undefined;

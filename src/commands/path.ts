@@ -55,7 +55,7 @@ export async function path(options: PathOptions, ctx: CommandContext): Promise<P
       return { file: session.name, currentLeaf: session.leafNode >= 0 ? idOf(session.leafNode) : null, leaves: leafInfos(session, labels) };
     }
     const target = options.entry !== undefined ? nodeFor(session, options.entry) : session.leafNode;
-    const nodes = target === -1 ? [] : session.tree.pathTo(target);
+    const nodes = target === -1 ? new Int32Array(0) : session.tree.pathTo(target);
     const entries = Array.from(steps(session, nodes, JSON_PREVIEW));
     return { file: session.name, leaf: target === -1 ? null : idOf(target), entries };
   } finally {
@@ -88,10 +88,10 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
   }
   // A branch can be the whole of a huge session: stream it.
   const { session } = await readShape(args.file as string, ctx);
-  let nodes: number[];
+  let nodes: Int32Array;
   try {
     const target = args.entry !== undefined ? nodeFor(session, args.entry as string) : session.leafNode;
-    nodes = target === -1 ? [] : session.tree.pathTo(target);
+    nodes = target === -1 ? new Int32Array(0) : session.tree.pathTo(target);
   } catch (error) {
     session.close();
     throw error;
@@ -119,7 +119,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
 }
 
 /** The steps of a branch, each with its preview (`width` characters at most), read as they are written. */
-function* steps(session: Session, nodes: readonly number[], width: number): Generator<PathStep> {
+function* steps(session: Session, nodes: Iterable<number>, width: number): Generator<PathStep> {
   let previousId: string | null = null;
   for (const [node, preview] of withPreviews(session, nodes, (n) => n, width)) {
     const id = session.nodeId(node) ?? null;

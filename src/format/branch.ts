@@ -10,7 +10,7 @@ export function contextAt(session: Session, node: number): BuiltContext {
 }
 
 /** The last node on `path` whose type (and role) matches, without reading any line. */
-function lastOfKind(session: Session, path: readonly number[], match: (type: string | undefined, role: string | undefined) => boolean): number | undefined {
+function lastOfKind(session: Session, path: ArrayLike<number>, match: (type: string | undefined, role: string | undefined) => boolean): number | undefined {
   for (let i = path.length - 1; i >= 0; i--) {
     const { type, role } = session.nodeKind(path[i]!);
     if (match(type, role)) return path[i];

@@ -52,8 +52,8 @@ export interface PathView {
  * compaction's position (-1: none counts) and the positions of the entries after it, in order.
  * `compactionAt` reads the compaction entry at a position.
  */
-export function compactionSelection(path: PathView, compactionAt: (i: number) => { id: unknown; firstKeptEntryId?: unknown }): { compaction: number; selected: number[] } {
-  const all = () => Array.from({ length: path.length }, (_, i) => i);
+export function compactionSelection(path: PathView, compactionAt: (i: number) => { id: unknown; firstKeptEntryId?: unknown }): { compaction: number; selected: Int32Array } {
+  const all = () => Int32Array.from({ length: path.length }, (_, i) => i);
   let last = -1;
   for (let i = path.length - 1; i >= 0 && last < 0; i--) if (path.type(i) === "compaction") last = i;
   if (last < 0) return { compaction: -1, selected: all() };
@@ -61,13 +61,15 @@ export function compactionSelection(path: PathView, compactionAt: (i: number) =>
   let at = -1;
   for (let i = 0; i < path.length && at < 0; i++) if (path.id(i) === id) at = i;
   if (at < 0) return { compaction: -1, selected: all() };
-  const selected: number[] = [];
-  let kept = false;
-  for (let i = 0; i < at; i++) {
-    if (path.id(i) === firstKeptEntryId) kept = true;
-    if (kept && !(path.type(i) === "message" && path.role(i) === "system")) selected.push(i);
-  }
-  for (let i = at + 1; i < path.length; i++) selected.push(i);
+  // the kept range, first counted (a branch can be a million entries: 4 bytes each, no growing)
+  let from = -1;
+  for (let i = 0; i < at && from < 0; i++) if (path.id(i) === firstKeptEntryId) from = i;
+  let count = path.length - at - 1;
+  if (from >= 0) for (let i = from; i < at; i++) if (!(path.type(i) === "message" && path.role(i) === "system")) count++;
+  const selected = new Int32Array(count);
+  let k = 0;
+  if (from >= 0) for (let i = from; i < at; i++) if (!(path.type(i) === "message" && path.role(i) === "system")) selected[k++] = i;
+  for (let i = at + 1; i < path.length; i++) selected[k++] = i;
   return { compaction: at, selected };
 }
 
@@ -80,7 +82,7 @@ export function contextEntries(path: readonly AnyEntry[]): AnyEntry[] {
     role: (i) => (path[i]!.type === "message" ? (path[i] as MessageEntry).message?.role : undefined),
   };
   const { compaction, selected } = compactionSelection(view, (i) => path[i] as CompactionEntry);
-  return [...(compaction >= 0 ? [path[compaction]!] : []), ...selected.map((i) => path[i]!)];
+  return [...(compaction >= 0 ? [path[compaction]!] : []), ...Array.from(selected, (i) => path[i]!)];
 }
 
 /** The messages one entry contributes to the context (before context edits). */

@@ -3,9 +3,10 @@ import { hexOf, hexString } from "./scanner.js";
 /**
  * Entry ids and who holds them, in a few bytes a node instead of a `Map` of strings (BENCHMARKS.md,
  * "the index"). pi writes ids as 8 lowercase hex digits: such an id is kept as the number they
- * spell; any other id as its string (few, in pi's files). A hash table of node numbers (open
- * addressing over an Int32Array) finds the node that holds an id: the last one, as pi's `byId`
- * resolves a duplicated id. Nodes are added in file order, numbered from 0.
+ * spell; any other id as its string (few, in pi's files). Nodes are added in file order, numbered
+ * from 0, while the file is read; then `seal` sorts the numbers once (a radix sort: memory is read
+ * in order, where a hash table would miss the cache on every entry) and an id is found by binary
+ * search. The holder of an id is its last one, as pi's `byId` resolves a duplicated id.
  */
 
 const NONE = 0;
@@ -18,20 +19,16 @@ export class IdIndex {
   private value: Uint32Array;
   private kind: Uint8Array;
   private readonly others: string[] = [];
-  /** Node + 1 of each id's last holder (0: empty), at its hash's slot or the next free one. */
-  private slots = new Int32Array(1024);
-  private mask = 1023;
-  private used = 0;
+  /** The last holder of each other id. */
+  private readonly otherHolder = new Map<string, number>();
+  /** The hex nodes, by number then file order (`seal`). */
+  private sorted: Uint32Array | undefined;
   /** Ids held by more than one node, with those nodes in file order. */
   readonly duplicates = new Map<string, number[]>();
 
   constructor(capacity: number) {
     this.value = new Uint32Array(capacity);
     this.kind = new Uint8Array(capacity);
-  }
-
-  get capacity(): number {
-    return this.value.length;
   }
 
   /** Makes room for `capacity` nodes (the caller sizes it from what is left of the file). */
@@ -45,10 +42,7 @@ export class IdIndex {
     this.kind = kind;
   }
 
-  /**
-   * Adds the next node with its id (`hex` >= 0: the hex id's number; else `other`, or none);
-   * returns the node number.
-   */
+  /** Adds the next node with its id (`hex` >= 0: the hex id's number; else `other`, or none); returns its number. */
   add(hex: number, other: string | undefined): number {
     if (this.count === this.value.length) this.reserve(Math.max(16, this.count * 2));
     const node = this.count++;
@@ -59,20 +53,76 @@ export class IdIndex {
       this.kind[node] = OTHER;
       this.value[node] = this.others.length;
       this.others.push(other);
-    } else return node;
-    this.place(node, hex, other);
+      const held = this.otherHolder.get(other);
+      if (held !== undefined) (this.duplicates.get(other) ?? this.duplicates.set(other, [held]).get(other)!).push(node);
+      this.otherHolder.set(other, node);
+    }
     return node;
+  }
+
+  /** Sorts the hex ids for finding them, and notes the duplicated ones. Call once, after the last `add`. */
+  seal(): void {
+    let n = 0;
+    for (let i = 0; i < this.count; i++) if (this.kind[i] === HEX) n++;
+    let from = new Uint32Array(n);
+    let to = new Uint32Array(n);
+    for (let i = 0, k = 0; i < this.count; i++) if (this.kind[i] === HEX) from[k++] = i;
+    // LSD radix sort on the 32-bit numbers, 16 bits a pass; stable, so holders stay in file order
+    const counts = new Int32Array(65537);
+    for (const shift of [0, 16]) {
+      counts.fill(0);
+      for (let k = 0; k < n; k++) counts[((this.value[from[k]!]! >>> shift) & 0xffff) + 1]!++;
+      for (let d = 0; d < 65536; d++) counts[d + 1]! += counts[d]!;
+      for (let k = 0; k < n; k++) to[counts[(this.value[from[k]!]! >>> shift) & 0xffff]!++] = from[k]!;
+      [from, to] = [to, from];
+    }
+    this.sorted = from;
+    for (let k = 1; k < n; k++) {
+      if (this.value[from[k]!] !== this.value[from[k - 1]!]) continue;
+      const id = hexString(this.value[from[k]!]!);
+      const list = this.duplicates.get(id);
+      if (list) list.push(from[k]!);
+      else this.duplicates.set(id, [from[k - 1]!, from[k]!]);
+    }
   }
 
   /** The node holding the id (the last one), or -1. */
   find(hex: number, other: string | undefined): number {
-    if (hex < 0 && other === undefined) return -1;
-    const slots = this.slots;
-    for (let at = this.hash(hex, other); ; at = (at + 1) & this.mask) {
-      const held = slots[at]! - 1;
-      if (held < 0) return -1;
-      if (this.holds(held, hex, other)) return held;
+    if (hex < 0) return other === undefined ? -1 : (this.otherHolder.get(other) ?? -1);
+    const sorted = this.sorted!;
+    // the last position whose number is at most `hex`
+    let lo = 0;
+    let hi = sorted.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.value[sorted[mid]!]! <= hex) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
+    return at >= 0 && this.value[sorted[at]!] === hex ? sorted[at]! : -1;
+  }
+
+  /**
+   * The holders of many ids at once (`hex` numbers, `hex[k]` < 0 for none), as `find` would give
+   * them: the queries sorted and merged with the sorted ids, one pass over each.
+   */
+  findAll(hex: ArrayLike<number>): Int32Array {
+    const out = new Int32Array(hex.length).fill(-1);
+    const order = Array.from({ length: hex.length }, (_, k) => k).filter((k) => hex[k]! >= 0);
+    order.sort((a, b) => hex[a]! - hex[b]!);
+    const sorted = this.sorted!;
+    let at = 0;
+    for (const k of order) {
+      const want = hex[k]!;
+      while (at < sorted.length && this.value[sorted[at]!]! < want) at++;
+      // the last holder: the end of the run of equal numbers
+      let last = -1;
+      for (let j = at; j < sorted.length && this.value[sorted[j]!] === want; j++) last = sorted[j]!;
+      out[k] = last;
+    }
+    return out;
   }
 
   /** The node holding `id` (the last one), or -1. */
@@ -86,19 +136,21 @@ export class IdIndex {
     return this.kind[node] !== NONE;
   }
 
-  /** Whether two nodes hold the same id. */
-  same(a: number, b: number): boolean {
-    return this.kind[a] === this.kind[b] && this.kind[a] !== NONE && (this.kind[a] === HEX ? this.value[a] === this.value[b] : this.others[this.value[a]!] === this.others[this.value[b]!]);
-  }
-
   /** Whether the node's id is `hex` / `other` (as `add` takes them). */
   is(node: number, hex: number, other: string | undefined): boolean {
-    return this.holds(node, hex, other);
+    return hex >= 0 ? this.kind[node] === HEX && this.value[node] === hex : this.kind[node] === OTHER && this.others[this.value[node]!] === other;
   }
 
   idOf(node: number): string | undefined {
     const k = this.kind[node];
     return k === HEX ? hexString(this.value[node]!) : k === OTHER ? this.others[this.value[node]!] : undefined;
+  }
+
+  /** The node that holds this node's id now (its last holder; the node itself when it has no id). */
+  holderOf(node: number): number {
+    const k = this.kind[node];
+    if (k === NONE) return node;
+    return this.find(k === HEX ? this.value[node]! : -1, k === OTHER ? this.others[this.value[node]!] : undefined);
   }
 
   /** Nodes whose id starts with `prefix`, each id once (its last holder). */
@@ -111,71 +163,8 @@ export class IdIndex {
     for (let node = 0; node < this.count; node++) {
       const k = this.kind[node];
       const matches = k === HEX ? this.value[node]! >= low && this.value[node]! <= high : k === OTHER && this.others[this.value[node]!]!.startsWith(prefix);
-      if (matches && this.lastHolder(node)) out.push(node);
+      if (matches && (this.duplicates.size === 0 || this.holderOf(node) === node)) out.push(node);
     }
     return out;
-  }
-
-  /** Whether no later node holds this node's id. */
-  private lastHolder(node: number): boolean {
-    return this.duplicates.size === 0 || this.holderOf(node) === node;
-  }
-
-  /** The node that holds this node's id now (its last holder; the node itself when it has no id). */
-  holderOf(node: number): number {
-    const k = this.kind[node];
-    if (k === NONE) return node;
-    return this.find(k === HEX ? this.value[node]! : -1, k === OTHER ? this.others[this.value[node]!] : undefined);
-  }
-
-  private holds(node: number, hex: number, other: string | undefined): boolean {
-    return hex >= 0 ? this.kind[node] === HEX && this.value[node] === hex : this.kind[node] === OTHER && this.others[this.value[node]!] === other;
-  }
-
-  private hash(hex: number, other: string | undefined): number {
-    let h: number;
-    if (hex >= 0) h = hex;
-    else {
-      // FNV-1a over the UTF-16 code units
-      h = 0x811c9dc5;
-      for (let k = 0; k < other!.length; k++) h = Math.imul(h ^ other!.charCodeAt(k), 0x01000193);
-    }
-    return (Math.imul(h ^ (h >>> 16), 0x45d9f3b) >>> 0) & this.mask;
-  }
-
-  private place(node: number, hex: number, other: string | undefined): void {
-    const slots = this.slots;
-    for (let at = this.hash(hex, other); ; at = (at + 1) & this.mask) {
-      const held = slots[at]! - 1;
-      if (held < 0) {
-        slots[at] = node + 1;
-        if (++this.used * 4 > slots.length * 3) this.rehash();
-        return;
-      }
-      if (this.holds(held, hex, other)) {
-        // the same id again: the last holder is the one found from now on
-        const id = this.idOf(node)!;
-        const list = this.duplicates.get(id);
-        if (list) list.push(node);
-        else this.duplicates.set(id, [held, node]);
-        slots[at] = node + 1;
-        return;
-      }
-    }
-  }
-
-  private rehash(): void {
-    const old = this.slots;
-    this.slots = new Int32Array(old.length * 2);
-    this.mask = this.slots.length - 1;
-    for (const entry of old) {
-      if (entry === 0) continue;
-      const node = entry - 1;
-      const hex = this.kind[node] === HEX ? this.value[node]! : -1;
-      const other = this.kind[node] === OTHER ? this.others[this.value[node]!] : undefined;
-      let at = this.hash(hex, other);
-      while (this.slots[at] !== 0) at = (at + 1) & this.mask;
-      this.slots[at] = entry;
-    }
   }
 }

@@ -62,7 +62,7 @@ export class Interner {
   }
 }
 
-type ColumnKind = Float64ArrayConstructor | Int32ArrayConstructor | Uint16ArrayConstructor | Uint8ArrayConstructor;
+type ColumnKind = Uint32ArrayConstructor | Uint16ArrayConstructor | Uint8ArrayConstructor;
 
 /**
  * The line table's columns, each with its element type. A line's length is not kept: it runs to
@@ -70,7 +70,8 @@ type ColumnKind = Float64ArrayConstructor | Int32ArrayConstructor | Uint16ArrayC
  * is kept beside the table, not in a column.
  */
 const COLUMNS = {
-  offset: Float64Array,
+  /** The offset's low 32 bits (`LineTable.offsetOf`). */
+  offsetLow: Uint32Array,
   flags: Uint16Array,
   /** Where the `message` object starts in the line, for a line whose last key it is (`LineFlag.RAW_MESSAGE`). */
   msgStart: Uint16Array,
@@ -95,6 +96,8 @@ export class LineTable {
   count = 0;
   /** The offset just past the last line (the file's size, once pass one is done). */
   end = 0;
+  /** The first line of each further 4 GiB of the file (offsets keep their low 32 bits; lines are in order). */
+  private readonly wraps: number[] = [];
   /** Byte ranges of the few lines' long plain strings (`ScanFields.longStart`), by line index. */
   readonly long = new Map<number, { start: number; end: number }>();
   private capacity = 0;
@@ -126,37 +129,61 @@ export class LineTable {
   add(offset: number, grow: () => number): number {
     if (this.count === this.capacity) this.allocate(Math.max(this.capacity + 64, grow()));
     const i = this.count++;
-    this.offset[i] = offset;
+    const high = Math.floor(offset / 4294967296);
+    while (this.wraps.length < high) this.wraps.push(i);
+    this.offsetLow[i] = offset - high * 4294967296;
     return i;
+  }
+
+  /** A line's byte offset. */
+  offsetOf(i: number): number {
+    const wraps = this.wraps;
+    if (wraps.length === 0) return this.offsetLow[i]!;
+    let high = 0;
+    while (high < wraps.length && wraps[high]! <= i) high++;
+    return high * 4294967296 + this.offsetLow[i]!;
   }
 
   /** A line's length, without its `\n`: to the next line (or the end), less the newline that ends it. */
   lengthOf(i: number, terminated: boolean): number {
-    const next = i + 1 < this.count ? this.offset[i + 1]! : this.end;
-    return next - this.offset[i]! - (terminated ? 1 : 0);
+    const next = i + 1 < this.count ? this.offsetOf(i + 1) : this.end;
+    return next - this.offsetOf(i) - (terminated ? 1 : 0);
   }
 }
 
+/** `NodeTable.millis` of a time kept in `oddTimes`. */
+const ODD_TIME = 0xffff;
+
 /**
  * Per-node columns: the node's line, its time, its resolved parent (a node, -1 for none) and its
- * id (in `ids`). A parent is resolved as the node is added, to the id's holder so far; the few
- * that are not there yet (a parent later in the file, or none) wait in `unresolved`, and the tree
- * settles them, and duplicated ids, when the file is read.
+ * id (in `ids`). A parent that is the entry before (most are) is resolved as the node is added;
+ * the others wait in `unresolved` until the file is read, when the tree settles them, and
+ * duplicated ids, with the ids sorted.
  */
 export class NodeTable {
   count = 0;
   line: Int32Array;
-  time: Float64Array;
+  /**
+   * Times in ms, as whole seconds (since 1970, to 2106) and the ms past them: 6 bytes a node
+   * instead of 8. A time these cannot hold (NaN, before 1970) is kept in `oddTimes`.
+   */
+  seconds: Uint32Array;
+  millis: Uint16Array;
+  readonly oddTimes = new Map<number, number>();
   parent: Int32Array;
   readonly ids: IdIndex;
-  /** Nodes whose parent id was not held by an earlier node when they were added. */
-  readonly unresolved = new Map<number, { hex: number; other: string | undefined }>();
+  /** Nodes whose parent is not the entry before: each with its parent id's number (-1: `unresolvedOther`). */
+  unresolvedNode = new Int32Array(64);
+  unresolvedHex = new Float64Array(64);
+  unresolvedCount = 0;
+  readonly unresolvedOther = new Map<number, string>();
   /** Nodes whose parent id is their own id. */
   readonly selfParents: number[] = [];
 
   constructor(capacity: number) {
     this.line = new Int32Array(capacity);
-    this.time = new Float64Array(capacity);
+    this.seconds = new Uint32Array(capacity);
+    this.millis = new Uint16Array(capacity);
     this.parent = new Int32Array(capacity);
     this.ids = new IdIndex(capacity);
   }
@@ -164,13 +191,14 @@ export class NodeTable {
   /** Makes room for `capacity` nodes. */
   reserve(capacity: number): void {
     if (capacity <= this.line.length) return;
-    const grow = <T extends Int32Array | Float64Array>(a: T, C: { new (n: number): T }): T => {
+    const grow = <T extends Int32Array | Uint32Array | Uint16Array>(a: T, C: { new (n: number): T }): T => {
       const b = new C(capacity);
       b.set(a.subarray(0, this.count) as never);
       return b;
     };
     this.line = grow(this.line, Int32Array);
-    this.time = grow(this.time, Float64Array);
+    this.seconds = grow(this.seconds, Uint32Array);
+    this.millis = grow(this.millis, Uint16Array);
     this.parent = grow(this.parent, Int32Array);
     this.ids.reserve(capacity);
   }
@@ -186,18 +214,42 @@ export class NodeTable {
     if (parentKind === 1) {
       const own = idHex >= 0 || idOther !== undefined;
       if (own && (idHex >= 0 ? parentHex === idHex : parentOther === idOther)) this.selfParents.push(n);
-      // most entries follow the one before: found without the table
+      // most entries follow the one before: found without looking
       else if (n > 0 && this.ids.is(n - 1, parentHex, parentOther)) parent = n - 1;
-      else {
-        parent = this.ids.find(parentHex, parentOther);
-        if (parent < 0) this.unresolved.set(n, { hex: parentHex, other: parentOther });
-      }
+      else this.defer(n, parentHex, parentOther);
     }
     this.ids.add(idHex, idOther);
     this.count++;
     this.line[n] = lineIndex;
-    this.time[n] = time;
+    if (time >= 0 && time < 4294967296000 && Number.isInteger(time)) {
+      const s = Math.floor(time / 1000);
+      this.seconds[n] = s;
+      this.millis[n] = time - s * 1000;
+    } else {
+      this.millis[n] = ODD_TIME;
+      this.oddTimes.set(n, time);
+    }
     this.parent[n] = parent;
     return n;
+  }
+
+  /** A node's time in ms since the epoch (NaN when it has none). */
+  timeOf(n: number): number {
+    const ms = this.millis[n]!;
+    return ms === ODD_TIME ? this.oddTimes.get(n)! : this.seconds[n]! * 1000 + ms;
+  }
+
+  private defer(node: number, hex: number, other: string | undefined): void {
+    if (this.unresolvedCount === this.unresolvedNode.length) {
+      const nodes = new Int32Array(this.unresolvedCount * 2);
+      nodes.set(this.unresolvedNode);
+      this.unresolvedNode = nodes;
+      const hexes = new Float64Array(this.unresolvedCount * 2);
+      hexes.set(this.unresolvedHex);
+      this.unresolvedHex = hexes;
+    }
+    this.unresolvedNode[this.unresolvedCount] = node;
+    this.unresolvedHex[this.unresolvedCount++] = hex;
+    if (hex < 0 && other !== undefined) this.unresolvedOther.set(node, other);
   }
 }

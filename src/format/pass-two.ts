@@ -53,14 +53,14 @@ export interface LineSpan {
  * saves most system calls on a long branch; with `imageData: "length"`, a line's long string is not
  * read (see `ReadOptions`). Throws if a line no longer parses (the file changed).
  */
-export function* readLines(source: ByteSource, spans: readonly LineSpan[], options: ReadOptions = {}, blockSize = 8 * 1024 * 1024): Generator<Record<string, unknown>> {
+export function* readLines(source: ByteSource, count: number, spanAt: (k: number) => LineSpan, options: ReadOptions = {}, blockSize = 2 * 1024 * 1024): Generator<Record<string, unknown>> {
   const omits = (s: LineSpan) => options.imageData === "length" && s.longStart >= 0;
   // One block buffer for the whole walk: values never keep views of it.
   let buffer: Buffer | undefined;
   let block: Buffer | undefined;
   let blockStart = 0;
-  for (let k = 0; k < spans.length; k++) {
-    const span = spans[k]!;
+  for (let k = 0; k < count; k++) {
+    const span = spanAt(k);
     const { offset, length } = span;
     if (omits(span)) {
       yield parseAt(source, span, readWithoutLong(source, span));
@@ -74,8 +74,8 @@ export function* readLines(source: ByteSource, spans: readonly LineSpan[], optio
       // Read from here up to the last of the following lines that fits in one block (a line whose
       // long string is left out ends it: that line is read in two pieces).
       let end = offset + length;
-      for (let j = k + 1; j < spans.length; j++) {
-        const next = spans[j]!;
+      for (let j = k + 1; j < count; j++) {
+        const next = spanAt(j);
         if (next.offset < end || next.offset + next.length - offset > blockSize || omits(next)) break;
         end = next.offset + next.length;
       }

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import { IdIndex } from "./ids.js";
 import { BrokenRun, classifyText, decodeLine, normalizeLine, type SessionRecord } from "./salvage.js";
-import { emptyFields, fieldsOf, hexOf, hexString, scanLine, Verdict } from "./scanner.js";
+import { emptyFields, fieldsOf, hexString, scanLine, Verdict } from "./scanner.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine, type ByteSource } from "./source.js";
 import { CURRENT_VERSION } from "./types.js";
@@ -364,12 +364,20 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
 
   // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
   if (!legacy) {
-    // The kept entries so far, by id (numbered as kept; `keptAt` maps back to candidates).
-    const held = new IdIndex(Math.max(16, c.count));
-    const keptAt = new Int32Array(Math.max(16, c.count));
-    const holderOf = (id: string): number => {
-      const h = held.findString(id);
-      return h < 0 ? -1 : keptAt[h]!;
+    c.ids.seal();
+    // What each candidate holds once it is kept: its own id (HOLDS), or a fresh one (`freshHolder`).
+    const holds = new Uint8Array(c.count);
+    const freshHolder = new Map<string, number>();
+    /** The last kept candidate before `k` that holds `id`, or -1. */
+    const holderBefore = (id: string, k: number): number => {
+      const fresh = freshHolder.get(id);
+      if (fresh !== undefined) return fresh < k ? fresh : -1;
+      const holders = c.ids.duplicates.get(id) ?? [c.ids.findString(id)];
+      for (let j = holders.length - 1; j >= 0; j--) {
+        const h = holders[j]!;
+        if (h >= 0 && h < k && holds[h]) return h;
+      }
+      return -1;
     };
     const renamed = new Map<string, string>();
     const taken = new Set<string>(); // ids handed out here
@@ -393,12 +401,14 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       const patch: { id?: string; parentId?: string | null } = {};
       let id = c.ids.idOf(k);
       let parentId: string | null | undefined = c.parentKind[k] === 2 ? null : c.parentId(k);
+      let own = true;
       if (id === undefined) {
         id = patch.id = fresh(line, entryNumber);
+        own = false;
         if (typeof parentId !== "string") parentId = patch.parentId = prevId;
         act("id-assigned", line, `no id: given ${id}, parent ${String(parentId)}`);
-      } else {
-        const holder = holderOf(id);
+      } else if (c.ids.duplicates.has(id) || freshHolder.has(id)) {
+        const holder = holderBefore(id, k);
         if (holder >= 0) {
           // The same id again: an exact repeat goes; a different entry gets an id of its own.
           if (textOf(holder) === textOf(k)) {
@@ -408,13 +418,15 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
           }
           const old = id;
           id = patch.id = fresh(line, entryNumber);
+          own = false;
           renamed.set(old, id);
           act("id-renamed", line, `id ${old} was already used by another entry: now ${id}`);
         }
       }
       if (parentId !== null) {
         const target: string | undefined = typeof parentId === "string" ? (renamed.get(parentId) ?? parentId) : undefined;
-        if (target === undefined || target === id || holderOf(target) < 0) {
+        // (the entry before, most often: held, without looking)
+        if (target === undefined || target === id || (target !== prevId && holderBefore(target, k) < 0)) {
           const why = target === undefined ? "no parentId" : target === id ? "it was its own parent" : known(target) ? `parent ${target} comes later in the file` : `parent ${target} does not exist`;
           patch.parentId = prevId;
           act("parent-reattached", line, `${why}: re-attached to ${String(prevId)}`);
@@ -423,13 +435,13 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
         }
       }
       if (patch.id !== undefined || "parentId" in patch) c.patches.set(k, patch);
-      const h = held.add(hexOf(id), hexOf(id) >= 0 ? undefined : id);
-      keptAt[h] = k;
+      if (own) holds[k] = 1;
+      else freshHolder.set(id, k);
       prevId = id;
     }
     // References that point nowhere stay, reported.
     for (const [k, { type, ref }] of c.refs) {
-      if (!(c.flags[k]! & C_DROPPED) && holderOf(ref) < 0 && ref !== "root" && ref !== (c.patches.get(k)?.id ?? c.ids.idOf(k))) {
+      if (!(c.flags[k]! & C_DROPPED) && holderBefore(ref, c.count) < 0 && ref !== "root" && ref !== (c.patches.get(k)?.id ?? c.ids.idOf(k))) {
         act("reference-missing", c.index[k]! + 1, `${type} points to ${ref}, which does not exist (kept)`);
       }
     }

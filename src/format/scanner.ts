@@ -141,18 +141,22 @@ const CALLS = 256;
  * `Verdict.Valid`, its positions relative to `b[start]`. Defers any line outside the WebAssembly
  * module's memory (see the module comment).
  */
-export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length): Verdict {
+export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length, deep = true): Verdict {
   // A trailing CR (CRLF files) is whitespace; any other byte below 0x20 rules out the fast path.
   const body = end > start && b[end - 1] === 0x0d ? end - 1 : end;
   const verdict = simdScan(b, start, end, body);
   if (verdict < 0) return Verdict.Defer;
-  if (verdict === Verdict.Valid) fill(b, simdSlots, b.byteOffset + start, start, out);
+  if (verdict === Verdict.Valid) fill(b, simdSlots, b.byteOffset + start, start, out, deep);
   else out.object = false;
   return verdict;
 }
 
-/** `out` from the slots a valid scan left (addresses in the memory; `base` is the line's, `at` its index in `b`). */
-function fill(b: Uint8Array, r: Int32Array, base: number, at: number, out: ScanFields): void {
+/**
+ * `out` from the slots a valid scan left (addresses in the memory; `base` is the line's, `at` its
+ * index in `b`). Without `deep`, what only a skim reads of a message (provider, model, usage,
+ * toolCallId, tool calls) is left out.
+ */
+function fill(b: Uint8Array, r: Int32Array, base: number, at: number, out: ScanFields, deep: boolean): void {
   const local = (p: number) => p - base + at;
   const classes = r[Slot.Classes]!;
   const flags = r[Slot.Flags]!;
@@ -191,6 +195,16 @@ function fill(b: Uint8Array, r: Int32Array, base: number, at: number, out: ScanF
   out.messageStart = p < 0 ? -1 : local(p);
   out.messageEnd = p < 0 ? -1 : local(r[Slot.MessageEnd]!);
   out.contentKind = r[Slot.ContentKind]! as ScanFields["contentKind"];
+  p = r[Slot.LongStart]!;
+  out.longStart = p < 0 ? -1 : local(p);
+  out.longEnd = p < 0 ? -1 : local(r[Slot.LongEnd]!);
+  out.longPlain = p >= 0 && r[Slot.LongEscaped] === 0 && (out.ascii || isAscii(b.subarray(out.longStart, out.longEnd)));
+  if (!deep) {
+    out.provider = out.model = out.toolCallId = undefined;
+    out.usageStart = out.usageEnd = -1;
+    out.calls = 0;
+    return;
+  }
   p = r[Slot.ProviderOpen]!;
   out.provider = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.ProviderClose]!));
   p = r[Slot.ModelOpen]!;
@@ -206,10 +220,6 @@ function fill(b: Uint8Array, r: Int32Array, base: number, at: number, out: ScanF
     out.callOpen[k] = local(r[CALLS + 2 * k]!) + 1;
     out.callClose[k] = local(r[CALLS + 2 * k + 1]!);
   }
-  p = r[Slot.LongStart]!;
-  out.longStart = p < 0 ? -1 : local(p);
-  out.longEnd = p < 0 ? -1 : local(r[Slot.LongEnd]!);
-  out.longPlain = p >= 0 && r[Slot.LongEscaped] === 0 && (out.ascii || isAscii(b.subarray(out.longStart, out.longEnd)));
 }
 
 /**

@@ -169,11 +169,11 @@ export class Session {
     const r: LineRecord = {
       index,
       line: index + 1,
-      offset: t.offset[index]!,
+      offset: t.offsetOf(index),
       length: this.lengthOf(index),
       kind: KINDS[t.kind[index]!]!,
       flags: t.flags[index]!,
-      time: node >= 0 ? this.nodes.time[node]! : NaN,
+      time: node >= 0 ? this.nodes.timeOf(node) : NaN,
     };
     const type = this.types.stringOf(t.type[index]!, index);
     if (type !== undefined) r.type = type;
@@ -212,21 +212,20 @@ export class Session {
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
   entry(node: number, options: ReadOptions = {}): AnyEntry {
     const i = this.nodes.line[node]!;
-    const value = readLines(this.source, [this.spanOf(i)], options).next().value!;
+    const value = readLines(this.source, 1, () => this.spanOf(i), options).next().value!;
     return this.upgrade(value, this.record(i, node));
   }
 
-  entries(nodes: readonly number[]): AnyEntry[] {
-    return nodes.map((n) => this.entry(n));
+  entries(nodes: ArrayLike<number>): AnyEntry[] {
+    return Array.from(nodes, (n) => this.entry(n));
   }
 
   /** The entries of `nodes`, in order (read in large blocks: see `readLines`). */
-  *entriesInOrder(nodes: readonly number[], options: ReadOptions = {}): Generator<{ node: number; entry: AnyEntry }> {
-    const spans = nodes.map((n) => this.spanOf(this.nodes.line[n]!));
+  *entriesInOrder(nodes: ArrayLike<number>, options: ReadOptions = {}): Generator<{ node: number; entry: AnyEntry }> {
     let k = 0;
     // A v3 file's entries need no upgrade (nor, then, their records).
     const current = !this.v1Ids && this.version >= CURRENT_VERSION;
-    for (const value of readLines(this.source, spans, options)) {
+    for (const value of readLines(this.source, nodes.length, (j) => this.spanOf(this.nodes.line[nodes[j]!]!), options)) {
       const node = nodes[k++]!;
       yield { node, entry: current ? (value as AnyEntry) : this.upgrade(value, this.nodeRecord(node)) };
     }
@@ -235,7 +234,7 @@ export class Session {
   private spanOf(i: number): LineSpan {
     const t = this.table;
     const long = t.long.get(i);
-    return { line: i + 1, offset: t.offset[i]!, length: this.lengthOf(i), longStart: long ? long.start : -1, longEnd: long ? long.end : -1, plain: (t.flags[i]! & LineFlag.PLAIN_TEXT) !== 0 };
+    return { line: i + 1, offset: t.offsetOf(i), length: this.lengthOf(i), longStart: long ? long.start : -1, longEnd: long ? long.end : -1, plain: (t.flags[i]! & LineFlag.PLAIN_TEXT) !== 0 };
   }
 
   nodeRecord(node: number): LineRecord {
@@ -253,7 +252,7 @@ export class Session {
   }
 
   nodeTime(node: number): number {
-    return this.nodes.time[node]!;
+    return this.nodes.timeOf(node);
   }
 
   /** A node's `LineFlag`s, without materialising its record. */
@@ -287,7 +286,7 @@ export class Session {
   /** The raw bytes of a node's line, at most `max` of them (a preview needs only the start). */
   nodeBytes(node: number, max = Number.POSITIVE_INFINITY): Buffer {
     const i = this.nodes.line[node]!;
-    return this.source.read(this.table.offset[i]!, Math.min(this.lengthOf(i), max));
+    return this.source.read(this.table.offsetOf(i), Math.min(this.lengthOf(i), max));
   }
 
   /**
@@ -298,7 +297,7 @@ export class Session {
   previewBytes(node: number, keep = 1024): Buffer {
     const i = this.nodes.line[node]!;
     const t = this.table;
-    const offset = t.offset[i]!;
+    const offset = t.offsetOf(i);
     const length = this.lengthOf(i);
     const long = t.long.get(i);
     if (!long || long.end - long.start <= keep) return this.source.read(offset, Math.min(length, 1024 * 1024));
@@ -313,7 +312,7 @@ export class Session {
     const i = this.nodes.line[node]!;
     const t = this.table;
     if (!(t.flags[i]! & LineFlag.RAW_MESSAGE)) return undefined;
-    const bytes = line ?? this.source.read(t.offset[i]!, this.lengthOf(i));
+    const bytes = line ?? this.source.read(t.offsetOf(i), this.lengthOf(i));
     return messageBytes(bytes, t.msgStart[i]!);
   }
 
@@ -386,7 +385,7 @@ export class Session {
       // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
       // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
       // a line outside its memory) take the JSON.parse path.
-      const verdict = line === 1 || (whole && !(skimImages && bytes.length >= LONG_STRING)) ? Verdict.Defer : scanLine(bytes, fields);
+      const verdict = line === 1 || (whole && !(skimImages && bytes.length >= LONG_STRING)) ? Verdict.Defer : scanLine(bytes, fields, 0, bytes.length, skim);
       if (verdict === Verdict.Valid && fields.object) {
         if (bytes.length > 0 && bytes[bytes.length - 1] === 13) flags |= LineFlag.CRLF;
         if (!fields.ascii && !isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;

@@ -69,6 +69,8 @@ export class BufferSource implements ByteSource {
 }
 
 const CHUNK_SIZE = 16 * 1024 * 1024;
+/** How much one read takes in: the chunk's further pages are touched only by a line too long for this. */
+const READ_SIZE = 4 * 1024 * 1024;
 
 /**
  * Calls `onLine` for every `\n`-terminated line of `source` (and a final unterminated one), with
@@ -89,6 +91,9 @@ export function forEachLine(
   // lands after it (only a line longer than the whole buffer is pieced together elsewhere).
   const size = Math.max(1, Math.min(chunkSize, source.size > 0 ? source.size : chunkSize));
   const chunk = borrowChunk(size) ?? Buffer.allocUnsafe(size);
+  // Reads fill the chunk up to `window`, which doubles (to the chunk's size) for a line longer than
+  // it: memory a read never reaches is never touched (BENCHMARKS.md, "the read window").
+  let window = Math.min(size, READ_SIZE);
   let carry: Buffer[] = [];
   let carryLength = 0;
   /** Bytes at the front of the chunk that hold the start of an unfinished line. */
@@ -98,13 +103,15 @@ export function forEachLine(
   let line = 1;
   try {
     for (;;) {
-      const n = source.readInto(have === 0 ? chunk : chunk.subarray(have), base + have);
+      const n = source.readInto(chunk.subarray(have, window), base + have);
       if (n === 0) break;
       const end = have + n;
+      // (searched only where this read left bytes: what lies past them is stale, or never touched)
+      const filled = chunk.subarray(0, end);
       let pos = 0;
       for (;;) {
-        const nl = chunk.indexOf(10, pos);
-        if (nl === -1 || nl >= end) break;
+        const nl = filled.indexOf(10, pos);
+        if (nl === -1) break;
         const piece = chunk.subarray(pos, nl);
         const bytes = carryLength === 0 ? piece : Buffer.concat([...carry, piece], carryLength + piece.length);
         onLine(bytes, line, base + pos - carryLength, true);
@@ -119,6 +126,8 @@ export function forEachLine(
       if (pos > 0) {
         chunk.copyWithin(0, pos, end);
         base += pos;
+      } else if (have === window && window < chunk.length) {
+        window = Math.min(chunk.length, window * 2);
       } else if (have === chunk.length) {
         // A line longer than the chunk: keep a copy of this part (the chunk is read into again).
         carry.push(Buffer.from(chunk));

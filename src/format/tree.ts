@@ -31,7 +31,7 @@ export class TreeIndex {
   /** The parent id of each node whose parent does not exist (for its finding). */
   readonly missingParents = new Map<number, string>();
   readonly size: number;
-  private readonly times: Float64Array;
+  private readonly timeOf: (node: number) => number;
   /** Children of node n: childList[childStart[n] .. childStart[n + 1]), by time then file order. */
   private childStart: Int32Array | undefined;
   private childList: Int32Array | undefined;
@@ -39,27 +39,33 @@ export class TreeIndex {
   private counts: Uint8Array | undefined;
   private depthCache: Int32Array | undefined;
 
-  /** Settles the table's parents (`NodeTable.unresolved`, duplicated ids, cycles). */
+  /** Settles the table's parents (`NodeTable.unresolved…`, duplicated ids, cycles). */
   constructor(nodes: NodeTable) {
     const n = (this.size = nodes.count);
     const parent = (this.parent = nodes.parent.subarray(0, n));
-    this.times = nodes.time.subarray(0, n);
+    this.timeOf = (node) => nodes.timeOf(node);
     const ids = nodes.ids;
+    ids.seal();
     for (const node of nodes.selfParents) this.problems.push({ node, problem: "self" });
     // A duplicated id names its last holder, which may come after a child that found an earlier one.
     if (ids.duplicates.size > 0) {
+      const last = new Int32Array(n).fill(-1);
+      for (const holders of ids.duplicates.values()) for (const h of holders) last[h] = holders[holders.length - 1]!;
       for (let i = 0; i < n; i++) {
         const p = parent[i]!;
-        if (p < 0) continue;
-        const last = ids.holderOf(p);
-        if (last !== p) parent[i] = last;
+        if (p >= 0 && last[p]! >= 0) parent[i] = last[p]!;
       }
     }
-    for (const [node, { hex, other }] of nodes.unresolved) {
-      const p = ids.find(hex, other);
+    // Parents that were not the entry before: found all at once, in order of their ids.
+    const count = nodes.unresolvedCount;
+    const found = ids.findAll(nodes.unresolvedHex.subarray(0, count));
+    for (let k = 0; k < count; k++) {
+      const node = nodes.unresolvedNode[k]!;
+      const other = nodes.unresolvedOther.get(node);
+      const p = other !== undefined ? ids.find(-1, other) : found[k]!;
       if (p < 0) {
         this.problems.push({ node, problem: "missing" });
-        this.missingParents.set(node, other ?? hexString(hex));
+        this.missingParents.set(node, other ?? hexString(nodes.unresolvedHex[k]!));
         continue;
       }
       parent[node] = p;
@@ -104,12 +110,12 @@ export class TreeIndex {
       const p = this.parent[i]!;
       if (p !== -1) list[fill[p]!++] = i;
     }
-    const times = this.times;
+    const time = this.timeOf;
     for (let p = 0; p < n; p++) {
       const a = start[p]!;
       const b = start[p + 1]!;
       if (b - a > 1) {
-        const sorted = Array.from(list.subarray(a, b)).sort((x, y) => compareTime(times[x]!, times[y]!) || x - y);
+        const sorted = Array.from(list.subarray(a, b)).sort((x, y) => compareTime(time(x), time(y)) || x - y);
         list.set(sorted, a);
       }
     }
@@ -145,11 +151,13 @@ export class TreeIndex {
     }
   }
 
-  /** Node indices from the root to `node`. */
-  pathTo(node: number): number[] {
-    const path: number[] = [];
-    for (let cur = node; cur !== -1; cur = this.parent[cur]!) path.push(cur);
-    return path.reverse();
+  /** Node indices from the root to `node` (4 bytes a step: a branch can be a million entries long). */
+  pathTo(node: number): Int32Array {
+    let length = 0;
+    for (let cur = node; cur !== -1; cur = this.parent[cur]!) length++;
+    const path = new Int32Array(length);
+    for (let cur = node, k = length - 1; cur !== -1; cur = this.parent[cur]!) path[k--] = cur;
+    return path;
   }
 
   /** Whether `ancestor` is on the path from the root to `node` (itself included). */

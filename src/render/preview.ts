@@ -213,20 +213,21 @@ const FIELDS: Record<string, string[]> = {
  * Other entries keep their fields near the start of the line.
  */
 export function partialEntry(line: Line, type: string | undefined, role: string | undefined, window: number): AnyEntry {
-  const base = { type: type ?? "(no type)", id: "", parentId: null, timestamp: "" };
+  // (object literals, not spreads: this runs for every line a tree draws)
   if (type === "message") {
     const content: Array<Record<string, unknown>> = [];
     const message: Record<string, unknown> = { role: role ?? "?", content };
+    const entry = { type, id: "", parentId: null, timestamp: "", message } as AnyEntry;
     if (role === "bashExecution") {
       message.command = stringAfter(line, COMMAND_KEY, window);
-      return { ...base, message } as AnyEntry;
+      return entry;
     }
     const at = find(line, CONTENT_KEY);
     const plain = at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? stringAfter(line, CONTENT_KEY, window, at) : undefined;
     const text = plain ?? stringAfter(line, TEXT_KEY, window, Math.max(0, at));
     if (text !== undefined) {
       content.push({ type: "text", text });
-      return { ...base, message } as AnyEntry;
+      return entry;
     }
     // every tool call's name (the summary lists them all), as far as a preview could show them
     for (let at = find(line, CALL_KEY), n = 0; at >= 0 && n < window / 4; at = find(line, CALL_KEY, at + CALL_KEY.length), n++) {
@@ -241,11 +242,11 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
         message.errorMessage = stringAfter(line, ERROR_KEY, window);
       }
     }
-    return { ...base, message } as AnyEntry;
+    return entry;
   }
   const { bytes } = line;
   const text = bytes.toString("utf8", 0, charBoundary(bytes, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
-  const fields: Record<string, unknown> = {};
+  const fields: Record<string, unknown> = { type: type ?? "(no type)", id: "", parentId: null, timestamp: "" };
   for (const key of FIELDS[type ?? ""] ?? []) {
     const v = str(text, key);
     if (v !== undefined) fields[key] = v;
@@ -265,5 +266,5 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
       fields.activeToolNames = [];
     }
   }
-  return { ...base, ...fields } as AnyEntry;
+  return fields as AnyEntry;
 }

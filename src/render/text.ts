@@ -56,9 +56,17 @@ export function preview(text: string, max: number): string {
     size *= 4;
   }
   flat = flat.trimEnd();
-  const more = text.length > size && /\S/.test(text.slice(size));
+  const more = text.length > size && nonSpaceFrom(text, size);
   const cut = flat.length > max || more ? withEllipsis(flat, max) : flat;
   return cut.replace(UNSAFE_ONE_LINE, escapeChar);
+}
+
+const NON_SPACE = /\S/g;
+
+/** Whether `text` holds anything but whitespace from `i` on (searched in place, not copied). */
+function nonSpaceFrom(text: string, i: number): boolean {
+  NON_SPACE.lastIndex = i;
+  return NON_SPACE.test(text);
 }
 
 /** `text` cut short of `max` characters, an ellipsis marking the cut. */

@@ -91,7 +91,7 @@ function compareFile(path: string): number {
 }
 
 function pathOf(session: Session, ours: AnyEntry[], node: number): AnyEntry[] {
-  return session.tree.pathTo(node).map((n) => ours[n]!);
+  return Array.from(session.tree.pathTo(node), (n) => ours[n]!);
 }
 
 interface PiTreeNode {

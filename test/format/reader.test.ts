@@ -157,7 +157,7 @@ describe("pass two without image data", () => {
     const nodes = s.tree.pathTo(s.leafNode);
     const full = [...s.entriesInOrder(nodes)].map((x) => x.entry);
     const light = [...s.entriesInOrder(nodes, { imageData: "length" })].map((x) => x.entry);
-    const single = nodes.map((n) => s.entry(n, { imageData: "length" }));
+    const single = Array.from(nodes, (n) => s.entry(n, { imageData: "length" }));
     expect(light).toEqual(single);
     expect(light).toHaveLength(full.length);
     let omitted = 0;
