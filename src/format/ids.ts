@@ -131,6 +131,11 @@ export class IdIndex {
     return this.find(hex, hex >= 0 ? undefined : id);
   }
 
+  /** The node's id as the number of its hex digits, or -1 when it has none or another. */
+  hexAt(node: number): number {
+    return this.kind[node] === HEX ? this.value[node]! : -1;
+  }
+
   /** Whether the node has an id. */
   has(node: number): boolean {
     return this.kind[node] !== NONE;

@@ -107,9 +107,9 @@ class Candidates {
   /** Where a whole-line record lies in the file (-1 for a split or joined one, whose text is in `texts`). */
   offset = new Float64Array(1024);
   length = new Int32Array(1024);
-  /** `ScanFields.parentKind`, and the parent id as `IdIndex.add` takes it. */
+  /** `ScanFields.parentKind` (1: a hex id, in `parentHex`; OTHER_PARENT: another string, in `parentOthers`). */
   parentKind = new Uint8Array(1024);
-  parentHex = new Float64Array(1024);
+  parentHex = new Uint32Array(1024);
   flags = new Uint8Array(1024);
   readonly ids = new IdIndex(1024);
   readonly parentOthers = new Map<number, string>();
@@ -124,15 +124,19 @@ class Candidates {
   /** Fixes to a kept record's id and parent. */
   readonly patches = new Map<number, { id?: string; parentId?: string | null }>();
 
+  /** `estimate`: how many candidates the file will likely hold, asked when the columns are full. */
+  constructor(private readonly estimate: () => number) {}
+
   add(index: number, offset: number, length: number, text: string | undefined, f: { idHex: number; id: string | undefined; parentKind: number; parentHex: number; parentId: string | undefined }, flags: number): number {
-    if (this.count === this.index.length) this.grow();
+    if (this.count === this.index.length) this.grow(Math.max(this.count + 1024, this.estimate()));
     const k = this.count++;
     this.index[k] = index;
     this.offset[k] = offset;
     this.length[k] = length;
-    this.parentKind[k] = f.parentKind;
-    this.parentHex[k] = f.parentHex;
-    if (f.parentKind === 1 && f.parentHex < 0 && f.parentId !== undefined) this.parentOthers.set(k, f.parentId);
+    const other = f.parentKind === 1 && f.parentHex < 0;
+    this.parentKind[k] = other ? OTHER_PARENT : f.parentKind;
+    this.parentHex[k] = other ? 0 : f.parentHex;
+    if (other && f.parentId !== undefined) this.parentOthers.set(k, f.parentId);
     this.flags[k] = flags;
     this.ids.add(f.idHex, f.id);
     if (text !== undefined) this.texts.set(k, text);
@@ -141,26 +145,33 @@ class Candidates {
 
   /** The parent id as written (a string), or undefined for none, null or another value. */
   parentId(k: number): string | undefined {
-    if (this.parentKind[k] !== 1) return undefined;
-    return this.parentHex[k]! >= 0 ? hexString(this.parentHex[k]!) : this.parentOthers.get(k);
+    const kind = this.parentKind[k];
+    return kind === 1 ? hexString(this.parentHex[k]!) : kind === OTHER_PARENT ? this.parentOthers.get(k) : undefined;
   }
 
-  private grow(): void {
-    const n = this.index.length * 2;
-    const grow = <T extends Int32Array | Float64Array | Uint8Array>(a: T, C: { new (n: number): T }): T => {
+  /** Whether the parent id is a string (hex or not). */
+  parentIsString(k: number): boolean {
+    return this.parentKind[k] === 1 || this.parentKind[k] === OTHER_PARENT;
+  }
+
+  private grow(n: number): void {
+    const grow = <T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(a: T, C: { new (n: number): T }): T => {
       const b = new C(n);
-      b.set(a as never);
+      b.set(a.subarray(0, this.count) as never);
       return b;
     };
     this.index = grow(this.index, Int32Array);
     this.offset = grow(this.offset, Float64Array);
     this.length = grow(this.length, Int32Array);
     this.parentKind = grow(this.parentKind, Uint8Array);
-    this.parentHex = grow(this.parentHex, Float64Array);
+    this.parentHex = grow(this.parentHex, Uint32Array);
     this.flags = grow(this.flags, Uint8Array);
     this.ids.reserve(n);
   }
 }
+
+/** `Candidates.parentKind` of a parent id that is a string but not pi's hex. */
+const OTHER_PARENT = 4;
 
 /** `Candidates.flags` bits. */
 const C_NORMALIZED = 1;
@@ -227,7 +238,9 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   const drop = (index: number) => decisions.set(index, { kind: "drop" });
 
   // ---- pass one, line level: every line becomes records or is dropped, by the salvage rule
-  const c = new Candidates();
+  let at = 0;
+  const size = source.size;
+  const c: Candidates = new Candidates((): number => Math.ceil((c.count * Math.max(size, at + 1)) / Math.max(at, 1) * 1.02) + 256);
   const fields = emptyFields();
   let lastIndex = -1;
   let lastTerminated = true;
@@ -262,27 +275,33 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     }
   });
 
-  forEachLine(source, (raw, line, offset, terminated) => {
+  forEachLine(source, (buffer, start, end, line, offset, terminated) => {
     const index = line - 1;
+    at = offset;
     lastIndex = index;
     lastTerminated = terminated;
+    const length = end - start;
+    // Most lines: the validating scanner reads the few fields needed, no JSON.parse, no copy. (A
+    // trailing CR is whitespace to it; a BOM or a NUL makes it say no, and the line is normalised.)
+    const bomHere = index === 0 && length >= 3 && buffer[start] === 0xef && buffer[start + 1] === 0xbb && buffer[start + 2] === 0xbf;
+    if (!bomHere && scanLine(buffer, fields, start, end) === Verdict.Valid && fields.object && fields.type !== undefined && !PARSED_TYPES.has(fields.type)) {
+      const cr = length > 0 && buffer[end - 1] === 13;
+      const badUtf8 = !fields.ascii && !isUtf8(buffer.subarray(start, cr ? end - 1 : end));
+      if (cr) act("crlf-normalized", line, "CRLF line end made LF");
+      broken.flush();
+      const bad = fields.type === "message" && fields.role === undefined;
+      c.add(index, offset, length, undefined, fields, (cr || badUtf8 ? C_NORMALIZED : 0) | (bad ? C_BAD_MESSAGE : 0));
+      if (badUtf8) act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
+      return;
+    }
+    const raw = buffer.subarray(start, end);
     const n = normalizeLine(raw, index === 0);
     if (n.bom) act("bom-removed", line, "removed the UTF-8 byte-order mark");
     if (n.cr) act("crlf-normalized", line, "CRLF line end made LF");
     if (n.nul) act("nul-removed", line, "removed NUL bytes");
-    // Most lines: the validating scanner reads the few fields needed, no JSON.parse. (A line it
-    // cannot scan where it lies, changed by the normalisation, is parsed.)
-    const verdict = n.bytes === raw || (!n.nul && n.bytes.buffer === raw.buffer) ? scanLine(n.bytes, fields) : Verdict.Defer;
-    const badUtf8 = !(verdict === Verdict.Valid && fields.ascii) && !isUtf8(n.bytes);
+    const badUtf8 = !isUtf8(n.bytes);
     const normalized = n.bom || n.cr || n.nul || badUtf8;
     const replaced = () => badUtf8 && act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
-    if (verdict === Verdict.Valid && fields.object && fields.type !== undefined && !PARSED_TYPES.has(fields.type)) {
-      broken.flush();
-      const bad = fields.type === "message" && fields.role === undefined;
-      c.add(index, offset, raw.length, undefined, fields, (normalized ? C_NORMALIZED : 0) | (bad ? C_BAD_MESSAGE : 0));
-      replaced();
-      return;
-    }
     const text = decodeLine(n.bytes);
     const cls = text === undefined ? undefined : classifyText(text);
     if (cls?.kind === "blank") {
@@ -301,7 +320,7 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       else act("no-type-dropped", line, "an object without `type`");
       return;
     }
-    addRecord(c, cls.value, index, undefined, normalized, offset, raw.length);
+    addRecord(c, cls.value, index, undefined, normalized, offset, length);
     replaced();
   });
   broken.flush();
@@ -382,7 +401,20 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     const renamed = new Map<string, string>();
     const taken = new Set<string>(); // ids handed out here
     const known = (id: string) => c.ids.findString(id) >= 0 || taken.has(id);
+    // The entry kept last (its candidate, and its id if it was given a fresh one): its id string
+    // is made only when a message or a patch needs it.
+    let prevKept = -1;
+    let prevFresh: string | undefined;
     let prevId: string | null = null;
+    let prevIdStale = false;
+    const previousId = (): string | null => {
+      if (prevIdStale) {
+        prevId = prevFresh ?? c.ids.idOf(prevKept) ?? null;
+        prevIdStale = false;
+      }
+      return prevId;
+    };
+    const noDuplicates = c.ids.duplicates.size === 0;
     const fresh = (line: number, k: number) => {
       for (let attempt = 0; ; attempt++) {
         const id = shortHash(sessionId, line, k, attempt).slice(0, 8);
@@ -397,6 +429,16 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       if (isHeader(k)) continue;
       entryNumber++;
       if (c.flags[k]! & C_DROPPED) continue;
+      // Most entries: a hex id held by no other, and the entry kept before as parent. Nothing to
+      // fix, and nothing to make a string of.
+      const hex = c.ids.hexAt(k);
+      if (noDuplicates && hex >= 0 && c.parentKind[k] === 1 && prevKept >= 0 && prevFresh === undefined && c.ids.hexAt(prevKept) === c.parentHex[k]) {
+        holds[k] = 1;
+        prevKept = k;
+        prevIdStale = true;
+        continue;
+      }
+      const prevId = previousId();
       const line = c.index[k]! + 1;
       const patch: { id?: string; parentId?: string | null } = {};
       let id = c.ids.idOf(k);
@@ -437,7 +479,9 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       if (patch.id !== undefined || "parentId" in patch) c.patches.set(k, patch);
       if (own) holds[k] = 1;
       else freshHolder.set(id, k);
-      prevId = id;
+      prevKept = k;
+      prevFresh = own ? undefined : id;
+      prevIdStale = true;
     }
     // References that point nowhere stay, reported.
     for (const [k, { type, ref }] of c.refs) {

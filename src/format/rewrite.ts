@@ -93,7 +93,8 @@ export function rewriteLines(source: ByteSource, decide: (index: number, bytes: 
     if (recent.length > CONTEXT) recent.shift();
   };
 
-  forEachLine(source, (bytes, line, _offset, terminated) => {
+  forEachLine(source, (buffer, start, end, line, _offset, terminated) => {
+    const bytes = buffer.subarray(start, end);
     const index = line - 1;
     result.linesIn++;
     const inserted = options.before?.(index) ?? [];

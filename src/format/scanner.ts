@@ -146,18 +146,21 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
   const body = end > start && b[end - 1] === 0x0d ? end - 1 : end;
   const verdict = simdScan(b, start, end, body);
   if (verdict < 0) return Verdict.Defer;
-  if (verdict === Verdict.Valid) fill(b, simdSlots, b.byteOffset + start, start, out, deep);
+  if (verdict === Verdict.Valid) fill(b, simdSlots, b.byteOffset, start, out, deep);
   else out.object = false;
   return verdict;
 }
 
 /**
- * `out` from the slots a valid scan left (addresses in the memory; `base` is the line's, `at` its
- * index in `b`). Without `deep`, what only a skim reads of a message (provider, model, usage,
- * toolCallId, tool calls) is left out.
+ * `out` from the slots a valid scan left (addresses in the memory; `base` is `b`'s, `start` the
+ * line's index in `b`). Positions in `out` are the line's own (from its first byte). Without
+ * `deep`, what only a skim reads of a message (provider, model, usage, toolCallId, tool calls) is
+ * left out.
  */
-function fill(b: Uint8Array, r: Int32Array, base: number, at: number, out: ScanFields, deep: boolean): void {
-  const local = (p: number) => p - base + at;
+function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: ScanFields, deep: boolean): void {
+  /** A slot's address as an index in `b` (for reading), and as a position in the line (for `out`). */
+  const local = (p: number) => p - base;
+  const own = (p: number) => p - base - start;
   const classes = r[Slot.Classes]!;
   const flags = r[Slot.Flags]!;
   out.object = (flags & 1) !== 0;
@@ -192,13 +195,13 @@ function fill(b: Uint8Array, r: Int32Array, base: number, at: number, out: ScanF
   p = r[Slot.RoleOpen]!;
   out.role = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.RoleClose]!));
   p = r[Slot.MessageStart]!;
-  out.messageStart = p < 0 ? -1 : local(p);
-  out.messageEnd = p < 0 ? -1 : local(r[Slot.MessageEnd]!);
+  out.messageStart = p < 0 ? -1 : own(p);
+  out.messageEnd = p < 0 ? -1 : own(r[Slot.MessageEnd]!);
   out.contentKind = r[Slot.ContentKind]! as ScanFields["contentKind"];
   p = r[Slot.LongStart]!;
-  out.longStart = p < 0 ? -1 : local(p);
-  out.longEnd = p < 0 ? -1 : local(r[Slot.LongEnd]!);
-  out.longPlain = p >= 0 && r[Slot.LongEscaped] === 0 && (out.ascii || isAscii(b.subarray(out.longStart, out.longEnd)));
+  out.longStart = p < 0 ? -1 : own(p);
+  out.longEnd = p < 0 ? -1 : own(r[Slot.LongEnd]!);
+  out.longPlain = p >= 0 && r[Slot.LongEscaped] === 0 && (out.ascii || isAscii(b.subarray(local(p), local(r[Slot.LongEnd]!))));
   if (!deep) {
     out.provider = out.model = out.toolCallId = undefined;
     out.usageStart = out.usageEnd = -1;
@@ -210,15 +213,15 @@ function fill(b: Uint8Array, r: Int32Array, base: number, at: number, out: ScanF
   p = r[Slot.ModelOpen]!;
   out.model = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.ModelClose]!));
   p = r[Slot.UsageStart]!;
-  out.usageStart = p < 0 || r[Slot.UsageEnd]! < 0 ? -1 : local(p);
-  out.usageEnd = out.usageStart < 0 ? -1 : local(r[Slot.UsageEnd]!);
+  out.usageStart = p < 0 || r[Slot.UsageEnd]! < 0 ? -1 : own(p);
+  out.usageEnd = out.usageStart < 0 ? -1 : own(r[Slot.UsageEnd]!);
   p = r[Slot.ToolCallIdOpen]!;
   out.toolCallId = p < 0 ? undefined : decodeId(b, local(p), local(r[Slot.ToolCallIdClose]!));
   const calls = r[Slot.Calls]!;
   out.calls = calls;
   for (let k = 0; k < calls; k++) {
-    out.callOpen[k] = local(r[CALLS + 2 * k]!) + 1;
-    out.callClose[k] = local(r[CALLS + 2 * k + 1]!);
+    out.callOpen[k] = own(r[CALLS + 2 * k]!) + 1;
+    out.callClose[k] = own(r[CALLS + 2 * k + 1]!);
   }
 }
 

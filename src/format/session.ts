@@ -376,8 +376,12 @@ export class Session {
     const growNodes = () => grow(nodes.count);
     // Lines pi skips are described by the salvage rule `repair` follows (what it would keep).
     const broken = new BrokenRun((outcome) => this.noteSalvage(outcome));
-    forEachLine(this.source, (bytes, line, offset, terminated) => {
+    forEachLine(this.source, (buffer, start, end, line, offset, terminated) => {
       at = offset;
+      const length = end - start;
+      // the line's own view, made only where it is needed (most lines need none)
+      let view: Buffer | undefined;
+      const lineBytes = () => (view ??= buffer.subarray(start, end));
       const i = t.add(offset, growLines);
       let flags = terminated ? 0 : LineFlag.NO_NEWLINE;
       let obj: Record<string, unknown> | undefined;
@@ -385,17 +389,17 @@ export class Session {
       // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
       // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
       // a line outside its memory) take the JSON.parse path.
-      const verdict = line === 1 || (whole && !(skimImages && bytes.length >= LONG_STRING)) ? Verdict.Defer : scanLine(bytes, fields, 0, bytes.length, skim);
+      const verdict = line === 1 || (whole && !(skimImages && length >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, fields, start, end, skim);
       if (verdict === Verdict.Valid && fields.object) {
-        if (bytes.length > 0 && bytes[bytes.length - 1] === 13) flags |= LineFlag.CRLF;
-        if (!fields.ascii && !isUtf8(bytes)) flags |= LineFlag.BAD_UTF8;
+        if (length > 0 && buffer[end - 1] === 13) flags |= LineFlag.CRLF;
+        if (!fields.ascii && !isUtf8(lineBytes())) flags |= LineFlag.BAD_UTF8;
         if (fields.plainText) flags |= LineFlag.PLAIN_TEXT;
         if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
         ordinal++;
         kind = "entry";
         if (fields.longPlain) t.long.set(i, { start: fields.longStart, end: fields.longEnd });
         const type = fields.type;
-        if (fields.messageStart >= 0 && fields.messageStart < 65536 && endsWithMessage(bytes, fields.messageEnd)) {
+        if (fields.messageStart >= 0 && fields.messageStart < 65536 && endsWithMessage(buffer, start + fields.messageEnd, end)) {
           t.msgStart[i] = fields.messageStart;
           const role = fields.role;
           const nullable = role === "system" || role === "user" || role === "assistant" || role === "toolResult";
@@ -404,9 +408,10 @@ export class Session {
         // the lines whose values matter here, or to the caller
         const wanted = only !== undefined && type !== undefined && only.has(type);
         const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || whole || (skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && fields.calls < 0)));
-        if (parse) obj = fields.longPlain ? parseSkimmed(bytes, fields) : (JSON.parse(bytes.toString(fields.plainText ? "latin1" : "utf8")) as Record<string, unknown>);
-        else if (skim) obj = skeleton(bytes, fields);
+        if (parse) obj = fields.longPlain ? parseSkimmed(lineBytes(), fields) : (JSON.parse(buffer.toString(fields.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
+        else if (skim) obj = skeleton(lineBytes(), fields);
       } else {
+        const bytes = lineBytes();
         const parsed = parseLine(bytes, line === 1);
         flags |= parsed.flags;
         const value = parsed.value;
@@ -449,7 +454,7 @@ export class Session {
       if (type === undefined) flags |= LineFlag.NO_TYPE;
       t.type[i] = this.types.codeFor(type, i);
       if (type === "session") {
-        obj ??= JSON.parse(bytes.toString("utf8")) as Record<string, unknown>;
+        obj ??= JSON.parse(buffer.toString("utf8", start, end)) as Record<string, unknown>;
         t.flags[i] = flags;
         if (this.header) {
           t.kind[i] = KIND_CODE["extra-header"];
@@ -656,12 +661,12 @@ function invalidLineFinding(line: number, flags: number, salvage: LineSalvage | 
   }
 }
 
-/** Whether nothing but whitespace and the line's closing brace follow the `message` object (it is the last key). */
-function endsWithMessage(bytes: Buffer, messageEnd: number): boolean {
+/** Whether nothing but whitespace and the line's closing brace follow the `message` object (it is the last key): `bytes[messageEnd..end)`. */
+function endsWithMessage(bytes: Buffer, messageEnd: number, end: number): boolean {
   let k = messageEnd;
-  while (k < bytes.length && (bytes[k] === 0x20 || bytes[k] === 0x09)) k++;
-  if (bytes[k] !== 0x7d) return false;
-  for (k++; k < bytes.length; k++) if (bytes[k] !== 0x20 && bytes[k] !== 0x09 && bytes[k] !== 0x0d) return false;
+  while (k < end && (bytes[k] === 0x20 || bytes[k] === 0x09)) k++;
+  if (k >= end || bytes[k] !== 0x7d) return false;
+  for (k++; k < end; k++) if (bytes[k] !== 0x20 && bytes[k] !== 0x09 && bytes[k] !== 0x0d) return false;
   return true;
 }
 

@@ -16,7 +16,7 @@ describe("forEachLine", () => {
     const seen: Array<[string, number, number, boolean]> = [];
     for (const chunk of [1, 2, 3, 64]) {
       seen.length = 0;
-      forEachLine(new BufferSource("x", bytes), (b, line, offset, terminated) => seen.push([b.toString(), line, offset, terminated]), chunk);
+      forEachLine(new BufferSource("x", bytes), (b, start, end, line, offset, terminated) => seen.push([b.toString("utf8", start, end), line, offset, terminated]), chunk);
       expect(seen, `chunk ${chunk}`).toEqual([
         ["a\u2028b", 1, 0, true],
         ["second\r", 2, 6, true],
@@ -35,7 +35,7 @@ describe("forEachLine", () => {
       const text = parts.join("\n") + (random() < 0.5 ? "\n" : "");
       const chunk = 1 + Math.floor(random() * 24);
       const seen: Array<[string, number, number, boolean]> = [];
-      forEachLine(new BufferSource("x", Buffer.from(text)), (b, line, offset, terminated) => seen.push([b.toString(), line, offset, terminated]), chunk);
+      forEachLine(new BufferSource("x", Buffer.from(text)), (b, start, end, line, offset, terminated) => seen.push([b.toString("utf8", start, end), line, offset, terminated]), chunk);
       const expected: Array<[string, number, number, boolean]> = [];
       let offset = 0;
       const lines = text.split("\n");
@@ -50,18 +50,18 @@ describe("forEachLine", () => {
 
   it("hands out lines of a file in the SIMD module's memory, where the scanner classifies them in place", () => {
     const lines: Buffer[] = [];
-    forEachLine(new FileSource(fixture("branched.jsonl")), (b) => void lines.push(b));
+    forEachLine(new FileSource(fixture("branched.jsonl")), (b, start, end) => void lines.push(b.subarray(start, end)));
     expect(lines.length).toBeGreaterThan(3);
     for (const b of lines) expect(inModuleMemory(b)).toBe(true);
     // A nested read (the memory is lent out) gets a buffer of its own, and still works.
     const inner: string[] = [];
-    forEachLine(new FileSource(fixture("branched.jsonl")), () => forEachLine(new BufferSource("x", Buffer.from("a\nb")), (b) => void inner.push(b.toString())));
+    forEachLine(new FileSource(fixture("branched.jsonl")), () => forEachLine(new BufferSource("x", Buffer.from("a\nb")), (b, start, end) => void inner.push(b.toString("utf8", start, end))));
     expect(inner.slice(0, 2)).toEqual(["a", "b"]);
   });
 
   it("does not report an empty line after a final newline", () => {
     const lines: string[] = [];
-    forEachLine(new BufferSource("x", Buffer.from("a\nb\n")), (b) => lines.push(b.toString()));
+    forEachLine(new BufferSource("x", Buffer.from("a\nb\n")), (b, start, end) => lines.push(b.toString("utf8", start, end)));
     expect(lines).toEqual(["a", "b"]);
   });
 });
