@@ -1,7 +1,8 @@
 import { statSync, type Stats } from "node:fs";
 import { basename } from "node:path";
 import { CliError, describeFsError, shellQuote } from "./errors.js";
-import { openSessionBuffer, openSessionSync, type OpenOptions, type Session } from "./format/index.js";
+import { FileSource, openSessionBuffer, Session, type OpenOptions } from "./format/index.js";
+import { sizeHint } from "./memory.js";
 import { listSessionFiles } from "./session-files.js";
 
 export { listSessionFiles, sessionDir } from "./session-files.js";
@@ -75,12 +76,23 @@ export function readStdin(): Promise<Buffer> {
 
 /** Opens a resolved path (or `-`), turning file-system errors into one-line messages. */
 export async function openPath(path: string, options: OpenOptions = {}): Promise<Session> {
-  if (path === "-") return openSessionBuffer("<stdin>", await readStdin(), options);
+  if (path === "-") {
+    const bytes = await readStdin();
+    sizeHint(bytes.length);
+    return openSessionBuffer("<stdin>", bytes, options);
+  }
   try {
-    return openSessionSync(path, options);
+    return Session.open(openSource(path), options);
   } catch (error) {
     throw describeFsError(path, error);
   }
+}
+
+/** A session file's bytes, for a command about to read all of them (`sizeHint`). */
+export function openSource(path: string): FileSource {
+  const source = new FileSource(path);
+  sizeHint(source.size);
+  return source;
 }
 
 /** Opens a session for a read-only command: FILE as a path, `-` or a session id. */

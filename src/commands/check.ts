@@ -39,7 +39,7 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
     const validator = new Validator();
     let session: Session;
     try {
-      session = await openPath(file, { onRecord: validator.onRecord, skim: true });
+      session = await openPath(file, { onRecord: validator.onRecord, skim: true, skimUsage: false });
     } catch (error) {
       unreadable.push({ file, error: (error as Error).message });
       continue;

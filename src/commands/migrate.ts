@@ -1,6 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { formatDiff, openSessionSync, planMigration, stampOf, writeMigration, type Session } from "../format/index.js";
+import { formatDiff, planMigration, Session, stampOf, writeMigration } from "../format/index.js";
+import { openSource } from "../input.js";
 import { plural, sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
 import { annotation } from "../render/github.js";
@@ -40,7 +41,7 @@ function migrateOne(path: string, options: MigrateOptions, many: boolean): Migra
   let stamp;
   try {
     stamp = stampOf(path);
-    session = openSessionSync(path);
+    session = Session.open(openSource(path));
   } catch (error) {
     return { file: path, from: null, status: "unreadable", reason: (error as Error).message };
   }

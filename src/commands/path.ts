@@ -1,18 +1,12 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
-import { withPreviews } from "../render/preview.js";
+import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { fitPreview, formatTime, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
-import { nodeKindLabel } from "./tree.js";
-
-export interface PathOptions {
-  file: string;
-  entry?: string;
-  leaves?: boolean;
-}
+import { KindLabels, nodeKindLabel } from "./tree.js";
 
 export interface PathStep {
   id: string | null;
@@ -21,12 +15,6 @@ export interface PathStep {
   kind: string;
   timestamp: string | null;
   preview: string;
-}
-
-export interface PathResult {
-  file: string;
-  leaf: string | null;
-  entries: PathStep[];
 }
 
 export interface LeavesResult {
@@ -47,44 +35,33 @@ export function nodeFor(session: Session, query: string): number {
   }
 }
 
-export async function path(options: PathOptions, ctx: CommandContext): Promise<PathResult | LeavesResult> {
-  const { session, labels } = await readShape(options.file, ctx);
+/** The leaves of a session (`path --leaves`). */
+async function leaves(file: string, ctx: CommandContext): Promise<LeavesResult> {
+  const { session, labels } = await readShape(file, ctx);
   try {
-    const idOf = (n: number) => session.nodeId(n) ?? null;
-    if (options.leaves) {
-      return { file: session.name, currentLeaf: session.leafNode >= 0 ? idOf(session.leafNode) : null, leaves: leafInfos(session, labels) };
-    }
-    const target = options.entry !== undefined ? nodeFor(session, options.entry) : session.leafNode;
-    const nodes = target === -1 ? new Int32Array(0) : session.tree.pathTo(target);
-    const entries = Array.from(steps(session, nodes, JSON_PREVIEW));
-    return { file: session.name, leaf: target === -1 ? null : idOf(target), entries };
+    return { file: session.name, currentLeaf: session.leafNode >= 0 ? (session.nodeId(session.leafNode) ?? null) : null, leaves: leafInfos(session, labels) };
   } finally {
     session.close();
   }
 }
 
-export function renderPath(result: PathResult | LeavesResult, style: Style): string {
+function renderLeaves(result: LeavesResult, style: Style): string {
   const { c } = style;
-  const textWidth = Math.max(20, style.width - 50);
-  if ("leaves" in result) {
-    if (result.leaves.length === 0) return c.dim("(no entries)\n");
-    return result.leaves
-      .map((l) => {
-        const mark = l.current ? c.green("*") : " ";
-        const label = l.label ? c.yellow(` [${preview(l.label, 30)}]`) : "";
-        return `${mark} ${c.bold(sanitize(l.id ?? "(no id)"))}  depth ${String(l.depth).padStart(5)}  ${formatTime(l.timestamp ?? undefined)}${label}  ${c.dim(preview(l.preview, textWidth))}`;
-      })
-      .join("\n") + "\n";
-  }
-  if (result.entries.length === 0) return c.dim("(no entries)\n");
-  const lineWidth = String(result.entries[result.entries.length - 1]!.line).length;
-  return result.entries.map((e) => renderStep(e, lineWidth, style)).join("\n") + "\n";
+  const textWidth = stepTextWidth(style);
+  if (result.leaves.length === 0) return c.dim("(no entries)\n");
+  return result.leaves
+    .map((l) => {
+      const mark = l.current ? c.green("*") : " ";
+      const label = l.label ? c.yellow(` [${preview(l.label, 30)}]`) : "";
+      return `${mark} ${c.bold(sanitize(l.id ?? "(no id)"))}  depth ${String(l.depth).padStart(5)}  ${formatTime(l.timestamp ?? undefined)}${label}  ${c.dim(preview(l.preview, textWidth))}`;
+    })
+    .join("\n") + "\n";
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
   if (args.leaves === true) {
-    const result = (await path({ file: args.file as string, leaves: true }, ctx)) as LeavesResult;
-    return { json: result, jsonl: () => result.leaves, human: ctx.json ? "" : renderPath(result, ctx.style), exitCode: ExitCode.Ok };
+    const result = await leaves(args.file as string, ctx);
+    return { json: result, jsonl: () => result.leaves, human: ctx.json ? "" : renderLeaves(result, ctx.style), exitCode: ExitCode.Ok };
   }
   // A branch can be the whole of a huge session: stream it.
   const { session } = await readShape(args.file as string, ctx);
@@ -106,11 +83,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
         return;
       }
       if (nodes.length === 0) await out.write(ctx.style.c.dim("(no entries)\n"));
-      const lineWidth = nodes.length > 0 ? String(session.nodeLine(nodes[nodes.length - 1]!)).length : 1;
-      await writeAll(out, (function* () {
-        let i = 0;
-        for (const step of steps(session, nodes, width)) yield renderStep(step, lineWidth, ctx.style, session.nodeTime(nodes[i++]!)) + "\n";
-      })());
+      await writeAll(out, renderSteps(session, nodes, ctx.style));
     } finally {
       session.close();
     }
@@ -131,10 +104,22 @@ function* steps(session: Session, nodes: Iterable<number>, width: number): Gener
 /** How much of a preview a step shows. */
 const stepTextWidth = (style: Style) => Math.max(20, style.width - 50);
 
-/** `time`: the step's time in ms when known (formatting it skips parsing `e.timestamp` again). */
-function renderStep(e: PathStep, lineWidth: number, style: Style, time: number | string | undefined = e.timestamp ?? undefined): string {
+/** The branch drawn as lines, a window of them at a time (each a string of whole lines), each step's preview read as its window is drawn. */
+function* renderSteps(session: Session, nodes: Int32Array, style: Style): Generator<string> {
   const { c } = style;
   const textWidth = stepTextWidth(style);
-  const kind = e.kind.startsWith("message/") ? c.cyan(e.kind.slice(8).padEnd(21)) : c.magenta(sanitize(e.kind).padEnd(21));
-  return `${c.dim(String(e.line).padStart(lineWidth))}  ${c.bold(sanitize(e.id ?? "(no id)"))}  ${kind} ${c.dim(formatTime(time))}  ${fitPreview(e.preview, textWidth)}`;
+  const reader = new PreviewReader(session, textWidth);
+  const kinds = new KindLabels(session, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8).padEnd(21)) : c.magenta(sanitize(k).padEnd(21))));
+  const lineWidth = nodes.length > 0 ? String(session.nodeLine(nodes[nodes.length - 1]!)).length : 1;
+  const previews: string[] = [];
+  for (let from = 0; from < nodes.length; from += PREVIEW_WINDOW) {
+    const window = nodes.subarray(from, from + PREVIEW_WINDOW);
+    reader.read(window, window.length, previews);
+    let out = "";
+    for (let k = 0; k < window.length; k++) {
+      const node = window[k]!;
+      out += `${c.dim(String(session.nodeLine(node)).padStart(lineWidth))}  ${c.bold(sanitize(session.nodeId(node) ?? "(no id)"))}  ${kinds.of(node)} ${c.dim(formatTime(session.nodeTime(node)))}  ${fitPreview(previews[k]!, textWidth)}\n`;
+    }
+    yield out;
+  }
 }

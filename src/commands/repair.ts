@@ -1,6 +1,7 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { FileSource, formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
+import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
+import { openSource } from "../input.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, plural, sanitize, wrapSegments, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
@@ -43,19 +44,19 @@ const STATUS = {
   unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
 } as const satisfies StatusTable<RepairStatus>;
 
-function looksLikeSession(source: FileSource, plan: RepairPlan): string | undefined {
+function looksLikeSession(source: ByteSource, plan: RepairPlan): string | undefined {
   if (source.size === 0) return "the file is empty; there is nothing to repair";
   if (!plan.sessionLike) return "no session header and no entry with an id: this is not a pi session file";
   return undefined;
 }
 
 function repairOne(path: string, options: RepairOptions, many: boolean): RepairFileResult {
-  let source: FileSource | undefined;
+  let source: ByteSource | undefined;
   let stamp;
   let plan: RepairPlan;
   try {
     stamp = stampOf(path);
-    source = new FileSource(path);
+    source = openSource(path);
     // Planned from each line's own scan: repair builds no index of the session first.
     plan = planRepair(source, stamp.mtimeMs);
   } catch (error) {

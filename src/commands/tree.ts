@@ -2,15 +2,35 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
-import { withPreviews } from "../render/preview.js";
+import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
 import { fitPreview, isoTime, JSON_PREVIEW, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
 export function nodeKindLabel(session: Session, node: number): string {
-  const { type, role } = session.nodeKind(node);
-  if (type === "message") return `message/${role ?? "?"}`;
+  const type = session.nodeType(node);
+  if (type === "message") return `message/${session.nodeRole(node) ?? "?"}`;
   return type ?? "(no type)";
+}
+
+/** `nodeKindLabel`s as drawn (`draw`), made once for each type and role a session has. */
+export class KindLabels {
+  private readonly made = new Map<number, string>();
+
+  constructor(
+    private readonly session: Session,
+    private readonly draw: (label: string) => string,
+  ) {}
+
+  of(node: number): string {
+    const key = this.session.nodeKindKey(node);
+    let label = key < 0 ? undefined : this.made.get(key);
+    if (label === undefined) {
+      label = this.draw(nodeKindLabel(this.session, node));
+      if (key >= 0) this.made.set(key, label);
+    }
+    return label;
+  }
 }
 
 export interface TreeOptions {
@@ -93,31 +113,57 @@ async function openView(options: TreeOptions, ctx: CommandContext): Promise<Tree
   return new TreeView(session, labels, options.depth);
 }
 
-/** A line of the drawing: a node under its box-drawn prefix, or a line of its own (a divider, a fold). */
-type DrawItem = { node: number; prefix: string } | { node?: undefined; text: string };
+/**
+ * A window of the drawing's lines: line k is node `nodes[k]` under the box-drawn prefix
+ * `texts[k]`, or, where `nodes[k]` is -1, the line `texts[k]` of its own (a divider, a fold).
+ */
+interface DrawWindow {
+  nodes: Int32Array;
+  texts: string[];
+  count: number;
+}
 
 /**
- * The tree's lines, in order, without their previews. A linear run stays in one column; only a
- * branch point opens box-drawn children, so a 100k-entry linear session is 100k short lines, not
- * a 100k-deep staircase.
+ * The tree's lines, in order, without their previews, a window at a time (the same window object,
+ * refilled). A linear run stays in one column; only a branch point opens box-drawn children, so a
+ * 100k-entry linear session is 100k short lines, not a 100k-deep staircase.
  */
-function* drawTree(view: TreeView, style: Style, compact = false): Generator<DrawItem> {
+function* drawTree(view: TreeView, style: Style, compact = false): Generator<DrawWindow> {
   const { c } = style;
   const s = view.session;
   const t = s.tree;
   const limit = view.depthLimit;
+  const w: DrawWindow = { nodes: new Int32Array(PREVIEW_WINDOW), texts: [], count: 0 };
+  const emit = (node: number, text: string) => {
+    w.nodes[w.count] = node;
+    w.texts[w.count++] = text;
+  };
   const visibleChildren = (n: number): ArrayLike<number> => (limit !== undefined && t.depth(n) + 1 >= limit ? [] : t.children(n));
   const interesting = (n: number) => view.label(n) !== null || n === s.leafNode || visibleChildren(n).length !== 1;
   const roots = limit === 0 ? [] : t.roots;
-  if (roots.length === 0) yield { text: c.dim("(no entries)") };
+  if (roots.length === 0) emit(-1, c.dim("(no entries)"));
   const stack: Array<{ node: number; linePrefix: string; childPrefix: string; root?: number }> = [];
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "", root: i });
   while (stack.length > 0) {
+    // (room for the three lines an item may emit)
+    if (w.count + 3 > PREVIEW_WINDOW) {
+      yield w;
+      w.count = 0;
+    }
     const { node, linePrefix, childPrefix, root } = stack.pop()!;
     // Several roots (orphans, resets) would read as one chain without a divider.
-    if (root !== undefined && roots.length > 1) yield { text: c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`) };
-    yield { node, prefix: linePrefix };
-    const kids = visibleChildren(node);
+    if (root !== undefined && roots.length > 1) emit(-1, c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`));
+    emit(node, linePrefix);
+    let kids = visibleChildren(node);
+    // A linear run is walked here, without a stack item a line.
+    while (kids.length === 1 && !compact && w.count < PREVIEW_WINDOW) {
+      emit(kids[0]!, childPrefix);
+      kids = visibleChildren(kids[0]!);
+      if (kids.length === 1 && w.count === PREVIEW_WINDOW) {
+        stack.push({ node: kids[0]!, linePrefix: childPrefix, childPrefix });
+        kids = [];
+      }
+    }
     if (kids.length === 1) {
       let next = kids[0]!;
       if (compact) {
@@ -127,7 +173,7 @@ function* drawTree(view: TreeView, style: Style, compact = false): Generator<Dra
           folded++;
           next = visibleChildren(next)[0]!;
         }
-        if (folded > 0) yield { text: c.dim(`${childPrefix}┆ ${plural(folded, "entry", "entries")}`) };
+        if (folded > 0) emit(-1, c.dim(`${childPrefix}┆ ${plural(folded, "entry", "entries")}`));
       }
       stack.push({ node: next, linePrefix: childPrefix, childPrefix });
       continue;
@@ -138,27 +184,34 @@ function* drawTree(view: TreeView, style: Style, compact = false): Generator<Dra
     }
   }
   const hidden = view.hidden();
-  if (hidden > 0) yield { text: c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`) };
+  if (hidden > 0) emit(-1, c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`));
+  if (w.count > 0) yield w;
 }
 
-/** The drawing, line by line, each node's preview read as its window of lines is drawn. */
-export function* renderTreeLines(view: TreeView, style: Style, compact = false): Generator<string> {
+/** The drawing, a window of lines at a time (each a string of whole lines), each node's preview read as its window is drawn. */
+export function* renderTree(view: TreeView, style: Style, compact = false): Generator<string> {
   const { c } = style;
   const s = view.session;
   const textWidth = treeTextWidth(style);
-  for (const [item, p] of withPreviews(s, drawTree(view, style, compact), (i) => i.node, textWidth)) {
-    if (item.node === undefined) {
-      yield item.text;
-      continue;
+  const reader = new PreviewReader(s, textWidth);
+  const kinds = new KindLabels(s, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k))));
+  const previews: string[] = [];
+  const current = c.green(" ← current leaf");
+  for (const w of drawTree(view, style, compact)) {
+    reader.read(w.nodes, w.count, previews);
+    let out = "";
+    for (let k = 0; k < w.count; k++) {
+      const node = w.nodes[k]!;
+      if (node < 0) {
+        out += w.texts[k] + "\n";
+        continue;
+      }
+      const prefix = w.texts[k]!;
+      const lbl = view.label(node);
+      const p = previews[k]!;
+      out += `${prefix ? c.dim(prefix) : ""}${c.bold(sanitize(view.id(node) ?? "(no id)"))} ${kinds.of(node)}${lbl ? c.yellow(` [${preview(lbl, 30)}]`) : ""}${node === s.leafNode ? current : ""}${p ? ` ${c.dim(fitPreview(p, Math.max(10, textWidth - prefix.length)))}` : ""}\n`;
     }
-    const node = item.node;
-    const lbl = view.label(node);
-    const label = lbl ? c.yellow(` [${preview(lbl, 30)}]`) : "";
-    const current = node === s.leafNode ? c.green(" ← current leaf") : "";
-    const k = nodeKindLabel(s, node);
-    const kind = k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k));
-    const text = p ? ` ${c.dim(fitPreview(p, Math.max(10, textWidth - item.prefix.length)))}` : "";
-    yield `${c.dim(item.prefix)}${c.bold(sanitize(view.id(node) ?? "(no id)"))} ${kind}${label}${current}${text}`;
+    yield out;
   }
 }
 
@@ -180,9 +233,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
         await writeJsonWithArray(out, head, "nodes", nodes(), { hidden: view.hidden() });
         return;
       }
-      await writeAll(out, (function* () {
-        for (const line of renderTreeLines(view, ctx.style, options.compact)) yield line + "\n";
-      })());
+      await writeAll(out, renderTree(view, ctx.style, options.compact));
     } finally {
       s.close();
     }

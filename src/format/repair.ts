@@ -493,26 +493,33 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
 
   // ---- decisions for the writer: what each input line becomes (candidates come in line order)
   let keptRecords = hv || headerLines.length > 0 ? 1 : 0;
-  const linesWithRecords = new Set<number>();
+  // Lines that keep a record, marked only when a joined record's other lines need the answer (a
+  // byte a line: a set of a million numbers would hold ~40 bytes each).
+  const linesWithRecords = c.spans.size > 0 ? new Uint8Array(lastIndex + 1) : undefined;
   for (let k = 0; k < c.count; ) {
     const index = c.index[k]!;
-    let end = k;
+    let end = k + 1;
     while (end < c.count && c.index[end] === index) end++;
+    // (most lines hold one candidate, kept as it is: decided without an array)
+    if (end === k + 1 && !(c.flags[k]! & C_DROPPED) && !c.texts.has(k) && !c.patches.has(k)) {
+      if (k !== header) keptRecords++;
+      if (linesWithRecords) linesWithRecords[index] = 1;
+      if (c.flags[k]! & C_NORMALIZED) decisions.set(index, { kind: "normalize" });
+      k = end;
+      continue;
+    }
     const kept: number[] = [];
     for (let j = k; j < end; j++) if (!(c.flags[j]! & C_DROPPED)) kept.push(j);
     keptRecords += kept.filter((j) => j !== header).length;
-    if (kept.length > 0) linesWithRecords.add(index);
-    else drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
-    const single = kept.length === 1 ? kept[0]! : undefined;
-    if (single !== undefined && !c.texts.has(single) && !c.patches.has(single)) {
-      if (c.flags[single]! & C_NORMALIZED) decisions.set(index, { kind: "normalize" });
-    } else if (kept.length > 0) {
+    if (kept.length === 0) drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
+    else {
+      if (linesWithRecords) linesWithRecords[index] = 1;
       decisions.set(index, { kind: "pieces", pieces: kept.map((j) => ({ ...(c.texts.has(j) ? { text: c.texts.get(j)! } : {}), ...(c.patches.has(j) ? { patch: c.patches.get(j)! } : {}) })) });
     }
     k = end;
   }
   // a joined record's other lines
-  for (const [k, span] of c.spans) for (let extra = 1; extra <= span; extra++) if (!linesWithRecords.has(c.index[k]! + extra)) drop(c.index[k]! + extra);
+  for (const [k, span] of c.spans) for (let extra = 1; extra <= span; extra++) if (!linesWithRecords![c.index[k]! + extra]) drop(c.index[k]! + extra);
   // A valid last line without its newline gets one.
   if (lastIndex >= 0 && !lastTerminated && !decisions.has(lastIndex)) {
     decisions.set(lastIndex, { kind: "normalize" });

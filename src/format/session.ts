@@ -43,6 +43,11 @@ export interface OpenOptions {
    */
   skim?: boolean;
   /**
+   * With `skim`: whether a message's `usage` is parsed into its skeleton (the one part of a skim
+   * that costs a parse; default true). `check` reads none.
+   */
+  skimUsage?: boolean;
+  /**
    * With `onRecord` for whole entries: "length" hands them on as `ReadOptions.imageData` does, a
    * large image's data left out. A line of 64 KB or more is parsed without its long plain string.
    * Default "full".
@@ -277,10 +282,36 @@ export class Session {
     return this.types.stringOf(this.table.type[i]!, i);
   }
 
-  /** Where a node's line lies, and the body of its long plain string if it has one (-1 otherwise). */
-  nodeSpan(node: number): { offset: number; length: number; longStart: number; longEnd: number } {
-    const span = this.spanOf(this.nodes.line[node]!);
-    return { offset: span.offset, length: span.length, longStart: span.longStart, longEnd: span.longEnd };
+  /**
+   * A number for a node's type and role together (equal numbers, equal type and role), or -1
+   * for one of the rare types or roles kept by line (`OVERFLOW`).
+   */
+  nodeKindKey(node: number): number {
+    const i = this.nodes.line[node]!;
+    const type = this.table.type[i]!;
+    const role = this.table.role[i]!;
+    return type === OVERFLOW || role === OVERFLOW ? -1 : (type << 8) | role;
+  }
+
+  /** The message role of a node, without reading its line. */
+  nodeRole(node: number): string | undefined {
+    const i = this.nodes.line[node]!;
+    return this.roles.stringOf(this.table.role[i]!, i);
+  }
+
+  /** Where a node's line starts in the file. */
+  nodeOffset(node: number): number {
+    return this.table.offsetOf(this.nodes.line[node]!);
+  }
+
+  /** A node's line length in bytes (without its newline). */
+  nodeLength(node: number): number {
+    return this.lengthOf(this.nodes.line[node]!);
+  }
+
+  /** Whether a node's line holds a long plain string (a base64 image, usually: `previewBytes` leaves most of it out). */
+  nodeHasLong(node: number): boolean {
+    return this.table.long.has(this.nodes.line[node]!);
   }
 
   /** The raw bytes of a node's line, at most `max` of them (a preview needs only the start). */
@@ -366,6 +397,7 @@ export class Session {
     const skim = onRecord !== undefined && options.skim === true && only === undefined;
     const whole = onRecord !== undefined && !skim && only === undefined;
     const skimImages = whole && options.imageData === "length";
+    const skimUsage = options.skimUsage !== false;
     const size = this.source.size;
     let ordinal = 0;
     let prevV1Id: string | null = null;
@@ -409,7 +441,7 @@ export class Session {
         const wanted = only !== undefined && type !== undefined && only.has(type);
         const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || whole || (skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && fields.calls < 0)));
         if (parse) obj = fields.longPlain ? parseSkimmed(lineBytes(), fields) : (JSON.parse(buffer.toString(fields.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
-        else if (skim) obj = skeleton(lineBytes(), fields);
+        else if (skim) obj = skeleton(lineBytes(), fields, skimUsage);
       } else {
         const bytes = lineBytes();
         const parsed = parseLine(bytes, line === 1);
@@ -684,7 +716,7 @@ function messageBytes(line: Buffer, start: number): Buffer {
  * A message entry as a skim hands it on (`OpenOptions.skim`): what the scanner read of it, in the
  * shape of the entry, without parsing the line (only `usage`, a few dozen bytes, is parsed).
  */
-function skeleton(bytes: Buffer, f: ScanFields): Record<string, unknown> {
+function skeleton(bytes: Buffer, f: ScanFields, usage: boolean): Record<string, unknown> {
   const entry: Record<string, unknown> = { type: f.type };
   if (f.idHex >= 0 || f.id !== undefined) entry.id = f.idHex >= 0 ? hexString(f.idHex) : f.id;
   if (f.parentKind === 2) entry.parentId = null;
@@ -694,7 +726,7 @@ function skeleton(bytes: Buffer, f: ScanFields): Record<string, unknown> {
   if (f.role !== undefined) message.role = f.role;
   if (f.provider !== undefined) message.provider = f.provider;
   if (f.model !== undefined) message.model = f.model;
-  if (f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", f.usageStart, f.usageEnd));
+  if (usage && f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", f.usageStart, f.usageEnd));
   if (f.toolCallId !== undefined) message.toolCallId = f.toolCallId;
   if (f.calls > 0) {
     const content: Array<{ type: string; id: string }> = [];

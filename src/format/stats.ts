@@ -56,7 +56,7 @@ export class StatsCollector {
         s.messageCount++;
         bump(s.messagesByRole, typeof m.role === "string" ? m.role : "(none)");
         if (m.role === "assistant") {
-          bump(s.models, `${m.provider ?? "?"}/${m.model ?? "?"}`);
+          bump(s.models, this.modelKey(m.provider, m.model));
           this.addUsage(m.usage);
         }
         break;
@@ -87,6 +87,18 @@ export class StatsCollector {
         applyLabel(s.labels, entry, (label) => ({ label, line: record.line }));
         break;
     }
+  }
+
+  /** `provider/model` keys made once for each pair (a session has a few, named on every assistant message). */
+  private readonly modelKeys = new Map<string | undefined, Map<string | undefined, string>>();
+
+  private modelKey(provider: unknown, model: unknown): string {
+    if (!((typeof provider === "string" || provider === undefined) && (typeof model === "string" || model === undefined))) return `${String(provider ?? "?")}/${String(model ?? "?")}`;
+    let byModel = this.modelKeys.get(provider);
+    if (!byModel) this.modelKeys.set(provider, (byModel = new Map()));
+    let key = byModel.get(model);
+    if (key === undefined) byModel.set(model, (key = `${String(provider ?? "?")}/${String(model ?? "?")}`));
+    return key;
   }
 
   private addUsage(usage: Usage | undefined): void {

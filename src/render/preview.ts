@@ -52,9 +52,18 @@ function around(line: Line, key: Buffer, size: number, from = 0): string {
 /** The JSON string that follows `key` (a key ending in `:"`, or `:` before a string) in the line, decoded (cut at the window), or undefined. */
 function stringAfter(line: Line, key: Buffer, size: number, from = 0): string | undefined {
   const body = key[key.length - 1] === 0x22 ? key.length : key.length + 1;
+  const at = find(line, key, from);
+  if (at < 0) return undefined;
+  // Most strings end within the window and hold no escape: their bytes are the string.
+  const { bytes } = line;
+  const start = at + body;
+  const close = bytes[start - 1] === 0x22 ? bytes.indexOf(0x22, start) : -1;
+  if (close >= 0 && close < at + key.length + size + 1) {
+    const escape = bytes.indexOf(0x5c, start);
+    if (escape < 0 || escape > close) return bytes.toString("utf8", start, close);
+  }
   for (let window = size; ; window *= 4) {
-    const text = around(line, key, window + 1, from);
-    if (!text) return undefined;
+    const text = around(line, key, window + 1, at);
     const { value, closed } = stringBody(text, body);
     // A window of escaped whitespace (`\t\t\n…`) flattens to little: widen it until the string
     // shows enough characters for the preview (a quarter of the window), or ends, as `preview` does.
@@ -74,72 +83,103 @@ export function nodePreview(session: Session, node: number, max = 200): string {
   return previewFromBytes(session.previewBytes(node), type, role, max);
 }
 
-/** How many nodes a window of `withPreviews` holds, and the most bytes it reads at once. */
-const WINDOW = 4096;
+/** How many nodes a window of previews holds, and the most bytes it reads at once. */
+export const PREVIEW_WINDOW = 4096;
 const BLOCK = 4 * 1024 * 1024;
 /** No preview looks past this much of a line. */
 const LINE_CAP = 1024 * 1024;
 
 /**
- * `items` with each one's node previewed (at most `max` characters), in the order given: a tree
- * or a branch of a million entries is previewed with one more pass over its lines and the memory
- * of one window. Each window's lines are read in file order (nodes are numbered so), in large
- * reads that take in the lines between, and previewed from their bytes.
+ * Previews of a tree's or a branch's nodes, a window at a time: a million entries are previewed
+ * with one more pass over their lines and the memory of one window. A window's lines are read in
+ * file order (nodes are numbered so), in large reads that take in the lines between.
  */
-export function* withPreviews<T>(session: Session, items: Iterable<T>, nodeOf: (item: T) => number | undefined, max: number): Generator<[item: T, preview: string]> {
-  const window: T[] = [];
-  let nodes = 0;
-  const flush = function* (): Generator<[T, string]> {
-    const wanted = [...new Set(window.map(nodeOf).filter((n): n is number => n !== undefined))].sort((a, b) => a - b);
-    const previews = previewNodes(session, wanted, max);
-    for (const item of window) {
-      const node = nodeOf(item);
-      yield [item, node === undefined ? "" : (previews.get(node) ?? "")];
+export class PreviewReader {
+  private block = Buffer.alloc(0);
+  private blockStart = 0;
+  private blockEnd = 0;
+  private order = new Int32Array(0);
+
+  constructor(
+    private readonly session: Session,
+    private readonly max: number,
+  ) {}
+
+  /** The previews of `nodes[0..count)` into `out[0..count)`, in the order given (-1: no node, ""). */
+  read(nodes: Int32Array, count: number, out: string[]): void {
+    // Most windows come in file order (a branch, a linear run): no sort then.
+    let ascending = true;
+    for (let k = 1; k < count && ascending; k++) ascending = nodes[k]! >= nodes[k - 1]!;
+    if (ascending) {
+      const inOrder = (j: number) => nodes[j]!;
+      for (let k = 0; k < count; k++) {
+        const node = nodes[k]!;
+        out[k] = node < 0 ? "" : k > 0 && node === nodes[k - 1] ? out[k - 1]! : this.preview(k, count, inOrder);
+      }
+      return;
     }
-    window.length = 0;
-    nodes = 0;
-  };
-  for (const item of items) {
-    window.push(item);
-    if (nodeOf(item) !== undefined && ++nodes >= WINDOW) yield* flush();
+    if (this.order.length < count) this.order = new Int32Array(Math.max(count, PREVIEW_WINDOW));
+    const order = this.order.subarray(0, count);
+    for (let k = 0; k < count; k++) order[k] = k;
+    order.sort((a, b) => nodes[a]! - nodes[b]!);
+    const nodeAt = (j: number) => nodes[order[j]!]!;
+    for (let j = 0; j < count; j++) {
+      const k = order[j]!;
+      const node = nodes[k]!;
+      out[k] = node < 0 ? "" : j > 0 && node === nodeAt(j - 1) ? out[order[j - 1]!]! : this.preview(j, count, nodeAt);
+    }
   }
-  yield* flush();
+
+  /** The preview of the `j`th node in file order (`nodeAt`), reading a block from it when its line is not in the last one. */
+  private preview(j: number, count: number, nodeAt: (j: number) => number): string {
+    const s = this.session;
+    const node = nodeAt(j);
+    const type = s.nodeType(node);
+    const role = type === "message" ? s.nodeRole(node) : undefined;
+    // a line with a long string (an image): its start and end only
+    if (s.nodeHasLong(node)) return previewFromBytes(s.previewBytes(node), type, role, this.max);
+    const offset = s.nodeOffset(node);
+    const length = Math.min(s.nodeLength(node), LINE_CAP);
+    if (offset < this.blockStart || offset + length > this.blockEnd) {
+      // read from here to the last of the following lines that fits in one block
+      let end = offset + length;
+      for (let i = j + 1; i < count; i++) {
+        const next = nodeAt(i);
+        if (next < 0) continue;
+        const nextEnd = s.nodeOffset(next) + Math.min(s.nodeLength(next), LINE_CAP);
+        if (s.nodeHasLong(next) || nextEnd - offset > BLOCK || nextEnd < offset) break;
+        end = Math.max(end, nextEnd);
+      }
+      if (this.block.length < end - offset) this.block = Buffer.allocUnsafe(Math.max(end - offset, Math.min(BLOCK, 2 * this.block.length)));
+      let n = 0;
+      for (let m = -1; n < end - offset && m !== 0; n += m) m = s.source.readInto(this.block.subarray(n, end - offset), offset + n);
+      this.blockStart = offset;
+      this.blockEnd = offset + n;
+    }
+    return previewFromBytes(this.block.subarray(offset - this.blockStart, offset - this.blockStart + length), type, role, this.max);
+  }
 }
 
-/** Previews of `nodes` (ascending), read in blocks. */
-function previewNodes(session: Session, nodes: readonly number[], max: number): Map<number, string> {
-  const out = new Map<number, string>();
-  let block = Buffer.alloc(0);
-  let blockStart = 0;
-  let blockEnd = 0;
-  for (let k = 0; k < nodes.length; k++) {
-    const node = nodes[k]!;
-    const { type, role } = session.nodeKind(node);
-    const span = session.nodeSpan(node);
-    if (span.longStart >= 0) {
-      // a line with a long string (an image): its start and end only
-      out.set(node, previewFromBytes(session.previewBytes(node), type, role, max));
-      continue;
-    }
-    const length = Math.min(span.length, LINE_CAP);
-    if (span.offset < blockStart || span.offset + length > blockEnd) {
-      // read from here to the last of the following lines that fits in one block
-      let end = span.offset + length;
-      for (let j = k + 1; j < nodes.length; j++) {
-        const next = session.nodeSpan(nodes[j]!);
-        const nextEnd = next.offset + Math.min(next.length, LINE_CAP);
-        if (next.longStart >= 0 || nextEnd - span.offset > BLOCK) break;
-        end = nextEnd;
-      }
-      if (block.length < end - span.offset) block = Buffer.allocUnsafe(Math.max(end - span.offset, Math.min(BLOCK, 2 * block.length)));
-      let n = 0;
-      for (let m = -1; n < end - span.offset && m !== 0; n += m) m = session.source.readInto(block.subarray(n, end - span.offset), span.offset + n);
-      blockStart = span.offset;
-      blockEnd = span.offset + n;
-    }
-    out.set(node, previewFromBytes(block.subarray(span.offset - blockStart, span.offset - blockStart + length), type, role, max));
+/**
+ * `items` with each one's node previewed (at most `max` characters), in the order given, a window
+ * at a time (see `PreviewReader`).
+ */
+export function* withPreviews<T>(session: Session, items: Iterable<T>, nodeOf: (item: T) => number | undefined, max: number): Generator<[item: T, preview: string]> {
+  const reader = new PreviewReader(session, max);
+  const window: T[] = [];
+  const nodes = new Int32Array(PREVIEW_WINDOW);
+  const previews: string[] = [];
+  const flush = function* (): Generator<[T, string]> {
+    reader.read(nodes, window.length, previews);
+    for (let k = 0; k < window.length; k++) yield [window[k]!, previews[k]!];
+    window.length = 0;
+  };
+  for (const item of items) {
+    nodes[window.length] = nodeOf(item) ?? -1;
+    window.push(item);
+    if (window.length === PREVIEW_WINDOW) yield* flush();
   }
-  return out;
+  yield* flush();
 }
 
 /**

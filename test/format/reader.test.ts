@@ -198,7 +198,7 @@ describe("pass two without image data", () => {
     const bytes = jsonl(header(), image("i1", null, big(70_000)), after("i2", "i1", big(90_000, "B")), user("u1", "i2", big(80_000, "x")), none("i3", "u1", big(75_000, "C")), assistant("a1", "i3", "done"));
     const s = openSessionBuffer("t.jsonl", bytes);
     const nodes = Array.from({ length: s.tree.size }, (_, n) => n);
-    const seen = Array.from(withPreviews(s, [...nodes].reverse(), (n) => n, 200), ([node, preview]) => ({ node, preview, skip: s.nodeSpan(node).longStart >= 0 }));
+    const seen = Array.from(withPreviews(s, [...nodes].reverse(), (n) => n, 200), ([node, preview]) => ({ node, preview, skip: s.nodeHasLong(node) }));
     expect(seen.map((x) => x.node)).toEqual([...nodes].reverse());
     expect(seen.filter((x) => x.skip)).toHaveLength(4);
     for (const { node, preview } of seen) {
