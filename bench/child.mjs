@@ -63,6 +63,28 @@ async function run() {
       if (code === 2) throw new Error(`pi-session ${args.join(" ")} exited 2`);
       return code;
     }
+    case "index": {
+      // What the index holds in memory an entry: the heap and array buffers after a full GC,
+      // with the session open as `path --leaves` has it (tree built, depths and leaves known),
+      // less the same after a session of one entry (the code, the scanner's memory). Needs --expose-gc.
+      const { openSessionSync } = await import(new URL("../dist/format/index.js", import.meta.url).href);
+      const held = () => {
+        globalThis.gc();
+        const m = process.memoryUsage();
+        return m.heapUsed + m.arrayBuffers;
+      };
+      const open = (file) => {
+        const s = openSessionSync(file, { only: new Set(["label", "session_info"]), onRecord: () => {} });
+        for (let n = 0; n < s.tree.size; n++) s.tree.depth(n);
+        s.tree.leaves?.();
+        return s;
+      };
+      const small = open(args[1]);
+      const base = held();
+      const s = open(args[0]);
+      const bytes = held() - base;
+      return { bytesPerEntry: bytes / s.tree.size, entries: s.tree.size, keep: small.size };
+    }
     default:
       throw new Error(`unknown task ${task}`);
   }

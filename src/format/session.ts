@@ -411,9 +411,7 @@ export class Session {
     forEachLine(this.source, (buffer, start, end, line, offset, terminated) => {
       at = offset;
       const length = end - start;
-      // the line's own view, made only where it is needed (most lines need none)
-      let view: Buffer | undefined;
-      const lineBytes = () => (view ??= buffer.subarray(start, end));
+      // (the line's own view is made only where it is needed: most lines need none)
       const i = t.add(offset, growLines);
       let flags = terminated ? 0 : LineFlag.NO_NEWLINE;
       let obj: Record<string, unknown> | undefined;
@@ -424,7 +422,7 @@ export class Session {
       const verdict = line === 1 || (whole && !(skimImages && length >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, fields, start, end, skim);
       if (verdict === Verdict.Valid && fields.object) {
         if (length > 0 && buffer[end - 1] === 13) flags |= LineFlag.CRLF;
-        if (!fields.ascii && !isUtf8(lineBytes())) flags |= LineFlag.BAD_UTF8;
+        if (!fields.ascii && !isUtf8(buffer.subarray(start, end))) flags |= LineFlag.BAD_UTF8;
         if (fields.plainText) flags |= LineFlag.PLAIN_TEXT;
         if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
         ordinal++;
@@ -440,10 +438,10 @@ export class Session {
         // the lines whose values matter here, or to the caller
         const wanted = only !== undefined && type !== undefined && only.has(type);
         const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || whole || (skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && fields.calls < 0)));
-        if (parse) obj = fields.longPlain ? parseSkimmed(lineBytes(), fields) : (JSON.parse(buffer.toString(fields.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
-        else if (skim) obj = skeleton(lineBytes(), fields, skimUsage);
+        if (parse) obj = fields.longPlain ? parseSkimmed(buffer.subarray(start, end), fields) : (JSON.parse(buffer.toString(fields.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
+        else if (skim) obj = skeleton(buffer.subarray(start, end), fields, skimUsage);
       } else {
-        const bytes = lineBytes();
+        const bytes = buffer.subarray(start, end);
         const parsed = parseLine(bytes, line === 1);
         flags |= parsed.flags;
         const value = parsed.value;
