@@ -199,6 +199,7 @@ const COMMANDS: CommandSpec[] = [
         .option("thinking", { choices: ["collapsed", "full", "omit"] as const, default: "collapsed", describe: "thinking blocks" })
         .option("tool-results", { choices: ["collapsed", "full", "omit"] as const, default: "collapsed", describe: "tool output" })
         .option("images", { choices: ["placeholder", "embed"] as const, default: "placeholder", describe: "images: a placeholder naming type and size, or embedded as data" })
+        .option("literal", { type: "boolean", default: false, describe: "every text fenced as it was, nothing rendered as Markdown (md, html)" })
         .option("redact", { type: "boolean", default: false, describe: "mask credential-shaped strings as [REDACTED:kind] (count on stderr)" })
         .option("out", { alias: "o", type: "string", describe: "write to this file (atomically; never over an existing one without --force)" })
         .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
@@ -311,6 +312,7 @@ function checkOutputOptions(spec: CommandSpec, argv: Record<string, unknown>): v
   if (argv.jsonl === true && !spec.jsonl) {
     throw new CliError(`--jsonl is for the commands whose output is a list (${COMMANDS.filter((c) => c.jsonl).map(name).join(", ")}); \`${name(spec)}\` prints one document: use --json`);
   }
+  if (argv.literal === true && argv.format === "json") throw new CliError("--literal changes how Markdown and HTML show message text; JSON holds the text as it is: drop --literal, or give --format md or html");
   if (argv.format !== "github") return;
   if (argv.json === true || argv.jsonl === true) throw new CliError(`--format github and --${argv.json === true ? "json" : "jsonl"} conflict: give one`);
   if (spec.annotates === "with --check" && argv.check !== true) throw new CliError(`--format github goes with --check for \`${name(spec)}\` (it annotates what is left to do and writes nothing); e.g. pi-session ${name(spec)} sessions/ --check --format github`);

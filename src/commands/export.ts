@@ -101,7 +101,7 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
     yield* options.view === "context" ? jsonContext(b, renderer) : jsonPath(b, renderer);
     return;
   }
-  yield [format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean))];
+  yield [format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean), options.literal)];
   let stats: StatsCollector;
   if (options.view === "context") {
     const out: Pieces = [];
@@ -164,6 +164,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     thinking: (args.thinking as ExportStyle["thinking"]) ?? "collapsed",
     toolResults: (args.toolResults as ExportStyle["toolResults"]) ?? "collapsed",
     images: (args.images as ExportStyle["images"]) ?? "placeholder",
+    literal: args.literal === true,
     redact: args.redact === true,
     out: args.out as string | undefined,
     force: args.force === true,
@@ -184,6 +185,7 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     thinking: options.thinking,
     toolResults: options.toolResults,
     images: options.images,
+    literal: options.literal,
     redact: options.redact,
     labels,
     edits: options.view === "path" ? branchEdits(branch) : new Map(),

@@ -48,7 +48,7 @@ export class EntryRenderer {
 
   constructor(readonly setup: RenderSetup) {
     this.redactor = new Redactor(setup.redact);
-    this.builder = new BlockBuilder(this.redactor, setup.labels, setup.edits);
+    this.builder = new BlockBuilder(this.redactor, setup.labels, setup.edits, setup.literal === true);
   }
 
   /** How to read entries for this export: image data only when it is embedded. */

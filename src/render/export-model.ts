@@ -9,7 +9,8 @@ import { formatCount, formatSeconds } from "./text.js";
  */
 
 export type Part =
-  | { kind: "text"; text: string }
+  /** `markdown`: the text is Markdown a person or the model wrote (user and assistant text), shown rendered unless the export is literal. */
+  | { kind: "text"; text: string; markdown?: boolean }
   | { kind: "thinking"; text: string }
   | { kind: "toolCall"; name: string; args: string }
   | { kind: "toolResult"; text: string; isError: boolean; images: Array<Extract<Part, { kind: "image" }>> }
@@ -28,6 +29,8 @@ export interface MessageBlock {
   /** A context edit on this entry (path view): replaced or dropped in later contexts. */
   edit?: "replaced" | "dropped";
   parts: Part[];
+  /** An assistant's error (`stopReason` error or aborted), shown as a block of its own (not in a literal export: there it is in `meta`). */
+  error?: { kind: "error" | "aborted"; message: string };
 }
 
 export interface SummaryBlock {
@@ -35,6 +38,7 @@ export interface SummaryBlock {
   title: string;
   meta: string[];
   id?: string;
+  /** Markdown the model wrote (a compaction's or branch's summary). */
   text: string;
   label?: string;
 }
@@ -51,6 +55,14 @@ export type Block = MessageBlock | SummaryBlock | NoteBlock;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex
 const UNCLEAN = /[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/**
+ * Rendered Markdown also loses the invisible characters that could hide text or reorder it where
+ * it no longer sits in a code block: zero-width space, word joiner, zero-width no-break space, the
+ * Mongolian vowel separator and the bidi marks (LRM, RLM, ALM). Zero-width (non-)joiners stay:
+ * emoji sequences and several scripts need them.
+ */
+const INVISIBLE = /[\u200b\u2060\ufeff\u180e\u200e\u200f\u061c]/g;
+const HAS_INVISIBLE = /[\u200b\u2060\ufeff\u180e\u200e\u200f\u061c]/;
 
 /** The length of an image block's base64 data, also when pass two left the data out. */
 export function imageDataLength(b: Record<string | symbol, unknown>): number {
@@ -60,10 +72,12 @@ export function imageDataLength(b: Record<string | symbol, unknown>): number {
 }
 
 export class BlockBuilder {
+  /** `literal`: every text as it was (fenced), errors in the heading's facts, as before Markdown was rendered. */
   constructor(
     private readonly redactor: Redactor,
     private readonly labels: ReadonlyMap<string, string>,
     private readonly edits: ReadonlyMap<string, "replaced" | "dropped">,
+    private readonly literal = false,
   ) {}
 
   /**
@@ -75,10 +89,13 @@ export class BlockBuilder {
 
   /** Redacted, and without control characters (ESC, CR, …). */
   clean(s: unknown): string {
-    const text = this.redactor.text(String(s ?? ""));
-    // Most texts hold none: one search, and the string is kept as it is.
-    if (this.plain || !UNCLEAN.test(text)) return text;
-    return text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
+    let text = this.redactor.text(String(s ?? ""));
+    // Most texts hold none: one search, and the string is kept as it is. (A plain line is ASCII:
+    // nothing invisible either.)
+    if (this.plain) return text;
+    if (UNCLEAN.test(text)) text = text.replace(/\r\n?/g, "\n").replace(CONTROL, "");
+    if (!this.literal && HAS_INVISIBLE.test(text)) text = text.replace(INVISIBLE, "");
+    return text;
   }
 
   /** `clean` for a string that is not the current entry's own. */
@@ -102,14 +119,15 @@ export class BlockBuilder {
     return { kind: "image", mime: String(b.mimeType ?? "image/?"), bytes: Math.floor((imageDataLength(b) * 3) / 4), data };
   }
 
-  parts(content: AgentMessage["content"]): Part[] {
+  /** The parts of a message's content; `markdown`: its texts are Markdown (see `Part`). */
+  parts(content: AgentMessage["content"], markdown = false): Part[] {
     if (content == null) return [];
-    if (typeof content === "string") return [{ kind: "text", text: this.clean(content) }];
+    if (typeof content === "string") return [{ kind: "text", text: this.clean(content), markdown }];
     const out: Part[] = [];
     for (const block of content as ContentBlock[]) {
       if (!block || typeof block !== "object") continue;
       const b = block as Record<string, unknown>;
-      if (b.type === "text") out.push({ kind: "text", text: this.clean(b.text) });
+      if (b.type === "text") out.push({ kind: "text", text: this.clean(b.text), markdown });
       else if (b.type === "thinking") out.push({ kind: "thinking", text: this.clean(b.thinking) });
       else if (b.type === "toolCall") out.push({ kind: "toolCall", name: this.clean(b.name), args: this.clean(JSON.stringify(b.arguments ?? {}, null, 2)) });
       else if (b.type === "image") out.push(this.image(b));
@@ -133,9 +151,19 @@ export class BlockBuilder {
     };
     switch (m.role) {
       case "user":
-        return this.messageBlock(id, "user", "User", meta(), this.parts(m.content));
-      case "assistant":
-        return this.messageBlock(id, "assistant", "Assistant", meta(this.clean(`${m.provider ?? "?"}/${m.model ?? "?"}`), m.stopReason === "error" ? this.clean(`error: ${m.errorMessage ?? ""}`) : m.stopReason === "aborted" ? "aborted" : undefined), this.parts(m.content));
+        return this.messageBlock(id, "user", "User", meta(), this.parts(m.content, true));
+      case "assistant": {
+        const model = this.clean(`${m.provider ?? "?"}/${m.model ?? "?"}`);
+        const failed = m.stopReason === "error" || m.stopReason === "aborted" ? m.stopReason : undefined;
+        if (this.literal || !failed) {
+          return this.messageBlock(id, "assistant", "Assistant", meta(model, m.stopReason === "error" ? this.clean(`error: ${m.errorMessage ?? ""}`) : failed), this.parts(m.content, true));
+        }
+        // The message's error (a provider's can be hundreds of characters) as a block of its own.
+        const block = this.messageBlock(id, "assistant", "Assistant", meta(model, failed), this.parts(m.content, true));
+        const message = this.clean(m.errorMessage ?? "");
+        if (message) block.error = { kind: failed, message };
+        return block;
+      }
       case "toolResult": {
         const parts = this.parts(m.content);
         const texts: string[] = [];

@@ -1,16 +1,22 @@
 import type { Block, MessageBlock, Part } from "./export-model.js";
+import { markdownHtml, safeMarkdown } from "./markdown.js";
 
 /**
- * Markdown and HTML for export blocks. Session text is untrusted: in Markdown it only ever sits in
- * a fenced block longer than any backtick run inside it (so it cannot close the fence, and HTML in
- * it is code, not markup) or in escaped inline text; in HTML everything is escaped, and the page
- * allows no scripts and no network at all (Content-Security-Policy).
+ * Markdown and HTML for export blocks. Session text is untrusted. What a person or the model wrote
+ * as Markdown (user and assistant text, summaries) is rendered, made safe by `safeMarkdown`: parsed
+ * and written again so that it cannot change the document around it. Everything else (tool calls
+ * and output, shell runs, thinking, and every text of a `literal` export) sits in a fenced block
+ * longer than any backtick run inside it (so it cannot close the fence, and HTML in it is code,
+ * not markup) or in escaped inline text. In HTML everything is escaped, and the page allows no
+ * scripts and no network at all (Content-Security-Policy).
  */
 
 export interface ExportStyle {
   thinking: "collapsed" | "full" | "omit";
   toolResults: "collapsed" | "full" | "omit";
   images: "placeholder" | "embed";
+  /** Every text fenced as it was, nothing rendered (the export before Markdown was rendered). */
+  literal?: boolean;
 }
 
 export interface ExportMeta {
@@ -100,7 +106,8 @@ function mdDetails(out: Pieces, summary: string, body: () => void): void {
 function mdPart(out: Pieces, p: Part, style: ExportStyle): boolean {
   switch (p.kind) {
     case "text":
-      fence(out, p.text, "text");
+      if (p.markdown && !style.literal) out.push(safeMarkdown(p.text));
+      else fence(out, p.text, "text");
       return true;
     case "thinking":
       if (style.thinking === "omit") return false;
@@ -167,7 +174,8 @@ export function markdownBlock(out: Pieces, b: Block, style: ExportStyle): void {
   }
   out.push(mdHeading(b));
   if (b.kind === "summary") {
-    fence(out, b.text, "text");
+    if (style.literal) fence(out, b.text, "text");
+    else out.push(safeMarkdown(b.text));
     out.push("\n\n");
     return;
   }
@@ -178,6 +186,16 @@ export function markdownBlock(out: Pieces, b: Block, style: ExportStyle): void {
     if (shown) out.push("\n\n");
     if (mdPart(out, p, style)) shown = true;
     else out.length = mark;
+  }
+  if (b.error) {
+    // a quote that holds the message as it was
+    if (shown) out.push("\n\n");
+    const lines = [`**${b.error.kind === "error" ? "Error" : "Aborted"}**`, ""];
+    const body: Pieces = [];
+    fence(body, b.error.message, "text");
+    lines.push(...body.join("").split("\n"));
+    out.push(lines.map((l) => (l ? `> ${l}` : ">")).join("\n"));
+    shown = true;
   }
   if (shown) out.push("\n\n");
 }
@@ -208,7 +226,18 @@ details { margin: .5rem 0; } summary { cursor: pointer; color: var(--muted); }
 img { max-width: 100%; }
 `;
 
-export function htmlHeader(meta: ExportMeta): string {
+/** Styles for rendered Markdown and error blocks (a literal page, as before, has none of them). */
+const MARKDOWN_CSS = `.md { margin: .5rem 0; overflow-wrap: anywhere; } .md > :first-child { margin-top: 0; } .md > :last-child { margin-bottom: 0; }
+.md h4, .md h5, .md h6 { margin: 1rem 0 .5rem; } .md h4 { font-size: 1rem; } .md h5 { font-size: .95rem; } .md h6 { font-size: .9rem; color: var(--muted); }
+.md p, .md ul, .md ol, .md blockquote, .md table { margin: .5rem 0; } .md ul, .md ol { padding-left: 1.5rem; }
+.md blockquote { border-left: 3px solid var(--line); margin-left: 0; padding-left: .75rem; color: var(--muted); }
+.md code { background: var(--code); padding: .1rem .3rem; border-radius: 4px; font: .875em ui-monospace, SFMono-Regular, Menlo, monospace; } .md pre code { background: none; padding: 0; font: inherit; }
+.md table { border-collapse: collapse; display: block; overflow-x: auto; } .md th, .md td { border: 1px solid var(--line); padding: .3rem .6rem; } .md th { background: var(--code); }
+.md hr { border: 0; border-top: 1px solid var(--line); }
+.error { border: 1px solid #cf222e; border-radius: 6px; padding: .5rem .75rem; margin: .5rem 0; } .error strong { color: #cf222e; } .error pre { margin: .25rem 0 0; }
+`;
+
+export function htmlHeader(meta: ExportMeta, literal = false): string {
   const title = escapeHtml(meta.title);
   return `<!doctype html>
 <html lang="en">
@@ -217,7 +246,7 @@ export function htmlHeader(meta: ExportMeta): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <title>${title}</title>
-<style>${CSS}</style>
+<style>${CSS}${literal ? "" : MARKDOWN_CSS}</style>
 </head>
 <body>
 <main>
@@ -238,7 +267,7 @@ export const HTML_FOOTER = `</main>
 function htmlPart(p: Part, style: ExportStyle): string {
   switch (p.kind) {
     case "text":
-      return `<div class="text">${escapeHtml(p.text)}</div>`;
+      return p.markdown && !style.literal ? `<div class="md">${markdownHtml(p.text)}</div>` : `<div class="text">${escapeHtml(p.text)}</div>`;
     case "thinking":
       if (style.thinking === "omit") return "";
       return style.thinking === "full" ? `<div class="thinking"><strong>Thinking</strong><pre>${escapeHtml(p.text)}</pre></div>` : `<details class="thinking"><summary>Thinking</summary><pre>${escapeHtml(p.text)}</pre></details>`;
@@ -266,8 +295,12 @@ function htmlHeading(b: { title: string; meta: string[]; id?: string; label?: st
 
 export function htmlBlock(b: Block, style: ExportStyle): string {
   if (b.kind === "note") return `<p class="note">${escapeHtml(b.text)}</p>\n`;
-  if (b.kind === "summary") return `<section class="summary">${htmlHeading(b)}<div class="text">${escapeHtml(b.text)}</div></section>\n`;
+  if (b.kind === "summary") {
+    const text = style.literal ? `<div class="text">${escapeHtml(b.text)}</div>` : `<div class="md">${markdownHtml(b.text)}</div>`;
+    return `<section class="summary">${htmlHeading(b)}${text}</section>\n`;
+  }
   const m = b as MessageBlock;
   const edit = m.edit ? `<p class="edit">✎ ${m.edit === "dropped" ? "Dropped from the model's context by a later context edit." : "Replaced in the model's context by a later context edit."}</p>` : "";
-  return `<section class="${escapeHtml(m.role)}">${htmlHeading(m)}${edit}${m.parts.map((p) => htmlPart(p, style)).join("")}</section>\n`;
+  const error = m.error ? `<div class="error"><strong>${m.error.kind === "error" ? "Error" : "Aborted"}</strong><pre>${escapeHtml(m.error.message)}</pre></div>` : "";
+  return `<section class="${escapeHtml(m.role)}">${htmlHeading(m)}${edit}${m.parts.map((p) => htmlPart(p, style)).join("")}${error}</section>\n`;
 }

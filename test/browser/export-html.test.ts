@@ -8,7 +8,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../helpers/browser.js";
 import { cli } from "../helpers/cli.js";
@@ -16,7 +16,7 @@ import { cli } from "../helpers/cli.js";
 const launched = await launchBrowser();
 if (!launched.browser) console.warn(`browser tests skipped: ${launched.reason}`);
 else console.info(`browser: ${launched.from}`);
-const browser = launched.browser as Browser;
+const browser = launched.context as BrowserContext;
 afterAll(async () => launched.browser?.close());
 
 function hostileSession(): string {
@@ -64,6 +64,38 @@ describe.skipIf(!launched.browser)("the HTML export in a browser", () => {
     await output.locator("summary").click();
     expect(await page.getByText("file-one").isVisible()).toBe(false);
     expect(requests).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("renders an assistant's Markdown: a table as a table, code as code, and a javascript: link that does nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-html-"));
+    const file = join(dir, "md.jsonl");
+    const text = ["## Results", "", "| file | size |", "| --- | ---: |", "| a.ts | 12 KB |", "| b.ts | 3 KB |", "", "```ts", "const answer = 42;", "```", "", "Click [here](javascript:window.__pwned=3).", "", "Or read [the docs](https://example.com/docs)."].join("\n");
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ type: "session", version: 3, id: "html-md", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
+        JSON.stringify({ type: "message", id: "u0000001", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "Sizes?" } }),
+        JSON.stringify({ type: "message", id: "a0000001", parentId: "u0000001", timestamp: "2026-01-01T00:00:01.000Z", message: { role: "assistant", content: [{ type: "text", text }], provider: "p", model: "m" } }),
+      ].join("\n") + "\n",
+    );
+    const out = join(mkdtempSync(join(tmpdir(), "pi-session-html-out-")), "page.html");
+    expect((await cli(["export", file, "--format", "html", "-o", out])).exitCode).toBe(0);
+    const page = await browser.newPage();
+    await page.goto(`file://${out}`);
+    const answer = page.locator("section.assistant");
+    // the table is a table, its cells in their columns
+    expect(await answer.locator("table tr").count()).toBe(3);
+    expect(await answer.locator("table td").allInnerTexts()).toEqual(["a.ts", "12 KB", "b.ts", "3 KB"]);
+    // the code is code, in a pre, and the heading sits below the message's own
+    expect(await answer.locator("pre code").innerText()).toBe("const answer = 42;\n");
+    expect(await answer.locator("h5").innerText()).toBe("Results"); // (the message's "##", three levels down)
+    // the javascript: target is no link at all: its text shows, and clicking it runs nothing
+    expect(await page.locator('a[href^="javascript" i]').count()).toBe(0);
+    await answer.getByText("javascript:window.__pwned=3", { exact: false }).click();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(page.url()).toBe(`file://${out}`);
+    expect(await answer.locator("a").getAttribute("href")).toBe("https://example.com/docs");
     await page.close();
   }, 60_000);
 });

@@ -10,14 +10,15 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
 
 const SYSTEM = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
 /** Flags for a closed network: no background requests, no sandbox (tests run as root in CI). */
 const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-export type Launched = { browser: Browser; from: string } | { browser?: undefined; reason: string };
+/** A browser, and the context its tests open their pages in (see `launchBrowser`). */
+export type Launched = { browser: Browser; context: BrowserContext; from: string } | { browser?: undefined; context?: undefined; reason: string };
 
 interface Candidate {
   path: string;
@@ -77,7 +78,12 @@ export async function launchBrowser(): Promise<Launched> {
       continue;
     }
     try {
-      return { browser: await chromium.launch({ executablePath: c.path, args: c.args, timeout: 60_000, ...(c.env ? { env: c.env } : {}) }), from: `${c.from} (${c.path})` };
+      const browser = await chromium.launch({ executablePath: c.path, args: c.args, timeout: 60_000, ...(c.env ? { env: c.env } : {}) });
+      // A single-process shell (@sparticuz/chromium's) ends when a context closes, as a page of
+      // its own context does: tests open their pages in one context, which a blank page keeps.
+      const context = await browser.newContext();
+      await context.newPage();
+      return { browser, context, from: `${c.from} (${c.path})` };
     } catch (error) {
       failures.push(`${c.from}: ${(error as Error).message.split("\n")[0]}`);
     }
