@@ -53,13 +53,15 @@ const hex8 = (r) => Math.floor(r() * 0xffffffff).toString(16).padStart(8, "0");
  *   turns with thinking, text and tool calls, tool results of 0.3-5 KB, model and thinking changes;
  * - "heartbeat": an OpenClaw-like heartbeat session (~0.5 KB mean): many short user/assistant
  *   pairs, custom messages, and a compaction every few dozen entries.
+ * - "bloated": what `slim` is for: tool output about 90 % of the bytes (2-40 KB a result), with a
+ *   compaction every few dozen entries keeping the last few; never corrupted (slim refuses that).
  * `branched`: every few entries the leaf jumps back to a random earlier entry (with a branch
  * summary and labels now and then), as `/tree` does.
  * `corrupt` (the dense shapes): the corruptions `check` and `repair` must survive at scale: a torn
  * write fused with the next record a third of the way in, an entry reusing an earlier id halfway,
  * a two-entry parent cycle at two thirds, and a torn last line.
  */
-export function generateLargeSession({ path, sizeMB, seed = 1, branched = false, shape = "fat", corrupt = shape !== "fat" }) {
+export function generateLargeSession({ path, sizeMB, seed = 1, branched = false, shape = "fat", corrupt = shape !== "fat" && shape !== "bloated" }) {
   const r = rng(seed);
   const fd = openSync(path, "w");
   const target = sizeMB * 1024 * 1024;
@@ -169,6 +171,16 @@ export function generateLargeSession({ path, sizeMB, seed = 1, branched = false,
         append("message", { message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(r, logNormal(1200, 1.0)) }], isError: r() < 0.05, timestamp: t } });
       }
       append("message", { message: assistant([{ type: "text", text: text(r, logNormal(400, 0.8)) }]) });
+    } else if (shape === "bloated") {
+      append("message", { message: { role: "user", content: [{ type: "text", text: text(r, 60 + Math.floor(r() * 200)) }], timestamp: t } });
+      const callId = `toolu_${call++}`;
+      append("message", { message: assistant([{ type: "text", text: text(r, 100 + Math.floor(r() * 300)) }, { type: "toolCall", id: callId, name: "read", arguments: { path: `src/file-${call % 97}.ts` } }], "toolUse") });
+      append("message", { message: { role: "toolResult", toolCallId: callId, toolName: "read", content: [{ type: "text", text: text(r, logNormal(9000, 0.9)) }], isError: false, timestamp: t } });
+      sinceCompaction += 3;
+      if (sinceCompaction > 30 + Math.floor(r() * 30)) {
+        sinceCompaction = 0;
+        append("compaction", { summary: text(r, logNormal(800, 0.4)), firstKeptEntryId: ids[Math.max(0, ids.length - 6)], tokensBefore: 80000 + Math.floor(r() * 40000) });
+      }
     } else {
       append("message", { message: { role: "user", content: [{ type: "text", text: `[OpenClaw heartbeat poll] ${text(r, 90)}` }], timestamp: t } });
       append("message", { message: assistant([{ type: "text", text: r() < 0.9 ? "HEARTBEAT_OK" : text(r, 200) }]) });

@@ -31,6 +31,7 @@ const USAGE = `usage: npm run bench -- [options]
   --quick        small sizes and one round, for CI: proves the benchmark runs
   --data DIR     where generated inputs are kept (default bench-data/, reused across runs)
   --skip-pi      leave pi's own path out
+  --skip-slim    leave out slim's sessions (mostly tool output behind compactions)
   --help         this text`;
 
 let values;
@@ -44,6 +45,7 @@ try {
       runs: { type: "string" },
       data: { type: "string" },
       "skip-pi": { type: "boolean", default: false },
+      "skip-slim": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   }));
@@ -238,6 +240,50 @@ for (const size of sizes.filter((s) => s > 0)) {
       }
       console.log("");
     }
+  }
+}
+
+// slim: on sessions that are mostly tool output behind compactions (what it is for), written to
+// --out (the bench data stays as it is). Target (issue 14): within 1.5 × naive at 200 MB; the
+// peak RSS bound of every command at 1 GB.
+if (!values["skip-slim"]) {
+  for (const size of sizes.filter((s) => s > 0)) {
+    const dir = join(dataDir, `bloated-linear-${size}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "session.jsonl");
+    const meta = join(dir, "entries.json");
+    if (!existsSync(file) || !existsSync(meta)) {
+      const made = generateLargeSession({ path: file, sizeMB: size, seed: Math.round(size * 2) + 5, shape: "bloated" });
+      writeFileSync(meta, JSON.stringify({ entries: made.entries }));
+    }
+    const bytes = statSync(file).size;
+    const out = join(mkdtempSync(join(tmpdir(), "pi-session-bench-slim-")), "slimmed.jsonl");
+    const [naive, slim, dry] = measureAll([
+      { task: "naive", args: [file], files: [file] },
+      { task: "cli", args: ["slim", file, "--out", out, "--force"], files: [file] },
+      { task: "cli", args: ["slim", file, "--dry-run"], files: [file] },
+    ]);
+    const after = existsSync(out) ? statSync(out).size : undefined;
+    rmSync(dirname(out), { recursive: true, force: true });
+    const judged = bytes >= 150 * MB && bytes < 300 * MB;
+    const oneGB = bytes >= 900 * MB && bytes < 1536 * MB;
+    console.log(`## slim: mostly tool output behind compactions, ${fmt(bytes / MB)} MB -> ${after === undefined ? "-" : fmt(after / MB, 1)} MB\n`);
+    console.log(`| contender | time ms | vs naive | peak RSS MB | target |`);
+    console.log(`| --- | ---: | ---: | ---: | --- |`);
+    console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${fmt(naive.rssMB)} | |`);
+    for (const [name, m] of [["slim --out (writes the file)", slim], ["slim --dry-run", dry]]) {
+      if (m.error) {
+        console.log(`| pi-session ${name} | error: ${m.error} | | | |`);
+        failures++;
+        continue;
+      }
+      const checks = [];
+      if (judged && naive.ms) checks.push(["≤ 1.5 × naive", m.ms <= 1.5 * naive.ms]);
+      if (oneGB) checks.push(["RSS ≤ 256", m.rssMB <= 256]);
+      const target = checks.length === 0 ? "for the record" : checks.map(([t, ok]) => `${t}: ${ok ? "met" : "MISSED"}`).join("; ");
+      console.log(`| pi-session ${name} | ${fmt(m.ms)} | ${ratio(m.ms, naive.ms)} | ${fmt(m.rssMB)} | ${target} |`);
+    }
+    console.log("");
   }
 }
 

@@ -174,6 +174,24 @@ const COMMANDS: CommandSpec[] = [
     annotates: "with --check",
   },
   {
+    command: "slim <files..>",
+    describe: "Shrink sessions: payloads no branch's context holds become placeholders",
+    builder: (y) =>
+      writeOptions(y)
+        .positional("files", { type: "string", array: true, describe: "session files (or directories)" })
+        .option("min-size", { type: "string", describe: "slim payloads of at least this many bytes (4K, 1M; images always)", default: "1024" })
+        .option("dry-run", { type: "boolean", default: false, describe: "print what would be saved; write nothing (exit 1 if something would be slimmed)" })
+        .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 if any file could be slimmed" })
+        .example("$0 slim big.jsonl", "slim in place, keeping big.jsonl.bak")
+        .example("$0 slim big.jsonl --dry-run", "how much it would save, by kind")
+        .example("$0 slim ~/.pi/agent/sessions --min-size 64K", "every session, payloads of 64 KB and more")
+        .epilogue(
+          "An entry is live when the context pi builds for some leaf holds it; live entries are copied byte for byte, so no branch's context changes. In the entries behind (before the kept part of the latest compaction on every branch through them), tool output, images, thinking, text, tool-call arguments and superseded summaries of --min-size or more become short placeholders ('[removed by pi-session slim: tool output, 2.3 MB]'); ids, parents, roles, tool names, models, usage and cost stay, so the tree, labels and totals do not change. Branching later from an entry that was behind shows the placeholders.",
+        ),
+    load: () => import("./commands/slim.js"),
+    annotates: "with --check",
+  },
+  {
     command: "fork <file>",
     describe: "Copy a session (or one branch of it) into a new session file",
     builder: (y) =>
@@ -232,7 +250,7 @@ function normalise(argv: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export", "completion"];
+const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "slim", "fork", "export", "completion"];
 
 /** yargs' parse errors, reworded to say what was wrong, what was expected and an example. */
 function usageMessage(msg: string, argv: readonly string[]): string {

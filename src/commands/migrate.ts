@@ -5,7 +5,7 @@ import { openSource } from "../input.js";
 import { plural, sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
 import { annotation } from "../render/github.js";
-import { notWritten, overFiles, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
+import { notWritten, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
 
 export interface MigrateOptions extends WriteOptions {
   files: string[];
@@ -21,19 +21,14 @@ export interface MigrateFileResult extends WriterFileResult<MigrateStatus> {
   diff?: string;
 }
 
-export interface MigrateResult {
-  files: MigrateFileResult[];
-  summary: Record<MigrateStatus, number>;
-}
+export type MigrateResult = WriterReport<MigrateStatus, MigrateFileResult>;
 
 const STATUS = {
   migrated: { text: "migrated", exit: ExitCode.Ok, paint: "green" },
   current: { text: "already current", exit: ExitCode.Ok, paint: "green" },
-  refused: { text: "refused", exit: ExitCode.Findings, paint: "red" },
   "needs-migrate": { text: "needs migrating", exit: ExitCode.Findings, paint: "yellow" },
   "would-migrate": { text: "would migrate", exit: ExitCode.Findings, paint: "yellow" },
-  aborted: { text: "aborted", exit: ExitCode.Usage, paint: "red" },
-  unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
+  ...REFUSED_ABORTED_UNREADABLE,
 } as const satisfies StatusTable<MigrateStatus>;
 
 function migrateOne(path: string, options: MigrateOptions, many: boolean): MigrateFileResult {

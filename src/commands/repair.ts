@@ -6,7 +6,7 @@ import { renderFindings } from "../render/findings.js";
 import { layoutWidth, plural, sanitize, wrapSegments, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
 import { annotation } from "../render/github.js";
-import { notWritten, overFiles, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult } from "./writers.js";
+import { notWritten, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
 
 export interface RepairOptions extends WriteOptions {
   files: string[];
@@ -28,10 +28,7 @@ export interface RepairFileResult extends WriterFileResult<RepairStatus> {
   diff?: string;
 }
 
-export interface RepairResult {
-  files: RepairFileResult[];
-  summary: Record<RepairStatus, number>;
-}
+export type RepairResult = WriterReport<RepairStatus, RepairFileResult>;
 
 const STATUS = {
   repaired: { text: "repaired", exit: ExitCode.Ok, paint: "green" },
@@ -39,9 +36,7 @@ const STATUS = {
   "needs-repair": { text: "needs repair", exit: ExitCode.Findings, paint: "yellow" },
   "would-repair": { text: "would repair", exit: ExitCode.Findings, paint: "yellow" },
   incomplete: { text: "repaired, errors remain", exit: ExitCode.Findings, paint: "red" },
-  refused: { text: "refused", exit: ExitCode.Findings, paint: "red" },
-  aborted: { text: "aborted", exit: ExitCode.Usage, paint: "red" },
-  unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
+  ...REFUSED_ABORTED_UNREADABLE,
 } as const satisfies StatusTable<RepairStatus>;
 
 function looksLikeSession(source: ByteSource, plan: RepairPlan): string | undefined {

@@ -33,6 +33,19 @@ export interface WriterFileResult<S extends string> {
 /** How a writer's statuses count (SPEC §3), checked by `satisfies` so no status is left out. */
 export type StatusTable<S extends string> = Record<S, { text: string; exit: ExitCode; paint: "green" | "yellow" | "red" }>;
 
+/** A writer's result: a report a file, and how many files ended in each status. */
+export interface WriterReport<S extends string, R extends WriterFileResult<S>> {
+  files: R[];
+  summary: Record<S, number>;
+}
+
+/** The statuses every writer has: the file refused (work left), the write abandoned, the file unreadable. */
+export const REFUSED_ABORTED_UNREADABLE = {
+  refused: { text: "refused", exit: ExitCode.Findings, paint: "red" },
+  aborted: { text: "aborted", exit: ExitCode.Usage, paint: "red" },
+  unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
+} as const satisfies StatusTable<"refused" | "aborted" | "unreadable">;
+
 /** The worst exit code over the files: 2 for unreadable, aborted or refused output; 1 for work left; else 0. */
 export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFileResult<S>>, table: StatusTable<S>): ExitCode {
   let code: ExitCode = ExitCode.Ok;

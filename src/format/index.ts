@@ -24,4 +24,6 @@ export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./rewrite.js";
 export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type Producer } from "./write.js";
 export { planRepair, writeRepair, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
+export { planSlim, writeSlim, liveNodes, placeholder, DEFAULT_MIN_SIZE, SLIM_KINDS, type SlimPlan, type SlimResult, type SlimKind } from "./slim.js";
+export { formatBytes } from "./units.js";
 export { planFork, sessionFolderName, sessionFileName, sessionPathFor, type ForkOptions, type ForkPlan } from "./fork.js";

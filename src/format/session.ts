@@ -149,8 +149,8 @@ export class Session {
     this.source.close();
   }
 
-  /** The node of line `index`, or -1 (nodes are numbered in file order: a binary search). */
-  private nodeAt(index: number): number {
+  /** The node of line `index` (0-based), or -1 (nodes are numbered in file order: a binary search). */
+  nodeAtLine(index: number): number {
     const lines = this.nodes.line;
     let lo = 0;
     let hi = this.nodes.count - 1;
@@ -169,7 +169,7 @@ export class Session {
   }
 
   /** The record of line `index` (0-based). */
-  record(index: number, node = this.nodeAt(index)): LineRecord {
+  record(index: number, node = this.nodeAtLine(index)): LineRecord {
     const t = this.table;
     const r: LineRecord = {
       index,

@@ -2,6 +2,7 @@ import pc from "picocolors";
 import stringWidth from "string-width";
 import type { AgentMessage, AnyEntry } from "../format/index.js";
 import { messageText } from "../format/stats.js";
+export { formatBytes } from "../format/units.js";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -100,17 +101,6 @@ export function fitPreview(p: string, max: number): string {
 /** How many characters of preview a JSON document carries for each entry. */
 export const JSON_PREVIEW = 200;
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
 
 const DAY = 86_400_000;
 /** The largest time a Date holds (8.64e15 ms either side of the epoch). */

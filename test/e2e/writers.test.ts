@@ -1,11 +1,11 @@
-/** migrate and repair, spawned for real: every flag in human and --json mode, backups, refusals, crashes and races. */
+/** migrate and repair, spawned for real: every flag in human and --json mode, backups, refusals, crashes and races (slim's too). */
 import { execa } from "execa";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
-import { largeCorrupted, largeV1 } from "../helpers/large.js";
+import { largeBloated, largeCorrupted, largeV1 } from "../helpers/large.js";
 import { BIN, CORPUS, fixture } from "../helpers/paths.js";
 
 function sandbox(...names: string[]): string {
@@ -175,15 +175,20 @@ describe("repair", () => {
 describe("crash safety", () => {
   it("SIGKILL at random moments leaves the original or the full result, and the next run cleans up", { timeout: 240_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "pi-session-crash-"));
-    const originals: Record<string, string> = { migrate: join(dir, "v1.jsonl"), repair: join(dir, "corrupted.jsonl") };
+    const originals: Record<string, string> = { migrate: join(dir, "v1.jsonl"), repair: join(dir, "corrupted.jsonl"), slim: join(dir, "bloated.jsonl") };
     largeV1(originals.migrate!, 24);
     largeCorrupted(originals.repair!, 24);
+    largeBloated(originals.slim!, 24);
+    const commands = ["migrate", "repair", "slim"];
     // the full results, made once without interruption
     const expected: Record<string, Buffer> = {};
-    for (const cmd of ["migrate", "repair"]) {
+    const took: Record<string, number> = {};
+    for (const cmd of commands) {
       const f = join(dir, `expected-${cmd}.jsonl`);
       copyFileSync(originals[cmd]!, f);
+      const started = performance.now();
       const r = await cli([cmd, f]);
+      took[cmd] = performance.now() - started;
       expect(r.exitCode, r.stdout + r.stderr).toBe(0);
       // Larger than a read chunk: lines written from a reused read buffer must arrive intact.
       const checked = await cli(["check", f, "--quiet"]);
@@ -193,14 +198,15 @@ describe("crash safety", () => {
     let trials = 0;
     let interrupted = 0;
     for (let t = 0; t < 24; t++) {
-      const cmd = t % 2 === 0 ? "migrate" : "repair";
+      const cmd = commands[t % 3]!;
       const trial = join(dir, `trial-${t}`);
       mkdirSync(trial);
       const file = join(trial, "s.jsonl");
       copyFileSync(originals[cmd]!, file);
       const before = readFileSync(file);
       const child = execa("node", [BIN, cmd, file], { reject: false });
-      await new Promise((r) => setTimeout(r, 120 + ((t * 97) % 900)));
+      // somewhere in the run: from its start-up to its last writes (this machine's speed varies)
+      await new Promise((r) => setTimeout(r, took[cmd]! * (0.1 + ((t * 37) % 85) / 100)));
       child.kill("SIGKILL");
       const res = await child;
       if (res.signal === "SIGKILL") interrupted++;

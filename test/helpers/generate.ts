@@ -70,3 +70,75 @@ export function generateSession({ seed, dir, steps = 60 }: GenerateOptions): str
   user(`last ${seed}`);
   return sm.getSessionFile() as string;
 }
+
+export interface BloatedOptions extends GenerateOptions {
+  /** Bytes of a typical large payload (tool output, file written, thinking). */
+  payload?: number;
+  /** How often a step branches off from an earlier entry (a branch from far back keeps all after it live). */
+  branching?: number;
+}
+
+/**
+ * A session that grew large the way real ones do (pi's SessionManager writes it): tool output,
+ * files written through tool calls, thinking with signatures, images and shell output, with
+ * compactions every so often (each keeping a few recent entries), branches made before and after
+ * them, branch summaries, custom messages and context edits.
+ */
+export function generateBloatedSession({ seed, dir, steps = 80, payload = 4000, branching = 0.07 }: BloatedOptions): string {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const blob = (n: number) => {
+    const words = ["const", "return", "value", "path", "line", "error", "=>", "{", "}", "\n", "ok", "é", "日本"];
+    let s = "";
+    while (s.length < n) s += pick(words) + " ";
+    return s.slice(0, n);
+  };
+  const base64 = (n: number) => Buffer.from(Array.from({ length: Math.ceil((n * 3) / 4) }, () => Math.floor(r() * 256))).toString("base64").slice(0, n);
+  const sm = pi.SessionManager.create("/work/project", dir);
+  let t = 1_780_000_000_000 + seed * 1000;
+  let call = 0;
+  const size = () => Math.floor(payload * (0.25 + r() * 1.5));
+  const usage = () => ({ input: Math.floor(r() * 5000), output: Math.floor(r() * 900), cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: r() / 100 } });
+  const user = () => {
+    const content = r() < 0.2 ? [{ type: "text", text: `look at this ${call}` }, { type: "image", data: base64(size()), mimeType: "image/png" }] : r() < 0.1 ? blob(size()) : `question ${seed}-${call}`;
+    sm.appendMessage({ role: "user", content, timestamp: (t += 1000) });
+  };
+  const turn = () => {
+    const id = `call_${seed}_${call++}`;
+    const content: unknown[] = [];
+    if (r() < 0.5) content.push({ type: "thinking", thinking: blob(size()), thinkingSignature: base64(1200) });
+    content.push({ type: "text", text: r() < 0.3 ? blob(size()) : `working on ${call}` });
+    const tool = pick(["bash", "read", "write", "edit"]);
+    content.push({ type: "toolCall", id, name: tool, arguments: tool === "write" ? { path: `f${call}.ts`, content: blob(size()) } : { path: `f${call}.ts` } });
+    sm.appendMessage({ role: "assistant", content, api: "x", provider: "anthropic", model: "claude", usage: usage(), stopReason: "toolUse", timestamp: (t += 1000) });
+    const output = [{ type: "text", text: blob(size() * 2) }, ...(r() < 0.1 ? [{ type: "image", data: base64(size()), mimeType: "image/jpeg" }] : [])];
+    sm.appendMessage({ role: "toolResult", toolCallId: id, toolName: tool, content: output, details: tool === "edit" ? { diff: blob(size()), firstChangedLine: 3 } : { truncated: false }, isError: r() < 0.1, timestamp: (t += 1000) });
+  };
+  user();
+  turn();
+  for (let i = 0; i < steps; i++) {
+    const branch = sm.getBranch() as Array<{ id: string; type: string }>;
+    if (r() < branching) {
+      sm.branch(pick(sm.getEntries() as Array<{ id: string }>).id);
+      continue;
+    }
+    const x = r();
+    if (x < 0.3) turn();
+    else if (x < 0.45) user();
+    else if (x < 0.53 && branch.length > 6) {
+      // keep the last few entries of the branch
+      const keep = branch[Math.max(0, branch.length - 1 - Math.floor(r() * 5))]!;
+      sm.appendCompaction(blob(Math.floor(size() / 2)), r() < 0.1 ? null : keep.id, Math.floor(r() * 100000), { readFiles: [`f${i}.ts`] }, undefined, usage());
+    } else if (x < 0.64) sm.branchWithSummary(pick(branch.slice(-4)).id, blob(size()), undefined, undefined, usage()); // (back a little, summarising what was left)
+    else if (x < 0.69) sm.appendMessage({ role: "bashExecution", command: `make ${i}`, output: blob(size()), exitCode: r() < 0.2 ? 1 : 0, cancelled: false, truncated: false, timestamp: (t += 1000) });
+    else if (x < 0.73) sm.appendCustomMessageEntry("ext", r() < 0.5 ? blob(size()) : [{ type: "text", text: blob(size()) }], true, { n: blob(200) });
+    else if (x < 0.77) {
+      const editable = (branch as Array<{ id: string; type: string; message?: { role: string } }>).filter((e) => e.type === "custom_message" || (e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message!.role)));
+      if (editable.length > 0) sm.appendContextEdit(pick(editable).id, r() < 0.5 ? null : { content: `edited ${i}` });
+    } else if (x < 0.8) sm.appendModelChange("anthropic", `m-${i}`);
+    else if (x < 0.83) sm.appendLabelChange(pick(sm.getEntries() as Array<{ id: string }>).id, `label ${i}`);
+    else turn();
+  }
+  user();
+  return sm.getSessionFile() as string;
+}

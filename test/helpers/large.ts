@@ -28,3 +28,8 @@ export function largeCorrupted(path: string, sizeMB: number): void {
   lines.splice(mid + 5, 0, "\u0000".repeat(40));
   writeFileSync(path, lines.join("\n") + "\n" + lines[lines.length - 1]!.slice(0, 30));
 }
+
+/** A v3 session of about `sizeMB` that is mostly tool output behind compactions (slim has most of it to do). */
+export function largeBloated(path: string, sizeMB: number): void {
+  generateLargeSession({ path, sizeMB, seed: 79, shape: "bloated" });
+}

@@ -11,6 +11,7 @@ type Entry = Record<string, any>;
 
 export const pi = sm as {
   buildSessionContext(entries: Entry[], leafId?: string | null, byId?: Map<string, Entry>): { messages: any[]; thinkingLevel: string; model: any };
+  buildContextEntries(entries: Entry[], leafId?: string | null, byId?: Map<string, Entry>): Entry[];
   migrateSessionEntries(entries: Entry[]): void;
   parseSessionEntries(content: string): Entry[];
   loadEntriesFromFile(path: string): Entry[];

@@ -1,0 +1,148 @@
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError, ExitCode } from "../errors.js";
+import { DEFAULT_MIN_SIZE, formatBytes, planSlim, Session, SLIM_KINDS, stampOf, writeSlim, type SlimKind, type SlimResult } from "../format/index.js";
+import { openSource } from "../input.js";
+import { annotation } from "../render/github.js";
+import { plural } from "../render/text.js";
+import { writeBack, type WriteOptions } from "./write-back.js";
+import { notWritten, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
+
+export interface SlimOptions extends WriteOptions {
+  files: string[];
+  dryRun?: boolean;
+  check?: boolean;
+  minSize: number;
+}
+
+export type SlimStatus = "slimmed" | "clean" | "would-slim" | "needs-slim" | "refused" | "aborted" | "unreadable";
+
+export interface SlimFileResult extends WriterFileResult<SlimStatus> {
+  bytesBefore?: number;
+  bytesAfter?: number;
+  saved?: Record<SlimKind, number>;
+  entriesSlimmed?: number;
+  liveEntries?: number;
+}
+
+export type SlimReport = WriterReport<SlimStatus, SlimFileResult>;
+
+const STATUS = {
+  slimmed: { text: "slimmed", exit: ExitCode.Ok, paint: "green" },
+  clean: { text: "nothing to slim", exit: ExitCode.Ok, paint: "green" },
+  "would-slim": { text: "would slim", exit: ExitCode.Findings, paint: "yellow" },
+  "needs-slim": { text: "could be slimmed", exit: ExitCode.Findings, paint: "yellow" },
+  ...REFUSED_ABORTED_UNREADABLE,
+} as const satisfies StatusTable<SlimStatus>;
+
+const KIND_NAMES: Record<SlimKind, string> = { toolOutput: "tool output", images: "images", thinking: "thinking", text: "text", summaries: "summaries", other: "other" };
+
+function counts(r: SlimResult): Pick<SlimFileResult, "bytesBefore" | "bytesAfter" | "saved" | "entriesSlimmed" | "liveEntries"> {
+  return { bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter, saved: r.saved, entriesSlimmed: r.entriesSlimmed, liveEntries: r.liveEntries };
+}
+
+function slimOne(path: string, options: SlimOptions, many: boolean): SlimFileResult {
+  let session: Session;
+  let stamp;
+  try {
+    stamp = stampOf(path);
+    session = Session.open(openSource(path));
+  } catch (error) {
+    if (!(error as NodeJS.ErrnoException).code) throw error;
+    return { file: path, status: "unreadable", reason: (error as Error).message };
+  }
+  try {
+    const plan = planSlim(session);
+    if (plan.status === "refused") return { file: path, status: "refused", refusal: "content", reason: plan.reason };
+    if (options.check || options.dryRun) {
+      const dry = writeSlim(session, plan, options.minSize, undefined);
+      if (dry.entriesSlimmed === 0) return { file: path, ...counts(dry), status: "clean" };
+      return { file: path, ...counts(dry), status: options.check ? "needs-slim" : "would-slim" };
+    }
+    // Written in the same pass that finds what to slim (the file is read twice in all: the index,
+    // then this); when nothing changed, the new file is thrown away and the original left as it is.
+    let done: SlimResult | undefined;
+    let written;
+    try {
+      written = writeBack(path, stamp, options, many, (write) => {
+        done = writeSlim(session, plan, options.minSize, write);
+        if (done.entriesSlimmed === 0) throw new NothingToSlim();
+      });
+    } catch (error) {
+      if (error instanceof NothingToSlim) return { file: path, ...counts(done!), status: "clean" };
+      throw error;
+    }
+    for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
+    const failed = notWritten(written);
+    if (failed) return { file: path, ...(done ? counts(done) : {}), ...failed };
+    return { file: path, ...counts(done!), status: "slimmed", ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) };
+  } finally {
+    session.close();
+  }
+}
+
+/** Thrown from the writer when a file had nothing to slim: its new copy is dropped. */
+class NothingToSlim extends Error {}
+
+export async function slim(options: SlimOptions, ctx: CommandContext): Promise<SlimReport> {
+  return overFiles<SlimStatus, SlimFileResult>("slim", options.files, ctx, Object.keys(STATUS) as SlimStatus[], (file, many) => slimOne(file, options, many));
+}
+
+/** `212 MB -> 18.1 MB (saved 194 MB: tool output 180 MB, images 10.1 MB, ...)` */
+function sizes(r: SlimFileResult): string {
+  const saved = (r.bytesBefore ?? 0) - (r.bytesAfter ?? 0);
+  const kinds = SLIM_KINDS.filter((k) => (r.saved?.[k] ?? 0) > 0)
+    .sort((a, b) => r.saved![b] - r.saved![a])
+    .map((k) => `${KIND_NAMES[k]} ${formatBytes(r.saved![k])}`);
+  return `${formatBytes(r.bytesBefore ?? 0)} -> ${formatBytes(r.bytesAfter ?? 0)} (saved ${formatBytes(saved)}${kinds.length ? `: ${kinds.join(", ")}` : ""})`;
+}
+
+function entries(r: SlimFileResult): string {
+  return `${plural(r.entriesSlimmed ?? 0, "entry", "entries")} slimmed, ${plural(r.liveEntries ?? 0, "live entry", "live entries")} kept whole`;
+}
+
+function describe(r: SlimFileResult): string {
+  switch (r.status) {
+    case "slimmed":
+      return `slimmed ${sizes(r)}; ${entries(r)}; ${r.backup ? `the original is kept as ${r.backup}` : `written to ${r.out}`}`;
+    case "would-slim":
+      return `would slim ${sizes(r)}; ${entries(r)}; nothing written`;
+    case "needs-slim":
+      return `could be slimmed ${sizes(r)}; run \`pi-session slim ${r.file}\``;
+    case "clean":
+      return `nothing to slim (${plural(r.liveEntries ?? 0, "live entry", "live entries")}; nothing behind them holds a payload that large, or an image); left untouched`;
+    default:
+      return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
+  }
+}
+
+export function renderSlim(result: SlimReport, options: { many: boolean }, style: Parameters<typeof renderWriterReport>[1]): string {
+  const sized = (r: SlimFileResult, n: number | undefined) => (r.bytesBefore === undefined || n === undefined ? "-" : formatBytes(n));
+  return renderWriterReport(result, style, options.many, STATUS, describe, {
+    extra: [
+      { head: "before", align: "right" },
+      { head: "after", align: "right" },
+    ],
+    cells: (r) => [sized(r, r.bytesBefore), r.status === "slimmed" || r.status === "would-slim" || r.status === "needs-slim" ? sized(r, r.bytesAfter) : sized(r, r.bytesBefore)],
+    note: (r) => (r.status === "slimmed" ? `${plural(r.entriesSlimmed ?? 0, "entry", "entries")}; ${placeNote(r)}` : r.reason ?? (r.entriesSlimmed ? plural(r.entriesSlimmed, "entry", "entries") : "")),
+  });
+}
+
+/** `--min-size`: a whole number of bytes, at least 1 (`1K`, `2M` read as KB and MB). */
+export function parseMinSize(value: unknown): number {
+  if (value === undefined) return DEFAULT_MIN_SIZE;
+  const m = /^(\d+)([kKmM]?)[bB]?$/.exec(String(value).trim());
+  const n = m ? Number(m[1]) * (m[2] === "" ? 1 : /k/i.test(m[2]!) ? 1024 : 1024 * 1024) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`--min-size ${String(value)}: give a size in bytes (e.g. 1024, 4K, 1M)`);
+  return n;
+}
+
+export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
+  const options = { ...writerOptions(args), minSize: parseMinSize(args.minSize) };
+  const result = await slim(options, ctx);
+  const human = ctx.json
+    ? ""
+    : options.format === "github"
+      ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-slim" ? annotation("warning", { file: r.file, line: 1, title: "needs-slim" }, describe(r)) : ""))
+      : renderSlim(result, { many: result.files.length > 1 }, ctx.style);
+  return { json: result, human, exitCode: writerExitCode(result.files, STATUS) };
+}
