@@ -67,13 +67,17 @@ export class IdIndex {
     let from = new Uint32Array(n);
     let to = new Uint32Array(n);
     for (let i = 0, k = 0; i < this.count; i++) if (this.kind[i] === HEX) from[k++] = i;
-    // LSD radix sort on the 32-bit numbers, 16 bits a pass; stable, so holders stay in file order
-    const counts = new Int32Array(65537);
-    for (const shift of [0, 16]) {
+    // LSD radix sort on the 32-bit numbers; stable, so holders stay in file order. 16 bits a pass
+    // for many ids, 8 for fewer: a pass costs its buckets as well as its ids, and `ls` seals
+    // thousands of small sessions (65,536 buckets twice each was a third of a cold listing).
+    const bits = n >= 1 << 16 ? 16 : 8;
+    const mask = (1 << bits) - 1;
+    const counts = new Int32Array(mask + 2);
+    for (let shift = 0; shift < 32; shift += bits) {
       counts.fill(0);
-      for (let k = 0; k < n; k++) counts[((this.value[from[k]!]! >>> shift) & 0xffff) + 1]!++;
-      for (let d = 0; d < 65536; d++) counts[d + 1]! += counts[d]!;
-      for (let k = 0; k < n; k++) to[counts[(this.value[from[k]!]! >>> shift) & 0xffff]!++] = from[k]!;
+      for (let k = 0; k < n; k++) counts[((this.value[from[k]!]! >>> shift) & mask) + 1]!++;
+      for (let d = 0; d <= mask; d++) counts[d + 1]! += counts[d]!;
+      for (let k = 0; k < n; k++) to[counts[(this.value[from[k]!]! >>> shift) & mask]!++] = from[k]!;
       [from, to] = [to, from];
     }
     this.sorted = from;
