@@ -6,13 +6,12 @@ export const MEMORY_FIRST_BYTES = 512 * 1024 * 1024;
 let memoryFirst = false;
 
 /**
- * Told the size of a session about to be read. V8 doubles its young generation (to two 16 MiB
- * semi-spaces) whenever enough objects have survived its scavenges since the last doubling, which a
- * long read always comes to: on a 1 GB session that was 30-50 MB of the peak RSS, the difference
- * between meeting the 256 MB bound and missing it (BENCHMARKS.md, "the young generation"). From
+ * Told the size of a session about to be read. V8 doubles its young generation (up to its limit)
+ * whenever enough objects have survived its scavenges since the last doubling, which a long read
+ * always comes to; on a gigabyte session that was the difference between meeting the peak-RSS
+ * bound and missing it (figures: BENCHMARKS.md, "the young generation"). From
  * `MEMORY_FIRST_BYTES` on, the young generation keeps its starting size: more, smaller scavenges,
- * measured at 0-5 % of the time there. Smaller sessions, where the speed targets are, keep V8's
- * default.
+ * at little cost there. Smaller sessions, where the speed targets are, keep V8's default.
  */
 export function sizeHint(bytes: number): void {
   if (memoryFirst || bytes < MEMORY_FIRST_BYTES) return;

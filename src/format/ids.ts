@@ -69,7 +69,7 @@ export class IdIndex {
     for (let i = 0, k = 0; i < this.count; i++) if (this.kind[i] === HEX) from[k++] = i;
     // LSD radix sort on the 32-bit numbers; stable, so holders stay in file order. 16 bits a pass
     // for many ids, 8 for fewer: a pass costs its buckets as well as its ids, and `ls` seals
-    // thousands of small sessions (65,536 buckets twice each was a third of a cold listing).
+    // thousands of small sessions (BENCHMARKS.md, "sealing small sessions").
     const bits = n >= 1 << 16 ? 16 : 8;
     const mask = (1 << bits) - 1;
     const counts = new Int32Array(mask + 2);
