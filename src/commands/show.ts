@@ -1,5 +1,5 @@
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { CliError, ExitCode } from "../errors.js";
+import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
 import { nodePreview } from "../render/preview.js";
@@ -43,6 +43,19 @@ export interface ShowSummary {
   labels: Array<{ targetId: string; label: string; line: number }>;
   findings: Finding[];
   problems: { errors: number; warnings: number; info: number };
+  /**
+   * Human output only (never in JSON): how many of each list there are in all when only the last
+   * `LIST_LIMIT` of them (and the current leaf) are listed.
+   */
+  totals?: { leaves: number; branchPoints: number; compactions: number; labels: number };
+}
+
+/** How many leaves, branch points, compactions and labels `show` lists on a terminal: the latest (a long-running session has tens of thousands). */
+const LIST_LIMIT = 20;
+
+/** The last `limit` of `items` (all when `limit` is undefined). */
+function latest<T>(items: readonly T[], limit: number | undefined): T[] {
+  return limit === undefined || items.length <= limit ? [...items] : items.slice(items.length - limit);
 }
 
 export interface ShowEntry {
@@ -51,9 +64,9 @@ export interface ShowEntry {
   entry: AnyEntry;
 }
 
-/** Gathers leaf tips with their depth, label and a preview (reads only the leaf lines). */
-export function leafInfos(session: Session, labels: ReadonlyMap<string, string>): LeafInfo[] {
-  return session.tree.leaves().map((node) => {
+/** Gathers leaf tips with their depth, label and a preview (reads only the leaf lines): `nodes`, or every leaf. */
+export function leafInfos(session: Session, labels: ReadonlyMap<string, string>, nodes: readonly number[] = session.tree.leaves()): LeafInfo[] {
+  return nodes.map((node) => {
     const id = session.nodeId(node);
     return {
       id: id ?? null,
@@ -67,7 +80,8 @@ export function leafInfos(session: Session, labels: ReadonlyMap<string, string>)
   });
 }
 
-export async function show(options: ShowOptions, ctx: CommandContext): Promise<ShowSummary | ShowEntry> {
+/** The summary (or one entry); with `limit`, only the latest `limit` items of each list (see `ShowSummary.totals`). */
+export async function show(options: ShowOptions, ctx: CommandContext, limit?: number): Promise<ShowSummary | ShowEntry> {
   const { session, findings, stats } = await readFull(options.file, ctx);
   try {
     if (options.entry !== undefined) {
@@ -82,6 +96,12 @@ export async function show(options: ShowOptions, ctx: CommandContext): Promise<S
     }
     const { tree } = session;
     const problems = countBySeverity(findings);
+    const allLeaves = tree.leaves();
+    // the latest leaves, and the current one wherever it is
+    const leaves = latest(allLeaves, limit);
+    if (session.leafNode >= 0 && !leaves.includes(session.leafNode) && allLeaves.includes(session.leafNode)) leaves.unshift(session.leafNode);
+    const branchPoints = tree.branchPoints();
+    const labels = [...stats.labels];
     return {
       file: session.name,
       size: session.size,
@@ -98,12 +118,13 @@ export async function show(options: ShowOptions, ctx: CommandContext): Promise<S
       tokens: stats.tokens,
       cost: stats.cost,
       currentLeaf: session.leafNode >= 0 ? (session.nodeRecord(session.leafNode).id ?? null) : null,
-      leaves: leafInfos(session, new Map([...stats.labels].map(([target, { label }]) => [target, label]))),
-      branchPoints: tree.branchPoints().map((n) => ({ id: session.nodeId(n) ?? null, line: session.nodeLine(n), children: tree.childCount(n) })),
-      compactions: stats.compactions.map((c) => ({ id: c.id ?? null, line: c.line, tokensBefore: c.tokensBefore ?? null, firstKeptEntryId: c.firstKeptEntryId ?? null })),
-      labels: [...stats.labels].map(([targetId, { label, line }]) => ({ targetId, label, line })),
+      leaves: leafInfos(session, new Map(labels.map(([target, { label }]) => [target, label])), leaves),
+      branchPoints: latest(branchPoints, limit).map((n) => ({ id: session.nodeId(n) ?? null, line: session.nodeLine(n), children: tree.childCount(n) })),
+      compactions: latest(stats.compactions, limit).map((c) => ({ id: c.id ?? null, line: c.line, tokensBefore: c.tokensBefore ?? null, firstKeptEntryId: c.firstKeptEntryId ?? null })),
+      labels: latest(labels, limit).map(([targetId, { label, line }]) => ({ targetId, label, line })),
       findings,
       problems: { errors: problems.error, warnings: problems.warning, info: problems.info },
+      ...(limit !== undefined ? { totals: { leaves: allLeaves.length, branchPoints: branchPoints.length, compactions: stats.compactions.length, labels: labels.length } } : {}),
     };
   } finally {
     session.close();
@@ -143,25 +164,34 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   let out = rows.map(([k, v]) => `${c.bold(k.padEnd(width))}${v}`).join("\n") + "\n";
 
-  out += `\n${c.bold(`Leaves (${result.leaves.length})`)}\n`;
+  const totals = result.totals ?? { leaves: result.leaves.length, branchPoints: result.branchPoints.length, compactions: result.compactions.length, labels: result.labels.length };
+  /** A list's heading, saying when only the latest are listed. */
+  const heading = (title: string, total: number, listed: number) => `\n${c.bold(`${title} (${formatCount(total)})`)}${listed < total ? c.dim(listed > LIST_LIMIT ? `, the latest ${LIST_LIMIT} and the current one` : `, the latest ${listed}`) : ""}\n`;
+  const rest = (total: number, listed: number, where: string) => (listed < total ? c.dim(`  … ${formatCount(total - listed)} more: ${where}\n`) : "");
+  const file = shellQuote(result.file);
+  out += heading("Leaves", totals.leaves, result.leaves.length);
   for (const leaf of result.leaves) {
     const mark = leaf.current ? c.green("* ") : "  ";
     const label = leaf.label ? c.yellow(` [${preview(leaf.label, 30)}]`) : "";
     out += `${mark}${sanitize(leaf.id ?? "(no id)").padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}${label}  ${c.dim(preview(leaf.preview, 60))}\n`;
   }
-  if (result.branchPoints.length > 0) {
-    out += `\n${c.bold(`Branch points (${result.branchPoints.length})`)}\n`;
+  out += rest(totals.leaves, result.leaves.length, `pi-session path ${file} --leaves`);
+  if (totals.branchPoints > 0) {
+    out += heading("Branch points", totals.branchPoints, result.branchPoints.length);
     for (const b of result.branchPoints) out += `  ${sanitize(b.id ?? "(no id)")}  ${b.children} children  ${c.dim(`line ${b.line}`)}\n`;
+    out += rest(totals.branchPoints, result.branchPoints.length, `pi-session show ${file} --json`);
   }
-  if (result.compactions.length > 0) {
-    out += `\n${c.bold(`Compactions (${result.compactions.length})`)}\n`;
+  if (totals.compactions > 0) {
+    out += heading("Compactions", totals.compactions, result.compactions.length);
     for (const k of result.compactions) {
       out += `  ${sanitize(k.id ?? "(no id)")}  ${k.tokensBefore !== null ? `${plural(k.tokensBefore, "token")} before` : ""}  keeps from ${sanitize(k.firstKeptEntryId ?? "-")}  ${c.dim(`line ${k.line}`)}\n`;
     }
+    out += rest(totals.compactions, result.compactions.length, `pi-session show ${file} --json`);
   }
-  if (result.labels.length > 0) {
-    out += `\n${c.bold(`Labels (${result.labels.length})`)}\n`;
+  if (totals.labels > 0) {
+    out += heading("Labels", totals.labels, result.labels.length);
     for (const l of result.labels) out += `  ${sanitize(l.targetId)}  ${c.yellow(preview(l.label, 60))}\n`;
+    out += rest(totals.labels, result.labels.length, `pi-session show ${file} --json`);
   }
   const p = result.problems;
   out += `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
@@ -170,6 +200,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
 }
 
 export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await show({ file: args.file as string, entry: args.entry as string | undefined }, ctx);
+  // (JSON holds every leaf, branch point, compaction and label; a terminal gets the latest)
+  const result = await show({ file: args.file as string, entry: args.entry as string | undefined }, ctx, ctx.json ? undefined : LIST_LIMIT);
   return { json: result, human: renderShow(result, ctx.style), exitCode: ExitCode.Ok };
 }

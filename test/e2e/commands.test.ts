@@ -12,7 +12,7 @@ describe("help", () => {
     const r = await cli(["--help"]);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
-    for (const c of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export", "completion"]) expect(r.stdout).toContain(`pi-session ${c}`);
+    for (const c of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "slim", "fork", "export", "completion"]) expect(r.stdout).toContain(`pi-session ${c}`);
     expect(r.stdout).toMatch(/Exit codes:[\s\S]*2 +usage error/);
   });
 
@@ -54,6 +54,29 @@ describe("help", () => {
 });
 
 describe("show", () => {
+  it("lists the latest 20 leaves (and the current one) on a terminal, with a pointer to the rest; JSON lists them all", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-show-"));
+    const file = join(dir, "many.jsonl");
+    const e = (id: string, parentId: string | null, t: number) => JSON.stringify({ type: "message", id, parentId, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, t)).toISOString(), message: { role: "user", content: `leaf ${id}`, timestamp: t } });
+    // a root with 30 children; a harness leaf entry makes an old child the current leaf
+    const lines = [JSON.stringify({ type: "session", version: 3, id: "many", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }), e("r0000000", null, 0)];
+    for (let k = 1; k <= 30; k++) lines.push(e(`c${String(k).padStart(7, "0")}`, "r0000000", k));
+    lines.push(JSON.stringify({ type: "leaf", id: "l0000001", parentId: "c0000030", timestamp: "2026-01-01T00:01:00.000Z", targetId: "c0000002" }));
+    writeFileSync(file, lines.join("\n") + "\n");
+    const r = await cli(["show", file]);
+    expect(r.exitCode).toBe(0);
+    // the current leaf first, then the latest 20 in file order
+    expect(r.stdout).toContain("Leaves (30), the latest 20 and the current one\n* c0000002 ");
+    expect(r.stdout.match(/^ {2}c\d{7} +depth/gm)).toHaveLength(20);
+    expect(r.stdout).toContain("  c0000011 ");
+    expect(r.stdout).toContain("  c0000030 ");
+    expect(r.stdout).not.toContain("  c0000010 ");
+    expect(r.stdout).toContain(`  … 9 more: pi-session path ${file} --leaves\n`);
+    const json = await cliJson(["show", file]);
+    expect(json.json.leaves).toHaveLength(30);
+    expect(json.json).not.toHaveProperty("totals");
+  });
+
   it("summarises a session", async () => {
     const r = await cli(["show", fixture("branched.jsonl")]);
     expect(r.exitCode).toBe(0);
