@@ -1,7 +1,7 @@
 /**
  * Human output fits the terminal: `main` run in-process with a terminal of 60, 80, 100 and 160
  * columns (a stdout that says it is a TTY of that width), for `ls` of the corpus, `check` of the
- * fixtures, and `migrate --check` / `repair --check` of a directory. No line is wider than the
+ * fixtures, and `migrate --check` / `repair --check` / `slim --check` of a directory. No line is wider than the
  * terminal; the most important columns are always there; `--wide` keeps them all; piped output
  * is one layout whatever the width.
  */
@@ -46,6 +46,7 @@ const CASES: Array<{ name: string; args: () => string[]; head: string; mustShow:
   { name: "check of a directory", args: () => ["check", fixturesCopy()], head: "file", mustShow: () => ["file", "result"], all: ["file", "v", "result", "errors", "warnings", "notes"] },
   { name: "migrate --check of a directory", args: () => ["migrate", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "from", "result", "note"] },
   { name: "repair --check of a directory", args: () => ["repair", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "actions", "dropped", "result", "note"] },
+  { name: "slim --check of a directory", args: () => ["slim", fixturesCopy(), "--check", "--min-size", "64"], head: "file", mustShow: () => ["file", "result"], all: ["file", "before", "after", "result", "note"] },
 ];
 
 describe("output that fits the terminal", () => {
