@@ -17,6 +17,8 @@ export interface SlimOptions extends WriteOptions {
 export type SlimStatus = "slimmed" | "clean" | "would-slim" | "needs-slim" | "refused" | "aborted" | "unreadable";
 
 export interface SlimFileResult extends WriterFileResult<SlimStatus> {
+  /** The least size of a payload slimmed (`--min-size`). */
+  minSize: number;
   bytesBefore?: number;
   bytesAfter?: number;
   saved?: Record<SlimKind, number>;
@@ -41,6 +43,10 @@ function counts(r: SlimResult): Pick<SlimFileResult, "bytesBefore" | "bytesAfter
 }
 
 function slimOne(path: string, options: SlimOptions, many: boolean): SlimFileResult {
+  return { minSize: options.minSize, ...slimFile(path, options, many) };
+}
+
+function slimFile(path: string, options: SlimOptions, many: boolean): Omit<SlimFileResult, "minSize"> {
   let session: Session;
   let stamp;
   try {
@@ -109,7 +115,7 @@ function describe(r: SlimFileResult): string {
     case "needs-slim":
       return `could be slimmed ${sizes(r)}; run \`pi-session slim ${r.file}\``;
     case "clean":
-      return `nothing to slim (${plural(r.liveEntries ?? 0, "live entry", "live entries")}; nothing behind them holds a payload that large, or an image); left untouched`;
+      return `nothing to slim (${plural(r.liveEntries ?? 0, "live entry", "live entries")}; nothing behind them holds ${formatBytes(r.minSize)} or more, or an image); left untouched`;
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
