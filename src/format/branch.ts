@@ -65,19 +65,24 @@ export function* contextParts(session: Session, node: number, raw = true): Gener
     }
   }
   if (at >= 0) yield* projectEntry(compaction!, edits.get(compaction!.id));
-  for (const n of selected) {
-    const { type } = session.nodeKind(n);
-    // Only these entry types become messages (an older compaction inside the kept range does not),
-    // so no other line is even read.
-    if (type !== "message" && type !== "custom_message" && type !== "branch_summary") continue;
-    if (raw && type === "message" && !edits.has(session.nodeId(n))) {
-      const bytes = session.rawMessage(n);
+  // Only these entry types become messages (an older compaction inside the kept range does not),
+  // so no other line is even read; the rest are read in large blocks, in order.
+  const read = selected.filter((n) => {
+    const type = session.nodeType(n);
+    return type === "message" || type === "custom_message" || type === "branch_summary";
+  });
+  let k = 0;
+  for (const line of session.linesInOrder(read)) {
+    const n = read[k++]!;
+    if (raw && session.nodeType(n) === "message" && !edits.has(session.nodeId(n))) {
+      const bytes = session.rawMessage(n, line);
       if (bytes) {
-        yield new RawMessage(bytes, session.nodeKind(n).role!);
+        // (a copy: the line is a view of a block that the next read overwrites)
+        yield new RawMessage(Buffer.from(bytes), session.nodeRole(n)!);
         continue;
       }
     }
-    const entry = session.entry(n);
+    const entry = session.entryFromBytes(n, line);
     yield* projectEntry(entry, edits.get(entry.id));
   }
 }

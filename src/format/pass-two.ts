@@ -55,43 +55,80 @@ export interface LineSpan {
  */
 export function* readLines(source: ByteSource, count: number, spanAt: (k: number) => LineSpan, options: ReadOptions = {}, blockSize = 2 * 1024 * 1024): Generator<Record<string, unknown>> {
   const omits = (s: LineSpan) => options.imageData === "length" && s.longStart >= 0;
-  // One block buffer for the whole walk: values never keep views of it.
-  let buffer: Buffer | undefined;
-  let block: Buffer | undefined;
-  let blockStart = 0;
+  const blocks = new BlockReads(source, spansAsRanges(count, spanAt, omits), blockSize);
   for (let k = 0; k < count; k++) {
     const span = spanAt(k);
-    const { offset, length } = span;
-    if (omits(span)) {
-      yield parseAt(source, span, readWithoutLong(source, span));
-      continue;
-    }
-    if (length >= blockSize) {
-      yield parseAt(source, span, source.read(offset, length));
-      continue;
-    }
-    if (!block || offset < blockStart || offset + length > blockStart + block.length) {
-      // Read from here up to the last of the following lines that fits in one block (a line whose
-      // long string is left out ends it: that line is read in two pieces).
-      let end = offset + length;
-      for (let j = k + 1; j < count; j++) {
-        const next = spanAt(j);
-        if (next.offset < end || next.offset + next.length - offset > blockSize || omits(next)) break;
-        end = next.offset + next.length;
-      }
-      // Sized to the block (a single entry's read must not cost a whole block), grown as needed:
-      // BENCHMARKS.md, "pass two's block".
-      if (!buffer || buffer.length < end - offset) buffer = Buffer.allocUnsafe(end - offset);
-      let n = 0;
-      for (let m = -1; n < end - offset && m !== 0; n += m) m = source.readInto(buffer.subarray(n, end - offset), offset + n);
-      block = buffer.subarray(0, n);
-      blockStart = offset;
-    }
-    yield parseAt(source, span, block.subarray(offset - blockStart, offset - blockStart + length));
+    yield parseAt(source, span, omits(span) ? readWithoutLong(source, span) : blocks.line(k));
   }
 }
 
-function parseAt(source: ByteSource, span: LineSpan, bytes: Buffer | LongString): Record<string, unknown> {
+/** Lines' spans as `BlockReads` takes them. */
+function spansAsRanges(count: number, spanAt: (k: number) => LineSpan, omitted: (s: LineSpan) => boolean): LineRanges {
+  return { count, offset: (k) => spanAt(k).offset, length: (k) => spanAt(k).length, omitted: (k) => omitted(spanAt(k)) };
+}
+
+/**
+ * The bytes of lines (pass two without the parse), in order: each a view of the block it was read
+ * in, valid until the next line is asked for (copy what is kept).
+ */
+export function* readLineBytes(source: ByteSource, count: number, spanAt: (k: number) => LineSpan, blockSize = 2 * 1024 * 1024): Generator<Buffer> {
+  const blocks = new BlockReads(source, spansAsRanges(count, spanAt, () => false), blockSize);
+  for (let k = 0; k < count; k++) yield blocks.line(k);
+}
+
+/** The byte ranges of lines to read in order: the `k`th at `offset(k)`, `length(k)` bytes; `omitted` ones are read elsewhere (they end a block). */
+export interface LineRanges {
+  count: number;
+  offset(k: number): number;
+  length(k: number): number;
+  omitted(k: number): boolean;
+}
+
+/**
+ * Lines read in large blocks when they come in file order (a branch of an append-only file does):
+ * from a line, up to the last of the following lines that fits in one block (a line `omitted`,
+ * read in pieces elsewhere, ends a block).
+ */
+export class BlockReads {
+  // One block buffer for the whole walk: values never keep views of it.
+  private buffer: Buffer | undefined;
+  private block: Buffer | undefined;
+  private blockStart = 0;
+
+  constructor(
+    private readonly source: ByteSource,
+    private readonly ranges: LineRanges,
+    private readonly blockSize: number,
+  ) {}
+
+  /** The bytes of the `k`th line: a view valid until the next call (a line of a block or more is read on its own). */
+  line(k: number): Buffer {
+    const r = this.ranges;
+    const offset = r.offset(k);
+    const length = r.length(k);
+    if (length >= this.blockSize) return this.source.read(offset, length);
+    if (!this.block || offset < this.blockStart || offset + length > this.blockStart + this.block.length) {
+      let end = offset + length;
+      for (let j = k + 1; j < r.count; j++) {
+        const nextOffset = r.offset(j);
+        const nextEnd = nextOffset + r.length(j);
+        if (nextOffset < end || nextEnd - offset > this.blockSize || r.omitted(j)) break;
+        end = nextEnd;
+      }
+      // Sized to the block (a single entry's read must not cost a whole block), grown as needed:
+      // BENCHMARKS.md, "pass two's block".
+      if (!this.buffer || this.buffer.length < end - offset) this.buffer = Buffer.allocUnsafe(end - offset);
+      let n = 0;
+      for (let m = -1; n < end - offset && m !== 0; n += m) m = this.source.readInto(this.buffer.subarray(n, end - offset), offset + n);
+      this.block = this.buffer.subarray(0, n);
+      this.blockStart = offset;
+    }
+    return this.block.subarray(offset - this.blockStart, offset - this.blockStart + length);
+  }
+}
+
+/** A line's value from its bytes (read by pass two), as `readLines` gives it. */
+export function parseAt(source: ByteSource, span: LineSpan, bytes: Buffer | LongString): Record<string, unknown> {
   const long = bytes instanceof Uint8Array ? undefined : bytes;
   const line = long ? long.skeleton : (bytes as Buffer);
   // Pass one classified the line already (NULs, UTF-8, blank): just decode and parse, skipping a

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { finding, type Finding } from "./findings.js";
 import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type LineRecord } from "./line-table.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
-import { parseSkimmed, readLines, type LineSpan, type ReadOptions } from "./pass-two.js";
+import { parseAt, parseSkimmed, readLineBytes, readLines, type LineSpan, type ReadOptions } from "./pass-two.js";
 import { BrokenRun, classifyText, decodeLine, LineFlag, normalizeLine, parseLine, type BrokenOutcome, type TextClass } from "./salvage.js";
 import { emptyFields, fieldsOf, hexOf, hexString, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
 import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
@@ -234,6 +234,20 @@ export class Session {
       const node = nodes[k++]!;
       yield { node, entry: current ? (value as AnyEntry) : this.upgrade(value, this.nodeRecord(node)) };
     }
+  }
+
+  /**
+   * The lines of `nodes`, in order, as bytes read in large blocks (see `readLines`): each a view
+   * valid until the next is asked for.
+   */
+  *linesInOrder(nodes: ArrayLike<number>): Generator<Buffer> {
+    yield* readLineBytes(this.source, nodes.length, (j) => this.spanOf(this.nodes.line[nodes[j]!]!));
+  }
+
+  /** A node's entry from its line's bytes (from `linesInOrder`), upgraded to the v3 shape. */
+  entryFromBytes(node: number, bytes: Buffer): AnyEntry {
+    const i = this.nodes.line[node]!;
+    return this.upgrade(parseAt(this.source, this.spanOf(i), bytes), this.record(i, node));
   }
 
   private spanOf(i: number): LineSpan {

@@ -1,4 +1,5 @@
 import type { AnyEntry, Session } from "../format/index.js";
+import { BlockReads } from "../format/pass-two.js";
 import { entrySummary, preview } from "./text.js";
 
 /**
@@ -95,9 +96,6 @@ const LINE_CAP = 1024 * 1024;
  * file order (nodes are numbered so), in large reads that take in the lines between.
  */
 export class PreviewReader {
-  private block = Buffer.alloc(0);
-  private blockStart = 0;
-  private blockEnd = 0;
   private order = new Int32Array(0);
 
   constructor(
@@ -107,56 +105,32 @@ export class PreviewReader {
 
   /** The previews of `nodes[0..count)` into `out[0..count)`, in the order given (-1: no node, ""). */
   read(nodes: Int32Array, count: number, out: string[]): void {
+    const s = this.session;
     // Most windows come in file order (a branch, a linear run): no sort then.
     let ascending = true;
     for (let k = 1; k < count && ascending; k++) ascending = nodes[k]! >= nodes[k - 1]!;
-    if (ascending) {
-      const inOrder = (j: number) => nodes[j]!;
-      for (let k = 0; k < count; k++) {
-        const node = nodes[k]!;
-        out[k] = node < 0 ? "" : k > 0 && node === nodes[k - 1] ? out[k - 1]! : this.preview(k, count, inOrder);
-      }
-      return;
+    let order: Int32Array | undefined;
+    if (!ascending) {
+      if (this.order.length < count) this.order = new Int32Array(Math.max(count, PREVIEW_WINDOW));
+      order = this.order.subarray(0, count);
+      for (let k = 0; k < count; k++) order[k] = k;
+      order.sort((a, b) => nodes[a]! - nodes[b]!);
     }
-    if (this.order.length < count) this.order = new Int32Array(Math.max(count, PREVIEW_WINDOW));
-    const order = this.order.subarray(0, count);
-    for (let k = 0; k < count; k++) order[k] = k;
-    order.sort((a, b) => nodes[a]! - nodes[b]!);
-    const nodeAt = (j: number) => nodes[order[j]!]!;
+    const at = order ? (j: number) => order![j]! : (j: number) => j;
+    const nodeAt = (j: number) => nodes[at(j)]!;
+    // a line with a long string (an image) is read in two pieces of its own (`previewBytes`)
+    const blocks = new BlockReads(s.source, { count, offset: (j) => (nodeAt(j) < 0 ? 0 : s.nodeOffset(nodeAt(j))), length: (j) => (nodeAt(j) < 0 ? 0 : Math.min(s.nodeLength(nodeAt(j)), LINE_CAP)), omitted: (j) => nodeAt(j) < 0 || s.nodeHasLong(nodeAt(j)) }, BLOCK);
     for (let j = 0; j < count; j++) {
-      const k = order[j]!;
+      const k = at(j);
       const node = nodes[k]!;
-      out[k] = node < 0 ? "" : j > 0 && node === nodeAt(j - 1) ? out[order[j - 1]!]! : this.preview(j, count, nodeAt);
-    }
-  }
-
-  /** The preview of the `j`th node in file order (`nodeAt`), reading a block from it when its line is not in the last one. */
-  private preview(j: number, count: number, nodeAt: (j: number) => number): string {
-    const s = this.session;
-    const node = nodeAt(j);
-    const type = s.nodeType(node);
-    const role = type === "message" ? s.nodeRole(node) : undefined;
-    // a line with a long string (an image): its start and end only
-    if (s.nodeHasLong(node)) return previewFromBytes(s.previewBytes(node), type, role, this.max);
-    const offset = s.nodeOffset(node);
-    const length = Math.min(s.nodeLength(node), LINE_CAP);
-    if (offset < this.blockStart || offset + length > this.blockEnd) {
-      // read from here to the last of the following lines that fits in one block
-      let end = offset + length;
-      for (let i = j + 1; i < count; i++) {
-        const next = nodeAt(i);
-        if (next < 0) continue;
-        const nextEnd = s.nodeOffset(next) + Math.min(s.nodeLength(next), LINE_CAP);
-        if (s.nodeHasLong(next) || nextEnd - offset > BLOCK || nextEnd < offset) break;
-        end = Math.max(end, nextEnd);
+      if (node < 0) out[k] = "";
+      else if (j > 0 && node === nodeAt(j - 1)) out[k] = out[at(j - 1)]!;
+      else {
+        const type = s.nodeType(node);
+        const role = type === "message" ? s.nodeRole(node) : undefined;
+        out[k] = previewFromBytes(s.nodeHasLong(node) ? s.previewBytes(node) : blocks.line(j), type, role, this.max);
       }
-      if (this.block.length < end - offset) this.block = Buffer.allocUnsafe(Math.max(end - offset, Math.min(BLOCK, 2 * this.block.length)));
-      let n = 0;
-      for (let m = -1; n < end - offset && m !== 0; n += m) m = s.source.readInto(this.block.subarray(n, end - offset), offset + n);
-      this.blockStart = offset;
-      this.blockEnd = offset + n;
     }
-    return previewFromBytes(this.block.subarray(offset - this.blockStart, offset - this.blockStart + length), type, role, this.max);
   }
 }
 
