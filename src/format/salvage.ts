@@ -157,8 +157,13 @@ export interface Pieces {
  * must also carry a `timestamp` (every record pi writes does): a torn message leaves content
  * blocks behind (`{"type":"text",…}`), which are objects with a `type` but no records.
  *
- * A run of `{` without matching braces would make this quadratic; the bracket matching is given a
- * budget (a few times the line's length), past which the rest of the line is one fragment.
+ * Only a `{` followed (after JSON blanks) by `"` is tried: a record is an object with keys, and
+ * inside a JSON string a quote is always escaped, so the braces of text a message holds (code the
+ * model wrote, say) are never tried. A torn write leaves that text unterminated, and trying each
+ * of its braces spent the budget below before the record after the tear was reached.
+ *
+ * A run of candidates without matching braces would make this quadratic; the bracket matching is
+ * given a budget (a few times the line's length), past which the rest of the line is one fragment.
  */
 export function salvagePieces(text: string): Pieces {
   const records: Piece[] = [];
@@ -168,8 +173,10 @@ export function salvagePieces(text: string): Pieces {
   /** End of the last piece (or 0): the text from here to the next piece is a fragment. */
   let kept = 0;
   let from = 0;
+  const candidate = /\{[ \t\r\n]*"/g;
   while (from < n && budget > 0) {
-    const start = text.indexOf("{", from);
+    candidate.lastIndex = from;
+    const start = candidate.exec(text)?.index ?? -1;
     if (start < 0) break;
     const end = matchingBrace(text, start);
     budget -= (end < 0 ? n : end) - start;

@@ -47,11 +47,23 @@ describe("salvagePieces", () => {
     expect(p.records.map((r) => r.value.id)).toEqual(["b0000002"]);
   });
 
+  it("finds the record after a write torn inside a text full of braces (code the model wrote)", () => {
+    // Each `{` of the code is inside a JSON string; none can start a record, and none may spend
+    // the budget that the record after the tear needs (a corpus file lost its next record so).
+    const code = JSON.stringify(user("c0000003", null, "const SEASONS: Record<string, { types: string[]; temps: [number] }> = {\n".repeat(3000)));
+    for (const cut of [0.3, 0.6, 0.9]) {
+      const p = salvagePieces(code.slice(0, Math.floor(code.length * cut)) + b);
+      expect(p.records.map((r) => r.value.id), `cut ${cut}`).toEqual(["b0000002"]);
+    }
+  });
+
   it("gives up on unmatched braces within a budget instead of going quadratic", () => {
-    const start = performance.now();
-    const p = salvagePieces("{".repeat(200_000) + b);
-    expect(performance.now() - start).toBeLessThan(5_000);
-    expect(p.records.length + p.fragments.length).toBeGreaterThan(0);
+    for (const line of ["{".repeat(200_000) + b, '{"a":'.repeat(100_000) + b]) {
+      const start = performance.now();
+      const p = salvagePieces(line);
+      expect(performance.now() - start).toBeLessThan(5_000);
+      expect(p.records.length + p.fragments.length).toBeGreaterThan(0);
+    }
   });
 });
 
