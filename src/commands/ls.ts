@@ -151,7 +151,7 @@ export function lsColumns(style: Style): Column[] {
   return [
     { head: "id", priority: 1, max: 13 },
     { head: "name / first message", priority: 3, flex: true, min: 10, max: 40, paint: dash },
-    { head: "cwd", priority: 7, flex: true, min: 10, max: 30 },
+    { head: "cwd", priority: 7, flex: true, min: 10, max: 30, keep: "end" },
     { head: "created", priority: 8 },
     { head: "last activity", priority: 4 },
     { head: "msgs", priority: 5, align: "right" },

@@ -142,7 +142,7 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
   // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.
   const statusOf = result.files.map((r) => r.status);
   const layout: Column[] = [
-    { head: "file", priority: 1, flex: true, min: 16, max: 60 },
+    { head: "file", priority: 1, flex: true, min: 16, max: 60, keep: "end" },
     ...columns.extra.map((col, k): Column => ({ ...col, priority: 4 + k })),
     { head: "result", priority: 2, paint: (text, row) => c[table[statusOf[row]!].paint](text) },
     { head: "note", priority: 3, flex: true, min: 10, max: 70 },

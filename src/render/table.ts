@@ -24,6 +24,8 @@ export interface Column {
   /** The widest a cell is drawn unless `Style.wide` (cells are cut to it, on a terminal or not). */
   max?: number;
   align?: "left" | "right";
+  /** Which end of a cut cell stays: "end" for paths, whose file name is at the end (default "start"). */
+  keep?: "start" | "end";
   /** Colour for a cell's text, applied after it is cut and before it is padded. */
   paint?: (text: string, row: number) => string;
 }
@@ -31,14 +33,14 @@ export interface Column {
 const GAP = 2;
 
 export function renderTable(columns: readonly Column[], rows: readonly string[][], style: Style): string {
-  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !style.wide ? cutToWidth(row[i] ?? "", col.max) : (row[i] ?? ""))));
+  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !style.wide ? cutToWidth(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
   const natural = columns.map((col, i) => Math.max(displayWidth(col.head), ...cells.map((r) => displayWidth(r[i]!))));
   const { shown, width } = fit(columns, natural, style.wide ? undefined : style.tableWidth);
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;
   const line = (texts: readonly string[], paint: (text: string, i: number) => string) =>
     shown
       .map((i, k) => {
-        const text = cutToWidth(texts[i]!, width[i]!);
+        const text = cutToWidth(texts[i]!, width[i]!, columns[i]!.keep);
         const pad = " ".repeat(width[i]! - displayWidth(text));
         const last = k === shown.length - 1;
         const body = paint(isolate(text), i);

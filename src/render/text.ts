@@ -289,17 +289,18 @@ export function displayWidth(text: string): number {
 }
 
 /** `text` cut to at most `columns` display columns, an ellipsis marking the cut (never inside a surrogate pair). */
-export function cutToWidth(text: string, columns: number): string {
+export function cutToWidth(text: string, columns: number, keep: "start" | "end" = "start"): string {
   if (displayWidth(text) <= columns) return text;
   if (columns <= 0) return "";
   const points = Array.from(text);
-  // the longest prefix that leaves a column for the ellipsis (widths only grow with the prefix)
+  const part = (n: number) => (keep === "start" ? points.slice(0, n) : points.slice(points.length - n)).join("");
+  // the most code points that leave a column for the ellipsis (widths only grow with the count)
   let lo = 0;
   let hi = points.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (displayWidth(points.slice(0, mid).join("")) <= columns - 1) lo = mid;
+    if (displayWidth(part(mid)) <= columns - 1) lo = mid;
     else hi = mid - 1;
   }
-  return points.slice(0, lo).join("").trimEnd() + "…";
+  return keep === "start" ? part(lo).trimEnd() + "…" : "…" + part(lo).trimStart();
 }

@@ -34,6 +34,15 @@ describe("renderTable", () => {
     expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["日本語日本語"]], plain)).toBe("a\n日本…\n");
   });
 
+  it("cuts a path from its start, so that the file name stays, to its max and when a terminal squeezes it", () => {
+    const path = "/home/ada/.pi/agent/sessions/--home-ada-project--/2026-12-01_session.jsonl";
+    const file: Column = { head: "file", priority: 1, flex: true, max: 40, keep: "end" };
+    expect(renderTable([file], [[path]], plain)).toBe(`file\n…${path.slice(-39)}\n`);
+    const squeezed = renderTable([file, { head: "result", priority: 2 }], [[path, "migrated"]], at(30)).split("\n")[1]!;
+    expect(squeezed).toBe(`…${path.slice(-19)}  migrated`);
+    expect(cutToWidth("日本語のファイル.jsonl", 12, "end")).toBe("…イル.jsonl");
+  });
+
   it("counts printable ASCII and the ellipsis one column each, as string-width does", () => {
     const ascii = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)).join("");
     for (const cell of [ascii, "…", `a…b${ascii}…`]) {
