@@ -55,20 +55,34 @@ function stringAfter(line: Line, key: Buffer, size: number, from = 0): string | 
   const body = key[key.length - 1] === 0x22 ? key.length : key.length + 1;
   const at = find(line, key, from);
   if (at < 0) return undefined;
-  // Most strings end within the window and hold no escape: their bytes are the string.
+  // Most strings hold no escape in the window: their bytes are the string. One look at each byte
+  // of the window finds the closing quote or the first escape (native searches cost a call each,
+  // and the escape search ran to the line's end).
   const { bytes } = line;
   const start = at + body;
-  const close = bytes[start - 1] === 0x22 ? bytes.indexOf(0x22, start) : -1;
-  if (close >= 0 && close < at + key.length + size + 1) {
-    const escape = bytes.indexOf(0x5c, start);
-    if (escape < 0 || escape > close) return bytes.toString("utf8", start, close);
+  if (bytes[start - 1] === 0x22) {
+    const limit = Math.min(bytes.length, at + key.length + size + 1);
+    let i = start;
+    let shown = 0;
+    for (; i < limit; i++) {
+      const b = bytes[i]!;
+      if (b === 0x22 || b === 0x5c) break;
+      if (b > 0x20 && b < 0x7f) shown++;
+      else if (b >= 0xc3 && b !== 0xe1 && b !== 0xe2 && b !== 0xef && !(b === 0xe3 && bytes[i + 1] === 0x80)) shown++;
+    }
+    if (i < limit && bytes[i] === 0x22) return bytes.toString("utf8", start, i);
+    // The window holds no quote and no escape, and enough to show, as the loop below asks: counted
+    // are characters that cannot be whitespace (a lead byte that may start one, as U+00A0,
+    // U+2000-U+205F, U+3000 and U+FEFF do, is not counted: at worst the loop below decides).
+    if (i === limit && limit < bytes.length && shown * 4 > size) return bytes.toString("utf8", start, charBoundary(bytes, limit));
   }
   for (let window = size; ; window *= 4) {
     const text = around(line, key, window + 1, at);
     const { value, closed } = stringBody(text, body);
     // A window of escaped whitespace (`\t\t\n…`) flattens to little: widen it until the string
-    // shows enough characters for the preview (a quarter of the window), or ends, as `preview` does.
-    if (closed || value.replace(/\s+/g, " ").trim().length * 4 >= size || window >= line.bytes.length) return value;
+    // shows more characters than the preview (a quarter of the window: then the preview knows it
+    // was cut, and ends in an ellipsis), or ends, as `preview` does.
+    if (closed || value.replace(/\s+/g, " ").trim().length * 4 > size || window >= line.bytes.length) return value;
   }
 }
 
@@ -193,12 +207,25 @@ function stringBody(text: string, start: number): { value: string; closed: boole
   }
   let body = text.slice(start, i);
   if (body.indexOf("\\") < 0) return { value: body, closed }; // nothing to decode
-  if (!closed) body = body.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
+  if (!closed) body = withoutCutEscape(body);
   try {
     return { value: JSON.parse(`"${body}"`) as string, closed };
   } catch {
     return { value: body, closed };
   }
+}
+
+/**
+ * A string body cut by a window, without the escape the cut fell in (a backslash, or `\u` and
+ * fewer than four digits), so that it decodes; an escaped backslash at the end is whole, and stays.
+ */
+function withoutCutEscape(body: string): string {
+  const m = /\\(?:u[0-9a-fA-F]{0,3})?$/.exec(body);
+  if (!m) return body;
+  let k = m.index - 1;
+  while (k >= 0 && body.charCodeAt(k) === 0x5c) k--;
+  // (an odd run of backslashes before it: the match's backslash is the second half of `\\`)
+  return (m.index - 1 - k) % 2 === 0 ? body.slice(0, m.index) : body;
 }
 
 function num(text: string, key: string): number | undefined {

@@ -73,6 +73,23 @@ describe("one summary rule", () => {
     }
     expect(compared).toBeGreaterThan(3000);
   });
+
+  it("holds for generated texts of every kind of whitespace, escapes and wide letters, cut at every width", () => {
+    const r = rng(41);
+    const alphabet = ["a", "b", " ", "    ", "\u00a0", "\u3000", "\u2003", "\ufeff", "\u1680", "\n", "\t", "日本", "é", '"', "\\", "😀", "ぁ", "x".repeat(30)];
+    for (let i = 0; i < 3000; i++) {
+      let text = "";
+      const n = Math.floor(r() ** 2 * 120);
+      for (let k = 0; k < n; k++) text += alphabet[Math.floor(r() * alphabet.length)];
+      const role = r() < 0.5 ? "user" : "assistant";
+      const content = r() < 0.3 ? text : [{ type: "text", text }];
+      const entry = { type: "message", id: "a", parentId: null, timestamp: "t", message: { role, content } } as const;
+      const bytes = Buffer.from(JSON.stringify(entry));
+      for (const max of [10, 20, 60, 200]) {
+        expect(previewFromBytes(bytes, "message", role, max), `${JSON.stringify(text)} at ${max}`).toBe(preview(entrySummary(entry as never), max));
+      }
+    }
+  });
 });
 
 describe("formatCount", () => {
