@@ -85,9 +85,17 @@ export interface LineRanges {
 }
 
 /**
+ * The most bytes between two lines that one read takes in rather than reading the next line on
+ * its own: a read costs about as much as copying this much from the page cache.
+ */
+const MAX_GAP = 16 * 1024;
+
+/**
  * Lines read in large blocks when they come in file order (a branch of an append-only file does):
- * from a line, up to the last of the following lines that fits in one block (a line `omitted`,
- * read in pieces elsewhere, ends a block).
+ * from a line, up to the last of the following lines that fits in one block, unless a line is
+ * `omitted` (read in pieces elsewhere) or far from the one before (`MAX_GAP`: the nodes of a
+ * branched tree's window lie scattered over the file, and blocks that took in the bytes between
+ * them read the file many times over).
  */
 export class BlockReads {
   // One block buffer for the whole walk: values never keep views of it.
@@ -112,7 +120,7 @@ export class BlockReads {
       for (let j = k + 1; j < r.count; j++) {
         const nextOffset = r.offset(j);
         const nextEnd = nextOffset + r.length(j);
-        if (nextOffset < end || nextEnd - offset > this.blockSize || r.omitted(j)) break;
+        if (nextOffset < end || nextOffset - end > MAX_GAP || nextEnd - offset > this.blockSize || r.omitted(j)) break;
         end = nextEnd;
       }
       // Sized to the block (a single entry's read must not cost a whole block), grown as needed:
