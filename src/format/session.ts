@@ -453,7 +453,7 @@ export class Session {
         const wanted = only !== undefined && type !== undefined && only.has(type);
         const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || whole || (skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && fields.calls < 0)));
         if (parse) obj = fields.longPlain ? parseSkimmed(buffer.subarray(start, end), fields) : (JSON.parse(buffer.toString(fields.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
-        else if (skim) obj = skeleton(buffer.subarray(start, end), fields, skimUsage);
+        else if (skim) obj = skeleton(buffer, start, fields, skimUsage);
       } else {
         const bytes = buffer.subarray(start, end);
         const parsed = parseLine(bytes, line === 1);
@@ -726,9 +726,10 @@ function messageBytes(line: Buffer, start: number): Buffer {
 
 /**
  * A message entry as a skim hands it on (`OpenOptions.skim`): what the scanner read of it, in the
- * shape of the entry, without parsing the line (only `usage`, a few dozen bytes, is parsed).
+ * shape of the entry, without parsing the line (only `usage`, a few dozen bytes, is parsed). The
+ * line is `bytes` from `at` (the scanner's positions are the line's own; no view is made of it).
  */
-function skeleton(bytes: Buffer, f: ScanFields, usage: boolean): Record<string, unknown> {
+function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean): Record<string, unknown> {
   const entry: Record<string, unknown> = { type: f.type };
   if (f.idHex >= 0 || f.id !== undefined) entry.id = f.idHex >= 0 ? hexString(f.idHex) : f.id;
   if (f.parentKind === 2) entry.parentId = null;
@@ -738,11 +739,11 @@ function skeleton(bytes: Buffer, f: ScanFields, usage: boolean): Record<string, 
   if (f.role !== undefined) message.role = f.role;
   if (f.provider !== undefined) message.provider = f.provider;
   if (f.model !== undefined) message.model = f.model;
-  if (usage && f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", f.usageStart, f.usageEnd));
+  if (usage && f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", at + f.usageStart, at + f.usageEnd));
   if (f.toolCallId !== undefined) message.toolCallId = f.toolCallId;
   if (f.calls > 0) {
     const content: Array<{ type: string; id: string }> = [];
-    for (let k = 0; k < f.calls; k++) content.push({ type: "toolCall", id: JSON.parse(bytes.toString("utf8", f.callOpen[k]! - 1, f.callClose[k]! + 1)) as string });
+    for (let k = 0; k < f.calls; k++) content.push({ type: "toolCall", id: JSON.parse(bytes.toString("utf8", at + f.callOpen[k]! - 1, at + f.callClose[k]! + 1)) as string });
     message.content = content;
   }
   entry.message = message;
