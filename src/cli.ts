@@ -93,6 +93,7 @@ const COMMANDS: CommandSpec[] = [
         .positional("file", { type: "string", describe: "session file, - or session id" })
         .option("depth", { type: "string", coerce: count("depth"), describe: "draw at most N levels" })
         .option("compact", { type: "boolean", default: false, describe: "fold linear runs into one line" })
+        .option("wide", { type: "boolean", default: false, describe: "on a terminal, draw deep branches whole instead of folding their levels to fit the width" })
         .example("$0 tree fixtures/branched.jsonl", "every entry, branches drawn with box characters")
         .example("$0 tree big.jsonl --compact", "only branch points, leaves and labels")
         .example("$0 tree big.jsonl --jsonl | jq -c 'select(.label)'", "a node a line"),

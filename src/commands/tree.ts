@@ -3,7 +3,7 @@ import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
-import { fitPreview, isoTime, JSON_PREVIEW, plural, preview, sanitize, type Style } from "../render/text.js";
+import { cutToWidth, displayWidth, fitPreview, isoTime, JSON_PREVIEW, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
@@ -16,6 +16,7 @@ export function nodeKindLabel(session: Session, node: number): string {
 /** `nodeKindLabel`s as drawn (`draw`), made once for each type and role a session has. */
 export class KindLabels {
   private readonly made = new Map<number, string>();
+  private readonly widths = new Map<number, number>();
 
   constructor(
     private readonly session: Session,
@@ -31,6 +32,32 @@ export class KindLabels {
     }
     return label;
   }
+
+  /** The display width of `of(node)`, colour left out. */
+  widthOf(node: number): number {
+    const key = this.session.nodeKindKey(node);
+    let width = key < 0 ? undefined : this.widths.get(key);
+    if (width === undefined) {
+      width = displayWidth(this.of(node).replace(ANSI, ""));
+      if (key >= 0) this.widths.set(key, width);
+    }
+    return width;
+  }
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/**
+ * A box-drawn prefix made to fit `room` columns: the levels that do not fit (each prefix level is
+ * three columns) give way, from the left, to `…N ` saying how many are not drawn. On a terminal
+ * only: a branch nested 150 deep would otherwise push every line past the screen's edge.
+ */
+export function foldPrefix(prefix: string, room: number): string {
+  if (prefix.length <= room) return prefix;
+  const levels = prefix.length / 3;
+  const kept = Math.max(0, Math.floor((room - 2 - String(levels).length) / 3));
+  return `…${levels - kept} ${prefix.slice(prefix.length - 3 * kept)}`;
 }
 
 export interface TreeOptions {
@@ -128,7 +155,7 @@ interface DrawWindow {
  * refilled). A linear run stays in one column; only a branch point opens box-drawn children, so a
  * 100k-entry linear session is 100k short lines, not a 100k-deep staircase.
  */
-function* drawTree(view: TreeView, style: Style, compact = false): Generator<DrawWindow> {
+function* drawTree(view: TreeView, style: Style, compact = false, fold: (prefix: string) => string = (p) => p): Generator<DrawWindow> {
   const { c } = style;
   const s = view.session;
   const t = s.tree;
@@ -173,7 +200,7 @@ function* drawTree(view: TreeView, style: Style, compact = false): Generator<Dra
           folded++;
           next = visibleChildren(next)[0]!;
         }
-        if (folded > 0) emit(-1, c.dim(`${childPrefix}┆ ${plural(folded, "entry", "entries")}`));
+        if (folded > 0) emit(-1, c.dim(`${fold(childPrefix)}┆ ${plural(folded, "entry", "entries")}`));
       }
       stack.push({ node: next, linePrefix: childPrefix, childPrefix });
       continue;
@@ -196,8 +223,13 @@ export function* renderTree(view: TreeView, style: Style, compact = false): Gene
   const reader = new PreviewReader(s, textWidth);
   const kinds = new KindLabels(s, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k))));
   const previews: string[] = [];
-  const current = c.green(" ← current leaf");
-  for (const w of drawTree(view, style, compact)) {
+  const current = " ← current leaf";
+  // On a terminal every line fits its width: deep prefixes fold, then the label and the preview
+  // take what is left. Piped, the drawing is whole (one layout for scripts).
+  const fit = style.tableWidth !== undefined && !style.wide ? style.tableWidth : undefined;
+  const prefixRoom = fit === undefined ? Infinity : Math.max(12, fit - 40);
+  const fold = (prefix: string) => foldPrefix(prefix, prefixRoom);
+  for (const w of drawTree(view, style, compact, fold)) {
     reader.read(w.nodes, w.count, previews);
     let out = "";
     for (let k = 0; k < w.count; k++) {
@@ -206,10 +238,20 @@ export function* renderTree(view: TreeView, style: Style, compact = false): Gene
         out += w.texts[k] + "\n";
         continue;
       }
-      const prefix = w.texts[k]!;
+      const prefix = fold(w.texts[k]!);
+      const id = sanitize(view.id(node) ?? "(no id)");
       const lbl = view.label(node);
-      const p = previews[k]!;
-      out += `${prefix ? c.dim(prefix) : ""}${c.bold(sanitize(view.id(node) ?? "(no id)"))} ${kinds.of(node)}${lbl ? c.yellow(` [${preview(lbl, 30)}]`) : ""}${node === s.leafNode ? current : ""}${p ? ` ${c.dim(fitPreview(p, Math.max(10, textWidth - prefix.length)))}` : ""}\n`;
+      let label = lbl ? ` [${preview(lbl, 30)}]` : "";
+      const here = node === s.leafNode ? current : "";
+      let room = Math.max(10, textWidth - prefix.length);
+      if (fit !== undefined) {
+        const used = prefix.length + displayWidth(id) + 1 + kinds.widthOf(node) + here.length;
+        if (label && used + displayWidth(label) > fit) label = fit - used >= 6 ? cutToWidth(label, fit - used) : "";
+        // (the space before the preview, and at least a few of its characters)
+        room = Math.min(room, fit - used - displayWidth(label) - 1);
+      }
+      const p = room >= 4 ? previews[k]! : "";
+      out += `${prefix ? c.dim(prefix) : ""}${c.bold(id)} ${kinds.of(node)}${label ? c.yellow(label) : ""}${here ? c.green(here) : ""}${p ? ` ${c.dim(fitPreview(p, room))}` : ""}\n`;
     }
     yield out;
   }

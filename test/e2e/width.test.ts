@@ -1,17 +1,19 @@
 /**
  * Human output fits the terminal: `main` run in-process with a terminal of 60, 80, 100 and 160
  * columns (a stdout that says it is a TTY of that width), for `ls` of the corpus, `check` of the
- * fixtures, and `migrate --check` / `repair --check` / `slim --check` of a directory. No line is wider than the
+ * fixtures, `migrate --check` / `repair --check` / `slim --check` of a directory, and `tree` of a
+ * session whose branches nest 60 deep. No line is wider than the
  * terminal; the most important columns are always there; `--wide` keeps them all; piped output
  * is one layout whatever the width.
  */
-import { cpSync, mkdtempSync } from "node:fs";
+import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
+import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { CORPUS, FIXTURES } from "../helpers/paths.js";
 
 async function run(args: string[], columns: number | undefined): Promise<{ code: number; out: string }> {
@@ -68,6 +70,44 @@ describe("output that fits the terminal", () => {
       expect(headOf(piped.out, c.head)).toEqual(c.all);
     });
   }
+
+  /** A session whose branches nest `depth` deep: each user turn has an answer and a retry, the retry goes on. */
+  function deepSession(depth: number): string {
+    const records = [header()];
+    let parent: string | null = null;
+    for (let d = 0; d < depth; d++) {
+      const id = `u${String(d).padStart(7, "0")}`;
+      records.push(user(id, parent, `question ${d}: ${"why ".repeat(30)}`));
+      records.push(assistant(`a${String(d).padStart(7, "0")}`, id, `answer ${d}: ${"because ".repeat(30)}`));
+      parent = id;
+    }
+    const last = `a${String(depth - 1).padStart(7, "0")}`;
+    records.push(entry("label", "l0000001", last, { targetId: last, label: "the deepest answer, a long label to cut" }));
+    const file = join(mkdtempSync(join(tmpdir(), "pi-session-width-")), "deep.jsonl");
+    writeFileSync(file, jsonl(...records));
+    return file;
+  }
+
+  it("tree of a session nested 60 deep fits 60, 80, 100 and 160 columns; piped, it is drawn whole", async () => {
+    const file = deepSession(60);
+    const piped = (await run(["tree", file], undefined)).out.trimEnd().split("\n");
+    const widest = Math.max(...piped.map(width));
+    expect(widest).toBeGreaterThan(160);
+    expect(piped.some((l) => /^…\d+ /.test(l))).toBe(false);
+    for (const columns of [60, 80, 100, 160]) {
+      const lines = (await run(["tree", file], columns)).out.trimEnd().split("\n");
+      expect(lines).toHaveLength(piped.length);
+      for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+      // every entry keeps its id, in the same order; deep lines say how many levels are not drawn
+      expect(lines.map((l) => /[ua]\d{7}/.exec(l)?.[0])).toEqual(piped.map((l) => /[ua]\d{7}/.exec(l)?.[0]));
+      expect(lines.find((l) => l.includes("a0000059"))).toMatch(/^…\d+ .*a0000059 assistant \[the deepest/);
+      expect(lines.at(-1)).toMatch(/^…\d+ .*l0000001 label ← current leaf/);
+    }
+    // --wide: the branches drawn whole on a terminal too (each line's drawing up to its id as piped)
+    const upToId = (l: string) => l.slice(0, l.search(/[ual]\d{7}/));
+    const wide = (await run(["tree", file, "--wide"], 60)).out.trimEnd().split("\n");
+    expect(wide.map(upToId)).toEqual(piped.map(upToId));
+  });
 
   it("ls of the corpus at 80 and 100 columns is one line a session", async () => {
     const sessions = (await run(["ls", CORPUS, "--json"], undefined)).out;
