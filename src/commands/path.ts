@@ -3,7 +3,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
 import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
-import { fitPreview, formatTime, isoTime, JSON_PREVIEW, preview, sanitize, type Style } from "../render/text.js";
+import { displayWidth, fitPreview, formatTime, isoTime, JSON_PREVIEW, layoutWidth, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
 import { KindLabels, nodeKindLabel } from "./tree.js";
@@ -48,12 +48,19 @@ async function leaves(file: string, ctx: CommandContext): Promise<LeavesResult> 
 function renderLeaves(result: LeavesResult, style: Style): string {
   const { c } = style;
   const textWidth = stepTextWidth(style);
+  const fit = layoutWidth(style);
   if (result.leaves.length === 0) return c.dim("(no entries)\n");
   return result.leaves
     .map((l) => {
       const mark = l.current ? c.green("*") : " ";
-      const label = l.label ? c.yellow(` [${preview(l.label, 30)}]`) : "";
-      return `${mark} ${c.bold(sanitize(l.id ?? "(no id)"))}  depth ${String(l.depth).padStart(5)}  ${formatTime(l.timestamp ?? undefined)}${label}  ${c.dim(preview(l.preview, textWidth))}`;
+      const id = sanitize(l.id ?? "(no id)");
+      const rest = `  depth ${String(l.depth).padStart(5)}  ${formatTime(l.timestamp ?? undefined)}`;
+      const used = 2 + displayWidth(id) + displayWidth(rest);
+      // on a terminal the label and the preview take the room the line leaves
+      let label = l.label ? ` [${preview(l.label, 30)}]` : "";
+      if (label && fit !== undefined && used + displayWidth(label) > fit) label = "";
+      const room = fit === undefined ? textWidth : Math.min(textWidth, fit - used - displayWidth(label) - 2);
+      return `${mark} ${c.bold(id)}${rest}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(preview(l.preview, room))}` : ""}`;
     })
     .join("\n") + "\n";
 }
@@ -108,6 +115,7 @@ const stepTextWidth = (style: Style) => Math.max(20, style.width - 50);
 function* renderSteps(session: Session, nodes: Int32Array, style: Style): Generator<string> {
   const { c } = style;
   const textWidth = stepTextWidth(style);
+  const fit = layoutWidth(style);
   const reader = new PreviewReader(session, textWidth);
   const kinds = new KindLabels(session, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8).padEnd(21)) : c.magenta(sanitize(k).padEnd(21))));
   const lineWidth = nodes.length > 0 ? String(session.nodeLine(nodes[nodes.length - 1]!)).length : 1;
@@ -118,7 +126,12 @@ function* renderSteps(session: Session, nodes: Int32Array, style: Style): Genera
     let out = "";
     for (let k = 0; k < window.length; k++) {
       const node = window[k]!;
-      out += `${c.dim(String(session.nodeLine(node)).padStart(lineWidth))}  ${c.bold(sanitize(session.nodeId(node) ?? "(no id)"))}  ${kinds.of(node)} ${c.dim(formatTime(session.nodeTime(node)))}  ${fitPreview(previews[k]!, textWidth)}\n`;
+      const id = sanitize(session.nodeId(node) ?? "(no id)");
+      const time = formatTime(session.nodeTime(node));
+      // on a terminal the preview takes the room the line leaves (none below a few columns)
+      const room = fit === undefined ? textWidth : Math.min(textWidth, fit - (lineWidth + 2 + displayWidth(id) + 2 + kinds.widthOf(node) + 1 + displayWidth(time) + 2));
+      const p = room >= 4 ? fitPreview(previews[k]!, room) : "";
+      out += `${c.dim(String(session.nodeLine(node)).padStart(lineWidth))}  ${c.bold(id)}  ${kinds.of(node)} ${c.dim(time)}${p ? `  ${p}` : ""}\n`;
     }
     yield out;
   }

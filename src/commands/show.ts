@@ -3,7 +3,8 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
 import { nodePreview } from "../render/preview.js";
-import { formatBytes, formatCount, formatTime, isoTime, plural, preview, sanitize, type Style } from "../render/text.js";
+import { displayWidth, formatCount, formatTime, isoTime, layoutWidth, plural, preview, sanitize, wrapSegments, type Segment, type Style } from "../render/text.js";
+import { formatBytes } from "../format/units.js";
 import { readFull } from "./common.js";
 
 export interface ShowOptions {
@@ -144,36 +145,52 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
     return `${c.dim(`${sanitize(result.file)}:${result.line}`)}\n${sanitize(JSON.stringify(result.entry, null, 2))}\n`;
   }
   const h = result.header;
-  const rows: Array<[string, string]> = [];
-  rows.push(["Session", h ? `${sanitize(String(h.id))}  ${c.dim(`(v${result.version})`)}` : c.red("no header")]);
-  rows.push(["File", `${sanitize(result.file)}  ${c.dim(`${formatBytes(result.size)}, ${plural(result.lines, "line")}`)}`]);
-  if (result.name) rows.push(["Name", preview(result.name, 80)]);
+  // On a terminal every line fits its width: long values wrap under themselves, previews and
+  // labels take the room a line leaves. Piped, lines are whole.
+  const fit = layoutWidth(style);
+  const rows: Array<[string, Segment[]]> = [];
+  rows.push(["Session", h ? [[sanitize(String(h.id))], [`  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
+  rows.push(["File", [[sanitize(result.file)], [`  ${formatBytes(result.size)}, ${plural(result.lines, "line")}`, c.dim]]]);
+  if (result.name) rows.push(["Name", [[preview(result.name, 80)]]]);
   if (h) {
-    rows.push(["Cwd", sanitize(String(h.cwd ?? "-"))]);
-    rows.push(["Created", formatTime(h.timestamp as string)]);
-    if (h.parentSession) rows.push(["Parent", sanitize(String(h.parentSession))]);
+    rows.push(["Cwd", [[sanitize(String(h.cwd ?? "-"))]]]);
+    rows.push(["Created", [[formatTime(h.timestamp as string)]]]);
+    if (h.parentSession) rows.push(["Parent", [[sanitize(String(h.parentSession))]]]);
   }
-  rows.push(["Entries", `${formatCount(result.entries)}: ${tally(result.entriesByType)}`]);
-  rows.push(["Messages", `${formatCount(result.messages)}: ${tally(result.messagesByRole)}`]);
-  rows.push(["Models", tally(result.models)]);
-  rows.push(["Thinking", tally(result.thinkingLevels)]);
+  rows.push(["Entries", [[`${formatCount(result.entries)}: ${tally(result.entriesByType)}`]]]);
+  rows.push(["Messages", [[`${formatCount(result.messages)}: ${tally(result.messagesByRole)}`]]]);
+  rows.push(["Models", [[tally(result.models)]]]);
+  rows.push(["Thinking", [[tally(result.thinkingLevels)]]]);
   const t = result.tokens;
-  rows.push(["Tokens", `input ${formatCount(t.input)} · output ${formatCount(t.output)} · cache read ${formatCount(t.cacheRead)} · cache write ${formatCount(t.cacheWrite)} · total ${formatCount(t.total)}`]);
-  rows.push(["Cost", `$${result.cost.toFixed(4)}`]);
-  rows.push(["Current leaf", result.currentLeaf ? c.bold(sanitize(result.currentLeaf)) : "-"]);
+  rows.push(["Tokens", [[`input ${formatCount(t.input)} · output ${formatCount(t.output)} · cache read ${formatCount(t.cacheRead)} · cache write ${formatCount(t.cacheWrite)} · total ${formatCount(t.total)}`]]]);
+  rows.push(["Cost", [[`$${result.cost.toFixed(4)}`]]]);
+  rows.push(["Current leaf", result.currentLeaf ? [[sanitize(result.currentLeaf), c.bold]] : [["-"]]]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
-  let out = rows.map(([k, v]) => `${c.bold(k.padEnd(width))}${v}`).join("\n") + "\n";
+  const bold = (k: string) => c.bold(k);
+  const row = ([k, v]: [string, Segment[]]) => {
+    const plainWidth = v.reduce((n, [text]) => n + displayWidth(text), width);
+    // (only a row too wide for the terminal is wrapped: its words then go one space apart)
+    const lines = fit === undefined || plainWidth <= fit ? wrapSegments(v, undefined) : wrapSegments(v, Math.max(10, fit - width), "");
+    return lines.map((line, i) => (i === 0 ? bold(k.padEnd(width)) : " ".repeat(width)) + line).join("\n");
+  };
+  let out = rows.map(row).join("\n") + "\n";
+  /** How much of a preview fits after `used` columns (at most `max`; on a terminal, what the line leaves). */
+  const roomAfter = (used: number, max: number) => (fit === undefined ? max : Math.min(max, fit - used));
 
   const totals = result.totals ?? { leaves: result.leaves.length, branchPoints: result.branchPoints.length, compactions: result.compactions.length, labels: result.labels.length };
   /** A list's heading, saying when only the latest are listed. */
   const heading = (title: string, total: number, listed: number) => `\n${c.bold(`${title} (${formatCount(total)})`)}${listed < total ? c.dim(listed > LIST_LIMIT ? `, the latest ${LIST_LIMIT} and the current one` : `, the latest ${listed}`) : ""}\n`;
-  const rest = (total: number, listed: number, where: string) => (listed < total ? c.dim(`  … ${formatCount(total - listed)} more: ${where}\n`) : "");
+  const rest = (total: number, listed: number, where: string) =>
+    listed < total ? wrapSegments([[`… ${formatCount(total - listed)} more: ${where}`, c.dim]], fit === undefined ? undefined : fit - 2, "  ").map((line) => `  ${line}\n`).join("") : "";
   const file = shellQuote(result.file);
   out += heading("Leaves", totals.leaves, result.leaves.length);
   for (const leaf of result.leaves) {
     const mark = leaf.current ? c.green("* ") : "  ";
-    const label = leaf.label ? c.yellow(` [${preview(leaf.label, 30)}]`) : "";
-    out += `${mark}${sanitize(leaf.id ?? "(no id)").padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}${label}  ${c.dim(preview(leaf.preview, 60))}\n`;
+    const head = `${sanitize(leaf.id ?? "(no id)").padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}`;
+    let label = leaf.label ? ` [${preview(leaf.label, 30)}]` : "";
+    if (label && roomAfter(2 + displayWidth(head), 99) < displayWidth(label)) label = "";
+    const room = roomAfter(2 + displayWidth(head) + displayWidth(label) + 2, 60);
+    out += `${mark}${head}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(preview(leaf.preview, room))}` : ""}\n`;
   }
   out += rest(totals.leaves, result.leaves.length, `pi-session path ${file} --leaves`);
   if (totals.branchPoints > 0) {
@@ -184,13 +201,18 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
   if (totals.compactions > 0) {
     out += heading("Compactions", totals.compactions, result.compactions.length);
     for (const k of result.compactions) {
-      out += `  ${sanitize(k.id ?? "(no id)")}  ${k.tokensBefore !== null ? `${plural(k.tokensBefore, "token")} before` : ""}  keeps from ${sanitize(k.firstKeptEntryId ?? "-")}  ${c.dim(`line ${k.line}`)}\n`;
+      const segments: Segment[] = [[`  ${sanitize(k.id ?? "(no id)")}  ${k.tokensBefore !== null ? `${plural(k.tokensBefore, "token")} before` : ""}  keeps from ${sanitize(k.firstKeptEntryId ?? "-")}  `], [`line ${k.line}`, c.dim]];
+      for (const line of wrapSegments(segments, fit)) out += `${line}\n`;
     }
     out += rest(totals.compactions, result.compactions.length, `pi-session show ${file} --json`);
   }
   if (totals.labels > 0) {
     out += heading("Labels", totals.labels, result.labels.length);
-    for (const l of result.labels) out += `  ${sanitize(l.targetId)}  ${c.yellow(preview(l.label, 60))}\n`;
+    for (const l of result.labels) {
+      const target = sanitize(l.targetId);
+      const room = roomAfter(2 + displayWidth(target) + 2, 60);
+      out += `  ${target}${room >= 4 ? `  ${c.yellow(preview(l.label, room))}` : ""}\n`;
+    }
     out += rest(totals.labels, result.labels.length, `pi-session show ${file} --json`);
   }
   const p = result.problems;

@@ -109,6 +109,20 @@ describe("output that fits the terminal", () => {
     expect(wide.map(upToId)).toEqual(piped.map(upToId));
   });
 
+  it("path, path --leaves and show fit 60, 80, 100 and 160 columns, long labels and totals included", async () => {
+    const file = deepSession(60);
+    for (const args of [["path", file], ["path", file, "--leaves"], ["show", file]]) {
+      const piped = (await run(args, undefined)).out.trimEnd().split("\n");
+      expect(Math.max(...piped.map(width)), args.join(" ")).toBeGreaterThan(60);
+      for (const columns of [60, 80, 100, 160]) {
+        const lines = (await run(args, columns)).out.trimEnd().split("\n");
+        for (const line of lines) expect(width(line), `${args.join(" ")} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+        // every entry or leaf is still there, with its id
+        for (const id of piped.map((l) => /[ual]\d{7}/.exec(l)?.[0]).filter(Boolean)) expect(lines.some((l) => l.includes(id!)), `${id} at ${columns}`).toBe(true);
+      }
+    }
+  });
+
   it("ls of the corpus at 80 and 100 columns is one line a session", async () => {
     const sessions = (await run(["ls", CORPUS, "--json"], undefined)).out;
     const count = JSON.parse(sessions).sessions.length as number;
