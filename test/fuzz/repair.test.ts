@@ -96,6 +96,6 @@ describe("repair fuzz", () => {
           }
         }
       }
-    });
+    }, 60_000 + SEEDS * 2_000); // (the largest base takes about half a second a seed here)
   }
 });
