@@ -3,7 +3,7 @@ import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
-import { cutToWidth, displayWidth, fitPreview, isoTime, JSON_PREVIEW, plural, preview, sanitize, type Style } from "../render/text.js";
+import { cutToWidth, displayWidth, fitPreview, isoTime, JSON_PREVIEW, layoutWidth, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
@@ -226,7 +226,7 @@ export function* renderTree(view: TreeView, style: Style, compact = false): Gene
   const current = " ← current leaf";
   // On a terminal every line fits its width: deep prefixes fold, then the label and the preview
   // take what is left. Piped, the drawing is whole (one layout for scripts).
-  const fit = style.tableWidth !== undefined && !style.wide ? style.tableWidth : undefined;
+  const fit = layoutWidth(style);
   const prefixRoom = fit === undefined ? Infinity : Math.max(12, fit - 40);
   const fold = (prefix: string) => foldPrefix(prefix, prefixRoom);
   for (const w of drawTree(view, style, compact, fold)) {
