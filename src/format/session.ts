@@ -4,7 +4,7 @@ import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type L
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
 import { parseAt, parseSkimmed, readLineBytes, readLines, type LineSpan, type ReadOptions } from "./pass-two.js";
 import { BrokenRun, classifyText, decodeLine, LineFlag, normalizeLine, parseLine, type BrokenOutcome, type TextClass } from "./salvage.js";
-import { emptyFields, fieldsOf, hexOf, hexString, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
+import { emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
 import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
@@ -36,9 +36,9 @@ export interface OpenOptions {
   only?: ReadonlySet<string>;
   /**
    * With `onRecord`: every entry is passed on, but a message (the bulk of a session) as the
-   * skeleton the scanner read without parsing it: `{ type, id, parentId, timestamp, message: {
-   * role, provider, model, usage, toolCallId, content: [{ type: "toolCall", id }…] } }`, the tool
-   * calls' ids and nothing else of the content. Other entries are parsed whole (they are few and
+   * skeleton the scanner read without parsing it: `{ type, message: { role, provider, model,
+   * usage, toolCallId, content: [{ type: "toolCall", id }…] } }`, the tool calls' ids and nothing
+   * else of the content (its id and parent are the record's). Other entries are parsed whole (they are few and
    * small). What `show` and `check` need of every entry, at a fraction of `JSON.parse`'s cost.
    */
   skim?: boolean;
@@ -730,10 +730,8 @@ function messageBytes(line: Buffer, start: number): Buffer {
  * line is `bytes` from `at` (the scanner's positions are the line's own; no view is made of it).
  */
 function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean): Record<string, unknown> {
+  // (its id and parent are the record's: `LineRecord.id`, `parentId`)
   const entry: Record<string, unknown> = { type: f.type };
-  if (f.idHex >= 0 || f.id !== undefined) entry.id = f.idHex >= 0 ? hexString(f.idHex) : f.id;
-  if (f.parentKind === 2) entry.parentId = null;
-  else if (f.parentKind === 1) entry.parentId = f.parentHex >= 0 ? hexString(f.parentHex) : f.parentId;
   if (f.type !== "message" || f.messageStart < 0) return entry;
   const message: Record<string, unknown> = {};
   if (f.role !== undefined) message.role = f.role;
