@@ -5,7 +5,7 @@ import { openSource } from "../input.js";
 import { plural, sanitize, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
 import { annotation } from "../render/github.js";
-import { notWritten, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, settle, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
 
 export interface MigrateOptions extends WriteOptions {
   files: string[];
@@ -54,10 +54,9 @@ function migrateOne(path: string, options: MigrateOptions, many: boolean): Migra
     const written = writeBack(path, stamp, options, many, (write) => {
       changedLines = writeMigration(session, write).changedLines;
     });
-    for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
-    const failed = notWritten(written);
+    const { failed, place } = settle(written);
     if (failed) return { ...base, ...failed };
-    return { ...base, status: "migrated", changedLines, ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) };
+    return { ...base, status: "migrated", changedLines, ...place };
   } finally {
     session.close();
   }

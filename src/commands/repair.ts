@@ -6,7 +6,7 @@ import { renderFindings } from "../render/findings.js";
 import { layoutWidth, plural, sanitize, wrapSegments, type Style } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
 import { annotation } from "../render/github.js";
-import { notWritten, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, settle, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
 
 export interface RepairOptions extends WriteOptions {
   files: string[];
@@ -73,10 +73,9 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
     const written = writeBack(path, stamp, options, many, (write) => {
       writeRepair(source, plan, write);
     });
-    for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
-    const failed = notWritten(written);
+    const { failed, place } = settle(written);
     if (failed) return { ...base, ...failed };
-    const result = written.out ?? path;
+    const result = place.out ?? path;
     const after = openSessionSync(result);
     const remaining = quickFindings(after).filter((f) => f.severity === "error");
     after.close();
@@ -85,8 +84,7 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
       status: remaining.length > 0 ? "incomplete" : "repaired",
       remainingErrors: remaining.length,
       ...(remaining.length > 0 ? { remaining } : {}),
-      ...(written.backup ? { backup: written.backup } : {}),
-      ...(written.out ? { out: written.out } : {}),
+      ...place,
     };
   } finally {
     source.close();

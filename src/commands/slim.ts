@@ -5,7 +5,7 @@ import { openSource } from "../input.js";
 import { annotation } from "../render/github.js";
 import { plural } from "../render/text.js";
 import { writeBack, type WriteOptions } from "./write-back.js";
-import { notWritten, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, settle, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
 
 export interface SlimOptions extends WriteOptions {
   files: string[];
@@ -77,10 +77,9 @@ function slimFile(path: string, options: SlimOptions, many: boolean): Omit<SlimF
       if (error instanceof NothingToSlim) return { file: path, ...counts(done!), status: "clean" };
       throw error;
     }
-    for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
-    const failed = notWritten(written);
+    const { failed, place } = settle(written);
     if (failed) return { file: path, ...(done ? counts(done) : {}), ...failed };
-    return { file: path, ...counts(done!), status: "slimmed", ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) };
+    return { file: path, ...counts(done!), status: "slimmed", ...place };
   } finally {
     session.close();
   }

@@ -113,11 +113,21 @@ export function renderWriterGithub<S extends string, R extends WriterFileResult<
   return out + summaryLine(result.summary, table);
 }
 
-/** A file's result when `writeBack` did not write it (undefined when it did). */
-export function notWritten(written: WriteOutcome): { status: "aborted" | "refused"; refusal?: Refusal; reason: string } | undefined {
-  if (written.error === "aborted") return { status: "aborted", reason: written.reason! };
-  if (written.error === "exists") return { status: "refused", refusal: "output-exists", reason: written.reason! };
-  return undefined;
+/** What a file's result says of `writeBack`: why it was not written, or where it went. */
+export type Settled =
+  | { failed: { status: "aborted" | "refused"; refusal?: Refusal; reason: string }; place?: undefined }
+  | { failed?: undefined; place: { backup?: string; out?: string } };
+
+/**
+ * `writeBack`'s outcome as a file's result takes it, the same for every writer: the leftovers of
+ * an interrupted run it removed are said on stderr; then either why nothing was written, or the
+ * backup kept or the --out file.
+ */
+export function settle(written: WriteOutcome): Settled {
+  for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
+  if (written.error === "aborted") return { failed: { status: "aborted", reason: written.reason! } };
+  if (written.error === "exists") return { failed: { status: "refused", refusal: "output-exists", reason: written.reason! } };
+  return { place: { ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) } };
 }
 
 /** Where the result went: the backup kept, or the --out file. */
