@@ -3,7 +3,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { EntryNotFoundError, resolveEntry, type Session } from "../format/index.js";
 import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
-import { displayWidth, fitPreview, formatTime, isoTime, JSON_PREVIEW, layoutWidth, preview, sanitize, type Style } from "../render/text.js";
+import { displayWidth, fitPreview, formatTime, isoTime, JSON_PREVIEW, layoutWidth, lineTail, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 import { leafInfos, type LeafInfo } from "./show.js";
 import { KindLabels, nodeKindLabel } from "./tree.js";
@@ -55,11 +55,8 @@ function renderLeaves(result: LeavesResult, style: Style): string {
       const mark = l.current ? c.green("*") : " ";
       const id = sanitize(l.id ?? "(no id)");
       const rest = `  depth ${String(l.depth).padStart(5)}  ${formatTime(l.timestamp ?? undefined)}`;
-      const used = 2 + displayWidth(id) + displayWidth(rest);
       // on a terminal the label and the preview take the room the line leaves
-      let label = l.label ? ` [${preview(l.label, 30)}]` : "";
-      if (label && fit !== undefined && used + displayWidth(label) > fit) label = "";
-      const room = fit === undefined ? textWidth : Math.min(textWidth, fit - used - displayWidth(label) - 2);
+      const { label, room } = lineTail(fit, 2 + displayWidth(id) + displayWidth(rest), l.label ? ` [${preview(l.label, 30)}]` : "", 2, textWidth);
       return `${mark} ${c.bold(id)}${rest}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(preview(l.preview, room))}` : ""}`;
     })
     .join("\n") + "\n";

@@ -3,7 +3,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
 import { nodePreview } from "../render/preview.js";
-import { displayWidth, formatCount, formatTime, isoTime, layoutWidth, plural, preview, sanitize, wrapSegments, type Segment, type Style } from "../render/text.js";
+import { displayWidth, formatCount, formatTime, isoTime, layoutWidth, lineTail, plural, preview, sanitize, wrapSegments, type Segment, type Style } from "../render/text.js";
 import { formatBytes } from "../format/units.js";
 import { readFull } from "./common.js";
 
@@ -174,8 +174,6 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
     return lines.map((line, i) => (i === 0 ? bold(k.padEnd(width)) : " ".repeat(width)) + line).join("\n");
   };
   let out = rows.map(row).join("\n") + "\n";
-  /** How much of a preview fits after `used` columns (at most `max`; on a terminal, what the line leaves). */
-  const roomAfter = (used: number, max: number) => (fit === undefined ? max : Math.min(max, fit - used));
 
   const totals = result.totals ?? { leaves: result.leaves.length, branchPoints: result.branchPoints.length, compactions: result.compactions.length, labels: result.labels.length };
   /** A list's heading, saying when only the latest are listed. */
@@ -187,9 +185,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
   for (const leaf of result.leaves) {
     const mark = leaf.current ? c.green("* ") : "  ";
     const head = `${sanitize(leaf.id ?? "(no id)").padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}`;
-    let label = leaf.label ? ` [${preview(leaf.label, 30)}]` : "";
-    if (label && roomAfter(2 + displayWidth(head), 99) < displayWidth(label)) label = "";
-    const room = roomAfter(2 + displayWidth(head) + displayWidth(label) + 2, 60);
+    const { label, room } = lineTail(fit, 2 + displayWidth(head), leaf.label ? ` [${preview(leaf.label, 30)}]` : "", 2, 60);
     out += `${mark}${head}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(preview(leaf.preview, room))}` : ""}\n`;
   }
   out += rest(totals.leaves, result.leaves.length, `pi-session path ${file} --leaves`);
@@ -210,7 +206,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
     out += heading("Labels", totals.labels, result.labels.length);
     for (const l of result.labels) {
       const target = sanitize(l.targetId);
-      const room = roomAfter(2 + displayWidth(target) + 2, 60);
+      const { room } = lineTail(fit, 2 + displayWidth(target), "", 2, 60);
       out += `  ${target}${room >= 4 ? `  ${c.yellow(preview(l.label, room))}` : ""}\n`;
     }
     out += rest(totals.labels, result.labels.length, `pi-session show ${file} --json`);

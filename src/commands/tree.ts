@@ -3,7 +3,7 @@ import { ExitCode } from "../errors.js";
 import type { Session } from "../format/index.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
-import { cutToWidth, displayWidth, fitPreview, isoTime, JSON_PREVIEW, layoutWidth, plural, preview, sanitize, type Style } from "../render/text.js";
+import { displayWidth, fitPreview, isoTime, JSON_PREVIEW, layoutWidth, lineTail, plural, preview, sanitize, type Style } from "../render/text.js";
 import { readShape } from "./common.js";
 
 /** `message/user`, `compaction`, … from the line table alone. */
@@ -241,15 +241,9 @@ export function* renderTree(view: TreeView, style: Style, compact = false): Gene
       const prefix = fold(w.texts[k]!);
       const id = sanitize(view.id(node) ?? "(no id)");
       const lbl = view.label(node);
-      let label = lbl ? ` [${preview(lbl, 30)}]` : "";
       const here = node === s.leafNode ? current : "";
-      let room = Math.max(10, textWidth - prefix.length);
-      if (fit !== undefined) {
-        const used = prefix.length + displayWidth(id) + 1 + kinds.widthOf(node) + here.length;
-        if (label && used + displayWidth(label) > fit) label = fit - used >= 6 ? cutToWidth(label, fit - used) : "";
-        // (the space before the preview, and at least a few of its characters)
-        room = Math.min(room, fit - used - displayWidth(label) - 1);
-      }
+      const used = fit === undefined ? 0 : prefix.length + displayWidth(id) + 1 + kinds.widthOf(node) + here.length;
+      const { label, room } = lineTail(fit, used, lbl ? ` [${preview(lbl, 30)}]` : "", 1, Math.max(10, textWidth - prefix.length));
       const p = room >= 4 ? previews[k]! : "";
       out += `${prefix ? c.dim(prefix) : ""}${c.bold(id)} ${kinds.of(node)}${label ? c.yellow(label) : ""}${here ? c.green(here) : ""}${p ? ` ${c.dim(fitPreview(p, room))}` : ""}\n`;
     }

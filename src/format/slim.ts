@@ -130,11 +130,9 @@ export function writeSlim(session: Session, plan: Extract<SlimPlan, { status: "r
   let entriesSlimmed = 0;
   let bytesAfter = 0;
   const slimmer = new Slimmer(minSize, saved);
-  const counted = write ? (chunk: string | Uint8Array) => {
+  const counted = (chunk: string | Uint8Array) => {
     bytesAfter += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
-    write(chunk);
-  } : (chunk: string | Uint8Array) => {
-    bytesAfter += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
+    write?.(chunk);
   };
   const result = rewriteLines(
     session.source,

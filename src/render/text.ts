@@ -211,6 +211,19 @@ export function layoutWidth(style: Style): number | undefined {
   return style.wide ? undefined : style.tableWidth;
 }
 
+/**
+ * The tail of a listing's line (`tree`, `path --leaves`, `show`'s leaves and labels): a label
+ * (may be "") and then, `gap` columns on, a preview of at most `max` columns. Within `fit` (a
+ * terminal's width; undefined: piped, nothing cut), after `used` columns of the line, the label is
+ * cut or dropped when it does not fit, and `room` is what the preview may take (under 4, none).
+ */
+export function lineTail(fit: number | undefined, used: number, label: string, gap: number, max: number): { label: string; room: number } {
+  if (fit === undefined) return { label, room: max };
+  let fitted = label;
+  if (fitted && used + displayWidth(fitted) > fit) fitted = fit - used >= 6 ? cutToWidth(fitted, fit - used) : "";
+  return { label: fitted, room: Math.min(max, fit - used - displayWidth(fitted) - gap) };
+}
+
 /** A piece of a line and how it is painted. */
 export type Segment = readonly [text: string, paint?: (s: string) => string];
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { partialEntry as partialFromBytes, previewFromBytes } from "../../src/render/preview.js";
 import { openSessionSync } from "../../src/format/index.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
-import { entrySummary, fitPreview, formatCount, formatSeconds, formatTime, isoTime, preview, sanitize } from "../../src/render/text.js";
+import { entrySummary, fitPreview, formatCount, formatSeconds, formatTime, isoTime, lineTail, preview, sanitize } from "../../src/render/text.js";
 import { rng } from "../helpers/generate.js";
 
 describe("sanitize", () => {
@@ -89,6 +89,16 @@ describe("one summary rule", () => {
         expect(previewFromBytes(bytes, "message", role, max), `${JSON.stringify(text)} at ${max}`).toBe(preview(entrySummary(entry as never), max));
       }
     }
+  });
+});
+
+describe("lineTail", () => {
+  it("leaves label and preview whole when piped, and within a terminal's width cuts the label, then drops it, the preview taking what is left", () => {
+    expect(lineTail(undefined, 500, " [a label]", 2, 60)).toEqual({ label: " [a label]", room: 60 });
+    expect(lineTail(80, 30, " [a label]", 2, 60)).toEqual({ label: " [a label]", room: 38 });
+    expect(lineTail(80, 10, "", 1, 60)).toEqual({ label: "", room: 60 });
+    expect(lineTail(40, 33, " [a label]", 2, 60)).toEqual({ label: " [a la…", room: -2 });
+    expect(lineTail(40, 36, " [a label]", 2, 60)).toEqual({ label: "", room: 2 });
   });
 });
 
