@@ -155,6 +155,9 @@ interface InlineState {
   inLink?: boolean;
 }
 
+/** The delimiters of emphasis, strong emphasis and strikethrough, by the tag their tokens carry. */
+const EMPHASIS: Record<string, string> = { em: "*", strong: "**", s: "~~" };
+
 function inline(tokens: Token[] | null, state: InlineState): string {
   let out = "";
   /** The targets of the links being written (a link's text is the tokens between its open and close). */
@@ -194,17 +197,11 @@ function inline(tokens: Token[] | null, state: InlineState): string {
         break;
       case "em_open":
       case "em_close":
-        out += "*";
-        state.atLineStart = false;
-        break;
       case "strong_open":
       case "strong_close":
-        out += "**";
-        state.atLineStart = false;
-        break;
       case "s_open":
       case "s_close":
-        out += "~~";
+        out += EMPHASIS[t.tag]!;
         state.atLineStart = false;
         break;
       case "link_open":
