@@ -38,8 +38,9 @@ export interface OpenOptions {
    * With `onRecord`: every entry is passed on, but a message (the bulk of a session) as the
    * skeleton the scanner read without parsing it: `{ type, message: { role, provider, model,
    * usage, toolCallId, content: [{ type: "toolCall", id }…] } }`, the tool calls' ids and nothing
-   * else of the content (its id and parent are the record's). Other entries are parsed whole (they are few and
-   * small). What `show` and `check` need of every entry, at a fraction of `JSON.parse`'s cost.
+   * else of the content (its id and parent are the record's). Other entries are parsed whole
+   * (they are few and small). What `show` and `check` need of every entry, at a fraction of
+   * `JSON.parse`'s cost.
    */
   skim?: boolean;
   /**

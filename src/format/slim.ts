@@ -134,10 +134,14 @@ export function writeSlim(session: Session, plan: Extract<SlimPlan, { status: "r
     bytesAfter += typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length;
     write?.(chunk);
   };
+  // Lines come in file order, as nodes are numbered: the node of a line is found by walking on.
+  let next = 0;
+  const nodes = session.tree.size;
   const result = rewriteLines(
     session.source,
     (index, bytes) => {
-      const node = session.nodeAtLine(index);
+      while (next < nodes && session.nodeLine(next) - 1 < index) next++;
+      const node = next < nodes && session.nodeLine(next) - 1 === index ? next : -1;
       if (node < 0 || plan.live[node]) return null;
       if (!carriesPayload(session.nodeType(node))) return null;
       // nothing of minSize bytes and no image: nothing to slim, no parse

@@ -107,7 +107,8 @@ const LINE_CAP = 1024 * 1024;
 /**
  * Previews of a tree's or a branch's nodes, a window at a time: a million entries are previewed
  * with one more pass over their lines and the memory of one window. A window's lines are read in
- * file order (nodes are numbered so), in large reads that take in the lines between.
+ * file order (nodes are numbered so), in large reads that take in the lines between unless they
+ * lie far apart (`BlockReads`).
  */
 export class PreviewReader {
   private order = new Int32Array(0);
