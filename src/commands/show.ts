@@ -3,8 +3,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
 import { nodePreview } from "../render/preview.js";
-import { displayWidth, formatCount, formatTime, isoTime, layoutWidth, lineTail, plural, preview, sanitize, wrapSegments, type Segment, type Style } from "../render/text.js";
-import { formatBytes } from "../format/units.js";
+import { displayWidth, formatBytes, formatCount, formatTime, isoTime, layoutWidth, lineTail, plural, preview, sanitize, wrapSegments, type Segment, type Style } from "../render/text.js";
 import { readFull } from "./common.js";
 
 export interface ShowOptions {
