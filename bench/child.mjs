@@ -51,17 +51,22 @@ async function run() {
       const { main } = await import(new URL("../dist/bundle/cli.js", import.meta.url).href);
       // Output goes to /dev/null synchronously, as Node writes stdout to a file (`> out.md`): an
       // fs.WriteStream would add a thread-pool round trip per chunk that no real run pays.
+      // BENCH_COLUMNS=N: as on a terminal N columns wide (what fits the width is timed too).
       const fd = openSync("/dev/null", "w");
+      let bytes = 0;
       const sink = new Writable({
         write(chunk, _encoding, done) {
+          bytes += chunk.length;
           writeSync(fd, chunk);
           done();
         },
       });
+      const columns = Number(process.env.BENCH_COLUMNS) || undefined;
+      if (columns) Object.assign(sink, { isTTY: true, columns });
       const code = await main(args, { stdout: sink, stderr: createWriteStream("/dev/null"), env: { ...process.env, NO_COLOR: "1" } });
       await new Promise((resolve) => sink.end(resolve));
       if (code === 2) throw new Error(`pi-session ${args.join(" ")} exited 2`);
-      return code;
+      return { code, bytes };
     }
     case "index": {
       // What the index holds in memory an entry: the heap and array buffers after a full GC,

@@ -3,7 +3,7 @@
  * branched, with lines from ~1 KB of text to 5 MB base64 images, and stores of many small sessions.
  * Written with the same shapes pi writes (key order included).
  */
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 export function rng(seed) {
@@ -231,4 +231,138 @@ export function generateStore({ dir, count, seed = 1 }) {
     writeSync(fd, lines.join("\n") + "\n");
     closeSync(fd);
   }
+}
+
+/**
+ * The shapes that stress a command's complexity rather than its speed per byte, each `entries`
+ * entries long (~300-500 bytes an entry, as dense as real sessions), for the complexity table
+ * (bench/complexity.mjs): timed at N and 4N entries, a command linear in the entries takes about
+ * four times as long.
+ *
+ * - "repeated-ids": one long linear chain whose tool call ids repeat (a session replayed, or a
+ *   model that numbers its calls `functions.eval:3` afresh each turn): every result's call is a
+ *   few entries up, and thousands of calls with its id lie above that.
+ * - "branches": the leaf jumps back to a random earlier entry every few entries (a leaf every
+ *   four entries), with branch summaries and labels.
+ * - "compactions": a linear chain with a label every few entries (on a random earlier entry) and
+ *   a compaction every dozen keeping from far back (the kept ranges overlap), and now and then a
+ *   branch from an earlier entry, so that many compactions are some branch's newest.
+ * - "nested": a spine with a dead-end side entry every third entry, so that branch points nest
+ *   as deep as the session is long (a third of its entries).
+ */
+export function generateStressSession({ path, entries, shape, seed = 1 }) {
+  const r = rng(seed);
+  const lines = [];
+  let t = Date.parse("2026-01-01T00:00:00.000Z");
+  lines.push(JSON.stringify({ type: "session", version: 3, id: `stress-${shape}-${entries}`, timestamp: iso(t), cwd: "/work/stress" }));
+  const ids = [];
+  let leaf = null;
+  let serial = 0;
+  const append = (type, rest, parent = leaf) => {
+    t += 1000;
+    const id = (serial++).toString(16).padStart(8, "0");
+    lines.push(JSON.stringify({ type, id, parentId: parent, timestamp: iso(t), ...rest }));
+    ids.push(id);
+    leaf = id;
+    return id;
+  };
+  const usage = { input: 1200, output: 80, cacheRead: 0, cacheWrite: 0, totalTokens: 1280, cost: { input: 0.0036, output: 0.0012, cacheRead: 0, cacheWrite: 0, total: 0.0048 } };
+  const user = () => append("message", { message: { role: "user", content: [{ type: "text", text: text(r, 60 + Math.floor(r() * 120)) }], timestamp: t } });
+  const turn = (callId) => {
+    append("message", { message: { role: "assistant", content: [{ type: "text", text: text(r, 40 + Math.floor(r() * 80)) }, { type: "toolCall", id: callId, name: "bash", arguments: { command: `npm test -- ${serial}` } }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "toolUse", timestamp: t } });
+    append("message", { message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(r, 80 + Math.floor(r() * 160)) }], isError: false, timestamp: t } });
+  };
+  const random = () => ids[Math.floor(r() * ids.length)];
+  user();
+  while (ids.length < entries) {
+    switch (shape) {
+      case "repeated-ids":
+        turn(`functions.eval:${serial % 7}`);
+        if (r() < 0.3) user();
+        break;
+      case "branches":
+        turn(`toolu_${serial}`);
+        if (r() < 0.5) {
+          const from = leaf;
+          leaf = random();
+          if (r() < 0.2) append("branch_summary", { fromId: from, summary: text(r, 100) });
+          else if (r() < 0.2) append("label", { targetId: random(), label: `mark ${serial}` });
+        }
+        user();
+        break;
+      case "compactions":
+        turn(`toolu_${serial}`);
+        append("label", { targetId: random(), label: `mark ${serial}` });
+        if (serial % 12 < 4) append("compaction", { summary: text(r, 120), firstKeptEntryId: ids[Math.floor(r() * Math.min(ids.length, 50))], tokensBefore: 50000 });
+        // (no branch among the first entries, which every kept range reaches back to)
+        if (r() < 0.1 && ids.length > 60) leaf = random();
+        user();
+        break;
+      case "nested": {
+        const before = ids[ids.length - 2] ?? leaf;
+        user();
+        turn(`toolu_${serial}`);
+        const spine = leaf;
+        append("message", { message: { role: "user", content: [{ type: "text", text: "a dead end" }], timestamp: t } }, before);
+        leaf = spine;
+        break;
+      }
+      default:
+        throw new Error(`unknown stress shape ${shape}`);
+    }
+  }
+  const fd = openSync(path, "w");
+  writeSync(fd, lines.join("\n") + "\n");
+  closeSync(fd);
+  return { path, entries: ids.length };
+}
+
+/**
+ * A session made by replaying a real one (`source`, a pi session file: v1, v2 or v3) until it
+ * holds about `sizeMB` megabytes, as issue 24 found it: every entry with a fresh id and its
+ * parent the entry before, the content, tool call ids included, as the source has it. `branched`:
+ * each replay starts from a random entry of an earlier one instead of the last, so the tool call
+ * ids repeat across branches too.
+ */
+export function generateReplayedSession({ source, path, sizeMB, branched = false, seed = 1 }) {
+  const r = rng(seed);
+  const lines = readFileSync(source, "utf8").split("\n").filter((l) => l.trim() !== "");
+  const head = JSON.parse(lines[0]);
+  const body = [];
+  for (const line of lines.slice(1)) {
+    try {
+      const e = JSON.parse(line);
+      if (e && typeof e === "object" && typeof e.type === "string" && e.type !== "session") body.push(e);
+    } catch {
+      // a torn line of the source
+    }
+  }
+  const fd = openSync(path, "w");
+  const target = sizeMB * 1024 * 1024;
+  let written = 0;
+  const write = (text) => {
+    writeSync(fd, text);
+    written += Buffer.byteLength(text);
+  };
+  write(JSON.stringify({ type: "session", version: 3, id: `replayed-${seed}-${sizeMB}-${branched ? "b" : "l"}`, timestamp: head.timestamp, cwd: head.cwd ?? "/work" }) + "\n");
+  let serial = 0;
+  let leaf = null;
+  const ids = [];
+  while (written < target) {
+    if (branched && ids.length > 0) leaf = ids[Math.floor(r() * ids.length)];
+    const chunk = [];
+    for (const e of body) {
+      const id = (serial++).toString(16).padStart(8, "0");
+      const copy = { type: e.type, id, parentId: leaf };
+      for (const [k, v] of Object.entries(e)) if (!(k in copy)) copy[k] = v;
+      delete copy.firstKeptEntryIndex;
+      if (e.type === "compaction") copy.firstKeptEntryId = leaf ?? id;
+      chunk.push(JSON.stringify(copy));
+      if (ids.length < 1_000_000 && serial % 7 === 0) ids.push(id);
+      leaf = id;
+    }
+    write(chunk.join("\n") + "\n");
+  }
+  closeSync(fd);
+  return { path, entries: serial, bytes: written };
 }

@@ -12,21 +12,26 @@
  *   npm run bench -- --store 0         # skip the store
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { generateLargeSession, generateStore } from "./generate.mjs";
+import { generateLargeSession, generateReplayedSession, generateStore } from "./generate.mjs";
 import { librariesReport } from "./libraries.mjs";
+import { better, measureAll, runOnce, warmCache } from "./measure.mjs";
+import { complexityReport } from "./complexity.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
 
   --size MB      a session size to generate and time (repeatable; default 200)
   --shape NAME   fat (1-5 KB lines and base64 images), corpus (entry sizes as in ../shared/corpus,
-                 ~1.3 KB) or heartbeat (~0.5 KB, frequent compactions); repeatable; default all
+                 ~1.3 KB), heartbeat (~0.5 KB, frequent compactions) or replayed (a real session
+                 from ../shared/corpus replayed, its tool call ids repeating); repeatable; default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
+  --complexity N the complexity table's N: each command at N and 4N entries of the stress shapes
+                 (default 100000; 0 skips it)
   --runs N       rounds; each contender's fastest counts (default 2)
   --quick        small sizes and one round, for CI: proves the benchmark runs
   --data DIR     where generated inputs are kept (default bench-data/, reused across runs)
@@ -41,6 +46,7 @@ try {
       size: { type: "string", multiple: true },
       shape: { type: "string", multiple: true },
       store: { type: "string" },
+      complexity: { type: "string" },
       quick: { type: "boolean", default: false },
       runs: { type: "string" },
       data: { type: "string" },
@@ -59,7 +65,10 @@ if (values.help) {
 }
 const quick = values.quick;
 const sizes = (values.size ?? (quick ? ["4"] : ["200"])).map(Number);
-const SHAPES = ["fat", "corpus", "heartbeat"];
+// "replayed": pi-mono's large-session fixture from ../shared/corpus replayed with fresh entry ids
+// (tool call ids repeat), as issue 24 found `check` slow on it; left out where the corpus is not.
+const REPLAY_SOURCE = join(ROOT, "../shared/corpus/pi-mono__large-session.v1.jsonl");
+const SHAPES = ["fat", "corpus", "heartbeat", ...(existsSync(REPLAY_SOURCE) ? ["replayed"] : [])];
 const shapes = values.shape ?? (quick ? ["corpus"] : SHAPES);
 for (const s of shapes) {
   if (!SHAPES.includes(s)) {
@@ -68,63 +77,12 @@ for (const s of shapes) {
   }
 }
 const storeCount = Number(values.store ?? (quick ? 200 : 5000));
+const complexityEntries = Number(values.complexity ?? (quick ? 20_000 : 100_000));
 const runs = Number(values.runs ?? (quick ? 1 : 2));
 const dataDir = values.data ?? join(ROOT, "bench-data");
 mkdirSync(dataDir, { recursive: true });
 
 if (!existsSync(join(ROOT, "dist/cli.js"))) execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
-
-/**
- * Reads `paths` through once, untimed, so that a timed run finds them in the page cache: this
- * machine reclaims page cache on its own (kdamond), and a run that read part of a file from disk
- * measured the disk (profiled: 307 ms of reading in a 700 ms run, against 69 ms from memory).
- */
-const warmBuffer = Buffer.allocUnsafe(16 * 1024 * 1024);
-function warmCache(paths) {
-  for (const path of paths) {
-    const fd = openSync(path, "r");
-    try {
-      while (readSync(fd, warmBuffer, 0, warmBuffer.length, null) > 0);
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-
-/** Runs one task once in a fresh process (after warming `files`): wall time, and peak RSS from the kernel. */
-function runOnce(task, args, env = {}, files = []) {
-  warmCache(files);
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, [join(ROOT, "bench/child.mjs"), task, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
-  const wall = performance.now() - t0;
-  if (r.status !== 0) {
-    // The line that names the error (a stack trace ends with Node's version).
-    const lines = (r.stderr || r.stdout).trim().split("\n");
-    return { error: lines.find((l) => /^([A-Z]\w*)?Error\b/.test(l))?.trim() ?? lines.slice(-1)[0] ?? `exit ${r.status}` };
-  }
-  const out = JSON.parse(r.stdout.trim().split("\n").pop());
-  return { ms: wall, rssMB: out.rssMB };
-}
-
-/** Two measurements of one task as one: the faster time, the larger RSS (an error, once seen, stays). */
-const better = (a, b) => (!a ? b : a.error ? a : b.error ? b : { ms: Math.min(a.ms, b.ms), rssMB: Math.max(a.rssMB, b.rssMB) });
-
-/**
- * Runs several tasks `times` rounds over, each round every task once in turn (so that a slow
- * spell of the machine falls on all of them, not on one task's every run); keeps each task's
- * fastest time and largest RSS.
- */
-function measureAll(tasks, times = runs) {
-  const best = tasks.map(() => undefined);
-  for (let round = 0; round < times; round++) {
-    tasks.forEach(({ task, args, env, files }, k) => {
-      if (best[k]?.error) return;
-      const m = runOnce(task, args, env, files);
-      best[k] = better(best[k], m);
-    });
-  }
-  return best;
-}
 
 const fmt = (n, d = 0) => (n === undefined ? "-" : n.toFixed(d));
 const ratio = (a, b) => (a && b ? (a / b).toFixed(2) : "-");
@@ -158,7 +116,8 @@ function sessionFile(shapeName, branched, size) {
   const file = join(dir, `session.jsonl`);
   const meta = join(dir, "entries.json");
   if (!existsSync(file) || !existsSync(meta)) {
-    const made = generateLargeSession({ path: file, sizeMB: size, seed: Math.round(size * 2) + (branched ? 1 : 0), branched, shape: shapeName });
+    const seed = Math.round(size * 2) + (branched ? 1 : 0);
+    const made = shapeName === "replayed" ? generateReplayedSession({ source: REPLAY_SOURCE, path: file, sizeMB: size, branched, seed }) : generateLargeSession({ path: file, sizeMB: size, seed, branched, shape: shapeName });
     writeFileSync(meta, JSON.stringify({ entries: made.entries }));
   }
   return { file, entries: JSON.parse(readFileSync(meta, "utf8")).entries };
@@ -198,7 +157,7 @@ for (const size of sizes.filter((s) => s > 0)) {
         { task: "naive", args: [file], files },
         ...(piCan ? [{ task: "pi", args: [file], files }] : []),
         ...COMMANDS.map((c) => ({ task: "cli", args: c.args(file), files })),
-      ]);
+      ], runs);
       const naive = results.shift();
       const pi = piCan ? results.shift() : { error: values["skip-pi"] ? "skipped" : "cannot read a file past 512 MiB (one string)" };
       const huge = bytes >= 3 * 1024 * MB;
@@ -244,6 +203,12 @@ for (const size of sizes.filter((s) => s > 0)) {
   }
 }
 
+if (complexityEntries > 0) {
+  const { text, failures: superlinear } = complexityReport({ dataDir, entries: complexityEntries, runs: quick ? 1 : Math.max(runs, 2) });
+  console.log(text);
+  failures += superlinear;
+}
+
 // slim: on sessions that are mostly tool output behind compactions (what it is for), written to
 // --out (the bench data stays as it is). Target (issue 14): within 1.5 × naive at 200 MB; the
 // peak RSS bound of every command at 1 GB.
@@ -263,7 +228,7 @@ if (!values["skip-slim"]) {
       { task: "naive", args: [file], files: [file] },
       { task: "cli", args: ["slim", file, "--out", out, "--force"], files: [file] },
       { task: "cli", args: ["slim", file, "--dry-run"], files: [file] },
-    ]);
+    ], runs);
     const after = existsSync(out) ? statSync(out).size : undefined;
     rmSync(dirname(out), { recursive: true, force: true });
     const judged = bytes >= 150 * MB && bytes < 300 * MB;

@@ -49,16 +49,39 @@ export class KindLabels {
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
- * A box-drawn prefix made to fit `room` columns: the levels that do not fit (each prefix level is
- * three columns) give way, from the left, to `…N ` saying how many are not drawn. On a terminal
- * only: a branch nested 150 deep would otherwise push every line past the screen's edge.
+ * A line's box-drawn prefix, one level (three columns) a link: a branch nested a third of a
+ * session deep has prefixes of a hundred thousand columns, so none is built whole unless the
+ * drawing is whole (piped). `text` is the whole prefix (a rope: concatenation copies nothing);
+ * `fitted` the prefix made to fit `room` columns on a terminal, where the levels that do not fit
+ * give way, from the left, to `…N ` saying how many are not drawn, made from the innermost levels
+ * alone.
  */
-export function foldPrefix(prefix: string, room: number): string {
-  if (prefix.length <= room) return prefix;
-  const levels = prefix.length / 3;
-  const kept = Math.max(0, Math.floor((room - 2 - String(levels).length) / 3));
-  return `…${levels - kept} ${prefix.slice(prefix.length - 3 * kept)}`;
+class Prefix {
+  readonly levels: number;
+  readonly text: string;
+  private fit: string | undefined;
+
+  constructor(
+    readonly up: Prefix | undefined,
+    readonly level: string,
+  ) {
+    this.levels = (up?.levels ?? 0) + (level ? 1 : 0);
+    this.text = up ? up.text + level : level;
+  }
+
+  fitted(room: number): string {
+    if (this.levels * 3 <= room) return this.text;
+    if (this.fit === undefined) {
+      const kept = Math.max(0, Math.floor((room - 2 - String(this.levels).length) / 3));
+      const inner: string[] = [];
+      for (let p: Prefix | undefined = this; p && inner.length < kept; p = p.up) if (p.level) inner.push(p.level);
+      this.fit = `…${this.levels - kept} ${inner.reverse().join("")}`;
+    }
+    return this.fit;
+  }
 }
+
+const NO_PREFIX = new Prefix(undefined, "");
 
 export interface TreeOptions {
   file: string;
@@ -142,10 +165,11 @@ async function openView(options: TreeOptions, ctx: CommandContext): Promise<Tree
 
 /**
  * A window of the drawing's lines: line k is node `nodes[k]` under the box-drawn prefix
- * `texts[k]`, or, where `nodes[k]` is -1, the line `texts[k]` of its own (a divider, a fold).
+ * `prefixes[k]`, or, where `nodes[k]` is -1, the line `texts[k]` of its own (a divider, a fold).
  */
 interface DrawWindow {
   nodes: Int32Array;
+  prefixes: Prefix[];
   texts: string[];
   count: number;
 }
@@ -153,24 +177,29 @@ interface DrawWindow {
 /**
  * The tree's lines, in order, without their previews, a window at a time (the same window object,
  * refilled). A linear run stays in one column; only a branch point opens box-drawn children, so a
- * 100k-entry linear session is 100k short lines, not a 100k-deep staircase.
+ * 100k-entry linear session is 100k short lines, not a 100k-deep staircase. `fold` makes a prefix
+ * the text a line shows.
  */
-function* drawTree(view: TreeView, style: Style, compact = false, fold: (prefix: string) => string = (p) => p): Generator<DrawWindow> {
+function* drawTree(view: TreeView, style: Style, compact: boolean, fold: (prefix: Prefix) => string): Generator<DrawWindow> {
   const { c } = style;
   const s = view.session;
   const t = s.tree;
   const limit = view.depthLimit;
-  const w: DrawWindow = { nodes: new Int32Array(PREVIEW_WINDOW), texts: [], count: 0 };
-  const emit = (node: number, text: string) => {
+  const w: DrawWindow = { nodes: new Int32Array(PREVIEW_WINDOW), prefixes: [], texts: [], count: 0 };
+  const emit = (node: number, prefix: Prefix) => {
     w.nodes[w.count] = node;
+    w.prefixes[w.count++] = prefix;
+  };
+  const emitText = (text: string) => {
+    w.nodes[w.count] = -1;
     w.texts[w.count++] = text;
   };
   const visibleChildren = (n: number): ArrayLike<number> => (limit !== undefined && t.depth(n) + 1 >= limit ? [] : t.children(n));
   const interesting = (n: number) => view.label(n) !== null || n === s.leafNode || visibleChildren(n).length !== 1;
   const roots = limit === 0 ? [] : t.roots;
-  if (roots.length === 0) emit(-1, c.dim("(no entries)"));
-  const stack: Array<{ node: number; linePrefix: string; childPrefix: string; root?: number }> = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: "", childPrefix: "", root: i });
+  if (roots.length === 0) emitText(c.dim("(no entries)"));
+  const stack: Array<{ node: number; linePrefix: Prefix; childPrefix: Prefix; root?: number }> = [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: NO_PREFIX, childPrefix: NO_PREFIX, root: i });
   while (stack.length > 0) {
     // (room for the three lines an item may emit)
     if (w.count + 3 > PREVIEW_WINDOW) {
@@ -179,7 +208,7 @@ function* drawTree(view: TreeView, style: Style, compact = false, fold: (prefix:
     }
     const { node, linePrefix, childPrefix, root } = stack.pop()!;
     // Several roots (orphans, resets) would read as one chain without a divider.
-    if (root !== undefined && roots.length > 1) emit(-1, c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`));
+    if (root !== undefined && roots.length > 1) emitText(c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`));
     emit(node, linePrefix);
     let kids = visibleChildren(node);
     // A linear run is walked here, without a stack item a line.
@@ -200,23 +229,23 @@ function* drawTree(view: TreeView, style: Style, compact = false, fold: (prefix:
           folded++;
           next = visibleChildren(next)[0]!;
         }
-        if (folded > 0) emit(-1, c.dim(`${fold(childPrefix)}┆ ${plural(folded, "entry", "entries")}`));
+        if (folded > 0) emitText(c.dim(`${fold(childPrefix)}┆ ${plural(folded, "entry", "entries")}`));
       }
       stack.push({ node: next, linePrefix: childPrefix, childPrefix });
       continue;
     }
     for (let i = kids.length - 1; i >= 0; i--) {
       const last = i === kids.length - 1;
-      stack.push({ node: kids[i]!, linePrefix: childPrefix + (last ? "└─ " : "├─ "), childPrefix: childPrefix + (last ? "   " : "│  ") });
+      stack.push({ node: kids[i]!, linePrefix: new Prefix(childPrefix, last ? "└─ " : "├─ "), childPrefix: new Prefix(childPrefix, last ? "   " : "│  ") });
     }
   }
   const hidden = view.hidden();
-  if (hidden > 0) emit(-1, c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`));
+  if (hidden > 0) emitText(c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`));
   if (w.count > 0) yield w;
 }
 
 /** The drawing, a window of lines at a time (each a string of whole lines), each node's preview read as its window is drawn. */
-export function* renderTree(view: TreeView, style: Style, compact = false): Generator<string> {
+function* renderTree(view: TreeView, style: Style, compact = false): Generator<string> {
   const { c } = style;
   const s = view.session;
   const textWidth = treeTextWidth(style);
@@ -228,7 +257,7 @@ export function* renderTree(view: TreeView, style: Style, compact = false): Gene
   // take what is left. Piped, the drawing is whole (one layout for scripts).
   const fit = layoutWidth(style);
   const prefixRoom = fit === undefined ? Infinity : Math.max(12, fit - 40);
-  const fold = (prefix: string) => foldPrefix(prefix, prefixRoom);
+  const fold = (prefix: Prefix) => prefix.fitted(prefixRoom);
   for (const w of drawTree(view, style, compact, fold)) {
     reader.read(w.nodes, w.count, previews);
     let out = "";
@@ -238,7 +267,7 @@ export function* renderTree(view: TreeView, style: Style, compact = false): Gene
         out += w.texts[k] + "\n";
         continue;
       }
-      const prefix = fold(w.texts[k]!);
+      const prefix = fold(w.prefixes[k]!);
       const id = sanitize(view.id(node) ?? "(no id)");
       const lbl = view.label(node);
       const here = node === s.leafNode ? current : "";

@@ -67,7 +67,10 @@ export function planSlim(session: Session): SlimPlan {
  *   `n` is in that leaf's context: after its newest compaction, or it is that compaction itself.
  *   Worked out children first.
  * - the kept range of each compaction some leaf sees as its newest (a free compaction), walked
- *   from the compaction up to its first kept entry when that is an ancestor.
+ *   from the compaction up to its first kept entry when that is an ancestor. Ranges on one branch
+ *   overlap (each compaction keeps from further back than the one before it ended): walked in
+ *   order of how high they reach, a walk stops at the first node an earlier walk passed, as all
+ *   above it up to where this one ends was walked too. Each node is walked once.
  *
  * Context edits are not followed: an entry an edit drops or replaces counts as live (kept whole),
  * which can only keep more than needed.
@@ -81,32 +84,31 @@ export function liveNodes(session: Session): Uint8Array {
   for (let k = 0; k < n; k++) if (tree.childCount(k) === 0) free[k] = 1;
   if (session.leafNode >= 0) free[session.leafNode] = 1;
   // children before parents: file order backwards, unless a parent comes after its child
-  const order = tree.problems.some((p) => p.problem === "forward") ? reversePreorder(session) : undefined;
+  const order = tree.problems.some((p) => p.problem === "forward") ? tree.preorder() : undefined;
   for (let j = n - 1; j >= 0; j--) {
     const k = order ? order[j]! : j;
     const p = tree.parent[k]!;
     if (p >= 0 && free[k] && !isCompaction[k]) free[p] = 1;
   }
   const live = free;
+  const ranges: Array<{ compaction: number; first: number }> = [];
   for (let c = 0; c < n; c++) {
     if (!isCompaction[c] || !free[c]) continue;
     const kept = (session.entry(c) as { firstKeptEntryId?: unknown }).firstKeptEntryId;
     const first = typeof kept === "string" ? session.nodeOf(kept) : undefined;
-    if (first === undefined || first === c || tree.depth(first) >= tree.depth(c) || !tree.isOnPath(first, tree.parent[c]!)) continue;
-    for (let k = tree.parent[c]!; ; k = tree.parent[k]!) {
+    if (first === undefined || first === c || !tree.isAncestor(first, c)) continue;
+    ranges.push({ compaction: c, first });
+  }
+  ranges.sort((a, b) => tree.depth(a.first) - tree.depth(b.first));
+  const walked = new Uint8Array(n);
+  for (const { compaction, first } of ranges) {
+    for (let k = tree.parent[compaction]!; !walked[k]; k = tree.parent[k]!) {
+      walked[k] = 1;
       if (!isCompaction[k] && !(session.nodeType(k) === "message" && session.nodeRole(k) === "system")) live[k] = 1;
       if (k === first) break;
     }
   }
   return live;
-}
-
-/** Nodes in reverse pre-order (each after all of its descendants). */
-function reversePreorder(session: Session): Int32Array {
-  const out = new Int32Array(session.tree.size);
-  let k = 0;
-  for (const { node } of session.tree.walk()) out[k++] = node;
-  return out;
 }
 
 /** What a slim did (or, for a dry run, would do). */

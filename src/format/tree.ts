@@ -38,6 +38,9 @@ export class TreeIndex {
   /** Child counts, saturating at 255 (enough to tell leaves and branch points). */
   private counts: Uint8Array | undefined;
   private depthCache: Int32Array | undefined;
+  /** Each node's place in pre-order, and the size of its subtree (see `isAncestor`). */
+  private preorderAt: Int32Array | undefined;
+  private subtreeSize: Int32Array | undefined;
 
   /** Settles the table's parents (`NodeTable.unresolved…`, duplicated ids, cycles). */
   constructor(nodes: NodeTable) {
@@ -160,10 +163,77 @@ export class TreeIndex {
     return path;
   }
 
-  /** Whether `ancestor` is on the path from the root to `node` (itself included). */
-  isOnPath(ancestor: number, node: number): boolean {
-    for (let cur = node; cur !== -1; cur = this.parent[cur]!) if (cur === ancestor) return true;
-    return false;
+  /**
+   * Whether `ancestor` is on the path from the root to `node` (itself included), in constant time:
+   * a node's descendants are the nodes numbered after it in pre-order, as many as its subtree holds.
+   */
+  isAncestor(ancestor: number, node: number): boolean {
+    this.numberPreorder();
+    const a = this.preorderAt![ancestor]!;
+    const n = this.preorderAt![node]!;
+    return a <= n && n < a + this.subtreeSize![ancestor]!;
+  }
+
+  /** The nodes in pre-order (children in file order): each node before its descendants, a subtree a run. */
+  preorder(): Int32Array {
+    this.numberPreorder();
+    const order = new Int32Array(this.size);
+    for (let i = 0; i < this.size; i++) order[this.preorderAt![i]!] = i;
+    return order;
+  }
+
+  /** The number of nodes in the subtree under `node` (itself included). */
+  subtreeSizeOf(node: number): number {
+    this.numberPreorder();
+    return this.subtreeSize![node]!;
+  }
+
+  /** `node`'s place in pre-order (see `preorder`). */
+  preorderIndex(node: number): number {
+    this.numberPreorder();
+    return this.preorderAt![node]!;
+  }
+
+  /**
+   * Numbers the nodes in pre-order once, without children lists or recursion: nodes taken parents
+   * first (by depth, file order within a depth), subtree sizes summed children first, then each
+   * child placed after its parent and its earlier siblings' subtrees.
+   */
+  private numberPreorder(): void {
+    if (this.preorderAt) return;
+    const n = this.size;
+    const parent = this.parent;
+    // parents first: a counting sort by depth (file order is that already unless a parent comes later)
+    let maxDepth = 0;
+    for (let i = 0; i < n; i++) maxDepth = Math.max(maxDepth, this.depth(i));
+    const byDepth = new Int32Array(maxDepth + 2);
+    for (let i = 0; i < n; i++) byDepth[this.depth(i) + 1]!++;
+    for (let d = 0; d <= maxDepth; d++) byDepth[d + 1]! += byDepth[d]!;
+    const topo = new Int32Array(n);
+    for (let i = 0; i < n; i++) topo[byDepth[this.depth(i)]!++] = i;
+    const size = new Int32Array(n).fill(1);
+    for (let k = n - 1; k >= 0; k--) {
+      const p = parent[topo[k]!]!;
+      if (p >= 0) size[p]! += size[topo[k]!]!;
+    }
+    const at = new Int32Array(n);
+    // `next[p]`: where p's next child goes (its number + 1, then past each child's subtree)
+    const next = new Int32Array(n);
+    let rootAt = 0;
+    for (let k = 0; k < n; k++) {
+      const node = topo[k]!;
+      const p = parent[node]!;
+      if (p < 0) {
+        at[node] = rootAt;
+        rootAt += size[node]!;
+      } else {
+        at[node] = next[p]!;
+        next[p]! += size[node]!;
+      }
+      next[node] = at[node]! + 1;
+    }
+    this.preorderAt = at;
+    this.subtreeSize = size;
   }
 
   depth(node: number): number {
@@ -175,7 +245,7 @@ export class TreeIndex {
       for (let i = 0; i < n; i++) {
         const p = this.parent[i]!;
         if (p === -1) depth[i] = 0;
-        else if (p < i) depth[i] = depth[p]! + 1;
+        else if (p < i && depth[p]! >= 0) depth[i] = depth[p]! + 1;
       }
       for (let i = 0; i < n; i++) {
         if (depth[i]! >= 0) continue;

@@ -61,13 +61,10 @@ type RefKind = "compaction" | "label" | "branch_summary" | "context_edit";
  */
 export class Validator {
   private readonly refs: Array<{ line: number; node: number | undefined; id: string | undefined; kind: RefKind; target: unknown }> = [];
-  /** The node that declares each tool call id (by hash; ids declared again in `moreCalls`). */
-  private readonly calls = new HashToNode();
-  private readonly moreCalls = new Map<number, number[]>();
-  /** Each toolResult node, and the hash of the call id it answers. */
-  private resultNode = new Int32Array(256);
-  private resultHash = new Float64Array(256);
-  private results = 0;
+  /** Each tool call declared (its node, the hash of its id), in file order. */
+  private readonly calls = new NodeHashes();
+  /** Each toolResult (its node, the hash of the call id it answers). */
+  private readonly results = new NodeHashes();
 
   readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
     if (record.kind === "entry") this.collect(value as AnyEntry, record);
@@ -84,10 +81,10 @@ export class Validator {
         if (!message || typeof message !== "object" || node === undefined) return;
         if (message.role === "assistant" && Array.isArray(message.content)) {
           for (const b of message.content as Array<{ type?: unknown; id?: unknown } | null>) {
-            if (b && b.type === "toolCall" && typeof b.id === "string") this.declare(hashId(b.id), node);
+            if (b && b.type === "toolCall" && typeof b.id === "string") this.calls.add(node, hashId(b.id));
           }
         }
-        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.answer(node, hashId(message.toolCallId));
+        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.results.add(node, hashId(message.toolCallId));
         return;
       }
       case "compaction":
@@ -99,25 +96,6 @@ export class Validator {
       case "context_edit":
         return ref("context_edit", entry.targetId);
     }
-  }
-
-  private declare(hash: number, node: number): void {
-    const first = this.calls.get(hash);
-    if (first < 0) this.calls.set(hash, node);
-    else if (first !== node) (this.moreCalls.get(hash) ?? this.moreCalls.set(hash, []).get(hash)!).push(node);
-  }
-
-  private answer(node: number, hash: number): void {
-    if (this.results === this.resultNode.length) {
-      const n = new Int32Array(this.results * 2);
-      n.set(this.resultNode);
-      this.resultNode = n;
-      const h = new Float64Array(this.results * 2);
-      h.set(this.resultHash);
-      this.resultHash = h;
-    }
-    this.resultNode[this.results] = node;
-    this.resultHash[this.results++] = hash;
   }
 
   /** Every finding for the session, in line order (file-level findings first). */
@@ -141,7 +119,7 @@ export class Validator {
           if (node === undefined || target === id) break;
           // (any entry holding the id counts, as pi finds it by walking the branch)
           const holders = session.duplicateIds.get(target as string) ?? [holder];
-          if (!holders.some((h) => isAncestor(session, h, node))) out.push(finding("compaction-target-off-path", `firstKeptEntryId \`${target}\` is not on the compaction's branch`, at));
+          if (!holders.some((h) => session.tree.isAncestor(h, node))) out.push(finding("compaction-target-off-path", `firstKeptEntryId \`${target}\` is not on the compaction's branch`, at));
           break;
         }
         case "label":
@@ -158,35 +136,74 @@ export class Validator {
     return out;
   }
 
-  /** toolResults whose toolCallId no assistant message above them on their branch declared. */
+  /**
+   * toolResults whose toolCallId no assistant message above them on their branch declared. One
+   * walk of the tree in pre-order, keeping how many calls of each id the path from the root holds:
+   * a call counts from its node to the end of its subtree (a run in pre-order). Ids repeat (a
+   * model that numbers its calls afresh each turn, a session replayed), so a result must not look
+   * through every call with its id.
+   */
   private toolFindings(session: Session): Finding[] {
-    const out: Finding[] = [];
-    for (let k = 0; k < this.results; k++) {
-      const node = this.resultNode[k]!;
-      const hash = this.resultHash[k]!;
-      const first = this.calls.get(hash);
-      const declared = first >= 0 && first !== node && (isAncestor(session, first, node) || (this.moreCalls.get(hash) ?? []).some((d) => d !== node && isAncestor(session, d, node)));
-      if (declared) continue;
+    if (this.results.count === 0) return [];
+    const { tree } = session;
+    const calls = this.calls.byPreorder(tree);
+    const results = this.results.byPreorder(tree);
+    const onPath = new Map<number, number>();
+    const open: Array<{ end: number; hash: number }> = [];
+    const unmatched: number[] = [];
+    for (let at = 0; at < tree.size; at++) {
+      if (calls.head[at] === -1 && results.head[at] === -1) continue;
+      while (open.length > 0 && open[open.length - 1]!.end < at) {
+        const { hash } = open.pop()!;
+        onPath.set(hash, onPath.get(hash)! - 1);
+      }
+      for (let k = results.head[at]!; k !== -1; k = results.next[k]!) {
+        if (!(onPath.get(this.results.hash[k]!)! > 0)) unmatched.push(this.results.node[k]!);
+      }
+      for (let k = calls.head[at]!; k !== -1; k = calls.next[k]!) {
+        const hash = this.calls.hash[k]!;
+        open.push({ end: at + tree.subtreeSizeOf(this.calls.node[k]!) - 1, hash });
+        onPath.set(hash, (onPath.get(hash) ?? 0) + 1);
+      }
+    }
+    return unmatched.map((node) => {
       const id = session.nodeId(node);
       const callId = (session.entry(node).message as { toolCallId?: unknown } | undefined)?.toolCallId;
-      out.push(finding("tool-result-unmatched", `toolResult for \`${String(callId)}\` has no matching toolCall on its branch`, { line: session.nodeLine(node), ...(id ? { entryId: id } : {}) }));
-    }
-    return out;
+      return finding("tool-result-unmatched", `toolResult for \`${String(callId)}\` has no matching toolCall on its branch`, { line: session.nodeLine(node), ...(id ? { entryId: id } : {}) });
+    });
   }
 }
 
-/**
- * Whether `ancestor` lies on the path from the root to `node` (itself included): climbing the
- * difference in depth from `node` lands on it. A tool call or a compaction's kept entry is a few
- * steps up, so this is a short walk where it counts.
- */
-function isAncestor(session: Session, ancestor: number, node: number): boolean {
-  const { tree } = session;
-  let steps = tree.depth(node) - tree.depth(ancestor);
-  if (steps < 0) return false;
-  let cur = node;
-  while (steps-- > 0) cur = tree.parent[cur]!;
-  return cur === ancestor;
+/** Pairs of a node and a hash, in typed arrays that grow (sessions hold hundreds of thousands). */
+class NodeHashes {
+  node = new Int32Array(256);
+  hash = new Float64Array(256);
+  count = 0;
+
+  add(node: number, hash: number): void {
+    if (this.count === this.node.length) {
+      const nodes = new Int32Array(this.count * 2);
+      nodes.set(this.node);
+      this.node = nodes;
+      const hashes = new Float64Array(this.count * 2);
+      hashes.set(this.hash);
+      this.hash = hashes;
+    }
+    this.node[this.count] = node;
+    this.hash[this.count++] = hash;
+  }
+
+  /** The pairs listed by their node's place in pre-order: `head[at]`, then `next[k]` until -1. */
+  byPreorder(tree: Session["tree"]): { head: Int32Array; next: Int32Array } {
+    const head = new Int32Array(tree.size).fill(-1);
+    const next = new Int32Array(this.count);
+    for (let k = this.count - 1; k >= 0; k--) {
+      const at = tree.preorderIndex(this.node[k]!);
+      next[k] = head[at]!;
+      head[at] = k;
+    }
+    return { head, next };
+  }
 }
 
 /** A 53-bit hash of an id (two 32-bit FNV-1a hashes): for matching tool calls without keeping their strings. */
@@ -201,43 +218,8 @@ function hashId(id: string): number {
   return (a >>> 0) * 0x200000 + ((b >>> 11) & 0x1fffff);
 }
 
-/** An open-addressing table from 53-bit hashes to nodes (-1: absent), in typed arrays. */
-class HashToNode {
-  private keys = new Float64Array(1024);
-  private values = new Int32Array(1024).fill(-1);
-  private used = 0;
-
-  get(key: number): number {
-    const mask = this.keys.length - 1;
-    for (let at = this.slot(key, mask); ; at = (at + 1) & mask) {
-      if (this.values[at] === -1) return -1;
-      if (this.keys[at] === key) return this.values[at]!;
-    }
-  }
-
-  set(key: number, value: number): void {
-    if ((this.used + 1) * 4 > this.keys.length * 3) this.grow();
-    const mask = this.keys.length - 1;
-    let at = this.slot(key, mask);
-    while (this.values[at] !== -1 && this.keys[at] !== key) at = (at + 1) & mask;
-    if (this.values[at] === -1) this.used++;
-    this.keys[at] = key;
-    this.values[at] = value;
-  }
-
-  private slot(key: number, mask: number): number {
-    return (Math.imul(key | 0, 0x9e3779b1) ^ Math.floor(key / 0x100000000)) & mask;
-  }
-
-  private grow(): void {
-    const keys = this.keys;
-    const values = this.values;
-    this.keys = new Float64Array(keys.length * 2);
-    this.values = new Int32Array(keys.length * 2).fill(-1);
-    this.used = 0;
-    for (let k = 0; k < keys.length; k++) if (values[k] !== -1) this.set(keys[k]!, values[k]!);
-  }
-}
+/** How many of a duplicated id's lines its findings name. */
+const DUPLICATE_LINES_NAMED = 10;
 
 /** Duplicate ids and broken parent links. */
 export function treeFindings(session: Session): Finding[] {
@@ -248,10 +230,11 @@ export function treeFindings(session: Session): Finding[] {
     return { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) };
   };
   for (const [id, nodes] of session.duplicateIds) {
-    const lines = nodes.map((n) => session.nodeLine(n));
-    for (const n of nodes.slice(1)) {
-      out.push(finding("id-duplicate", `id \`${id}\` is used on ${lines.length} lines (${lines.join(", ")})`, where(n)));
-    }
+    // (the lines named once a finding, the first few: an id a replayed session reuses everywhere
+    // would otherwise make every one of its findings as long as the file)
+    const lines = nodes.slice(0, DUPLICATE_LINES_NAMED).map((n) => session.nodeLine(n));
+    const message = `id \`${id}\` is used on ${nodes.length} lines (${lines.join(", ")}${nodes.length > lines.length ? ", …" : ""})`;
+    for (const n of nodes.slice(1)) out.push(finding("id-duplicate", message, where(n)));
   }
   for (const { node, problem } of tree.problems) {
     const r = session.nodeRecord(node);

@@ -59,6 +59,12 @@ describe("TreeIndex", () => {
     expect(s.tree.depth(1)).toBe(2);
   });
 
+  it("gives the entries below an entry with a later parent their depth from it", () => {
+    // r <- b <- a <- c, written a, c, b: c's parent comes before c, but a's does not
+    const s = tree([["r", null], ["a", "b"], ["c", "a"], ["b", "r"]]);
+    expect(Array.from({ length: 4 }, (_, n) => s.tree.depth(n))).toEqual([0, 2, 3, 1]);
+  });
+
   it("keeps hex ids as numbers and others as strings, and finds both, by prefix too", () => {
     const s = tree([["0badf00d", null], ["0bad0001", "0badf00d"], ["not-hex", "0bad0001"], ["ABCDEF01", "not-hex"]]);
     expect(ids(s, [0, 1, 2, 3])).toEqual(["0badf00d", "0bad0001", "not-hex", "ABCDEF01"]);
@@ -85,5 +91,43 @@ describe("TreeIndex", () => {
     const s = tree([["r", null], ["a", "r"], ["b", "r"], ["c", "a"]]);
     expect(ids(s, s.tree.leaves())).toEqual(["b", "c"]);
     expect(ids(s, s.tree.branchPoints())).toEqual(["r"]);
+  });
+
+  it("answers ancestry from pre-order numbers exactly as a walk up the parents does", () => {
+    // random trees with every kind of parent: earlier entries, missing, self, later (forward),
+    // cycles, duplicated ids
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let round = 0; round < 30; round++) {
+      const n = 2 + rand(60);
+      const nodes: Array<[string, string | null, number]> = [];
+      for (let i = 0; i < n; i++) {
+        const kind = rand(10);
+        const id = rand(15) === 0 && i > 0 ? `e${rand(i)}` : `e${i}`;
+        const parent = i === 0 || kind === 0 ? null : kind === 1 ? "gone" : kind === 2 ? `e${rand(n)}` : `e${rand(i)}`;
+        nodes.push([id, parent, rand(5)]);
+      }
+      const s = tree(nodes);
+      const walks = (a: number, b: number) => {
+        for (let cur = b; cur !== -1; cur = s.tree.parent[cur]!) if (cur === a) return true;
+        return false;
+      };
+      const order = Array.from(s.tree.preorder());
+      expect([...order].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i));
+      for (let a = 0; a < n; a++) {
+        let below = 0;
+        for (let b = 0; b < n; b++) {
+          expect(s.tree.isAncestor(a, b), `round ${round}: ${a} above ${b}`).toBe(walks(a, b));
+          if (walks(a, b)) below++;
+        }
+        expect(s.tree.subtreeSizeOf(a)).toBe(below);
+        // each parent comes before its children in pre-order
+        const p = s.tree.parent[a]!;
+        if (p >= 0) expect(s.tree.preorderIndex(p)).toBeLessThan(s.tree.preorderIndex(a));
+      }
+    }
   });
 });

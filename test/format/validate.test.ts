@@ -1,6 +1,7 @@
 /** The validator on every fixture: each corruption gets its code, clean files get no errors. */
 import { describe, expect, it } from "vitest";
-import { FINDING_INFO, openSessionSync, Validator, type FindingCode } from "../../src/format/index.js";
+import { FINDING_INFO, openSessionBuffer, openSessionSync, Validator, type FindingCode } from "../../src/format/index.js";
+import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
 
 /** Findings from whole entries, or from a skim (`OpenOptions.skim`). */
@@ -77,5 +78,33 @@ describe("validator", () => {
 
   it("finds a toolResult's call on its own branch only", () => {
     expect(codes("linear.jsonl")).not.toContain("5:tool-result-unmatched");
+  });
+
+  it("matches each toolResult with the call on its own branch when the id is declared on two branches", () => {
+    // r -> a1 (declares `call`) -> t1 (answers it); r -> a2 (declares `call` too) -> t2 (answers
+    // it); r -> t3 (answers `call`, but no call above it) and a long chain reusing the id
+    const call = (id: string, parent: string) => assistant(id, parent, "x", { message: { role: "assistant", content: [{ type: "toolCall", id: "functions.eval:1", name: "eval", arguments: {} }], provider: "p", model: "m", stopReason: "toolUse", timestamp: 1 } });
+    const result = (id: string, parent: string) => entry("message", id, parent, { message: { role: "toolResult", toolCallId: "functions.eval:1", toolName: "eval", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 1 } });
+    const records = [header(), user("r", null, "hi"), call("a1", "r"), result("t1", "a1"), call("a2", "r"), result("t2", "a2"), result("t3", "r"), result("t4", "t1")];
+    let parent = "t2";
+    for (let i = 0; i < 50; i++) {
+      records.push(call(`c${i}`, parent), result(`d${i}`, `c${i}`));
+      parent = `d${i}`;
+    }
+    const v = new Validator();
+    const s = openSessionBuffer("two-branches.jsonl", jsonl(...records), { onRecord: v.onRecord });
+    const unmatched = v.findings(s).filter((f) => f.code === "tool-result-unmatched").map((f) => f.entryId);
+    // t4 sits under a1's result on a1's branch: answered by a1; only t3 has no call above it
+    expect(unmatched).toEqual(["t3"]);
+  });
+
+  it("names a duplicated id's first lines only, however many lines hold it", () => {
+    const records = [header(), user("r", null, "hi")];
+    for (let i = 0; i < 30; i++) records.push(user("same", "r", `again ${i}`));
+    const v = new Validator();
+    const s = openSessionBuffer("dup.jsonl", jsonl(...records), { onRecord: v.onRecord });
+    const dups = v.findings(s).filter((f) => f.code === "id-duplicate");
+    expect(dups).toHaveLength(29);
+    expect(dups[0]!.message).toBe("id `same` is used on 30 lines (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, …)");
   });
 });
