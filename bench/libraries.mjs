@@ -57,7 +57,7 @@ function lsRows(n) {
 
 export async function librariesReport({ quick = false } = {}) {
   const { renderTable } = await import(pathToFileURL(join(ROOT, "dist/render/table.js")).href);
-  const { makeStyle } = await import(pathToFileURL(join(ROOT, "dist/render/text.js")).href);
+  const { makeStyle } = await import(pathToFileURL(join(ROOT, "dist/render/style.js")).href);
   const { streamSink, writeAll } = await import(pathToFileURL(join(ROOT, "dist/render/sink.js")).href);
   const style = makeStyle(false, 100);
   const columns = HEAD.map((head, i) => ({ head, priority: i + 1 }));

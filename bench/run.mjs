@@ -128,7 +128,7 @@ function sessionFile(shapeName, branched, size) {
  * with the session open as `path --leaves` has it, less the same with a one-entry session open
  * (bench/child.mjs, task "index"): exact, and what the index alone holds. As RSS: the peak RSS of
  * `path --leaves` on this session less that on a session of the same shape a quarter its size,
- * divided by the entries between them (fixed costs cancel out), as SPEC §8 words it; reported
+ * divided by the entries between them (fixed costs cancel out); reported
  * only where those entries' index is well above the few MB that RSS varies between runs.
  */
 function indexCost(shapeName, branched, size, big, bigRss) {
@@ -175,7 +175,7 @@ for (const size of sizes.filter((s) => s > 0)) {
           failures++;
           continue;
         }
-        // The targets (SPEC §8, issue 12), judged in this run against baselines measured here:
+        // The targets (BENCHMARKS.md, "Summary"), judged in this run against baselines measured here:
         // at 200 MB, tree-shape commands ≤ 0.8 × naive, full-read ones ≤ 1.0 × naive and ≤ 0.5 × pi;
         // at 1 GB, peak RSS ≤ 256 MB; at 4 GB, completing under 1 GB. Other sizes are for the record.
         const vsNaive = naive.ms ? m.ms / naive.ms : undefined;

@@ -1,20 +1,24 @@
 import yargs, { type Argv } from "yargs";
+import { Args } from "./args.js";
 import { BUILD } from "./build-info.js";
-import type { CommandContext, CommandOutcome } from "./command.js";
+import type { CommandContext, CommandModule, CommandOutcome } from "./command.js";
 import { CliError, ExitCode } from "./errors.js";
-import { sessionDir } from "./session-files.js";
+import { sessionDir } from "./support/session-files.js";
 import { streamSink, writeJsonLines } from "./render/sink.js";
-import { cutToWidth, displayWidth, makeStyle, sanitize } from "./render/text.js";
+import { progressFrame } from "./render/progress.js";
+import { makeStyle } from "./render/style.js";
 
 /**
  * The command line: every command and flag is registered here, from one list; each command's
  * module is imported only when it runs, so `--help` stays fast.
  */
 
+/** The process as the CLI sees it (`main` is given it; tests give their own). */
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
+  stdin?: AsyncIterable<Buffer | string>;
 }
 
 const EPILOG = `Exit codes:
@@ -26,13 +30,11 @@ FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the
 directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
 else ~/.pi/agent/sessions.`;
 
-type Runner = (args: Record<string, unknown>, ctx: CommandContext) => Promise<CommandOutcome>;
-
 interface CommandSpec {
   command: string;
   describe: string;
   builder: (y: Argv) => Argv;
-  load: () => Promise<{ run: Runner }>;
+  load: () => Promise<CommandModule<unknown>>;
   /** Its output is a list: `--jsonl` writes it one JSON value a line. */
   jsonl?: boolean;
   /** It reports findings: `--format github` writes them as GitHub Actions annotations (writers: with --check). */
@@ -229,7 +231,7 @@ const COMMANDS: CommandSpec[] = [
   },
 ];
 
-/** The options every writing command shares (SPEC §5). */
+/** The options every writing command shares (README, "Writing safely"). */
 function writeOptions(y: Argv): Argv {
   return y
     .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })
@@ -251,7 +253,7 @@ function normalise(argv: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const COMMAND_NAMES = ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "slim", "fork", "export", "completion"];
+const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];
 
 /** yargs' parse errors, reworded to say what was wrong, what was expected and an example. */
 function usageMessage(msg: string, argv: readonly string[]): string {
@@ -275,7 +277,7 @@ function usageMessage(msg: string, argv: readonly string[]): string {
 /**
  * Before running a command, yargs formats that command's whole help text and keeps it, in case a
  * failure later wants to show it (`cacheHelpMessage`). Our failures never show help (the `fail`
- * handler above turns every one into a one-line message), and that formatting (cliui layout,
+ * handler in `buildParser` turns every one into a one-line message), and that formatting (cliui layout,
  * Unicode string widths) is a noticeable part of every run (BENCHMARKS.md, "yargs' help cache"). So it
  * is switched off through yargs' internal usage instance (yargs is pinned; if the internals move,
  * this does nothing and help is cached as before). `--help` itself formats help as always.
@@ -287,7 +289,7 @@ function skipHelpCaching(parser: Argv): void {
   if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
-export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext) => void, argv: readonly string[] = []): Argv {
+function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext) => void, argv: readonly string[] = []): Argv {
   let parser = yargs()
     .scriptName("pi-session")
     .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
@@ -316,8 +318,8 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandC
     parser = parser.command(spec.command, spec.describe, spec.builder, async (argv) => {
       checkOutputOptions(spec, argv);
       const ctx = makeContext(argv, io);
-      const { run } = await spec.load();
-      onOutcome(await run(normalise(argv as Record<string, unknown>), ctx), ctx);
+      const command = await spec.load();
+      onOutcome(await command.run(command.options(new Args(normalise(argv as Record<string, unknown>))), ctx), ctx);
     });
   }
   return parser;
@@ -363,35 +365,39 @@ function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
   const jsonl = argv.jsonl === true;
   const github = argv.format === "github";
   let lastDraw = 0;
+  let stdin: Promise<Buffer> | undefined;
   return {
     style: makeStyle(!json && !jsonl && !github && colorEnabled(argv.color, io), io.stdout.columns ?? 100, {
-      ...(io.stdout.isTTY && io.stdout.columns ? { tableWidth: io.stdout.columns } : {}),
+      ...(io.stdout.isTTY && io.stdout.columns ? { terminalWidth: io.stdout.columns } : {}),
       wide: argv.wide === true,
     }),
     json,
     jsonl,
     sessionDir: sessionDir(argv.sessionDir as string | undefined, io.env),
     env: io.env,
+    stdin: () => (stdin ??= readAll(io.stdin)),
     progress: (done, total, label = "") => {
       if (!io.stderr.isTTY) return;
       const now = Date.now();
       if (done < total && now - lastDraw < 100) return;
       lastDraw = now;
-      // one frame, never wider than the terminal (a wrapped frame would scroll instead of redraw)
       const columns = Math.max(20, (io.stderr.columns ?? 80) - 1);
-      const bar = Math.min(30, columns - 12);
-      const filled = total > 0 ? Math.round((done / total) * bar) : bar;
-      const frame = `[${"#".repeat(filled)}${" ".repeat(bar - filled)}] ${done}/${total} ${sanitize(label)}`;
-      const fitted = cutToWidth(frame, columns);
-      io.stderr.write(`\r${fitted}${" ".repeat(columns - displayWidth(fitted))}`);
+      io.stderr.write(`\r${progressFrame(done, total, label, columns)}`);
       if (done >= total) io.stderr.write("\r" + " ".repeat(columns) + "\r");
     },
     warn: (message) => io.stderr.write(`pi-session: ${message}\n`),
   };
 }
 
+/** Everything `stream` yields, as one buffer (none: an empty one). */
+async function readAll(stream: AsyncIterable<Buffer | string> | undefined): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  if (stream) for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
 /** Runs the command line; returns the exit code (never calls `process.exit`). */
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }): Promise<number> {
   const debug = argv.includes("--debug");
   try {
     checkGithubFormat(argv);

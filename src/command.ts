@@ -1,8 +1,13 @@
+import type { Args } from "./args.js";
 import type { ExitCode } from "./errors.js";
 import type { Sink } from "./render/sink.js";
-import type { Style } from "./render/text.js";
+import type { Style } from "./render/style.js";
 
-/** What every command gets from the CLI layer: options already normalised, where to say things. */
+/**
+ * What every command gets from the CLI layer: how output is styled and which form it takes, and
+ * the only ways a command reaches the process (stdin, the environment, stderr). Nothing below
+ * cli.ts touches `process`.
+ */
 export interface CommandContext {
   style: Style;
   json: boolean;
@@ -10,6 +15,8 @@ export interface CommandContext {
   jsonl: boolean;
   sessionDir: string;
   env: NodeJS.ProcessEnv;
+  /** Standard input, read whole once (several arguments may name `-`). */
+  stdin: () => Promise<Buffer>;
   /** A progress bar on stderr when it is a TTY; a no-op otherwise. */
   progress: (done: number, total: number, label?: string) => void;
   /** One diagnostic line on stderr. */
@@ -27,4 +34,16 @@ export interface CommandOutcome {
   human?: string;
   stream?: (out: Sink) => Promise<void>;
   exitCode: ExitCode;
+}
+
+/**
+ * A command module (src/commands/<name>.ts) as the CLI loads it. Besides these two, each exports
+ * its options type, the function that does the work and returns data (callable without a
+ * terminal), and the renderer of that data for people.
+ */
+export interface CommandModule<O> {
+  /** The parsed arguments as this command's options: normalised once, here. */
+  options(args: Args): O;
+  /** Does the work and picks the output (`--json`, `--jsonl` or human) and the exit code. */
+  run(options: O, ctx: CommandContext): Promise<CommandOutcome>;
 }

@@ -1,17 +1,25 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, shellQuote, type ExitCode as Code } from "../errors.js";
 import { countBySeverity, Validator, type Finding, type Session, type Severity } from "../format/index.js";
 import { annotation, type AnnotationLevel } from "../render/github.js";
-import { expandInputs, openPath } from "../input.js";
+import { expandInputs, openPath } from "../support/input.js";
 import { renderFindings } from "../render/findings.js";
 import { renderTable, type Column } from "../render/table.js";
-import { layoutWidth, plural, preview, sanitize, wrapSegments, type Style } from "../render/text.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { plural } from "../render/units.js";
+import { preview, wrapSegments } from "../render/width.js";
+import { sanitize } from "../render/safe.js";
 
 export interface CheckOptions {
   files: string[];
   quiet?: boolean;
   /** "github": the findings as GitHub Actions annotations. */
   format?: "text" | "github";
+}
+
+export function options(args: Args): CheckOptions {
+  return { files: args.strings("files"), quiet: args.flag("quiet"), format: args.choice("format", ["text", "github"] as const, "text") };
 }
 
 export interface FileReport {
@@ -39,7 +47,7 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
     const validator = new Validator();
     let session: Session;
     try {
-      session = await openPath(file, { onRecord: validator.onRecord, skim: true, skimUsage: false });
+      session = await openPath(file, { onRecord: validator.onRecord, skim: true, skimUsage: false }, ctx.stdin);
     } catch (error) {
       unreadable.push({ file, error: (error as Error).message });
       continue;
@@ -108,8 +116,7 @@ export function renderCheckGithub(result: CheckResult, quiet = false): string {
   return out + `checked ${plural(s.files, "file")}: ${s.failed} invalid, ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}\n`;
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options: CheckOptions = { files: (args.files as string[]).map(String), quiet: args.quiet === true, format: args.format === "github" ? "github" : "text" };
+export async function run(options: CheckOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await check(options, ctx);
   for (const u of result.unreadable) ctx.warn(u.error);
   const human = ctx.json ? "" : options.format === "github" ? renderCheckGithub(result, options.quiet) : renderCheck(result, ctx.style, options.quiet);

@@ -1,22 +1,86 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { contextMessages, contextParts, contextSettingsAt, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock } from "../format/index.js";
+import { contextMessages, contextParts, contextSettingsAt, imageBytes, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock, type Session } from "../format/index.js";
 import { RawJson, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
-import { formatBytes, plural, preview, sanitize, type Style } from "../render/text.js";
-import { readShape } from "./common.js";
-import { nodeFor } from "./path.js";
+import { formatBytes, plural } from "../render/units.js";
+import { preview } from "../render/width.js";
+import { sanitize } from "../render/safe.js";
+import { type Style } from "../render/style.js";
+import { nodeFor, readShape } from "../support/read.js";
 
 /** Roles pi's convertToLlm passes through unchanged. */
 const LLM_PASS_THROUGH = new Set(["system", "user", "assistant", "toolResult"]);
 
 export interface ContextOptions {
   file: string;
+  /** The leaf whose context is rebuilt (default: the current leaf). */
   leaf?: string;
+  /** The provider-facing messages (pi's `convertToLlm`). */
   llm?: boolean;
 }
 
-/** `--json` prints exactly pi's SessionContext plus `activeToolNames`. */
-export type ContextResult = BuiltContext;
+export function options(args: Args): ContextOptions {
+  return { file: args.string("file"), leaf: args.optionalString("leaf"), llm: args.flag("llm") };
+}
+
+/** Thinking level, model and active tools at the leaf: `--json` prints them beside the messages, as pi's SessionContext has them (plus `activeToolNames`). */
+export type ContextSettings = Omit<BuiltContext, "messages">;
+
+/**
+ * The context of a leaf, open: its settings known, its messages read one at a time as they are
+ * written (a gigabyte branch is never held in memory). Close it when done.
+ */
+export class ContextResult {
+  readonly settings: ContextSettings;
+
+  constructor(
+    private readonly session: Session,
+    private readonly node: number,
+    private readonly llm: boolean,
+  ) {
+    this.settings = node === -1 ? { thinkingLevel: "off", model: null, activeToolNames: null } : contextSettingsAt(session, node);
+  }
+
+  /** The messages, as pi would build them (or, with `llm`, convert them). */
+  *messages(): Generator<AgentMessage> {
+    for (const m of contextMessages(this.session, this.node)) yield* this.llm ? toLlmMessages([m]) : [m];
+  }
+
+  /**
+   * The messages for JSON: one pi passes through unchanged is copied from the file as its bytes,
+   * not parsed and written again (convertToLlm passes these four roles through too).
+   */
+  *jsonItems(): Generator<AgentMessage | RawJson> {
+    for (const m of contextParts(this.session, this.node)) {
+      if (m instanceof RawMessage) {
+        if (!this.llm || LLM_PASS_THROUGH.has(m.role)) {
+          yield new RawJson(m.bytes);
+          continue;
+        }
+        yield* toLlmMessages([JSON.parse(m.bytes.toString("utf8")) as AgentMessage]);
+        continue;
+      }
+      yield* this.llm ? toLlmMessages([m]) : [m];
+    }
+  }
+
+  close(): void {
+    this.session.close();
+  }
+}
+
+/** Opens the context pi rebuilds for the leaf (see `ContextResult`). */
+export async function context(options: ContextOptions, ctx: CommandContext): Promise<ContextResult> {
+  const { session } = await readShape(options.file, ctx);
+  try {
+    const node = options.leaf !== undefined ? nodeFor(session, options.leaf) : session.leafNode;
+    return new ContextResult(session, node, options.llm === true);
+  } catch (error) {
+    session.close();
+    throw error;
+  }
+}
 
 const TOOL_RESULT_LINES = 20;
 
@@ -45,7 +109,7 @@ function renderBlocks(content: AgentMessage["content"], style: Style, maxLines: 
         parts.push(c.yellow(`→ ${sanitize(String(b.name))} `) + c.dim(preview(JSON.stringify(b.arguments ?? {}), 300)));
         break;
       case "image":
-        parts.push(c.dim(`[image ${sanitize(String(b.mimeType ?? "?"))}, ${formatBytes(Math.floor((String(b.data ?? "").length * 3) / 4))}]`));
+        parts.push(c.dim(`[image ${sanitize(String(b.mimeType ?? "?"))}, ${formatBytes(imageBytes(b))}]`));
         break;
       default:
         parts.push(c.dim(`[${sanitize(String(b.type))} block]`));
@@ -86,62 +150,32 @@ function renderMessage(m: AgentMessage, style: Style): string {
   return `${heading(m, style)}\n${body}\n`;
 }
 
-function renderHeader(settings: Omit<ContextResult, "messages">, count: number | undefined, style: Style): string {
+function renderHeader(settings: ContextSettings, style: Style): string {
   const model = settings.model ? `${settings.model.provider}/${settings.model.modelId}` : "none";
-  const n = count === undefined ? "" : `${plural(count, "message")} · `;
-  return style.c.dim(sanitize(`${n}model ${model} · thinking ${settings.thinkingLevel}${settings.activeToolNames ? ` · tools ${settings.activeToolNames.join(", ")}` : ""}`)) + "\n";
+  return style.c.dim(sanitize(`model ${model} · thinking ${settings.thinkingLevel}${settings.activeToolNames ? ` · tools ${settings.activeToolNames.join(", ")}` : ""}`)) + "\n";
 }
 
-/** Streams the context one message at a time: a gigabyte branch is never held in memory. */
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options: ContextOptions = { file: args.file as string, leaf: args.leaf as string | undefined, llm: args.llm === true };
-  const { session } = await readShape(options.file, ctx);
-  let node: number;
-  try {
-    node = options.leaf !== undefined ? nodeFor(session, options.leaf) : session.leafNode;
-  } catch (error) {
-    session.close();
-    throw error;
-  }
-  const llm = options.llm === true;
-  const messages = function* (): Generator<AgentMessage> {
-    for (const m of contextMessages(session, node)) yield* llm ? toLlmMessages([m]) : [m];
-  };
-  // For JSON, messages pi passes through unchanged are copied from the file, not parsed and
-  // re-serialised (convertToLlm passes these four roles through too).
-  const jsonItems = function* (): Generator<AgentMessage | RawJson> {
-    for (const m of contextParts(session, node)) {
-      if (m instanceof RawMessage) {
-        if (!llm || LLM_PASS_THROUGH.has(m.role)) {
-          yield new RawJson(m.bytes);
-          continue;
-        }
-        yield* toLlmMessages([JSON.parse(m.bytes.toString("utf8")) as AgentMessage]);
-        continue;
-      }
-      yield* llm ? toLlmMessages([m]) : [m];
-    }
-  };
+/** The conversation as people read it, a message at a time. */
+export function* renderContext(result: ContextResult, style: Style): Generator<string> {
+  yield renderHeader(result.settings, style);
+  for (const m of result.messages()) yield "\n" + renderMessage(m, style);
+}
+
+function* settingsThenMessages(result: ContextResult): Generator<unknown> {
+  yield result.settings;
+  yield* result.jsonItems();
+}
+
+export async function run(options: ContextOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await context(options, ctx);
   const stream = async (out: Sink) => {
     try {
-      const settings = node === -1 ? { thinkingLevel: "off", model: null, activeToolNames: null } : contextSettingsAt(session, node);
-      if (ctx.jsonl) {
-        // the settings first, then a message a line
-        return await writeJsonLines(out, (function* () {
-          yield settings;
-          yield* jsonItems();
-        })());
-      }
-      if (ctx.json) {
-        await writeJsonWithArray(out, {}, "messages", jsonItems(), settings, true);
-        return;
-      }
-      await out.write(renderHeader(settings, undefined, ctx.style));
-      await writeAll(out, (function* () {
-        for (const m of messages()) yield "\n" + renderMessage(m, ctx.style);
-      })());
+      // --jsonl: the settings first, then a message a line
+      if (ctx.jsonl) return await writeJsonLines(out, settingsThenMessages(result));
+      if (ctx.json) return await writeJsonWithArray(out, {}, "messages", result.jsonItems(), result.settings, true);
+      await writeAll(out, renderContext(result, ctx.style));
     } finally {
-      session.close();
+      result.close();
     }
   };
   return { stream, exitCode: ExitCode.Ok };

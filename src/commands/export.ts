@@ -1,12 +1,12 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
 import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export-entry.js";
 import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export-render.js";
 import { writeAll, type Sink } from "../render/sink.js";
-import { readShape } from "./common.js";
-import { nodeFor } from "./path.js";
-import { formatCount, plural } from "../render/text.js";
+import { nodeFor, readShape } from "../support/read.js";
+import { formatCount, plural } from "../render/units.js";
 
 export type { ExportFormat };
 
@@ -18,6 +18,22 @@ export interface ExportOptions extends ExportStyle {
   redact: boolean;
   out?: string;
   force?: boolean;
+}
+
+export function options(args: Args): ExportOptions {
+  return {
+    file: args.string("file"),
+    leaf: args.optionalString("leaf"),
+    format: args.choice("format", ["md", "json", "html"] as const, "md"),
+    view: args.choice("view", ["path", "context"] as const, "path"),
+    thinking: args.choice("thinking", ["collapsed", "full", "omit"] as const, "collapsed"),
+    toolResults: args.choice("toolResults", ["collapsed", "full", "omit"] as const, "collapsed"),
+    images: args.choice("images", ["placeholder", "embed"] as const, "placeholder"),
+    literal: args.flag("literal"),
+    redact: args.flag("redact"),
+    out: args.optionalString("out"),
+    force: args.flag("force"),
+  };
 }
 
 interface Branch {
@@ -155,20 +171,35 @@ function* jsonContext(b: Branch, renderer: EntryRenderer): Generator<Pieces> {
   yield [`${first ? "]" : "\n  ]"},\n  "thinkingLevel": ${JSON.stringify(settings.thinkingLevel)},\n  "model": ${JSON.stringify(settings.model)},\n  "activeToolNames": ${JSON.stringify(settings.activeToolNames)}\n}\n`];
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options: ExportOptions = {
-    file: args.file as string,
-    leaf: args.leaf as string | undefined,
-    format: (args.format as ExportFormat) ?? "md",
-    view: (args.view as "path" | "context") ?? "path",
-    thinking: (args.thinking as ExportStyle["thinking"]) ?? "collapsed",
-    toolResults: (args.toolResults as ExportStyle["toolResults"]) ?? "collapsed",
-    images: (args.images as ExportStyle["images"]) ?? "placeholder",
-    literal: args.literal === true,
-    redact: args.redact === true,
-    out: args.out as string | undefined,
-    force: args.force === true,
-  };
+/**
+ * The export of a branch, open: its document is made piece by piece as it is written (one pass
+ * over the branch's lines); how many strings `--redact` masked is known once it has been.
+ */
+export class ExportDocument {
+  constructor(
+    private readonly branch: Branch,
+    readonly options: ExportOptions,
+    private readonly renderer: EntryRenderer,
+  ) {}
+
+  /** The document, a list of pieces at a time. */
+  pieces(): Generator<Pieces> {
+    return document(this.branch, this.options, this.renderer);
+  }
+
+  /** How many credential-shaped strings were masked, and of which kinds (after `pieces`). */
+  get redacted(): { count: number; summary: string } {
+    const tally = this.renderer.redactor;
+    return { count: tally.count, summary: tally.count ? tally.summary() : "" };
+  }
+
+  close(): void {
+    this.branch.session.close();
+  }
+}
+
+/** Opens the branch to the leaf (default: the current one) for export (see `ExportDocument`). */
+export async function exportBranch(options: ExportOptions, ctx: CommandContext): Promise<ExportDocument> {
   const { session, labels, name } = await readShape(options.file, ctx);
   let branch: Branch;
   try {
@@ -190,29 +221,48 @@ export async function run(args: Record<string, unknown>, ctx: CommandContext): P
     labels,
     edits: options.view === "path" ? branchEdits(branch) : new Map(),
   });
-  const tally = renderer.redactor;
+  return new ExportDocument(branch, options, renderer);
+}
+
+/** What `export -o FILE` wrote. */
+export interface ExportFileResult {
+  file: string;
+  format: ExportFormat;
+  view: ExportOptions["view"];
+  redacted: number;
+}
+
+/** Writes the document to `out` atomically (never over an existing file without `force`), and closes it. */
+export function saveExport(doc: ExportDocument, out: string, force: boolean): ExportFileResult {
+  try {
+    createFile(out, (write) => {
+      for (const pieces of doc.pieces()) for (const piece of pieces) write(piece);
+    }, { force });
+  } catch (error) {
+    if (error instanceof TargetExistsError) throw new CliError(`${out} already exists; pass --force to replace it`);
+    throw error;
+  } finally {
+    doc.close();
+  }
+  return { file: out, format: doc.options.format, view: doc.options.view, redacted: doc.redacted.count };
+}
+
+export async function run(options: ExportOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const doc = await exportBranch(options, ctx);
   const report = () => {
-    if (options.redact) ctx.warn(`redacted ${plural(tally.count, "credential-shaped string")}${tally.count ? ` (${tally.summary()})` : ""}`);
+    const { count, summary } = doc.redacted;
+    if (options.redact) ctx.warn(`redacted ${plural(count, "credential-shaped string")}${count ? ` (${summary})` : ""}`);
   };
   if (options.out) {
-    try {
-      createFile(options.out, (write) => {
-        for (const pieces of document(branch, options, renderer)) for (const piece of pieces) write(piece);
-      }, { force: options.force });
-    } catch (error) {
-      if (error instanceof TargetExistsError) throw new CliError(`${options.out} already exists; pass --force to replace it`);
-      throw error;
-    } finally {
-      session.close();
-    }
+    const written = saveExport(doc, options.out, options.force === true);
     report();
-    return { human: ctx.json ? "" : `${options.out}\n`, json: { file: options.out, format: options.format, view: options.view, redacted: tally.count }, exitCode: ExitCode.Ok };
+    return { human: ctx.json ? "" : `${written.file}\n`, json: written, exitCode: ExitCode.Ok };
   }
   const stream = async (out: Sink) => {
     try {
-      for (const pieces of document(branch, options, renderer)) await writeAll(out, pieces);
+      for (const pieces of doc.pieces()) await writeAll(out, pieces);
     } finally {
-      session.close();
+      doc.close();
     }
     report();
   };

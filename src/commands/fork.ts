@@ -1,18 +1,24 @@
 import { existsSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { createFile, planFork, sessionPathFor, TargetExistsError } from "../format/index.js";
-import { readShape } from "./common.js";
-import { nodeFor } from "./path.js";
+import { nodeFor, readShape } from "../support/read.js";
 
 export interface ForkCommandOptions {
   file: string;
+  /** Copy only the root -> leaf path (default: the whole tree). */
   leaf?: string;
+  /** The new session's working directory (default: the source's). */
   cwd?: string;
   out?: string;
   force?: boolean;
+}
+
+export function options(args: Args): ForkCommandOptions {
+  return { file: args.string("file"), leaf: args.optionalString("leaf"), cwd: args.optionalString("cwd"), out: args.optionalString("out"), force: args.flag("force") };
 }
 
 export interface ForkResult {
@@ -56,7 +62,7 @@ export async function fork(options: ForkCommandOptions, ctx: CommandContext): Pr
   }
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await fork({ file: args.file as string, leaf: args.leaf as string | undefined, cwd: args.cwd as string | undefined, out: args.out as string | undefined, force: args.force === true }, ctx);
+export async function run(options: ForkCommandOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await fork(options, ctx);
   return { json: result, human: `${result.file}\n`, exitCode: ExitCode.Ok };
 }

@@ -1,16 +1,21 @@
 import { renderTable, type Column } from "../render/table.js";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { listSessionFiles } from "../session-files.js";
-import { cachePath, CorruptCacheError, LsCache, type FileStamp } from "./ls-cache.js";
-import type { SessionRow } from "./ls-describe.js";
+import { listSessionFiles } from "../support/session-files.js";
+import { cachePath, CorruptCacheError, LsCache, type FileStamp } from "../support/ls-cache.js";
+import type { SessionRow } from "../support/ls-rows.js";
 
-export type { SessionRow, SessionStatus } from "./ls-describe.js";
-import { formatBytes, formatCount, formatTime, preview, sanitize, type Style } from "../render/text.js";
+export type { SessionRow, SessionStatus } from "../support/ls-rows.js";
+import { formatBytes, formatCount, formatTime } from "../render/units.js";
+import { preview } from "../render/width.js";
+import { sanitize } from "../render/safe.js";
+import { type Style } from "../render/style.js";
 
-export type SortKey = "modified" | "created" | "size" | "messages" | "name";
+export const SORT_KEYS = ["modified", "created", "size", "messages", "name"] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
 
 export interface LsOptions {
   dir?: string;
@@ -76,7 +81,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
   // run reads none (BENCHMARKS.md, "the format library at start-up").
-  const described = todo.length === 0 ? [] : await (await import("./ls-describe.js")).describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
+  const described = todo.length === 0 ? [] : await (await import("../support/ls-rows.js")).describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
     rows[index] = row;
@@ -182,7 +187,11 @@ export function renderLs(result: LsResult, style: Style): string {
   return `${table}${more}\n`;
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const result = await ls({ dir: args.dir as string | undefined, cwd: args.cwd as string | undefined, sort: args.sort as SortKey, limit: args.limit as number | undefined, noCache: args.cache === false }, ctx);
+export function options(args: Args): LsOptions {
+  return { dir: args.optionalString("dir"), cwd: args.optionalString("cwd"), sort: args.choice("sort", SORT_KEYS, "modified"), limit: args.number("limit"), noCache: args.raw("cache") === false };
+}
+
+export async function run(options: LsOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await ls(options, ctx);
   return { json: result, jsonl: () => result.sessions, human: ctx.json ? "" : renderLs(result, ctx.style), exitCode: ExitCode.Ok };
 }

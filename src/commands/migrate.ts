@@ -1,16 +1,18 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { formatDiff, planMigration, Session, stampOf, writeMigration } from "../format/index.js";
-import { openSource } from "../input.js";
-import { plural, sanitize, type Style } from "../render/text.js";
-import { writeBack, type WriteOptions } from "./write-back.js";
+import { openSource } from "../support/input.js";
+import { plural } from "../render/units.js";
+import { sanitize } from "../render/safe.js";
+import { type Style } from "../render/style.js";
 import { annotation } from "../render/github.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, settle, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers.js";
 
-export interface MigrateOptions extends WriteOptions {
-  files: string[];
-  dryRun?: boolean;
-  check?: boolean;
+export type MigrateOptions = WriterOptions;
+
+export function options(args: Args): MigrateOptions {
+  return writerOptions(args);
 }
 
 export type MigrateStatus = "migrated" | "current" | "refused" | "needs-migrate" | "would-migrate" | "aborted" | "unreadable";
@@ -21,7 +23,7 @@ export interface MigrateFileResult extends WriterFileResult<MigrateStatus> {
   diff?: string;
 }
 
-export type MigrateResult = WriterReport<MigrateStatus, MigrateFileResult>;
+export type MigrateResult = WriterRun<MigrateStatus, MigrateFileResult>;
 
 const STATUS = {
   migrated: { text: "migrated", exit: ExitCode.Ok, paint: "green" },
@@ -31,7 +33,7 @@ const STATUS = {
   ...REFUSED_ABORTED_UNREADABLE,
 } as const satisfies StatusTable<MigrateStatus>;
 
-function migrateOne(path: string, options: MigrateOptions, many: boolean): MigrateFileResult {
+function migrateOne(path: string, options: MigrateOptions, put: Put): MigrateFileResult {
   let session: Session;
   let stamp;
   try {
@@ -51,10 +53,9 @@ function migrateOne(path: string, options: MigrateOptions, many: boolean): Migra
       return { ...base, status: "would-migrate", changedLines: r.changedLines, diff: formatDiff(path, path, r.hunks) };
     }
     let changedLines = 0;
-    const written = writeBack(path, stamp, options, many, (write) => {
+    const { failed, place } = put(path, stamp, (write) => {
       changedLines = writeMigration(session, write).changedLines;
     });
-    const { failed, place } = settle(written);
     if (failed) return { ...base, ...failed };
     return { ...base, status: "migrated", changedLines, ...place };
   } finally {
@@ -63,11 +64,7 @@ function migrateOne(path: string, options: MigrateOptions, many: boolean): Migra
 }
 
 export async function migrate(options: MigrateOptions, ctx: CommandContext): Promise<MigrateResult> {
-  return overFiles<MigrateStatus, MigrateFileResult>("migrate", options.files, ctx, Object.keys(STATUS) as MigrateStatus[], (file, many) => migrateOne(file, options, many));
-}
-
-export function migrateExitCode(result: MigrateResult): ExitCode {
-  return writerExitCode(result.files, STATUS);
+  return overFiles<MigrateStatus, MigrateFileResult>("migrate", options, ctx, Object.keys(STATUS) as MigrateStatus[], (file, put) => migrateOne(file, options, put));
 }
 
 function describe(r: MigrateFileResult): string {
@@ -86,11 +83,11 @@ function describe(r: MigrateFileResult): string {
   }
 }
 
-export function renderMigrate(result: MigrateResult, style: Style, many: boolean): string {
+export function renderMigrate(result: MigrateResult, style: Style): string {
   const diffs = result.files.map((r) => (r.diff ? sanitize(r.diff) : "")).join("");
   return (
     diffs +
-    renderWriterReport(result, style, many, STATUS, describe, {
+    renderWriterReport(result, style, STATUS, describe, {
       extra: [{ head: "from" }],
       cells: (r) => [r.from === null ? "-" : `v${r.from}`],
       note: (r) => (r.status === "migrated" ? `${plural(r.changedLines ?? 0, "line")}; ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? plural(r.changedLines, "line") : ""))),
@@ -98,13 +95,12 @@ export function renderMigrate(result: MigrateResult, style: Style, many: boolean
   );
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options = writerOptions(args);
+export async function run(options: MigrateOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await migrate(options, ctx);
   const human = ctx.json
     ? ""
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-migrate" ? annotation("error", { file: r.file, line: 1, title: "needs-migrate" }, describe(r)) : ""))
-      : renderMigrate(result, ctx.style, result.files.length > 1);
-  return { json: result, human, exitCode: migrateExitCode(result) };
+      : renderMigrate(result, ctx.style);
+  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
 }

@@ -1,17 +1,20 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
-import { openSource } from "../input.js";
+import { openSource } from "../support/input.js";
 import { renderFindings } from "../render/findings.js";
-import { layoutWidth, plural, sanitize, wrapSegments, type Style } from "../render/text.js";
-import { writeBack, type WriteOptions } from "./write-back.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { plural } from "../render/units.js";
+import { sanitize } from "../render/safe.js";
+import { wrapSegments } from "../render/width.js";
 import { annotation } from "../render/github.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, settle, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers.js";
 
-export interface RepairOptions extends WriteOptions {
-  files: string[];
-  dryRun?: boolean;
-  check?: boolean;
+export type RepairOptions = WriterOptions;
+
+export function options(args: Args): RepairOptions {
+  return writerOptions(args);
 }
 
 export type RepairStatus = "repaired" | "clean" | "needs-repair" | "would-repair" | "incomplete" | "refused" | "aborted" | "unreadable";
@@ -28,7 +31,7 @@ export interface RepairFileResult extends WriterFileResult<RepairStatus> {
   diff?: string;
 }
 
-export type RepairResult = WriterReport<RepairStatus, RepairFileResult>;
+export type RepairResult = WriterRun<RepairStatus, RepairFileResult>;
 
 const STATUS = {
   repaired: { text: "repaired", exit: ExitCode.Ok, paint: "green" },
@@ -45,7 +48,7 @@ function looksLikeSession(source: ByteSource, plan: RepairPlan): string | undefi
   return undefined;
 }
 
-function repairOne(path: string, options: RepairOptions, many: boolean): RepairFileResult {
+function repairOne(path: string, options: RepairOptions, put: Put): RepairFileResult {
   let source: ByteSource | undefined;
   let stamp;
   let plan: RepairPlan;
@@ -70,10 +73,9 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
       const r = writeRepair(source, plan, undefined, { diff: true });
       return { ...base, status: "would-repair", diff: formatDiff(path, path, r.hunks) };
     }
-    const written = writeBack(path, stamp, options, many, (write) => {
+    const { failed, place } = put(path, stamp, (write) => {
       writeRepair(source, plan, write);
     });
-    const { failed, place } = settle(written);
     if (failed) return { ...base, ...failed };
     const result = place.out ?? path;
     const after = openSessionSync(result);
@@ -92,11 +94,7 @@ function repairOne(path: string, options: RepairOptions, many: boolean): RepairF
 }
 
 export async function repair(options: RepairOptions, ctx: CommandContext): Promise<RepairResult> {
-  return overFiles<RepairStatus, RepairFileResult>("repair", options.files, ctx, Object.keys(STATUS) as RepairStatus[], (file, many) => repairOne(file, options, many));
-}
-
-export function repairExitCode(result: RepairResult): ExitCode {
-  return writerExitCode(result.files, STATUS);
+  return overFiles<RepairStatus, RepairFileResult>("repair", options, ctx, Object.keys(STATUS) as RepairStatus[], (file, put) => repairOne(file, options, put));
 }
 
 function describe(r: RepairFileResult): string {
@@ -117,7 +115,7 @@ function describe(r: RepairFileResult): string {
   }
 }
 
-export function renderRepair(result: RepairResult, style: Style, many: boolean): string {
+export function renderRepair(result: RepairResult, style: Style): string {
   const { c } = style;
   let out = "";
   for (const r of result.files) {
@@ -130,7 +128,7 @@ export function renderRepair(result: RepairResult, style: Style, many: boolean):
   }
   return (
     out +
-    renderWriterReport(result, style, many, STATUS, describe, {
+    renderWriterReport(result, style, STATUS, describe, {
       extra: [{ head: "actions", align: "right" }, { head: "dropped", align: "right" }],
       cells: (r) => [String(r.actions.length), String(r.dropped ?? 0)],
       note: (r) => placeNote(r) || (r.reason ?? ""),
@@ -143,13 +141,12 @@ function actionAnnotation(file: string, a: RepairAction): string {
   return annotation(a.dropped ? "error" : a.code === "reference-missing" ? "notice" : "warning", { file, line: a.line, title: a.code }, a.message);
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options = writerOptions(args);
+export async function run(options: RepairOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await repair(options, ctx);
   const human = ctx.json
     ? ""
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => r.actions.map((a) => actionAnnotation(r.file, a)).join(""))
-      : renderRepair(result, ctx.style, result.files.length > 1);
-  return { json: result, human, exitCode: repairExitCode(result) };
+      : renderRepair(result, ctx.style);
+  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
 }

@@ -1,24 +1,23 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { CliError, ExitCode, shellQuote } from "../errors.js";
-import { countBySeverity, EntryNotFoundError, resolveEntry, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
+import { ExitCode, shellQuote } from "../errors.js";
+import { countBySeverity, type AnyEntry, type Finding, type SessionHeader } from "../format/index.js";
 import { renderFindings } from "../render/findings.js";
-import { nodePreview } from "../render/preview.js";
-import { displayWidth, formatBytes, formatCount, formatTime, isoTime, layoutWidth, lineTail, plural, preview, sanitize, wrapSegments, type Segment, type Style } from "../render/text.js";
-import { readFull } from "./common.js";
+import { sanitize } from "../render/safe.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
+import { displayWidth, lineTail, preview, wrapSegments, type Segment } from "../render/width.js";
+import { leafInfos, type LeafInfo } from "../support/leaves.js";
+import { nodeFor, readFull } from "../support/read.js";
 
 export interface ShowOptions {
   file: string;
+  /** An entry to print in full instead of the summary. */
   entry?: string;
 }
 
-export interface LeafInfo {
-  id: string | null;
-  line: number;
-  depth: number;
-  timestamp: string | null;
-  label: string | null;
-  current: boolean;
-  preview: string;
+export function options(args: Args): ShowOptions {
+  return { file: args.string("file"), entry: args.optionalString("entry") };
 }
 
 export interface ShowSummary {
@@ -64,34 +63,12 @@ export interface ShowEntry {
   entry: AnyEntry;
 }
 
-/** Gathers leaf tips with their depth, label and a preview (reads only the leaf lines): `nodes`, or every leaf. */
-export function leafInfos(session: Session, labels: ReadonlyMap<string, string>, nodes: readonly number[] = session.tree.leaves()): LeafInfo[] {
-  return nodes.map((node) => {
-    const id = session.nodeId(node);
-    return {
-      id: id ?? null,
-      line: session.nodeLine(node),
-      depth: session.tree.depth(node),
-      timestamp: isoTime(session.nodeTime(node)),
-      label: (id !== undefined && labels.get(id)) || null,
-      current: node === session.leafNode,
-      preview: nodePreview(session, node),
-    };
-  });
-}
-
 /** The summary (or one entry); with `limit`, only the latest `limit` items of each list (see `ShowSummary.totals`). */
 export async function show(options: ShowOptions, ctx: CommandContext, limit?: number): Promise<ShowSummary | ShowEntry> {
   const { session, findings, stats } = await readFull(options.file, ctx);
   try {
     if (options.entry !== undefined) {
-      let node: number;
-      try {
-        node = resolveEntry(session, options.entry);
-      } catch (error) {
-        if (error instanceof EntryNotFoundError) throw new CliError(`${session.name}: ${error.message}; run \`pi-session tree ${session.name}\` to see the ids`);
-        throw error;
-      }
+      const node = nodeFor(session, options.entry);
       return { file: session.name, line: session.nodeRecord(node).line, entry: session.entry(node) };
     }
     const { tree } = session;
@@ -139,13 +116,20 @@ function tally(map: Record<string, number>): string {
 }
 
 export function renderShow(result: ShowSummary | ShowEntry, style: Style): string {
+  if ("entry" in result) return `${style.c.dim(`${sanitize(result.file)}:${result.line}`)}\n${sanitize(JSON.stringify(result.entry, null, 2))}\n`;
+  const p = result.problems;
   const { c } = style;
-  if ("entry" in result) {
-    return `${c.dim(`${sanitize(result.file)}:${result.line}`)}\n${sanitize(JSON.stringify(result.entry, null, 2))}\n`;
-  }
+  const findings = `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
+  return renderFacts(result, style) + renderLists(result, style) + findings + renderFindings(result.file, result.findings, style, { indent: "  " });
+}
+
+/**
+ * The summary's facts, a row each (name, then value). On a terminal every line fits its width:
+ * a long value wraps under itself. Piped, lines are whole.
+ */
+function renderFacts(result: ShowSummary, style: Style): string {
+  const { c } = style;
   const h = result.header;
-  // On a terminal every line fits its width: long values wrap under themselves, previews and
-  // labels take the room a line leaves. Piped, lines are whole.
   const fit = layoutWidth(style);
   const rows: Array<[string, Segment[]]> = [];
   rows.push(["Session", h ? [[sanitize(String(h.id))], [`  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
@@ -165,22 +149,28 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
   rows.push(["Cost", [[`$${result.cost.toFixed(4)}`]]]);
   rows.push(["Current leaf", result.currentLeaf ? [[sanitize(result.currentLeaf), c.bold]] : [["-"]]]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
-  const bold = (k: string) => c.bold(k);
   const row = ([k, v]: [string, Segment[]]) => {
     const plainWidth = v.reduce((n, [text]) => n + displayWidth(text), width);
     // (only a row too wide for the terminal is wrapped: its words then go one space apart)
     const lines = fit === undefined || plainWidth <= fit ? wrapSegments(v, undefined) : wrapSegments(v, Math.max(10, fit - width), "");
-    return lines.map((line, i) => (i === 0 ? bold(k.padEnd(width)) : " ".repeat(width)) + line).join("\n");
+    return lines.map((line, i) => (i === 0 ? c.bold(k.padEnd(width)) : " ".repeat(width)) + line).join("\n");
   };
-  let out = rows.map(row).join("\n") + "\n";
+  return rows.map(row).join("\n") + "\n";
+}
 
+/**
+ * The leaves, branch points, compactions and labels, each under a heading with its count; when
+ * only the latest are listed (a terminal), a line says how many more and where to see them.
+ */
+function renderLists(result: ShowSummary, style: Style): string {
+  const { c } = style;
+  const fit = layoutWidth(style);
   const totals = result.totals ?? { leaves: result.leaves.length, branchPoints: result.branchPoints.length, compactions: result.compactions.length, labels: result.labels.length };
-  /** A list's heading, saying when only the latest are listed. */
   const heading = (title: string, total: number, listed: number) => `\n${c.bold(`${title} (${formatCount(total)})`)}${listed < total ? c.dim(listed > LIST_LIMIT ? `, the latest ${LIST_LIMIT} and the current one` : `, the latest ${listed}`) : ""}\n`;
   const rest = (total: number, listed: number, where: string) =>
     listed < total ? wrapSegments([[`… ${formatCount(total - listed)} more: ${where}`, c.dim]], fit === undefined ? undefined : fit - 2, "  ").map((line) => `  ${line}\n`).join("") : "";
   const file = shellQuote(result.file);
-  out += heading("Leaves", totals.leaves, result.leaves.length);
+  let out = heading("Leaves", totals.leaves, result.leaves.length);
   for (const leaf of result.leaves) {
     const mark = leaf.current ? c.green("* ") : "  ";
     const head = `${sanitize(leaf.id ?? "(no id)").padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}`;
@@ -210,14 +200,11 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
     }
     out += rest(totals.labels, result.labels.length, `pi-session show ${file} --json`);
   }
-  const p = result.problems;
-  out += `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
-  out += renderFindings(result.file, result.findings, style, { indent: "  " });
   return out;
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
+export async function run(options: ShowOptions, ctx: CommandContext): Promise<CommandOutcome> {
   // (JSON holds every leaf, branch point, compaction and label; a terminal gets the latest)
-  const result = await show({ file: args.file as string, entry: args.entry as string | undefined }, ctx, ctx.json ? undefined : LIST_LIMIT);
-  return { json: result, human: renderShow(result, ctx.style), exitCode: ExitCode.Ok };
+  const result = await show(options, ctx, ctx.json ? undefined : LIST_LIMIT);
+  return { json: result, human: ctx.json ? "" : renderShow(result, ctx.style), exitCode: ExitCode.Ok };
 }

@@ -1,17 +1,20 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { DEFAULT_MIN_SIZE, formatBytes, planSlim, Session, SLIM_KINDS, stampOf, writeSlim, type SlimKind, type SlimResult } from "../format/index.js";
-import { openSource } from "../input.js";
+import { openSource } from "../support/input.js";
 import { annotation } from "../render/github.js";
-import { plural } from "../render/text.js";
-import { writeBack, type WriteOptions } from "./write-back.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, settle, writerExitCode, writerOptions, type StatusTable, type WriterFileResult, type WriterReport } from "./writers.js";
+import { type Style } from "../render/style.js";
+import { plural } from "../render/units.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers.js";
 
-export interface SlimOptions extends WriteOptions {
-  files: string[];
-  dryRun?: boolean;
-  check?: boolean;
+export interface SlimOptions extends WriterOptions {
+  /** The least size of a payload slimmed (`--min-size`). */
   minSize: number;
+}
+
+export function options(args: Args): SlimOptions {
+  return { ...writerOptions(args), minSize: parseMinSize(args.raw("minSize")) };
 }
 
 export type SlimStatus = "slimmed" | "clean" | "would-slim" | "needs-slim" | "refused" | "aborted" | "unreadable";
@@ -26,7 +29,7 @@ export interface SlimFileResult extends WriterFileResult<SlimStatus> {
   liveEntries?: number;
 }
 
-export type SlimReport = WriterReport<SlimStatus, SlimFileResult>;
+export type SlimReport = WriterRun<SlimStatus, SlimFileResult>;
 
 const STATUS = {
   slimmed: { text: "slimmed", exit: ExitCode.Ok, paint: "green" },
@@ -42,11 +45,11 @@ function counts(r: SlimResult): Pick<SlimFileResult, "bytesBefore" | "bytesAfter
   return { bytesBefore: r.bytesBefore, bytesAfter: r.bytesAfter, saved: r.saved, entriesSlimmed: r.entriesSlimmed, liveEntries: r.liveEntries };
 }
 
-function slimOne(path: string, options: SlimOptions, many: boolean): SlimFileResult {
-  return { minSize: options.minSize, ...slimFile(path, options, many) };
+function slimOne(path: string, options: SlimOptions, put: Put): SlimFileResult {
+  return { minSize: options.minSize, ...slimFile(path, options, put) };
 }
 
-function slimFile(path: string, options: SlimOptions, many: boolean): Omit<SlimFileResult, "minSize"> {
+function slimFile(path: string, options: SlimOptions, put: Put): Omit<SlimFileResult, "minSize"> {
   let session: Session;
   let stamp;
   try {
@@ -67,9 +70,9 @@ function slimFile(path: string, options: SlimOptions, many: boolean): Omit<SlimF
     // Written in the same pass that finds what to slim (the file is read twice in all: the index,
     // then this); when nothing changed, the new file is thrown away and the original left as it is.
     let done: SlimResult | undefined;
-    let written;
+    let settled: Settled;
     try {
-      written = writeBack(path, stamp, options, many, (write) => {
+      settled = put(path, stamp, (write) => {
         done = writeSlim(session, plan, options.minSize, write);
         if (done.entriesSlimmed === 0) throw new NothingToSlim();
       });
@@ -77,7 +80,7 @@ function slimFile(path: string, options: SlimOptions, many: boolean): Omit<SlimF
       if (error instanceof NothingToSlim) return { file: path, ...counts(done!), status: "clean" };
       throw error;
     }
-    const { failed, place } = settle(written);
+    const { failed, place } = settled;
     if (failed) return { file: path, ...(done ? counts(done) : {}), ...failed };
     return { file: path, ...counts(done!), status: "slimmed", ...place };
   } finally {
@@ -89,7 +92,7 @@ function slimFile(path: string, options: SlimOptions, many: boolean): Omit<SlimF
 class NothingToSlim extends Error {}
 
 export async function slim(options: SlimOptions, ctx: CommandContext): Promise<SlimReport> {
-  return overFiles<SlimStatus, SlimFileResult>("slim", options.files, ctx, Object.keys(STATUS) as SlimStatus[], (file, many) => slimOne(file, options, many));
+  return overFiles<SlimStatus, SlimFileResult>("slim", options, ctx, Object.keys(STATUS) as SlimStatus[], (file, put) => slimOne(file, options, put));
 }
 
 /** `212 MB -> 18.1 MB (saved 194 MB: tool output 180 MB, images 10.1 MB, ...)` */
@@ -120,9 +123,9 @@ function describe(r: SlimFileResult): string {
   }
 }
 
-export function renderSlim(result: SlimReport, options: { many: boolean }, style: Parameters<typeof renderWriterReport>[1]): string {
+export function renderSlim(result: SlimReport, style: Style): string {
   const sized = (r: SlimFileResult, n: number | undefined) => (r.bytesBefore === undefined || n === undefined ? "-" : formatBytes(n));
-  return renderWriterReport(result, style, options.many, STATUS, describe, {
+  return renderWriterReport(result, style, STATUS, describe, {
     extra: [
       { head: "before", align: "right" },
       { head: "after", align: "right" },
@@ -141,13 +144,12 @@ export function parseMinSize(value: unknown): number {
   return n;
 }
 
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options = { ...writerOptions(args), minSize: parseMinSize(args.minSize) };
+export async function run(options: SlimOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await slim(options, ctx);
   const human = ctx.json
     ? ""
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-slim" ? annotation("warning", { file: r.file, line: 1, title: "needs-slim" }, describe(r)) : ""))
-      : renderSlim(result, { many: result.files.length > 1 }, ctx.style);
-  return { json: result, human, exitCode: writerExitCode(result.files, STATUS) };
+      : renderSlim(result, ctx.style);
+  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
 }

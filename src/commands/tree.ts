@@ -1,52 +1,134 @@
+import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import type { Session } from "../format/index.js";
+import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries, type Session } from "../format/index.js";
+import { KindNames } from "../render/kinds.js";
+import { previewOf } from "../render/preview.js";
+import { sanitize } from "../render/safe.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
-import { PREVIEW_WINDOW, PreviewReader, withPreviews } from "../render/preview.js";
-import { displayWidth, fitPreview, isoTime, JSON_PREVIEW, layoutWidth, lineTail, plural, preview, sanitize, type Style } from "../render/text.js";
-import { readShape } from "./common.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { isoTime, plural } from "../render/units.js";
+import { displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
+import { readShape } from "../support/read.js";
 
-/** `message/user`, `compaction`, … from the line table alone. */
-export function nodeKindLabel(session: Session, node: number): string {
-  const type = session.nodeType(node);
-  if (type === "message") return `message/${session.nodeRole(node) ?? "?"}`;
-  return type ?? "(no type)";
+export interface TreeOptions {
+  file: string;
+  depth?: number;
+  compact?: boolean;
 }
 
-/** `nodeKindLabel`s as drawn (`draw`), made once for each type and role a session has. */
-export class KindLabels {
-  private readonly made = new Map<number, string>();
-  private readonly widths = new Map<number, number>();
+export function options(args: Args): TreeOptions {
+  return { file: args.string("file"), depth: args.number("depth"), compact: args.flag("compact") };
+}
+
+export interface TreeNodeJson {
+  id: string | null;
+  parentId: string | null;
+  line: number;
+  depth: number;
+  kind: string;
+  timestamp: string | null;
+  preview: string;
+  label: string | null;
+  children: Array<string | null>;
+  currentLeaf: boolean;
+}
+
+/**
+ * A session's tree, open: the shape from the index, labels from pass one. Nothing more is read
+ * until the nodes are listed or drawn; then each one's preview is read as its window comes.
+ */
+export class TreeResult {
+  /** Labels by node (every holder of a labelled id). */
+  private readonly labelOf = new Map<number, string>();
+  /** How many entries lie past `--depth`, not drawn. */
+  readonly hidden: number;
 
   constructor(
-    private readonly session: Session,
-    private readonly draw: (label: string) => string,
-  ) {}
-
-  of(node: number): string {
-    const key = this.session.nodeKindKey(node);
-    let label = key < 0 ? undefined : this.made.get(key);
-    if (label === undefined) {
-      label = this.draw(nodeKindLabel(this.session, node));
-      if (key >= 0) this.made.set(key, label);
+    readonly session: Session,
+    labels: ReadonlyMap<string, string>,
+    readonly depthLimit: number | undefined,
+  ) {
+    for (const [id, label] of labels) {
+      for (const node of session.duplicateIds.get(id) ?? [session.nodeOf(id)]) if (node !== undefined) this.labelOf.set(node, label);
     }
-    return label;
+    let hidden = 0;
+    if (depthLimit !== undefined) for (let i = 0; i < session.tree.size; i++) if (session.tree.depth(i) >= depthLimit) hidden++;
+    this.hidden = hidden;
   }
 
-  /** The display width of `of(node)`, colour left out. */
-  widthOf(node: number): number {
-    const key = this.session.nodeKindKey(node);
-    let width = key < 0 ? undefined : this.widths.get(key);
-    if (width === undefined) {
-      width = displayWidth(this.of(node).replace(ANSI, ""));
-      if (key >= 0) this.widths.set(key, width);
-    }
-    return width;
+  get file(): string {
+    return this.session.name;
+  }
+
+  get currentLeaf(): string | null {
+    return this.session.leafNode >= 0 ? this.id(this.session.leafNode) : null;
+  }
+
+  get roots(): Array<string | null> {
+    return this.session.tree.roots.map((r) => this.id(r));
+  }
+
+  id(n: number): string | null {
+    return this.session.nodeId(n) ?? null;
+  }
+
+  label(n: number): string | null {
+    return this.labelOf.get(n) ?? null;
+  }
+
+  /** Every drawn node as JSON, in drawing order. */
+  *nodes(): Generator<TreeNodeJson> {
+    const reader = new SummaryReader(this.session, JSON_PREVIEW_CHARS, previewOf(JSON_PREVIEW_CHARS));
+    for (const [n, p] of withSummaries(reader, this.drawn(), (n) => n)) yield this.json(n, p);
+  }
+
+  close(): void {
+    this.session.close();
+  }
+
+  /** Nodes in drawing order within the depth limit. */
+  private *drawn(): Generator<number> {
+    for (const { node, depth } of this.session.tree.walk()) if (this.depthLimit === undefined || depth < this.depthLimit) yield node;
+  }
+
+  private json(n: number, previewText: string): TreeNodeJson {
+    const t = this.session.tree;
+    const p = t.parent[n]!;
+    return {
+      id: this.id(n),
+      parentId: p === -1 ? null : this.id(p),
+      line: this.session.nodeLine(n),
+      depth: t.depth(n),
+      kind: kindName(this.session, n),
+      timestamp: isoTime(this.session.nodeTime(n)),
+      preview: previewText,
+      label: this.label(n),
+      children: Array.from(t.children(n), (c) => this.id(c)),
+      currentLeaf: n === this.session.leafNode,
+    };
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*m/g;
+/** Opens FILE's tree (see `TreeResult`; close it when done). */
+export async function tree(options: TreeOptions, ctx: CommandContext): Promise<TreeResult> {
+  const { session, labels } = await readShape(options.file, ctx);
+  return new TreeResult(session, labels, options.depth);
+}
+
+export async function run(options: TreeOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await tree(options, ctx);
+  const stream = async (out: Sink) => {
+    try {
+      if (ctx.jsonl) return await writeJsonLines(out, result.nodes());
+      if (ctx.json) return await writeJsonWithArray(out, { file: result.file, currentLeaf: result.currentLeaf, roots: result.roots }, "nodes", result.nodes(), { hidden: result.hidden });
+      await writeAll(out, renderTree(result, ctx.style, options.compact));
+    } finally {
+      result.close();
+    }
+  };
+  return { stream, exitCode: ExitCode.Ok };
+}
 
 /**
  * A line's box-drawn prefix, one level (three columns) a link: a branch nested a third of a
@@ -83,85 +165,8 @@ class Prefix {
 
 const NO_PREFIX = new Prefix(undefined, "");
 
-export interface TreeOptions {
-  file: string;
-  depth?: number;
-  compact?: boolean;
-}
-
-export interface TreeNodeJson {
-  id: string | null;
-  parentId: string | null;
-  line: number;
-  depth: number;
-  kind: string;
-  timestamp: string | null;
-  preview: string;
-  label: string | null;
-  children: Array<string | null>;
-  currentLeaf: boolean;
-}
-
-/** What drawing needs of a session: the shape from the index, labels from pass one; previews are read as lines are drawn. */
-class TreeView {
-  /** Labels by node (every holder of a labelled id). */
-  private readonly labelOf = new Map<number, string>();
-
-  constructor(
-    readonly session: Session,
-    labels: ReadonlyMap<string, string>,
-    readonly depthLimit: number | undefined,
-  ) {
-    for (const [id, label] of labels) {
-      for (const node of session.duplicateIds.get(id) ?? [session.nodeOf(id)]) if (node !== undefined) this.labelOf.set(node, label);
-    }
-  }
-
-  id(n: number): string | null {
-    return this.session.nodeId(n) ?? null;
-  }
-
-  label(n: number): string | null {
-    return this.labelOf.get(n) ?? null;
-  }
-
-  /** Nodes in drawing order within the depth limit. */
-  *drawn(): Generator<number> {
-    for (const { node, depth } of this.session.tree.walk()) if (this.depthLimit === undefined || depth < this.depthLimit) yield node;
-  }
-
-  hidden(): number {
-    if (this.depthLimit === undefined) return 0;
-    let n = 0;
-    for (let i = 0; i < this.session.tree.size; i++) if (this.session.tree.depth(i) >= this.depthLimit) n++;
-    return n;
-  }
-
-  json(n: number, preview: string): TreeNodeJson {
-    const t = this.session.tree;
-    const p = t.parent[n]!;
-    return {
-      id: this.id(n),
-      parentId: p === -1 ? null : this.id(p),
-      line: this.session.nodeLine(n),
-      depth: t.depth(n),
-      kind: nodeKindLabel(this.session, n),
-      timestamp: isoTime(this.session.nodeTime(n)),
-      preview,
-      label: this.label(n),
-      children: Array.from(t.children(n), (c) => this.id(c)),
-      currentLeaf: n === this.session.leafNode,
-    };
-  }
-}
-
 /** How much of a preview the drawing shows at most (less under deep branches). */
 const treeTextWidth = (style: Style) => Math.max(30, style.width - 40);
-
-async function openView(options: TreeOptions, ctx: CommandContext): Promise<TreeView> {
-  const { session, labels } = await readShape(options.file, ctx);
-  return new TreeView(session, labels, options.depth);
-}
 
 /**
  * A window of the drawing's lines: line k is node `nodes[k]` under the box-drawn prefix
@@ -180,12 +185,12 @@ interface DrawWindow {
  * 100k-entry linear session is 100k short lines, not a 100k-deep staircase. `fold` makes a prefix
  * the text a line shows.
  */
-function* drawTree(view: TreeView, style: Style, compact: boolean, fold: (prefix: Prefix) => string): Generator<DrawWindow> {
+function* drawTree(view: TreeResult, style: Style, compact: boolean, fold: (prefix: Prefix) => string): Generator<DrawWindow> {
   const { c } = style;
   const s = view.session;
   const t = s.tree;
   const limit = view.depthLimit;
-  const w: DrawWindow = { nodes: new Int32Array(PREVIEW_WINDOW), prefixes: [], texts: [], count: 0 };
+  const w: DrawWindow = { nodes: new Int32Array(SUMMARY_WINDOW), prefixes: [], texts: [], count: 0 };
   const emit = (node: number, prefix: Prefix) => {
     w.nodes[w.count] = node;
     w.prefixes[w.count++] = prefix;
@@ -202,7 +207,7 @@ function* drawTree(view: TreeView, style: Style, compact: boolean, fold: (prefix
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, linePrefix: NO_PREFIX, childPrefix: NO_PREFIX, root: i });
   while (stack.length > 0) {
     // (room for the three lines an item may emit)
-    if (w.count + 3 > PREVIEW_WINDOW) {
+    if (w.count + 3 > SUMMARY_WINDOW) {
       yield w;
       w.count = 0;
     }
@@ -212,10 +217,10 @@ function* drawTree(view: TreeView, style: Style, compact: boolean, fold: (prefix
     emit(node, linePrefix);
     let kids = visibleChildren(node);
     // A linear run is walked here, without a stack item a line.
-    while (kids.length === 1 && !compact && w.count < PREVIEW_WINDOW) {
+    while (kids.length === 1 && !compact && w.count < SUMMARY_WINDOW) {
       emit(kids[0]!, childPrefix);
       kids = visibleChildren(kids[0]!);
-      if (kids.length === 1 && w.count === PREVIEW_WINDOW) {
+      if (kids.length === 1 && w.count === SUMMARY_WINDOW) {
         stack.push({ node: kids[0]!, linePrefix: childPrefix, childPrefix });
         kids = [];
       }
@@ -239,18 +244,18 @@ function* drawTree(view: TreeView, style: Style, compact: boolean, fold: (prefix
       stack.push({ node: kids[i]!, linePrefix: new Prefix(childPrefix, last ? "└─ " : "├─ "), childPrefix: new Prefix(childPrefix, last ? "   " : "│  ") });
     }
   }
-  const hidden = view.hidden();
+  const hidden = view.hidden;
   if (hidden > 0) emitText(c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`));
   if (w.count > 0) yield w;
 }
 
 /** The drawing, a window of lines at a time (each a string of whole lines), each node's preview read as its window is drawn. */
-function* renderTree(view: TreeView, style: Style, compact = false): Generator<string> {
+export function* renderTree(view: TreeResult, style: Style, compact = false): Generator<string> {
   const { c } = style;
   const s = view.session;
   const textWidth = treeTextWidth(style);
-  const reader = new PreviewReader(s, textWidth);
-  const kinds = new KindLabels(s, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k))));
+  const reader = new SummaryReader(s, textWidth, previewOf(textWidth));
+  const kinds = new KindNames(s, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k))));
   const previews: string[] = [];
   const current = " ← current leaf";
   // On a terminal every line fits its width: deep prefixes fold, then the label and the preview
@@ -278,30 +283,4 @@ function* renderTree(view: TreeView, style: Style, compact = false): Generator<s
     }
     yield out;
   }
-}
-
-export async function run(args: Record<string, unknown>, ctx: CommandContext): Promise<CommandOutcome> {
-  const options: TreeOptions = { file: args.file as string, depth: args.depth as number | undefined, compact: args.compact === true };
-  const view = await openView(options, ctx);
-  const stream = async (out: Sink) => {
-    const s = view.session;
-    const nodes = () => {
-      const drawn = withPreviews(s, view.drawn(), (n) => n, JSON_PREVIEW);
-      return (function* () {
-        for (const [n, p] of drawn) yield view.json(n, p);
-      })();
-    };
-    try {
-      if (ctx.jsonl) return await writeJsonLines(out, nodes());
-      if (ctx.json) {
-        const head = { file: s.name, currentLeaf: s.leafNode >= 0 ? view.id(s.leafNode) : null, roots: s.tree.roots.map((r) => view.id(r)) };
-        await writeJsonWithArray(out, head, "nodes", nodes(), { hidden: view.hidden() });
-        return;
-      }
-      await writeAll(out, renderTree(view, ctx.style, options.compact));
-    } finally {
-      s.close();
-    }
-  };
-  return { stream, exitCode: ExitCode.Ok };
 }

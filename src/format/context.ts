@@ -46,31 +46,46 @@ export interface PathView {
 }
 
 /**
- * pi's compaction rule, in one place: without a compaction the whole path; with one, the newest
- * compaction (looked up by its id, so a duplicated id finds its first holder on the path), then the
- * non-system entries from its `firstKeptEntryId` up to it, then everything after it. Returns the
- * compaction's position (-1: none counts) and the positions of the entries after it, in order.
+ * pi's compaction rule, in one place. On a branch whose newest compaction is `c`: the context
+ * starts with `c`'s summary; pi finds `c` on the path by its id, so where it stands (`anchor`) is
+ * the first entry on the path holding that id (`c` itself, unless a duplicated id puts another
+ * above it); the kept range starts at the first entry on the path, above the anchor, holding
+ * `firstKeptEntryId` (`keptFrom`; none: nothing is kept); then come the kept range's non-system
+ * entries up to the anchor, then every entry after the anchor.
+ *
+ * `firstOnPath(id, below, inclusive)` is the first entry from the root holding `id` on the path
+ * down to `below` (`inclusive`: `below` itself counts): a scan of one branch's path
+ * (`compactionSelection`), or the tree's ancestry for every branch at once (slim's live set).
+ */
+export function compactionBounds<N>(c: N, entry: { id: unknown; firstKeptEntryId?: unknown }, firstOnPath: (id: unknown, below: N, inclusive: boolean) => N | undefined): { anchor: N; keptFrom: N | undefined } {
+  const anchor = firstOnPath(entry.id, c, true) ?? c;
+  return { anchor, keptFrom: firstOnPath(entry.firstKeptEntryId, anchor, false) };
+}
+
+/**
+ * `compactionBounds` along one branch's path: the newest compaction's position (-1: none), where
+ * it stands (`anchor`), and the positions of the entries after it in the context, in order.
  * `compactionAt` reads the compaction entry at a position.
  */
 export function compactionSelection(path: PathView, compactionAt: (i: number) => { id: unknown; firstKeptEntryId?: unknown }): { compaction: number; selected: Int32Array } {
-  const all = () => Int32Array.from({ length: path.length }, (_, i) => i);
   let last = -1;
   for (let i = path.length - 1; i >= 0 && last < 0; i--) if (path.type(i) === "compaction") last = i;
-  if (last < 0) return { compaction: -1, selected: all() };
-  const { id, firstKeptEntryId } = compactionAt(last);
-  let at = -1;
-  for (let i = 0; i < path.length && at < 0; i++) if (path.id(i) === id) at = i;
-  if (at < 0) return { compaction: -1, selected: all() };
+  if (last < 0) return { compaction: -1, selected: Int32Array.from({ length: path.length }, (_, i) => i) };
+  const firstOnPath = (id: unknown, below: number, inclusive: boolean) => {
+    for (let i = 0; i < below + (inclusive ? 1 : 0); i++) if (path.id(i) === id) return i;
+    return undefined;
+  };
+  const { anchor: at, keptFrom } = compactionBounds(last, compactionAt(last), firstOnPath);
+  const from = keptFrom ?? -1;
   // the kept range, first counted (a branch can be a million entries: 4 bytes each, no growing)
-  let from = -1;
-  for (let i = 0; i < at && from < 0; i++) if (path.id(i) === firstKeptEntryId) from = i;
+  const kept = (i: number) => !(path.type(i) === "message" && path.role(i) === "system");
   let count = path.length - at - 1;
-  if (from >= 0) for (let i = from; i < at; i++) if (!(path.type(i) === "message" && path.role(i) === "system")) count++;
+  if (from >= 0) for (let i = from; i < at; i++) if (kept(i)) count++;
   const selected = new Int32Array(count);
   let k = 0;
-  if (from >= 0) for (let i = from; i < at; i++) if (!(path.type(i) === "message" && path.role(i) === "system")) selected[k++] = i;
+  if (from >= 0) for (let i = from; i < at; i++) if (kept(i)) selected[k++] = i;
   for (let i = at + 1; i < path.length; i++) selected[k++] = i;
-  return { compaction: at, selected };
+  return { compaction: last, selected };
 }
 
 /** The entries the context is made of (see `compactionSelection`), the compaction first. */
@@ -86,7 +101,7 @@ export function contextEntries(path: readonly AnyEntry[]): AnyEntry[] {
 }
 
 /** The messages one entry contributes to the context (before context edits). */
-export function entryMessages(entry: AnyEntry): AgentMessage[] {
+function entryMessages(entry: AnyEntry): AgentMessage[] {
   switch (entry.type) {
     case "message": {
       const message = (entry as MessageEntry).message;

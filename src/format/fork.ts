@@ -5,7 +5,7 @@ import type { Session } from "./session.js";
 import { CURRENT_VERSION, type AnyEntry } from "./types.js";
 
 /**
- * A new session from an existing one (SPEC §4 `fork`): the whole tree, or with a leaf, only the
+ * A new session from an existing one (`fork`): the whole tree, or with a leaf, only the
  * root -> leaf path with the labels on it re-created after it, as pi's `createBranchedSession`
  * does. Entries of v1/v2 sources are written upgraded (pi would copy them unmigrated under a v3
  * header, which pi then cannot read as a tree).
@@ -47,37 +47,37 @@ export function sessionPathFor(sessionsDir: string, cwd: string, timestamp: stri
 export function planFork(session: Session, options: ForkOptions): ForkPlan {
   const id = options.id ?? randomUUID();
   const timestamp = (options.now ?? new Date()).toISOString();
-  const sourceCwd = typeof session.header?.cwd === "string" ? session.header.cwd : process.cwd();
+  const sourceCwd = typeof session.header?.cwd === "string" ? session.header.cwd : resolve(".");
   const header = { type: "session", version: CURRENT_VERSION, id, timestamp, cwd: options.cwd !== undefined ? resolve(options.cwd) : sourceCwd, parentSession: options.sourcePath };
+  return { header, writeEntries: options.leaf === undefined ? (write) => writeWholeTree(session, write) : (write) => writeBranch(session, options.leaf!, id, write) };
+}
+
+/** The whole tree, in file order; v3 lines copied as they are, older ones as v3 entries. */
+function writeWholeTree(session: Session, write: (line: string) => void): number {
   const legacy = session.version < CURRENT_VERSION;
-
-  if (options.leaf === undefined) {
-    // The whole tree, in file order; v3 lines are copied as they are.
-    return {
-      header,
-      writeEntries: (write) => {
-        let n = 0;
-        for (let node = 0; node < session.tree.size; node++) {
-          write(legacy ? JSON.stringify(session.entry(node)) : session.nodeBytes(node).toString("utf8"));
-          n++;
-        }
-        for (const move of session.leafMoves) {
-          // harness leaf records are not tree nodes; keep them (in place would need a merge: after)
-          write(JSON.stringify(session.loadRecord(session.record(move.index))));
-          n++;
-        }
-        return n;
-      },
-    };
+  let n = 0;
+  for (let node = 0; node < session.tree.size; node++) {
+    write(legacy ? JSON.stringify(session.entry(node)) : session.nodeBytes(node).toString("utf8"));
+    n++;
   }
+  for (const move of session.leafMoves) {
+    // harness leaf records are not tree nodes; keep them (in place would need a merge: after)
+    write(JSON.stringify(session.loadRecord(session.record(move.index))));
+    n++;
+  }
+  return n;
+}
 
-  // Path only: labels out of the path, parents re-chained, labels re-created after it.
-  const path = session.entries(session.tree.pathTo(options.leaf));
+/**
+ * The root -> leaf path: labels taken out of it, parents re-chained, a compaction's first kept
+ * entry moved off a label that was taken out; then the labels on the path re-created after it.
+ */
+function writeBranch(session: Session, leaf: number, forkId: string, write: (line: string) => void): number {
   const kept: AnyEntry[] = [];
   const replacementByLabelId = new Map<string, string>();
   let pendingLabels: string[] = [];
   let parentId: string | null = null;
-  for (const entry of path) {
+  for (const entry of session.entries(session.tree.pathTo(leaf))) {
     if (entry.type === "label") {
       pendingLabels.push(entry.id);
       continue;
@@ -92,31 +92,33 @@ export function planFork(session: Session, options: ForkOptions): ForkPlan {
     }
     parentId = entry.id;
   }
-  return {
-    header,
-    writeEntries: (write) => {
-      for (const e of kept) write(JSON.stringify(e));
-      // Labels as pi resolves them over the whole session (last set wins, a clear removes), in
-      // the order pi's map holds them, for targets on the path.
-      const labels = new Map<string, { label: string; timestamp: string }>();
-      for (let node = 0; node < session.tree.size; node++) {
-        if (session.nodeKind(node).type !== "label") continue;
-        const e = session.entry(node);
-        applyLabel(labels, e, (label) => ({ label, timestamp: e.timestamp }));
-      }
-      const onPath = new Set(kept.map((e) => e.id));
-      let prev: string | null = kept[kept.length - 1]?.id ?? null;
-      let n = kept.length;
-      for (const [targetId, { label, timestamp: ts }] of labels) {
-        if (!onPath.has(targetId)) continue;
-        let labelId = "";
-        for (let k = 0; !labelId || onPath.has(labelId); k++) labelId = createHash("sha256").update(`${id}:${targetId}:${k}`).digest("hex").slice(0, 8);
-        onPath.add(labelId);
-        write(JSON.stringify({ type: "label", id: labelId, parentId: prev, timestamp: ts, targetId, label }));
-        prev = labelId;
-        n++;
-      }
-      return n;
-    },
-  };
+  for (const e of kept) write(JSON.stringify(e));
+  return kept.length + writeLabels(session, kept, forkId, write);
+}
+
+/**
+ * The labels on the path's entries as pi resolves them over the whole session (last set wins, a
+ * clear removes), in the order pi's map holds them, each a new label entry chained after the path
+ * (ids derived from the fork's id: the same fork twice writes the same labels).
+ */
+function writeLabels(session: Session, kept: AnyEntry[], forkId: string, write: (line: string) => void): number {
+  const labels = new Map<string, { label: string; timestamp: string }>();
+  for (let node = 0; node < session.tree.size; node++) {
+    if (session.nodeKind(node).type !== "label") continue;
+    const e = session.entry(node);
+    applyLabel(labels, e, (label) => ({ label, timestamp: e.timestamp }));
+  }
+  const onPath = new Set(kept.map((e) => e.id));
+  let prev: string | null = kept[kept.length - 1]?.id ?? null;
+  let n = 0;
+  for (const [targetId, { label, timestamp: ts }] of labels) {
+    if (!onPath.has(targetId)) continue;
+    let labelId = "";
+    for (let k = 0; !labelId || onPath.has(labelId); k++) labelId = createHash("sha256").update(`${forkId}:${targetId}:${k}`).digest("hex").slice(0, 8);
+    onPath.add(labelId);
+    write(JSON.stringify({ type: "label", id: labelId, parentId: prev, timestamp: ts, targetId, label }));
+    prev = labelId;
+    n++;
+  }
+  return n;
 }

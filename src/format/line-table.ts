@@ -88,7 +88,7 @@ type Columns = { -readonly [K in ColumnName]: InstanceType<(typeof COLUMNS)[K]> 
 const ORDER = (Object.keys(COLUMNS) as ColumnName[]).sort((a, b) => COLUMNS[b].BYTES_PER_ELEMENT - COLUMNS[a].BYTES_PER_ELEMENT);
 
 /** Bytes a row takes, summed from the columns. */
-export const ROW_BYTES = ORDER.reduce((n, name) => n + COLUMNS[name].BYTES_PER_ELEMENT, 0);
+const ROW_BYTES = ORDER.reduce((n, name) => n + COLUMNS[name].BYTES_PER_ELEMENT, 0);
 
 export interface LineTable extends Columns {}
 
@@ -173,9 +173,7 @@ export class NodeTable {
   parent: Int32Array;
   readonly ids: IdIndex;
   /** Nodes whose parent is not the entry before: each with its parent id's number (-1: `unresolvedOther`). */
-  unresolvedNode = new Int32Array(64);
-  unresolvedHex = new Float64Array(64);
-  unresolvedCount = 0;
+  readonly unresolved = new NodeNumbers();
   readonly unresolvedOther = new Map<number, string>();
   /** Nodes whose parent id is their own id. */
   readonly selfParents: number[] = [];
@@ -191,15 +189,10 @@ export class NodeTable {
   /** Makes room for `capacity` nodes. */
   reserve(capacity: number): void {
     if (capacity <= this.line.length) return;
-    const grow = <T extends Int32Array | Uint32Array | Uint16Array>(a: T, C: { new (n: number): T }): T => {
-      const b = new C(capacity);
-      b.set(a.subarray(0, this.count) as never);
-      return b;
-    };
-    this.line = grow(this.line, Int32Array);
-    this.seconds = grow(this.seconds, Uint32Array);
-    this.millis = grow(this.millis, Uint16Array);
-    this.parent = grow(this.parent, Int32Array);
+    this.line = grown(this.line, capacity, this.count);
+    this.seconds = grown(this.seconds, capacity, this.count);
+    this.millis = grown(this.millis, capacity, this.count);
+    this.parent = grown(this.parent, capacity, this.count);
     this.ids.reserve(capacity);
   }
 
@@ -240,16 +233,33 @@ export class NodeTable {
   }
 
   private defer(node: number, hex: number, other: string | undefined): void {
-    if (this.unresolvedCount === this.unresolvedNode.length) {
-      const nodes = new Int32Array(this.unresolvedCount * 2);
-      nodes.set(this.unresolvedNode);
-      this.unresolvedNode = nodes;
-      const hexes = new Float64Array(this.unresolvedCount * 2);
-      hexes.set(this.unresolvedHex);
-      this.unresolvedHex = hexes;
-    }
-    this.unresolvedNode[this.unresolvedCount] = node;
-    this.unresolvedHex[this.unresolvedCount++] = hex;
+    this.unresolved.add(node, hex);
     if (hex < 0 && other !== undefined) this.unresolvedOther.set(node, other);
+  }
+
+}
+
+type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
+
+/** A typed array `length` long holding the first `count` values of `a` (a column grown). */
+export function grown<T extends TypedArray>(a: T, length: number, count: number): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a.subarray(0, count) as never);
+  return b;
+}
+
+/** Pairs of a node and a number (a parent id's, a tool call id's hash), in typed arrays that grow. */
+export class NodeNumbers {
+  node = new Int32Array(64);
+  number = new Float64Array(64);
+  count = 0;
+
+  add(node: number, value: number): void {
+    if (this.count === this.node.length) {
+      this.node = grown(this.node, this.count * 2, this.count);
+      this.number = grown(this.number, this.count * 2, this.count);
+    }
+    this.node[this.count] = node;
+    this.number[this.count++] = value;
   }
 }

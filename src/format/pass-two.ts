@@ -23,6 +23,13 @@ export interface ReadOptions {
 /** On an image block read with `imageData: "length"`: the length of the data left out. */
 export const IMAGE_DATA_LENGTH: unique symbol = Symbol("pi-session.imageDataLength");
 
+/** How many bytes an image block's base64 data decodes to, also when pass two left the data out. */
+export function imageBytes(block: Record<string | symbol, unknown>): number {
+  const omitted = block[IMAGE_DATA_LENGTH];
+  const length = typeof omitted === "number" ? omitted : typeof block.data === "string" ? block.data.length : 0;
+  return Math.floor((length * 3) / 4);
+}
+
 /**
  * On an entry read in pass two: true when pass one saw that none of its strings can hold a control
  * character, CR, DEL or bidi override (`LineFlag.PLAIN_TEXT`), so output need not clean them.

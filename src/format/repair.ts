@@ -2,14 +2,15 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import { IdIndex } from "./ids.js";
-import { BrokenRun, classifyText, decodeLine, normalizeLine, type SessionRecord } from "./salvage.js";
+import { grown } from "./line-table.js";
+import { LineSalvager, normalizeLine, type SessionRecord } from "./salvage.js";
 import { emptyFields, fieldsOf, hexString, scanLine, Verdict } from "./scanner.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
-import { forEachLine, type ByteSource } from "./source.js";
-import { CURRENT_VERSION } from "./types.js";
+import { forEachLine, growthFor, type ByteSource } from "./source.js";
+import { CURRENT_VERSION, missingHeaderFields } from "./types.js";
 
 /**
- * Repair (SPEC §7): every input line ends up in the repaired file, changed as little as possible,
+ * Repair (README, `repair`): every input line ends up in the repaired file, changed as little as possible,
  * or in the report as dropped, with its line number and a stable code. Pass one decides (line
  * level, then the tree); pass two writes through the shared rewriter, so the result (or its diff)
  * streams out and the original is never held whole.
@@ -155,17 +156,12 @@ class Candidates {
   }
 
   private grow(n: number): void {
-    const grow = <T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(a: T, C: { new (n: number): T }): T => {
-      const b = new C(n);
-      b.set(a.subarray(0, this.count) as never);
-      return b;
-    };
-    this.index = grow(this.index, Int32Array);
-    this.offset = grow(this.offset, Float64Array);
-    this.length = grow(this.length, Int32Array);
-    this.parentKind = grow(this.parentKind, Uint8Array);
-    this.parentHex = grow(this.parentHex, Uint32Array);
-    this.flags = grow(this.flags, Uint8Array);
+    this.index = grown(this.index, n, this.count);
+    this.offset = grown(this.offset, n, this.count);
+    this.length = grown(this.length, n, this.count);
+    this.parentKind = grown(this.parentKind, n, this.count);
+    this.parentHex = grown(this.parentHex, n, this.count);
+    this.flags = grown(this.flags, n, this.count);
     this.ids.reserve(n);
   }
 }
@@ -205,7 +201,7 @@ function shortHash(...parts: Array<string | number>): string {
   return createHash("sha256").update(parts.join(":")).digest("hex");
 }
 
-/** Where a synthesized header's fields come from (SPEC §7): pi's file naming, else the entries. */
+/** Where a synthesized header's fields come from: pi's file naming, else the entries. */
 function headerSources(path: string, firstEntry: Record<string, unknown> | undefined, fallbackTime: number): { id: string; timestamp: string; cwd: string } {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_(.+)\.jsonl$/.exec(basename(path));
   const dir = basename(dirname(path));
@@ -218,34 +214,87 @@ function headerSources(path: string, firstEntry: Record<string, unknown> | undef
   return { id, timestamp, cwd: cwd ?? dirname(path) };
 }
 
-/** The header to write when none can be found (SPEC §7): from pi's file naming, else the entries. */
+/** The header to write when none can be found: from pi's file naming, else the entries. */
 export function synthesizeHeader(path: string, firstEntry: Record<string, unknown> | undefined, hasIds: boolean, fallbackTime: number): Record<string, unknown> {
   const header: Record<string, unknown> = { type: "session" };
   if (hasIds) header.version = CURRENT_VERSION;
   return Object.assign(header, headerSources(path, firstEntry, fallbackTime));
 }
 
-const HEADER_FIELDS = ["id", "timestamp", "cwd"] as const;
+
+/** What planning a repair builds up, shared by its phases. */
+class RepairWork {
+  readonly actions: RepairAction[] = [];
+  readonly decisions = new Map<number, Decision>();
+  /** The records the result will hold, in input order. */
+  c!: Candidates;
+  /** The last input line (0-based), and whether it ended with a newline. */
+  lastIndex = -1;
+  lastTerminated = true;
+
+  constructor(readonly source: ByteSource) {}
+
+  act(code: RepairCode, line: number, message: string): void {
+    this.actions.push({ code, line, message, dropped: REPAIR_CODES[code].dropped });
+  }
+
+  drop(index: number): void {
+    this.decisions.set(index, { kind: "drop" });
+  }
+
+  /** A candidate's own text, normalised: its `text`, else its line read again. */
+  textOf(k: number): string {
+    const c = this.c;
+    return c.texts.get(k) ?? normalizeLine(this.source.read(c.offset[k]!, c.length[k]!), c.index[k] === 0).bytes.toString("utf8");
+  }
+}
+
+/** What the header phase settles: the header candidate (-1: none), what goes on line 1, and the ids it decides. */
+interface HeaderOutcome {
+  header: number;
+  hv: Record<string, unknown> | undefined;
+  headerLines: string[];
+  /** A v1 file (ids and parents are not repaired). */
+  legacy: boolean;
+  sessionId: string;
+  anyId: boolean;
+}
 
 /**
- * Plans the repair of `source` in one pass over its lines (no index of the session is built first:
- * a line's own scan tells all repair needs). `mtimeMs` dates a synthesized header as a last resort.
+ * Plans the repair of `source` (no index of the session is built first: a line's own scan tells
+ * all repair needs), in phases: every line made records or dropped by the salvage rule
+ * (`readCandidates`), the header (`settleHeader`), entries pi's loader would crash on dropped,
+ * ids, duplicates and parents (`settleIds`), then what each input line becomes (`decideLines`).
+ * `mtimeMs` dates a synthesized header as a last resort.
  */
 export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan {
-  const actions: RepairAction[] = [];
-  const decisions = new Map<number, Decision>();
-  const act = (code: RepairCode, line: number, message: string) => actions.push({ code, line, message, dropped: REPAIR_CODES[code].dropped });
-  const drop = (index: number) => decisions.set(index, { kind: "drop" });
+  const work = new RepairWork(source);
+  readCandidates(work);
+  const head = settleHeader(work, mtimeMs);
+  const c = work.c;
+  // Entries pi's loader would crash on go, whatever the version.
+  for (let k = 0; k < c.count; k++) {
+    if (c.flags[k]! & C_BAD_MESSAGE) {
+      work.act("entry-dropped", c.index[k]! + 1, "a message entry without `message.role` (pi's loader crashes on it)");
+      c.flags[k]! |= C_DROPPED;
+    }
+  }
+  // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
+  if (!head.legacy) settleIds(work, head.sessionId);
+  const keptRecords = decideLines(work, head);
+  work.actions.sort((a, b) => a.line - b.line);
+  return { actions: work.actions, headerLines: head.headerLines, decisions: work.decisions, changed: head.headerLines.length > 0 || work.decisions.size > 0, keptRecords, sessionLike: head.hv !== undefined || head.anyId };
+}
 
-  // ---- pass one, line level: every line becomes records or is dropped, by the salvage rule
+/** Phase one, line by line: every line becomes records (candidates) or is dropped, by the salvage rule. */
+function readCandidates(work: RepairWork): void {
+  const { source } = work;
+  const act = work.act.bind(work);
+  const drop = work.drop.bind(work);
   let at = 0;
-  const size = source.size;
-  const c: Candidates = new Candidates((): number => Math.ceil((c.count * Math.max(size, at + 1)) / Math.max(at, 1) * 1.02) + 256);
+  const c = (work.c = new Candidates((): number => growthFor(c.count, at, source.size)));
   const fields = emptyFields();
-  let lastIndex = -1;
-  let lastTerminated = true;
-
-  const broken = new BrokenRun((o) => {
+  const salvager = new LineSalvager((o) => {
     switch (o.kind) {
       case "joined": {
         act("lines-joined", o.first + 1, `lines ${o.first + 1}-${o.last + 1} were one record split by a raw newline`);
@@ -274,12 +323,11 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       }
     }
   });
-
   forEachLine(source, (buffer, start, end, line, offset, terminated) => {
     const index = line - 1;
     at = offset;
-    lastIndex = index;
-    lastTerminated = terminated;
+    work.lastIndex = index;
+    work.lastTerminated = terminated;
     const length = end - start;
     // Most lines: the validating scanner reads the few fields needed, no JSON.parse, no copy. (A
     // trailing CR is whitespace to it; a BOM or a NUL makes it say no, and the line is normalised.)
@@ -288,31 +336,22 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       const cr = length > 0 && buffer[end - 1] === 13;
       const badUtf8 = !fields.ascii && !isUtf8(buffer.subarray(start, cr ? end - 1 : end));
       if (cr) act("crlf-normalized", line, "CRLF line end made LF");
-      broken.flush();
+      salvager.flush();
       const bad = fields.type === "message" && fields.role === undefined;
       c.add(index, offset, length, undefined, fields, (cr || badUtf8 ? C_NORMALIZED : 0) | (bad ? C_BAD_MESSAGE : 0));
       if (badUtf8) act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
       return;
     }
-    const raw = buffer.subarray(start, end);
-    const n = normalizeLine(raw, index === 0);
+    const { normalized: n, cls, held } = salvager.classify(index, buffer.subarray(start, end), index === 0, terminated);
     if (n.bom) act("bom-removed", line, "removed the UTF-8 byte-order mark");
     if (n.cr) act("crlf-normalized", line, "CRLF line end made LF");
     if (n.nul) act("nul-removed", line, "removed NUL bytes");
-    const badUtf8 = !isUtf8(n.bytes);
-    const normalized = n.bom || n.cr || n.nul || badUtf8;
-    const replaced = () => badUtf8 && act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
-    const text = decodeLine(n.bytes);
-    const cls = text === undefined ? undefined : classifyText(text);
+    if (held) return; // a broken line, or a blank one inside a run: its fate is the run's
     if (cls?.kind === "blank") {
-      if (!broken.blank(index)) {
-        drop(index);
-        act("blank-dropped", line, n.nul ? "a line of NUL bytes" : "a blank line");
-      }
+      drop(index);
+      act("blank-dropped", line, n.nul ? "a line of NUL bytes" : "a blank line");
       return;
     }
-    if (cls?.kind === "broken") return broken.add(index, text!, terminated);
-    broken.flush();
     if (cls?.kind !== "record") {
       drop(index);
       if (cls === undefined) act("invalid-dropped", line, "the line is too long to read as text");
@@ -320,14 +359,20 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       else act("no-type-dropped", line, "an object without `type`");
       return;
     }
-    addRecord(c, cls.value, index, undefined, normalized, offset, length);
-    replaced();
+    const badUtf8 = !isUtf8(n.bytes);
+    addRecord(c, cls.value, index, undefined, n.bom || n.cr || n.nul || badUtf8, offset, length);
+    if (badUtf8) act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
   });
-  broken.flush();
+  salvager.flush();
+}
 
-  // ---- pass one, structure: the header, ids, parents
-  /** A candidate's own text, normalised: its `text`, else its line read again. */
-  const textOf = (k: number): string => c.texts.get(k) ?? normalizeLine(source.read(c.offset[k]!, c.length[k]!), c.index[k] === 0).bytes.toString("utf8");
+/**
+ * Phase two: the header. The first one goes to line 1 (completed if it lacks a string id,
+ * timestamp or cwd), later ones are dropped; none: one is synthesized from the file's name and
+ * folder, else from the entries.
+ */
+function settleHeader(work: RepairWork, mtimeMs: number): HeaderOutcome {
+  const { c, source } = work;
   const isHeader = (k: number) => (c.flags[k]! & C_HEADER) !== 0;
   let header = -1;
   let firstEntry = -1;
@@ -337,7 +382,7 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
       if (header < 0) header = k;
       else {
         c.flags[k]! |= C_DROPPED;
-        act("header-duplicate-dropped", c.index[k]! + 1, "a second session header");
+        work.act("header-duplicate-dropped", c.index[k]! + 1, "a second session header");
       }
       continue;
     }
@@ -347,17 +392,17 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   const hv = header >= 0 ? c.headers.get(header)! : undefined;
   const legacy = hv ? typeof hv.version !== "number" || (hv.version as number) < 2 : !anyId;
   const headerLines: string[] = [];
-  const firstValue = () => (firstEntry >= 0 ? (JSON.parse(textOf(firstEntry)) as Record<string, unknown>) : undefined);
+  const firstValue = () => (firstEntry >= 0 ? (JSON.parse(work.textOf(firstEntry)) as Record<string, unknown>) : undefined);
   let sessionId = typeof hv?.id === "string" ? hv.id : "";
   if (!hv) {
     const synthesized = synthesizeHeader(source.name, firstValue(), !legacy, mtimeMs);
     sessionId = String(synthesized.id);
     headerLines.push(JSON.stringify(synthesized));
-    act("header-synthesized", 1, `no header: synthesized one (id ${String(synthesized.id)}, cwd ${String(synthesized.cwd)})`);
+    work.act("header-synthesized", 1, `no header: synthesized one (id ${String(synthesized.id)}, cwd ${String(synthesized.cwd)})`);
   } else {
-    const missing = HEADER_FIELDS.filter((k) => typeof hv[k] !== "string");
+    const missing = missingHeaderFields(hv);
     if (header !== 0 || c.texts.has(header) || missing.length > 0) {
-      let text = textOf(header);
+      let text = work.textOf(header);
       if (missing.length > 0) {
         // Assigning keeps a key where it was; a new key goes last.
         const value = JSON.parse(text) as Record<string, unknown>;
@@ -365,144 +410,152 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
         for (const k of missing) value[k] = sources[k];
         sessionId = String(value.id);
         text = JSON.stringify(value);
-        act("header-completed", c.index[header]! + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]}`).join(", ")}`);
+        work.act("header-completed", c.index[header]! + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]}`).join(", ")}`);
       }
       headerLines.push(text);
       c.flags[header]! |= C_DROPPED; // written at the top instead
-      if (header !== 0) act("header-moved", c.index[header]! + 1, "the header moved to line 1");
+      if (header !== 0) work.act("header-moved", c.index[header]! + 1, "the header moved to line 1");
     }
   }
+  return { header, hv, headerLines, legacy, sessionId, anyId };
+}
 
-  // Entries pi's loader would crash on go, whatever the version.
+/**
+ * Phase three (v2 and v3 files): every kept entry gets an id of its own (a missing one assigned, a
+ * duplicate of a different entry renamed, an exact repeat dropped) and a parent that an
+ * append-only writer could have written (an earlier kept entry; else the entry before). Then
+ * references that point nowhere are reported (they are kept).
+ */
+function settleIds(work: RepairWork, sessionId: string): void {
+  const { c } = work;
+  const act = work.act.bind(work);
+  const isHeader = (k: number) => (c.flags[k]! & C_HEADER) !== 0;
+  c.ids.seal();
+  // What each candidate holds once it is kept: its own id (HOLDS), or a fresh one (`freshHolder`).
+  const holds = new Uint8Array(c.count);
+  const freshHolder = new Map<string, number>();
+  /** The last kept candidate before `k` that holds `id`, or -1. */
+  const holderBefore = (id: string, k: number): number => {
+    const fresh = freshHolder.get(id);
+    if (fresh !== undefined) return fresh < k ? fresh : -1;
+    const holders = c.ids.duplicates.get(id) ?? [c.ids.findString(id)];
+    for (let j = holders.length - 1; j >= 0; j--) {
+      const h = holders[j]!;
+      if (h >= 0 && h < k && holds[h]) return h;
+    }
+    return -1;
+  };
+  const renamed = new Map<string, string>();
+  const taken = new Set<string>(); // ids handed out here
+  const known = (id: string) => c.ids.findString(id) >= 0 || taken.has(id);
+  // The entry kept last (its candidate, and its id if it was given a fresh one): its id string
+  // is made only when a message or a patch needs it.
+  let prevKept = -1;
+  let prevFresh: string | undefined;
+  let prevId: string | null = null;
+  let prevIdStale = false;
+  const previousId = (): string | null => {
+    if (prevIdStale) {
+      prevId = prevFresh ?? c.ids.idOf(prevKept) ?? null;
+      prevIdStale = false;
+    }
+    return prevId;
+  };
+  const noDuplicates = c.ids.duplicates.size === 0;
+  const fresh = (line: number, k: number) => {
+    for (let attempt = 0; ; attempt++) {
+      const id = shortHash(sessionId, line, k, attempt).slice(0, 8);
+      if (!known(id)) {
+        taken.add(id);
+        return id;
+      }
+    }
+  };
+  let entryNumber = -1;
   for (let k = 0; k < c.count; k++) {
-    if (c.flags[k]! & C_BAD_MESSAGE) {
-      act("entry-dropped", c.index[k]! + 1, "a message entry without `message.role` (pi's loader crashes on it)");
-      c.flags[k]! |= C_DROPPED;
+    if (isHeader(k)) continue;
+    entryNumber++;
+    if (c.flags[k]! & C_DROPPED) continue;
+    // Most entries: a hex id held by no other, and the entry kept before as parent. Nothing to
+    // fix, and nothing to make a string of.
+    const hex = c.ids.hexAt(k);
+    if (noDuplicates && hex >= 0 && c.parentKind[k] === 1 && prevKept >= 0 && prevFresh === undefined && c.ids.hexAt(prevKept) === c.parentHex[k]) {
+      holds[k] = 1;
+      prevKept = k;
+      prevIdStale = true;
+      continue;
     }
-  }
-
-  // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
-  if (!legacy) {
-    c.ids.seal();
-    // What each candidate holds once it is kept: its own id (HOLDS), or a fresh one (`freshHolder`).
-    const holds = new Uint8Array(c.count);
-    const freshHolder = new Map<string, number>();
-    /** The last kept candidate before `k` that holds `id`, or -1. */
-    const holderBefore = (id: string, k: number): number => {
-      const fresh = freshHolder.get(id);
-      if (fresh !== undefined) return fresh < k ? fresh : -1;
-      const holders = c.ids.duplicates.get(id) ?? [c.ids.findString(id)];
-      for (let j = holders.length - 1; j >= 0; j--) {
-        const h = holders[j]!;
-        if (h >= 0 && h < k && holds[h]) return h;
-      }
-      return -1;
-    };
-    const renamed = new Map<string, string>();
-    const taken = new Set<string>(); // ids handed out here
-    const known = (id: string) => c.ids.findString(id) >= 0 || taken.has(id);
-    // The entry kept last (its candidate, and its id if it was given a fresh one): its id string
-    // is made only when a message or a patch needs it.
-    let prevKept = -1;
-    let prevFresh: string | undefined;
-    let prevId: string | null = null;
-    let prevIdStale = false;
-    const previousId = (): string | null => {
-      if (prevIdStale) {
-        prevId = prevFresh ?? c.ids.idOf(prevKept) ?? null;
-        prevIdStale = false;
-      }
-      return prevId;
-    };
-    const noDuplicates = c.ids.duplicates.size === 0;
-    const fresh = (line: number, k: number) => {
-      for (let attempt = 0; ; attempt++) {
-        const id = shortHash(sessionId, line, k, attempt).slice(0, 8);
-        if (!known(id)) {
-          taken.add(id);
-          return id;
+    const prevId = previousId();
+    const line = c.index[k]! + 1;
+    const patch: { id?: string; parentId?: string | null } = {};
+    let id = c.ids.idOf(k);
+    let parentId: string | null | undefined = c.parentKind[k] === 2 ? null : c.parentId(k);
+    let own = true;
+    if (id === undefined) {
+      id = patch.id = fresh(line, entryNumber);
+      own = false;
+      if (typeof parentId !== "string") parentId = patch.parentId = prevId;
+      act("id-assigned", line, `no id: given ${id}, parent ${String(parentId)}`);
+    } else if (c.ids.duplicates.has(id) || freshHolder.has(id)) {
+      const holder = holderBefore(id, k);
+      if (holder >= 0) {
+        // The same id again: an exact repeat goes; a different entry gets an id of its own.
+        if (work.textOf(holder) === work.textOf(k)) {
+          act("duplicate-dropped", line, `an exact repeat of entry ${id}`);
+          c.flags[k]! |= C_DROPPED;
+          continue;
         }
-      }
-    };
-    let entryNumber = -1;
-    for (let k = 0; k < c.count; k++) {
-      if (isHeader(k)) continue;
-      entryNumber++;
-      if (c.flags[k]! & C_DROPPED) continue;
-      // Most entries: a hex id held by no other, and the entry kept before as parent. Nothing to
-      // fix, and nothing to make a string of.
-      const hex = c.ids.hexAt(k);
-      if (noDuplicates && hex >= 0 && c.parentKind[k] === 1 && prevKept >= 0 && prevFresh === undefined && c.ids.hexAt(prevKept) === c.parentHex[k]) {
-        holds[k] = 1;
-        prevKept = k;
-        prevIdStale = true;
-        continue;
-      }
-      const prevId = previousId();
-      const line = c.index[k]! + 1;
-      const patch: { id?: string; parentId?: string | null } = {};
-      let id = c.ids.idOf(k);
-      let parentId: string | null | undefined = c.parentKind[k] === 2 ? null : c.parentId(k);
-      let own = true;
-      if (id === undefined) {
+        const old = id;
         id = patch.id = fresh(line, entryNumber);
         own = false;
-        if (typeof parentId !== "string") parentId = patch.parentId = prevId;
-        act("id-assigned", line, `no id: given ${id}, parent ${String(parentId)}`);
-      } else if (c.ids.duplicates.has(id) || freshHolder.has(id)) {
-        const holder = holderBefore(id, k);
-        if (holder >= 0) {
-          // The same id again: an exact repeat goes; a different entry gets an id of its own.
-          if (textOf(holder) === textOf(k)) {
-            act("duplicate-dropped", line, `an exact repeat of entry ${id}`);
-            c.flags[k]! |= C_DROPPED;
-            continue;
-          }
-          const old = id;
-          id = patch.id = fresh(line, entryNumber);
-          own = false;
-          renamed.set(old, id);
-          act("id-renamed", line, `id ${old} was already used by another entry: now ${id}`);
-        }
+        renamed.set(old, id);
+        act("id-renamed", line, `id ${old} was already used by another entry: now ${id}`);
       }
-      if (parentId !== null) {
-        const target: string | undefined = typeof parentId === "string" ? (renamed.get(parentId) ?? parentId) : undefined;
-        // (the entry before, most often: held, without looking)
-        if (target === undefined || target === id || (target !== prevId && holderBefore(target, k) < 0)) {
-          const why = target === undefined ? "no parentId" : target === id ? "it was its own parent" : known(target) ? `parent ${target} comes later in the file` : `parent ${target} does not exist`;
-          patch.parentId = prevId;
-          act("parent-reattached", line, `${why}: re-attached to ${String(prevId)}`);
-        } else if (target !== parentId) {
-          patch.parentId = target;
-        }
-      }
-      if (patch.id !== undefined || "parentId" in patch) c.patches.set(k, patch);
-      if (own) holds[k] = 1;
-      else freshHolder.set(id, k);
-      prevKept = k;
-      prevFresh = own ? undefined : id;
-      prevIdStale = true;
     }
-    // References that point nowhere stay, reported.
-    for (const [k, { type, ref }] of c.refs) {
-      if (!(c.flags[k]! & C_DROPPED) && holderBefore(ref, c.count) < 0 && ref !== "root" && ref !== (c.patches.get(k)?.id ?? c.ids.idOf(k))) {
-        act("reference-missing", c.index[k]! + 1, `${type} points to ${ref}, which does not exist (kept)`);
+    if (parentId !== null) {
+      const target: string | undefined = typeof parentId === "string" ? (renamed.get(parentId) ?? parentId) : undefined;
+      // (the entry before, most often: held, without looking)
+      if (target === undefined || target === id || (target !== prevId && holderBefore(target, k) < 0)) {
+        const why = target === undefined ? "no parentId" : target === id ? "it was its own parent" : known(target) ? `parent ${target} comes later in the file` : `parent ${target} does not exist`;
+        patch.parentId = prevId;
+        act("parent-reattached", line, `${why}: re-attached to ${String(prevId)}`);
+      } else if (target !== parentId) {
+        patch.parentId = target;
       }
+    }
+    if (patch.id !== undefined || "parentId" in patch) c.patches.set(k, patch);
+    if (own) holds[k] = 1;
+    else freshHolder.set(id, k);
+    prevKept = k;
+    prevFresh = own ? undefined : id;
+    prevIdStale = true;
+  }
+  // References that point nowhere stay, reported.
+  for (const [k, { type, ref }] of c.refs) {
+    if (!(c.flags[k]! & C_DROPPED) && holderBefore(ref, c.count) < 0 && ref !== "root" && ref !== (c.patches.get(k)?.id ?? c.ids.idOf(k))) {
+      act("reference-missing", c.index[k]! + 1, `${type} points to ${ref}, which does not exist (kept)`);
     }
   }
+}
 
-  // ---- decisions for the writer: what each input line becomes (candidates come in line order)
-  let keptRecords = hv || headerLines.length > 0 ? 1 : 0;
+/**
+ * Phase four: what each input line becomes (candidates come in line order): kept as it is,
+ * normalised, dropped, or the records it holds written again (split, joined, patched). Returns how
+ * many records the result holds.
+ */
+function decideLines(work: RepairWork, head: HeaderOutcome): number {
+  const { c, decisions } = work;
+  let keptRecords = head.hv || head.headerLines.length > 0 ? 1 : 0;
   // Lines that keep a record, marked only when a joined record's other lines need the answer (a
   // byte a line: a set of a million numbers would hold ~40 bytes each).
-  const linesWithRecords = c.spans.size > 0 ? new Uint8Array(lastIndex + 1) : undefined;
+  const linesWithRecords = c.spans.size > 0 ? new Uint8Array(work.lastIndex + 1) : undefined;
   for (let k = 0; k < c.count; ) {
     const index = c.index[k]!;
     let end = k + 1;
     while (end < c.count && c.index[end] === index) end++;
     // (most lines hold one candidate, kept as it is: decided without an array)
     if (end === k + 1 && !(c.flags[k]! & C_DROPPED) && !c.texts.has(k) && !c.patches.has(k)) {
-      if (k !== header) keptRecords++;
+      if (k !== head.header) keptRecords++;
       if (linesWithRecords) linesWithRecords[index] = 1;
       if (c.flags[k]! & C_NORMALIZED) decisions.set(index, { kind: "normalize" });
       k = end;
@@ -510,8 +563,8 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     }
     const kept: number[] = [];
     for (let j = k; j < end; j++) if (!(c.flags[j]! & C_DROPPED)) kept.push(j);
-    keptRecords += kept.filter((j) => j !== header).length;
-    if (kept.length === 0) drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
+    keptRecords += kept.filter((j) => j !== head.header).length;
+    if (kept.length === 0) work.drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
     else {
       if (linesWithRecords) linesWithRecords[index] = 1;
       decisions.set(index, { kind: "pieces", pieces: kept.map((j) => ({ ...(c.texts.has(j) ? { text: c.texts.get(j)! } : {}), ...(c.patches.has(j) ? { patch: c.patches.get(j)! } : {}) })) });
@@ -519,17 +572,16 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     k = end;
   }
   // a joined record's other lines
-  for (const [k, span] of c.spans) for (let extra = 1; extra <= span; extra++) if (!linesWithRecords![c.index[k]! + extra]) drop(c.index[k]! + extra);
+  for (const [k, span] of c.spans) for (let extra = 1; extra <= span; extra++) if (!linesWithRecords![c.index[k]! + extra]) work.drop(c.index[k]! + extra);
   // A valid last line without its newline gets one.
-  if (lastIndex >= 0 && !lastTerminated && !decisions.has(lastIndex)) {
-    decisions.set(lastIndex, { kind: "normalize" });
-    act("newline-added", lastIndex + 1, "added the missing final newline");
-  } else if (lastIndex >= 0 && !lastTerminated && decisions.get(lastIndex)?.kind !== "drop") {
-    act("newline-added", lastIndex + 1, "added the missing final newline");
+  const last = work.lastIndex;
+  if (last >= 0 && !work.lastTerminated && !decisions.has(last)) {
+    decisions.set(last, { kind: "normalize" });
+    work.act("newline-added", last + 1, "added the missing final newline");
+  } else if (last >= 0 && !work.lastTerminated && decisions.get(last)?.kind !== "drop") {
+    work.act("newline-added", last + 1, "added the missing final newline");
   }
-  actions.sort((a, b) => a.line - b.line);
-  const sessionLike = hv !== undefined || anyId;
-  return { actions, headerLines, decisions, changed: headerLines.length > 0 || decisions.size > 0, keptRecords, sessionLike };
+  return keptRecords;
 }
 
 /** Writes the repaired file (or only its diff) in one pass over the input. */

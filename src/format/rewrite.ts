@@ -28,27 +28,58 @@ export interface RewriteResult {
 
 const CONTEXT = 3;
 
-export function rewriteLines(source: ByteSource, decide: (index: number, bytes: Buffer, terminated: boolean) => LineDecision, write: ((chunk: string | Uint8Array) => void) | undefined, options: RewriteOptions = {}): RewriteResult {
-  const result: RewriteResult = { linesIn: 0, linesOut: 0, changedLines: 0, hunks: [] };
-  const newline = Buffer.from("\n");
-  // Diff state: the last CONTEXT unchanged lines, and the hunk being built.
-  const recent: string[] = [];
-  let hunk: StructuredPatchHunk | undefined;
-  let trailing = 0; // unchanged lines appended to the current hunk since its last change
-  let oldDone = 0; // old lines consumed so far
-  let newDone = 0; // new lines written so far
+/**
+ * The unified diff of a rewrite, built as it goes: hunks of changed lines with three unchanged
+ * lines of context, closed when more than twice that many unchanged lines follow a change.
+ */
+class DiffCollector {
+  readonly hunks: StructuredPatchHunk[] = [];
+  /** The last CONTEXT unchanged lines (the next hunk's leading context). */
+  private readonly recent: string[] = [];
+  private hunk: StructuredPatchHunk | undefined;
+  /** Unchanged lines appended to the current hunk since its last change. */
+  private trailing = 0;
+  /** Old lines consumed, new lines written, so far. */
+  private oldDone = 0;
+  private newDone = 0;
 
-  const emitNew = (lines: string[]) => {
-    for (const l of lines) {
-      write?.(l + "\n");
-      result.linesOut++;
+  change(oldText: string[], newText: string[]): void {
+    if (this.hunk && this.trailing > 2 * CONTEXT) this.close();
+    const recent = this.recent;
+    if (!this.hunk) {
+      this.hunk = { oldStart: this.oldDone - recent.length + 1, oldLines: recent.length, newStart: this.newDone - recent.length + 1, newLines: recent.length, lines: recent.map((l) => ` ${l}`) };
     }
-  };
+    const hunk = this.hunk;
+    this.trailing = 0;
+    for (const l of oldText) hunk.lines.push(`-${l}`);
+    for (const l of newText) hunk.lines.push(`+${l}`);
+    hunk.oldLines += oldText.length;
+    hunk.newLines += newText.length;
+    recent.length = 0;
+    this.oldDone += oldText.length;
+    this.newDone += newText.length;
+  }
 
-  const closeHunk = () => {
+  unchanged(text: string): void {
+    this.oldDone++;
+    this.newDone++;
+    const hunk = this.hunk;
+    if (hunk) {
+      hunk.lines.push(` ${text}`);
+      hunk.oldLines++;
+      hunk.newLines++;
+      this.trailing++;
+      if (this.trailing > 2 * CONTEXT) this.close();
+    }
+    this.recent.push(text);
+    if (this.recent.length > CONTEXT) this.recent.shift();
+  }
+
+  close(): void {
+    const hunk = this.hunk;
     if (!hunk) return;
     // Keep at most CONTEXT unchanged lines after the last change.
-    const extra = Math.max(0, trailing - CONTEXT);
+    const extra = Math.max(0, this.trailing - CONTEXT);
     if (extra > 0) {
       hunk.lines.splice(hunk.lines.length - extra, extra);
       hunk.oldLines -= extra;
@@ -57,42 +88,25 @@ export function rewriteLines(source: ByteSource, decide: (index: number, bytes: 
     // Unified diff numbers an empty side by the line before it.
     if (hunk.oldLines === 0) hunk.oldStart--;
     if (hunk.newLines === 0) hunk.newStart--;
-    result.hunks.push(hunk);
-    hunk = undefined;
-  };
+    this.hunks.push(hunk);
+    this.hunk = undefined;
+  }
+}
 
-  const change = (oldText: string[], newText: string[]) => {
-    if (options.diff) {
-      if (hunk && trailing > 2 * CONTEXT) closeHunk();
-      if (!hunk) {
-        hunk = { oldStart: oldDone - recent.length + 1, oldLines: recent.length, newStart: newDone - recent.length + 1, newLines: recent.length, lines: recent.map((l) => ` ${l}`) };
-      }
-      trailing = 0;
-      for (const l of oldText) hunk.lines.push(`-${l}`);
-      for (const l of newText) hunk.lines.push(`+${l}`);
-      hunk.oldLines += oldText.length;
-      hunk.newLines += newText.length;
-      recent.length = 0;
+/**
+ * Rewrites `source` line by line through `write` (or, without it, only counts and, with `diff`,
+ * collects the diff): `decide` keeps a line (null) or gives the lines that replace it.
+ */
+export function rewriteLines(source: ByteSource, decide: (index: number, bytes: Buffer, terminated: boolean) => LineDecision, write: ((chunk: string | Uint8Array) => void) | undefined, options: RewriteOptions = {}): RewriteResult {
+  const result: RewriteResult = { linesIn: 0, linesOut: 0, changedLines: 0, hunks: [] };
+  const newline = Buffer.from("\n");
+  const diff = options.diff ? new DiffCollector() : undefined;
+  const emitNew = (lines: string[]) => {
+    for (const l of lines) {
+      write?.(l + "\n");
+      result.linesOut++;
     }
-    oldDone += oldText.length;
-    newDone += newText.length;
   };
-
-  const unchanged = (text: string) => {
-    oldDone++;
-    newDone++;
-    if (!options.diff) return;
-    if (hunk) {
-      hunk.lines.push(` ${text}`);
-      hunk.oldLines++;
-      hunk.newLines++;
-      trailing++;
-      if (trailing > 2 * CONTEXT) closeHunk();
-    }
-    recent.push(text);
-    if (recent.length > CONTEXT) recent.shift();
-  };
-
   forEachLine(source, (buffer, start, end, line, _offset, terminated) => {
     const bytes = buffer.subarray(start, end);
     const index = line - 1;
@@ -100,21 +114,24 @@ export function rewriteLines(source: ByteSource, decide: (index: number, bytes: 
     const inserted = options.before?.(index) ?? [];
     if (inserted.length > 0) {
       emitNew(inserted);
-      change([], inserted);
+      diff?.change([], inserted);
     }
     const decision = decide(index, bytes, terminated);
     if (decision === null) {
       write?.(bytes);
       if (terminated) write?.(newline);
       result.linesOut++;
-      unchanged(options.diff ? bytes.toString("utf8") : "");
+      diff?.unchanged(bytes.toString("utf8"));
       return;
     }
     result.changedLines++;
     emitNew(decision);
-    change([options.diff ? bytes.toString("utf8") : ""], decision);
+    diff?.change([diff ? bytes.toString("utf8") : ""], decision);
   });
-  closeHunk();
+  if (diff) {
+    diff.close();
+    result.hunks = diff.hunks;
+  }
   return result;
 }
 

@@ -100,7 +100,7 @@ export function normalizeLine(raw: Buffer, firstLine: boolean): Normalized {
 }
 
 /** The line's text (U+FFFD for bytes that are not UTF-8), or undefined when it is longer than a string can be. */
-export function decodeLine(bytes: Buffer): string | undefined {
+function decodeLine(bytes: Buffer): string | undefined {
   try {
     return bytes.toString("utf8");
   } catch {
@@ -111,7 +111,7 @@ export function decodeLine(bytes: Buffer): string | undefined {
 /** A session record: a JSON object with a string `type`. */
 export type SessionRecord = Record<string, unknown> & { type: string };
 
-export function isRecord(value: unknown): value is SessionRecord {
+function isRecord(value: unknown): value is SessionRecord {
   return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === "string";
 }
 
@@ -315,4 +315,53 @@ function join(run: ReadonlyArray<{ text: string }>, k: number, last: string): { 
   const text = parts.join("\\n");
   const value = parseRecord(text);
   return value ? { text, value } : undefined;
+}
+
+/** A line that does not parse as it stands, as steps 1 and 2 read it. */
+export interface Classified {
+  normalized: Normalized;
+  /** Its normalised text (undefined: too long to be a string). */
+  text: string | undefined;
+  /** What that text is (undefined: too long to be a string). */
+  cls: TextClass | undefined;
+  /** Whether the run took the line (a broken line, or a blank one inside a run): its fate comes later, as an outcome. */
+  held: boolean;
+}
+
+/**
+ * The rule over the lines of a file, in order, as `check` (the reader) and `repair` both drive it:
+ * a line that does not parse as it stands is normalised and classified (`classify`); a broken one
+ * joins the run of steps 3-4, a blank one too when a run is open (a string split by two raw
+ * newlines leaves a blank line between its halves), and anything else ends the run. `onOutcome`
+ * hears the fate of every line the run held, in line order.
+ */
+export class LineSalvager {
+  private readonly run: BrokenRun;
+
+  constructor(onOutcome: (outcome: BrokenOutcome) => void) {
+    this.run = new BrokenRun(onOutcome);
+  }
+
+  classify(index: number, raw: Buffer, firstLine: boolean, terminated: boolean): Classified {
+    const normalized = normalizeLine(raw, firstLine);
+    const text = decodeLine(normalized.bytes);
+    const cls = text === undefined ? undefined : classifyText(text);
+    let held = false;
+    if (cls?.kind === "blank") held = this.run.blank(index);
+    else if (cls?.kind === "broken") {
+      this.run.add(index, text!, terminated);
+      held = true;
+    } else this.flush();
+    return { normalized, text, cls, held };
+  }
+
+  /** A line that is blank as it stands: held when a run is open; returns whether it was. */
+  blank(index: number): boolean {
+    return this.run.blank(index);
+  }
+
+  /** A line that is a record as it stands ends the run (and the end of the file does). */
+  flush(): void {
+    if (this.run.active) this.run.flush();
+  }
 }

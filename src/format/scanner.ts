@@ -24,7 +24,7 @@ export const enum Verdict {
 }
 
 /** The most tool-call ids a line's scan keeps; a message with more is parsed instead (`ScanFields.calls` -1). */
-export const MAX_CALLS = 64;
+const MAX_CALLS = 64;
 
 export interface ScanFields {
   /** True when the line is a JSON object (other valid JSON is reported as not an object). */
@@ -331,7 +331,7 @@ function isoTime(b: Uint8Array, start: number, end: number): number | undefined 
 }
 
 /** The JSON string between the quotes at `open` and `close`, decoded. */
-export function decodeString(b: Uint8Array, open: number, close: number): string {
+function decodeString(b: Uint8Array, open: number, close: number): string {
   let ascii = true;
   for (let k = open + 1; k < close; k++) {
     const c = b[k]!;

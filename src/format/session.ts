@@ -1,11 +1,10 @@
 import { isUtf8 } from "node:buffer";
-import { finding, type Finding } from "./findings.js";
 import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type LineRecord } from "./line-table.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "./migrations.js";
 import { parseAt, parseSkimmed, readLineBytes, readLines, type LineSpan, type ReadOptions } from "./pass-two.js";
-import { BrokenRun, classifyText, decodeLine, LineFlag, normalizeLine, parseLine, type BrokenOutcome, type TextClass } from "./salvage.js";
+import { LineFlag, LineSalvager, parseLine, type BrokenOutcome, type TextClass } from "./salvage.js";
 import { emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
-import { BufferSource, FileSource, forEachLine, type ByteSource } from "./source.js";
+import { BufferSource, FileSource, forEachLine, growthFor, type ByteSource } from "./source.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
 
@@ -56,6 +55,26 @@ export interface OpenOptions {
   imageData?: "full" | "length";
 }
 
+/** What pass one carries from line to line (`Session.scan`). */
+interface ScanState {
+  /** The scanner's fields of the current line (one object, refilled). */
+  fields: ScanFields;
+  onRecord: OpenOptions["onRecord"];
+  only: OpenOptions["only"];
+  skim: boolean;
+  /** Every entry parsed whole for `onRecord`. */
+  whole: boolean;
+  skimImages: boolean;
+  skimUsage: boolean;
+  /** Records pi keeps so far (v1 `firstKeptEntryIndex` counts them). */
+  ordinal: number;
+  prevV1Id: string | null;
+  /** The current line's offset in the file. */
+  at: number;
+  salvager: LineSalvager;
+  growNodes: () => number;
+}
+
 /** Entry types a skim still parses whole (few and small; their fields are what show and check read). */
 const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "context_edit", "model_change", "thinking_level_change", "session_info", "usage", "leaf", "active_tools_change"]);
 
@@ -81,8 +100,6 @@ export class Session {
   private readonly nodes: NodeTable;
   private readonly types = new ByteInterner();
   private readonly roles = new ByteInterner();
-  /** Line-level findings from pass one. */
-  readonly lineFindings: Finding[] = [];
   header: SessionHeader | null = null;
   headerRecord: LineRecord | null = null;
   tree!: TreeIndex;
@@ -138,6 +155,11 @@ export class Session {
 
   get lineCount(): number {
     return this.table.count;
+  }
+
+  /** What pass one made of line `index` (0-based): its kind, its `LineFlag`s, its length and, for a line pi skips, what the salvage rule makes of it. */
+  lineState(index: number): { kind: LineKind; flags: number; length: number; salvage: LineSalvage | undefined } {
+    return { kind: KINDS[this.table.kind[index]!]!, flags: this.table.flags[index]!, length: this.lengthOf(index), salvage: this.salvage.get(index) };
   }
 
   static open(source: ByteSource, options: OpenOptions = {}): Session {
@@ -404,151 +426,52 @@ export class Session {
     return out as AnyEntry;
   }
 
+  /**
+   * Pass one: every line read once, in order (`forEachLine`), classified and recorded in the line
+   * table (`readRecordLine` for the lines the scanner accepts, `readOtherLine` for the rest), each
+   * entry registered as a node (`addRecord`); then the tree, the current leaf and the line findings.
+   */
   private scan(options: OpenOptions): void {
     const t = this.table;
     const nodes = this.nodes;
-    const fields = emptyFields();
+    const size = this.source.size;
     const { onRecord, only } = options;
     const skim = onRecord !== undefined && options.skim === true && only === undefined;
     const whole = onRecord !== undefined && !skim && only === undefined;
-    const skimImages = whole && options.imageData === "length";
-    const skimUsage = options.skimUsage !== false;
-    const size = this.source.size;
-    let ordinal = 0;
-    let prevV1Id: string | null = null;
-    let at = 0;
-    // Tables grow to what the file's bytes so far say the rest will need (a little over).
-    const grow = (count: number) => Math.ceil((count * Math.max(size, at + 1)) / Math.max(at, 1) * 1.02) + 256;
-    const growLines = () => grow(t.count);
-    const growNodes = () => grow(nodes.count);
-    // Lines pi skips are described by the salvage rule `repair` follows (what it would keep).
-    const broken = new BrokenRun((outcome) => this.noteSalvage(outcome));
+    const state: ScanState = {
+      fields: emptyFields(),
+      onRecord,
+      only,
+      skim,
+      whole,
+      skimImages: whole && options.imageData === "length",
+      skimUsage: options.skimUsage !== false,
+      ordinal: 0,
+      prevV1Id: null,
+      at: 0,
+      // Lines pi skips are described by the salvage rule `repair` follows (what it would keep).
+      salvager: new LineSalvager((outcome) => this.noteSalvage(outcome)),
+      // Tables grow to what the file's bytes so far say the rest will need (a little over).
+      growNodes: () => growthFor(nodes.count, state.at, size),
+    };
+    const growLines = () => growthFor(t.count, state.at, size);
     forEachLine(this.source, (buffer, start, end, line, offset, terminated) => {
-      at = offset;
-      const length = end - start;
+      state.at = offset;
       // (the line's own view is made only where it is needed: most lines need none)
       const i = t.add(offset, growLines);
-      let flags = terminated ? 0 : LineFlag.NO_NEWLINE;
-      let obj: Record<string, unknown> | undefined;
-      let kind: LineKind;
+      const flags = terminated ? 0 : LineFlag.NO_NEWLINE;
       // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
       // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
       // a line outside its memory) take the JSON.parse path.
-      const verdict = line === 1 || (whole && !(skimImages && length >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, fields, start, end, skim);
-      if (verdict === Verdict.Valid && fields.object) {
-        if (length > 0 && buffer[end - 1] === 13) flags |= LineFlag.CRLF;
-        if (!fields.ascii && !isUtf8(buffer.subarray(start, end))) flags |= LineFlag.BAD_UTF8;
-        if (fields.plainText) flags |= LineFlag.PLAIN_TEXT;
-        if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
-        ordinal++;
-        kind = "entry";
-        if (fields.longPlain) t.long.set(i, { start: fields.longStart, end: fields.longEnd });
-        const type = fields.type;
-        if (fields.messageStart >= 0 && fields.messageStart < 65536 && endsWithMessage(buffer, start + fields.messageEnd, end)) {
-          t.msgStart[i] = fields.messageStart;
-          const role = fields.role;
-          const nullable = role === "system" || role === "user" || role === "assistant" || role === "toolResult";
-          if (role !== undefined && (!nullable || fields.contentKind === 2) && !(flags & LineFlag.BAD_UTF8) && this.version >= CURRENT_VERSION) flags |= LineFlag.RAW_MESSAGE;
-        }
-        // the lines whose values matter here, or to the caller
-        const wanted = only !== undefined && type !== undefined && only.has(type);
-        const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || whole || (skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && fields.calls < 0)));
-        if (parse) obj = fields.longPlain ? parseSkimmed(buffer.subarray(start, end), fields) : (JSON.parse(buffer.toString(fields.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
-        else if (skim) obj = skeleton(buffer, start, fields, skimUsage);
-      } else {
-        const bytes = buffer.subarray(start, end);
-        const parsed = parseLine(bytes, line === 1);
-        flags |= parsed.flags;
-        const value = parsed.value;
-        if (parsed.blank) {
-          kind = "blank";
-          broken.blank(i);
-        } else if (value === undefined) {
-          kind = "invalid";
-          const text = decodeLine(normalizeLine(bytes, line === 1).bytes);
-          const normalized = text === undefined ? undefined : classifyText(text);
-          if (text === undefined || normalized === undefined) {
-            broken.flush(); // too long for a string: no rule reads it
-          } else if (normalized.kind === "broken") {
-            flags |= LineFlag.BROKEN;
-            broken.add(i, text, terminated);
-          } else {
-            broken.flush();
-            this.salvage.set(i, { kind: "normalized", to: normalized.kind });
-          }
-        } else {
-          // pi keeps every truthy JSON value it parses.
-          if (value) {
-            if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
-            ordinal++;
-          }
-          kind = typeof value !== "object" || value === null || Array.isArray(value) ? "not-object" : "entry";
-        }
-        if (kind === "entry") {
-          obj = value as Record<string, unknown>;
-          fieldsOf(obj, fields);
-        }
-      }
-      if (kind !== "blank" && kind !== "invalid" && broken.active) broken.flush();
-      if (kind !== "entry") {
-        t.kind[i] = KIND_CODE[kind];
-        t.flags[i] = flags;
+      const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim);
+      if (verdict === Verdict.Valid && state.fields.object) {
+        this.addRecord(state, i, line, this.readRecordLine(state, buffer, start, end, i), flags | this.recordFlags(state.fields, buffer, start, end, i), buffer, start, end);
         return;
       }
-      const type = fields.type;
-      if (type === undefined) flags |= LineFlag.NO_TYPE;
-      t.type[i] = this.types.codeFor(type, i);
-      if (type === "session") {
-        obj ??= JSON.parse(buffer.toString("utf8", start, end)) as Record<string, unknown>;
-        t.flags[i] = flags;
-        if (this.header) {
-          t.kind[i] = KIND_CODE["extra-header"];
-          return;
-        }
-        t.kind[i] = KIND_CODE.header;
-        this.header = obj as SessionHeader;
-        if (this.version < 2) this.v1Ids = new V1IdAllocator(String(obj.id ?? ""));
-        this.headerRecord = this.record(i, -1);
-        onRecord?.(this.header, this.headerRecord);
-        return;
-      }
-      t.kind[i] = KIND_CODE.entry;
-      if (type === "message" && fields.role !== undefined) {
-        t.role[i] = this.roles.codeFor(fields.role === "hookMessage" && this.version < 3 ? "custom" : fields.role, i);
-      }
-      if (fields.hasTimestamp) flags |= LineFlag.HAS_TIME;
-      if (type === "leaf") {
-        if (fields.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
-        t.flags[i] = flags;
-        this.isHarness = true;
-        const target = (obj as { targetId?: unknown }).targetId;
-        this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
-        return;
-      }
-      let node: number;
-      if (this.v1Ids) {
-        const id = this.v1Ids.next(line);
-        flags |= LineFlag.HAS_PARENT_KEY | (prevV1Id === null ? LineFlag.PARENT_NULL : 0);
-        node = nodes.add(i, fields.time, hexOf(id), undefined, prevV1Id === null ? 2 : 1, prevV1Id === null ? -1 : hexOf(prevV1Id), undefined, growNodes);
-        prevV1Id = id;
-        // Before resolving the index: a compaction may name itself (pi has given it its id by then).
-        this.idsByOrdinal[ordinal - 1] = id;
-        if (type === "compaction" && obj && typeof obj.firstKeptEntryIndex === "number") {
-          this.fkIndexByLine.set(line, this.idsByOrdinal[obj.firstKeptEntryIndex]);
-        }
-      } else {
-        if (fields.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
-        if (fields.parentKind === 2) flags |= LineFlag.PARENT_NULL;
-        node = nodes.add(i, fields.time, fields.idHex, fields.id, fields.parentKind, fields.parentHex, fields.parentId, growNodes);
-      }
-      t.flags[i] = flags;
-      if (onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
-        const record = this.record(i, node);
-        onRecord(this.upgrade(obj, record), record);
-      }
+      this.readOtherLine(state, buffer, start, end, i, line, terminated, flags);
     });
     t.end = this.source.size;
-    broken.flush();
+    state.salvager.flush();
     this.tree = new TreeIndex(nodes);
     for (const { node, problem } of this.tree.problems) {
       if (problem !== "cycle") continue;
@@ -557,7 +480,140 @@ export class Session {
       if (flags & LineFlag.HAS_PARENT_KEY && !(flags & LineFlag.PARENT_NULL)) this.cutParents.set(node, this.cutParentId(node));
     }
     this.leafNode = this.findLeaf();
-    this.collectLineFindings();
+  }
+
+  /** The flags of a line the scanner accepted (its fields in `f`), and its message's place when it can be copied as it is. */
+  private recordFlags(f: ScanFields, buffer: Buffer, start: number, end: number, i: number): number {
+    const t = this.table;
+    let flags = 0;
+    if (end > start && buffer[end - 1] === 13) flags |= LineFlag.CRLF;
+    if (!f.ascii && !isUtf8(buffer.subarray(start, end))) flags |= LineFlag.BAD_UTF8;
+    if (f.plainText) flags |= LineFlag.PLAIN_TEXT;
+    if (f.longPlain) t.long.set(i, { start: f.longStart, end: f.longEnd });
+    if (f.messageStart >= 0 && f.messageStart < 65536 && endsWithMessage(buffer, start + f.messageEnd, end)) {
+      t.msgStart[i] = f.messageStart;
+      const role = f.role;
+      const nullable = role === "system" || role === "user" || role === "assistant" || role === "toolResult";
+      if (role !== undefined && (!nullable || f.contentKind === 2) && !(flags & LineFlag.BAD_UTF8) && this.version >= CURRENT_VERSION) flags |= LineFlag.RAW_MESSAGE;
+    }
+    return flags;
+  }
+
+  /**
+   * The fast path: a line the scanner accepted as a JSON object. Its value is parsed only where
+   * it matters here (the header, harness leaves, v1 compactions) or to the caller (`only`,
+   * `whole`), or skimmed (`skim`); most lines are not parsed at all.
+   */
+  private readRecordLine(state: ScanState, buffer: Buffer, start: number, end: number, i: number): Record<string, unknown> | undefined {
+    const f = state.fields;
+    if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
+    state.ordinal++;
+    const type = f.type;
+    const wanted = state.only !== undefined && type !== undefined && state.only.has(type);
+    const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || state.whole || (state.skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && f.calls < 0)));
+    if (parse) return f.longPlain ? parseSkimmed(buffer.subarray(start, end), f) : (JSON.parse(buffer.toString(f.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
+    return state.skim ? skeleton(buffer, start, f, state.skimUsage) : undefined;
+  }
+
+  /**
+   * Any other line, read as pi reads it (`parseLine`): blank, not JSON (then described by the
+   * salvage rule: what `repair` makes of it), JSON that is not an object, or a record the scanner
+   * left to `JSON.parse` (line 1, NULs, lines outside its memory).
+   */
+  private readOtherLine(state: ScanState, buffer: Buffer, start: number, end: number, i: number, line: number, terminated: boolean, lineFlags: number): void {
+    const t = this.table;
+    const bytes = buffer.subarray(start, end);
+    const parsed = parseLine(bytes, line === 1);
+    let flags = lineFlags | parsed.flags;
+    const value = parsed.value;
+    let kind: LineKind;
+    if (parsed.blank) {
+      kind = "blank";
+      state.salvager.blank(i);
+    } else if (value === undefined) {
+      kind = "invalid";
+      const { cls, held } = state.salvager.classify(i, bytes, line === 1, terminated);
+      if (cls?.kind === "broken") flags |= LineFlag.BROKEN;
+      // (held blank: its outcome says; too long for a string: no rule reads it)
+      else if (cls !== undefined && !held) this.salvage.set(i, { kind: "normalized", to: cls.kind });
+    } else {
+      state.salvager.flush();
+      // pi keeps every truthy JSON value it parses.
+      if (value) {
+        if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
+        state.ordinal++;
+      }
+      kind = typeof value !== "object" || value === null || Array.isArray(value) ? "not-object" : "entry";
+    }
+    if (kind !== "entry") {
+      t.kind[i] = KIND_CODE[kind];
+      t.flags[i] = flags;
+      return;
+    }
+    const obj = value as Record<string, unknown>;
+    fieldsOf(obj, state.fields);
+    this.addRecord(state, i, line, obj, flags, buffer, start, end);
+  }
+
+  /**
+   * A record (its fields in `state.fields`, its value in `obj` if it was parsed) as the session
+   * holds it: the header, a harness leaf move, or an entry, a node of the tree (v1 entries given
+   * their deterministic ids); the caller's `onRecord` hears it.
+   */
+  private addRecord(state: ScanState, i: number, line: number, obj: Record<string, unknown> | undefined, lineFlags: number, buffer: Buffer, start: number, end: number): void {
+    const t = this.table;
+    const f = state.fields;
+    let flags = lineFlags;
+    const type = f.type;
+    if (type === undefined) flags |= LineFlag.NO_TYPE;
+    t.type[i] = this.types.codeFor(type, i);
+    if (type === "session") {
+      obj ??= JSON.parse(buffer.toString("utf8", start, end)) as Record<string, unknown>;
+      t.flags[i] = flags;
+      if (this.header) {
+        t.kind[i] = KIND_CODE["extra-header"];
+        return;
+      }
+      t.kind[i] = KIND_CODE.header;
+      this.header = obj as SessionHeader;
+      if (this.version < 2) this.v1Ids = new V1IdAllocator(String(obj.id ?? ""));
+      this.headerRecord = this.record(i, -1);
+      state.onRecord?.(this.header, this.headerRecord);
+      return;
+    }
+    t.kind[i] = KIND_CODE.entry;
+    if (type === "message" && f.role !== undefined) t.role[i] = this.roles.codeFor(f.role === "hookMessage" && this.version < 3 ? "custom" : f.role, i);
+    if (f.hasTimestamp) flags |= LineFlag.HAS_TIME;
+    if (type === "leaf") {
+      if (f.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
+      t.flags[i] = flags;
+      this.isHarness = true;
+      const target = (obj as { targetId?: unknown }).targetId;
+      this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
+      return;
+    }
+    const nodes = this.nodes;
+    let node: number;
+    if (this.v1Ids) {
+      const id = this.v1Ids.next(line);
+      const prev = state.prevV1Id;
+      flags |= LineFlag.HAS_PARENT_KEY | (prev === null ? LineFlag.PARENT_NULL : 0);
+      node = nodes.add(i, f.time, hexOf(id), undefined, prev === null ? 2 : 1, prev === null ? -1 : hexOf(prev), undefined, state.growNodes);
+      state.prevV1Id = id;
+      // Before resolving the index: a compaction may name itself (pi has given it its id by then).
+      this.idsByOrdinal[state.ordinal - 1] = id;
+      if (type === "compaction" && obj && typeof obj.firstKeptEntryIndex === "number") this.fkIndexByLine.set(line, this.idsByOrdinal[obj.firstKeptEntryIndex]);
+    } else {
+      if (f.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
+      if (f.parentKind === 2) flags |= LineFlag.PARENT_NULL;
+      node = nodes.add(i, f.time, f.idHex, f.id, f.parentKind, f.parentHex, f.parentId, state.growNodes);
+    }
+    t.flags[i] = flags;
+    const only = state.only;
+    if (state.onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
+      const record = this.record(i, node);
+      state.onRecord(this.upgrade(obj, record), record);
+    }
   }
 
   /** The parent id of a node whose link was cut to break a cycle, read again from its line. */
@@ -576,6 +632,8 @@ export class Session {
         this.salvage.set(outcome.index, { kind: "pieces", records: outcome.records.length, fragments: outcome.fragments.length, terminated: outcome.terminated });
         return;
       case "blank":
+        // a blank line held in a run that did not join (a line of NULs, once normalised)
+        this.salvage.set(outcome.index, { kind: "normalized", to: "blank" });
         return;
     }
   }
@@ -594,117 +652,15 @@ export class Session {
     if (lastNode >= 0 && this.nodes.line[lastNode]! > lastMove.index) return resolve(lastNode);
     return lastMove.target === null ? -1 : this.nodes.ids.findString(lastMove.target);
   }
-
-  private collectLineFindings(): void {
-    const out = this.lineFindings;
-    const t = this.table;
-    if (t.count === 0 || (t.count === 1 && this.lengthOf(0) === 0)) {
-      out.push(finding("file-empty", "the file is empty"));
-      return;
-    }
-    const firstParsed = this.firstRecordIndex;
-    for (let i = 0; i < t.count; i++) {
-      const flags = t.flags[i]!;
-      const kind = KINDS[t.kind[i]!]!;
-      const at = { line: i + 1 };
-      if (flags & LineFlag.BOM) out.push(finding("line-bom", "the line starts with a UTF-8 byte-order mark", at));
-      if (flags & LineFlag.CRLF) out.push(finding("line-crlf", "the line ends with CR LF", at));
-      if (flags & LineFlag.BAD_UTF8) out.push(finding("line-invalid-utf8", "the line is not valid UTF-8", at));
-      switch (kind) {
-        case "blank":
-          if (this.salvage.get(i)?.kind !== "joined-part") out.push(finding("line-blank", "blank line", at));
-          break;
-        case "invalid": {
-          const f = invalidLineFinding(i + 1, flags, this.salvage.get(i));
-          if (f) out.push(f);
-          break;
-        }
-        case "not-object":
-          out.push(finding("line-not-object", "the line is JSON but not an object", at));
-          break;
-        case "extra-header":
-          out.push(finding("header-duplicate", "a second session header", at));
-          break;
-        case "entry":
-          if (flags & LineFlag.NO_TYPE) out.push(finding("entry-no-type", "a record without `type`", at));
-          break;
-        case "header":
-          break;
-      }
-    }
-    const last = t.count - 1;
-    const lastKind = KINDS[t.kind[last]!];
-    if (t.flags[last]! & LineFlag.NO_NEWLINE && lastKind !== "invalid" && lastKind !== "blank") {
-      out.push(finding("line-no-newline", "the last line has no newline", { line: last + 1 }));
-    }
-    if (!this.header) {
-      if (this.isSessionLike) out.push(finding("header-missing", "no session header", { line: 1 }));
-      else out.push(finding("file-not-session", "no session header, and no record is an entry with an id", { line: 1 }));
-    } else {
-      const h = this.header;
-      const at = { line: this.headerRecord!.line };
-      if (firstParsed >= 0 && firstParsed !== this.headerRecord!.index) {
-        out.push(finding("header-not-first", `the header is on line ${at.line}, after another record`, at));
-      }
-      const bad = ["id", "timestamp", "cwd"].filter((k) => typeof h[k] !== "string");
-      if (bad.length > 0) {
-        out.push(finding("header-invalid", `the header's ${bad.map((k) => `\`${k}\``).join(", ")} ${bad.length > 1 ? "are" : "is"} missing or not a string`, at));
-      }
-      if (h.version !== undefined && typeof h.version !== "number") {
-        out.push(finding("version-invalid", "the header's `version` is not a number", at));
-      } else if (this.version > CURRENT_VERSION) {
-        out.push(finding("version-unsupported", `version ${this.version} is newer than the supported ${CURRENT_VERSION}`, at));
-      } else if (this.version < CURRENT_VERSION) {
-        out.push(finding("version-legacy", `a v${this.version} file (current: v${CURRENT_VERSION})`, at));
-      }
-    }
-  }
 }
 
 /** What the salvage rule makes of a line pi skips (`BrokenOutcome`, kept small: counts, not text). */
-type LineSalvage =
+export type LineSalvage =
   | { kind: "joined"; last: number }
   | { kind: "joined-part" }
   | { kind: "pieces"; records: number; fragments: number; terminated: boolean }
   /** The line once normalised (its NULs removed) is this. */
   | { kind: "normalized"; to: Exclude<TextClass["kind"], "broken"> };
-
-const NORMALIZED_NUL: Record<Exclude<TextClass["kind"], "broken">, string> = {
-  record: "NUL bytes in a record that is otherwise whole",
-  blank: "a line of NUL bytes",
-  "no-type": "NUL bytes in an object without `type`",
-  "not-object": "NUL bytes in JSON that is not an object",
-};
-
-function fusedMessage(records: number, fragments: number): string {
-  const torn = fragments === 0 ? "" : ` and ${fragments === 1 ? "a torn fragment" : `${fragments} torn fragments`}`;
-  return `${records === 1 ? "a record" : `${records} records`}${torn} on one line`;
-}
-
-/** The finding for a line pi skips, saying what `repair` makes of it; none for the later lines of a joined record. */
-function invalidLineFinding(line: number, flags: number, salvage: LineSalvage | undefined): Finding | undefined {
-  const at = { line };
-  switch (salvage?.kind) {
-    case "joined-part":
-      return undefined;
-    case "joined":
-      return finding("line-split", `lines ${line}-${salvage.last + 1} are one record split by a raw newline`, { ...at, records: 1 });
-    case "normalized":
-      return finding("line-nul", NORMALIZED_NUL[salvage.to], { ...at, records: salvage.to === "record" ? 1 : 0 });
-    case "pieces": {
-      const { records, fragments } = salvage;
-      if (records > 0) {
-        return finding("line-fused", fusedMessage(records, fragments), { ...at, records });
-      }
-      if (!salvage.terminated) return finding("line-torn", "the last line is cut off (no newline, not JSON)", { ...at, records: 0 });
-      if (flags & LineFlag.NUL) return finding("line-nul", "NUL bytes in a line that is not JSON and holds no record", { ...at, records: 0 });
-      return finding("line-invalid-json", "the line is not valid JSON and holds no record", { ...at, records: 0 });
-    }
-    default:
-      // Too long to decode as a string at all.
-      return finding("line-invalid-json", "the line is too long to read as text", { ...at, records: 0 });
-  }
-}
 
 /** Whether nothing but whitespace and the line's closing brace follow the `message` object (it is the last key): `bytes[messageEnd..end)`. */
 function endsWithMessage(bytes: Buffer, messageEnd: number, end: number): boolean {
@@ -749,14 +705,9 @@ function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean): Rec
   return entry;
 }
 
-/** Opens a session file, or reads `-` from stdin into memory first. */
-export async function openSession(input: string, options: OpenOptions = {}): Promise<Session> {
-  if (input === "-") {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Session.open(new BufferSource("<stdin>", Buffer.concat(chunks)), options);
-  }
-  return Session.open(new FileSource(input), options);
+/** Opens a session file (for bytes already in memory, as standard input is, `openSessionBuffer`). */
+export async function openSession(path: string, options: OpenOptions = {}): Promise<Session> {
+  return Session.open(new FileSource(path), options);
 }
 
 export function openSessionSync(path: string, options: OpenOptions = {}): Session {

@@ -1,4 +1,6 @@
+import { compactionBounds } from "./context.js";
 import { finding, type Finding } from "./findings.js";
+import { imageBytes } from "./pass-two.js";
 import { LineFlag } from "./salvage.js";
 import type { Session } from "./session.js";
 import { rewriteLines, type RewriteResult } from "./rewrite.js";
@@ -57,20 +59,20 @@ export function planSlim(session: Session): SlimPlan {
 }
 
 /**
- * The nodes some leaf's context holds, by pi's rule: for a leaf, the path root -> leaf; with a
- * compaction on it, the newest one (its summary), the non-system entries from its
- * `firstKeptEntryId` up to it (an older compaction there contributes nothing), and every entry
- * after it. Over every leaf (the tree's, and the current one) at once, in time linear in the tree
- * but for the kept ranges:
+ * The nodes some leaf's context holds, by pi's rule (`compactionBounds`), over every leaf (the
+ * tree's, and the current one) at once, in time linear in the tree:
  *
  * - `free[n]`: some leaf is at or below `n` with no compaction between (`n` excluded). Such an
  *   `n` is in that leaf's context: after its newest compaction, or it is that compaction itself.
  *   Worked out children first.
- * - the kept range of each compaction some leaf sees as its newest (a free compaction), walked
- *   from the compaction up to its first kept entry when that is an ancestor. Ranges on one branch
- *   overlap (each compaction keeps from further back than the one before it ended): walked in
- *   order of how high they reach, a walk stops at the first node an earlier walk passed, as all
- *   above it up to where this one ends was walked too. Each node is walked once.
+ * - for each compaction some leaf sees as its newest (a free compaction): the entries from where
+ *   pi finds it (a duplicated id can put that above it) down to it, and its kept range (from the
+ *   first kept entry up to where it stands). The first holder of an id on a branch is found from
+ *   the tree's ancestry, not by walking the branch.
+ * - Kept ranges on one branch overlap (each compaction keeps from further back than the one
+ *   before it ended): walked in order of how high they reach, a walk stops at the first node an
+ *   earlier walk passed, as all above it up to where this one ends was walked too. Each node is
+ *   walked once.
  *
  * Context edits are not followed: an entry an edit drops or replaces counts as live (kept whole),
  * which can only keep more than needed.
@@ -91,21 +93,31 @@ export function liveNodes(session: Session): Uint8Array {
     if (p >= 0 && free[k] && !isCompaction[k]) free[p] = 1;
   }
   const live = free;
-  const ranges: Array<{ compaction: number; first: number }> = [];
+  // the first holder of an id on the path down to `below`: its shallowest holder above `below`
+  const firstOnPath = (id: unknown, below: number, inclusive: boolean): number | undefined => {
+    const holder = typeof id === "string" ? session.nodeOf(id) : undefined;
+    if (holder === undefined) return undefined;
+    let first: number | undefined;
+    for (const h of session.duplicateIds.get(id as string) ?? [holder]) {
+      if ((h !== below || inclusive) && tree.isAncestor(h, below) && (first === undefined || tree.depth(h) < tree.depth(first))) first = h;
+    }
+    return first;
+  };
+  const ranges: Array<{ from: number; to: number }> = [];
   for (let c = 0; c < n; c++) {
     if (!isCompaction[c] || !free[c]) continue;
-    const kept = (session.entry(c) as { firstKeptEntryId?: unknown }).firstKeptEntryId;
-    const first = typeof kept === "string" ? session.nodeOf(kept) : undefined;
-    if (first === undefined || first === c || !tree.isAncestor(first, c)) continue;
-    ranges.push({ compaction: c, first });
+    const { anchor, keptFrom } = compactionBounds(c, session.entry(c) as { id: unknown; firstKeptEntryId?: unknown }, firstOnPath);
+    // (a duplicated id put where pi finds the compaction above it: what lies between is after it)
+    if (anchor !== c) for (let k = tree.parent[c]!; k !== anchor; k = tree.parent[k]!) if (!isCompaction[k]) live[k] = 1;
+    if (keptFrom !== undefined) ranges.push({ from: tree.parent[anchor]!, to: keptFrom });
   }
-  ranges.sort((a, b) => tree.depth(a.first) - tree.depth(b.first));
+  ranges.sort((a, b) => tree.depth(a.to) - tree.depth(b.to));
   const walked = new Uint8Array(n);
-  for (const { compaction, first } of ranges) {
-    for (let k = tree.parent[compaction]!; !walked[k]; k = tree.parent[k]!) {
+  for (const { from, to } of ranges) {
+    for (let k = from; !walked[k]; k = tree.parent[k]!) {
       walked[k] = 1;
       if (!isCompaction[k] && !(session.nodeType(k) === "message" && session.nodeRole(k) === "system")) live[k] = 1;
-      if (k === first) break;
+      if (k === to) break;
     }
   }
   return live;
@@ -271,7 +283,7 @@ class Slimmer {
         case "image": {
           const data = typeof b.data === "string" ? b.data : "";
           const mime = typeof b.mimeType === "string" ? b.mimeType : "image";
-          const out = { type: "text", text: placeholder(mime, Math.floor((data.length * 3) / 4)) };
+          const out = { type: "text", text: placeholder(mime, imageBytes(b)) };
           this.count("images", data.length, out.text.length);
           return out;
         }

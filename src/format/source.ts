@@ -94,7 +94,8 @@ export function forEachLine(
   const size = Math.max(1, Math.min(chunkSize, source.size > 0 ? source.size : chunkSize));
   const chunk = borrowChunk(size) ?? Buffer.allocUnsafe(size);
   // Reads fill the chunk up to `window`, which doubles (to the chunk's size) for a line longer than
-  // it: memory a read never reaches is never touched (BENCHMARKS.md, "the read window").
+  // it: the pages of the chunk a read never reaches are never touched, so they never count in
+  // the process's memory (a session of short lines uses a quarter of the chunk).
   let window = Math.min(size, READ_SIZE);
   let carry: Buffer[] = [];
   let carryLength = 0;
@@ -148,4 +149,12 @@ export function forEachLine(
   } finally {
     returnChunk(chunk);
   }
+}
+
+/**
+ * How many rows a table filled line by line should grow to: what the bytes read so far (`at` of
+ * `size`) say the whole file will need for `count` rows so far, and a little over.
+ */
+export function growthFor(count: number, at: number, size: number): number {
+  return Math.ceil(((count * Math.max(size, at + 1)) / Math.max(at, 1)) * 1.02) + 256;
 }

@@ -1,4 +1,4 @@
-import { applyLabel } from "./labels.js";
+import { applyLabel, sessionName } from "./labels.js";
 import type { LineRecord } from "./line-table.js";
 import type { OpenOptions } from "./session.js";
 import type { AgentMessage, AnyEntry, ContentBlock, SessionHeader, Usage } from "./types.js";
@@ -81,7 +81,7 @@ export class StatsCollector {
         });
         break;
       case "session_info":
-        s.name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
+        s.name = sessionName(entry);
         break;
       case "label":
         applyLabel(s.labels, entry, (label) => ({ label, line: record.line }));

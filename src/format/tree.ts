@@ -60,15 +60,15 @@ export class TreeIndex {
       }
     }
     // Parents that were not the entry before: found all at once, in order of their ids.
-    const count = nodes.unresolvedCount;
-    const found = ids.findAll(nodes.unresolvedHex.subarray(0, count));
+    const { count, node: unresolvedNode, number: unresolvedHex } = nodes.unresolved;
+    const found = ids.findAll(unresolvedHex.subarray(0, count));
     for (let k = 0; k < count; k++) {
-      const node = nodes.unresolvedNode[k]!;
+      const node = unresolvedNode[k]!;
       const other = nodes.unresolvedOther.get(node);
       const p = other !== undefined ? ids.find(-1, other) : found[k]!;
       if (p < 0) {
         this.problems.push({ node, problem: "missing" });
-        this.missingParents.set(node, other ?? hexString(nodes.unresolvedHex[k]!));
+        this.missingParents.set(node, other ?? hexString(unresolvedHex[k]!));
         continue;
       }
       parent[node] = p;

@@ -26,6 +26,14 @@ export interface SessionHeader {
   [key: string]: unknown;
 }
 
+/** The header fields pi needs as strings (a header without one is invalid; repair fills them in). */
+export const HEADER_FIELDS = ["id", "timestamp", "cwd"] as const;
+
+/** Which of `HEADER_FIELDS` a header lacks (missing, or not a string). */
+export function missingHeaderFields(header: Record<string, unknown>): Array<(typeof HEADER_FIELDS)[number]> {
+  return HEADER_FIELDS.filter((k) => typeof header[k] !== "string");
+}
+
 export interface TextContent {
   type: "text";
   text: string;

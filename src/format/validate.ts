@@ -1,8 +1,9 @@
 import { finding, type Finding } from "./findings.js";
-import type { LineRecord } from "./line-table.js";
+import { NodeNumbers, type LineRecord } from "./line-table.js";
 import { LineFlag } from "./salvage.js";
-import type { OpenOptions, Session } from "./session.js";
-import { KNOWN_ENTRY_TYPES, KNOWN_ROLES, type AnyEntry } from "./types.js";
+import type { LineSalvage, OpenOptions, Session } from "./session.js";
+import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AnyEntry } from "./types.js";
+import type { TextClass } from "./salvage.js";
 
 /**
  * Checks that need only pass one's line table, cheap enough for `ls` and `tree`: required fields,
@@ -44,8 +45,107 @@ export function recordFindings(session: Session): Finding[] {
 
 /** Line, record and tree findings: everything a scan-only read can say, in line order. */
 export function quickFindings(session: Session): Finding[] {
-  return sortByLine([...session.lineFindings, ...recordFindings(session), ...treeFindings(session)]);
+  return sortByLine([...lineFindings(session), ...recordFindings(session), ...treeFindings(session)]);
 }
+
+/**
+ * Line findings: what each line is as pi reads it (a blank line, one pi skips and what the salvage
+ * rule makes of it, JSON that is no object, a second header, a BOM, CR LF, invalid UTF-8), and the
+ * header's own (missing, not first, its fields, its version).
+ */
+export function lineFindings(session: Session): Finding[] {
+  const out: Finding[] = [];
+  const count = session.lineCount;
+  if (count === 0 || (count === 1 && session.lineState(0).length === 0)) return [finding("file-empty", "the file is empty")];
+  for (let i = 0; i < count; i++) {
+    const { kind, flags, salvage } = session.lineState(i);
+    const at = { line: i + 1 };
+    if (flags & LineFlag.BOM) out.push(finding("line-bom", "the line starts with a UTF-8 byte-order mark", at));
+    if (flags & LineFlag.CRLF) out.push(finding("line-crlf", "the line ends with CR LF", at));
+    if (flags & LineFlag.BAD_UTF8) out.push(finding("line-invalid-utf8", "the line is not valid UTF-8", at));
+    switch (kind) {
+      case "blank":
+        if (salvage?.kind !== "joined-part") out.push(finding("line-blank", "blank line", at));
+        break;
+      case "invalid": {
+        const f = invalidLineFinding(i + 1, flags, salvage);
+        if (f) out.push(f);
+        break;
+      }
+      case "not-object":
+        out.push(finding("line-not-object", "the line is JSON but not an object", at));
+        break;
+      case "extra-header":
+        out.push(finding("header-duplicate", "a second session header", at));
+        break;
+      case "entry":
+        if (flags & LineFlag.NO_TYPE) out.push(finding("entry-no-type", "a record without `type`", at));
+        break;
+      case "header":
+        break;
+    }
+  }
+  const last = session.lineState(count - 1);
+  if (last.flags & LineFlag.NO_NEWLINE && last.kind !== "invalid" && last.kind !== "blank") out.push(finding("line-no-newline", "the last line has no newline", { line: count }));
+  out.push(...headerFindings(session));
+  return out;
+}
+
+/** The header missing, not on the first line, without its string fields, or of a version not read here. */
+function headerFindings(session: Session): Finding[] {
+  const h = session.header;
+  if (!h) {
+    return [session.isSessionLike ? finding("header-missing", "no session header", { line: 1 }) : finding("file-not-session", "no session header, and no record is an entry with an id", { line: 1 })];
+  }
+  const out: Finding[] = [];
+  const at = { line: session.headerRecord!.line };
+  const first = session.firstRecordLine;
+  if (first !== undefined && first !== at.line) out.push(finding("header-not-first", `the header is on line ${at.line}, after another record`, at));
+  const bad = missingHeaderFields(h);
+  if (bad.length > 0) out.push(finding("header-invalid", `the header's ${bad.map((k) => `\`${k}\``).join(", ")} ${bad.length > 1 ? "are" : "is"} missing or not a string`, at));
+  if (h.version !== undefined && typeof h.version !== "number") out.push(finding("version-invalid", "the header's `version` is not a number", at));
+  else if (session.version > CURRENT_VERSION) out.push(finding("version-unsupported", `version ${session.version} is newer than the supported ${CURRENT_VERSION}`, at));
+  else if (session.version < CURRENT_VERSION) out.push(finding("version-legacy", `a v${session.version} file (current: v${CURRENT_VERSION})`, at));
+  return out;
+}
+
+const NORMALIZED_NUL: Record<Exclude<TextClass["kind"], "broken">, string> = {
+  record: "NUL bytes in a record that is otherwise whole",
+  blank: "a line of NUL bytes",
+  "no-type": "NUL bytes in an object without `type`",
+  "not-object": "NUL bytes in JSON that is not an object",
+};
+
+function fusedMessage(records: number, fragments: number): string {
+  const torn = fragments === 0 ? "" : ` and ${fragments === 1 ? "a torn fragment" : `${fragments} torn fragments`}`;
+  return `${records === 1 ? "a record" : `${records} records`}${torn} on one line`;
+}
+
+/** The finding for a line pi skips, saying what `repair` makes of it; none for the later lines of a joined record. */
+function invalidLineFinding(line: number, flags: number, salvage: LineSalvage | undefined): Finding | undefined {
+  const at = { line };
+  switch (salvage?.kind) {
+    case "joined-part":
+      return undefined;
+    case "joined":
+      return finding("line-split", `lines ${line}-${salvage.last + 1} are one record split by a raw newline`, { ...at, records: 1 });
+    case "normalized":
+      return finding("line-nul", NORMALIZED_NUL[salvage.to], { ...at, records: salvage.to === "record" ? 1 : 0 });
+    case "pieces": {
+      const { records, fragments } = salvage;
+      if (records > 0) {
+        return finding("line-fused", fusedMessage(records, fragments), { ...at, records });
+      }
+      if (!salvage.terminated) return finding("line-torn", "the last line is cut off (no newline, not JSON)", { ...at, records: 0 });
+      if (flags & LineFlag.NUL) return finding("line-nul", "NUL bytes in a line that is not JSON and holds no record", { ...at, records: 0 });
+      return finding("line-invalid-json", "the line is not valid JSON and holds no record", { ...at, records: 0 });
+    }
+    default:
+      // Too long to decode as a string at all.
+      return finding("line-invalid-json", "the line is too long to read as text", { ...at, records: 0 });
+  }
+}
+
 
 function sortByLine(findings: Finding[]): Finding[] {
   return findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
@@ -62,9 +162,9 @@ type RefKind = "compaction" | "label" | "branch_summary" | "context_edit";
 export class Validator {
   private readonly refs: Array<{ line: number; node: number | undefined; id: string | undefined; kind: RefKind; target: unknown }> = [];
   /** Each tool call declared (its node, the hash of its id), in file order. */
-  private readonly calls = new NodeHashes();
+  private readonly calls = new NodeNumbers();
   /** Each toolResult (its node, the hash of the call id it answers). */
-  private readonly results = new NodeHashes();
+  private readonly results = new NodeNumbers();
 
   readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
     if (record.kind === "entry") this.collect(value as AnyEntry, record);
@@ -146,8 +246,8 @@ export class Validator {
   private toolFindings(session: Session): Finding[] {
     if (this.results.count === 0) return [];
     const { tree } = session;
-    const calls = this.calls.byPreorder(tree);
-    const results = this.results.byPreorder(tree);
+    const calls = byPreorder(this.calls, tree);
+    const results = byPreorder(this.results, tree);
     const onPath = new Map<number, number>();
     const open: Array<{ end: number; hash: number }> = [];
     const unmatched: number[] = [];
@@ -158,10 +258,10 @@ export class Validator {
         onPath.set(hash, onPath.get(hash)! - 1);
       }
       for (let k = results.head[at]!; k !== -1; k = results.next[k]!) {
-        if (!(onPath.get(this.results.hash[k]!)! > 0)) unmatched.push(this.results.node[k]!);
+        if (!(onPath.get(this.results.number[k]!)! > 0)) unmatched.push(this.results.node[k]!);
       }
       for (let k = calls.head[at]!; k !== -1; k = calls.next[k]!) {
-        const hash = this.calls.hash[k]!;
+        const hash = this.calls.number[k]!;
         open.push({ end: at + tree.subtreeSizeOf(this.calls.node[k]!) - 1, hash });
         onPath.set(hash, (onPath.get(hash) ?? 0) + 1);
       }
@@ -174,36 +274,16 @@ export class Validator {
   }
 }
 
-/** Pairs of a node and a hash, in typed arrays that grow (sessions hold hundreds of thousands). */
-class NodeHashes {
-  node = new Int32Array(256);
-  hash = new Float64Array(256);
-  count = 0;
-
-  add(node: number, hash: number): void {
-    if (this.count === this.node.length) {
-      const nodes = new Int32Array(this.count * 2);
-      nodes.set(this.node);
-      this.node = nodes;
-      const hashes = new Float64Array(this.count * 2);
-      hashes.set(this.hash);
-      this.hash = hashes;
-    }
-    this.node[this.count] = node;
-    this.hash[this.count++] = hash;
+/** Where each pair of `pairs` lies in pre-order: `head[at]`, then `next[k]` until -1. */
+function byPreorder(pairs: NodeNumbers, tree: Session["tree"]): { head: Int32Array; next: Int32Array } {
+  const head = new Int32Array(tree.size).fill(-1);
+  const next = new Int32Array(pairs.count);
+  for (let k = pairs.count - 1; k >= 0; k--) {
+    const at = tree.preorderIndex(pairs.node[k]!);
+    next[k] = head[at]!;
+    head[at] = k;
   }
-
-  /** The pairs listed by their node's place in pre-order: `head[at]`, then `next[k]` until -1. */
-  byPreorder(tree: Session["tree"]): { head: Int32Array; next: Int32Array } {
-    const head = new Int32Array(tree.size).fill(-1);
-    const next = new Int32Array(this.count);
-    for (let k = this.count - 1; k >= 0; k--) {
-      const at = tree.preorderIndex(this.node[k]!);
-      next[k] = head[at]!;
-      head[at] = k;
-    }
-    return { head, next };
-  }
+  return { head, next };
 }
 
 /** A 53-bit hash of an id (two 32-bit FNV-1a hashes): for matching tool calls without keeping their strings. */

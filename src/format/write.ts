@@ -4,7 +4,7 @@ import { basename, dirname, join } from "node:path";
 import { BATCH_SIZE, ChunkBatch } from "./batch.js";
 
 /**
- * Writing session files safely, for every command that writes (SPEC §5): a temporary file in the
+ * Writing session files safely, for every command that writes (README, "Writing safely"): a temporary file in the
  * target's directory, fsync, rename over the target, fsync of the directory, so that a crash at
  * any instant leaves the old file or the new one, never a mix. The original is kept first as a
  * backup, and the target is re-checked just before the rename: if someone else (pi, appending)

@@ -1,5 +1,5 @@
-import { StatsCollector, type AgentMessage, type AnyEntry, type LineRecord, type ReadOptions } from "../format/index.js";
-import { BlockBuilder, imageDataLength } from "./export-model.js";
+import { imageBytes, StatsCollector, type AgentMessage, type AnyEntry, type LineRecord, type ReadOptions } from "../format/index.js";
+import { BlockBuilder } from "./export-model.js";
 import { htmlBlock, markdownBlock, type ExportStyle, type Pieces } from "./export-render.js";
 import { Redactor } from "./redact.js";
 
@@ -33,7 +33,7 @@ function placeholderImages(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(placeholderImages);
   if (v && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    if (o.type === "image" && typeof o.data === "string") return { ...o, data: `[omitted: ${Math.floor((imageDataLength(o) * 3) / 4)} bytes]` };
+    if (o.type === "image" && typeof o.data === "string") return { ...o, data: `[omitted: ${imageBytes(o)} bytes]` };
     return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, placeholderImages(x)]));
   }
   return v;

@@ -1,6 +1,6 @@
-import { IMAGE_DATA_LENGTH, PLAIN_TEXT, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
+import { imageBytes, PLAIN_TEXT, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
 import type { Redactor } from "./redact.js";
-import { formatCount, formatSeconds } from "./text.js";
+import { formatCount, formatDateTime } from "./units.js";
 
 /**
  * What an export shows, independent of the format: a branch as blocks (messages with their
@@ -43,7 +43,7 @@ export interface SummaryBlock {
   label?: string;
 }
 
-export interface NoteBlock {
+interface NoteBlock {
   kind: "note";
   text: string;
 }
@@ -63,13 +63,6 @@ const UNCLEAN = /[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\
  */
 const INVISIBLE = /[\u200b\u2060\ufeff\u180e\u200e\u200f\u061c]/g;
 const HAS_INVISIBLE = /[\u200b\u2060\ufeff\u180e\u200e\u200f\u061c]/;
-
-/** The length of an image block's base64 data, also when pass two left the data out. */
-export function imageDataLength(b: Record<string | symbol, unknown>): number {
-  const omitted = b[IMAGE_DATA_LENGTH];
-  if (typeof omitted === "number") return omitted;
-  return typeof b.data === "string" ? b.data.length : 0;
-}
 
 export class BlockBuilder {
   /** `literal`: every text as it was (fenced), errors in the heading's facts, as before Markdown was rendered. */
@@ -111,12 +104,12 @@ export class BlockBuilder {
 
   /** `YYYY-MM-DD HH:MM:SS` (UTC) of a time in ms or a date string; undefined if it is none. */
   time(ms: unknown): string | undefined {
-    return typeof ms === "number" || typeof ms === "string" ? formatSeconds(ms) : undefined;
+    return typeof ms === "number" || typeof ms === "string" ? formatDateTime(ms) : undefined;
   }
 
   private image(b: Record<string, unknown>): Extract<Part, { kind: "image" }> {
     const data = typeof b.data === "string" ? b.data : "";
-    return { kind: "image", mime: String(b.mimeType ?? "image/?"), bytes: Math.floor((imageDataLength(b) * 3) / 4), data };
+    return { kind: "image", mime: String(b.mimeType ?? "image/?"), bytes: imageBytes(b), data };
   }
 
   /** The parts of a message's content; `markdown`: its texts are Markdown (see `Part`). */

@@ -73,7 +73,7 @@ function fence(out: Pieces, text: string, info = ""): void {
 }
 
 /** Inline code that contains any text (backtick runs included). */
-export function code(text: string): string {
+function code(text: string): string {
   // An id, a tool name: nothing to pad or outrun (every heading has one).
   if (text.indexOf("`") < 0 && text.indexOf("\n") < 0 && text[0] !== " " && text !== "") return `\`${text}\``;
   const one = text.replace(/\n/g, " ");
@@ -86,7 +86,7 @@ export function code(text: string): string {
 const INLINE_MARKUP = /[^\x20-\x7e]|[\\`*_[\]<>&|~#!]| {2}|^\d+[.)]|^[-+=]/;
 
 /** One line of literal text in Markdown: every character that could be markup is escaped. */
-export function inline(text: string): string {
+function inline(text: string): string {
   // Most headings and facts (roles, model names, times) hold nothing to escape.
   if (!INLINE_MARKUP.test(text)) return text;
   return text
@@ -202,7 +202,7 @@ export function markdownBlock(out: Pieces, b: Block, style: ExportStyle): void {
 
 // ---------------------------------------------------------------- HTML
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 

@@ -1,6 +1,8 @@
 import type { Finding, Severity } from "../format/index.js";
 import { shellQuote } from "../errors.js";
-import { layoutWidth, sanitize, wrapSegments, type Segment, type Style } from "./text.js";
+import { layoutWidth, type Style } from "./style.js";
+import { sanitize } from "./safe.js";
+import { wrapSegments, type Segment } from "./width.js";
 
 /**
  * `file:line: severity code: message (hint)`, one finding a line; on a terminal, wrapped to its

@@ -8,11 +8,11 @@
 
 export type AnnotationLevel = "error" | "warning" | "notice";
 
-export function escapeData(text: string): string {
+function escapeData(text: string): string {
   return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
-export function escapeProperty(text: string): string {
+function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 

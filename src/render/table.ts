@@ -1,4 +1,5 @@
-import { cutToWidth, displayWidth, type Style } from "./text.js";
+import { cutToWidth, displayWidth } from "./width.js";
+import { layoutWidth, type Style } from "./style.js";
 
 /**
  * Tables: columns two spaces apart, each cell padded to its column's display width (the head bold
@@ -6,9 +7,9 @@ import { cutToWidth, displayWidth, type Style } from "./text.js";
  * and is slow to load (BENCHMARKS.md, "the table by hand"). Widths are string-width's (East Asian
  * wide characters and emoji count two columns); a printable ASCII cell is its length.
  *
- * On a terminal (`Style.tableWidth`), a table fits its width: the flexible columns shrink first
+ * On a terminal (`Style.terminalWidth`), a table fits its width: the flexible columns shrink first
  * (an ellipsis marks a cut), least important first, down to their minimum; when that is not enough
- * the least important column is dropped, and so on. Elsewhere (`tableWidth` undefined) every
+ * the least important column is dropped, and so on. Elsewhere (`terminalWidth` undefined) every
  * column is drawn whole, so that scripts see one layout. Cells are one line and safe already
  * (callers make them so with `preview` or `sanitize`); colour is added after fitting (`paint`).
  */
@@ -35,7 +36,7 @@ const GAP = 2;
 export function renderTable(columns: readonly Column[], rows: readonly string[][], style: Style): string {
   const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !style.wide ? cutToWidth(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
   const natural = columns.map((col, i) => Math.max(displayWidth(col.head), ...cells.map((r) => displayWidth(r[i]!))));
-  const { shown, width } = fit(columns, natural, style.wide ? undefined : style.tableWidth);
+  const { shown, width } = fit(columns, natural, layoutWidth(style));
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;
   const line = (texts: readonly string[], paint: (text: string, i: number) => string) =>
     shown
@@ -95,6 +96,6 @@ const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]|\ud802[\udc00-\udfff]|\ud
  * terminal's bidi algorithm orders it within the cell and cannot move its neighbours. (Session
  * text has its own bidi controls escaped by `sanitize`; these are ours.)
  */
-export function isolate(text: string): string {
+function isolate(text: string): string {
   return RTL.test(text) ? `\u2068${text}\u2069` : text;
 }

@@ -2,12 +2,13 @@
  * Bad input, each with a clear one-line message, a documented exit code, and the file left as it
  * was: read-only commands never write (pi itself appends a newline to a file that lacks one).
  */
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execa } from "execa";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
-import { FIXTURES, fixture } from "../helpers/paths.js";
+import { BIN, FIXTURES, fixture } from "../helpers/paths.js";
 
 const READ_COMMANDS = [["show"], ["tree"], ["path"], ["path", "--leaves"], ["context"]] as const;
 const run = (cmd: readonly string[], file: string, extra: string[] = []) => cli([cmd[0], file, ...cmd.slice(1), ...extra]);
@@ -65,23 +66,28 @@ describe("input that cannot be read", () => {
 
   describe("without permission", () => {
     let file: string;
+    // Root reads anything: as root, the command runs without the two capabilities that let it
+    // (setpriv, from util-linux), so the file's mode applies to it as to anyone. It keeps root's
+    // uid, so it still reaches the checkout and the scratch directory whatever their modes (a
+    // clone in a 0700 directory made by mktemp, say); running it as another user would not.
     const asRoot = process.getuid?.() === 0;
-    // root reads anything, so as root the command runs as `nobody`.
-    const options = asRoot ? { uid: 65534, gid: 65534 } : {};
+    const DROP = "-dac_override,-dac_read_search";
+    const setpriv = asRoot ? ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p)) : undefined;
+    const denied = (args: string[]) => (asRoot ? execa(setpriv!, [`--bounding-set=${DROP}`, "--inh-caps", DROP, "node", BIN, ...args], { reject: false, env: { NO_COLOR: "1" } }) : cli(args));
     beforeAll(() => {
+      if (asRoot && !setpriv) throw new Error("running as root, the permission test needs setpriv (Debian's util-linux) to drop root's read-anything capabilities");
       const dir = mkdtempSync(join(tmpdir(), "pi-session-perm-"));
-      chmodSync(dir, 0o755);
       file = join(dir, "secret.jsonl");
       copyFileSync(fixture("linear.jsonl"), file);
-      chmodSync(file, asRoot ? 0o600 : 0o000);
+      chmodSync(file, 0o000);
     });
     afterAll(() => chmodSync(file, 0o600));
 
     it.each(READ_COMMANDS)("%s: exit 2, permission denied", async (...cmd) => {
-      const r = await cli([cmd[0], file, ...cmd.slice(1)], options);
+      const r = await denied([cmd[0], file, ...cmd.slice(1)]);
       expect(r.exitCode).toBe(2);
-      expectOneLineError(r.stderr, file);
-      expect(r.stderr).toContain("permission denied");
+      expectOneLineError(String(r.stderr), file);
+      expect(String(r.stderr)).toContain("permission denied");
     });
   });
 });

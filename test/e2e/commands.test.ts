@@ -113,7 +113,8 @@ describe("show", () => {
   it("says a missing entry id is missing, and an ambiguous prefix is ambiguous", async () => {
     const missing = await cli(["show", fixture("linear.jsonl"), "zzzz"]);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toMatch(/linear\.jsonl: no entry `zzzz`; run `pi-session tree/);
+    // (one hint for every command that takes an entry: where to see the ids)
+    expect(missing.stderr).toMatch(/linear\.jsonl: no entry `zzzz`; run `pi-session path .*linear\.jsonl --leaves` or `pi-session tree .*linear\.jsonl` to see the ids/);
     const ambiguous = await cli(["show", fixture("linear.jsonl"), "a00000"]);
     expect(ambiguous.exitCode).toBe(2);
     expect(ambiguous.stderr).toMatch(/prefix `a00000` is ambiguous: a0000001, /);

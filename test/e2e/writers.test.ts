@@ -146,6 +146,22 @@ describe("repair", () => {
     expect(readdirSync(dir).sort()).toEqual(["empty.jsonl", "events.jsonl"]);
   });
 
+  it("a directory given is several files, however many it holds: --out is a directory and the report a table", async () => {
+    // (decided once: the writer once took --out as a directory here but reported as for one file)
+    const dir = sandbox("fused.jsonl");
+    const out = join(mkdtempSync(join(tmpdir(), "pi-session-out-")), "repaired");
+    const r = await cli(["repair", dir, "--out", out]);
+    expect(r.exitCode).toBe(0);
+    expect(readdirSync(out)).toEqual(["fused.jsonl"]);
+    expect(r.stdout).toMatch(/^file +actions +dropped +result +note$/m);
+    expect(r.stdout).toMatch(/fused\.jsonl +\d+ +\d+ +repaired +-> \S*repaired\/fused\./);
+    expect(r.stdout.trimEnd().split("\n").pop()).toBe("1 repaired");
+    // one file named: one line, and --out is that file
+    const single = await cli(["repair", join(dir, "fused.jsonl"), "--out", join(out, "one.jsonl")]);
+    expect(single.stdout).toMatch(/^\S*fused\.jsonl: repaired \(/m);
+    expect(existsSync(join(out, "one.jsonl"))).toBe(true);
+  });
+
   it("synthesizes a header from pi's file naming", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "pi-session-naming-")), "--home-ada-project--");
     mkdirSync(dir);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, openSessionBuffer, openSessionSync, parseLine, type OpenOptions, type Session } from "../../src/format/index.js";
+import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, lineFindings, openSessionBuffer, openSessionSync, parseLine, SummaryReader, withSummaries, type OpenOptions, type Session } from "../../src/format/index.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
-import { previewFromBytes, withPreviews } from "../../src/render/preview.js";
+import { previewFromBytes, previewOf } from "../../src/render/preview.js";
 import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
 import { rng } from "../helpers/generate.js";
 import { inModuleMemory } from "../../src/format/wasm/simd.js";
@@ -74,7 +74,7 @@ describe("line classification", () => {
     ]);
     const s = open(bytes);
     expect(s.records.map((r) => r.kind)).toEqual(["header", "entry", "blank", "invalid", "not-object", "not-object", "entry", "extra-header", "invalid"]);
-    const codes = s.lineFindings.map((f) => `${f.line}:${f.code}`);
+    const codes = lineFindings(s).map((f) => `${f.line}:${f.code}`);
     expect(codes).toEqual(expect.arrayContaining(["3:line-blank", "4:line-invalid-json", "5:line-not-object", "6:line-not-object", "7:entry-no-type", "8:header-duplicate", "9:line-torn"]));
   });
 
@@ -96,12 +96,12 @@ describe("line classification", () => {
     const s = open(jsonl(user("u1", null, "a"), assistant("a1", "u1", "b")));
     expect(s.header).toBeNull();
     expect(s.tree.size).toBe(2);
-    expect(s.lineFindings.map((f) => f.code)).toContain("header-missing");
+    expect(lineFindings(s).map((f) => f.code)).toContain("header-missing");
   });
 
   it("reports an empty file", () => {
     expect(kinds(Buffer.alloc(0))).toEqual([]);
-    expect(open(Buffer.alloc(0)).lineFindings.map((f) => f.code)).toEqual(["file-empty"]);
+    expect(lineFindings(open(Buffer.alloc(0))).map((f) => f.code)).toEqual(["file-empty"]);
   });
 });
 
@@ -198,7 +198,7 @@ describe("pass two without image data", () => {
     const bytes = jsonl(header(), image("i1", null, big(70_000)), after("i2", "i1", big(90_000, "B")), user("u1", "i2", big(80_000, "x")), none("i3", "u1", big(75_000, "C")), assistant("a1", "i3", "done"));
     const s = openSessionBuffer("t.jsonl", bytes);
     const nodes = Array.from({ length: s.tree.size }, (_, n) => n);
-    const seen = Array.from(withPreviews(s, [...nodes].reverse(), (n) => n, 200), ([node, preview]) => ({ node, preview, skip: s.nodeHasLong(node) }));
+    const seen = Array.from(withSummaries(new SummaryReader(s, 200, previewOf(200)), [...nodes].reverse(), (n) => n), ([node, preview]) => ({ node, preview, skip: s.nodeHasLong(node) }));
     expect(seen.map((x) => x.node)).toEqual([...nodes].reverse());
     expect(seen.filter((x) => x.skip)).toHaveLength(4);
     for (const { node, preview } of seen) {
@@ -249,7 +249,7 @@ describe("pass one with onRecord and imageData: length", () => {
       }
       return v;
     };
-    const result = { entries: seen.map(image), records: session.records, leaf: session.leafNode, findings: session.lineFindings };
+    const result = { entries: seen.map(image), records: session.records, leaf: session.leafNode, findings: lineFindings(session) };
     session.close();
     return result;
   };

@@ -203,6 +203,22 @@ describe("check and repair agree on every broken line", () => {
     expect(cases).toBe(60 * SEEDS);
   }, 60_000 + SEEDS * 1_000);
 
+  it("agree on a record split by raw newlines with a line of NULs between its halves", () => {
+    // check once ended the run at the NUL line (the halves torn, nothing recovered) while repair
+    // held it as the blank line it is once normalised, and joined the record
+    const record = JSON.stringify(user("s0000001", "f0000001", "first half\n\nsecond half"));
+    const [first, second] = record.split("\\n\\n") as [string, string];
+    const bytes = Buffer.concat([jsonl(header({ id: "nul-split" }), user("f0000001", null, "before")), Buffer.from(first + "\n"), Buffer.alloc(5), Buffer.from("\n" + second + "\n")]);
+    const findings = quickFindings(openSessionBuffer("nul-split.jsonl", bytes));
+    expect(lineFinding(findings, 3)).toMatchObject({ code: "line-split", records: 1 });
+    const plan = planRepair(new BufferSource("nul-split.jsonl", bytes));
+    const out: Buffer[] = [];
+    writeRepair(new BufferSource("nul-split.jsonl", bytes), plan, (c) => out.push(Buffer.from(c)));
+    const lines = Buffer.concat(out).toString("utf8").trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[2]!).message.content[0].text).toBe("first half\n\nsecond half");
+  });
+
   it("over every line of every fixture and corpus file", () => {
     for (const file of [...fixtureFiles(), ...corpusFiles()]) {
       const bytes = readFileSync(file);

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BufferSource, liveNodes, planSlim, quickFindings, Session, writeSlim } from "../../src/format/index.js";
+import { BufferSource, compactionSelection, liveNodes, planSlim, quickFindings, Session, writeSlim } from "../../src/format/index.js";
 import { generateBloatedSession } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
@@ -123,6 +123,36 @@ describe("slim, proved against pi", () => {
         if (live[n] && ["message", "custom_message", "compaction", "branch_summary"].includes(type!)) ours.add(session.nodeId(n)!);
       }
       expect([...ours].sort(), basename(file)).toEqual([...inContext].sort());
+    }
+  });
+
+  it("finds, for every leaf at once, what the context of each leaf holds (the tree's ancestry against a walk of each branch)", () => {
+    // compactionBounds, one rule with two lookups: along one branch's path (the context of a
+    // leaf) and from the tree's ancestry (slim, every leaf at once). They must agree everywhere,
+    // duplicated ids included, where the first holder on a path and the last in the file differ.
+    const dup = fixtureFiles().find((f) => basename(f) === "duplicate-compaction-id.jsonl")!;
+    for (const file of [...fixtureFiles().filter((f) => f.endsWith(".jsonl")), ...corpusFiles(), ...generated(3, 500)]) {
+      const session = Session.open(new BufferSource("s.jsonl", readFileSync(file)));
+      if (session.tree.problems.some((p) => p.problem === "cycle")) continue;
+      const live = liveNodes(session);
+      const byPath = new Set<number>();
+      const leaves = [...session.tree.leaves(), ...(session.leafNode >= 0 ? [session.leafNode] : [])];
+      for (const leaf of leaves) {
+        const path = session.tree.pathTo(leaf);
+        const view = { length: path.length, id: (i: number) => session.nodeId(path[i]!), type: (i: number) => session.nodeType(path[i]!), role: (i: number) => session.nodeRole(path[i]!) };
+        const { compaction, selected } = compactionSelection(view, (i) => session.entry(path[i]!) as { id: unknown; firstKeptEntryId?: unknown });
+        if (compaction >= 0) byPath.add(path[compaction]!);
+        for (const i of selected) if (session.nodeType(path[i]!) !== "compaction") byPath.add(path[i]!);
+      }
+      const counted = (n: number) => ["message", "custom_message", "compaction", "branch_summary"].includes(session.nodeType(n)!);
+      const ours = Array.from({ length: session.tree.size }, (_, n) => n).filter((n) => live[n] && counted(n));
+      expect(ours, basename(file)).toEqual([...byPath].filter(counted).sort((a, b) => a - b));
+      if (file === dup) {
+        // pi finds the compaction at the first entry holding its id: what lies between is after it; that entry is not
+        const holders = session.duplicateIds.get("dup00001")!;
+        expect(live[session.nodeOf("b0000001")!], "the entry between where pi finds the compaction and the compaction").toBe(1);
+        expect(live[holders.find((n) => session.nodeType(n) === "message")!], "the entry that holds the compaction's id").toBe(0);
+      }
     }
   });
 

@@ -1,5 +1,5 @@
 /**
- * Repair fuzz: every corruption mode of SPEC §7 applied to fixtures and corpus files (seeded; a
+ * Repair fuzz: every corruption mode README's `repair` lists applied to fixtures and corpus files (seeded; a
  * bounded set in the normal suite, more with `npm run fuzz`). Invariants: the original is kept
  * byte-for-byte; every record that was valid on its own (and both halves of a fused line, and a
  * record split by a raw newline) is still there; the result is clean for `check`, loads whole in

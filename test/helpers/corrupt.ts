@@ -1,5 +1,5 @@
 /**
- * Seeded corruptions of session files, one per mode of SPEC §7, each saying which original records
+ * Seeded corruptions of session files, one per mode README's `repair` lists, each saying which original records
  * it destroys on purpose (a torn record, a role-less message): every other record must survive a
  * repair.
  */

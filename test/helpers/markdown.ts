@@ -2,7 +2,7 @@
  * Adversarial Markdown for the export's property tests, and what a CommonMark reader makes of a
  * document: commonmark.js, the reference implementation (not the parser the export uses).
  */
-import { HtmlRenderer, Parser, type Node } from "commonmark";
+import { Parser, type Node } from "commonmark";
 import markdownItFactory from "markdown-it";
 import { allowedTarget } from "../../src/render/markdown.js";
 
@@ -78,11 +78,6 @@ export function targets(doc: Node): string[] {
   const walker = doc.walker();
   for (let e = walker.next(); e; e = walker.next()) if (e.entering && (e.node.type === "link" || e.node.type === "image")) out.push(e.node.destination ?? "");
   return out;
-}
-
-/** HTML of a document as commonmark.js renders it (raw HTML passed through, as a viewer would). */
-export function commonmarkHtml(doc: Node): string {
-  return new HtmlRenderer().render(doc);
 }
 
 /** What markdown-it (GFM tables), set up as the export's parser, shows of Markdown: its rendered HTML's text. */

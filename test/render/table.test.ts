@@ -2,12 +2,13 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { lsColumns } from "../../src/commands/ls.js";
 import { fit, renderTable, type Column } from "../../src/render/table.js";
-import { cutToWidth, makeStyle, wrapSegments } from "../../src/render/text.js";
+import { cutToWidth, wrapSegments } from "../../src/render/width.js";
+import { makeStyle } from "../../src/render/style.js";
 import { rng } from "../helpers/generate.js";
 
 const cols = (...heads: string[]): Column[] => heads.map((head, i) => ({ head, priority: i + 1 }));
 const plain = makeStyle(false, 100);
-const at = (width: number, wide = false) => makeStyle(false, width, { tableWidth: width, wide });
+const at = (width: number, wide = false) => makeStyle(false, width, { terminalWidth: width, wide });
 
 describe("renderTable", () => {
   it("pads every cell to its column's display width, two spaces apart (wide characters count two), the last cell unpadded", () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { partialEntry as partialFromBytes, previewFromBytes } from "../../src/render/preview.js";
-import { openSessionSync } from "../../src/format/index.js";
+import { entrySummary, openSessionSync, partialEntry as partialFromBytes } from "../../src/format/index.js";
+import { previewFromBytes } from "../../src/render/preview.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
-import { entrySummary, fitPreview, formatCount, formatSeconds, formatTime, isoTime, lineTail, preview, sanitize } from "../../src/render/text.js";
+import { fitPreview, lineTail, preview } from "../../src/render/width.js";
+import { formatCount, formatDateTime, formatTime, isoTime } from "../../src/render/units.js";
+import { sanitize } from "../../src/render/safe.js";
 import { rng } from "../helpers/generate.js";
 
 describe("sanitize", () => {
@@ -134,7 +136,7 @@ describe("isoTime and formatTime", () => {
       const iso = new Date(t).toISOString();
       expect(isoTime(t), String(t)).toBe(iso);
       expect(formatTime(t), String(t)).toBe(`${iso.slice(0, -14)} ${iso.slice(-13, -8)}`);
-      expect(formatSeconds(t), String(t)).toBe(`${iso.slice(0, -14)} ${iso.slice(-13, -5)}`);
+      expect(formatDateTime(t), String(t)).toBe(`${iso.slice(0, -14)} ${iso.slice(-13, -5)}`);
     }
     for (const t of [8.64e15 + 1, -Infinity, NaN]) {
       expect(isoTime(t)).toBeNull();

@@ -8,7 +8,7 @@ import { WASM } from "./scan-wasm.js";
  */
 
 /** The largest chunk the memory holds (its size, 16 MiB + 64 KiB, less a page). */
-export const SIMD_CHUNK = 16 * 1024 * 1024;
+const SIMD_CHUNK = 16 * 1024 * 1024;
 
 /** Where `scan` leaves its slots (scan.wat's OUT): the slots, then the tool-call pairs at +1024 bytes. */
 const OUT = 16 * 1024 * 1024 + 32 * 1024;

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, type AgentMessage } from "../format/index.js";
-import { idFromFileName, openPath } from "../input.js";
+import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, sessionName, type AgentMessage } from "../format/index.js";
+import { idFromFileName, openPath } from "./input.js";
 import type { FileStamp } from "./ls-cache.js";
 
 export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable";
@@ -36,7 +36,7 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
     const session = await openPath(path, {
       only: new Set(["session_info"]),
       onRecord: (entry) => {
-        name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
+        name = sessionName(entry);
       },
     });
     try {

@@ -2,15 +2,19 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandContext } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { expandInputs } from "../input.js";
+import { expandInputs } from "./input.js";
 import { renderTable, type Column } from "../render/table.js";
 import { annotation } from "../render/github.js";
-import { layoutWidth, preview, sanitize, wrapSegments, type Style } from "../render/text.js";
-import type { WriteOutcome } from "./write-back.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { preview, wrapSegments } from "../render/width.js";
+import { sanitize } from "../render/safe.js";
+import type { Args } from "../args.js";
+import type { FileStamp, Producer } from "../format/index.js";
+import { writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
 
 /**
- * What the writing commands (`migrate`, `repair`) share: the loop over files, the options, the
- * exit code, and the report (a line a file, or a table for a directory run).
+ * What the writing commands (`migrate`, `repair`, `slim`) share: the loop over files, the
+ * options, the exit code, and the report (a line a file, or a table for several).
  */
 
 /**
@@ -18,7 +22,7 @@ import type { WriteOutcome } from "./write-back.js";
  * "content": the file itself is refused (corrupted, too new, not a session): work left, exit 1;
  * "output-exists": `--out` names a file that exists and `--force` was not given: exit 2.
  */
-export type Refusal = "content" | "output-exists";
+type Refusal = "content" | "output-exists";
 
 /** A file result the shared parts read. */
 export interface WriterFileResult<S extends string> {
@@ -30,13 +34,23 @@ export interface WriterFileResult<S extends string> {
   out?: string;
 }
 
-/** How a writer's statuses count (SPEC §3), checked by `satisfies` so no status is left out. */
+/** How a writer's statuses count (exit codes as README says), checked by `satisfies` so no status is left out. */
 export type StatusTable<S extends string> = Record<S, { text: string; exit: ExitCode; paint: "green" | "yellow" | "red" }>;
 
 /** A writer's result: a report a file, and how many files ended in each status. */
 export interface WriterReport<S extends string, R extends WriterFileResult<S>> {
   files: R[];
   summary: Record<S, number>;
+}
+
+/** A writer's run: its report, and whether it was over several files (`overFiles`: then a table). */
+export interface WriterRun<S extends string, R extends WriterFileResult<S>> extends WriterReport<S, R> {
+  many: boolean;
+}
+
+/** What `--json` prints of a run: the report. */
+export function writerJson<S extends string, R extends WriterFileResult<S>>({ files, summary }: WriterRun<S, R>): WriterReport<S, R> {
+  return { files, summary };
 }
 
 /** The statuses every writer has: the file refused (work left), the write abandoned, the file unreadable. */
@@ -58,40 +72,64 @@ export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFile
 
 /**
  * The per-file loop of a writing command: inputs expanded (directories searched), stdin refused,
- * progress shown, and a count by status. `many`: more than one file, so output goes to a table
- * and `--out` is a directory.
+ * progress shown, and a count by status. `many`, decided here once: several files, or a directory
+ * given (however many files it holds), so `--out` is a directory and the report a table.
  */
-export function overFiles<S extends string, R extends { status: S }>(
+export function overFiles<S extends string, R extends WriterFileResult<S>>(
   command: string,
-  inputs: string[],
+  options: WriterOptions,
   ctx: CommandContext,
   statuses: readonly S[],
-  one: (file: string, many: boolean) => R,
-): { files: R[]; summary: Record<S, number> } {
+  one: (file: string, put: Put) => R,
+): WriterRun<S, R> {
+  const inputs = options.files;
   if (inputs.includes("-")) throw new CliError(`${command} writes files: give paths, not - (stdin)`);
   const files = expandInputs(inputs, ctx.sessionDir);
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
+  const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
+  const write: WriteOptions = { out: options.out, backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
+  const put: Put = (path, stamp, produce) => settle(writeBack(path, stamp, write, many, produce), ctx.warn);
   for (const [i, file] of files.entries()) {
     ctx.progress(i, files.length, basename(file));
-    results.push(one(file, many));
+    results.push(one(file, put));
   }
   ctx.progress(files.length, files.length);
   const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
   for (const r of results) summary[r.status]++;
-  return { files: results, summary };
+  return { files: results, summary, many };
 }
 
-/** The options `migrate` and `repair` share, normalised from the parsed arguments. */
-export function writerOptions(args: Record<string, unknown>) {
+/** The options every writer takes, from the parsed arguments. */
+export interface WriterOptions {
+  files: string[];
+  dryRun: boolean;
+  check: boolean;
+  /** A file (one input) or a directory (several) to write to instead of in place. */
+  out?: string;
+  /** Where backups go (default: beside the file). */
+  backupDir?: string;
+  /** Replace an existing --out file. */
+  force: boolean;
+  format: "text" | "github";
+}
+
+/**
+ * Writes a file's new content (`produce`) in its place, keeping a backup, or to `--out`, and says
+ * how that went (`Settled`). `PI_SESSION_TEST_PAUSE_MS`, a test hook, waits that long between
+ * writing the new content and committing it, so that a test can change the file meanwhile.
+ */
+export type Put = (path: string, stamp: FileStamp, produce: Producer) => Settled;
+
+export function writerOptions(args: Args): WriterOptions {
   return {
-    files: (args.files as string[]).map(String),
-    dryRun: args.dryRun === true,
-    check: args.check === true,
-    out: args.out as string | undefined,
-    backupDir: args.backupDir as string | undefined,
-    force: args.force === true,
-    format: args.format === "github" ? ("github" as const) : ("text" as const),
+    files: args.strings("files"),
+    dryRun: args.flag("dryRun"),
+    check: args.flag("check"),
+    out: args.optionalString("out"),
+    backupDir: args.optionalString("backupDir"),
+    force: args.flag("force"),
+    format: args.choice("format", ["text", "github"] as const, "text"),
   };
 }
 
@@ -123,8 +161,8 @@ export type Settled =
  * an interrupted run it removed are said on stderr; then either why nothing was written, or the
  * backup kept or the --out file.
  */
-export function settle(written: WriteOutcome): Settled {
-  for (const leftover of written.cleaned) process.stderr.write(`pi-session: removed ${leftover}, left by an interrupted run\n`);
+function settle(written: WriteOutcome, warn: (message: string) => void): Settled {
+  for (const leftover of written.cleaned) warn(`removed ${leftover}, left by an interrupted run`);
   if (written.error === "aborted") return { failed: { status: "aborted", reason: written.reason! } };
   if (written.error === "exists") return { failed: { status: "refused", refusal: "output-exists", reason: written.reason! } };
   return { place: { ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) } };
@@ -140,15 +178,14 @@ export function placeNote(r: WriterFileResult<string>): string {
  * table (file, the command's own columns, result, note) and the counts under it.
  */
 export function renderWriterReport<S extends string, R extends WriterFileResult<S>>(
-  result: { files: R[]; summary: Record<S, number> },
+  result: WriterRun<S, R>,
   style: Style,
-  many: boolean,
   table: StatusTable<S>,
   describe: (r: R) => string,
   columns: { extra: Array<Pick<Column, "head" | "align">>; cells: (r: R) => string[]; note: (r: R) => string },
 ): string {
   const { c } = style;
-  if (!many) return result.files.flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
+  if (!result.many) return result.files.flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
   // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.
   const statusOf = result.files.map((r) => r.status);
   const layout: Column[] = [
@@ -162,7 +199,7 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
 }
 
 /** "3 migrated, 1 refused": the non-zero counts of a summary, in words. */
-export function summaryLine<S extends string>(summary: Record<S, number>, table: StatusTable<S>): string {
+function summaryLine<S extends string>(summary: Record<S, number>, table: StatusTable<S>): string {
   const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${table[k].text}`);
   return `${parts.join(", ") || "no files"}\n`;
 }

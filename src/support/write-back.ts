@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { cleanLeftovers, ConcurrentWriteError, createFile, replaceFile, TargetExistsError, type Producer } from "../format/index.js";
-import type { FileStamp } from "../format/write.js";
+import type { FileStamp } from "../format/index.js";
 
 /** How a writing command puts its result: in place with a backup, or to --out. */
 export interface WriteOptions {
@@ -11,6 +11,8 @@ export interface WriteOptions {
   backupDir?: string;
   /** Replace an existing --out file. */
   force?: boolean;
+  /** Called between writing the new content and committing it (tests pause there: see `writerOptions`). */
+  beforeCommit?: () => void;
 }
 
 export interface WriteOutcome {
@@ -21,13 +23,6 @@ export interface WriteOutcome {
   reason?: string;
   /** Temporary files of killed runs that were removed first. */
   cleaned: string[];
-}
-
-/** Test hook: a pause (ms) between writing the new content and committing it. */
-function testPause(): (() => void) | undefined {
-  const ms = Number(process.env.PI_SESSION_TEST_PAUSE_MS);
-  if (!ms) return undefined;
-  return () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 export function writeBack(path: string, stamp: FileStamp, options: WriteOptions, many: boolean, produce: Producer): WriteOutcome {
@@ -41,7 +36,7 @@ export function writeBack(path: string, stamp: FileStamp, options: WriteOptions,
       return { out: target, cleaned };
     }
     if (options.backupDir) mkdirSync(options.backupDir, { recursive: true });
-    const backup = replaceFile(path, produce, { expect: stamp, backupDir: options.backupDir, beforeCommit: testPause() });
+    const backup = replaceFile(path, produce, { expect: stamp, backupDir: options.backupDir, beforeCommit: options.beforeCommit });
     return { backup, cleaned };
   } catch (error) {
     if (error instanceof ConcurrentWriteError) return { error: "aborted", reason: error.message, cleaned };

@@ -1,7 +1,7 @@
 import v8 from "node:v8";
 
 /** Sessions this large are read memory-first (`sizeHint`). */
-export const MEMORY_FIRST_BYTES = 512 * 1024 * 1024;
+const MEMORY_FIRST_BYTES = 512 * 1024 * 1024;
 
 let memoryFirst = false;
 

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeF
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { BUILD } from "../build-info.js";
-import type { SessionRow } from "./ls-describe.js";
+import type { SessionRow } from "./ls-rows.js";
 
 /**
  * `ls`'s index cache: one file under `$XDG_CACHE_HOME/pi-session/` (else `~/.cache/pi-session/`),

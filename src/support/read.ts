@@ -1,15 +1,16 @@
 import type { CommandContext } from "../command.js";
 import { shellQuote } from "../errors.js";
-import { applyLabel, quickFindings, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
-import { openInput, requireSession } from "../input.js";
-import { plural } from "../render/text.js";
+import { CliError } from "../errors.js";
+import { applyLabel, EntryNotFoundError, quickFindings, resolveEntry, sessionName, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../format/index.js";
+import { openInput, requireSession } from "./input.js";
+import { plural } from "../render/units.js";
 
 /**
  * Opens FILE for a read-only command and says on stderr what pi would skip or choke on, so a user
  * is never shown a partial picture silently.
  */
 async function openForDisplay(file: string, ctx: CommandContext, options: OpenOptions): Promise<Session> {
-  const session = await openInput(file, ctx.sessionDir, options);
+  const session = await openInput(file, ctx, options);
   try {
     requireSession(session);
   } catch (error) {
@@ -61,7 +62,7 @@ export async function readShape(file: string, ctx: CommandContext): Promise<Shap
     only: new Set(["label", "session_info"]),
     onRecord: (entry) => {
       if (entry.type === "session_info") {
-        name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
+        name = sessionName(entry);
         return;
       }
       applyLabel(labels, entry, (label) => label);
@@ -84,5 +85,18 @@ function warnSkipped(session: Session, findings: Finding[], ctx: CommandContext)
   } else if (errors > 0) {
     const first = findings.find((f) => f.severity === "error")!;
     ctx.warn(`${session.name}${first.line ? `:${first.line}` : ""}: ${plural(errors, "problem")} found (${first.code}); ${check}`);
+  }
+}
+
+/** The node ENTRY names (an id or a unique prefix of one), or an error saying how to find the ids. */
+export function nodeFor(session: Session, query: string): number {
+  try {
+    return resolveEntry(session, query);
+  } catch (error) {
+    if (error instanceof EntryNotFoundError) {
+      const file = shellQuote(session.name);
+      throw new CliError(`${session.name}: ${error.message}; run \`pi-session path ${file} --leaves\` or \`pi-session tree ${file}\` to see the ids`);
+    }
+    throw error;
   }
 }

@@ -1,7 +1,7 @@
 /** A worker thread of `ls`: describes its share of the sessions and posts the rows back in batches. */
 import { parentPort, workerData } from "node:worker_threads";
 import type { FileStamp } from "./ls-cache.js";
-import { describeSession, type SessionRow } from "./ls-describe.js";
+import { describeSession, type SessionRow } from "./ls-rows.js";
 
 /**
  * Rows per message: a message per row took a twentieth of a worker's time on a 5,000-session

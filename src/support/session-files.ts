@@ -1,7 +1,7 @@
 import { readdirSync, statSync, type Dirent } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { describeFsError } from "./errors.js";
+import { describeFsError } from "../errors.js";
 
 /*
  * Where sessions are and which files they are: needed before any session is read (the parser's
@@ -10,7 +10,7 @@ import { describeFsError } from "./errors.js";
  */
 
 /** The session directory: `--session-dir`, else pi's environment variables, else `~/.pi/agent/sessions`. */
-export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   if (flag) return resolve(flag);
   if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(env.PI_CODING_AGENT_SESSION_DIR);
   if (env.PI_CODING_AGENT_DIR) return resolve(env.PI_CODING_AGENT_DIR, "sessions");

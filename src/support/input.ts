@@ -1,11 +1,11 @@
 import { statSync, type Stats } from "node:fs";
+import type { CommandContext } from "../command.js";
 import { basename } from "node:path";
-import { CliError, describeFsError, shellQuote } from "./errors.js";
-import { FileSource, openSessionBuffer, Session, type OpenOptions } from "./format/index.js";
+import { CliError, describeFsError, shellQuote } from "../errors.js";
+import { FileSource, openSessionBuffer, Session, type OpenOptions } from "../format/index.js";
 import { sizeHint } from "./memory.js";
 import { listSessionFiles } from "./session-files.js";
 
-export { listSessionFiles, sessionDir } from "./session-files.js";
 
 /** Expands the arguments: files as given, directories into their session files. */
 export function expandInputs(args: string[], sessionDir: string): string[] {
@@ -33,7 +33,7 @@ export function idFromFileName(path: string): string | undefined {
  * A command's FILE argument: a path, `-` for stdin, or a session id / unique id prefix looked up in
  * the session directory (as pi's `--session` does).
  */
-export function resolveInput(arg: string, dir: string): string {
+function resolveInput(arg: string, dir: string): string {
   if (arg === "-") return arg;
   let st: Stats | undefined;
   try {
@@ -62,22 +62,14 @@ export function resolveInput(arg: string, dir: string): string {
   throw new CliError(`${arg}: no such file, and no session id starting with it in ${dir}; run \`pi-session ls\` to find sessions`);
 }
 
-let stdinBytes: Promise<Buffer> | undefined;
-
-/** Standard input, read once (several arguments may name `-`). */
-export function readStdin(): Promise<Buffer> {
-  stdinBytes ??= (async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  })();
-  return stdinBytes;
-}
-
-/** Opens a resolved path (or `-`), turning file-system errors into one-line messages. */
-export async function openPath(path: string, options: OpenOptions = {}): Promise<Session> {
+/**
+ * Opens a resolved path, or `-` (standard input, from `stdin`), turning file-system errors into
+ * one-line messages.
+ */
+export async function openPath(path: string, options: OpenOptions = {}, stdin?: () => Promise<Buffer>): Promise<Session> {
   if (path === "-") {
-    const bytes = await readStdin();
+    if (!stdin) throw new CliError("- (standard input) is not read here; give a file");
+    const bytes = await stdin();
     sizeHint(bytes.length);
     return openSessionBuffer("<stdin>", bytes, options);
   }
@@ -96,8 +88,8 @@ export function openSource(path: string): FileSource {
 }
 
 /** Opens a session for a read-only command: FILE as a path, `-` or a session id. */
-export async function openInput(arg: string, dir: string, options: OpenOptions = {}): Promise<Session> {
-  return openPath(resolveInput(arg, dir), options);
+export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionDir" | "stdin">, options: OpenOptions = {}): Promise<Session> {
+  return openPath(resolveInput(arg, ctx.sessionDir), options, ctx.stdin);
 }
 
 /**
