@@ -54,6 +54,9 @@ const leafOption = { type: "string", describe: "entry id (or unique prefix) of t
 /** Findings as text, or as GitHub Actions workflow commands that annotate the files in a CI run. */
 const reportFormat = { choices: ["text", "github"] as const, default: "text", describe: "text, or github: GitHub Actions annotations (::error file=F,line=N,title=CODE::message)" } as const;
 
+/** A dry run's diff on a terminal is cut to its width; `--full` prints it whole (piped output always is). */
+const fullOption = { type: "boolean", default: false, describe: "with --dry-run on a terminal: the whole unified diff, every line whole (piped, it always is)" } as const;
+
 /** Tables fit a terminal's width; `--wide` draws every column whole (piped output always does). */
 const wideOption = { type: "boolean", default: false, describe: "on a terminal, draw every table column whole instead of fitting the width" } as const;
 
@@ -153,6 +156,7 @@ const COMMANDS: CommandSpec[] = [
       writeOptions(y)
         .positional("files", { type: "string", array: true, describe: "files or directories (searched for *.jsonl)" })
         .option("dry-run", { type: "boolean", default: false, describe: "print the unified diff; write nothing (exit 1 if a change is needed)" })
+        .option("full", fullOption)
         .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 if any file needs migrating (for CI)" })
         .example("$0 migrate old.jsonl", "upgrade in place, keeping old.jsonl.bak")
         .example("$0 migrate ~/.pi/agent/sessions --check", "CI: fail if anything is left to migrate")
@@ -168,6 +172,7 @@ const COMMANDS: CommandSpec[] = [
       writeOptions(y)
         .positional("files", { type: "string", array: true, describe: "session files (or directories)" })
         .option("dry-run", { type: "boolean", default: false, describe: "print the actions and the unified diff; write nothing (exit 1 if a repair is needed)" })
+        .option("full", fullOption)
         .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 if any file needs repair" })
         .example("$0 repair broken.jsonl", "repair in place, keeping broken.jsonl.bak")
         .example("$0 repair broken.jsonl --dry-run", "every action with its line number, and the diff")

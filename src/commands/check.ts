@@ -68,14 +68,18 @@ export function checkExitCode(result: CheckResult): Code {
   return result.summary.errors > 0 ? ExitCode.Findings : ExitCode.Ok;
 }
 
-/** A file's state in words: invalid (errors), ok with warnings, ok. */
-function verdict(r: FileReport): "invalid" | "ok with warnings" | "ok" {
+/** The findings that say a file holds no session at all (each the only finding of its file). */
+const NOT_A_SESSION = new Set(["file-empty", "file-not-session", "file-event-stream"]);
+
+/** A file's state in words: no session at all, invalid (errors), ok with warnings, ok. */
+function verdict(r: FileReport): "not a session" | "invalid" | "ok with warnings" | "ok" {
+  if (r.findings.length === 1 && NOT_A_SESSION.has(r.findings[0]!.code)) return "not a session";
   return r.errors > 0 ? "invalid" : r.warnings > 0 ? "ok with warnings" : "ok";
 }
 
 export function renderCheck(result: CheckResult, style: Style, quiet = false): string {
   const { c } = style;
-  const paint = (v: string) => (v === "invalid" ? c.red(v) : v === "ok" ? c.green(v) : c.yellow(v));
+  const paint = (v: string) => (v === "invalid" ? c.red(v) : v === "ok" ? c.green(v) : v === "not a session" ? c.dim(v) : c.yellow(v));
   let out = "";
   for (const r of result.files) out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info" });
   const shown = result.files.filter((r) => !quiet || r.errors > 0);

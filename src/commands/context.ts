@@ -4,9 +4,9 @@ import { ExitCode } from "../errors.js";
 import { contextMessages, contextParts, contextSettingsAt, imageBytes, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock, type Session } from "../format/index.js";
 import { RawJson, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { formatBytes, plural } from "../render/units.js";
-import { preview } from "../render/width.js";
-import { sanitize } from "../render/safe.js";
-import { type Style } from "../render/style.js";
+import { cutToWidth, displayWidth, hardWrap, preview } from "../render/width.js";
+import { sanitize, sanitizeOneLine } from "../render/safe.js";
+import { layoutWidth, type Style } from "../render/style.js";
 import { nodeFor, readShape } from "../support/read.js";
 
 /** Roles pi's convertToLlm passes through unchanged. */
@@ -84,75 +84,86 @@ export async function context(options: ContextOptions, ctx: CommandContext): Pro
 
 const TOOL_RESULT_LINES = 20;
 
-function clip(text: string, maxLines: number, style: Style): string {
-  const lines = text.split("\n");
-  if (lines.length <= maxLines) return sanitize(text);
-  return sanitize(lines.slice(0, maxLines).join("\n")) + "\n" + style.c.dim(`… ${plural(lines.length - maxLines, "more line")}`);
+type Paint = (s: string) => string;
+
+/**
+ * Session text as lines to print: made safe, at most `maxLines` of it (then how many more), each
+ * line wrapped to the terminal's width when it is wider (piped: whole), then painted.
+ */
+function textLines(text: string, style: Style, maxLines = Number.POSITIVE_INFINITY, paint?: Paint): string[] {
+  const all = text.split("\n");
+  const shown = all.length <= maxLines ? all : all.slice(0, maxLines);
+  const fit = layoutWidth(style);
+  const out: string[] = [];
+  for (const line of shown) for (const part of fit === undefined ? [sanitize(line)] : hardWrap(sanitize(line), fit)) out.push(paint ? paint(part) : part);
+  if (shown.length < all.length) out.push(style.c.dim(`… ${plural(all.length - maxLines, "more line")}`));
+  return out;
 }
 
-function renderBlocks(content: AgentMessage["content"], style: Style, maxLines: number): string {
+function blockLines(content: AgentMessage["content"], style: Style, maxLines: number): string[] {
   const { c } = style;
-  if (content == null) return c.dim("(no content)");
-  if (typeof content === "string") return clip(content, maxLines, style);
-  const parts: string[] = [];
+  if (content == null) return [c.dim("(no content)")];
+  if (typeof content === "string") return textLines(content, style, maxLines);
+  const out: string[] = [];
   for (const block of content as ContentBlock[]) {
     if (!block || typeof block !== "object") continue;
     const b = block as Record<string, unknown>;
     switch (b.type) {
       case "text":
-        parts.push(clip(String(b.text ?? ""), maxLines, style));
+        out.push(...textLines(String(b.text ?? ""), style, maxLines));
         break;
       case "thinking":
-        parts.push(c.dim(c.italic(`[thinking] ${clip(String(b.thinking ?? ""), 6, style)}`)));
+        out.push(...textLines(`[thinking] ${String(b.thinking ?? "")}`, style, 6, (s) => c.dim(c.italic(s))));
         break;
       case "toolCall":
-        parts.push(c.yellow(`→ ${sanitize(String(b.name))} `) + c.dim(preview(JSON.stringify(b.arguments ?? {}), 300)));
+        out.push(...textLines(`→ ${String(b.name)} ${preview(JSON.stringify(b.arguments ?? {}), 300)}`, style, 1, c.yellow));
         break;
       case "image":
-        parts.push(c.dim(`[image ${sanitize(String(b.mimeType ?? "?"))}, ${formatBytes(imageBytes(b))}]`));
+        out.push(c.dim(`[image ${sanitize(String(b.mimeType ?? "?"))}, ${formatBytes(imageBytes(b))}]`));
         break;
       default:
-        parts.push(c.dim(`[${sanitize(String(b.type))} block]`));
+        out.push(...textLines(`[${String(b.type)} block]`, style, 1, c.dim));
     }
   }
-  return parts.join("\n");
+  return out;
 }
 
+/** A message's heading, a rule as wide as the terminal (at most 80 columns). */
 function heading(m: AgentMessage, style: Style): string {
   const { c } = style;
-  const role = sanitize(String(m.role));
   let extra = "";
-  if (m.role === "assistant") extra = ` ${sanitize(`${m.provider ?? "?"}/${m.model ?? "?"}`)}${m.stopReason && m.stopReason !== "stop" && m.stopReason !== "toolUse" ? ` (${sanitize(String(m.stopReason))})` : ""}`;
-  else if (m.role === "toolResult") extra = ` ${sanitize(String(m.toolName ?? ""))}${m.isError ? " (error)" : ""}`;
-  else if (m.role === "custom") extra = ` ${sanitize(String(m.customType ?? ""))}`;
+  if (m.role === "assistant") extra = ` ${m.provider ?? "?"}/${m.model ?? "?"}${m.stopReason && m.stopReason !== "stop" && m.stopReason !== "toolUse" ? ` (${String(m.stopReason)})` : ""}`;
+  else if (m.role === "toolResult") extra = ` ${String(m.toolName ?? "")}${m.isError ? " (error)" : ""}`;
+  else if (m.role === "custom") extra = ` ${String(m.customType ?? "")}`;
   else if (m.role === "compactionSummary" && typeof m.tokensBefore === "number") extra = ` (${plural(m.tokensBefore, "token")} before)`;
-  const title = `── ${role}${extra} `;
+  const rule = Math.min(style.width, 80);
+  const title = `── ${cutToWidth(sanitizeOneLine(`${String(m.role)}${extra}`), rule - 7)} `;
   const paint = m.role === "user" ? c.green : m.role === "assistant" ? c.cyan : c.magenta;
-  return paint(c.bold(title + "─".repeat(Math.max(3, Math.min(style.width, 80) - title.length))));
+  return paint(c.bold(title + "─".repeat(Math.max(3, rule - displayWidth(title)))));
 }
 
 function renderMessage(m: AgentMessage, style: Style): string {
-  let body: string;
+  let body: string[];
   switch (m.role) {
     case "bashExecution":
-      body = `$ ${sanitize(String(m.command ?? ""))}\n${clip(String(m.output ?? ""), TOOL_RESULT_LINES, style)}${m.exitCode ? `\n(exit ${m.exitCode})` : ""}`;
+      body = [...textLines(`$ ${String(m.command ?? "")}`, style), ...textLines(String(m.output ?? ""), style, TOOL_RESULT_LINES), ...(m.exitCode ? [`(exit ${m.exitCode})`] : [])];
       break;
     case "compactionSummary":
     case "branchSummary":
-      body = sanitize(String(m.summary ?? ""));
+      body = textLines(String(m.summary ?? ""), style);
       break;
     case "system":
-      body = typeof m.content === "string" && m.content ? clip(m.content, 10, style) : style.c.dim("(system prompt and tools)");
+      body = typeof m.content === "string" && m.content ? textLines(m.content, style, 10) : [style.c.dim("(system prompt and tools)")];
       break;
     default:
-      body = renderBlocks(m.content, style, m.role === "toolResult" ? TOOL_RESULT_LINES : Number.POSITIVE_INFINITY);
+      body = blockLines(m.content, style, m.role === "toolResult" ? TOOL_RESULT_LINES : Number.POSITIVE_INFINITY);
   }
-  return `${heading(m, style)}\n${body}\n`;
+  return `${heading(m, style)}\n${body.join("\n")}\n`;
 }
 
 function renderHeader(settings: ContextSettings, style: Style): string {
   const model = settings.model ? `${settings.model.provider}/${settings.model.modelId}` : "none";
-  return style.c.dim(sanitize(`model ${model} · thinking ${settings.thinkingLevel}${settings.activeToolNames ? ` · tools ${settings.activeToolNames.join(", ")}` : ""}`)) + "\n";
+  return textLines(`model ${model} · thinking ${settings.thinkingLevel}${settings.activeToolNames ? ` · tools ${settings.activeToolNames.join(", ")}` : ""}`, style, 1, style.c.dim).join("\n") + "\n";
 }
 
 /** The conversation as people read it, a message at a time. */

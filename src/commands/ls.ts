@@ -151,7 +151,7 @@ function first(items: readonly number[], k: number, order: (a: number, b: number
  */
 export function lsColumns(style: Style): Column[] {
   const { c } = style;
-  const statusPaint = (s: string) => (s === "ok" ? c.green(s) : s === "needs-migrate" ? c.yellow(s) : c.red(s));
+  const statusPaint = (s: string) => (s === "ok" ? c.green(s) : s === "needs-migrate" ? c.yellow(s) : s.startsWith("not a session") ? c.dim(s) : c.red(s));
   const dash = (s: string) => (s === "-" ? c.dim(s) : s);
   return [
     { head: "id", priority: 1, max: 13 },

@@ -4,7 +4,7 @@ import { ExitCode } from "../errors.js";
 import { formatDiff, planMigration, Session, stampOf, writeMigration } from "../format/index.js";
 import { openSource } from "../support/input.js";
 import { plural } from "../render/units.js";
-import { sanitize } from "../render/safe.js";
+import { renderDiff } from "../render/diff.js";
 import { type Style } from "../render/style.js";
 import { annotation } from "../render/github.js";
 import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers.js";
@@ -83,8 +83,8 @@ function describe(r: MigrateFileResult): string {
   }
 }
 
-export function renderMigrate(result: MigrateResult, style: Style): string {
-  const diffs = result.files.map((r) => (r.diff ? sanitize(r.diff) : "")).join("");
+export function renderMigrate(result: MigrateResult, style: Style, full = false): string {
+  const diffs = result.files.map((r) => (r.diff ? renderDiff(r.diff, style, full) : "")).join("");
   return (
     diffs +
     renderWriterReport(result, style, STATUS, describe, {
@@ -101,6 +101,6 @@ export async function run(options: MigrateOptions, ctx: CommandContext): Promise
     ? ""
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-migrate" ? annotation("error", { file: r.file, line: 1, title: "needs-migrate" }, describe(r)) : ""))
-      : renderMigrate(result, ctx.style);
+      : renderMigrate(result, ctx.style, options.full);
   return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
 }

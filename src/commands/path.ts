@@ -8,7 +8,7 @@ import { sanitize } from "../render/safe.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatTime, isoTime } from "../render/units.js";
-import { displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
+import { displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview, previewIn } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/leaves.js";
 import { nodeFor, readShape } from "../support/read.js";
 
@@ -130,7 +130,7 @@ export function renderLeaves(result: LeavesResult, style: Style): string {
         const rest = `  depth ${String(l.depth).padStart(5)}  ${formatTime(l.timestamp ?? undefined)}`;
         // on a terminal the label and the preview take the room the line leaves
         const { label, room } = lineTail(fit, 2 + displayWidth(id) + displayWidth(rest), l.label ? ` [${preview(l.label, 30)}]` : "", 2, textWidth);
-        return `${mark} ${c.bold(id)}${rest}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(preview(l.preview, room))}` : ""}`;
+        return `${mark} ${c.bold(id)}${rest}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(previewIn(l.preview, room, fit))}` : ""}`;
       })
       .join("\n") + "\n"
   );
@@ -160,7 +160,7 @@ export function* renderBranch(branch: BranchResult, style: Style): Generator<str
       const time = formatTime(session.nodeTime(node));
       // on a terminal the preview takes the room the line leaves (none below a few columns)
       const room = fit === undefined ? textWidth : Math.min(textWidth, fit - (lineWidth + 2 + displayWidth(id) + 2 + kinds.widthOf(node) + 1 + displayWidth(time) + 2));
-      const p = room >= 4 ? fitPreview(previews[k]!, room) : "";
+      const p = room >= 4 ? fitPreview(previews[k]!, room, fit) : "";
       out += `${c.dim(String(session.nodeLine(node)).padStart(lineWidth))}  ${c.bold(id)}  ${kinds.of(node)} ${c.dim(time)}${p ? `  ${p}` : ""}\n`;
     }
     yield out;

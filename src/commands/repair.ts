@@ -6,6 +6,7 @@ import { openSource } from "../support/input.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { plural } from "../render/units.js";
+import { renderDiff } from "../render/diff.js";
 import { sanitize } from "../render/safe.js";
 import { wrapSegments } from "../render/width.js";
 import { annotation } from "../render/github.js";
@@ -44,7 +45,8 @@ const STATUS = {
 
 function looksLikeSession(source: ByteSource, plan: RepairPlan): string | undefined {
   if (source.size === 0) return "the file is empty; there is nothing to repair";
-  if (!plan.sessionLike) return "no session header and no entry with an id: this is not a pi session file";
+  if (plan.fileKind === "event-stream") return "pi's --mode json event stream (what `pi --mode json` prints), not a session file; there is nothing to repair";
+  if (plan.fileKind === "other") return "no session header and no entry with an id: this is not a pi session file";
   return undefined;
 }
 
@@ -115,11 +117,11 @@ function describe(r: RepairFileResult): string {
   }
 }
 
-export function renderRepair(result: RepairResult, style: Style): string {
+export function renderRepair(result: RepairResult, style: Style, full = false): string {
   const { c } = style;
   let out = "";
   for (const r of result.files) {
-    if (r.diff) out += sanitize(r.diff);
+    if (r.diff) out += renderDiff(r.diff, style, full);
     for (const a of r.actions) {
       const paint = a.dropped ? c.red : a.code === "reference-missing" ? c.yellow : c.cyan;
       for (const line of wrapSegments([[`${sanitize(r.file)}:${a.line}: `], [a.code, paint], [`: ${sanitize(a.message)}`]], layoutWidth(style))) out += `${line}\n`;
@@ -147,6 +149,6 @@ export async function run(options: RepairOptions, ctx: CommandContext): Promise<
     ? ""
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => r.actions.map((a) => actionAnnotation(r.file, a)).join(""))
-      : renderRepair(result, ctx.style);
+      : renderRepair(result, ctx.style, options.full);
   return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
 }

@@ -6,7 +6,7 @@ import { renderFindings } from "../render/findings.js";
 import { sanitize } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
-import { displayWidth, lineTail, preview, wrapSegments, type Segment } from "../render/width.js";
+import { displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/leaves.js";
 import { nodeFor, readFull } from "../support/read.js";
 
@@ -134,7 +134,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
   const rows: Array<[string, Segment[]]> = [];
   rows.push(["Session", h ? [[sanitize(String(h.id))], [`  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
   rows.push(["File", [[sanitize(result.file)], [`  ${formatBytes(result.size)}, ${plural(result.lines, "line")}`, c.dim]]]);
-  if (result.name) rows.push(["Name", [[preview(result.name, 80)]]]);
+  if (result.name) rows.push(["Name", [[previewIn(result.name, 80, fit)]]]);
   if (h) {
     rows.push(["Cwd", [[sanitize(String(h.cwd ?? "-"))]]]);
     rows.push(["Created", [[formatTime(h.timestamp as string)]]]);
@@ -175,7 +175,7 @@ function renderLists(result: ShowSummary, style: Style): string {
     const mark = leaf.current ? c.green("* ") : "  ";
     const head = `${sanitize(leaf.id ?? "(no id)").padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}`;
     const { label, room } = lineTail(fit, 2 + displayWidth(head), leaf.label ? ` [${preview(leaf.label, 30)}]` : "", 2, 60);
-    out += `${mark}${head}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(preview(leaf.preview, room))}` : ""}\n`;
+    out += `${mark}${head}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(previewIn(leaf.preview, room, fit))}` : ""}\n`;
   }
   out += rest(totals.leaves, result.leaves.length, `pi-session path ${file} --leaves`);
   if (totals.branchPoints > 0) {
@@ -196,7 +196,7 @@ function renderLists(result: ShowSummary, style: Style): string {
     for (const l of result.labels) {
       const target = sanitize(l.targetId);
       const { room } = lineTail(fit, 2 + displayWidth(target), "", 2, 60);
-      out += `  ${target}${room >= 4 ? `  ${c.yellow(preview(l.label, room))}` : ""}\n`;
+      out += `  ${target}${room >= 4 ? `  ${c.yellow(previewIn(l.label, room, fit))}` : ""}\n`;
     }
     out += rest(totals.labels, result.labels.length, `pi-session show ${file} --json`);
   }

@@ -279,7 +279,7 @@ export function* renderTree(view: TreeResult, style: Style, compact = false): Ge
       const used = fit === undefined ? 0 : prefix.length + displayWidth(id) + 1 + kinds.widthOf(node) + here.length;
       const { label, room } = lineTail(fit, used, lbl ? ` [${preview(lbl, 30)}]` : "", 1, Math.max(10, textWidth - prefix.length));
       const p = room >= 4 ? previews[k]! : "";
-      out += `${prefix ? c.dim(prefix) : ""}${c.bold(id)} ${kinds.of(node)}${label ? c.yellow(label) : ""}${here ? c.green(here) : ""}${p ? ` ${c.dim(fitPreview(p, room))}` : ""}\n`;
+      out += `${prefix ? c.dim(prefix) : ""}${c.bold(id)} ${kinds.of(node)}${label ? c.yellow(label) : ""}${here ? c.green(here) : ""}${p ? ` ${c.dim(fitPreview(p, room, fit))}` : ""}\n`;
     }
     yield out;
   }

@@ -9,6 +9,7 @@ export type FindingCode =
   // file and lines
   | "file-empty"
   | "file-not-session"
+  | "file-event-stream"
   | "header-missing"
   | "header-not-first"
   | "header-duplicate"
@@ -76,7 +77,8 @@ const REPAIR = "run `pi-session repair FILE`";
 
 export const FINDING_INFO = {
   "file-empty": { severity: "error", hint: "the file holds no session; delete it or restore it from a backup" },
-  "file-not-session": { severity: "error", hint: "pi cannot open it as a session (an event stream or another JSONL file?); pi-session reports it and changes nothing" },
+  "file-not-session": { severity: "error", hint: "pi cannot open it as a session (another JSONL file?); pi-session reports it and changes nothing" },
+  "file-event-stream": { severity: "error", hint: "`pi --mode json` prints this; pi keeps its sessions in ~/.pi/agent/sessions, which `pi-session ls` lists. pi-session reports it and changes nothing" },
   "header-missing": { severity: "error", hint: `pi refuses a file whose first record is not a header; ${REPAIR}` },
   "header-not-first": { severity: "error", hint: `pi refuses a file whose first record is not the header; ${REPAIR}` },
   "header-duplicate": { severity: "warning", hint: `pi ignores later headers; ${REPAIR} to drop them` },

@@ -27,6 +27,7 @@ export function planMigration(session: Session): MigrationPlan {
   const findings = quickFindings(session);
   const from = session.header ? session.version : null;
   const errors = findings.filter((f) => f.severity === "error" && f.code !== "version-unsupported");
+  if (session.size > 0 && !session.isSessionLike) return { status: "refused", from, reason: `${findings[0]!.message}; nothing to migrate`, findings };
   if (!session.header || session.size === 0) {
     const first = errors[0] ?? finding("header-missing", "no session header", { line: 1 });
     return { status: "refused", from, reason: `${first.line ? `line ${first.line}: ` : ""}${first.message}; ${nextStep(first)}`, findings };

@@ -7,7 +7,7 @@ import { LineSalvager, normalizeLine, type SessionRecord } from "./salvage.js";
 import { emptyFields, fieldsOf, hexString, scanLine, Verdict } from "./scanner.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine, growthFor, type ByteSource } from "./source.js";
-import { CURRENT_VERSION, missingHeaderFields } from "./types.js";
+import { CURRENT_VERSION, fileKindOf, missingHeaderFields, PI_EVENT_TYPES, type FileKind } from "./types.js";
 
 /**
  * Repair (README, `repair`): every input line ends up in the repaired file, changed as little as possible,
@@ -92,8 +92,8 @@ export interface RepairPlan {
   /** Whether the result differs from the input at all. */
   changed: boolean;
   keptRecords: number;
-  /** Whether the file holds a session header, or an entry with an id (else it is no pi session). */
-  sessionLike: boolean;
+  /** What the file is (`fileKindOf`): repair mends sessions only. */
+  fileKind: FileKind;
 }
 
 /**
@@ -228,6 +228,8 @@ class RepairWork {
   readonly decisions = new Map<number, Decision>();
   /** The records the result will hold, in input order. */
   c!: Candidates;
+  /** Records whose type is a pi `--mode json` event (`fileKindOf`). */
+  events = 0;
   /** The last input line (0-based), and whether it ended with a newline. */
   lastIndex = -1;
   lastTerminated = true;
@@ -283,7 +285,8 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   if (!head.legacy) settleIds(work, head.sessionId);
   const keptRecords = decideLines(work, head);
   work.actions.sort((a, b) => a.line - b.line);
-  return { actions: work.actions, headerLines: head.headerLines, decisions: work.decisions, changed: head.headerLines.length > 0 || work.decisions.size > 0, keptRecords, sessionLike: head.hv !== undefined || head.anyId };
+  const fileKind = fileKindOf({ header: head.hv !== undefined, entryWithId: head.anyId, events: work.events });
+  return { actions: work.actions, headerLines: head.headerLines, decisions: work.decisions, changed: head.headerLines.length > 0 || work.decisions.size > 0, keptRecords, fileKind };
 }
 
 /** Phase one, line by line: every line becomes records (candidates) or is dropped, by the salvage rule. */
@@ -337,6 +340,7 @@ function readCandidates(work: RepairWork): void {
       const badUtf8 = !fields.ascii && !isUtf8(buffer.subarray(start, cr ? end - 1 : end));
       if (cr) act("crlf-normalized", line, "CRLF line end made LF");
       salvager.flush();
+      if (PI_EVENT_TYPES.has(fields.type)) work.events++;
       const bad = fields.type === "message" && fields.role === undefined;
       c.add(index, offset, length, undefined, fields, (cr || badUtf8 ? C_NORMALIZED : 0) | (bad ? C_BAD_MESSAGE : 0));
       if (badUtf8) act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
@@ -360,6 +364,7 @@ function readCandidates(work: RepairWork): void {
       return;
     }
     const badUtf8 = !isUtf8(n.bytes);
+    if (PI_EVENT_TYPES.has(cls.value.type)) work.events++;
     addRecord(c, cls.value, index, undefined, n.bom || n.cr || n.nul || badUtf8, offset, length);
     if (badUtf8) act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
   });

@@ -6,7 +6,7 @@ import { LineFlag, LineSalvager, parseLine, type BrokenOutcome, type TextClass }
 import { emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, Verdict, type ScanFields } from "./scanner.js";
 import { BufferSource, FileSource, forEachLine, growthFor, type ByteSource } from "./source.js";
 import { TreeIndex } from "./tree.js";
-import { CURRENT_VERSION, type AnyEntry, type SessionHeader } from "./types.js";
+import { CURRENT_VERSION, fileKindOf, PI_EVENT_TYPES, type AnyEntry, type FileKind, type SessionHeader } from "./types.js";
 
 /**
  * The one reader every command shares. Pass one walks the bytes line by line and keeps a compact
@@ -143,14 +143,26 @@ export class Session {
   }
 
   /**
-   * Whether the file is a pi session at all: it has a session header, or an entry (a record with
-   * a string `type`) with a string id. Another JSONL file (an event stream, a log) is not, and
-   * nothing reads or repairs it as one (`repair` decides by the same rule from its own records).
+   * Whether the file is a pi session at all (`fileKindOf`): pi's `--mode json` event stream and
+   * other JSONL files are not, and nothing reads or repairs them as one (`repair` decides by the
+   * same rule from its own records).
    */
   get isSessionLike(): boolean {
-    if (this.header) return true;
-    for (let node = 0; node < this.nodes.count; node++) if (this.nodes.ids.has(node) && this.table.type[this.nodes.line[node]!] !== 0) return true;
-    return false;
+    return this.fileKind === "session";
+  }
+
+  /** What the file is (`fileKindOf`): a session, pi's `--mode json` event stream, or another file. */
+  get fileKind(): FileKind {
+    let entryWithId = false;
+    for (let node = 0; node < this.nodes.count && !entryWithId; node++) if (this.nodes.ids.has(node) && this.table.type[this.nodes.line[node]!] !== 0) entryWithId = true;
+    return fileKindOf({ header: this.header !== null, entryWithId, events: entryWithId ? 0 : this.eventCount });
+  }
+
+  /** How many of the file's records are pi `--mode json` events. */
+  get eventCount(): number {
+    let events = 0;
+    for (let i = 0; i < this.table.count; i++) if (PI_EVENT_TYPES.has(this.types.stringOf(this.table.type[i]!, i) ?? "")) events++;
+    return events;
   }
 
   get lineCount(): number {

@@ -41,6 +41,7 @@ export type SlimPlan =
  */
 export function planSlim(session: Session): SlimPlan {
   const findings = quickFindings(session);
+  if (session.size > 0 && !session.isSessionLike) return { status: "refused", reason: `${findings[0]!.message}; nothing to slim`, findings };
   if (!session.header || session.size === 0) {
     const first = findings.find((f) => f.severity === "error") ?? finding("header-missing", "no session header", { line: 1 });
     return { status: "refused", reason: `${first.line ? `line ${first.line}: ` : ""}${first.message}; run \`pi-session repair\` first`, findings };

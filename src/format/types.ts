@@ -267,3 +267,40 @@ export interface SessionContext {
   thinkingLevel: string;
   model: ModelRef | null;
 }
+
+/**
+ * The event types of pi's `--mode json` output (`pi --mode json "prompt"` prints its session's
+ * header, then one of these a line), which people save beside their sessions.
+ */
+export const PI_EVENT_TYPES: ReadonlySet<string> = new Set([
+  "agent_start",
+  "agent_end",
+  "agent_settled",
+  "turn_start",
+  "turn_end",
+  "message_start",
+  "message_update",
+  "message_end",
+  "tool_execution_start",
+  "tool_execution_update",
+  "tool_execution_end",
+  "compaction_start",
+  "compaction_end",
+  "compaction_cost",
+  "auto_retry_start",
+  "auto_retry_end",
+  "queue_update",
+]);
+
+/**
+ * What a JSONL file is: a session (a session header, or an entry with an id); pi's `--mode json`
+ * event stream (events and no entry with an id, with or without the header pi prints first); or
+ * another file altogether. One rule, for the reader and for repair, which count the facts each
+ * their own way.
+ */
+export type FileKind = "session" | "event-stream" | "other";
+
+export function fileKindOf(facts: { header: boolean; entryWithId: boolean; events: number }): FileKind {
+  if (!facts.entryWithId && facts.events > 0) return "event-stream";
+  return facts.header || facts.entryWithId ? "session" : "other";
+}

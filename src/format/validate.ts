@@ -2,6 +2,7 @@ import { finding, type Finding } from "./findings.js";
 import { NodeNumbers, type LineRecord } from "./line-table.js";
 import { LineFlag } from "./salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "./session.js";
+import { plural } from "./units.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AnyEntry } from "./types.js";
 import type { TextClass } from "./salvage.js";
 
@@ -45,7 +46,27 @@ export function recordFindings(session: Session): Finding[] {
 
 /** Line, record and tree findings: everything a scan-only read can say, in line order. */
 export function quickFindings(session: Session): Finding[] {
+  const whole = notASession(session);
+  if (whole) return [whole];
   return sortByLine([...lineFindings(session), ...recordFindings(session), ...treeFindings(session)]);
+}
+
+/**
+ * The one finding for a file that holds no session, or undefined: an empty file, pi's `--mode json`
+ * event stream, another JSONL file (or no JSON at all). Nothing in it is a session's problem, so
+ * nothing else is said of it.
+ */
+function notASession(session: Session): Finding | undefined {
+  const count = session.lineCount;
+  if (count === 0 || (count === 1 && session.lineState(0).length === 0)) return finding("file-empty", "the file is empty");
+  switch (session.fileKind) {
+    case "session":
+      return undefined;
+    case "event-stream":
+      return finding("file-event-stream", `pi's --mode json event stream (${session.header ? "a session header and " : ""}${plural(session.eventCount, "event")}), not a session`, { line: 1 });
+    case "other":
+      return finding("file-not-session", "no session header, and no record is an entry with an id", { line: 1 });
+  }
 }
 
 /**
@@ -56,7 +77,6 @@ export function quickFindings(session: Session): Finding[] {
 export function lineFindings(session: Session): Finding[] {
   const out: Finding[] = [];
   const count = session.lineCount;
-  if (count === 0 || (count === 1 && session.lineState(0).length === 0)) return [finding("file-empty", "the file is empty")];
   for (let i = 0; i < count; i++) {
     const { kind, flags, salvage } = session.lineState(i);
     const at = { line: i + 1 };
@@ -94,9 +114,7 @@ export function lineFindings(session: Session): Finding[] {
 /** The header missing, not on the first line, without its string fields, or of a version not read here. */
 function headerFindings(session: Session): Finding[] {
   const h = session.header;
-  if (!h) {
-    return [session.isSessionLike ? finding("header-missing", "no session header", { line: 1 }) : finding("file-not-session", "no session header, and no record is an entry with an id", { line: 1 })];
-  }
+  if (!h) return [finding("header-missing", "no session header", { line: 1 })];
   const out: Finding[] = [];
   const at = { line: session.headerRecord!.line };
   const first = session.firstRecordLine;
@@ -200,7 +218,9 @@ export class Validator {
 
   /** Every finding for the session, in line order (file-level findings first). */
   findings(session: Session): Finding[] {
-    return sortByLine([...quickFindings(session), ...this.referenceFindings(session), ...this.toolFindings(session)]);
+    const quick = quickFindings(session);
+    if (!session.isSessionLike) return quick;
+    return sortByLine([...quick, ...this.referenceFindings(session), ...this.toolFindings(session)]);
   }
 
   private referenceFindings(session: Session): Finding[] {

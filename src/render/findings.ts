@@ -1,7 +1,7 @@
 import type { Finding, Severity } from "../format/index.js";
 import { shellQuote } from "../errors.js";
 import { layoutWidth, type Style } from "./style.js";
-import { sanitize } from "./safe.js";
+import { sanitizeOneLine } from "./safe.js";
 import { wrapSegments, type Segment } from "./width.js";
 
 /**
@@ -16,9 +16,9 @@ export function renderFindings(file: string, findings: readonly Finding[], style
   let out = "";
   for (const f of findings) {
     if (rank[f.severity] > limit) continue;
-    const where = `${sanitize(file)}${f.line !== undefined ? `:${f.line}` : ""}`;
+    const where = `${sanitizeOneLine(file)}${f.line !== undefined ? `:${f.line}` : ""}`;
     const hint = f.hint.replaceAll("FILE", shellQuote(file));
-    const segments: Segment[] = [[`${options.indent ?? ""}${where}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], [`: ${sanitize(f.message)} `], [`(${sanitize(hint)})`, c.dim]];
+    const segments: Segment[] = [[`${options.indent ?? ""}${where}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], [`: ${sanitizeOneLine(f.message)} `], [`(${sanitizeOneLine(hint)})`, c.dim]];
     for (const line of wrapSegments(segments, layoutWidth(style))) out += `${line}\n`;
   }
   return out;

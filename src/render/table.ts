@@ -1,4 +1,4 @@
-import { cutToWidth, displayWidth } from "./width.js";
+import { cutToWidth, displayWidth, isolate } from "./width.js";
 import { layoutWidth, type Style } from "./style.js";
 
 /**
@@ -86,16 +86,4 @@ export function fit(columns: readonly Column[], natural: readonly number[], limi
     const drop = [...shown].sort(byImportance)[0]!;
     shown = shown.filter((i) => i !== drop);
   }
-}
-
-/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
-const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]|\ud802[\udc00-\udfff]|\ud803[\udc00-\udfff]/;
-
-/**
- * A cell holding right-to-left text inside a first-strong isolate (U+2068 ... U+2069), so that the
- * terminal's bidi algorithm orders it within the cell and cannot move its neighbours. (Session
- * text has its own bidi controls escaped by `sanitize`; these are ours.)
- */
-function isolate(text: string): string {
-  return RTL.test(text) ? `\u2068${text}\u2069` : text;
 }

@@ -33,21 +33,54 @@ function nonSpaceFrom(text: string, i: number): boolean {
   return NON_SPACE.test(text);
 }
 
-/** `text` cut short of `max` characters, an ellipsis marking the cut. */
+/** `text` cut short of `max` characters (UTF-16 code units), between whole graphemes, an ellipsis marking the cut. */
 function withEllipsis(text: string, max: number): string {
   let end = Math.min(text.length, Math.max(1, max - 1));
-  // never split a surrogate pair
-  const last = text.charCodeAt(end - 1);
-  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+  // Only where the text is not plain ASCII on both sides of the cut can it fall inside a
+  // character (a surrogate pair, an emoji sequence, a flag, a letter and its marks).
+  if (end < text.length && (text.charCodeAt(end - 1) > 0x7e || text.charCodeAt(end) > 0x7e)) end = graphemeBoundary(text, end);
   return text.slice(0, end).trimEnd() + "…";
 }
 
+/** The last grapheme boundary of `text` at or before `at` (a grapheme is never longer than the window looked at). */
+function graphemeBoundary(text: string, at: number): number {
+  const from = Math.max(0, at - 64);
+  let boundary = from;
+  for (const g of graphemes(text.slice(from, at + 64))) {
+    if (boundary + g.length > at) break;
+    boundary += g.length;
+  }
+  return boundary;
+}
+
 /**
- * `preview(p, max)` of a string `p` that `preview` made: it is flat and safe already, so only the
- * cut is left to make (a tree draws a hundred thousand of them, each narrower under deep branches).
+ * A preview (`preview` made it: flat and safe) fitted to the room a line leaves. On a terminal
+ * (`fit`: its width) `room` is display columns: wide characters and emoji take two, the cut falls
+ * between whole characters (graphemes: an emoji sequence, a letter and its marks), and a
+ * right-to-left run is isolated so that the terminal's bidi algorithm cannot move the rest of the
+ * line. Piped (`fit` undefined), `room` is characters, as it has always been: one layout for
+ * scripts, whatever the script of the text.
  */
-export function fitPreview(p: string, max: number): string {
-  return p.length <= max ? p : withEllipsis(p, max);
+export function fitPreview(p: string, room: number, fit: number | undefined): string {
+  if (fit === undefined) return p.length <= room ? p : withEllipsis(p, room);
+  return isolate(cutToWidth(p, room));
+}
+
+/** `preview(text, room)`, fitted to the room as `fitPreview` does (for labels and names of any length). */
+export function previewIn(text: string, room: number, fit: number | undefined): string {
+  return fitPreview(preview(text, room), room, fit);
+}
+
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]|\ud802[\udc00-\udfff]|\ud803[\udc00-\udfff]/;
+
+/**
+ * Text holding right-to-left letters inside a first-strong isolate (U+2068 ... U+2069), so that the
+ * terminal's bidi algorithm orders it within itself and cannot move its neighbours. (Session text
+ * has its own bidi controls escaped by `sanitize`; these are ours.)
+ */
+export function isolate(text: string): string {
+  return RTL.test(text) ? `\u2068${text}\u2069` : text;
 }
 
 /** How many characters of preview a JSON document carries for each entry. */
@@ -64,7 +97,7 @@ export function lineTail(fit: number | undefined, used: number, label: string, g
   if (fit === undefined) return { label, room: max };
   let fitted = label;
   if (fitted && used + displayWidth(fitted) > fit) fitted = fit - used >= 6 ? cutToWidth(fitted, fit - used) : "";
-  return { label: fitted, room: Math.min(max, fit - used - displayWidth(fitted) - gap) };
+  return { label: isolate(fitted), room: Math.min(max, fit - used - displayWidth(fitted) - gap) };
 }
 
 /** A piece of a line and how it is painted. */
@@ -125,12 +158,36 @@ export function wrapSegments(segments: readonly Segment[], width: number | undef
   return lines;
 }
 
-/** The longest start of `text` (whole code points) at most `columns` wide (at least one code point). */
+/**
+ * A line of text (safe, one line) as lines at most `width` columns wide: broken after the last
+ * space that leaves at least a third of a line, else between graphemes (text without spaces,
+ * as Chinese is written). Indentation stays; a tab counts as the spaces to the next stop of 8.
+ */
+export function hardWrap(line: string, width: number): string[] {
+  let rest = line.includes("\t") ? expandTabs(line) : line;
+  if (displayWidth(rest) <= width) return [rest];
+  const out: string[] = [];
+  while (displayWidth(rest) > width) {
+    let head = takeWidth(rest, width);
+    const space = head.lastIndexOf(" ");
+    if (space >= width / 3 && space < head.length - 1) head = head.slice(0, space + 1);
+    out.push(head.trimEnd());
+    rest = rest.slice(head.length).replace(/^ +/, "");
+  }
+  if (rest) out.push(rest);
+  return out;
+}
+
+function expandTabs(line: string): string {
+  let out = "";
+  for (const ch of line) out += ch === "\t" ? " ".repeat(8 - (displayWidth(out) % 8)) : ch;
+  return out;
+}
+
+/** The longest start of `text` (whole graphemes) at most `columns` wide, and at least one grapheme. */
 function takeWidth(text: string, columns: number): string {
-  const points = Array.from(text);
-  let n = 1;
-  while (n < points.length && displayWidth(points.slice(0, n + 1).join("")) <= columns) n++;
-  return points.slice(0, n).join("");
+  const head = within(text, columns, "start");
+  return head || (graphemes(text).next().value ?? "");
 }
 
 /**
@@ -144,19 +201,55 @@ export function displayWidth(text: string): number {
   return PLAIN.test(text) ? text.length : stringWidth(text);
 }
 
-/** `text` cut to at most `columns` display columns, an ellipsis marking the cut (never inside a surrogate pair). */
+/** `text` cut to at most `columns` display columns between whole graphemes, an ellipsis marking the cut. */
 export function cutToWidth(text: string, columns: number, keep: "start" | "end" = "start"): string {
   if (displayWidth(text) <= columns) return text;
   if (columns <= 0) return "";
-  const points = Array.from(text);
-  const part = (n: number) => (keep === "start" ? points.slice(0, n) : points.slice(points.length - n)).join("");
-  // the most code points that leave a column for the ellipsis (widths only grow with the count)
-  let lo = 0;
-  let hi = points.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (displayWidth(part(mid)) <= columns - 1) lo = mid;
-    else hi = mid - 1;
+  const part = within(text, columns - 1, keep);
+  return keep === "start" ? part.trimEnd() + "…" : "…" + part.trimStart();
+}
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** The graphemes of `text`: what a reader takes for one character (an emoji sequence, a flag, a letter and its marks). */
+function* graphemes(text: string): Generator<string> {
+  // (made on first use: the first segmenter of a process starts ICU, which ASCII never needs)
+  segmenter ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+  for (const { segment } of segmenter.segment(text)) yield segment;
+}
+
+const widths = new Map<string, number>();
+
+/** A grapheme's columns (string-width's rules; remembered: text repeats its characters). */
+function graphemeWidth(g: string): number {
+  let w = widths.get(g);
+  if (w === undefined) {
+    w = displayWidth(g);
+    if (widths.size < 65_536) widths.set(g, w);
   }
-  return keep === "start" ? part(lo).trimEnd() + "…" : "…" + part(lo).trimStart();
+  return w;
+}
+
+/** The longest start (or end) of `text` of whole graphemes at most `columns` wide. */
+function within(text: string, columns: number, keep: "start" | "end"): string {
+  if (PLAIN.test(text)) return keep === "start" ? text.slice(0, Math.max(0, columns)) : text.slice(Math.max(0, text.length - columns));
+  if (keep === "start") {
+    let used = 0;
+    let end = 0;
+    for (const g of graphemes(text)) {
+      used += graphemeWidth(g);
+      if (used > columns) break;
+      end += g.length;
+    }
+    return text.slice(0, end);
+  }
+  const all = [...graphemes(text)];
+  let used = 0;
+  let start = text.length;
+  for (let k = all.length - 1; k >= 0; k--) {
+    used += graphemeWidth(all[k]!);
+    if (used > columns) break;
+    start -= all[k]!.length;
+  }
+  return text.slice(start);
 }

@@ -93,13 +93,15 @@ export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionD
 }
 
 /**
- * Refuses input that holds no session at all (empty, binary, another JSONL format): read-only
- * commands other than `check` cannot show anything for it.
+ * Refuses input that holds no session at all (empty, binary, pi's `--mode json` output, another
+ * JSONL format): read-only commands other than `check` cannot show anything for it.
  */
 export function requireSession(session: Session): void {
   const name = session.name;
   if (session.size === 0) throw new CliError(`${name}: the file is empty; it holds no session (run \`pi-session check ${shellQuote(name)}\`)`);
-  if (session.isSessionLike) return;
+  const kind = session.fileKind;
+  if (kind === "session") return;
+  if (kind === "event-stream") throw new CliError(`${name}:1: not a pi session file: pi's --mode json event stream (what \`pi --mode json\` prints); pi keeps its sessions in ~/.pi/agent/sessions (run \`pi-session ls\`)`);
   const first = session.records.find((r) => r.kind !== "blank");
   const what =
     first?.kind === "invalid" ? "its lines are not JSON" : first?.kind === "entry" ? `its records (e.g. \`${first.type ?? "no type"}\`) have no session header and no entry ids` : "it has no session header";

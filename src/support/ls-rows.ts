@@ -4,7 +4,12 @@ import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, sessionNa
 import { idFromFileName, openPath } from "./input.js";
 import type { FileStamp } from "./ls-cache.js";
 
-export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable";
+export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
+
+/** A file in the session directory that holds no session: empty, or another JSONL file. */
+const NOT_A_SESSION = "not a session";
+/** pi's `--mode json` output, saved beside the sessions. */
+const EVENT_STREAM = "not a session: pi's --mode json event stream";
 
 export interface SessionRow {
   path: string;
@@ -62,7 +67,9 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
       const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
       const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
       const version = h ? session.version : null;
-      const status: SessionStatus = errors === 1 ? "invalid: 1 problem" : errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
+      const kind = session.size === 0 ? "other" : session.fileKind;
+      const status: SessionStatus =
+        kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 problem" : errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
       return {
         path,
         id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),
@@ -71,8 +78,8 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
         cwd: typeof h?.cwd === "string" ? h.cwd : null,
         created: typeof h?.timestamp === "string" ? h.timestamp : null,
         modified: modified ? new Date(modified).toISOString() : null,
-        messages,
-        branches: session.tree.leaves().length,
+        messages: kind === "session" ? messages : 0,
+        branches: kind === "session" ? session.tree.leaves().length : 0,
         size,
         version,
         status,

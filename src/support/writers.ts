@@ -112,6 +112,8 @@ export interface WriterOptions {
   /** Replace an existing --out file. */
   force: boolean;
   format: "text" | "github";
+  /** `--full`: a dry run's diff whole on a terminal too. */
+  full: boolean;
 }
 
 /**
@@ -130,6 +132,7 @@ export function writerOptions(args: Args): WriterOptions {
     backupDir: args.optionalString("backupDir"),
     force: args.flag("force"),
     format: args.choice("format", ["text", "github"] as const, "text"),
+    full: args.flag("full"),
   };
 }
 

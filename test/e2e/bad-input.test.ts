@@ -52,13 +52,17 @@ describe("input that cannot be read", () => {
   it.each(READ_COMMANDS)("%s: a pi --mode json event stream is not a session", async (...cmd) => {
     const r = await run(cmd, fixture("events.jsonl"));
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/events\.jsonl:1: not a pi session file: its records \(e\.g\. `agent_start`\) have no session header and no entry ids/);
+    expectOneLineError(r.stderr, "events.jsonl:1: not a pi session file: pi's --mode json event stream");
   });
 
   it("check reports the same inputs as findings (exit 1) or unreadable (exit 2)", async () => {
     const empty = await cliJson(["check", fixture("empty.jsonl"), fixture("binary.bin"), fixture("events.jsonl")]);
     expect(empty.exitCode).toBe(1);
-    expect(empty.json.files.map((f: { findings: Array<{ code: string }> }) => f.findings[0]!.code)).toEqual(["file-empty", "line-nul", "file-not-session"]);
+    // each file that holds no session gets one finding, and only that one
+    expect(empty.json.files.map((f: { findings: Array<{ code: string }> }) => f.findings.map((x) => x.code))).toEqual([["file-empty"], ["file-not-session"], ["file-event-stream"]]);
+    const human = await cli(["check", fixture("events.jsonl")]);
+    expect(human.stdout).toMatch(/events\.jsonl:1: error file-event-stream: pi's --mode json event stream \(a session header and 9 events\), not a session/);
+    expect(human.stdout).toContain("events.jsonl: not a session (1 error, 0 warnings)");
     const missing = await cli(["check", fixture("linear.jsonl"), "/nonexistent.jsonl"]);
     expect(missing.exitCode).toBe(2);
     expectOneLineError(missing.stderr, "/nonexistent.jsonl");

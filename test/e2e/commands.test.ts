@@ -287,6 +287,16 @@ describe("ls", () => {
     expect(r.stdout).toMatch(/invalid: \d+ problems/);
   });
 
+  it("lists files that hold no session as such: pi's --mode json output, an empty file, another JSONL file", async () => {
+    const { json } = await cliJson(["ls", FIXTURES, "--no-cache"]);
+    const status = (name: string) => json.sessions.find((s: { path: string }) => s.path.endsWith(`/${name}`))?.status;
+    expect(status("events.jsonl")).toBe("not a session: pi's --mode json event stream");
+    expect(status("empty.jsonl")).toBe("not a session");
+    expect(status("linear.jsonl")).toBe("ok");
+    const human = await cli(["ls", FIXTURES, "--no-cache"]);
+    expect(human.stdout).toMatch(/not a session: pi's --mode json event stream\n/);
+  });
+
   it("--json, --sort and --limit", async () => {
     const { json } = await cliJson(["ls", FIXTURES, "--sort", "messages", "--limit", "3"]);
     expect(json.sessions).toHaveLength(3);
@@ -324,7 +334,7 @@ describe("ls", () => {
       expect(few.total).toBe(150);
     }
     const statuses = new Set(one.json.sessions.map((s: { status: string }) => s.status));
-    expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problem"]));
+    expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problem", "not a session"]));
   });
 
   it("trusts the cache only while size, mtime and inode match, and rebuilds a corrupt one", async () => {

@@ -132,3 +132,86 @@ describe("output that fits the terminal", () => {
     }
   });
 });
+
+/**
+ * Text in every script: Chinese, Japanese, Korean, Arabic (right to left), emoji (sequences
+ * joined by ZWJ, flags, skin tones), letters with combining marks. Cut anywhere by code points,
+ * these would split a character; cut by code units, they would run past the edge.
+ */
+const SCRIPTS = [
+  "我叫张三，请记住。今天我们讨论会话文件的结构和修复方法，还有很多细节需要确认。",
+  "セッションファイルの木構造を確認してください、ブランチが三つあります。",
+  "세션 파일을 복구하고 모든 가지를 확인해 주세요 감사합니다",
+  "سوي لي موقع بسمعك وبصري مع صفحة رئيسية وقائمة طعام كاملة للمقهى",
+  "👨‍👩‍👧‍👦 family 🇯🇵🇫🇷🇧🇷 flags 👍🏽👍🏿 tones 🧑‍💻 coder ✅ done 😊😊😊😊😊😊",
+  "Ünïcödé café naïve résumé — e\u0301 a\u0300 o\u0302 combining marks everywhere, and more of them",
+];
+
+/** A branched session whose every text, label and name is in another script. */
+function scriptsSession(): string {
+  const records: Array<Record<string, unknown>> = [header(), entry("session_info", "n0000001", null, { name: `${SCRIPTS[0]} ${SCRIPTS[4]}` })];
+  let parent = "n0000001";
+  SCRIPTS.forEach((text, k) => {
+    const u = `u${String(k).padStart(7, "0")}`;
+    const a = `a${String(k).padStart(7, "0")}`;
+    records.push(user(u, parent, `${text} ${text}`), assistant(a, u, `${SCRIPTS[(k + 3) % SCRIPTS.length]} ${text}`));
+    // a dead-end retry beside each answer, so that every level is a branch point
+    records.push(assistant(`r${String(k).padStart(7, "0")}`, u, SCRIPTS[(k + 1) % SCRIPTS.length]!));
+    records.push(entry("label", `l${String(k).padStart(7, "0")}`, a, { targetId: a, label: SCRIPTS[(k + 2) % SCRIPTS.length] }));
+    parent = `l${String(k).padStart(7, "0")}`;
+  });
+  const file = join(mkdtempSync(join(tmpdir(), "pi-session-scripts-")), "scripts.jsonl");
+  writeFileSync(file, jsonl(...records));
+  return file;
+}
+
+const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+const graphemesOf = (text: string) => Array.from(segmenter.segment(text), (s) => s.segment);
+/** Every character the session's texts hold, and the ones our drawing adds. */
+const WHOLE = new Set([...SCRIPTS.flatMap(graphemesOf), ..."…├─└│┆←→·⁨⁩—\u2068\u2069"]);
+
+describe("lines that fit the terminal in every script", () => {
+  const commands = [["tree"], ["path"], ["path", "--leaves"], ["show"], ["check"], ["context"]];
+  for (const args of commands) {
+    it(`${args.join(" ")} of a session in Chinese, Japanese, Korean, Arabic and emoji fits 60, 80, 100 and 160 columns, never cutting inside a character`, async () => {
+      const file = scriptsSession();
+      const piped = (await run([args[0]!, file, ...args.slice(1)], undefined)).out;
+      for (const columns of [60, 80, 100, 160]) {
+        const { out } = await run([args[0]!, file, ...args.slice(1)], columns);
+        for (const line of out.trimEnd().split("\n")) {
+          expect(width(line), `${args.join(" ")} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+          for (const g of graphemesOf(line)) if (/[^\x20-\x7e]/.test(g)) expect(WHOLE.has(g), `a split character ${JSON.stringify(g)} in: ${line}`).toBe(true);
+        }
+        // a right-to-left preview is isolated on a terminal, so that it cannot move its line
+        if (args[0] !== "check" && args[0] !== "context" && out.includes("سوي")) expect(out).toMatch(/\u2068[^\u2069\n]*سوي/);
+      }
+      // piped: one layout, whatever the width, and no isolates of ours
+      expect((await run([args[0]!, file, ...args.slice(1)], undefined)).out).toBe(piped);
+      expect(piped).not.toMatch(/[\u2068\u2069]/);
+    });
+  }
+
+  it("a dry run's diff stays readable on a terminal: each line cut to the width at its change, saying what it left out; piped or --full, the whole diff", async () => {
+    const long = JSON.stringify(user("a0000002", "a0000001", "x".repeat(9000)));
+    const file = join(mkdtempSync(join(tmpdir(), "pi-session-diff-")), "long.jsonl");
+    writeFileSync(file, jsonl(header(), user("a0000001", null, "short"), `${long}\r`, user("a0000003", "a0000002", "after")));
+    const piped = (await run(["repair", file, "--dry-run"], undefined)).out;
+    expect(piped).toContain(`-${long}\r`.replace("\r", "\\r"));
+    expect(piped).toContain(`+${long}\n`);
+    for (const columns of [60, 80, 100, 160]) {
+      const { out, code } = await run(["repair", file, "--dry-run"], columns);
+      expect(code).toBe(1);
+      const lines = out.trimEnd().split("\n");
+      for (const line of lines) expect(width(line), `at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      // the removed and the added line show where they differ (the CR), and how much was left out
+      expect(lines.find((l) => l.startsWith("-…"))).toMatch(/:\d+}}\\r… \(8\.\d KB more\)$/);
+      expect(lines.find((l) => l.startsWith("+…"))).toMatch(/:\d+}}… \(8\.\d KB more\)$/);
+      expect(out).toMatch(/^ {2}\(1 unchanged line\)$/m);
+    }
+    // (the report under the diff wraps on a terminal; the diff itself is the piped one)
+    const diffOf = (out: string) => out.split("\n").filter((l) => /^(Index: |=+$|--- |\+\+\+ |@@ |[-+]| \{)/.test(l)).join("\n");
+    expect(diffOf((await run(["repair", file, "--dry-run", "--full"], 80)).out)).toBe(diffOf(piped));
+    expect(diffOf(piped)).toMatch(/^Index: .*\n=+\n--- .*\n\+\+\+ .*\n@@ -1,4 \+1,4 @@\n/);
+    expect(diffOf(piped).split("\n")).toHaveLength(10);
+  });
+});

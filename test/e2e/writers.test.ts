@@ -142,7 +142,10 @@ describe("repair", () => {
     const dir = sandbox("events.jsonl", "empty.jsonl");
     const r = await cli(["repair", join(dir, "events.jsonl")]);
     expect(r.exitCode).toBe(1);
-    expect(r.stdout).toContain("refused: no session header and no entry with an id: this is not a pi session file");
+    expect(r.stdout).toContain("refused: pi's --mode json event stream (what `pi --mode json` prints), not a session file; there is nothing to repair");
+    const migrate = await cli(["migrate", join(dir, "events.jsonl")]);
+    expect(migrate.exitCode).toBe(1);
+    expect(migrate.stdout).toContain("refused: pi's --mode json event stream (a session header and 9 events), not a session; nothing to migrate");
     expect(readdirSync(dir).sort()).toEqual(["empty.jsonl", "events.jsonl"]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, lineFindings, openSessionBuffer, openSessionSync, parseLine, SummaryReader, withSummaries, type OpenOptions, type Session } from "../../src/format/index.js";
+import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, lineFindings, openSessionBuffer, quickFindings, openSessionSync, parseLine, SummaryReader, withSummaries, type OpenOptions, type Session } from "../../src/format/index.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { previewFromBytes, previewOf } from "../../src/render/preview.js";
 import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
@@ -101,7 +101,7 @@ describe("line classification", () => {
 
   it("reports an empty file", () => {
     expect(kinds(Buffer.alloc(0))).toEqual([]);
-    expect(lineFindings(open(Buffer.alloc(0))).map((f) => f.code)).toEqual(["file-empty"]);
+    expect(quickFindings(open(Buffer.alloc(0))).map((f) => f.code)).toEqual(["file-empty"]);
   });
 });
 
