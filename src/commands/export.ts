@@ -3,7 +3,7 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
 import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export-entry.js";
-import { HTML_FOOTER, htmlBlock, htmlHeader, htmlTotals, markdownBlock, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export-render.js";
+import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export-render.js";
 import { writeAll, type Sink } from "../render/sink.js";
 import { nodeFor, readShape } from "../support/read.js";
 import { formatCount, plural } from "../render/units.js";
@@ -119,18 +119,15 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
   }
   yield [format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean), options.literal)];
   let stats: StatsCollector;
+  const out: Pieces = [];
   if (options.view === "context") {
-    const out: Pieces = [];
     for (const m of contextMessages(b.session, b.leaf)) {
-      const block = renderer.builder.message(m);
-      if (format === "md") markdownBlock(out, block, options);
-      else out.push(htmlBlock(block, options));
+      renderer.renderMessage(out, m);
       yield out;
       out.length = 0;
     }
     stats = branchStats(b);
   } else {
-    const out: Pieces = [];
     for (const { node, entry } of b.session.entriesInOrder(b.nodes, renderer.readOptions)) {
       renderer.render(out, entry, () => b.session.nodeRecord(node));
       yield out;
@@ -138,6 +135,8 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
     }
     stats = renderer.stats;
   }
+  renderer.finish(out);
+  yield out;
   const closing = totalsMeta(stats, clean);
   if (format === "md") yield [markdownTotals(closing)];
   else {

@@ -26,5 +26,6 @@ export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, Concur
 export { planRepair, writeRepair, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
 export { planSlim, writeSlim, liveNodes, placeholder, DEFAULT_MIN_SIZE, SLIM_KINDS, type SlimPlan, type SlimResult, type SlimKind } from "./slim.js";
 export { formatBytes, formatCount, plural } from "./units.js";
+export { idHash } from "./ids.js";
 export { entrySummary, kindName, nodeSummary, summaryFromBytes, summaryWindow, partialEntry, SummaryReader, SUMMARY_WINDOW, withSummaries, type Line } from "./summary.js";
 export { planFork, sessionFolderName, sessionFileName, sessionPathFor, type ForkOptions, type ForkPlan } from "./fork.js";

@@ -1,4 +1,5 @@
 import { finding, type Finding } from "./findings.js";
+import { idHash } from "./ids.js";
 import { NodeNumbers, type LineRecord } from "./line-table.js";
 import { LineFlag } from "./salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "./session.js";
@@ -199,10 +200,10 @@ export class Validator {
         if (!message || typeof message !== "object" || node === undefined) return;
         if (message.role === "assistant" && Array.isArray(message.content)) {
           for (const b of message.content as Array<{ type?: unknown; id?: unknown } | null>) {
-            if (b && b.type === "toolCall" && typeof b.id === "string") this.calls.add(node, hashId(b.id));
+            if (b && b.type === "toolCall" && typeof b.id === "string") this.calls.add(node, idHash(b.id));
           }
         }
-        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.results.add(node, hashId(message.toolCallId));
+        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.results.add(node, idHash(message.toolCallId));
         return;
       }
       case "compaction":
@@ -304,18 +305,6 @@ function byPreorder(pairs: NodeNumbers, tree: Session["tree"]): { head: Int32Arr
     head[at] = k;
   }
   return { head, next };
-}
-
-/** A 53-bit hash of an id (two 32-bit FNV-1a hashes): for matching tool calls without keeping their strings. */
-function hashId(id: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let k = 0; k < id.length; k++) {
-    const c = id.charCodeAt(k);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0) * 0x200000 + ((b >>> 11) & 0x1fffff);
 }
 
 /** How many of a duplicated id's lines its findings name. */

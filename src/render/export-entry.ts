@@ -1,5 +1,6 @@
 import { imageBytes, StatsCollector, type AgentMessage, type AnyEntry, type LineRecord, type ReadOptions } from "../format/index.js";
-import { BlockBuilder } from "./export-model.js";
+import { BlockBuilder, type Block } from "./export-model.js";
+import { ToolPairing } from "./export-tools.js";
 import { htmlBlock, markdownBlock, type ExportStyle, type Pieces } from "./export-render.js";
 import { Redactor } from "./redact.js";
 
@@ -45,10 +46,13 @@ export class EntryRenderer {
   readonly stats = new StatsCollector();
   /** What was redacted, everywhere in the document. */
   readonly redactor: Redactor;
+  /** Tool results put under their calls (not in a literal export: there each stands where it is). */
+  private readonly pairing: ToolPairing | undefined;
 
   constructor(readonly setup: RenderSetup) {
     this.redactor = new Redactor(setup.redact);
     this.builder = new BlockBuilder(this.redactor, setup.labels, setup.edits, setup.literal === true);
+    this.pairing = setup.literal ? undefined : new ToolPairing();
   }
 
   /** How to read entries for this export: image data only when it is embedded. */
@@ -73,8 +77,27 @@ export class EntryRenderer {
       out.push(this.json(entry));
       return;
     }
-    for (const block of this.builder.entry(entry)) {
-      if (format === "md") markdownBlock(out, block, this.setup);
+    this.write(out, this.builder.entry(entry));
+  }
+
+  /** Pushes one message of a rebuilt context (`--view context`) onto `out`. */
+  renderMessage(out: Pieces, message: AgentMessage): void {
+    this.write(out, [this.builder.message(message)]);
+  }
+
+  /** Pushes what is still held back (an assistant message waiting for its results) onto `out`: at the branch's end. */
+  finish(out: Pieces): void {
+    if (this.pairing) this.writeNow(out, this.pairing.flush());
+  }
+
+  private write(out: Pieces, blocks: Block[]): void {
+    if (!this.pairing) return this.writeNow(out, blocks);
+    for (const block of blocks) this.writeNow(out, this.pairing.push(block));
+  }
+
+  private writeNow(out: Pieces, blocks: Block[]): void {
+    for (const block of blocks) {
+      if (this.setup.format === "md") markdownBlock(out, block, this.setup);
       else out.push(htmlBlock(block, this.setup));
     }
   }

@@ -1,4 +1,5 @@
 import { imageBytes, PLAIN_TEXT, type AgentMessage, type AnyEntry, type ContentBlock } from "../format/index.js";
+import { toolCall, type ToolCall } from "./export-tools.js";
 import type { Redactor } from "./redact.js";
 import { formatCount, formatDateTime } from "./units.js";
 
@@ -12,7 +13,10 @@ export type Part =
   /** `markdown`: the text is Markdown a person or the model wrote (user and assistant text), shown rendered unless the export is literal. */
   | { kind: "text"; text: string; markdown?: boolean }
   | { kind: "thinking"; text: string }
+  /** A tool call as its arguments' JSON (`--literal`: the export as it was). */
   | { kind: "toolCall"; name: string; args: string }
+  /** A tool call as what it did, its result under it (`ToolPairing`). */
+  | { kind: "tool"; call: ToolCall }
   | { kind: "toolResult"; text: string; isError: boolean; images: Array<Extract<Part, { kind: "image" }>> }
   | { kind: "image"; mime: string; bytes: number; data: string }
   | { kind: "shell"; command: string; output: string; exitCode: number | null | undefined }
@@ -31,6 +35,13 @@ export interface MessageBlock {
   parts: Part[];
   /** An assistant's error (`stopReason` error or aborted), shown as a block of its own (not in a literal export: there it is in `meta`). */
   error?: { kind: "error" | "aborted"; message: string };
+  /** A tool result's: the id of the call it answers (not in a literal export). */
+  toolCallId?: string;
+  /** A tool result that found no call waiting for it: its call is further up the branch, or there is none. */
+  unmatched?: "earlier" | "none";
+  /** A tool result's details: the edit tool's diff, a shell tool's exit code. */
+  resultDiff?: string;
+  exitCode?: number;
 }
 
 export interface SummaryBlock {
@@ -122,7 +133,10 @@ export class BlockBuilder {
       const b = block as Record<string, unknown>;
       if (b.type === "text") out.push({ kind: "text", text: this.clean(b.text), markdown });
       else if (b.type === "thinking") out.push({ kind: "thinking", text: this.clean(b.thinking) });
-      else if (b.type === "toolCall") out.push({ kind: "toolCall", name: this.clean(b.name), args: this.clean(JSON.stringify(b.arguments ?? {}, null, 2)) });
+      else if (b.type === "toolCall") {
+        if (this.literal) out.push({ kind: "toolCall", name: this.clean(b.name), args: this.clean(JSON.stringify(b.arguments ?? {}, null, 2)) });
+        else out.push({ kind: "tool", call: toolCall(this.clean(b.id), this.clean(b.name), b.arguments, (s) => this.clean(s)) });
+      }
       else if (b.type === "image") out.push(this.image(b));
       else out.push({ kind: "text", text: this.clean(`[${String(b.type)} block]`) });
     }
@@ -165,7 +179,15 @@ export class BlockBuilder {
           if (p.kind === "text") texts.push(p.text);
           else if (p.kind === "image") images.push(p);
         }
-        return this.messageBlock(id, "toolResult", "Tool result", meta(this.clean(m.toolName ?? ""), m.isError ? "error" : undefined), [{ kind: "toolResult", text: texts.join("\n"), isError: !!m.isError, images }]);
+        const block = this.messageBlock(id, "toolResult", "Tool result", meta(this.clean(m.toolName ?? ""), m.isError ? "error" : undefined), [{ kind: "toolResult", text: texts.join("\n"), isError: !!m.isError, images }]);
+        if (!this.literal && typeof m.toolCallId === "string") {
+          block.toolCallId = this.clean(m.toolCallId);
+          const details = m.details && typeof m.details === "object" ? (m.details as Record<string, unknown>) : {};
+          if (typeof details.diff === "string") block.resultDiff = this.clean(details.diff);
+          const code = details.exitCode ?? details.exit_code;
+          if (typeof code === "number") block.exitCode = code;
+        }
+        return block;
       }
       case "bashExecution":
         return this.messageBlock(id, "bashExecution", "Shell", meta(m.excludeFromContext ? "not sent to the model" : undefined), [{ kind: "shell", command: this.clean(m.command), output: this.clean(m.output), exitCode: m.exitCode }]);

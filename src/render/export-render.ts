@@ -1,4 +1,5 @@
 import type { Block, MessageBlock, Part } from "./export-model.js";
+import { editDiff, languageFor, type ToolCall, type ToolResult } from "./export-tools.js";
 import { markdownHtml, safeMarkdown } from "./markdown.js";
 
 /**
@@ -120,23 +121,12 @@ function mdPart(out: Pieces, p: Part, style: ExportStyle): boolean {
       out.push(`**Tool call** ${code(p.name)}\n\n`);
       fence(out, p.args, "json");
       return true;
-    case "toolResult": {
-      if (style.toolResults === "omit") {
-        out.push(`*(tool output omitted)*`);
-        return true;
-      }
-      const body = () => {
-        fence(out, p.text, "text");
-        for (const image of p.images) {
-          out.push("\n\n");
-          mdPart(out, image, style);
-        }
-      };
-      const lines = lineCount(p.text);
-      if (style.toolResults === "full") body();
-      else mdDetails(out, `${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})`, body);
+    case "tool":
+      mdTool(out, p.call, style);
       return true;
-    }
+    case "toolResult":
+      mdOutput(out, p, style, "text", outputSummary(p));
+      return true;
     case "image":
       out.push(style.images === "embed" && embeddable(p) ? `![${inline(p.mime)}](data:${p.mime};base64,${p.data})` : `*\\[${inline(imageLabel(p))}\\]*`);
       return true;
@@ -148,6 +138,100 @@ function mdPart(out: Pieces, p: Part, style: ExportStyle): boolean {
       mdDetails(out, p.summary, () => fence(out, p.text, "text"));
       return true;
   }
+}
+
+/** A tool's output (collapsed unless `--tool-results full`; omitted with `omit`), its images under it. */
+function mdOutput(out: Pieces, r: { text: string; images: Array<Extract<Part, { kind: "image" }>> }, style: ExportStyle, lang: string, summary: string): void {
+  if (style.toolResults === "omit") {
+    out.push(`*(tool output omitted)*`);
+    return;
+  }
+  const body = () => {
+    fence(out, r.text, lang);
+    for (const image of r.images) {
+      out.push("\n\n");
+      mdPart(out, image, style);
+    }
+  };
+  if (style.toolResults === "full") body();
+  else mdDetails(out, summary, body);
+}
+
+/** `Output (12 lines)`, `Error output (1 line, exit code 2)`, with what the result entry says of itself. */
+function outputSummary(r: { text: string; isError: boolean }, what = "Output", result?: ToolResult): string {
+  const lines = lineCount(r.text);
+  const facts = [`${lines} line${lines === 1 ? "" : "s"}`];
+  if (result?.exitCode !== undefined) facts.push(`exit code ${result.exitCode}`);
+  let summary = `${r.isError ? `Error ${what.toLowerCase()}` : what} (${facts.join(", ")})`;
+  if (result?.id) summary += ` · ${result.id}`;
+  if (result?.label) summary += ` · 🔖 ${result.label}`;
+  if (result?.edit) summary += ` · ${result.edit === "dropped" ? "dropped from" : "replaced in"} the model's context by a later edit`;
+  return summary.replace(/\s+/g, " ");
+}
+
+/** `lines 10-59`, `from line 10`, `50 lines`: the part of a file a read asked for. */
+function readRange(s: { offset?: number; limit?: number }): string {
+  if (s.offset !== undefined && s.limit !== undefined) return `lines ${s.offset}-${s.offset + s.limit - 1}`;
+  if (s.offset !== undefined) return `from line ${s.offset}`;
+  return s.limit !== undefined ? `the first ${s.limit} lines` : "";
+}
+
+/** An edit's diff: the tool's own (its result's `details.diff`), else each old and new text as a unified diff. */
+function diffOf(call: ToolCall, s: Extract<ToolCall["shown"], { kind: "edit" }>): string {
+  return call.result?.diff ?? s.pairs.map((p) => editDiff(s.path, p.oldText, p.newText)).join("\n");
+}
+
+/** A tool call as what it did, then, under it, its result (or that it has none on this branch). */
+function mdTool(out: Pieces, call: ToolCall, style: ExportStyle): void {
+  const s = call.shown;
+  const r = call.result;
+  const head = (name: string, rest: string) => out.push(`**${name}**${rest ? ` ${rest}` : ""}`);
+  let lang = "text";
+  let what = "Output";
+  switch (s.kind) {
+    case "bash":
+      head("bash", s.timeout !== undefined ? `· *timeout ${s.timeout} s*` : "");
+      out.push("\n\n");
+      fence(out, s.command, "sh");
+      break;
+    case "read": {
+      const range = readRange(s);
+      head("read", `${code(s.path)}${range ? ` · ${range}` : ""}`);
+      lang = r ? languageFor(s.path, r.text) || "text" : "text";
+      what = "Content";
+      break;
+    }
+    case "write":
+      head("write", `${code(s.path)} · ${lineCount(s.content)} line${lineCount(s.content) === 1 ? "" : "s"}`);
+      out.push("\n\n");
+      fence(out, s.content, s.lang || "text");
+      break;
+    case "edit":
+      head("edit", code(s.path));
+      out.push("\n\n");
+      fence(out, diffOf(call, s), "diff");
+      break;
+    case "search":
+      head(s.tool, s.line.map((group) => group.map(([t, isCode]) => (isCode ? code(t) : inline(t))).join(" ")).join(" · "));
+      break;
+    case "json":
+      head("Tool call", code(call.name));
+      out.push("\n\n");
+      fence(out, s.args, "json");
+      break;
+  }
+  if (call.rest) {
+    out.push("\n\n*other arguments:*\n\n");
+    fence(out, call.rest, "json");
+  }
+  out.push("\n\n");
+  if (!r) out.push("*(no result on this branch)*");
+  else mdOutput(out, r, style, lang, outputSummary(r, what, r));
+}
+
+/** What a result that stands apart from its call says of it. */
+function unmatchedNote(b: MessageBlock): string {
+  return b.unmatched === "none" ? "No tool call with this id comes before it on this branch." : "The result of a tool call further up the branch (not the one just before it).";
 }
 
 function mdHeading(b: { title: string; meta: string[]; id?: string; label?: string }): string {
@@ -180,6 +264,7 @@ export function markdownBlock(out: Pieces, b: Block, style: ExportStyle): void {
     return;
   }
   if (b.edit) out.push(`> ✎ ${b.edit === "dropped" ? "Dropped from the model's context by a later context edit." : "Replaced in the model's context by a later context edit."}\n\n`);
+  if (b.unmatched) out.push(`> ${unmatchedNote(b)}\n\n`);
   let shown = false;
   for (const p of b.parts) {
     const mark = out.length;
@@ -235,6 +320,10 @@ const MARKDOWN_CSS = `.md { margin: .5rem 0; overflow-wrap: anywhere; } .md > :f
 .md table { border-collapse: collapse; display: block; overflow-x: auto; } .md th, .md td { border: 1px solid var(--line); padding: .3rem .6rem; } .md th { background: var(--code); }
 .md hr { border: 0; border-top: 1px solid var(--line); }
 .error { border: 1px solid #cf222e; border-radius: 6px; padding: .5rem .75rem; margin: .5rem 0; } .error strong { color: #cf222e; } .error pre { margin: .25rem 0 0; }
+:root { --add-fg: #1a7f37; --add-bg: #dafbe1; --del-fg: #cf222e; --del-bg: #ffebe9; }
+@media (prefers-color-scheme: dark) { :root { --add-fg: #3fb950; --add-bg: #12261e; --del-fg: #f85149; --del-bg: #25171c; } }
+.tool { margin: .75rem 0; } .tool p.call { margin: .5rem 0 .25rem; } .tool pre { margin: .25rem 0; }
+pre.diff .add { color: var(--add-fg); background: var(--add-bg); display: inline-block; width: 100%; } pre.diff .del { color: var(--del-fg); background: var(--del-bg); display: inline-block; width: 100%; } pre.diff .hunk { color: var(--muted); }
 `;
 
 export function htmlHeader(meta: ExportMeta, literal = false): string {
@@ -273,11 +362,14 @@ function htmlPart(p: Part, style: ExportStyle): string {
       return style.thinking === "full" ? `<div class="thinking"><strong>Thinking</strong><pre>${escapeHtml(p.text)}</pre></div>` : `<details class="thinking"><summary>Thinking</summary><pre>${escapeHtml(p.text)}</pre></details>`;
     case "toolCall":
       return `<div class="call"><strong>Tool call</strong> <code>${escapeHtml(p.name)}</code><pre>${escapeHtml(p.args)}</pre></div>`;
+    case "tool":
+      return htmlTool(p.call, style);
     case "toolResult": {
+      if (!style.literal) return htmlOutput(p, style, "", outputSummary(p));
+      // (a literal export writes output as it always has)
       if (style.toolResults === "omit") return `<p class="note">(tool output omitted)</p>`;
-      const lines = lineCount(p.text);
       const body = `<pre>${escapeHtml(p.text)}</pre>${p.images.map((i) => htmlPart(i, style)).join("")}`;
-      return style.toolResults === "full" ? body : `<details class="output"><summary>${p.isError ? "Error output" : "Output"} (${lines} line${lines === 1 ? "" : "s"})</summary>${body}</details>`;
+      return style.toolResults === "full" ? body : `<details class="output"><summary>${escapeHtml(outputSummary(p))}</summary>${body}</details>`;
     }
     case "image":
       return style.images === "embed" && embeddable(p) ? `<img alt="${escapeHtml(p.mime)}" src="data:${p.mime};base64,${p.data}">` : `<p class="note">[${escapeHtml(imageLabel(p))}]</p>`;
@@ -286,6 +378,62 @@ function htmlPart(p: Part, style: ExportStyle): string {
     case "folded":
       return `<details><summary>${escapeHtml(p.summary)}</summary><pre>${escapeHtml(p.text)}</pre></details>`;
   }
+}
+
+/** A tool's output in HTML, as `mdOutput` writes it in Markdown. */
+function htmlOutput(r: { text: string; images: Array<Extract<Part, { kind: "image" }>> }, style: ExportStyle, lang: string, summary: string): string {
+  if (style.toolResults === "omit") return `<p class="note">(tool output omitted)</p>`;
+  const body = `${codeHtml(r.text, lang)}${r.images.map((i) => htmlPart(i, style)).join("")}`;
+  return style.toolResults === "full" ? body : `<details class="output"><summary>${escapeHtml(summary)}</summary>${body}</details>`;
+}
+
+/** A code block, its language named (for whoever styles it); a diff's lines marked added, removed or a hunk's head, for colour. */
+function codeHtml(text: string, lang: string): string {
+  const cls = lang ? ` class="language-${escapeHtml(lang)}"` : "";
+  if (lang !== "diff") return `<pre><code${cls}>${escapeHtml(text)}</code></pre>`;
+  const lines = text.split("\n").map((l) => {
+    const kind = l.startsWith("+") ? "add" : l.startsWith("-") ? "del" : l.startsWith("@@") ? "hunk" : "";
+    return kind ? `<span class="${kind}">${escapeHtml(l)}</span>` : escapeHtml(l);
+  });
+  return `<pre class="diff"><code${cls}>${lines.join("\n")}</code></pre>`;
+}
+
+/** A tool call in HTML, as `mdTool` writes it in Markdown. */
+function htmlTool(call: ToolCall, style: ExportStyle): string {
+  const s = call.shown;
+  const r = call.result;
+  const head = (name: string, rest = "") => `<p class="call"><strong>${escapeHtml(name)}</strong>${rest ? ` ${rest}` : ""}</p>`;
+  const c = (t: string) => `<code>${escapeHtml(t)}</code>`;
+  let out = "";
+  let lang = "";
+  let what = "Output";
+  switch (s.kind) {
+    case "bash":
+      out = head("bash", s.timeout !== undefined ? `· <em>timeout ${escapeHtml(String(s.timeout))} s</em>` : "") + codeHtml(s.command, "sh");
+      break;
+    case "read": {
+      const range = readRange(s);
+      out = head("read", `${c(s.path)}${range ? ` · ${escapeHtml(range)}` : ""}`);
+      lang = r ? languageFor(s.path, r.text) : "";
+      what = "Content";
+      break;
+    }
+    case "write":
+      out = head("write", `${c(s.path)} · ${lineCount(s.content)} line${lineCount(s.content) === 1 ? "" : "s"}`) + codeHtml(s.content, s.lang);
+      break;
+    case "edit":
+      out = head("edit", c(s.path)) + codeHtml(diffOf(call, s), "diff");
+      break;
+    case "search":
+      out = head(s.tool, s.line.map((group) => group.map(([t, isCode]) => (isCode ? c(t) : escapeHtml(t))).join(" ")).join(" · "));
+      break;
+    case "json":
+      out = head("Tool call", c(call.name)) + codeHtml(s.args, "json");
+      break;
+  }
+  if (call.rest) out += `<p class="note">other arguments:</p>${codeHtml(call.rest, "json")}`;
+  out += r ? htmlOutput(r, style, lang, outputSummary(r, what, r)) : `<p class="note">(no result on this branch)</p>`;
+  return `<div class="tool">${out}</div>`;
 }
 
 function htmlHeading(b: { title: string; meta: string[]; id?: string; label?: string }): string {
@@ -302,5 +450,6 @@ export function htmlBlock(b: Block, style: ExportStyle): string {
   const m = b as MessageBlock;
   const edit = m.edit ? `<p class="edit">✎ ${m.edit === "dropped" ? "Dropped from the model's context by a later context edit." : "Replaced in the model's context by a later context edit."}</p>` : "";
   const error = m.error ? `<div class="error"><strong>${m.error.kind === "error" ? "Error" : "Aborted"}</strong><pre>${escapeHtml(m.error.message)}</pre></div>` : "";
-  return `<section class="${escapeHtml(m.role)}">${htmlHeading(m)}${edit}${m.parts.map((p) => htmlPart(p, style)).join("")}${error}</section>\n`;
+  const unmatched = m.unmatched ? `<p class="note">${escapeHtml(unmatchedNote(m))}</p>` : "";
+  return `<section class="${escapeHtml(m.role)}">${htmlHeading(m)}${edit}${unmatched}${m.parts.map((p) => htmlPart(p, style)).join("")}${error}</section>\n`;
 }

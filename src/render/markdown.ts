@@ -462,6 +462,14 @@ export function renderHtml(safe: string): string {
       tokens[idx]!.attrSet("rel", "nofollow noopener noreferrer");
       return self.renderToken(tokens, idx, options);
     };
+    // Paragraphs and list items take their direction from their own text: Arabic or Hebrew reads
+    // right to left, code (its own blocks) stays left to right.
+    for (const rule of ["paragraph_open", "list_item_open"] as const) {
+      r.renderer.rules[rule] = (tokens, idx, options, _env, self) => {
+        tokens[idx]!.attrSet("dir", "auto");
+        return self.renderToken(tokens, idx, options);
+      };
+    }
     r.renderer.rules.image = (tokens, idx) => {
       const t = tokens[idx]!;
       const alt = r.utils.escapeHtml(t.content || "image");
@@ -476,7 +484,7 @@ export function renderHtml(safe: string): string {
 export function markdownHtml(text: string): string {
   if (!isPlainProse(text)) return renderHtml(safeMarkdown(text));
   return paragraphs(text)
-    .map((p) => `<p>${escapeHtmlText(p.join("\n"))}</p>\n`)
+    .map((p) => `<p dir="auto">${escapeHtmlText(p.join("\n"))}</p>\n`)
     .join("");
 }
 

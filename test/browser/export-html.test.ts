@@ -12,6 +12,7 @@ import type { BrowserContext } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../helpers/browser.js";
 import { cli } from "../helpers/cli.js";
+import { CORPUS } from "../helpers/paths.js";
 
 const launched = await launchBrowser();
 if (!launched.browser) console.warn(`browser tests skipped: ${launched.reason}`);
@@ -49,7 +50,9 @@ describe.skipIf(!launched.browser)("the HTML export in a browser", () => {
     await page.goto(`file://${out}`);
     const text = await page.locator("main").innerText();
     for (const s of ["First <b>question</b> <script>window.__pwned = 1</script>", "Answer with <img src=x onerror=\"window.__pwned=2\"> and </details>", "Second question"]) expect(text).toContain(s);
-    expect(await page.locator("section").count()).toBe(4);
+    // (the tool result shows under its call, in the assistant's section)
+    expect(await page.locator("section").count()).toBe(3);
+    expect(await page.locator("section.assistant .tool details.output").count()).toBe(1);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator("script").count()).toBe(0);
     // collapsed by default; a click opens and closes them
@@ -64,6 +67,38 @@ describe.skipIf(!launched.browser)("the HTML export in a browser", () => {
     await output.locator("summary").click();
     expect(await page.getByText("file-one").isVisible()).toBe(false);
     expect(requests).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("shows a real session's tool calls as what they did: a write as its file's code, an edit as a coloured diff; Arabic reads right to left", async () => {
+    // coffee-shop (../shared/corpus): a Termux session in Arabic that writes and edits a web site
+    const out = join(mkdtempSync(join(tmpdir(), "pi-session-html-out-")), "coffee-shop.html");
+    expect((await cli(["export", join(CORPUS, "coffee-shop__019f300b.v3.multimodel.jsonl"), "--format", "html", "-o", out])).exitCode).toBe(0);
+    const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
+    await page.goto(`file://${out}`);
+    // a write: the path, then the file in its language, shown (not collapsed)
+    const write = page.locator(".tool", { has: page.locator("p.call strong", { hasText: /^write$/ }) }).first();
+    await write.scrollIntoViewIfNeeded();
+    expect(await write.locator("p.call code").innerText()).toMatch(/\.(html|css|js|md|json|py|sh|txt)$/);
+    const code = write.locator("pre > code").first();
+    expect(await code.isVisible()).toBe(true);
+    expect(await code.getAttribute("class")).toMatch(/^language-/);
+    expect((await code.innerText()).length).toBeGreaterThan(50);
+    // an edit: a diff, its removed and added lines each in its own colour
+    const edit = page.locator(".tool", { has: page.locator("p.call strong", { hasText: /^edit$/ }) }).first();
+    await edit.scrollIntoViewIfNeeded();
+    const del = edit.locator("pre.diff .del").first();
+    const add = edit.locator("pre.diff .add").first();
+    expect(await del.isVisible()).toBe(true);
+    expect(await add.isVisible()).toBe(true);
+    const colour = (l: typeof del) => l.evaluate((e) => getComputedStyle(e).color);
+    expect(await colour(del)).not.toBe(await colour(add));
+    expect(await colour(del)).not.toBe(await edit.locator("pre.diff code").first().evaluate((e) => getComputedStyle(e).color));
+    // an Arabic paragraph runs right to left; the code beside it stays left to right
+    const arabic = page.locator("section.user .md p", { hasText: /[\u0600-\u06ff]/ }).first();
+    expect(await arabic.evaluate((e) => getComputedStyle(e).direction)).toBe("rtl");
+    expect(await code.evaluate((e) => getComputedStyle(e).direction)).toBe("ltr");
+    await edit.screenshot({ path: join(tmpdir(), "coffee-shop-edit.png") });
     await page.close();
   }, 60_000);
 

@@ -63,7 +63,7 @@ function expectIntact(md: string, texts: string[], where: string) {
   for (const t of texts) expect(blocks.has(shown(t).replace(/\n$/, "")), `${where}: text not intact: ${JSON.stringify(t.slice(0, 80))}`).toBe(true);
 }
 
-const SNAPSHOTTED = ["linear.jsonl", "branched.jsonl", "compacted.jsonl", "escapes.jsonl", "v1.jsonl", "harness.jsonl"];
+const SNAPSHOTTED = ["linear.jsonl", "branched.jsonl", "compacted.jsonl", "escapes.jsonl", "v1.jsonl", "harness.jsonl", "tools.jsonl"];
 
 describe("export snapshots", () => {
   it.each(SNAPSHOTTED)("%s matches its reviewed snapshots, Markdown and HTML", async (name) => {
@@ -110,9 +110,27 @@ function branchOf(file: string): Rec[] {
   return sm.getBranch() as Rec[];
 }
 
-/** The headings the export itself writes for a branch: the title, and one for each entry shown as a message or summary. */
+/**
+ * The headings the export itself writes for a branch: the title, and one for each entry shown as
+ * a message or summary, but for a tool result that comes right after its call (only results, or
+ * entries the export does not show, between): that one shows under its call.
+ */
 function expectedHeadings(file: string): number {
-  return 1 + branchOf(file).filter((e) => e.type === "message" || e.type === "custom_message" || e.type === "compaction" || (e.type === "branch_summary" && e.summary)).length;
+  let headings = 1;
+  let waiting = new Set<string>();
+  for (const e of branchOf(file)) {
+    const role = e.type === "message" ? e.message?.role : undefined;
+    if (role === "toolResult" && waiting.has(e.message.toolCallId)) {
+      waiting.delete(e.message.toolCallId);
+      continue;
+    }
+    const heading = e.type === "message" || e.type === "custom_message" || e.type === "compaction" || (e.type === "branch_summary" && e.summary);
+    const note = e.type === "model_change" || e.type === "thinking_level_change" || (e.type === "session_info" && e.name);
+    if (!heading && !note) continue;
+    waiting = new Set(role === "assistant" && Array.isArray(e.message.content) ? e.message.content.filter((b: Rec) => b?.type === "toolCall").map((b: Rec) => b.id) : []);
+    if (heading) headings++;
+  }
+  return headings;
 }
 
 /** HTML the export writes itself (collapsible sections), the only HTML a Markdown export may hold. */
@@ -154,6 +172,53 @@ describe("export as Markdown", () => {
       expectSound(out.stdout, expectedHeadings(file), basename(file));
       // eslint-disable-next-line no-control-regex
       expect(out.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff]/);
+    }
+  });
+
+  it("tool calls read as what they did, and hostile text in their arguments and output changes nothing around them", async () => {
+    // every tool call of generated sessions given arguments of pi's own tools (and one unknown
+    // tool), each string holding hostile Markdown and HTML: fences, headings, </details>, <script>
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-export-tools-"));
+    for (const seed of [610, 611, 612, 613, 614, 615]) {
+      const r = rng(seed * 17);
+      const file = generateSession({ seed, dir: join(dir, String(seed)), steps: 40 });
+      const planted: string[] = [];
+      const text = () => {
+        const t = `${adversarialText(r)}\n${HOSTILE[Math.floor(r() * HOSTILE.length)]}`;
+        planted.push(t);
+        return t;
+      };
+      const tools = ["bash", "read", "write", "edit", "ls", "find", "grep", "mcp_tool"];
+      const lines = records(file).map((e) => {
+        const m = e.message;
+        if (e.type !== "message") return e;
+        if (m.role === "assistant" && Array.isArray(m.content)) {
+          m.content = m.content.map((b: Rec, k: number) => {
+            if (b.type !== "toolCall") return b;
+            const name = tools[(seed + k + b.id.length) % tools.length]!;
+            const args: Rec = { bash: { command: text() }, read: { path: text(), offset: 3, limit: 9 }, write: { path: "x.md", content: text() }, edit: { path: "x.ts", edits: [{ oldText: text(), newText: text() }] }, ls: { path: text() }, find: { pattern: text() }, grep: { pattern: text(), glob: "*.ts" }, mcp_tool: { query: text() } }[name];
+            return { ...b, name, arguments: args };
+          });
+        }
+        if (m.role === "toolResult") m.content = [{ type: "text", text: text() }];
+        return e;
+      });
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+      const md = await cli(["export", file, "--tool-results", "full"]);
+      expect(md.exitCode, file).toBe(0);
+      expectSound(md.stdout, expectedHeadings(file), basename(file));
+      // each planted string that shows whole (commands, files, output) sits in a code block as it was
+      const blocks = new Set(codeBlocks(md.stdout).map((b) => b.replace(/\n$/, "")));
+      const calls = branchOf(file).flatMap((e) => (e.type === "message" && e.message.role === "assistant" && Array.isArray(e.message.content) ? e.message.content.filter((b: Rec) => b.type === "toolCall") : []));
+      for (const c of calls) {
+        const whole = c.name === "bash" ? c.arguments.command : c.name === "write" ? c.arguments.content : undefined;
+        // (as every string of an export that is not literal: control and invisible characters gone)
+        if (whole !== undefined) expect(blocks.has(shown(whole).replace(/[\u200b\u2060\ufeff\u180e\u200e\u200f\u061c]/g, "").replace(/\n$/, "")), `${basename(file)}: ${c.name} not intact: ${JSON.stringify(whole)}`).toBe(true);
+      }
+      // HTML: nothing from the session is markup
+      const html = await cli(["export", file, "--format", "html", "--tool-results", "full"]);
+      expect(html.stdout).not.toMatch(/<script|<img|<\/details><\/details>|<!--/i);
+      expect(html.stdout.match(/<details/g)?.length ?? 0, basename(file)).toBe(html.stdout.match(/<\/details>/g)?.length ?? 0);
     }
   });
 
@@ -365,6 +430,30 @@ describe("redaction", () => {
     }
     // each occurrence counts: the title repeats the first message in md and html
     expect(r.stderr).toMatch(format === "json" ? /^pi-session: redacted 11 credential-shaped strings \(/ : /^pi-session: redacted 12 credential-shaped strings \(/);
+  });
+
+  it.each(["md", "html"])("--redact masks a secret in a tool's command, path, file, edit and diff alike (%s)", async (format) => {
+    const key = secrets["openai-key"]!;
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-redact-"));
+    const file = join(dir, "tools.jsonl");
+    const call = (id: string, name: string, args: Rec) => ({ type: "toolCall", id, name, arguments: args });
+    const msg = (id: string, parentId: string | null, message: Rec) => JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message });
+    const lines = [
+      JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }),
+      msg("u1", null, { role: "user", content: "deploy" }),
+      msg("a1", "u1", { role: "assistant", content: [call("c1", "bash", { command: `curl -H 'Authorization: Bearer ${key}' https://api.example.com` }), call("c2", "write", { path: `.env`, content: `OPENAI_API_KEY=${key}\n` }), call("c3", "read", { path: `/keys/${key}.txt` }), call("c4", "edit", { path: "cfg.ts", edits: [{ oldText: "const key = '';", newText: `const key = '${key}';` }] }), call("c5", "edit", { path: "b.ts", oldText: "x", newText: "y" })], provider: "p", model: "m" }),
+      msg("r1", "a1", { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: `ok ${key}` }] }),
+      msg("r2", "r1", { role: "toolResult", toolCallId: "c2", toolName: "write", content: [{ type: "text", text: "wrote" }] }),
+      msg("r3", "r2", { role: "toolResult", toolCallId: "c3", toolName: "read", content: [{ type: "text", text: "..." }] }),
+      msg("r4", "r3", { role: "toolResult", toolCallId: "c4", toolName: "edit", content: [{ type: "text", text: "done" }] }),
+      msg("r5", "r4", { role: "toolResult", toolCallId: "c5", toolName: "edit", content: [{ type: "text", text: "done" }], details: { diff: `- 1 x\n+ 1 ${key}` } }),
+    ];
+    writeFileSync(file, lines.join("\n") + "\n");
+    const plain = await cli(["export", file, "--format", format, "--tool-results", "full"]);
+    expect(plain.stdout.split(key).length - 1).toBe(6);
+    const r = await cli(["export", file, "--format", format, "--tool-results", "full", "--redact"]);
+    expect(r.stdout).not.toContain(key);
+    expect(r.stdout.split("[REDACTED:openai-key]").length - 1).toBe(6);
   });
 });
 

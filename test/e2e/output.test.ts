@@ -19,7 +19,10 @@ describe("terminal safety", () => {
 
   it("ls shows titles escaped too", async () => {
     const r = await cli(["ls", fixture(".")]);
-    expect(r.stdout).not.toMatch(CONTROL);
+    // (a cell of right-to-left text sits in an isolate of ours: a first-strong isolate and its
+    // closing one around it, with no bidi control between, which sanitising rules out)
+    expect(r.stdout).toMatch(/\u2068[^\u2066-\u2069\n]+\u2069/);
+    expect(r.stdout.replace(/\u2068([^\u2066-\u2069\n]+)\u2069/g, "$1")).not.toMatch(CONTROL);
   });
 });
 
