@@ -3,7 +3,7 @@
  * branched, with lines from ~1 KB of text to 5 MB base64 images, and stores of many small sessions.
  * Written with the same shapes pi writes (key order included).
  */
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 export function rng(seed) {
@@ -365,4 +365,126 @@ export function generateReplayedSession({ source, path, sizeMB, branched = false
   }
   closeSync(fd);
   return { path, entries: serial, bytes: written };
+}
+
+/** Models a generated store's sessions are billed to (provider, model, $ per million input / output / cache read / cache write tokens). */
+const STORE_MODELS = [
+  ["anthropic", "claude-sonnet-4-5", 3, 15, 0.3, 3.75],
+  ["anthropic", "claude-opus-4-5", 5, 25, 0.5, 6.25],
+  ["openai", "gpt-5.1-codex", 1.25, 10, 0.125, 0],
+  ["google", "gemini-2.5-pro", 1.25, 10, 0.31, 0],
+];
+
+/**
+ * A pi session store as the usage and grep benchmarks read it: `count` sessions in pi's layout
+ * (`DIR/--cwd--/<time>_<id>.jsonl`, a dozen projects), about `sizeMB` megabytes in all, sized
+ * log-normally (median a third of the mean, a few of many megabytes). Each session replays the
+ * entries of a real session from ../shared/corpus (`sources`: text, tool calls and results,
+ * thinking, usage as pi wrote them) with fresh ids, spread over four months, billed to one of four
+ * models (a tenth switch model halfway) at that model's prices. Now and then, as pi 1.6 writes
+ * them: a `usage` entry (a cache warm-up), a compaction with the summariser's usage, a tool result
+ * with usage. A tenth of the sessions are forks of an earlier one (pi's `/fork`: the parent's path
+ * up to an entry copied with its ids and timestamps, `parentSession` in the header, then new
+ * turns), and two are backup copies of a session left in the store.
+ */
+export function generateSessionStore({ dir, count, sizeMB, sources, seed = 1 }) {
+  const r = rng(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
+  const bodies = sources.map((source) => {
+    const body = [];
+    for (const line of readFileSync(source, "utf8").split("\n")) {
+      try {
+        const e = JSON.parse(line);
+        if (e && typeof e === "object" && typeof e.type === "string" && e.type !== "session" && e.type !== "label") body.push(e);
+      } catch {
+        // a torn line of the source
+      }
+    }
+    return body;
+  });
+  // sizes: log-normal, scaled to the total
+  const raw = Array.from({ length: count }, () => Math.exp(1.1 * normal()));
+  const scale = (sizeMB * 1024 * 1024) / raw.reduce((a, b) => a + b, 0);
+  const sizes = raw.map((x) => Math.max(4000, Math.min(40 * 1024 * 1024, x * scale)));
+  const start = Date.parse("2026-06-01T00:00:00.000Z");
+  const made = [];
+  let serial = 0;
+  const price = (model, u) => {
+    const [, , pin, pout, pread, pwrite] = model;
+    const cost = { input: (u.input * pin) / 1e6, output: (u.output * pout) / 1e6, cacheRead: (u.cacheRead * pread) / 1e6, cacheWrite: (u.cacheWrite * pwrite) / 1e6 };
+    return { ...u, totalTokens: u.input + u.output + u.cacheRead + u.cacheWrite, cost: { ...cost, total: cost.input + cost.output + cost.cacheRead + cost.cacheWrite } };
+  };
+  const tokens = () => ({ input: 200 + Math.floor(r() * 4000), output: 50 + Math.floor(r() * 1500), cacheRead: Math.floor(r() * 60000), cacheWrite: r() < 0.3 ? Math.floor(r() * 8000) : 0 });
+  for (let i = 0; i < count; i++) {
+    const project = i % 12;
+    const cwd = `/home/dev/code/project-${project}`;
+    const folder = join(dir, `--${cwd.slice(1).replace(/\//g, "-")}--`);
+    mkdirSync(folder, { recursive: true });
+    const id = `019f${i.toString(16).padStart(4, "0")}-${hex8(r).slice(0, 4)}-7000-8000-${hex8(r)}${hex8(r).slice(0, 4)}`;
+    let t = start + Math.floor(r() * 120 * 86400_000);
+    const header = { type: "session", version: 3, id, timestamp: iso(t), cwd };
+    const lines = [];
+    let leaf = null;
+    let written = 0;
+    const parent = i > 10 && r() < 0.1 ? made[Math.floor(r() * made.length)] : undefined;
+    if (parent) {
+      // pi's /fork: the parent's path up to an entry, copied as it is (ids, timestamps, usage)
+      header.parentSession = parent.path;
+      const upTo = 1 + Math.floor(r() * (parent.lines.length - 1));
+      for (const line of parent.lines.slice(0, upTo)) {
+        lines.push(line);
+        written += line.length + 1;
+      }
+      leaf = JSON.parse(parent.lines[upTo - 1]).id;
+      t = Math.max(t, parent.end + 60_000);
+      header.timestamp = iso(t);
+    }
+    let model = STORE_MODELS[Math.floor(r() * STORE_MODELS.length)];
+    const switchAt = r() < 0.1 ? sizes[i] / 2 : Infinity;
+    const body = bodies[i % bodies.length];
+    let k = Math.floor(r() * body.length);
+    while (written < sizes[i]) {
+      if (written > switchAt) model = STORE_MODELS[(STORE_MODELS.indexOf(model) + 1) % STORE_MODELS.length];
+      const e = body[k++ % body.length];
+      t += 1000 + Math.floor(r() * 30_000);
+      const copy = { type: e.type, id: (serial++).toString(16).padStart(8, "0"), parentId: leaf, timestamp: iso(t) };
+      for (const [key, v] of Object.entries(e)) if (!(key in copy)) copy[key] = v;
+      delete copy.firstKeptEntryIndex;
+      if (copy.type === "compaction") {
+        copy.firstKeptEntryId = leaf ?? copy.id;
+        if (r() < 0.5) copy.usage = price(model, tokens());
+      }
+      if (copy.type === "branch_summary") copy.fromId = leaf ?? copy.id;
+      if (copy.type === "message" && copy.message && typeof copy.message === "object") {
+        const m = { ...copy.message };
+        if (m.role === "assistant") {
+          m.provider = model[0];
+          m.model = model[1];
+          m.usage = price(model, tokens());
+        } else if (m.role === "toolResult" && r() < 0.01) m.usage = price(STORE_MODELS[0], tokens());
+        copy.message = m;
+      }
+      const line = JSON.stringify(copy);
+      lines.push(line);
+      written += line.length + 1;
+      leaf = copy.id;
+      if (r() < 0.005) {
+        t += 1000;
+        const warm = { type: "usage", id: (serial++).toString(16).padStart(8, "0"), parentId: leaf, timestamp: iso(t), kind: "cache_warm", provider: model[0], model: model[1], usage: price(model, { input: 0, output: 1, cacheRead: 20000, cacheWrite: 0 }) };
+        lines.push(JSON.stringify(warm));
+        leaf = warm.id;
+      }
+    }
+    const path = join(folder, `${header.timestamp.replace(/[:.]/g, "-")}_${id}.jsonl`);
+    const fd = openSync(path, "w");
+    writeSync(fd, `${JSON.stringify(header)}\n${lines.join("\n")}\n`);
+    closeSync(fd);
+    made.push({ path, lines, end: t });
+  }
+  // two backup copies left in the store
+  for (const k of [Math.floor(count / 3), Math.floor((2 * count) / 3)]) {
+    const { path } = made[k];
+    writeFileSync(path.replace(/\.jsonl$/, ".backup.jsonl"), readFileSync(path));
+  }
+  return { sessions: made.length + 2 };
 }

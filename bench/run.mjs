@@ -21,6 +21,7 @@ import { generateLargeSession, generateReplayedSession, generateStore } from "./
 import { librariesReport } from "./libraries.mjs";
 import { better, measureAll, runOnce, warmCache } from "./measure.mjs";
 import { complexityReport } from "./complexity.mjs";
+import { storeReport } from "./store.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
@@ -30,6 +31,8 @@ const USAGE = `usage: npm run bench -- [options]
                  ~1.3 KB), heartbeat (~0.5 KB, frequent compactions) or replayed (a real session
                  from ../shared/corpus replayed, its tool call ids repeating); repeatable; default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
+  --usage-store N  sessions in the store usage and grep are timed on, against ccusage and ripgrep
+                 (default 300 of about 1 MB each; quick 20; 0 skips it)
   --complexity N the complexity table's N: each command at N and 4N entries of the stress shapes
                  (default 100000; 0 skips it)
   --runs N       rounds; each contender's fastest counts (default 2)
@@ -46,6 +49,7 @@ try {
       size: { type: "string", multiple: true },
       shape: { type: "string", multiple: true },
       store: { type: "string" },
+      "usage-store": { type: "string" },
       complexity: { type: "string" },
       quick: { type: "boolean", default: false },
       runs: { type: "string" },
@@ -77,6 +81,7 @@ for (const s of shapes) {
   }
 }
 const storeCount = Number(values.store ?? (quick ? 200 : 5000));
+const usageStore = Number(values["usage-store"] ?? (quick ? 20 : 300));
 const complexityEntries = Number(values.complexity ?? (quick ? 20_000 : 100_000));
 const runs = Number(values.runs ?? (quick ? 1 : 2));
 const dataDir = values.data ?? join(ROOT, "bench-data");
@@ -297,6 +302,12 @@ if (storeCount > 0) {
   console.log(`| bin/pi-session.js ls (warm cache), median of 15 | ${fmt(warmBin)} | | | ≤ 2.5 × node -e 0 (${fmt(node0)} ms, median of 15: ${ratio(warmBin, node0)} ×)${judge(warmBin <= 2.5 * node0)} |`);
   rmSync(cache, { recursive: true, force: true });
   console.log("");
+}
+
+if (usageStore > 0) {
+  const { text, failures: f } = storeReport({ dataDir, sessions: usageStore, sizeMB: usageStore, runs });
+  console.log(text);
+  failures += f;
 }
 
 // Named libraries not used as they are (cli-table3, ndjson), against what is used instead.

@@ -1,5 +1,5 @@
 /**
- * Build step: bundles the compiled CLI (dist/cli.js, its lazily loaded commands and the ls worker)
+ * Build step: bundles the compiled CLI (dist/cli.js, its lazily loaded commands and the worker thread)
  * into dist/bundle with esbuild. Loading yargs and our modules from a few files instead of dozens
  * is faster on every start (BENCHMARKS.md, "the bundle"). The library (dist/format) stays unbundled.
  */
@@ -60,12 +60,12 @@ function buildInfo() {
   const { version } = JSON.parse(readFileSync("package.json", "utf8"));
   const rules = ["src/format", "src/format/wasm"].flatMap((dir) => readdirSync(dir).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join(dir, f)));
   const hash = createHash("sha256");
-  for (const file of [...rules, "src/support/ls-rows.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
+  for (const file of [...rules, "src/support/ls-rows.ts", "src/support/usage-read.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
   return { version, rules: hash.digest("hex").slice(0, 16) };
 }
 
 await build({
-  entryPoints: { cli: "dist/cli.js", "ls-worker": "dist/support/ls-worker.js" },
+  entryPoints: { cli: "dist/cli.js", worker: "dist/support/worker.js" },
   bundle: true,
   platform: "node",
   format: "esm",

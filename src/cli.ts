@@ -234,6 +234,28 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 export session.jsonl --view context --format json", "pi's context for the leaf, as JSON"),
     load: () => import("./commands/export.js"),
   },
+  {
+    command: "usage [inputs..]",
+    describe: "Tokens and cost over a store of sessions, as pi counts them, each shared entry once",
+    builder: (y) =>
+      y
+        .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: the session directory, every project)" })
+        .option("by", { choices: ["day", "week", "month", "session", "project", "model"] as const, default: "day", describe: "one row per day, ISO week, month, session, project (cwd) or model" })
+        .option("since", { type: "string", describe: "from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
+        .option("until", { type: "string", describe: "up to and including this day (same forms)" })
+        .option("timezone", { alias: "z", type: "string", describe: "IANA time zone for days, weeks and months (default: the machine's)" })
+        .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+        .option("breakdown", { alias: "b", type: "boolean", default: false, describe: "a row per model under each group" })
+        .option("format", { choices: ["text", "csv"] as const, default: "text", describe: "text, or csv: a header line and a row a group, for spreadsheets" })
+        .option("cache", { type: "boolean", default: true, describe: "use the usage cache in $XDG_CACHE_HOME/pi-session (--no-cache: neither read nor write it)" })
+        .option("wide", wideOption)
+        .example("$0 usage", "cost by day over every session in ~/.pi/agent/sessions")
+        .example("$0 usage --by month --since 3m --breakdown", "the last three months, a row per model under each")
+        .example("$0 usage --by session --cwd ~/code/app --json", "one project's sessions; forks' shared history counted once")
+        .example("$0 usage --by model --format csv > cost.csv", "for a spreadsheet"),
+    load: () => import("./commands/usage.js"),
+    jsonl: true,
+  },
 ];
 
 /** The options every writing command shares (README, "Writing safely"). */
@@ -339,6 +361,7 @@ function checkOutputOptions(spec: CommandSpec, argv: Record<string, unknown>): v
     throw new CliError(`--jsonl is for the commands whose output is a list (${COMMANDS.filter((c) => c.jsonl).map(name).join(", ")}); \`${name(spec)}\` prints one document: use --json`);
   }
   if (argv.literal === true && argv.format === "json") throw new CliError("--literal changes how Markdown and HTML show message text; JSON holds the text as it is: drop --literal, or give --format md or html");
+  if (argv.format === "csv" && (argv.json === true || argv.jsonl === true)) throw new CliError(`--format csv and --${argv.json === true ? "json" : "jsonl"} conflict: give one`);
   if (argv.format !== "github") return;
   if (argv.json === true || argv.jsonl === true) throw new CliError(`--format github and --${argv.json === true ? "json" : "jsonl"} conflict: give one`);
   if (spec.annotates === "with --check" && argv.check !== true) throw new CliError(`--format github goes with --check for \`${name(spec)}\` (it annotates what is left to do and writes nothing); e.g. pi-session ${name(spec)} sessions/ --check --format github`);

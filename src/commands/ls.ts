@@ -81,7 +81,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
   // run reads none (BENCHMARKS.md, "the format library at start-up").
-  const described = todo.length === 0 ? [] : await (await import("../support/ls-rows.js")).describeSessions(todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
+  const described = todo.length === 0 ? [] : await (await import("../support/workers.js")).overFiles("describe", todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
     rows[index] = row;

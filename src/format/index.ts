@@ -26,6 +26,10 @@ export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, Concur
 export { planRepair, writeRepair, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan } from "./repair.js";
 export { planSlim, writeSlim, liveNodes, placeholder, DEFAULT_MIN_SIZE, SLIM_KINDS, type SlimPlan, type SlimResult, type SlimKind } from "./slim.js";
 export { formatBytes, formatCount, plural } from "./units.js";
-export { idHash } from "./ids.js";
+export { idHash } from "./hash.js";
 export { entrySummary, kindName, nodeSummary, summaryFromBytes, summaryWindow, partialEntry, SummaryReader, SUMMARY_WINDOW, withSummaries, type Line } from "./summary.js";
 export { planFork, sessionFolderName, sessionFileName, sessionPathFor, type ForkOptions, type ForkPlan } from "./fork.js";
+export { entryUsage, totalTokens, usageAmounts, sharedRecords, forEachRecord, UsageCollector, UsageTotals, TOOLS_AND_SUMMARIES, ENTRY_STRIDE, AMOUNT_STRIDE, BLOCK_STRIDE, BLOCK_MS, blocksOf, forEachBlock, messageUsageKey, type UsageBlockView, type EntryUsage, type FileUsage, type SessionUsage, type SkippedUsage, type UsageAmounts, type UsageRecordView } from "./usage.js";
+export { usageReport, USAGE_GROUPS, NO_DATE, type UsageGroup, type UsageReport, type UsageReportOptions, type UsageRow, type UsageSums, type ModelSums, type AttributedSession } from "./usage-report.js";
+export { Calendar, isTimeZone, localTimeZone, dayKey, weekKey, monthKey, parseDay, addMonths } from "./calendar.js";
+export { readFileUsage, referenceUsage, type UsageRead } from "./usage-read.js";

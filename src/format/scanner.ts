@@ -55,6 +55,10 @@ export interface ScanFields {
   /** `message.provider` and `message.model`, when strings. */
   provider: string | undefined;
   model: string | undefined;
+  /** `message.responseModel` (the model that answered), when a string. */
+  responseModel: string | undefined;
+  /** `message.responseModel`: 0 absent, 1 a string, 2 another value. */
+  responseModelKind: 0 | 1 | 2;
   /** Byte range of the `message.usage` object (-1 when there is none). */
   usageStart: number;
   usageEnd: number;
@@ -131,6 +135,9 @@ const enum Slot {
   ToolCallIdClose,
   /** How many tool-call id pairs follow at `CALLS` (-1: more than MAX_CALLS). */
   Calls,
+  /** -2: the key is there but its value (so far) is no string. */
+  ResponseModelOpen,
+  ResponseModelClose,
 }
 
 /** Where the pairs of tool-call id quotes begin, in i32 slots (OUT + 1024 bytes). */
@@ -203,7 +210,8 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
   out.longEnd = p < 0 ? -1 : own(r[Slot.LongEnd]!);
   out.longPlain = p >= 0 && r[Slot.LongEscaped] === 0 && (out.ascii || isAscii(b.subarray(local(p), local(r[Slot.LongEnd]!))));
   if (!deep) {
-    out.provider = out.model = out.toolCallId = undefined;
+    out.provider = out.model = out.responseModel = out.toolCallId = undefined;
+    out.responseModelKind = 0;
     out.usageStart = out.usageEnd = -1;
     out.calls = 0;
     return;
@@ -212,6 +220,9 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
   out.provider = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.ProviderClose]!));
   p = r[Slot.ModelOpen]!;
   out.model = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.ModelClose]!));
+  p = r[Slot.ResponseModelOpen]!;
+  out.responseModelKind = p === -1 ? 0 : p === -2 ? 2 : 1;
+  out.responseModel = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.ResponseModelClose]!));
   p = r[Slot.UsageStart]!;
   out.usageStart = p < 0 || r[Slot.UsageEnd]! < 0 ? -1 : own(p);
   out.usageEnd = out.usageStart < 0 ? -1 : own(r[Slot.UsageEnd]!);
@@ -248,6 +259,8 @@ export function fieldsOf(value: Record<string, unknown>, out: ScanFields): void 
   out.contentKind = !message || !("content" in message) ? 0 : message.content === null ? 1 : 2;
   out.provider = typeof message?.provider === "string" ? message.provider : undefined;
   out.model = typeof message?.model === "string" ? message.model : undefined;
+  out.responseModel = typeof message?.responseModel === "string" ? message.responseModel : undefined;
+  out.responseModelKind = !message || !("responseModel" in message) ? 0 : out.responseModel !== undefined ? 1 : 2;
   out.usageStart = out.usageEnd = -1;
   out.toolCallId = typeof message?.toolCallId === "string" ? message.toolCallId : undefined;
   out.calls = 0;
@@ -410,6 +423,8 @@ export function emptyFields(): ScanFields {
     contentKind: 0,
     provider: undefined,
     model: undefined,
+    responseModel: undefined,
+    responseModelKind: 0,
     usageStart: -1,
     usageEnd: -1,
     toolCallId: undefined,

@@ -48,11 +48,22 @@ export interface OpenOptions {
    */
   skimUsage?: boolean;
   /**
+   * With `skim`: only entries that may carry usage are passed on (messages with a `usage` object,
+   * as skeletons without their tool calls; `usage` entries, compactions and branch summaries,
+   * whole), and the header: `usage`'s read. Every line is still scanned and recorded.
+   */
+  usageOnly?: boolean;
+  /**
    * With `onRecord` for whole entries: "length" hands them on as `ReadOptions.imageData` does, a
    * large image's data left out. A line of 64 KB or more is parsed without its long plain string.
    * Default "full".
    */
   imageData?: "full" | "length";
+  /**
+   * Called with each record the salvage rule finds on a line pi skips (a record fused with torn
+   * text, one split by a raw newline): what pi does not read, but `repair` would keep.
+   */
+  onSkipped?: (value: Record<string, unknown>, line: number) => void;
 }
 
 /** What pass one carries from line to line (`Session.scan`). */
@@ -66,6 +77,7 @@ interface ScanState {
   whole: boolean;
   skimImages: boolean;
   skimUsage: boolean;
+  usageOnly: boolean;
   /** Records pi keeps so far (v1 `firstKeptEntryIndex` counts them). */
   ordinal: number;
   prevV1Id: string | null;
@@ -74,6 +86,9 @@ interface ScanState {
   salvager: LineSalvager;
   growNodes: () => number;
 }
+
+/** Entry types that may carry usage besides messages (`format/usage.ts`). */
+const USAGE_TYPES = new Set(["usage", "compaction", "branch_summary"]);
 
 /** Entry types a skim still parses whole (few and small; their fields are what show and check read). */
 const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "context_edit", "model_change", "thinking_level_change", "session_info", "usage", "leaf", "active_tools_change"]);
@@ -458,11 +473,12 @@ export class Session {
       whole,
       skimImages: whole && options.imageData === "length",
       skimUsage: options.skimUsage !== false,
+      usageOnly: skim && options.usageOnly === true,
       ordinal: 0,
       prevV1Id: null,
       at: 0,
       // Lines pi skips are described by the salvage rule `repair` follows (what it would keep).
-      salvager: new LineSalvager((outcome) => this.noteSalvage(outcome)),
+      salvager: new LineSalvager((outcome) => this.noteSalvage(outcome, options.onSkipped)),
       // Tables grow to what the file's bytes so far say the rest will need (a little over).
       growNodes: () => growthFor(nodes.count, state.at, size),
     };
@@ -522,9 +538,16 @@ export class Session {
     state.ordinal++;
     const type = f.type;
     const wanted = state.only !== undefined && type !== undefined && state.only.has(type);
-    const parse = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction") || wanted || state.whole || (state.skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && f.calls < 0)));
+    const own = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction");
+    // (`usageOnly`: what carries no usage is not passed on, so not read)
+    if (state.usageOnly && !own && !(type === "message" ? f.usageStart >= 0 : type !== undefined && USAGE_TYPES.has(type))) return undefined;
+    // (a message whose `responseModel`, the model that answered, is not a string is parsed whole
+    // when usage is asked for: the skeleton keeps only a string)
+    const parse =
+      own || wanted || state.whole ||
+      (state.skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && (f.calls < 0 || (state.skimUsage && f.responseModelKind === 2)))));
     if (parse) return f.longPlain ? parseSkimmed(buffer.subarray(start, end), f) : (JSON.parse(buffer.toString(f.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
-    return state.skim ? skeleton(buffer, start, f, state.skimUsage) : undefined;
+    return state.skim ? skeleton(buffer, start, f, state.skimUsage, !state.usageOnly) : undefined;
   }
 
   /**
@@ -634,14 +657,16 @@ export class Session {
     return String(value.parentId);
   }
 
-  private noteSalvage(outcome: BrokenOutcome): void {
+  private noteSalvage(outcome: BrokenOutcome, onSkipped: OpenOptions["onSkipped"]): void {
     switch (outcome.kind) {
       case "joined":
         this.salvage.set(outcome.first, { kind: "joined", last: outcome.last });
         for (let i = outcome.first + 1; i <= outcome.last; i++) this.salvage.set(i, { kind: "joined-part" });
+        onSkipped?.(outcome.value, outcome.first + 1);
         return;
       case "pieces":
         this.salvage.set(outcome.index, { kind: "pieces", records: outcome.records.length, fragments: outcome.fragments.length, terminated: outcome.terminated });
+        for (const r of outcome.records) onSkipped?.(r.value, outcome.index + 1);
         return;
       case "blank":
         // a blank line held in a run that did not join (a line of NULs, once normalised)
@@ -698,7 +723,7 @@ function messageBytes(line: Buffer, start: number): Buffer {
  * shape of the entry, without parsing the line (only `usage`, a few dozen bytes, is parsed). The
  * line is `bytes` from `at` (the scanner's positions are the line's own; no view is made of it).
  */
-function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean): Record<string, unknown> {
+function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean, calls = true): Record<string, unknown> {
   // (its id and parent are the record's: `LineRecord.id`, `parentId`)
   const entry: Record<string, unknown> = { type: f.type };
   if (f.type !== "message" || f.messageStart < 0) return entry;
@@ -706,9 +731,10 @@ function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean): Rec
   if (f.role !== undefined) message.role = f.role;
   if (f.provider !== undefined) message.provider = f.provider;
   if (f.model !== undefined) message.model = f.model;
+  if (f.responseModel !== undefined) message.responseModel = f.responseModel;
   if (usage && f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", at + f.usageStart, at + f.usageEnd));
   if (f.toolCallId !== undefined) message.toolCallId = f.toolCallId;
-  if (f.calls > 0) {
+  if (calls && f.calls > 0) {
     const content: Array<{ type: string; id: string }> = [];
     for (let k = 0; k < f.calls; k++) content.push({ type: "toolCall", id: JSON.parse(bytes.toString("utf8", at + f.callOpen[k]! - 1, at + f.callClose[k]! + 1)) as string });
     message.content = content;

@@ -1,7 +1,8 @@
 import { applyLabel, sessionName } from "./labels.js";
 import type { LineRecord } from "./line-table.js";
 import type { OpenOptions } from "./session.js";
-import type { AgentMessage, AnyEntry, ContentBlock, SessionHeader, Usage } from "./types.js";
+import type { AgentMessage, AnyEntry, ContentBlock, SessionHeader } from "./types.js";
+import { entryUsage, totalTokens, type UsageAmounts } from "./usage.js";
 
 /**
  * Totals gathered in pass one from every entry: counts, models, tokens and cost, name, labels.
@@ -14,6 +15,7 @@ export interface SessionStats {
   /** "provider/model" -> assistant messages (and model changes) naming it. */
   models: Record<string, number>;
   thinkingLevels: Record<string, number>;
+  /** Tokens and cost as pi's /session counts them (format/usage.ts): total = input + output + cache read + cache write. */
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
   cost: number;
   /** The latest `session_info` name (an empty name clears it, as in pi). */
@@ -49,16 +51,16 @@ export class StatsCollector {
   private add(entry: AnyEntry, record: LineRecord): void {
     const s = this.stats;
     bump(s.entriesByType, typeof entry.type === "string" ? entry.type : "(none)");
+    // tokens and cost as pi's /session counts them (format/usage.ts)
+    const used = entryUsage(entry);
+    if (used) this.addUsage(used.amounts);
     switch (entry.type) {
       case "message": {
         const m = entry.message as AgentMessage | undefined;
         if (!m || typeof m !== "object") break;
         s.messageCount++;
         bump(s.messagesByRole, typeof m.role === "string" ? m.role : "(none)");
-        if (m.role === "assistant") {
-          bump(s.models, this.modelKey(m.provider, m.model));
-          this.addUsage(m.usage);
-        }
+        if (m.role === "assistant") bump(s.models, this.modelKey(m.provider, m.model));
         break;
       }
       case "model_change":
@@ -67,12 +69,7 @@ export class StatsCollector {
       case "thinking_level_change":
         bump(s.thinkingLevels, String(entry.thinkingLevel));
         break;
-      case "usage":
-      case "branch_summary":
-        this.addUsage(entry.usage as Usage | undefined);
-        break;
       case "compaction":
-        this.addUsage(entry.usage as Usage | undefined);
         s.compactions.push({
           line: record.line,
           id: record.id,
@@ -101,24 +98,19 @@ export class StatsCollector {
     return key;
   }
 
-  private addUsage(usage: Usage | undefined): void {
-    if (!usage || typeof usage !== "object") return;
+  private addUsage(a: UsageAmounts): void {
     const t = this.stats.tokens;
-    t.input += num(usage.input);
-    t.output += num(usage.output);
-    t.cacheRead += num(usage.cacheRead);
-    t.cacheWrite += num(usage.cacheWrite);
-    t.total += num(usage.totalTokens);
-    this.stats.cost += num(usage.cost?.total);
+    t.input += a.input;
+    t.output += a.output;
+    t.cacheRead += a.cacheRead;
+    t.cacheWrite += a.cacheWrite;
+    t.total += totalTokens(a);
+    this.stats.cost += a.cost;
   }
 }
 
 function bump(map: Record<string, number>, key: string): void {
   map[key] = (map[key] ?? 0) + 1;
-}
-
-function num(v: unknown): number {
-  return typeof v === "number" && Number.isFinite(v) ? v : 0;
 }
 
 /** The text blocks of a message joined by spaces (as pi's session list shows them). */

@@ -1,5 +1,5 @@
 import { finding, type Finding } from "./findings.js";
-import { idHash } from "./ids.js";
+import { idHash } from "./hash.js";
 import { NodeNumbers, type LineRecord } from "./line-table.js";
 import { LineFlag } from "./salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "./session.js";

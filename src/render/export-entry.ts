@@ -26,7 +26,7 @@ export interface RenderSetup extends ExportStyle {
 const COUNTED = new Set(["model_change", "thinking_level_change", "usage", "compaction", "branch_summary"]);
 
 export function countsTowardTotals(type: string | undefined, role: string | undefined): boolean {
-  return COUNTED.has(type ?? "") || (type === "message" && role === "assistant");
+  return COUNTED.has(type ?? "") || (type === "message" && (role === "assistant" || role === "toolResult"));
 }
 
 /** Replaces image data by a short description (images: placeholder) in JSON output. */

@@ -44,7 +44,8 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
         const text = cutToWidth(texts[i]!, width[i]!, columns[i]!.keep);
         const pad = " ".repeat(width[i]! - displayWidth(text));
         const last = k === shown.length - 1;
-        const body = paint(isolate(text), i);
+        // (an empty cell is not painted: colour codes around nothing would keep the line's trailing spaces)
+        const body = text === "" ? "" : paint(isolate(text), i);
         return columns[i]!.align === "right" ? pad + body : last ? body : body + pad;
       })
       .join(" ".repeat(GAP))

@@ -1,3 +1,5 @@
+import { formatCount } from "../format/units.js";
+
 export { formatBytes, formatCount, plural } from "../format/units.js";
 
 const DAY = 86_400_000;
@@ -45,4 +47,39 @@ export function formatDateTime(t: number | string | undefined): string | undefin
 /** `2026-03-25 14:55` in UTC, or `-` when the time is unknown. */
 export function formatTime(t: number | string | undefined): string {
   return formatDateTime(t)?.slice(0, -3) ?? "-";
+}
+
+/** Token counts as a table shows them: exact below 10,000, else three figures (`12.3k`, `206M`, `3.21B`). */
+export function formatTokens(n: number): string {
+  if (n < 10_000) return formatCount(Math.round(n));
+  const units: Array<[number, string]> = [
+    [1e12, "T"],
+    [1e9, "B"],
+    [1e6, "M"],
+    [1e3, "k"],
+  ];
+  for (const [size, unit] of units) {
+    if (n < size) continue;
+    const v = n / size;
+    const text = v >= 100 ? String(Math.round(v)) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+    // (rounding may reach the next unit's 1,000: 999.6k is 1.00M)
+    return text === "1000" && unit !== "T" ? formatTokens(size * 1000) : `${text}${unit}`;
+  }
+  return String(n);
+}
+
+/** `$2,791.95`; a cost above zero that rounds to nothing is `<$0.01`. */
+export function formatCost(n: number): string {
+  if (n > 0 && n < 0.005) return "<$0.01";
+  const [whole, cents] = n.toFixed(2).split(".");
+  return `$${formatCount(Number(whole))}.${cents}`;
+}
+
+const EIGHTHS = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+
+/** A bar `width` cells long at `max`, in eighths of a cell: a cost at a glance. */
+export function costBar(value: number, max: number, width: number): string {
+  if (!(max > 0) || !(value > 0)) return "";
+  const eighths = Math.max(1, Math.round((value / max) * width * 8));
+  return "█".repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8];
 }

@@ -191,10 +191,11 @@ function takeWidth(text: string, columns: number): string {
 }
 
 /**
- * Printable ASCII and the ellipsis previews end with: one column a character (string-width says
- * so too, but its first call compiles an emoji pattern: BENCHMARKS.md, "the table by hand").
+ * Printable ASCII, the ellipsis previews end with, and the box-drawing and block characters trees
+ * and bars are drawn with: one column a character (string-width says so too, but its first call
+ * compiles an emoji pattern: BENCHMARKS.md, "the table by hand").
  */
-const PLAIN = /^[\x20-\x7e\u2026]*$/;
+const PLAIN = /^[\x20-\x7e\u2026\u2500-\u259f]*$/;
 
 /** Columns `text` takes on a terminal (East Asian wide characters and emoji two, escape codes none). */
 export function displayWidth(text: string): number {

@@ -1,66 +1,8 @@
-import { statSync, type Stats } from "node:fs";
 import type { CommandContext } from "../command.js";
-import { basename } from "node:path";
 import { CliError, describeFsError, shellQuote } from "../errors.js";
 import { FileSource, openSessionBuffer, Session, type OpenOptions } from "../format/index.js";
 import { sizeHint } from "./memory.js";
-import { listSessionFiles } from "./session-files.js";
-
-
-/** Expands the arguments: files as given, directories into their session files. */
-export function expandInputs(args: string[], sessionDir: string): string[] {
-  const out: string[] = [];
-  for (const arg of args) {
-    let isDir = false;
-    try {
-      isDir = arg !== "-" && statSync(arg).isDirectory();
-    } catch {
-      // not a directory: a file, an id, or missing (resolveInput says which)
-    }
-    if (isDir) out.push(...listSessionFiles(arg));
-    else out.push(resolveInput(arg, sessionDir));
-  }
-  return out;
-}
-
-/** The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`). */
-export function idFromFileName(path: string): string | undefined {
-  const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));
-  return m?.[1];
-}
-
-/**
- * A command's FILE argument: a path, `-` for stdin, or a session id / unique id prefix looked up in
- * the session directory (as pi's `--session` does).
- */
-function resolveInput(arg: string, dir: string): string {
-  if (arg === "-") return arg;
-  let st: Stats | undefined;
-  try {
-    st = statSync(arg);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw describeFsError(arg, error);
-  }
-  if (st) {
-    if (st.isDirectory()) throw describeFsError(arg, Object.assign(new Error(), { code: "EISDIR" }));
-    return arg;
-  }
-  if (arg.includes("/") || arg.endsWith(".jsonl")) throw describeFsError(arg, Object.assign(new Error(), { code: "ENOENT" }));
-  let files: string[] = [];
-  try {
-    files = listSessionFiles(dir);
-  } catch {
-    // no session directory: fall through to "not found"
-  }
-  const matches = files.filter((f) => idFromFileName(f)?.startsWith(arg));
-  const exact = matches.filter((f) => idFromFileName(f) === arg);
-  if (exact.length === 1 || matches.length === 1) return (exact[0] ?? matches[0])!;
-  if (matches.length > 1) {
-    const ids = matches.slice(0, 4).map((f) => idFromFileName(f)).join(", ");
-    throw new CliError(`session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${ids}${matches.length > 4 ? ", …" : ""}); give more characters`);
-  }
-  throw new CliError(`${arg}: no such file, and no session id starting with it in ${dir}; run \`pi-session ls\` to find sessions`);
-}
+import { resolveInput } from "./session-files.js";
 
 /**
  * Opens a resolved path, or `-` (standard input, from `stdin`), turning file-system errors into

@@ -1,7 +1,6 @@
-import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, sessionName, type AgentMessage } from "../format/index.js";
-import { idFromFileName, openPath } from "./input.js";
+import { openPath } from "./input.js";
+import { idFromFileName } from "./session-files.js";
 import type { FileStamp } from "./ls-cache.js";
 
 export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
@@ -94,40 +93,3 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
 }
 
 
-/** Below this many files, starting workers costs more than it saves. */
-const PARALLEL_FROM = 64;
-
-/**
- * Rows for many sessions: on several cores, split among worker threads (scanning is CPU-bound once
- * the files are in the page cache), in order. `progress` is called with how many are done.
- */
-export async function describeSessions(jobs: ReadonlyArray<{ path: string; stamp: FileStamp | undefined }>, progress: (done: number) => void, threads = availableParallelism()): Promise<SessionRow[]> {
-  const workers = Math.min(threads, Math.floor(jobs.length / PARALLEL_FROM));
-  if (workers < 2) {
-    const rows: SessionRow[] = [];
-    for (const [i, job] of jobs.entries()) {
-      progress(i);
-      rows.push(await describeSession(job.path, job.stamp));
-    }
-    return rows;
-  }
-  const rows: SessionRow[] = new Array(jobs.length);
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: workers }, (_, w) => {
-      // Interleaved shares, so that big and small sessions spread evenly.
-      const share = jobs.map((job, i) => ({ ...job, i })).filter((_, i) => i % workers === w);
-      return new Promise<void>((resolve, reject) => {
-        const worker = new Worker(new URL("./ls-worker.js", import.meta.url), { workerData: share });
-        worker.on("message", (batch: Array<{ i: number; row: SessionRow }>) => {
-          for (const { i, row } of batch) rows[i] = row;
-          done += batch.length;
-          progress(done);
-        });
-        worker.on("error", reject);
-        worker.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`ls worker exited with ${code}`))));
-      });
-    }),
-  );
-  return rows;
-}

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandContext } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { expandInputs } from "./input.js";
+import { expandInputs } from "./session-files.js";
 import { renderTable, type Column } from "../render/table.js";
 import { annotation } from "../render/github.js";
 import { layoutWidth, type Style } from "../render/style.js";

@@ -5,6 +5,10 @@
  * versions in place. Tests hand it copies.
  */
 // @ts-expect-error: plain JS module without types at this path
+import * as totals from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/usage-totals.js";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+// @ts-expect-error: plain JS module without types at this path
 import * as sm from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js";
 
 type Entry = Record<string, any>;
@@ -18,3 +22,29 @@ export const pi = sm as {
   SessionManager: any;
   CURRENT_SESSION_VERSION: number;
 };
+
+
+/** pi's cost breakdown (`/session`'s by-model table): key, cost and tokens, costliest first, zero rows left out. */
+export const piUsageBreakdown = totals.getUsageCostBreakdown as (entries: Entry[]) => Array<{ key: string; cost: number; tokens: number }>;
+
+export interface PiSessionStats {
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+  cost: number;
+}
+
+/**
+ * pi's `AgentSession.getSessionStats` (its `/session` totals), run as pi wrote it: the module that
+ * holds it cannot load on Node 20 (its HTTP client needs Node 22), so the method's own text is
+ * taken from pi's file and run over `entries` with pi's usage-totals functions.
+ */
+export const piSessionStats: (entries: Entry[]) => PiSessionStats = (() => {
+  const source = readFileSync(fileURLToPath(new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/agent-session.js", import.meta.url)), "utf8");
+  const start = source.indexOf("    getSessionStats() {");
+  const end = source.indexOf("\n    }\n", start);
+  if (start < 0 || end < 0) throw new Error("pi's getSessionStats was not found in agent-session.js");
+  const method = source.slice(start, end + 6).trim();
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const make = new Function("createUsageTotals", "addUsageToTotals", `return function ${method}`) as (c: unknown, a: unknown) => (this: unknown) => PiSessionStats;
+  const fn = make(totals.createUsageTotals, totals.addUsageToTotals);
+  return (entries: Entry[]) => fn.call({ sessionManager: { getEntries: () => entries }, getContextUsage: () => undefined });
+})();

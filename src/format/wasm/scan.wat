@@ -17,8 +17,8 @@
 ;; the verdict (0 valid, 1 invalid, 2 defer) and, for a valid line, leaves at OUT (16 MiB + 32 KiB)
 ;; the i32 slots `Slot` in scanner.ts names: positions are addresses in the memory, -1 for none.
 ;; Besides the top-level keys (type, id, parentId, timestamp, message) it keeps, inside `message`,
-;; role, content (its kind), provider, model, usage (the object's range) and toolCallId, and the
-;; ids of the content's toolCall blocks: their (open, close) quote pairs at OUT + 1024, their count
+;; role, content (its kind), provider, model, responseModel, usage (the object's range) and
+;; toolCallId, and the ids of the content's toolCall blocks: their (open, close) quote pairs at OUT + 1024, their count
 ;; in the Calls slot (-1 when there are more than 64).
 (module
   (memory (export "memory") 257 257)
@@ -169,7 +169,8 @@
 
   ;; Which kept key the bytes [$s, $s + $n) name: 0 another; at the top level ($where 0) 1 type,
   ;; 2 id, 3 parentId, 4 timestamp, 5 message; inside `message` ($where 1) 6 role, 7 content,
-  ;; 8 provider, 9 model, 10 usage, 11 toolCallId; in a block of its content ($where 2) 12 type, 13 id.
+  ;; 8 provider, 9 model, 10 usage, 11 toolCallId, 14 responseModel; in a block of its content
+  ;; ($where 2) 12 type, 13 id.
   (func $key (param $s i32) (param $n i32) (param $where i32) (result i32)
     (if (i32.eq (local.get $where) (i32.const 2))
       (then
@@ -187,6 +188,8 @@
             (if (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffff)) (i64.const 0x6567617375)) (then (return (i32.const 10))))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 10)) (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x6c6c61436c6f6f74)) (i32.eq (i32.load16_u offset=8 (local.get $s)) (i32.const 0x6449))))
           (then (return (i32.const 11))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 13)) (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x65736e6f70736572)) (i64.eq (i64.and (i64.load offset=8 (local.get $s)) (i64.const 0xffffffffff)) (i64.const 0x6c65646f4d))))
+          (then (return (i32.const 14))))
         (return (i32.const 0))))
     (if (i32.eq (local.get $n) (i32.const 4)) (then (return (i32.mul (i32.eq (i32.load (local.get $s)) (i32.const 0x65707974)) (i32.const 1)))))
     (if (i32.eq (local.get $n) (i32.const 2)) (then (return (i32.mul (i32.eq (i32.load16_u (local.get $s)) (i32.const 0x6469)) (i32.const 2)))))
@@ -262,7 +265,7 @@
                         (then
                           (local.set $blockIdOpen (local.get $i))
                           (local.set $blockIdClose (local.get $close))))
-                      (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.lt_u (local.get $pending) (i32.const 12)))
+                      (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.or (i32.lt_u (local.get $pending) (i32.const 12)) (i32.eq (local.get $pending) (i32.const 14))))
                         (then (call $capture (local.get $o) (local.get $pending) (local.get $i) (local.get $close))))
                       (if (i32.gt_s (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (local.get $longest))
                         (then
@@ -402,6 +405,34 @@
       (return (i32.const 1)))
     (i32.const 2))
 
+  ;; find(start, end): the address of the first `"usage"` or `\u` that starts in [start, end), or -1
+  ;; (`usage`'s prefilter: a line without either holds no usage key). 16 bytes a round: a byte
+  ;; that is a quote or a backslash followed by `u`, then the rest of `"usage"` checked.
+  (func (export "find") (param $i i32) (param $end i32) (result i32)
+    (local $a v128) (local $m i32) (local $p i32)
+    (block $none
+      (loop $round
+        (br_if $none (i32.ge_s (local.get $i) (local.get $end)))
+        (local.set $a (v128.load (local.get $i)))
+        (local.set $m (i8x16.bitmask (v128.and
+          (v128.or
+            (i8x16.eq (local.get $a) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+            (i8x16.eq (local.get $a) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))
+          (i8x16.eq (v128.load offset=1 (local.get $i)) (v128.const i8x16 117 117 117 117 117 117 117 117 117 117 117 117 117 117 117 117)))))
+        (block $next
+          (loop $bits
+            (br_if $next (i32.eqz (local.get $m)))
+            (local.set $p (i32.add (local.get $i) (i32.ctz (local.get $m))))
+            (br_if $none (i32.ge_s (local.get $p) (local.get $end)))
+            (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 92)) (then (return (local.get $p))))
+            (if (i32.and (i32.eq (i32.load offset=2 (local.get $p)) (i32.const 0x65676173)) (i32.eq (i32.load8_u offset=6 (local.get $p)) (i32.const 34)))
+              (then (return (local.get $p))))
+            (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
+            (br $bits)))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $round)))
+    (i32.const -1))
+
   (func $ws (param $c i32) (result i32)
     (i32.or
       (i32.or (i32.eq (local.get $c) (i32.const 0x20)) (i32.eq (local.get $c) (i32.const 0x0a)))
@@ -409,6 +440,7 @@
 
   ;; Where kept key $key's string value is kept (its open quote's slot; the close follows), or 0.
   (func $slot (param $key i32) (result i32)
+    (if (i32.eq (local.get $key) (i32.const 14)) (then (return (i32.const 112)))) ;; responseModel
     (block $none
       (block $b11 (block $b9 (block $b8 (block $b6 (block $b4 (block $b3 (block $b2 (block $b1
         (br_table $none $b1 $b2 $b3 $b4 $none $b6 $none $b8 $b9 $none $b11 $none (local.get $key)))
@@ -437,8 +469,11 @@
     (local.set $at (call $slot (local.get $key)))
     (if (local.get $at) (then (i32.store (i32.add (local.get $o) (local.get $at)) (i32.const -1))))
     (if (i32.eq (local.get $key) (i32.const 3)) (then (i32.store offset=24 (local.get $o) (i32.const 3))))
+    ;; responseModel: -2 for present (its value may not be a string), until a string is captured
+    (if (i32.eq (local.get $key) (i32.const 14)) (then (i32.store offset=112 (local.get $o) (i32.const -2))))
     (if (i32.eq (local.get $key) (i32.const 5))
       (then
+        (i32.store offset=112 (local.get $o) (i32.const -1))
         (i32.store offset=44 (local.get $o) (i32.const -1))
         (i32.store offset=52 (local.get $o) (i32.const -1))
         (i32.store offset=56 (local.get $o) (i32.const -1))

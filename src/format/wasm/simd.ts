@@ -16,6 +16,7 @@ const OUT = 16 * 1024 * 1024 + 32 * 1024;
 interface Simd {
   memory: ArrayBuffer;
   scan: (start: number, end: number, body: number) => number;
+  find: (start: number, end: number) => number;
 }
 
 /** The slots (`Slot` in scanner.ts) of the last `simdScan`, positions as addresses in the memory. */
@@ -30,7 +31,7 @@ function load(): Simd | null {
     try {
       const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM, "base64")));
       const memory = (exports.memory as WebAssembly.Memory).buffer;
-      simd = { memory, scan: exports.scan as Simd["scan"] };
+      simd = { memory, scan: exports.scan as Simd["scan"], find: exports.find as Simd["find"] };
       simdSlots = new Int32Array(memory, OUT, 512);
     } catch {
       simd = null;
@@ -68,4 +69,15 @@ export function simdScan(b: Uint8Array, start: number, end: number, body: number
   if (!simd || b.buffer !== simd.memory) return -1;
   const at = b.byteOffset;
   return simd.scan(at + start, at + end, at + body);
+}
+
+/**
+ * Where the first `"usage"` or `\u` starts in `b[start..end)` (an index into `b`; the match may
+ * run past `end`), -1 when none does; -2 when `b` does not view the module's memory.
+ */
+export function simdFind(b: Uint8Array, start: number, end: number): number {
+  if (!simd || b.buffer !== simd.memory) return -2;
+  const at = b.byteOffset;
+  const found = simd.find(at + start, at + end);
+  return found < 0 ? -1 : found - at;
 }

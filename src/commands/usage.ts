@@ -1,0 +1,272 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Args } from "../args.js";
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError, ExitCode, shellQuote } from "../errors.js";
+import { dayKey, type Calendar } from "../format/calendar.js";
+import { sharedRecords, type SessionUsage } from "../format/usage.js";
+import { usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage-report.js";
+import { csvLine } from "../render/csv.js";
+import { renderTable, type Column } from "../render/table.js";
+import { type Style } from "../render/style.js";
+import { costBar, formatCost, formatTime, formatTokens, plural } from "../render/units.js";
+import { preview } from "../render/width.js";
+import { sanitize } from "../render/safe.js";
+import { calendarFor, dayRange } from "../support/dates.js";
+import type { FileStamp } from "../support/ls-cache.js";
+import { expandInputs, listSessionFiles } from "../support/session-files.js";
+import { UsageCache, usageCachePath } from "../support/usage-cache.js";
+import type { UsageFile } from "../support/usage-read.js";
+import { overFiles } from "../support/workers.js";
+
+export interface UsageOptions {
+  /** Files and directories (default: the session directory, every project). */
+  inputs: string[];
+  by: UsageGroup;
+  /** `YYYY-MM-DD`, `YYYYMMDD`, or `7d` / `4w` / `3m` (that long before today). */
+  since?: string;
+  until?: string;
+  /** An IANA zone for days, weeks and months (default: the machine's). */
+  timezone?: string;
+  cwd?: string;
+  breakdown?: boolean;
+  format?: "text" | "csv";
+  /** Neither read nor write the usage cache. */
+  noCache?: boolean;
+}
+
+export function options(args: Args): UsageOptions {
+  return {
+    inputs: args.strings("inputs"),
+    by: args.choice("by", USAGE_GROUPS, "day"),
+    since: args.optionalString("since"),
+    until: args.optionalString("until"),
+    timezone: args.optionalString("timezone"),
+    cwd: args.optionalString("cwd"),
+    breakdown: args.flag("breakdown"),
+    format: args.choice("format", ["text", "csv"] as const, "text"),
+    noCache: args.raw("cache") === false,
+  };
+}
+
+export interface UsageResult {
+  by: UsageGroup;
+  timezone: string;
+  since?: string;
+  until?: string;
+  cwd?: string;
+  rows: UsageRow[];
+  total: Omit<UsageRow, "key">;
+  /** Sessions read (files that hold one). */
+  sessions: number;
+  /** Usage on lines pi skips: not counted (`pi-session repair` keeps those records). */
+  skipped: { requests: number; cost: number; files: Array<{ file: string; lines: number[]; requests: number; cost: number; wholeFile?: boolean }> };
+  /** Files that could not be read at all. */
+  unreadable: Array<{ file: string; error: string }>;
+  /** Files named one by one that hold no session (in a directory, such files are passed over quietly). */
+  ignored?: Array<{ file: string; reason?: string }>;
+}
+
+/** The session files named by the inputs (default: the session directory), each once. */
+function inputFiles(inputs: readonly string[], ctx: CommandContext): { files: string[]; named: Set<string> } {
+  if (inputs.length === 0) {
+    if (!existsSync(ctx.sessionDir)) throw new CliError(`${ctx.sessionDir}: no such directory (pi's session directory); give session files or directories, or --session-dir`);
+    return { files: listSessionFiles(ctx.sessionDir), named: new Set() };
+  }
+  // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
+  const named = new Set<string>();
+  const files = new Set<string>();
+  for (const input of inputs) {
+    const found = expandInputs([input], ctx.sessionDir);
+    let dir = false;
+    try {
+      dir = input !== "-" && statSync(input).isDirectory();
+    } catch {
+      // a session id, or missing (expandInputs said which)
+    }
+    for (const f of found) {
+      files.add(f);
+      if (!dir) named.add(f);
+    }
+  }
+  return { files: [...files], named };
+}
+
+/** Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many). */
+async function readAll(files: readonly string[], cache: UsageCache | undefined, ctx: CommandContext): Promise<UsageFile[]> {
+  const out: UsageFile[] = new Array(files.length);
+  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
+  for (const [index, path] of files.entries()) {
+    if (path === "-") {
+      out[index] = await (await import("../support/usage-read.js")).readUsage(path, ctx.stdin);
+      continue;
+    }
+    let stamp: FileStamp | undefined;
+    try {
+      const st = statSync(path);
+      stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+    } catch {
+      // unreadable: described as such by the read, never cached
+    }
+    const cached = stamp && cache?.get(path, stamp);
+    if (cached) out[index] = cached;
+    else todo.push({ index, path, stamp });
+  }
+  const done = files.length - todo.length;
+  const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
+  const read = todo.length === 0 ? [] : await overFiles("usage", todo, (n) => ctx.progress(done + n, files.length, "sessions"), threads);
+  todo.forEach(({ index, stamp }, k) => {
+    const file = read[k]!;
+    out[index] = file;
+    if (stamp && file.kind !== "unreadable") cache?.set(stamp, file);
+  });
+  ctx.progress(files.length, files.length);
+  return out;
+}
+
+export async function usage(options: UsageOptions, ctx: CommandContext): Promise<UsageResult> {
+  const calendar = calendarFor(options.timezone, ctx.env);
+  const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
+  const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
+  const { files: paths, named } = inputFiles(options.inputs, ctx);
+  const files = await readAll(paths, cache, ctx);
+  cache?.save();
+  const result = report(files, options, calendar, since, until);
+  result.ignored = files.filter((f) => named.has(f.path) && (f.kind === "other" || f.kind === "event-stream")).map((f) => ({ file: f.path, ...(f.kind === "event-stream" ? { reason: "pi's --mode json event stream" } : {}) }));
+  return result;
+}
+
+function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, since: number | undefined, until: number | undefined): UsageResult {
+  const unreadable = files.filter((f) => f.kind === "unreadable").map((f) => ({ file: f.path, error: f.error ?? "cannot read" }));
+  const read = files.filter((f) => f.kind === "session");
+  if (read.length === 0 && unreadable.length > 0) {
+    throw new CliError(`no session could be read (${plural(unreadable.length, "file")}; the first: ${unreadable[0]!.error})`);
+  }
+  // Each entry once, over every session given; then the ones asked for.
+  const sessions: SessionUsage[] = read.map((f) => ({ file: f.path === "-" ? "<stdin>" : f.path, id: f.id ?? f.path, created: f.created === null ? NaN : Date.parse(f.created), cwd: f.cwd, usage: f.usage }));
+  const shared = sharedRecords(sessions);
+  const wanted = options.cwd === undefined ? undefined : resolve(options.cwd);
+  const chosen = sessions.map((session, i) => ({ session, shared: shared[i]! })).filter(({ session }) => wanted === undefined || (session.cwd !== null && resolve(session.cwd) === wanted));
+  const report = usageReport(chosen, { by: options.by, calendar, since, until, breakdown: options.breakdown });
+  const skipped: UsageResult["skipped"] = { requests: 0, cost: 0, files: [] };
+  for (const { session } of chosen) {
+    const s = session.usage.skipped;
+    if (s.requests === 0) continue;
+    skipped.requests += s.requests;
+    skipped.cost += s.cost;
+    skipped.files.push({ file: session.file, lines: s.lines, requests: s.requests, cost: s.cost, ...(s.wholeFile ? { wholeFile: true } : {}) });
+  }
+  return {
+    by: options.by,
+    timezone: calendar.timeZone,
+    ...(since !== undefined ? { since: dayKey(since) } : {}),
+    ...(until !== undefined ? { until: dayKey(until) } : {}),
+    ...(wanted !== undefined ? { cwd: wanted } : {}),
+    rows: report.rows,
+    total: report.total,
+    sessions: chosen.length,
+    skipped,
+    unreadable,
+  };
+}
+
+/** The first column's head, by group. */
+const KEY_HEADS: Record<UsageGroup, string> = { day: "date", week: "week", month: "month", session: "session", project: "project", model: "model" };
+
+/** A model as a table shows it: without its provider (`--by model` keys keep it). */
+const shortModel = (m: string) => (m.includes("/") && !m.startsWith("Tools/") ? m.slice(m.indexOf("/") + 1) : m);
+
+/**
+ * The table, and which columns a narrow terminal gives up first: at 80 columns a day's row keeps
+ * the date, cost, its bar, total tokens, requests, input and output; the cache columns, models and
+ * sessions go first (`--wide` or piped output has them all).
+ */
+export function renderUsage(result: UsageResult, style: Style): string {
+  const { c } = style;
+  const bySession = result.by === "session";
+  if (result.rows.length === 0) {
+    return c.dim(`no usage${result.since || result.until ? ` between ${result.since ?? "the start"} and ${result.until ?? "today"}` : ""} in ${plural(result.sessions, "session")}\n`);
+  }
+  const dash = (s: string) => (s === "" ? s : s === "-" ? c.dim(s) : s);
+  const columns: Column[] = [
+    { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { max: 13 } : result.by === "model" ? { flex: true, min: 16, max: 40 } : {}) },
+    ...(bySession ? [{ head: "created", priority: 9 }] : []),
+    ...(bySession ? [] : [{ head: "sessions", priority: 12, align: "right" as const }]),
+    { head: "requests", priority: 5, align: "right" },
+    { head: "input", priority: 6, align: "right" },
+    { head: "output", priority: 7, align: "right" },
+    { head: "cache read", priority: 10, align: "right" },
+    { head: "cache write", priority: 11, align: "right" },
+    { head: "total", priority: 3, align: "right" },
+    { head: "cost", priority: 2, align: "right", paint: (t) => (t.startsWith("$") ? c.bold(t) : t) },
+    ...(bySession ? [{ head: "inherited", priority: 8, align: "right" as const, paint: dash }] : []),
+    { head: "", priority: 4, paint: (t) => c.cyan(t) },
+    { head: "models", priority: 9, flex: true, min: 12, max: 60, paint: (t) => c.dim(t) },
+  ];
+  const maxCost = Math.max(...result.rows.map((r) => r.cost));
+  const cells = (key: string, r: Omit<UsageRow, "key">, bar: boolean, extra: { created?: string; inherited?: string } = {}) => [
+    key,
+    ...(bySession ? [extra.created ?? ""] : []),
+    ...(bySession ? [] : [r.sessions > 0 ? String(r.sessions) : ""]),
+    formatTokens(r.requests),
+    formatTokens(r.input),
+    formatTokens(r.output),
+    formatTokens(r.cacheRead),
+    formatTokens(r.cacheWrite),
+    formatTokens(r.total),
+    formatCost(r.cost),
+    ...(bySession ? [extra.inherited ?? ""] : []),
+    bar ? costBar(r.cost, maxCost, 10) : "",
+    r.models.map(shortModel).join(", "),
+  ];
+  const rows: string[][] = [];
+  for (const r of result.rows) {
+    rows.push(cells(preview(r.key, 200), r, true, { created: formatTime(r.created ?? undefined), inherited: r.inherited && r.inherited.requests > 0 ? formatCost(r.inherited.cost) : "-" }));
+    for (const m of r.breakdown ?? []) rows.push(cells(`  ${preview(result.by === "model" ? m.model : shortModel(m.model), 200)}`, { ...m, models: [] }, false));
+  }
+  rows.push(cells("total", { ...result.total, models: [] }, false));
+  const table = renderTable(columns, rows, style).trimEnd().split("\n");
+  // the totals line in bold, apart from the rows
+  const last = table.pop()!;
+  const zone = c.dim(`${plural(result.sessions, "session")}; ${result.by === "session" || result.by === "project" || result.by === "model" ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once`);
+  return `${table.join("\n")}\n${c.bold(last)}\n${zone}\n`;
+}
+
+const CSV_HEADS = ["sessions", "requests", "input", "output", "cacheRead", "cacheWrite", "total", "cost"] as const;
+
+/** The report as CSV (RFC 4180): a header line, a row a group; with `--breakdown`, a row a group and model. */
+export function renderUsageCsv(result: UsageResult): string {
+  const bySession = result.by === "session";
+  const breakdown = result.rows.some((r) => r.breakdown);
+  const head = [result.by, ...(breakdown ? ["model"] : []), ...CSV_HEADS, ...(breakdown ? [] : ["models"]), ...(bySession ? ["file", "inheritedRequests", "inheritedCost"] : [])];
+  const lines = [csvLine(head)];
+  for (const r of result.rows) {
+    const tail = bySession ? [r.file ?? "", r.inherited?.requests ?? 0, r.inherited?.cost ?? 0] : [];
+    if (breakdown) for (const m of r.breakdown ?? []) lines.push(csvLine([r.key, m.model, ...CSV_HEADS.map((k) => m[k]), ...tail]));
+    else lines.push(csvLine([r.key, ...CSV_HEADS.map((k) => r[k]), r.models.join(" "), ...tail]));
+  }
+  return lines.join("");
+}
+
+/** What pi cannot read and what could not be read at all, a line each on stderr. */
+function warnings(result: UsageResult, ctx: CommandContext): void {
+  for (const { error } of result.unreadable) ctx.warn(`${sanitize(error)} (left out of the report)`);
+  for (const { file, reason } of result.ignored ?? []) ctx.warn(`${sanitize(file)}: not a session${reason ? ` (${reason})` : ""}, left out of the report; run \`pi-session check ${shellQuote(file)}\``);
+  for (const s of result.skipped.files) {
+    const what = `${plural(s.requests, "request")} (${formatCost(s.cost)})`;
+    const repair = `not counted; run \`pi-session repair ${shellQuote(s.file)}\``;
+    if (s.wholeFile) {
+      ctx.warn(`${sanitize(s.file)}: ${what} in a file pi reads nothing of (its first record is no session header), ${repair}`);
+      continue;
+    }
+    const lines = s.lines.length === 1 ? `on a line pi cannot read (line ${s.lines[0]})` : `on lines pi cannot read (lines ${s.lines.join(", ")}${s.lines.length >= 10 ? ", …" : ""})`;
+    ctx.warn(`${sanitize(s.file)}:${s.lines[0]}: ${what} ${lines}, ${repair}`);
+  }
+}
+
+export async function run(options: UsageOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await usage(options, ctx);
+  warnings(result, ctx);
+  if (options.format === "csv") return { human: renderUsageCsv(result), exitCode: ExitCode.Ok };
+  return { json: result, jsonl: () => result.rows, human: ctx.json ? "" : renderUsage(result, ctx.style), exitCode: ExitCode.Ok };
+}
