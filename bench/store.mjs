@@ -141,7 +141,7 @@ export function storeReport({ dataDir, sessions, sizeMB, runs }) {
   };
   const d = decompose(files);
   const same = (a, b) => a !== undefined && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
-  const explain = (cost) => (cost === undefined ? "" : same(cost, d.everyFile) ? "= assistant messages, every file summed" : same(cost, d.onceAssistant) ? "= assistant messages, each entry once" : same(cost, d.once) ? "= pi's /session rules, each entry once" : "matches none of the rules below");
+  const explain = (cost) => (cost === undefined ? "" : same(cost, d.everyFile) ? "= assistant messages, every file summed" : same(cost, d.onceAssistant) ? "= assistant messages, each entry once" : same(cost, d.once) ? "= pi's /session rules, each entry once" : "matches none of the rules above");
   text += `\n| what | cost $ | |\n| --- | ---: | --- |\n`;
   text += `| assistant messages, every file summed (a fork's copied history again, a backup copy again) | ${fmt(d.everyFile, 2)} | |\n`;
   text += `| assistant messages, each entry (id and timestamp) once | ${fmt(d.onceAssistant, 2)} | |\n`;
@@ -150,5 +150,47 @@ export function storeReport({ dataDir, sessions, sizeMB, runs }) {
   if (costOf.js !== undefined) text += `| @ccusage/pi daily reports | ${fmt(costOf.js, 2)} | ${explain(costOf.js)} |\n`;
   if (costOf.ours !== undefined) text += `| pi-session usage reports | ${fmt(costOf.ours, 2)} | ${explain(costOf.ours)} |\n`;
   if (costOf.ours !== undefined && !same(costOf.ours, d.once)) failures++;
+  const g = grepReport({ store, files, runs });
+  return { text: `${text}\n${g.text}`, failures: failures + g.failures };
+}
+
+/** ripgrep, where installed (Debian's `ripgrep` package): the benchmark says so and leaves it out when it is not. */
+function ripgrep() {
+  const r = spawnSync("rg", ["--version"], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.split("\n")[0] : undefined;
+}
+
+/**
+ * `grep` against ripgrep on the same store, each a whole process: a literal (`-F -c`, within 10 ×
+ * of rg's) and case-insensitive expressions without a literal part (no slower than rg's). Counts
+ * differ by design: rg counts lines of JSON (ids, keys, base64 and all), grep entries whose
+ * decoded text matches.
+ */
+function grepReport({ store, files, runs }) {
+  const rg = ripgrep();
+  const cases = [
+    { name: "literal", ours: ["-F", "-c", "npm test"], theirs: ["-F", "-c", "npm test"], target: 10 },
+    { name: "-i, no literal, word boundaries", ours: ["-i", "-c", "\\b[0-9a-f]{40}\\b"], theirs: ["-i", "-c", "\\b[0-9a-f]{40}\\b"], target: 1 },
+    { name: "-i, no literal", ours: ["-i", "-c", "[0-9a-f]{40}"], theirs: ["-i", "-c", "[0-9a-f]{40}"], target: 1 },
+  ];
+  let text = `## grep over the same store, best of ${runs}\n\n`;
+  if (!rg) text += "(ripgrep is not installed: `apt-get install ripgrep`; its column is left out)\n\n";
+  text += `| search | pi-session grep ms | rg ms | grep / rg | target | sessions (grep) | files (rg) |\n| --- | ---: | ---: | ---: | --- | ---: | ---: |\n`;
+  let failures = 0;
+  const fmt = (n) => (n === undefined ? "-" : n.toFixed(0));
+  for (const c of cases) {
+    let ours;
+    let theirs;
+    for (let round = 0; round < runs; round++) {
+      ours = best(ours, timeProcess(process.execPath, [join(ROOT, "bin/pi-session.js"), "grep", ...c.ours, store], {}, files));
+      if (rg) theirs = best(theirs, timeProcess("rg", [...c.theirs, store], {}, files));
+    }
+    if (ours.error) failures++;
+    const count = (m) => (m && !m.error ? m.stdout.split("\n").filter(Boolean).length : undefined);
+    const ratio = rg && !theirs.error && !ours.error ? ours.ms / theirs.ms : undefined;
+    const target = c.target === 1 ? "no slower than rg" : `within ${c.target} × of rg`;
+    const judged = ratio === undefined ? target : `${target}: ${ratio <= c.target ? "met" : "MISSED"}`;
+    text += `| ${c.name}: \`${c.ours.join(" ").replace(/\|/g, "\\|")}\` | ${ours.error ? `failed: ${ours.error}` : fmt(ours.ms)} | ${rg ? fmt(theirs?.ms) : "-"} | ${ratio === undefined ? "-" : ratio.toFixed(2)} | ${judged} | ${count(ours) ?? "-"} | ${count(theirs) ?? "-"} |\n`;
+  }
   return { text: `${text}\n`, failures };
 }

@@ -256,6 +256,33 @@ const COMMANDS: CommandSpec[] = [
     load: () => import("./commands/usage.js"),
     jsonl: true,
   },
+  {
+    command: "grep <pattern> [inputs..]",
+    describe: "Find the entries whose text matches, across sessions (exit 0 found, 1 none, 2 error)",
+    builder: (y) =>
+      y
+        .positional("pattern", { type: "string", describe: "a JavaScript regular expression (-F: a fixed string), matched against each entry's decoded text" })
+        .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: the session directory, every project)" })
+        .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "PATTERN is a fixed string" })
+        .option("ignore-case", { alias: "i", type: "boolean", default: false, describe: "letters match either case" })
+        .option("word-regexp", { alias: "w", type: "boolean", default: false, describe: "whole words only" })
+        .option("files-with-matches", { alias: "l", type: "boolean", default: false, describe: "only the session files with a match" })
+        .option("count", { alias: "c", type: "boolean", default: false, describe: "how many entries match, a session a line" })
+        .option("max-count", { alias: "m", type: "string", coerce: count("max-count"), describe: "at most N matching entries a session" })
+        .option("role", { type: "string", describe: "only entries of this role: user, assistant, toolResult, bashExecution, custom, system, or an entry type (compaction, branch_summary, custom_message, session_info, label); repeatable" })
+        .option("tool", { type: "string", describe: "only the calls and results of this tool (bash, read, edit, …)" })
+        .option("since", { type: "string", describe: "entries from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
+        .option("until", { type: "string", describe: "entries up to and including this day (same forms)" })
+        .option("timezone", { alias: "z", type: "string", describe: "IANA time zone of --since/--until (default: the machine's)" })
+        .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+        .option("branch", { choices: ["current"] as const, describe: "current: only entries on each session's current branch" })
+        .example("$0 grep 'rm -rf'", "every entry, in every session, that mentions rm -rf")
+        .example("$0 grep -i 'salt' --role assistant --since 7d", "what the model said about the salt this week")
+        .example("$0 grep -F 'npm test' --tool bash -c", "how often each session ran npm test")
+        .example("$0 grep TODO ~/.pi/agent/sessions --jsonl | jq -r .id", "the matching entries' ids"),
+    load: () => import("./commands/grep.js"),
+    jsonl: true,
+  },
 ];
 
 /** The options every writing command shares (README, "Writing safely"). */

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -14,7 +14,7 @@ import { preview } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/dates.js";
 import type { FileStamp } from "../support/ls-cache.js";
-import { expandInputs, listSessionFiles } from "../support/session-files.js";
+import { storeInputs } from "../support/session-files.js";
 import { UsageCache, usageCachePath } from "../support/usage-cache.js";
 import type { UsageFile } from "../support/usage-read.js";
 import { overFiles } from "../support/workers.js";
@@ -67,31 +67,6 @@ export interface UsageResult {
   ignored?: Array<{ file: string; reason?: string }>;
 }
 
-/** The session files named by the inputs (default: the session directory), each once. */
-function inputFiles(inputs: readonly string[], ctx: CommandContext): { files: string[]; named: Set<string> } {
-  if (inputs.length === 0) {
-    if (!existsSync(ctx.sessionDir)) throw new CliError(`${ctx.sessionDir}: no such directory (pi's session directory); give session files or directories, or --session-dir`);
-    return { files: listSessionFiles(ctx.sessionDir), named: new Set() };
-  }
-  // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
-  const named = new Set<string>();
-  const files = new Set<string>();
-  for (const input of inputs) {
-    const found = expandInputs([input], ctx.sessionDir);
-    let dir = false;
-    try {
-      dir = input !== "-" && statSync(input).isDirectory();
-    } catch {
-      // a session id, or missing (expandInputs said which)
-    }
-    for (const f of found) {
-      files.add(f);
-      if (!dir) named.add(f);
-    }
-  }
-  return { files: [...files], named };
-}
-
 /** Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many). */
 async function readAll(files: readonly string[], cache: UsageCache | undefined, ctx: CommandContext): Promise<UsageFile[]> {
   const out: UsageFile[] = new Array(files.length);
@@ -128,7 +103,7 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
   const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
-  const { files: paths, named } = inputFiles(options.inputs, ctx);
+  const { files: paths, named } = storeInputs(options.inputs, ctx.sessionDir);
   const files = await readAll(paths, cache, ctx);
   cache?.save();
   const result = report(files, options, calendar, since, until);

@@ -85,7 +85,7 @@ export class Calendar {
    */
   constructor(
     readonly timeZone: string,
-    local = false,
+    readonly local = false,
   ) {
     this.parts = local ? undefined : new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", era: "short" });
   }

@@ -33,3 +33,5 @@ export { entryUsage, totalTokens, usageAmounts, sharedRecords, forEachRecord, Us
 export { usageReport, USAGE_GROUPS, NO_DATE, type UsageGroup, type UsageReport, type UsageReportOptions, type UsageRow, type UsageSums, type ModelSums, type AttributedSession } from "./usage-report.js";
 export { Calendar, isTimeZone, localTimeZone, dayKey, weekKey, monthKey, parseDay, addMonths } from "./calendar.js";
 export { readFileUsage, referenceUsage, type UsageRead } from "./usage-read.js";
+export { compilePattern, entryRole, firstMatch, requiredLiteral, searchableTexts, PatternError, type GrepPattern, type PatternOptions, type TextMatch } from "./grep.js";
+export { grepFile, referenceGrep, type GrepFilter, type GrepHit, type GrepRead } from "./grep-read.js";

@@ -373,6 +373,11 @@ export class Session {
     return this.lengthOf(this.nodes.line[node]!);
   }
 
+  /** The raw bytes of line `index` (0-based). */
+  lineBytes(index: number): Buffer {
+    return this.source.read(this.table.offsetOf(index), this.lengthOf(index));
+  }
+
   /** Whether a node's line holds a long plain string (a base64 image, usually: `previewBytes` leaves most of it out). */
   nodeHasLong(node: number): boolean {
     return this.table.long.has(this.nodes.line[node]!);

@@ -2,6 +2,7 @@ import { LineFlag, parseLine } from "./salvage.js";
 import { idHash, idHashHex } from "./hash.js";
 import { emptyFields, fieldsOf, hexString, scanLine, Verdict } from "./scanner.js";
 import { Session } from "./session.js";
+import { ChunkSearch } from "./chunk-search.js";
 import { forEachLine, type ByteSource } from "./source.js";
 import { simdFind } from "./wasm/simd.js";
 import { type AnyEntry, type FileKind, type SessionHeader } from "./types.js";
@@ -56,40 +57,6 @@ export function referenceUsage(source: ByteSource): UsageRead {
   return { header, kind: session.size === 0 ? "other" : session.fileKind, usage: collector.result(readable) };
 }
 
-/**
- * Where the next `"usage"` or `\u` lies in a chunk, searched once per hit (or per `WINDOW` bytes
- * without one) rather than once per line: by the scanner's SIMD search where the chunk is the
- * module's memory, else by `Buffer.indexOf`, bounded (it takes no end, and a search to the
- * chunk's end would run through bytes no read has filled).
- */
-class NextHit {
-  private chunk: Buffer | undefined;
-  private lastStart = -1;
-  /** The first hit at or after the last search's start (-1: none before `searchedTo`). */
-  private at = -1;
-  /** No hit starts between the last search's start and here, but `at`. */
-  private searchedTo = 0;
-
-  /** Whether `chunk[start..end)` holds a hit. */
-  within(chunk: Buffer, start: number, end: number): boolean {
-    // a new read refills the chunk from its front: its lines start afresh
-    if (chunk !== this.chunk || start <= this.lastStart) {
-      this.chunk = chunk;
-      this.at = -1;
-      this.searchedTo = start;
-    }
-    this.lastStart = start;
-    if (this.at < start && end > this.searchedTo) {
-      const from = Math.max(start, this.searchedTo);
-      const limit = Math.min(chunk.length, Math.max(end, from + WINDOW));
-      this.at = find(chunk, from, limit);
-      // (a match that starts before `limit` may end past it: searched again from there)
-      this.searchedTo = this.at < 0 ? Math.max(from, limit - USAGE_KEY.length + 1) : this.at + 1;
-    }
-    return this.at >= start && this.at + (chunk[this.at] === 0x5c ? ESCAPE_U.length : USAGE_KEY.length) <= end;
-  }
-}
-
 /** The first `"usage"` or `\u` that starts in `chunk[from..limit)`, or -1. */
 function find(chunk: Buffer, from: number, limit: number): number {
   const fast = simdFind(chunk, from, limit);
@@ -101,8 +68,6 @@ function find(chunk: Buffer, from: number, limit: number): number {
   return first >= 0 && first < limit - from ? from + first : -1;
 }
 
-const WINDOW = 64 * 1024;
-
 /** Bytes a session holds a usage record, about (in ../shared/corpus, 2-4 KB): tables are made for the file's size at the start. */
 const BYTES_A_RECORD = 3072;
 
@@ -110,7 +75,7 @@ function fastUsage(source: ByteSource): UsageRead | undefined {
   if (source.size === 0) return undefined;
   const collector = new UsageCollector(source.size / BYTES_A_RECORD);
   const fields = emptyFields();
-  const hits = new NextHit();
+  const hits = new ChunkSearch(find, (chunk, at) => (chunk[at] === 0x5c ? ESCAPE_U.length : USAGE_KEY.length));
   const amounts: UsageAmounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
   let viewed: Buffer | undefined;
   let view: Uint8Array = new Uint8Array(0);

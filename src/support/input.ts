@@ -1,8 +1,8 @@
 import type { CommandContext } from "../command.js";
 import { CliError, describeFsError, shellQuote } from "../errors.js";
-import { FileSource, openSessionBuffer, Session, type OpenOptions } from "../format/index.js";
+import { BufferSource, FileSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../format/index.js";
 import { sizeHint } from "./memory.js";
-import { resolveInput } from "./session-files.js";
+import { idFromFileName, resolveInput } from "./session-files.js";
 
 /**
  * Opens a resolved path, or `-` (standard input, from `stdin`), turning file-system errors into
@@ -48,4 +48,37 @@ export function requireSession(session: Session): void {
   const what =
     first?.kind === "invalid" ? "its lines are not JSON" : first?.kind === "entry" ? `its records (e.g. \`${first.type ?? "no type"}\`) have no session header and no entry ids` : "it has no session header";
   throw new CliError(`${name}:${first?.line ?? 1}: not a pi session file: ${what}; run \`pi-session check ${shellQuote(name)}\` for details`);
+}
+
+/** What every store-wide command says of a file it read: what it is and its header's facts. */
+export interface FileFacts {
+  path: string;
+  /** What the file is; "unreadable" with `error` when it could not be read. */
+  kind: FileKind | "unreadable";
+  error?: string;
+  /** The header's id (else the id in pi's file name). */
+  id: string | null;
+  /** The header's timestamp. */
+  created: string | null;
+  cwd: string | null;
+}
+
+/**
+ * Reads a session file with `read` (`-`: standard input) and says what it is, with what `read`
+ * found; a file that cannot be read is described (with `empty` as what was found), not thrown:
+ * `usage` and `grep` go on with the other files.
+ */
+export async function readSessionFile<T>(path: string, read: (source: ByteSource) => { header: SessionHeader | null; kind: FileKind } & T, empty: () => T, stdin?: () => Promise<Buffer>): Promise<FileFacts & T> {
+  try {
+    const source = path === "-" ? new BufferSource("<stdin>", await stdin!()) : openSource(path);
+    try {
+      const { header: h, kind, ...found } = read(source);
+      return { ...(found as unknown as T), path, kind, id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null), created: typeof h?.timestamp === "string" ? h.timestamp : null, cwd: typeof h?.cwd === "string" ? h.cwd : null };
+    } finally {
+      source.close();
+    }
+  } catch (error) {
+    const message = error instanceof CliError ? error.message : describeFsError(path, error).message;
+    return { ...empty(), path, kind: "unreadable", error: message, id: idFromFileName(path) ?? null, created: null, cwd: null };
+  }
 }

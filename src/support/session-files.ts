@@ -1,4 +1,4 @@
-import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { existsSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { CliError, describeFsError } from "../errors.js";
@@ -108,4 +108,33 @@ export function resolveInput(arg: string, dir: string): string {
     throw new CliError(`session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${ids}${matches.length > 4 ? ", …" : ""}); give more characters`);
   }
   throw new CliError(`${arg}: no such file, and no session id starting with it in ${dir}; run \`pi-session ls\` to find sessions`);
+}
+
+/**
+ * The session files of a store-wide command (`usage`, `grep`): files and directories given
+ * (default: the session directory, every project), each once; `named`: those given one by one,
+ * not found in a directory.
+ */
+export function storeInputs(inputs: readonly string[], sessionDir: string): { files: string[]; named: Set<string> } {
+  if (inputs.length === 0) {
+    if (!existsSync(sessionDir)) throw new CliError(`${sessionDir}: no such directory (pi's session directory); give session files or directories, or --session-dir`);
+    return { files: listSessionFiles(sessionDir), named: new Set() };
+  }
+  // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
+  const named = new Set<string>();
+  const files = new Set<string>();
+  for (const input of inputs) {
+    const found = expandInputs([input], sessionDir);
+    let dir = false;
+    try {
+      dir = input !== "-" && statSync(input).isDirectory();
+    } catch {
+      // a session id, or missing (expandInputs said which)
+    }
+    for (const f of found) {
+      files.add(f);
+      if (!dir) named.add(f);
+    }
+  }
+  return { files: [...files], named };
 }

@@ -5,6 +5,6 @@ import type { Chunk } from "./workers.js";
 
 parentPort!.on("message", async (chunk: Chunk) => {
   const batch = [];
-  for (const job of chunk.jobs) batch.push({ i: job.i, value: await runTask(chunk.task, job) });
+  for (const job of chunk.jobs) batch.push({ i: job.i, value: await runTask(chunk.task, job, chunk.settings as never) });
   parentPort!.postMessage(batch);
 });

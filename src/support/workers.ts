@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { FileStamp } from "./ls-cache.js";
-import type { FileTask, TaskResult } from "./worker-tasks.js";
+import type { FileTask, TaskResult, TaskSettings } from "./worker-tasks.js";
 
 /**
  * Reading many session files at once (`ls`'s rows, `usage`'s records): on several cores, split
@@ -26,14 +26,19 @@ const BYTES_A_UNIT = 64 * 1024 * 1024;
 const CHUNK_FILES = 32;
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
-/** What the worker threads are told: the task and the jobs of one chunk, with their indices. */
+/** What the worker threads are told: the task, its settings, and the jobs of one chunk, with their indices. */
 export interface Chunk {
   task: FileTask;
+  settings: unknown;
   jobs: Array<FileJob & { i: number }>;
 }
 
-/** Runs `task` on every job; `progress` is called with how many are done. `threads`: at most this many workers (1: none). */
-export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads = availableParallelism()): Promise<Array<TaskResult<T>>> {
+/**
+ * Runs `task` on every job, with `settings` (what the task needs besides the file: `grep`'s
+ * pattern; structured-cloneable); `progress` is called with how many are done. `threads`: at
+ * most this many threads (1: this one only).
+ */
+export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads = availableParallelism(), settings?: TaskSettings<T>): Promise<Array<TaskResult<T>>> {
   const bytes = jobs.reduce((n, j) => n + (j.stamp?.size ?? 0), 0);
   const workers = Math.min(threads, Math.floor(jobs.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), jobs.length);
   if (workers < 2) {
@@ -41,11 +46,11 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
     const results: Array<TaskResult<T>> = [];
     for (const [i, job] of jobs.entries()) {
       progress(i);
-      results.push(await runTask(task, job));
+      results.push(await runTask(task, job, settings));
     }
     return results;
   }
-  const chunks = chunked(task, jobs);
+  const chunks = chunked(task, jobs, settings);
   const results: Array<TaskResult<T>> = new Array(jobs.length);
   let done = 0;
   let next = 0;
@@ -55,7 +60,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   const here = async (): Promise<void> => {
     while (next < chunks.length) {
       const chunk = chunks[next++]!;
-      for (const job of chunk.jobs) results[job.i] = await runTask(task, job);
+      for (const job of chunk.jobs) results[job.i] = await runTask(task, job, settings);
       done += chunk.jobs.length;
       progress(done);
       // (the other threads' messages are heard between chunks)
@@ -87,16 +92,16 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
 }
 
 /** Jobs in chunks of at most `CHUNK_FILES` files or about `CHUNK_BYTES` bytes. */
-function chunked(task: FileTask, jobs: readonly FileJob[]): Chunk[] {
+function chunked(task: FileTask, jobs: readonly FileJob[], settings: unknown): Chunk[] {
   const chunks: Chunk[] = [];
-  let chunk: Chunk = { task, jobs: [] };
+  let chunk: Chunk = { task, settings, jobs: [] };
   let bytes = 0;
   jobs.forEach((job, i) => {
     chunk.jobs.push({ ...job, i });
     bytes += job.stamp?.size ?? 0;
     if (chunk.jobs.length >= CHUNK_FILES || bytes >= CHUNK_BYTES) {
       chunks.push(chunk);
-      chunk = { task, jobs: [] };
+      chunk = { task, settings, jobs: [] };
       bytes = 0;
     }
   });

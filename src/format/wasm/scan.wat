@@ -433,6 +433,50 @@
         (br $round)))
     (i32.const -1))
 
+  ;; findNeedle(start, end, n, fold): the address of the first occurrence in [start, end) of the
+  ;; n-byte needle at NEEDLE (OUT + 4 KiB), or -1; fold: ASCII letters match either case (the
+  ;; needle's are lower case). `grep`'s prefilter: the first and last needle bytes compared 16
+  ;; positions at a time, the rest checked where both match.
+  (func (export "findNeedle") (param $i i32) (param $end i32) (param $n i32) (param $fold i32) (result i32)
+    (local $f i32) (local $l i32) (local $ff i32) (local $lf i32) (local $vf v128) (local $vl v128)
+    (local $a v128) (local $b v128) (local $m i32) (local $p i32) (local $k i32) (local $c i32) (local $nc i32)
+    (local.set $f (i32.load8_u (i32.const 16814080)))
+    (local.set $l (i32.load8_u (i32.add (i32.const 16814079) (local.get $n))))
+    (local.set $ff (i32.and (local.get $fold) (i32.lt_u (i32.sub (local.get $f) (i32.const 97)) (i32.const 26))))
+    (local.set $lf (i32.and (local.get $fold) (i32.lt_u (i32.sub (local.get $l) (i32.const 97)) (i32.const 26))))
+    (local.set $vf (i8x16.splat (local.get $f)))
+    (local.set $vl (i8x16.splat (local.get $l)))
+    (block $none
+      (loop $round
+        (br_if $none (i32.ge_s (local.get $i) (local.get $end)))
+        (local.set $a (v128.load (local.get $i)))
+        (local.set $b (v128.load (i32.sub (i32.add (local.get $i) (local.get $n)) (i32.const 1))))
+        (if (local.get $ff) (then (local.set $a (v128.or (local.get $a) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32)))))
+        (if (local.get $lf) (then (local.set $b (v128.or (local.get $b) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32)))))
+        (local.set $m (i8x16.bitmask (v128.and (i8x16.eq (local.get $a) (local.get $vf)) (i8x16.eq (local.get $b) (local.get $vl)))))
+        (block $next
+          (loop $bits
+            (br_if $next (i32.eqz (local.get $m)))
+            (local.set $p (i32.add (local.get $i) (i32.ctz (local.get $m))))
+            (br_if $none (i32.ge_s (local.get $p) (local.get $end)))
+            ;; the bytes between the first and the last
+            (local.set $k (i32.const 1))
+            (block $differs
+              (loop $byte
+                (if (i32.ge_s (local.get $k) (i32.sub (local.get $n) (i32.const 1))) (then (return (local.get $p))))
+                (local.set $c (i32.load8_u (i32.add (local.get $p) (local.get $k))))
+                (local.set $nc (i32.load8_u (i32.add (i32.const 16814080) (local.get $k))))
+                (if (i32.and (local.get $fold) (i32.lt_u (i32.sub (local.get $nc) (i32.const 97)) (i32.const 26)))
+                  (then (local.set $c (i32.or (local.get $c) (i32.const 32)))))
+                (br_if $differs (i32.ne (local.get $c) (local.get $nc)))
+                (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                (br $byte)))
+            (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
+            (br $bits)))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $round)))
+    (i32.const -1))
+
   (func $ws (param $c i32) (result i32)
     (i32.or
       (i32.or (i32.eq (local.get $c) (i32.const 0x20)) (i32.eq (local.get $c) (i32.const 0x0a)))

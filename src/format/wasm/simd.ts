@@ -17,6 +17,7 @@ interface Simd {
   memory: ArrayBuffer;
   scan: (start: number, end: number, body: number) => number;
   find: (start: number, end: number) => number;
+  findNeedle: (start: number, end: number, n: number, fold: number) => number;
 }
 
 /** The slots (`Slot` in scanner.ts) of the last `simdScan`, positions as addresses in the memory. */
@@ -31,7 +32,7 @@ function load(): Simd | null {
     try {
       const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM, "base64")));
       const memory = (exports.memory as WebAssembly.Memory).buffer;
-      simd = { memory, scan: exports.scan as Simd["scan"], find: exports.find as Simd["find"] };
+      simd = { memory, scan: exports.scan as Simd["scan"], find: exports.find as Simd["find"], findNeedle: exports.findNeedle as Simd["findNeedle"] };
       simdSlots = new Int32Array(memory, OUT, 512);
     } catch {
       simd = null;
@@ -79,5 +80,26 @@ export function simdFind(b: Uint8Array, start: number, end: number): number {
   if (!simd || b.buffer !== simd.memory) return -2;
   const at = b.byteOffset;
   const found = simd.find(at + start, at + end);
+  return found < 0 ? -1 : found - at;
+}
+
+/** Where `findNeedle` reads its needle (scan.wat's NEEDLE: OUT + 4 KiB), and the longest it takes. */
+const NEEDLE = OUT + 4096;
+const MAX_NEEDLE = 1024;
+let needleSet: Uint8Array | undefined;
+
+/**
+ * Where `needle` (at most `MAX_NEEDLE` bytes; lower-case ASCII letters when `fold`) first starts
+ * in `b[start..end)`, ASCII letters in either case when `fold` (an index into `b`; the match may
+ * run past `end`), -1 when nowhere; -2 when `b` does not view the module's memory.
+ */
+export function simdFindNeedle(b: Uint8Array, start: number, end: number, needle: Uint8Array, fold: boolean): number {
+  if (!simd || b.buffer !== simd.memory || needle.length === 0 || needle.length > MAX_NEEDLE) return -2;
+  if (needleSet !== needle) {
+    new Uint8Array(simd.memory, NEEDLE, needle.length).set(needle);
+    needleSet = needle;
+  }
+  const at = b.byteOffset;
+  const found = simd.findNeedle(at + start, at + end, needle.length, fold ? 1 : 0);
   return found < 0 ? -1 : found - at;
 }

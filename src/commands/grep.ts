@@ -1,0 +1,226 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Args } from "../args.js";
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError, ExitCode, shellQuote } from "../errors.js";
+import { compilePattern, PatternError } from "../format/grep.js";
+import type { Sink } from "../render/sink.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { sanitize } from "../render/safe.js";
+import { renderSnippet, snippetOf } from "../render/snippet.js";
+import { formatTime, plural } from "../render/units.js";
+import { cutToWidth, displayWidth, isolate, preview } from "../render/width.js";
+import { calendarFor, dayRange } from "../support/dates.js";
+import type { GrepFileResult, GrepSettings } from "../support/grep-read.js";
+import type { FileStamp } from "../support/ls-cache.js";
+import { storeInputs } from "../support/session-files.js";
+import { overFiles } from "../support/workers.js";
+
+export interface GrepOptions {
+  pattern: string;
+  inputs: string[];
+  fixed?: boolean;
+  ignoreCase?: boolean;
+  word?: boolean;
+  /** `-l`: the sessions with a match, nothing else. */
+  filesWithMatches?: boolean;
+  /** `-c`: how many entries match, a session a line. */
+  count?: boolean;
+  /** `-m N`: at most N matching entries a session. */
+  max?: number;
+  roles?: string[];
+  tool?: string;
+  since?: string;
+  until?: string;
+  timezone?: string;
+  cwd?: string;
+  /** `--branch current`: only entries on each session's current branch. */
+  branch?: "current";
+}
+
+export function options(args: Args): GrepOptions {
+  // (--role repeated, or a list: user,assistant)
+  const given = args.raw("role");
+  const roles = (Array.isArray(given) ? given.map(String) : typeof given === "string" ? [given] : []).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean);
+  return {
+    pattern: args.string("pattern"),
+    inputs: args.strings("inputs"),
+    fixed: args.flag("fixed-strings"),
+    ignoreCase: args.flag("ignore-case"),
+    word: args.flag("word-regexp"),
+    filesWithMatches: args.flag("files-with-matches"),
+    count: args.flag("count"),
+    max: args.number("max-count"),
+    roles: roles.length > 0 ? roles : undefined,
+    tool: args.optionalString("tool"),
+    since: args.optionalString("since"),
+    until: args.optionalString("until"),
+    timezone: args.optionalString("timezone"),
+    cwd: args.optionalString("cwd"),
+    branch: args.raw("branch") === "current" ? "current" : undefined,
+  };
+}
+
+/** A match, as `--json` and `--jsonl` give it. */
+export interface GrepMatch {
+  file: string;
+  /** The session's id (its header's, else the one in its file name). */
+  session: string | null;
+  line: number;
+  id: string | null;
+  type: string;
+  role: string;
+  timestamp: string | null;
+  /** The text the match is in (`text`, `thinking`, `tool.arguments.command`, …: README, "grep"). */
+  field: string;
+  /** UTF-16 offsets of the match in that text. */
+  start: number;
+  end: number;
+  /** The match and some text around it, on one line. */
+  snippet: string;
+}
+
+export interface GrepResult {
+  pattern: string;
+  /** Sessions searched. */
+  sessions: number;
+  /** The sessions with a match, in the order given (or listed). */
+  files: GrepFileResult[];
+  /** Matching entries in all. */
+  matches: number;
+  unreadable: Array<{ file: string; error: string }>;
+  ignored: Array<{ file: string; reason?: string }>;
+}
+
+export async function grep(options: GrepOptions, ctx: CommandContext): Promise<GrepResult> {
+  try {
+    compilePattern(options.pattern, options);
+  } catch (error) {
+    if (error instanceof PatternError) throw new CliError(`${JSON.stringify(options.pattern)} is not a regular expression (${error.message}); give -F to search for it as it is`);
+    throw error;
+  }
+  const calendar = calendarFor(options.timezone, ctx.env);
+  const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
+  const { files, named } = storeInputs(options.inputs, ctx.sessionDir);
+  const settings: GrepSettings = {
+    pattern: options.pattern,
+    options: { fixed: options.fixed, ignoreCase: options.ignoreCase, word: options.word },
+    roles: options.roles,
+    tool: options.tool,
+    since,
+    until,
+    timezone: calendar.timeZone,
+    local: calendar.local,
+    max: options.max,
+    currentBranch: options.branch === "current",
+    cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
+    // (titles are shown only in the grouped view on a terminal)
+    title: !ctx.json && !ctx.jsonl && !options.count && !options.filesWithMatches && ctx.style.terminalWidth !== undefined,
+  };
+  const jobs: Array<{ path: string; stamp: FileStamp | undefined }> = files.map((path) => {
+    try {
+      const st = statSync(path);
+      return { path, stamp: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } };
+    } catch {
+      return { path, stamp: undefined };
+    }
+  });
+  const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
+  const stdin = jobs.findIndex((j) => j.path === "-");
+  const read = await overFiles("grep", jobs.filter((j) => j.path !== "-"), (n) => ctx.progress(n, jobs.length, "sessions"), threads, settings);
+  if (stdin >= 0) read.splice(stdin, 0, await (await import("../support/grep-read.js")).grepPath("-", settings, ctx.stdin));
+  ctx.progress(jobs.length, jobs.length);
+  const sessions = read.filter((f) => f.kind === "session");
+  return {
+    pattern: options.pattern,
+    sessions: sessions.length,
+    files: sessions.filter((f) => f.hits.length > 0 || f.skipped.length > 0),
+    matches: sessions.reduce((n, f) => n + f.hits.length, 0),
+    unreadable: read.filter((f) => f.kind === "unreadable").map((f) => ({ file: f.path, error: f.error ?? "cannot read" })),
+    ignored: read.filter((f) => named.has(f.path) && (f.kind === "other" || f.kind === "event-stream")).map((f) => ({ file: f.path, ...(f.kind === "event-stream" ? { reason: "pi's --mode json event stream" } : {}) })),
+  };
+}
+
+/** Each match as `--json`/`--jsonl` give it. */
+export function* matchesOf(result: GrepResult): Generator<GrepMatch> {
+  for (const f of result.files) {
+    for (const h of f.hits) {
+      const s = snippetOf(h);
+      yield { file: f.path, session: f.id, line: h.line, id: h.id ?? null, type: h.type, role: h.role, timestamp: h.timestamp ?? null, field: h.field, start: h.start, end: h.end, snippet: renderSnippet(s, undefined) };
+    }
+  }
+}
+
+/** The file as output names it (standard input as `<stdin>`). */
+const fileName = (path: string) => (path === "-" ? "<stdin>" : path);
+
+/**
+ * On a terminal: a session at a time (its path, its title and when it began), then a line per
+ * matching entry: line, id, role, time and a snippet around the match, the match highlighted, cut
+ * to the width. Piped: `file:line:id:role: snippet`, an entry a line.
+ */
+export async function renderGrep(result: GrepResult, style: Style, out: Sink): Promise<void> {
+  const { c } = style;
+  const width = layoutWidth(style);
+  const mark = (m: string) => (c.isColorSupported ? c.bold(c.red(m)) : m);
+  if (style.terminalWidth === undefined) {
+    for (const f of result.files) {
+      for (const h of f.hits) await out.write(`${sanitize(fileName(f.path))}:${h.line}:${h.id ?? "-"}:${h.role}: ${renderSnippet(snippetOf(h), undefined)}\n`);
+    }
+    return;
+  }
+  let first = true;
+  for (const f of result.files) {
+    if (f.hits.length === 0) continue;
+    const head = [c.magenta(cutToWidth(sanitize(fileName(f.path)), width ?? Infinity, "end"))];
+    const about = [f.title ? preview(f.title, 200) : undefined, f.created ? formatTime(f.created) : undefined].filter(Boolean).join(" · ");
+    if (about) head.push(c.dim(cutToWidth(about, width ?? Infinity)));
+    await out.write(`${first ? "" : "\n"}${head.join("\n")}\n`);
+    first = false;
+    for (const h of f.hits) {
+      const time = h.timestamp ? formatTime(h.timestamp).slice(5) : "-";
+      const lead = `${String(h.line).padStart(6)}  ${(h.id ?? "-").slice(0, 8).padEnd(8)}  ${h.role.padEnd(10)}  ${time}  `;
+      const room = width === undefined ? undefined : Math.max(10, width - displayWidth(lead));
+      // (the snippet isolated: right-to-left text in it cannot move the columns before it)
+      await out.write(`${c.dim(lead)}${isolate(renderSnippet(snippetOf(h), room, mark))}\n`);
+    }
+  }
+}
+
+/** What could not be searched, a line each on stderr. */
+function warnings(result: GrepResult, ctx: CommandContext): void {
+  for (const { error } of result.unreadable) ctx.warn(`${sanitize(error)} (not searched)`);
+  for (const { file, reason } of result.ignored) ctx.warn(`${sanitize(file)}: not a session${reason ? ` (${reason})` : ""}, not searched; run \`pi-session check ${shellQuote(file)}\``);
+  for (const f of result.files) {
+    if (f.skipped.length === 0) continue;
+    const lines = f.skipped.slice(0, 10).join(", ") + (f.skipped.length > 10 ? ", …" : "");
+    ctx.warn(`${sanitize(fileName(f.path))}:${f.skipped[0]}: ${plural(f.skipped.length, "line")} pi skips could hold a match (${f.skipped.length === 1 ? "line" : "lines"} ${lines}), not searched; run \`pi-session repair ${shellQuote(f.path)}\``);
+  }
+}
+
+export async function run(options: GrepOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await grep(options, ctx);
+  warnings(result, ctx);
+  // grep's convention: 0 something matched, 1 nothing did, 2 an error (whatever matched)
+  const exitCode = result.unreadable.length > 0 ? ExitCode.Usage : result.matches > 0 ? ExitCode.Ok : ExitCode.Findings;
+  const withHits = result.files.filter((f) => f.hits.length > 0);
+  if (options.filesWithMatches) {
+    const files = withHits.map((f) => fileName(f.path));
+    return { json: { pattern: result.pattern, files }, jsonl: () => files.map((file) => ({ file })), human: files.map((f) => `${sanitize(f)}\n`).join(""), exitCode };
+  }
+  if (options.count) {
+    const counts = withHits.map((f) => ({ file: fileName(f.path), session: f.id, count: f.hits.length }));
+    return { json: { pattern: result.pattern, sessions: result.sessions, matches: result.matches, files: counts }, jsonl: () => counts, human: counts.map((x) => `${sanitize(x.file)}:${x.count}\n`).join(""), exitCode };
+  }
+  return {
+    stream: async (out) => {
+      if (ctx.jsonl) {
+        for (const m of matchesOf(result)) await out.write(`${JSON.stringify(m)}\n`);
+      } else if (ctx.json) {
+        const sessions = withHits.map((f) => ({ file: fileName(f.path), session: f.id, title: f.title, created: f.created, cwd: f.cwd, matches: f.hits.length }));
+        await out.write(`${JSON.stringify({ pattern: result.pattern, sessions: result.sessions, total: { sessions: withHits.length, matches: result.matches }, matches: [...matchesOf(result)], withMatches: sessions, skipped: result.files.filter((f) => f.skipped.length > 0).map((f) => ({ file: fileName(f.path), lines: f.skipped })), unreadable: result.unreadable }, null, 2)}\n`);
+      } else await renderGrep(result, ctx.style, out);
+    },
+    exitCode,
+  };
+}

@@ -1,0 +1,36 @@
+import { sanitizeOneLine } from "./safe.js";
+import { cutToWidth, displayWidth } from "./width.js";
+
+/**
+ * A match shown in one line: some text before it, the match, some after, whitespace flattened and
+ * control characters shown, never obeyed. On a terminal the line is cut to the room it has, by
+ * display columns, keeping the match in view: the text before it loses its start, the text after
+ * it its end.
+ */
+export interface Snippet {
+  before: string;
+  match: string;
+  after: string;
+}
+
+const flat = (s: string) => sanitizeOneLine(s.replace(/\s+/g, " "));
+
+export function snippetOf(parts: { before: string; match: string; after: string }, context = 40): Snippet {
+  const before = flat(parts.before);
+  return { before: before.length > context ? `…${before.slice(before.length - context).trimStart()}` : before.trimStart(), match: flat(parts.match), after: flat(parts.after).trimEnd() };
+}
+
+/** The snippet as one string, fitted to `room` display columns when given; `paint` marks the match. */
+export function renderSnippet(s: Snippet, room: number | undefined, paint: (match: string) => string = (m) => m): string {
+  if (room === undefined) return `${s.before}${paint(s.match)}${cutAfter(s.after, 160)}`;
+  const match = cutToWidth(s.match, Math.max(1, room - 2));
+  let left = room - displayWidth(match);
+  // a third of what is left for the text before, the rest for the text after
+  const before = displayWidth(s.before) <= Math.floor(left / 3) ? s.before : cutToWidth(s.before, Math.floor(left / 3), "end");
+  left -= displayWidth(before);
+  return `${before}${paint(match)}${cutToWidth(s.after, Math.max(0, left))}`;
+}
+
+function cutAfter(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max).trimEnd()}…` : text;
+}
