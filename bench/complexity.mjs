@@ -39,6 +39,9 @@ const commands = (scratch) => [
   { name: "migrate --check", args: (f) => ["migrate", f, "--check"] },
   { name: "slim --dry-run", args: (f) => ["slim", f, "--dry-run", "--min-size", "64"] },
   { name: "fork --out", args: (f) => ["fork", f, "--out", join(scratch, "fork.jsonl"), "--force"] },
+  { name: "usage --by session", args: (f) => ["usage", f, "--by", "session", "--no-cache"] },
+  { name: "grep -c", args: (f) => ["grep", "-c", "-i", "tool|summary", f] },
+  { name: "grep --branch current", args: (f) => ["grep", "-c", "result", "--branch", "current", f] },
 ];
 
 function stressFile(dataDir, shape, entries) {

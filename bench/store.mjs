@@ -9,7 +9,7 @@
  *   here with JSON.parse), so that every difference is accounted for.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -30,6 +30,8 @@ function usagePeers() {
   try {
     const launcher = require.resolve("ccusage/package.json");
     const native = join(dirname(createRequire(launcher).resolve(`@ccusage/ccusage-${process.platform}-${process.arch}/package.json`)), "bin", "ccusage");
+    // (npm ci leaves the binary without its execute bit; ccusage's launcher sets it on first run, as here)
+    if (existsSync(native)) chmodSync(native, 0o755);
     if (existsSync(native)) peers.push({ name: `ccusage ${version(launcher)} pi daily (Rust, native)`, command: native, args: (store) => ["pi", "daily", "--pi-path", store, "--offline", "--json"] });
   } catch {
     // not installed, or no native package for this platform
@@ -124,7 +126,8 @@ export function storeReport({ dataDir, sessions, sizeMB, runs }) {
     const m = result.get(p.name);
     text += `| ${p.name} | ${m.error ? `failed: ${m.error}` : fmt(m.ms)} | ${fmt(m.rssMB)} | |\n`;
   }
-  const judge = (ok) => (ok ? "met" : "MISSED");
+  // The targets are set for a store of a few hundred sessions; a smaller one (--quick) is timed for the record.
+  const judge = (ok) => (files.length >= 200 ? (ok ? "met" : "MISSED") : "(set for a few hundred sessions)");
   for (const [name, m, target] of [
     ["pi-session usage (cold cache)", cold, [rust && !rust.error ? `≤ 1.0 × Rust: ${(cold.ms / rust.ms).toFixed(2)} × ${judge(cold.ms <= rust.ms)}` : "", js && !js.error ? `≥ 5 × faster than @ccusage/pi: ${(js.ms / cold.ms).toFixed(1)} × ${judge(js.ms / cold.ms >= 5)}` : ""].filter(Boolean).join("; ")],
     ["pi-session usage (warm cache)", warm, rust && !rust.error ? `≤ 0.2 × Rust: ${(warm.ms / rust.ms).toFixed(2)} × ${judge(warm.ms <= 0.2 * rust.ms)}` : ""],
@@ -189,7 +192,7 @@ function grepReport({ store, files, runs }) {
     const count = (m) => (m && !m.error ? m.stdout.split("\n").filter(Boolean).length : undefined);
     const ratio = rg && !theirs.error && !ours.error ? ours.ms / theirs.ms : undefined;
     const target = c.target === 1 ? "no slower than rg" : `within ${c.target} × of rg`;
-    const judged = ratio === undefined ? target : `${target}: ${ratio <= c.target ? "met" : "MISSED"}`;
+    const judged = ratio === undefined ? target : `${target}: ${files.length >= 200 ? (ratio <= c.target ? "met" : "MISSED") : "(set for a few hundred sessions)"}`;
     text += `| ${c.name}: \`${c.ours.join(" ").replace(/\|/g, "\\|")}\` | ${ours.error ? `failed: ${ours.error}` : fmt(ours.ms)} | ${rg ? fmt(theirs?.ms) : "-"} | ${ratio === undefined ? "-" : ratio.toFixed(2)} | ${judged} | ${count(ours) ?? "-"} | ${count(theirs) ?? "-"} |\n`;
   }
   return { text: `${text}\n`, failures };

@@ -177,9 +177,12 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
     if (about) head.push(c.dim(cutToWidth(about, width ?? Infinity)));
     await out.write(`${first ? "" : "\n"}${head.join("\n")}\n`);
     first = false;
+    // (the columns as wide as this session's entries need)
+    const lineWidth = Math.max(...f.hits.map((h) => String(h.line).length));
+    const roleWidth = Math.max(...f.hits.map((h) => h.role.length));
     for (const h of f.hits) {
       const time = h.timestamp ? formatTime(h.timestamp).slice(5) : "-";
-      const lead = `${String(h.line).padStart(6)}  ${(h.id ?? "-").slice(0, 8).padEnd(8)}  ${h.role.padEnd(10)}  ${time}  `;
+      const lead = `  ${String(h.line).padStart(lineWidth)}  ${(h.id ?? "-").slice(0, 8).padEnd(8)}  ${h.role.padEnd(roleWidth)}  ${time}  `;
       const room = width === undefined ? undefined : Math.max(10, width - displayWidth(lead));
       // (the snippet isolated: right-to-left text in it cannot move the columns before it)
       await out.write(`${c.dim(lead)}${isolate(renderSnippet(snippetOf(h), room, mark))}\n`);

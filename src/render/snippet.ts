@@ -25,8 +25,8 @@ export function renderSnippet(s: Snippet, room: number | undefined, paint: (matc
   if (room === undefined) return `${s.before}${paint(s.match)}${cutAfter(s.after, 160)}`;
   const match = cutToWidth(s.match, Math.max(1, room - 2));
   let left = room - displayWidth(match);
-  // a third of what is left for the text before, the rest for the text after
-  const before = displayWidth(s.before) <= Math.floor(left / 3) ? s.before : cutToWidth(s.before, Math.floor(left / 3), "end");
+  // up to half of what is left for the text before, the rest for the text after
+  const before = displayWidth(s.before) <= Math.floor(left / 2) ? s.before : cutToWidth(s.before, Math.floor(left / 2), "end");
   left -= displayWidth(before);
   return `${before}${paint(match)}${cutToWidth(s.after, Math.max(0, left))}`;
 }
