@@ -13,7 +13,7 @@ import { cutToWidth, displayWidth, isolate, preview } from "../render/width.js";
 import { calendarFor, dayRange } from "../support/dates.js";
 import type { GrepFileResult, GrepSettings } from "../support/grep-read.js";
 import type { FileStamp } from "../support/ls-cache.js";
-import { storeInputs } from "../support/session-files.js";
+import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/session-files.js";
 import { overFiles } from "../support/workers.js";
 
 export interface GrepOptions {
@@ -90,6 +90,8 @@ export interface GrepResult {
   matches: number;
   unreadable: Array<{ file: string; error: string }>;
   ignored: Array<{ file: string; reason?: string }>;
+  /** Directories given that hold no session file. */
+  empty: string[];
 }
 
 export async function grep(options: GrepOptions, ctx: CommandContext): Promise<GrepResult> {
@@ -101,7 +103,7 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
   }
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
-  const { files, named } = storeInputs(options.inputs, ctx.sessionDir);
+  const { files, named, empty } = storeInputs(options.inputs, ctx.sessionDir);
   const settings: GrepSettings = {
     pattern: options.pattern,
     options: { fixed: options.fixed, ignoreCase: options.ignoreCase, word: options.word },
@@ -137,7 +139,8 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
     files: sessions.filter((f) => f.hits.length > 0 || f.skipped.length > 0),
     matches: sessions.reduce((n, f) => n + f.hits.length, 0),
     unreadable: read.filter((f) => f.kind === "unreadable").map((f) => ({ file: f.path, error: f.error ?? "cannot read" })),
-    ignored: read.filter((f) => named.has(f.path) && (f.kind === "other" || f.kind === "event-stream")).map((f) => ({ file: f.path, ...(f.kind === "event-stream" ? { reason: "pi's --mode json event stream" } : {}) })),
+    ignored: namedNonSessions(read, named),
+    empty,
   };
 }
 
@@ -192,6 +195,7 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
 
 /** What could not be searched, a line each on stderr. */
 function warnings(result: GrepResult, ctx: CommandContext): void {
+  for (const dir of result.empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   for (const { error } of result.unreadable) ctx.warn(`${sanitize(error)} (not searched)`);
   for (const { file, reason } of result.ignored) ctx.warn(`${sanitize(file)}: not a session${reason ? ` (${reason})` : ""}, not searched; run \`pi-session check ${shellQuote(file)}\``);
   for (const f of result.files) {

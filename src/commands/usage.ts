@@ -14,7 +14,7 @@ import { preview } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/dates.js";
 import type { FileStamp } from "../support/ls-cache.js";
-import { storeInputs } from "../support/session-files.js";
+import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/session-files.js";
 import { UsageCache, usageCachePath } from "../support/usage-cache.js";
 import type { UsageFile } from "../support/usage-read.js";
 import { overFiles } from "../support/workers.js";
@@ -65,6 +65,8 @@ export interface UsageResult {
   unreadable: Array<{ file: string; error: string }>;
   /** Files named one by one that hold no session (in a directory, such files are passed over quietly). */
   ignored?: Array<{ file: string; reason?: string }>;
+  /** Directories given that hold no session file. */
+  empty?: string[];
 }
 
 /** Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many). */
@@ -103,11 +105,12 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
   const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
-  const { files: paths, named } = storeInputs(options.inputs, ctx.sessionDir);
+  const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir);
   const files = await readAll(paths, cache, ctx);
   cache?.save();
   const result = report(files, options, calendar, since, until);
-  result.ignored = files.filter((f) => named.has(f.path) && (f.kind === "other" || f.kind === "event-stream")).map((f) => ({ file: f.path, ...(f.kind === "event-stream" ? { reason: "pi's --mode json event stream" } : {}) }));
+  result.ignored = namedNonSessions(files, named);
+  result.empty = empty;
   return result;
 }
 
@@ -225,6 +228,7 @@ export function renderUsageCsv(result: UsageResult): string {
 
 /** What pi cannot read and what could not be read at all, a line each on stderr. */
 function warnings(result: UsageResult, ctx: CommandContext): void {
+  for (const dir of result.empty ?? []) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   for (const { error } of result.unreadable) ctx.warn(`${sanitize(error)} (left out of the report)`);
   for (const { file, reason } of result.ignored ?? []) ctx.warn(`${sanitize(file)}: not a session${reason ? ` (${reason})` : ""}, left out of the report; run \`pi-session check ${shellQuote(file)}\``);
   for (const s of result.skipped.files) {

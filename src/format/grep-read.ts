@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { entryRole, escapesNeedle, firstMatch, type GrepPattern, type TextMatch } from "./grep.js";
+import { entryRole, escapesNeedle, firstMatch, type ClassRun, type GrepPattern, type TextMatch } from "./grep.js";
 import { migrateEntryV2ToV3 } from "./migrations.js";
 import { parseLine } from "./salvage.js";
 import { Session } from "./session.js";
@@ -17,8 +17,9 @@ import { simdFindNeedle } from "./wasm/simd.js";
  * Two ways, one answer, as for usage (format/usage-read.ts). The reference is `Session` (every
  * entry parsed whole; v1 ids given in memory; the current branch known). The fast way decodes only
  * the lines whose raw bytes can hold a match: those that hold the pattern's needle as it is (found
- * by the scanner's SIMD search over the read chunk, not line by line), or a `\uXXXX` escape of one
- * of its characters; a needle inside an image's base64 data is passed over without decoding. It
+ * by the scanner's SIMD search over the read chunk, not line by line) or, for a pattern without
+ * one, a run of the characters every match holds in a row (`[0-9a-f]{40}`), or a `\uXXXX` escape of
+ * one of their characters; a needle inside an image's base64 data is passed over without decoding. It
  * stands aside for the reference when line 1 is not a v2/v3 header, when the record after it is
  * not an entry with an id (what the file is then takes every line), and for `--branch current`.
  * Tests hold the two equal on every fixture, corpus file and corruption.
@@ -54,7 +55,7 @@ export interface GrepRead {
   header: SessionHeader | null;
   kind: FileKind;
   hits: GrepHit[];
-  /** Lines pi skips whose bytes hold the pattern's needle (every such line, without a needle): their text is not searched. */
+  /** Lines pi skips whose bytes hold the pattern's needle or run (every such line, without either): their text is not searched. */
   skipped: number[];
   /** The session's name, else its first user message, when the file has hits. */
   title: string | undefined;
@@ -119,7 +120,7 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
   for (let i = 0; i < session.lineCount; i++) {
     if (session.lineState(i).kind !== "invalid") continue;
     const bytes = session.lineBytes(i);
-    if (pattern.needle === undefined || holdsNeedle(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
+    if (!sifts(pattern) || holdsNeedle(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
   }
   return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits, skipped, title: hits.length > 0 ? title.title : undefined };
 }
@@ -132,7 +133,7 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   const hits: GrepHit[] = [];
   const skipped: number[] = [];
   const title = new TitleFinder();
-  const needle = pattern.needle === undefined ? undefined : needleSearch(pattern);
+  const needle = sifts(pattern) ? sieve(pattern) : undefined;
   const escapes = needleSearch(ESCAPE_U);
   const names = filter.title ? needleSearch(SESSION_INFO) : undefined;
   const users = filter.title ? needleSearch(USER_ROLE) : undefined;
@@ -213,7 +214,43 @@ const USER_ROLE = { needle: Buffer.from('"role":"user"'), fold: false } as const
 /** Whether `bytes[start..end)` holds the needle (outside an image's data) or an escape that may spell it. */
 function holdsNeedle(bytes: Buffer, start: number, end: number, pattern: GrepPattern): boolean {
   const copy = Buffer.from(bytes.subarray(start, end));
-  return needleSearch(pattern).within(copy, 0, copy.length) || escapesNeedle(copy, 0, copy.length, pattern.needleUnits);
+  return sieve(pattern).within(copy, 0, copy.length) || escapesNeedle(copy, 0, copy.length, pattern.needleUnits);
+}
+
+/** Whether the pattern has what a line's raw bytes can be sifted by: a needle, or a run of a class. */
+function sifts(pattern: GrepPattern): boolean {
+  return pattern.needle !== undefined || pattern.run !== undefined;
+}
+
+/** The search for what every line that can match holds: the needle, else the run. */
+function sieve(pattern: GrepPattern): ChunkSearch {
+  return pattern.needle !== undefined ? needleSearch(pattern) : runSearch(pattern.run!);
+}
+
+/**
+ * Where a run of `run.length` members next starts (`ChunkSearch`, with the image data passed over
+ * as for a needle). The byte a run's last member would be is looked at first: if it is no member,
+ * no run holds it, and the search jumps past it; most bytes are never read.
+ */
+function runSearch(run: ClassRun): ChunkSearch {
+  const { members, length } = run;
+  const find = (chunk: Buffer, from: number, limit: number): number => {
+    let i = from;
+    while (i < limit) {
+      const last = i + length - 1;
+      if (last >= chunk.length) return -1;
+      if (!members[chunk[last]!]) {
+        i = last + 1;
+        continue;
+      }
+      let k = last - 1;
+      while (k >= i && members[chunk[k]!]) k--;
+      if (k < i) return i;
+      i = k + 1;
+    }
+    return -1;
+  };
+  return new ChunkSearch(find, () => length, imageDataEnd);
 }
 
 /** Bytes an image block's data follows, as pi writes it. */

@@ -116,8 +116,19 @@ export interface GrepPattern {
   needle: Uint8Array | undefined;
   /** ASCII letters of the needle match either case. */
   fold: boolean;
-  /** The needle's characters as UTF-16 code units: a `\uXXXX` escape of one of them may spell it otherwise. */
+  /**
+   * Without a needle, a run every match holds when the pattern has one: `length` or more bytes in a
+   * row, each one of `members` (ASCII characters JSON writes as they are), or undefined.
+   */
+  run: ClassRun | undefined;
+  /** The needle's (or the run's) characters as UTF-16 code units: a `\uXXXX` escape of one of them may spell it otherwise. */
   needleUnits: Set<number>;
+}
+
+/** A run of characters of one class: `members[byte]` is 1 for a member. */
+export interface ClassRun {
+  members: Uint8Array;
+  length: number;
 }
 
 export class PatternError extends Error {}
@@ -142,13 +153,16 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): G
   }
   const literal = options.fixed ? pattern : requiredLiteral(pattern);
   const needle = literal === undefined ? undefined : needleOf(literal, options.ignoreCase === true, unicode);
+  const run = needle === undefined && !options.fixed ? requiredRun(pattern, options.ignoreCase === true, unicode) : undefined;
   const units = new Set<number>();
   if (needle !== undefined) for (let k = 0; k < needle.length; k++) units.add(needle.charCodeAt(k));
+  if (run !== undefined) run.members.forEach((m, b) => m && units.add(b));
   if (options.ignoreCase) for (const u of [...units]) for (const c of [String.fromCharCode(u).toUpperCase(), String.fromCharCode(u).toLowerCase()]) if (c.length === 1) units.add(c.charCodeAt(0));
   return {
     regex,
     needle: needle === undefined ? undefined : Buffer.from(options.ignoreCase ? needle.toLowerCase() : needle, "utf8"),
     fold: options.ignoreCase === true,
+    run,
     needleUnits: units,
   };
 }
@@ -261,6 +275,188 @@ export function requiredLiteral(source: string): string | undefined {
   }
   end();
   return best.length > 0 ? best : undefined;
+}
+
+/** The shortest run worth searching for: a shorter one is in nearly every line. */
+const MIN_RUN = 4;
+
+/**
+ * A run every match of regular expression `source` holds when it has no needle (`[0-9a-f]{40}`,
+ * `\d{4}-\d{2}-\d{2}`): the longest sequence of atoms at the top level of a pattern without
+ * alternation, each a character, a class or `\d`/`\w` that must occur at least once (its
+ * quantifier's minimum is added), every character of which JSON writes as it is; assertions
+ * (`\b`, `^`, `$`) consume nothing and do not end it. A group, `.`, a negated class, an optional
+ * atom or a character JSON may escape ends it. With -i a letter stands for both cases; with -w
+ * (`u`) and -i, `k` and `s` end it (they match the Kelvin sign and the long s).
+ */
+export function requiredRun(source: string, ignoreCase: boolean, unicode: boolean): ClassRun | undefined {
+  if (topLevelAlternation(source)) return undefined;
+  let best: ClassRun | undefined;
+  let members = new Uint8Array(256);
+  let length = 0;
+  const end = () => {
+    if (length >= MIN_RUN && (best === undefined || length > best.length)) best = { members, length };
+    members = new Uint8Array(256);
+    length = 0;
+  };
+  for (let i = 0; i < source.length; ) {
+    const atom = readAtom(source, i);
+    i = atom.next;
+    if (atom.kind === "assertion") continue;
+    const q = readQuantifier(source, i);
+    i = q.next;
+    const set = atom.kind === "class" ? foldClass(atom.members, ignoreCase, unicode) : undefined;
+    if (set === undefined || q.min === 0) {
+      end();
+      continue;
+    }
+    for (let b = 0; b < 256; b++) members[b]! |= set[b]!;
+    length += q.min;
+    // (an atom that may repeat past its minimum still leaves the run whole: what follows it follows a member)
+  }
+  end();
+  return best;
+}
+
+/** Whether `source` has a `|` outside every group and class. */
+function topLevelAlternation(source: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[") i = classEnd(source, i);
+    else if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "|" && depth === 0) return true;
+  }
+  return false;
+}
+
+/** Where the class that opens at `i` closes (its `]`). */
+function classEnd(source: string, i: number): number {
+  let k = i + 1;
+  while (k < source.length && source[k] !== "]") k += source[k] === "\\" ? 2 : 1;
+  return k;
+}
+
+type Atom = { kind: "class"; members: Uint8Array | undefined; next: number } | { kind: "assertion"; next: number };
+
+const DIGITS = "0123456789";
+const WORD = `${DIGITS}ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_`;
+
+/** Members of the characters given; undefined if one is not ASCII or JSON may escape it. */
+function classOf(chars: string): Uint8Array | undefined {
+  const m = new Uint8Array(256);
+  for (const ch of chars) {
+    const b = ch.charCodeAt(0);
+    if (ch.length !== 1 || b >= 0x80 || ESCAPABLE.test(ch)) return undefined;
+    m[b] = 1;
+  }
+  return m;
+}
+
+/** The atom at `i`: a class of characters (members undefined: one this search cannot use), or an assertion. */
+function readAtom(source: string, i: number): Atom {
+  const c = source[i]!;
+  if (c === "^" || c === "$") return { kind: "assertion", next: i + 1 };
+  if (c === "\\") {
+    const n = source[i + 1];
+    if (n === "b" || n === "B") return { kind: "assertion", next: i + 2 };
+    if (n === "d") return { kind: "class", members: classOf(DIGITS), next: i + 2 };
+    if (n === "w") return { kind: "class", members: classOf(WORD), next: i + 2 };
+    if (n !== undefined && /[.*+?^${}()|[\]\\/-]/.test(n)) return { kind: "class", members: classOf(n), next: i + 2 };
+    // (any other escape: a class or character this search does not read, of up to 2 characters)
+    return { kind: "class", members: undefined, next: skipEscape(source, i) };
+  }
+  if (c === "(") {
+    let depth = 0;
+    let k = i;
+    for (; k < source.length; k++) {
+      const d = source[k];
+      if (d === "\\") k++;
+      else if (d === "[") k = classEnd(source, k);
+      else if (d === "(") depth++;
+      else if (d === ")" && --depth === 0) break;
+    }
+    return { kind: "class", members: undefined, next: k + 1 };
+  }
+  if (c === "[") return readClass(source, i);
+  if (c === ".") return { kind: "class", members: undefined, next: i + 1 };
+  const code = source.codePointAt(i)!;
+  return { kind: "class", members: classOf(String.fromCodePoint(code)), next: i + (code > 0xffff ? 2 : 1) };
+}
+
+function skipEscape(source: string, i: number): number {
+  const n = source[i + 1];
+  if (n === "u" && source[i + 2] === "{") return source.indexOf("}", i) + 1 || source.length;
+  if (n === "u") return i + 6;
+  if (n === "x") return i + 4;
+  if ((n === "p" || n === "P") && source[i + 2] === "{") return source.indexOf("}", i) + 1 || source.length;
+  if (n === "c") return i + 3;
+  if (n === "k" && source[i + 2] === "<") return source.indexOf(">", i) + 1 || source.length;
+  return i + 2;
+}
+
+/** A `[...]` class: its members, undefined if it is negated or holds what `classOf` refuses or this does not read. */
+function readClass(source: string, i: number): Atom {
+  const close = classEnd(source, i);
+  let k = i + 1;
+  let usable = source[k] !== "^";
+  // each item a character (a range's dash marked apart from an escaped one) or a set of characters
+  const items: Array<{ ch: string; dash?: boolean } | { set: string }> = [];
+  for (; k < close; k++) {
+    const ch = source[k]!;
+    if (ch !== "\\") {
+      items.push(ch === "-" ? { ch, dash: true } : { ch });
+      continue;
+    }
+    const n = source[++k] ?? "";
+    if (n === "d") items.push({ set: DIGITS });
+    else if (n === "w") items.push({ set: WORD });
+    else if (/[.*+?^${}()|[\]\\/-]/.test(n)) items.push({ ch: n });
+    else usable = false;
+  }
+  let chars = "";
+  for (let j = 0; j < items.length; j++) {
+    const a = items[j]!;
+    const dash = items[j + 1];
+    const b = items[j + 2];
+    if ("ch" in a && dash && "dash" in dash && dash.dash && b && "ch" in b) {
+      const from = a.ch.charCodeAt(0);
+      const to = b.ch.charCodeAt(0);
+      if (to < from || to >= 0x80) usable = false;
+      else for (let c = from; c <= to; c++) chars += String.fromCharCode(c);
+      j += 2;
+    } else chars += "ch" in a ? a.ch : a.set;
+  }
+  return { kind: "class", members: usable && chars.length > 0 ? classOf(chars) : undefined, next: close + 1 };
+}
+
+/** The quantifier at `i`, if any: its minimum (1 without one) and where the pattern goes on. */
+function readQuantifier(source: string, i: number): { min: number; next: number } {
+  const c = source[i];
+  let min = 1;
+  let next = i;
+  if (c === "*" || c === "?") [min, next] = [0, i + 1];
+  else if (c === "+") [min, next] = [1, i + 1];
+  else if (c === "{") {
+    const m = /^\{(\d+)(,\d*)?\}/.exec(source.slice(i));
+    if (m) [min, next] = [Number(m[1]), i + m[0].length];
+  }
+  if (next > i && source[next] === "?") next++;
+  return { min, next };
+}
+
+/** `members` with both cases of each letter under -i; undefined for a `k` or `s` under -u -i. */
+function foldClass(members: Uint8Array | undefined, ignoreCase: boolean, unicode: boolean): Uint8Array | undefined {
+  if (members === undefined || !ignoreCase) return members;
+  const out = new Uint8Array(members);
+  for (let b = 0x41; b <= 0x5a; b++) {
+    if (!members[b] && !members[b + 0x20]) continue;
+    if (unicode && (b === 0x4b || b === 0x53)) return undefined;
+    out[b] = out[b + 0x20] = 1;
+  }
+  return out;
 }
 
 function quantified(source: string, at: number): boolean {

@@ -25,8 +25,9 @@ export function renderSnippet(s: Snippet, room: number | undefined, paint: (matc
   if (room === undefined) return `${s.before}${paint(s.match)}${cutAfter(s.after, 160)}`;
   const match = cutToWidth(s.match, Math.max(1, room - 2));
   let left = room - displayWidth(match);
-  // up to half of what is left for the text before, the rest for the text after
-  const before = displayWidth(s.before) <= Math.floor(left / 2) ? s.before : cutToWidth(s.before, Math.floor(left / 2), "end");
+  // the text before gets up to half of what is left, or more when the text after needs less
+  const beforeRoom = Math.max(Math.floor(left / 2), left - displayWidth(s.after));
+  const before = displayWidth(s.before) <= beforeRoom ? s.before : cutToWidth(s.before, beforeRoom, "end");
   left -= displayWidth(before);
   return `${before}${paint(match)}${cutToWidth(s.after, Math.max(0, left))}`;
 }

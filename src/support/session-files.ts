@@ -113,16 +113,18 @@ export function resolveInput(arg: string, dir: string): string {
 /**
  * The session files of a store-wide command (`usage`, `grep`): files and directories given
  * (default: the session directory, every project), each once; `named`: those given one by one,
- * not found in a directory.
+ * not found in a directory; `empty`: the directories given that hold no session file.
  */
-export function storeInputs(inputs: readonly string[], sessionDir: string): { files: string[]; named: Set<string> } {
+export function storeInputs(inputs: readonly string[], sessionDir: string): { files: string[]; named: Set<string>; empty: string[] } {
   if (inputs.length === 0) {
     if (!existsSync(sessionDir)) throw new CliError(`${sessionDir}: no such directory (pi's session directory); give session files or directories, or --session-dir`);
-    return { files: listSessionFiles(sessionDir), named: new Set() };
+    const files = listSessionFiles(sessionDir);
+    return { files, named: new Set(), empty: files.length === 0 ? [sessionDir] : [] };
   }
   // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
   const named = new Set<string>();
   const files = new Set<string>();
+  const empty: string[] = [];
   for (const input of inputs) {
     const found = expandInputs([input], sessionDir);
     let dir = false;
@@ -131,10 +133,23 @@ export function storeInputs(inputs: readonly string[], sessionDir: string): { fi
     } catch {
       // a session id, or missing (expandInputs said which)
     }
+    if (dir && found.length === 0) empty.push(input);
     for (const f of found) {
       files.add(f);
       if (!dir) named.add(f);
     }
   }
-  return { files: [...files], named };
+  return { files: [...files], named, empty };
+}
+
+/** What to say of a directory given that holds no session file, with where pi keeps them when that is inside it. */
+export function emptyDirectoryNote(dir: string): string {
+  const inner = join(dir, "sessions");
+  const hint = existsSync(inner) ? `; pi keeps them in ${inner}: give that` : "";
+  return `${dir}: no session files in it or in its project folders${hint}`;
+}
+
+/** The files named one by one (`named`) that hold no session: a store-wide command says it left them out. */
+export function namedNonSessions(files: ReadonlyArray<{ path: string; kind: string }>, named: ReadonlySet<string>): Array<{ file: string; reason?: string }> {
+  return files.filter((f) => named.has(f.path) && (f.kind === "other" || f.kind === "event-stream")).map((f) => ({ file: f.path, ...(f.kind === "event-stream" ? { reason: "pi's --mode json event stream" } : {}) }));
 }

@@ -105,6 +105,11 @@ const PATTERNS: Array<[string, PatternOptions]> = [
   ["BASH", { ignoreCase: true, word: true }],
   ["zzqqxxjj", {}],
   ["\\d{3,}", { ignoreCase: true }],
+  // without a needle: lines sifted by a run of a class
+  ["[0-9a-f]{8}", { ignoreCase: true }],
+  ["\\b\\d{4}-\\d{2}\\b", {}],
+  ["[A-Z][a-z]{4,}", {}],
+  ["[a-z]{6}", { ignoreCase: true, word: true }],
 ];
 
 function expectMatchesOracle(path: string, patterns = PATTERNS, bytes?: Buffer): void {

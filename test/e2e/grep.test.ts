@@ -115,6 +115,10 @@ describe("grep, piped", () => {
     ]);
     const missing = await grep(["needle", "/nonexistent/x.jsonl"]);
     expect(missing.exitCode).toBe(2);
+    const empty = join(work, "no-sessions");
+    mkdirSync(empty, { recursive: true });
+    const none = await grep(["needle", empty]);
+    expect([none.exitCode, none.stdout, none.stderr]).toEqual([1, "", `pi-session: ${empty}: no session files in it or in its project folders\n`]);
   });
 });
 

@@ -361,4 +361,16 @@ describe("what is not a session", () => {
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toBe("pi-session: /nonexistent/s.jsonl: no such file or directory; check the path, or run `pi-session ls` to find sessions\n");
   });
+
+  it("a directory given that holds no session file is said, with pi's sessions/ inside it when there is one", async () => {
+    const agent = join(work, "agent");
+    mkdirSync(join(agent, "sessions", "--w--"), { recursive: true });
+    copyFileSync(fixture("usage-store/--work-lib--/2026-03-09T10-00-00-000Z_019cd2f0-44a9-7d03-b6e8-2a7c1e9f0d23.jsonl"), join(agent, "sessions", "--w--", "s.jsonl"));
+    const r = await run([agent]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe(`pi-session: ${agent}: no session files in it or in its project folders; pi keeps them in ${join(agent, "sessions")}: give that\n`);
+    expect(r.stdout).toMatch(/^no usage in 0 sessions/m);
+    const given = await run([join(agent, "sessions")]);
+    expect([given.stderr, given.stdout]).toEqual(["", expect.stringMatching(/^1 session; /m)]);
+  });
 });
