@@ -197,7 +197,8 @@ export class ToolPairing {
   private release(): Block[] {
     const held = this.held;
     this.held = undefined;
-    this.waiting.clear();
+    // (a Map's clear makes a new table even when it is empty: most blocks wait for nothing)
+    if (this.waiting.size > 0) this.waiting.clear();
     return held ? [held] : [];
   }
 }
