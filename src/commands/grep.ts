@@ -176,8 +176,12 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
   for (const f of result.files) {
     if (f.hits.length === 0) continue;
     const head = [c.magenta(cutToWidth(sanitize(fileName(f.path)), width ?? Infinity, "end"))];
-    const about = [f.title ? preview(f.title, 200) : undefined, f.created ? formatTime(f.created) : undefined].filter(Boolean).join(" · ");
-    if (about) head.push(c.dim(cutToWidth(about, width ?? Infinity)));
+    // (the title cut to the room the time leaves, and isolated: right-to-left text cannot carry the time to its other side)
+    const time = f.created ? formatTime(f.created) : undefined;
+    const room = (width ?? Infinity) - (time === undefined ? 0 : displayWidth(time) + 3);
+    const title = f.title ? isolate(cutToWidth(preview(f.title, 200), Math.max(10, room))) : undefined;
+    const about = [title, time].filter(Boolean).join(" · ");
+    if (about) head.push(c.dim(about));
     await out.write(`${first ? "" : "\n"}${head.join("\n")}\n`);
     first = false;
     // (the columns as wide as this session's entries need)

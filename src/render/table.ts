@@ -33,15 +33,23 @@ export interface Column {
 
 const GAP = 2;
 
+/** A cell cut to `width`: an indented one (a row under another) keeps its indent, whichever end stays. */
+function cutCell(text: string, width: number, keep: "start" | "end" | undefined): string {
+  if (displayWidth(text) <= width) return text;
+  const indent = text.length - text.trimStart().length;
+  if (indent === 0 || indent >= width) return cutToWidth(text, width, keep);
+  return text.slice(0, indent) + cutToWidth(text.slice(indent), width - indent, keep);
+}
+
 export function renderTable(columns: readonly Column[], rows: readonly string[][], style: Style): string {
-  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !style.wide ? cutToWidth(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
+  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !style.wide ? cutCell(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
   const natural = columns.map((col, i) => Math.max(displayWidth(col.head), ...cells.map((r) => displayWidth(r[i]!))));
   const { shown, width } = fit(columns, natural, layoutWidth(style));
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;
   const line = (texts: readonly string[], paint: (text: string, i: number) => string) =>
     shown
       .map((i, k) => {
-        const text = cutToWidth(texts[i]!, width[i]!, columns[i]!.keep);
+        const text = cutCell(texts[i]!, width[i]!, columns[i]!.keep);
         const pad = " ".repeat(width[i]! - displayWidth(text));
         const last = k === shown.length - 1;
         // (an empty cell is not painted: colour codes around nothing would keep the line's trailing spaces)

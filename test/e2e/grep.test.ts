@@ -132,7 +132,7 @@ describe("grep on a terminal", () => {
     writeFileSync(join(dir, "esc.jsonl"), jsonl(header({ id: "esc" }), user("d0000001", null, "needle \u001b]0;pwned\u0007 \u001b[2J \u202e reversed")));
   });
 
-  it.each([60, 80, 120])("grouped by session, a line per entry, no line wider than %i columns, the match kept in view", async (columns) => {
+  it.each([60, 80, 100, 120, 160])("grouped by session, a line per entry, no line wider than %i columns, the match kept in view", async (columns) => {
     for (const pattern of ["中文", "الموقع", "needle"]) {
       const out = await onTerminal(["grep", pattern, dir], columns);
       const lines = out.trimEnd().split("\n");
@@ -146,5 +146,13 @@ describe("grep on a terminal", () => {
   it("each session: its file, its title and when it began, then its entries", async () => {
     const out = await onTerminal(["grep", "中文", dir], 120);
     expect(out.split("\n").slice(0, 3)).toEqual([expect.stringMatching(/zh\.jsonl$/), "用中文总结这个库的公共接口。 · 2026-03-09 10:00", expect.stringMatching(/^ +2 +c0000001 +user +03-09 10:00 +用中文总结这个库的公共接口。$/)]);
+  });
+
+  it("a right-to-left title is isolated and cut before its time, which stays at the end", async () => {
+    writeFileSync(join(dir, "rtl.jsonl"), jsonl(header({ id: "rtl", timestamp: "2026-04-01T08:00:00.000Z" }), user("e0000001", null, `لخص واجهة المكتبة ${"وأضف الأمثلة ".repeat(20)}zzneedle`)));
+    const out = await onTerminal(["grep", "zzneedle", join(dir, "rtl.jsonl")], 60);
+    const about = out.split("\n")[1]!;
+    expect(about).toMatch(/^\u2068لخص واجهة المكتبة .*…\u2069 · 2026-04-01 08:00$/);
+    expect(stringWidth(about.replace(/[\u2068\u2069]/g, ""))).toBeLessThanOrEqual(60);
   });
 });

@@ -1,12 +1,12 @@
 /**
  * Human output fits the terminal: `main` run in-process with a terminal of 60, 80, 100 and 160
  * columns (a stdout that says it is a TTY of that width), for `ls` of the corpus, `check` of the
- * fixtures, `migrate --check` / `repair --check` / `slim --check` of a directory, and `tree` of a
- * session whose branches nest 60 deep. No line is wider than the
+ * fixtures, `migrate --check` / `repair --check` / `slim --check` of a directory, `usage` of the
+ * corpus and of a store in Chinese and Arabic, and `tree` of a session whose branches nest 60 deep. No line is wider than the
  * terminal; the most important columns are always there; `--wide` keeps them all; piped output
  * is one layout whatever the width.
  */
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -49,9 +49,51 @@ const CASES: Array<{ name: string; args: () => string[]; head: string; mustShow:
   { name: "migrate --check of a directory", args: () => ["migrate", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "from", "result", "note"] },
   { name: "repair --check of a directory", args: () => ["repair", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "actions", "dropped", "result", "note"] },
   { name: "slim --check of a directory", args: () => ["slim", fixturesCopy(), "--check", "--min-size", "64"], head: "file", mustShow: () => ["file", "result"], all: ["file", "before", "after", "result", "note"] },
+  {
+    name: "usage of the corpus by project",
+    args: () => ["usage", CORPUS, "--by", "project"],
+    head: "project",
+    mustShow: (c) => (c >= 80 ? ["project", "requests", "input", "output", "total", "cost"] : ["project", "total", "cost"]),
+    all: ["project", "sessions", "requests", "input", "output", "cache read", "cache write", "total", "cost", "models"],
+  },
+  {
+    name: "usage of the corpus by session",
+    args: () => ["usage", CORPUS, "--by", "session"],
+    head: "session",
+    mustShow: (c) => (c >= 80 ? ["session", "requests", "total", "cost", "inherited"] : ["session", "total", "cost"]),
+    all: ["session", "created", "requests", "input", "output", "cache read", "cache write", "total", "cost", "inherited", "models"],
+  },
+  { name: "usage of a store in Chinese and Arabic, by model with each project", args: () => ["usage", scriptsStore(), "--by", "project", "--breakdown"], head: "project", mustShow: () => ["project", "total", "cost"], all: ["project", "sessions", "requests", "input", "output", "cache read", "cache write", "total", "cost", "models"] },
 ];
 
+/** A store of two projects whose paths and models are in Chinese and Arabic (made once). */
+let scripts: string | undefined;
+function scriptsStore(): string {
+  if (scripts) return scripts;
+  scripts = mkdtempSync(join(tmpdir(), "pi-session-width-store-"));
+  const usage = (n: number) => ({ input: 1000 * n, output: 100 * n, cacheRead: 5000 * n, cacheWrite: 50 * n, totalTokens: 6150 * n, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: n } });
+  const projects = [
+    { dir: "--home-用户-项目-网上商店的客户端和服务端--", cwd: "/home/用户/项目/网上商店的客户端和服务端", model: "通义千问-最大版本-2026", text: "总结这个库的公共接口" },
+    { dir: "--home-مستخدم-مشروع-المقهى--", cwd: "/home/مستخدم/مشروع/متجر القهوة العربية على الإنترنت", model: "نموذج-عربي-كبير", text: "لخص واجهة المكتبة" },
+  ];
+  projects.forEach((p, k) => {
+    mkdirSync(join(scripts!, p.dir), { recursive: true });
+    const message = { role: "assistant", content: [{ type: "text", text: p.text }], provider: "本地", model: p.model, usage: usage(k + 1), stopReason: "stop", timestamp: 1 };
+    writeFileSync(join(scripts!, p.dir, `2026-03-0${k + 1}T10-00-00-000Z_s${k}.jsonl`), jsonl(header({ id: `s${k}`, cwd: p.cwd, timestamp: `2026-03-0${k + 1}T10:00:00.000Z` }), user("a0000001", null, p.text), { ...assistant("a0000002", "a0000001", p.text), message }));
+  });
+  return scripts;
+}
+
 describe("output that fits the terminal", () => {
+  it("usage --breakdown: a model's row keeps its indent under its project however narrow, in any script", async () => {
+    for (const columns of [60, 80]) {
+      const lines = (await run(["usage", scriptsStore(), "--by", "project", "--breakdown"], columns)).out.trimEnd().split("\n").map((l) => l.replace(/[\u2068\u2069]/g, ""));
+      const models = lines.filter((l) => /2026|كبير/.test(l) && !/^[…/]/.test(l));
+      expect(models, lines.join("\n")).toHaveLength(2);
+      for (const m of models) expect(m).toMatch(/^ {2}[^ ]/);
+    }
+  });
+
   for (const c of CASES) {
     for (const columns of [60, 80, 100, 160]) {
       it(`${c.name} at ${columns} columns`, async () => {

@@ -11,6 +11,17 @@ const plain = makeStyle(false, 100);
 const at = (width: number, wide = false) => makeStyle(false, width, { terminalWidth: width, wide });
 
 describe("renderTable", () => {
+  it("a cut indented cell (a row under another) keeps its indent, whichever end of it stays", () => {
+    for (const keep of ["start", "end"] as const) {
+      const columns: Column[] = [{ head: "project", priority: 1, max: 12, keep }];
+      const lines = renderTable(columns, [["/home/用户/项目/网上商店"], ["  通义千问-最大版本-2026"]], plain).trimEnd().split("\n");
+      expect(lines[1]).toMatch(/^[^ ]/);
+      expect(lines[2]).toMatch(/^ {2}[^ ]/);
+      expect(lines[2]).toMatch(keep === "end" ? /^ {2}….*2026$/ : /^ {2}通义.*…$/);
+      for (const line of lines.slice(1)) expect(stringWidth(line)).toBeLessThanOrEqual(12);
+    }
+  });
+
   it("pads every cell to its column's display width, two spaces apart (wide characters count two), the last cell unpadded", () => {
     const out = renderTable(cols("id", "name"), [["日本", "x"], ["a", "😀"]], plain);
     expect(out).toBe(["id    name", "日本  x", "a     😀"].join("\n") + "\n");
