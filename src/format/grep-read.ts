@@ -120,7 +120,7 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
   for (let i = 0; i < session.lineCount; i++) {
     if (session.lineState(i).kind !== "invalid") continue;
     const bytes = session.lineBytes(i);
-    if (!sifts(pattern) || holdsNeedle(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
+    if (!sifts(pattern) || mayHold(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
   }
   return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits, skipped, title: hits.length > 0 ? title.title : undefined };
 }
@@ -133,7 +133,7 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   const hits: GrepHit[] = [];
   const skipped: number[] = [];
   const title = new TitleFinder();
-  const needle = sifts(pattern) ? sieve(pattern) : undefined;
+  const sifter = sifts(pattern) ? sieve(pattern) : undefined;
   const escapes = needleSearch(ESCAPE_U);
   const names = filter.title ? needleSearch(SESSION_INFO) : undefined;
   const users = filter.title ? needleSearch(USER_ROLE) : undefined;
@@ -177,8 +177,8 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
       // (the title's lines: a name, or the first user message, found by their bytes as pi writes them)
       const named = names !== undefined && names.within(chunk, start, end);
       const user = users !== undefined && title.title === undefined && users.within(chunk, start, end);
-      // (a line with a `\u` escape is looked at closer: it may spell a character of the needle so)
-      const candidate = needle === undefined || needle.within(chunk, start, end) || (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits));
+      // (a line with a `\u` escape is looked at closer: it may spell a character of the needle or run so)
+      const candidate = sifter === undefined || sifter.within(chunk, start, end) || (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits));
       if (!candidate && !named && !user) return;
       const entry = read(chunk, start, end);
       if (entry === "skipped") {
@@ -211,8 +211,8 @@ const SESSION_INFO = { needle: Buffer.from('"type":"session_info"'), fold: false
 const ESCAPE_U = { needle: Buffer.from("\\u"), fold: false } as const;
 const USER_ROLE = { needle: Buffer.from('"role":"user"'), fold: false } as const;
 
-/** Whether `bytes[start..end)` holds the needle (outside an image's data) or an escape that may spell it. */
-function holdsNeedle(bytes: Buffer, start: number, end: number, pattern: GrepPattern): boolean {
+/** Whether `bytes[start..end)` holds the needle or run (outside an image's data) or an escape that may spell it. */
+function mayHold(bytes: Buffer, start: number, end: number, pattern: GrepPattern): boolean {
   const copy = Buffer.from(bytes.subarray(start, end));
   return sieve(pattern).within(copy, 0, copy.length) || escapesNeedle(copy, 0, copy.length, pattern.needleUnits);
 }
