@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -12,7 +11,7 @@ import { formatTime, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, isolate, preview } from "../render/width.js";
 import { calendarFor, dayRange } from "../support/dates.js";
 import type { GrepFileResult, GrepSettings } from "../support/grep-read.js";
-import type { FileStamp } from "../support/ls-cache.js";
+import { fileStamp } from "../support/ls-cache.js";
 import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/session-files.js";
 import { overFiles } from "../support/workers.js";
 
@@ -119,14 +118,7 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
     // (titles are shown only in the grouped view on a terminal)
     title: !ctx.json && !ctx.jsonl && !options.count && !options.filesWithMatches && ctx.style.terminalWidth !== undefined,
   };
-  const jobs: Array<{ path: string; stamp: FileStamp | undefined }> = files.map((path) => {
-    try {
-      const st = statSync(path);
-      return { path, stamp: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } };
-    } catch {
-      return { path, stamp: undefined };
-    }
-  });
+  const jobs = files.map((path) => ({ path, stamp: fileStamp(path) }));
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   const stdin = jobs.findIndex((j) => j.path === "-");
   const read = await overFiles("grep", jobs.filter((j) => j.path !== "-"), (n) => ctx.progress(n, jobs.length, "sessions"), threads, settings);

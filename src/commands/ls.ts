@@ -1,11 +1,11 @@
 import { renderTable, type Column } from "../render/table.js";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { listSessionFiles } from "../support/session-files.js";
-import { cachePath, CorruptCacheError, LsCache, type FileStamp } from "../support/ls-cache.js";
+import { cachePath, CorruptCacheError, fileStamp, LsCache, type FileStamp } from "../support/ls-cache.js";
 import type { SessionRow } from "../support/ls-rows.js";
 
 export type { SessionRow, SessionStatus } from "../support/ls-rows.js";
@@ -64,13 +64,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
   for (let index = 0; index < files.length; index++) {
     const path = files[index]!;
-    let stamp: FileStamp | undefined;
-    try {
-      const st = statSync(path, { throwIfNoEntry: false });
-      if (st) stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
-    } catch {
-      // unreadable: described as such, never cached
-    }
+    const stamp = fileStamp(path);
     const slot = stamp && cache ? cache.find(path, index, stamp.size, stamp.mtimeMs, stamp.ino) : -1;
     if (slot >= 0) {
       slots[index] = slot;

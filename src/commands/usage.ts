@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -13,7 +12,7 @@ import { costBar, formatCost, formatTime, formatTokens, plural } from "../render
 import { preview } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/dates.js";
-import type { FileStamp } from "../support/ls-cache.js";
+import { fileStamp, type FileStamp } from "../support/ls-cache.js";
 import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/session-files.js";
 import { UsageCache, usageCachePath } from "../support/usage-cache.js";
 import type { UsageFile } from "../support/usage-read.js";
@@ -78,13 +77,7 @@ async function readAll(files: readonly string[], cache: UsageCache | undefined, 
       out[index] = await (await import("../support/usage-read.js")).readUsage(path, ctx.stdin);
       continue;
     }
-    let stamp: FileStamp | undefined;
-    try {
-      const st = statSync(path);
-      stamp = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
-    } catch {
-      // unreadable: described as such by the read, never cached
-    }
+    const stamp = fileStamp(path);
     const cached = stamp && cache?.get(path, stamp);
     if (cached) out[index] = cached;
     else todo.push({ index, path, stamp });

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { BUILD } from "../build-info.js";
@@ -34,6 +34,16 @@ export interface FileStamp {
   size: number;
   mtimeMs: number;
   ino: number;
+}
+
+/** A file's stamp now (what the caches key a file by), or undefined when it cannot be stat'ed: such a file is described by its read, never cached. */
+export function fileStamp(path: string): FileStamp | undefined {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st ? { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** float64 stamps a cached session keeps, in order: size, mtimeMs, ino, row start, row length. */
