@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Assembles src/format/wasm/*.wat into TypeScript modules holding the bytes (base64), so that the
+ * Assembles src/format/read/wasm/*.wat into TypeScript modules holding the bytes (base64), so that the
  * library and the bundle load them without a file of their own. Run after editing a .wat:
  *
  *   node scripts/build-wasm.mjs
@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import wabtInit from "wabt";
 
-const DIR = join(dirname(fileURLToPath(import.meta.url)), "../src/format/wasm");
+const DIR = join(dirname(fileURLToPath(import.meta.url)), "../src/format/read/wasm");
 
 /** The module's bytes, assembled from its text. */
 export async function assemble(watPath) {

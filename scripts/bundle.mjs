@@ -58,14 +58,14 @@ const stripAnsiOnce = {
  */
 function buildInfo() {
   const { version } = JSON.parse(readFileSync("package.json", "utf8"));
-  const rules = ["src/format", "src/format/wasm"].flatMap((dir) => readdirSync(dir).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join(dir, f)));
+  const rules = readdirSync("src/format", { recursive: true }).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join("src/format", f));
   const hash = createHash("sha256");
-  for (const file of [...rules, "src/support/ls-rows.ts", "src/support/usage-read.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
+  for (const file of [...rules, "src/support/ls/rows.ts", "src/support/usage/read.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
   return { version, rules: hash.digest("hex").slice(0, 16) };
 }
 
 await build({
-  entryPoints: { cli: "dist/cli.js", worker: "dist/support/worker.js" },
+  entryPoints: { cli: "dist/cli.js", worker: "dist/support/workers/worker.js" },
   bundle: true,
   platform: "node",
   format: "esm",

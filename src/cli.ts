@@ -3,7 +3,7 @@ import { Args } from "./args.js";
 import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandModule, CommandOutcome } from "./command.js";
 import { CliError, ExitCode } from "./errors.js";
-import { sessionDir } from "./support/session-files.js";
+import { sessionDir } from "./support/inputs/session-files.js";
 import { streamSink, writeJsonLines } from "./render/sink.js";
 import { progressFrame } from "./render/progress.js";
 import { makeStyle } from "./render/style.js";

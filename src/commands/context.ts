@@ -7,7 +7,7 @@ import { formatBytes, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, hardWrap, preview } from "../render/width.js";
 import { sanitize, sanitizeOneLine } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
-import { nodeFor, readShape } from "../support/read.js";
+import { nodeFor, readShape } from "../support/inputs/read.js";
 
 /** Roles pi's convertToLlm passes through unchanged. */
 const LLM_PASS_THROUGH = new Set(["system", "user", "assistant", "toolResult"]);

@@ -2,10 +2,10 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
-import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export-entry.js";
-import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export-render.js";
+import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export/entry.js";
+import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export/document.js";
 import { writeAll, type Sink } from "../render/sink.js";
-import { nodeFor, readShape } from "../support/read.js";
+import { nodeFor, readShape } from "../support/inputs/read.js";
 import { formatCount, plural } from "../render/units.js";
 
 export type { ExportFormat };

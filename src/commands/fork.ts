@@ -5,7 +5,7 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { createFile, planFork, sessionPathFor, TargetExistsError } from "../format/index.js";
-import { nodeFor, readShape } from "../support/read.js";
+import { nodeFor, readShape } from "../support/inputs/read.js";
 
 export interface ForkCommandOptions {
   file: string;

@@ -2,18 +2,18 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
-import { compilePattern, PatternError } from "../format/grep.js";
+import { compilePattern, PatternError } from "../format/grep/pattern.js";
 import type { Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { sanitize } from "../render/safe.js";
 import { renderSnippet, snippetOf } from "../render/snippet.js";
 import { formatTime, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, isolate, preview } from "../render/width.js";
-import { calendarFor, dayRange } from "../support/dates.js";
-import type { GrepFileResult, GrepSettings } from "../support/grep-read.js";
-import { fileStamp } from "../support/ls-cache.js";
-import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/session-files.js";
-import { overFiles } from "../support/workers.js";
+import { calendarFor, dayRange } from "../support/inputs/dates.js";
+import type { GrepFileResult, GrepSettings } from "../support/grep/read.js";
+import { fileStamp } from "../support/inputs/stamp.js";
+import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/inputs/session-files.js";
+import { overFiles } from "../support/workers/pool.js";
 
 export interface GrepOptions {
   pattern: string;
@@ -122,7 +122,7 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   const stdin = jobs.findIndex((j) => j.path === "-");
   const read = await overFiles("grep", jobs.filter((j) => j.path !== "-"), (n) => ctx.progress(n, jobs.length, "sessions"), threads, settings);
-  if (stdin >= 0) read.splice(stdin, 0, await (await import("../support/grep-read.js")).grepPath("-", settings, ctx.stdin));
+  if (stdin >= 0) read.splice(stdin, 0, await (await import("../support/grep/read.js")).grepPath("-", settings, ctx.stdin));
   ctx.progress(jobs.length, jobs.length);
   const sessions = read.filter((f) => f.kind === "session");
   return {

@@ -4,11 +4,12 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { listSessionFiles } from "../support/session-files.js";
-import { cachePath, CorruptCacheError, fileStamp, LsCache, type FileStamp } from "../support/ls-cache.js";
-import type { SessionRow } from "../support/ls-rows.js";
+import { listSessionFiles } from "../support/inputs/session-files.js";
+import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
+import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
+import type { SessionRow } from "../support/ls/rows.js";
 
-export type { SessionRow, SessionStatus } from "../support/ls-rows.js";
+export type { SessionRow, SessionStatus } from "../support/ls/rows.js";
 import { formatBytes, formatCount, formatTime } from "../render/units.js";
 import { preview } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
@@ -75,7 +76,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
   // run reads none (BENCHMARKS.md, "the format library at start-up").
-  const described = todo.length === 0 ? [] : await (await import("../support/workers.js")).overFiles("describe", todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
+  const described = todo.length === 0 ? [] : await (await import("../support/workers/pool.js")).overFiles("describe", todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
     rows[index] = row;

@@ -2,12 +2,12 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { formatDiff, planMigration, Session, stampOf, writeMigration } from "../format/index.js";
-import { openSource } from "../support/input.js";
+import { openSource } from "../support/inputs/input.js";
 import { plural } from "../render/units.js";
 import { renderDiff } from "../render/diff.js";
 import { type Style } from "../render/style.js";
 import { annotation } from "../render/github.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export type MigrateOptions = WriterOptions;
 

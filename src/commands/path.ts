@@ -9,8 +9,8 @@ import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../rend
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatTime, isoTime } from "../render/units.js";
 import { displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview, previewIn } from "../render/width.js";
-import { leafInfos, type LeafInfo } from "../support/leaves.js";
-import { nodeFor, readShape } from "../support/read.js";
+import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
+import { nodeFor, readShape } from "../support/inputs/read.js";
 
 export interface PathOptions {
   file: string;

@@ -2,7 +2,7 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
-import { openSource } from "../support/input.js";
+import { openSource } from "../support/inputs/input.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { plural } from "../render/units.js";
@@ -10,7 +10,7 @@ import { renderDiff } from "../render/diff.js";
 import { sanitize } from "../render/safe.js";
 import { wrapSegments } from "../render/width.js";
 import { annotation } from "../render/github.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export type RepairOptions = WriterOptions;
 

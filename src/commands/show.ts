@@ -7,8 +7,8 @@ import { sanitize } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
 import { displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
-import { leafInfos, type LeafInfo } from "../support/leaves.js";
-import { nodeFor, readFull } from "../support/read.js";
+import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
+import { nodeFor, readFull } from "../support/inputs/read.js";
 
 export interface ShowOptions {
   file: string;

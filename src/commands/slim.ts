@@ -2,11 +2,11 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { DEFAULT_MIN_SIZE, formatBytes, planSlim, Session, SLIM_KINDS, stampOf, writeSlim, type SlimKind, type SlimResult } from "../format/index.js";
-import { openSource } from "../support/input.js";
+import { openSource } from "../support/inputs/input.js";
 import { annotation } from "../render/github.js";
 import { type Style } from "../render/style.js";
 import { plural } from "../render/units.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers.js";
+import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export interface SlimOptions extends WriterOptions {
   /** The least size of a payload slimmed (`--min-size`). */

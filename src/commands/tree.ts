@@ -9,7 +9,7 @@ import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../rend
 import { layoutWidth, type Style } from "../render/style.js";
 import { isoTime, plural } from "../render/units.js";
 import { displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
-import { readShape } from "../support/read.js";
+import { readShape } from "../support/inputs/read.js";
 
 export interface TreeOptions {
   file: string;

@@ -2,21 +2,21 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
-import { dayKey, type Calendar } from "../format/calendar.js";
-import { sharedRecords, type SessionUsage } from "../format/usage.js";
-import { usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage-report.js";
+import { dayKey, type Calendar } from "../format/usage/calendar.js";
+import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
+import { usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
 import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
 import { type Style } from "../render/style.js";
 import { costBar, formatCost, formatTime, formatTokens, plural } from "../render/units.js";
 import { preview } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
-import { calendarFor, dayRange } from "../support/dates.js";
-import { fileStamp, type FileStamp } from "../support/ls-cache.js";
-import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/session-files.js";
-import { UsageCache, usageCachePath } from "../support/usage-cache.js";
-import type { UsageFile } from "../support/usage-read.js";
-import { overFiles } from "../support/workers.js";
+import { calendarFor, dayRange } from "../support/inputs/dates.js";
+import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
+import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/inputs/session-files.js";
+import { UsageCache, usageCachePath } from "../support/usage/cache.js";
+import type { UsageFile } from "../support/usage/read.js";
+import { overFiles } from "../support/workers/pool.js";
 
 export interface UsageOptions {
   /** Files and directories (default: the session directory, every project). */
@@ -74,7 +74,7 @@ async function readAll(files: readonly string[], cache: UsageCache | undefined, 
   const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
   for (const [index, path] of files.entries()) {
     if (path === "-") {
-      out[index] = await (await import("../support/usage-read.js")).readUsage(path, ctx.stdin);
+      out[index] = await (await import("../support/usage/read.js")).readUsage(path, ctx.stdin);
       continue;
     }
     const stamp = fileStamp(path);

@@ -1,4 +1,4 @@
-import { BATCH_SIZE, ChunkBatch } from "../format/batch.js";
+import { BATCH_SIZE, ChunkBatch } from "../format/write/batch.js";
 
 /**
  * Output that may be large (a tree of a million entries, a gigabyte context) is written piece by

@@ -1,6 +1,6 @@
-import { formatCount } from "../format/units.js";
+import { formatCount } from "../format/common/units.js";
 
-export { formatBytes, formatCount, plural } from "../format/units.js";
+export { formatBytes, formatCount, plural } from "../format/common/units.js";
 
 const DAY = 86_400_000;
 /** The largest time a Date holds (8.64e15 ms either side of the epoch). */

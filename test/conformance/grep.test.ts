@@ -1,7 +1,7 @@
 /**
  * `grep` against an oracle: every entry decoded by pi's own parser (`parseSessionEntries`, then
  * `migrateSessionEntries`), its texts taken as README's "grep" section lists them (written here
- * apart from src/format/grep.ts), and the same RegExp applied to each. The entries `grep` reports
+ * apart from src/format/grep/pattern.ts), and the same RegExp applied to each. The entries `grep` reports
  * must be exactly those, for every fixture, corpus file, session written by pi's SessionManager and
  * seeded corruption, on literal, case-insensitive, anchored, multi-line, quoted, backslash, CJK and
  * no-match patterns; a pattern found only in base64 or in an id matches nothing; and the fast read

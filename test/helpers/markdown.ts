@@ -4,7 +4,7 @@
  */
 import { Parser, type Node } from "commonmark";
 import markdownItFactory from "markdown-it";
-import { allowedTarget } from "../../src/render/markdown.js";
+import { allowedTarget } from "../../src/render/export/markdown.js";
 
 /** Pieces of hostile Markdown: every construct that could reach past a message's end. */
 const PIECES = [

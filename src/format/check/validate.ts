@@ -1,0 +1,349 @@
+import { finding, type Finding } from "./findings.js";
+import { idHash } from "../common/hash.js";
+import { NodeNumbers, type LineRecord } from "../read/line-table.js";
+import { LineFlag } from "../read/salvage.js";
+import type { LineSalvage, OpenOptions, Session } from "../session/session.js";
+import { plural } from "../common/units.js";
+import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AnyEntry } from "../schema/types.js";
+import type { TextClass } from "../read/salvage.js";
+
+/**
+ * Checks that need only pass one's line table, cheap enough for `ls` and `tree`: required fields,
+ * unknown types and roles, and the harness's leaf targets. Every error code is found here or in
+ * `treeFindings`, so a scan-only command reports the same errors as `check`.
+ */
+export function recordFindings(session: Session): Finding[] {
+  const out: Finding[] = [];
+  const legacy = session.version < 2;
+  // Read from the columns, not a record per node: most nodes have nothing to report, and this runs
+  // for every session `ls` lists.
+  const report = (node: number, code: Parameters<typeof finding>[0], message: string) => {
+    const id = session.nodeId(node);
+    out.push(finding(code, message, { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) }));
+  };
+  for (let node = 0; node < session.tree.size; node++) {
+    const flags = session.nodeFlags(node);
+    if (flags & LineFlag.NO_TYPE) continue; // reported as entry-no-type
+    if (!legacy) {
+      if (!session.nodeHasId(node)) report(node, "entry-missing-id", "the entry has no string `id`");
+      if (!(flags & LineFlag.HAS_PARENT_KEY)) report(node, "entry-missing-parent", "the entry has no `parentId`");
+    }
+    if (!(flags & LineFlag.HAS_TIME)) report(node, "entry-missing-timestamp", "the entry has no `timestamp`");
+    const type = session.nodeType(node);
+    if (!KNOWN_ENTRY_TYPES.has(type!)) report(node, "entry-unknown-type", `unknown entry type \`${type}\``);
+    if (type === "message") {
+      const role = session.nodeKind(node).role;
+      if (role === undefined) report(node, "message-invalid", "a message entry without `message.role`");
+      else if (!KNOWN_ROLES.has(role)) report(node, "message-unknown-role", `unknown message role \`${role}\``);
+    }
+  }
+  for (const move of session.leafMoves) {
+    if (move.target !== null && session.nodeOf(move.target) === undefined) {
+      out.push(finding("leaf-target-missing", `targetId \`${move.target}\` does not exist`, { line: move.line }));
+    }
+  }
+  return out;
+}
+
+/** Line, record and tree findings: everything a scan-only read can say, in line order. */
+export function quickFindings(session: Session): Finding[] {
+  const whole = notASession(session);
+  if (whole) return [whole];
+  return sortByLine([...lineFindings(session), ...recordFindings(session), ...treeFindings(session)]);
+}
+
+/**
+ * The one finding for a file that holds no session, or undefined: an empty file, pi's `--mode json`
+ * event stream, another JSONL file (or no JSON at all). Nothing in it is a session's problem, so
+ * nothing else is said of it.
+ */
+function notASession(session: Session): Finding | undefined {
+  const count = session.lineCount;
+  if (count === 0 || (count === 1 && session.lineState(0).length === 0)) return finding("file-empty", "the file is empty");
+  switch (session.fileKind) {
+    case "session":
+      return undefined;
+    case "event-stream":
+      return finding("file-event-stream", `pi's --mode json event stream (${session.header ? "a session header and " : ""}${plural(session.eventCount, "event")}), not a session`, { line: 1 });
+    case "other":
+      return finding("file-not-session", "no session header, and no record is an entry with an id", { line: 1 });
+  }
+}
+
+/**
+ * Line findings: what each line is as pi reads it (a blank line, one pi skips and what the salvage
+ * rule makes of it, JSON that is no object, a second header, a BOM, CR LF, invalid UTF-8), and the
+ * header's own (missing, not first, its fields, its version).
+ */
+export function lineFindings(session: Session): Finding[] {
+  const out: Finding[] = [];
+  const count = session.lineCount;
+  for (let i = 0; i < count; i++) {
+    const { kind, flags, salvage } = session.lineState(i);
+    const at = { line: i + 1 };
+    if (flags & LineFlag.BOM) out.push(finding("line-bom", "the line starts with a UTF-8 byte-order mark", at));
+    if (flags & LineFlag.CRLF) out.push(finding("line-crlf", "the line ends with CR LF", at));
+    if (flags & LineFlag.BAD_UTF8) out.push(finding("line-invalid-utf8", "the line is not valid UTF-8", at));
+    switch (kind) {
+      case "blank":
+        if (salvage?.kind !== "joined-part") out.push(finding("line-blank", "blank line", at));
+        break;
+      case "invalid": {
+        const f = invalidLineFinding(i + 1, flags, salvage);
+        if (f) out.push(f);
+        break;
+      }
+      case "not-object":
+        out.push(finding("line-not-object", "the line is JSON but not an object", at));
+        break;
+      case "extra-header":
+        out.push(finding("header-duplicate", "a second session header", at));
+        break;
+      case "entry":
+        if (flags & LineFlag.NO_TYPE) out.push(finding("entry-no-type", "a record without `type`", at));
+        break;
+      case "header":
+        break;
+    }
+  }
+  const last = session.lineState(count - 1);
+  if (last.flags & LineFlag.NO_NEWLINE && last.kind !== "invalid" && last.kind !== "blank") out.push(finding("line-no-newline", "the last line has no newline", { line: count }));
+  out.push(...headerFindings(session));
+  return out;
+}
+
+/** The header missing, not on the first line, without its string fields, or of a version not read here. */
+function headerFindings(session: Session): Finding[] {
+  const h = session.header;
+  if (!h) return [finding("header-missing", "no session header", { line: 1 })];
+  const out: Finding[] = [];
+  const at = { line: session.headerRecord!.line };
+  const first = session.firstRecordLine;
+  if (first !== undefined && first !== at.line) out.push(finding("header-not-first", `the header is on line ${at.line}, after another record`, at));
+  const bad = missingHeaderFields(h);
+  if (bad.length > 0) out.push(finding("header-invalid", `the header's ${bad.map((k) => `\`${k}\``).join(", ")} ${bad.length > 1 ? "are" : "is"} missing or not a string`, at));
+  if (h.version !== undefined && typeof h.version !== "number") out.push(finding("version-invalid", "the header's `version` is not a number", at));
+  else if (session.version > CURRENT_VERSION) out.push(finding("version-unsupported", `version ${session.version} is newer than the supported ${CURRENT_VERSION}`, at));
+  else if (session.version < CURRENT_VERSION) out.push(finding("version-legacy", `a v${session.version} file (current: v${CURRENT_VERSION})`, at));
+  return out;
+}
+
+const NORMALIZED_NUL: Record<Exclude<TextClass["kind"], "broken">, string> = {
+  record: "NUL bytes in a record that is otherwise whole",
+  blank: "a line of NUL bytes",
+  "no-type": "NUL bytes in an object without `type`",
+  "not-object": "NUL bytes in JSON that is not an object",
+};
+
+function fusedMessage(records: number, fragments: number): string {
+  const torn = fragments === 0 ? "" : ` and ${fragments === 1 ? "a torn fragment" : `${fragments} torn fragments`}`;
+  return `${records === 1 ? "a record" : `${records} records`}${torn} on one line`;
+}
+
+/** The finding for a line pi skips, saying what `repair` makes of it; none for the later lines of a joined record. */
+function invalidLineFinding(line: number, flags: number, salvage: LineSalvage | undefined): Finding | undefined {
+  const at = { line };
+  switch (salvage?.kind) {
+    case "joined-part":
+      return undefined;
+    case "joined":
+      return finding("line-split", `lines ${line}-${salvage.last + 1} are one record split by a raw newline`, { ...at, records: 1 });
+    case "normalized":
+      return finding("line-nul", NORMALIZED_NUL[salvage.to], { ...at, records: salvage.to === "record" ? 1 : 0 });
+    case "pieces": {
+      const { records, fragments } = salvage;
+      if (records > 0) {
+        return finding("line-fused", fusedMessage(records, fragments), { ...at, records });
+      }
+      if (!salvage.terminated) return finding("line-torn", "the last line is cut off (no newline, not JSON)", { ...at, records: 0 });
+      if (flags & LineFlag.NUL) return finding("line-nul", "NUL bytes in a line that is not JSON and holds no record", { ...at, records: 0 });
+      return finding("line-invalid-json", "the line is not valid JSON and holds no record", { ...at, records: 0 });
+    }
+    default:
+      // Too long to decode as a string at all.
+      return finding("line-invalid-json", "the line is too long to read as text", { ...at, records: 0 });
+  }
+}
+
+
+function sortByLine(findings: Finding[]): Finding[] {
+  return findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+type RefKind = "compaction" | "label" | "branch_summary" | "context_edit";
+
+/**
+ * The full validator. It sees every entry once, in pass one (`onRecord`; a skim is enough),
+ * keeping only the little it needs for the checks that span entries: references (few), and the
+ * tool calls, as hashes of their ids in typed arrays (sessions hold hundreds of thousands).
+ * `findings` adds them to the quick findings.
+ */
+export class Validator {
+  private readonly refs: Array<{ line: number; node: number | undefined; id: string | undefined; kind: RefKind; target: unknown }> = [];
+  /** Each tool call declared (its node, the hash of its id), in file order. */
+  private readonly calls = new NodeNumbers();
+  /** Each toolResult (its node, the hash of the call id it answers). */
+  private readonly results = new NodeNumbers();
+
+  readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
+    if (record.kind === "entry") this.collect(value as AnyEntry, record);
+  };
+
+  private collect(entry: AnyEntry, record: LineRecord): void {
+    const ref = (kind: RefKind, target: unknown): void => {
+      this.refs.push({ line: record.line, node: record.node, id: record.id, kind, target });
+    };
+    switch (entry.type) {
+      case "message": {
+        const message = entry.message as { role?: unknown; content?: unknown; toolCallId?: unknown } | null | undefined;
+        const node = record.node;
+        if (!message || typeof message !== "object" || node === undefined) return;
+        if (message.role === "assistant" && Array.isArray(message.content)) {
+          for (const b of message.content as Array<{ type?: unknown; id?: unknown } | null>) {
+            if (b && b.type === "toolCall" && typeof b.id === "string") this.calls.add(node, idHash(b.id));
+          }
+        }
+        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.results.add(node, idHash(message.toolCallId));
+        return;
+      }
+      case "compaction":
+        return ref("compaction", entry.firstKeptEntryId);
+      case "label":
+        return ref("label", entry.targetId);
+      case "branch_summary":
+        return ref("branch_summary", entry.fromId);
+      case "context_edit":
+        return ref("context_edit", entry.targetId);
+    }
+  }
+
+  /** Every finding for the session, in line order (file-level findings first). */
+  findings(session: Session): Finding[] {
+    const quick = quickFindings(session);
+    if (!session.isSessionLike) return quick;
+    return sortByLine([...quick, ...this.referenceFindings(session), ...this.toolFindings(session)]);
+  }
+
+  private referenceFindings(session: Session): Finding[] {
+    const out: Finding[] = [];
+    for (const { line, node, id, kind, target } of this.refs) {
+      const at = { line, ...(id !== undefined ? { entryId: id } : {}) };
+      const holder = typeof target === "string" ? session.nodeOf(target) : undefined;
+      const exists = holder !== undefined;
+      switch (kind) {
+        case "compaction": {
+          if (!exists) {
+            // A retain-none compaction names itself.
+            if (target !== id) out.push(finding("compaction-target-missing", `firstKeptEntryId \`${String(target)}\` does not exist`, at));
+            break;
+          }
+          if (node === undefined || target === id) break;
+          // (any entry holding the id counts, as pi finds it by walking the branch)
+          const holders = session.duplicateIds.get(target as string) ?? [holder];
+          if (!holders.some((h) => session.tree.isAncestor(h, node))) out.push(finding("compaction-target-off-path", `firstKeptEntryId \`${target}\` is not on the compaction's branch`, at));
+          break;
+        }
+        case "label":
+          if (!exists) out.push(finding("label-target-missing", `targetId \`${String(target)}\` does not exist`, at));
+          break;
+        case "branch_summary":
+          if (!exists && target !== "root") out.push(finding("branch-summary-from-missing", `fromId \`${String(target)}\` does not exist`, at));
+          break;
+        case "context_edit":
+          if (!exists) out.push(finding("context-edit-target-missing", `targetId \`${String(target)}\` does not exist`, at));
+          break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * toolResults whose toolCallId no assistant message above them on their branch declared. One
+   * walk of the tree in pre-order, keeping how many calls of each id the path from the root holds:
+   * a call counts from its node to the end of its subtree (a run in pre-order). Ids repeat (a
+   * model that numbers its calls afresh each turn, a session replayed), so a result must not look
+   * through every call with its id.
+   */
+  private toolFindings(session: Session): Finding[] {
+    if (this.results.count === 0) return [];
+    const { tree } = session;
+    const calls = byPreorder(this.calls, tree);
+    const results = byPreorder(this.results, tree);
+    const onPath = new Map<number, number>();
+    const open: Array<{ end: number; hash: number }> = [];
+    const unmatched: number[] = [];
+    for (let at = 0; at < tree.size; at++) {
+      if (calls.head[at] === -1 && results.head[at] === -1) continue;
+      while (open.length > 0 && open[open.length - 1]!.end < at) {
+        const { hash } = open.pop()!;
+        onPath.set(hash, onPath.get(hash)! - 1);
+      }
+      for (let k = results.head[at]!; k !== -1; k = results.next[k]!) {
+        if (!(onPath.get(this.results.number[k]!)! > 0)) unmatched.push(this.results.node[k]!);
+      }
+      for (let k = calls.head[at]!; k !== -1; k = calls.next[k]!) {
+        const hash = this.calls.number[k]!;
+        open.push({ end: at + tree.subtreeSizeOf(this.calls.node[k]!) - 1, hash });
+        onPath.set(hash, (onPath.get(hash) ?? 0) + 1);
+      }
+    }
+    return unmatched.map((node) => {
+      const id = session.nodeId(node);
+      const callId = (session.entry(node).message as { toolCallId?: unknown } | undefined)?.toolCallId;
+      return finding("tool-result-unmatched", `toolResult for \`${String(callId)}\` has no matching toolCall on its branch`, { line: session.nodeLine(node), ...(id ? { entryId: id } : {}) });
+    });
+  }
+}
+
+/** Where each pair of `pairs` lies in pre-order: `head[at]`, then `next[k]` until -1. */
+function byPreorder(pairs: NodeNumbers, tree: Session["tree"]): { head: Int32Array; next: Int32Array } {
+  const head = new Int32Array(tree.size).fill(-1);
+  const next = new Int32Array(pairs.count);
+  for (let k = pairs.count - 1; k >= 0; k--) {
+    const at = tree.preorderIndex(pairs.node[k]!);
+    next[k] = head[at]!;
+    head[at] = k;
+  }
+  return { head, next };
+}
+
+/** How many of a duplicated id's lines its findings name. */
+const DUPLICATE_LINES_NAMED = 10;
+
+/** Duplicate ids and broken parent links. */
+export function treeFindings(session: Session): Finding[] {
+  const out: Finding[] = [];
+  const { tree } = session;
+  const where = (node: number) => {
+    const id = session.nodeId(node);
+    return { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) };
+  };
+  for (const [id, nodes] of session.duplicateIds) {
+    // (the lines named once a finding, the first few: an id a replayed session reuses everywhere
+    // would otherwise make every one of its findings as long as the file)
+    const lines = nodes.slice(0, DUPLICATE_LINES_NAMED).map((n) => session.nodeLine(n));
+    const message = `id \`${id}\` is used on ${nodes.length} lines (${lines.join(", ")}${nodes.length > lines.length ? ", …" : ""})`;
+    for (const n of nodes.slice(1)) out.push(finding("id-duplicate", message, where(n)));
+  }
+  for (const { node, problem } of tree.problems) {
+    const r = session.nodeRecord(node);
+    const pid = String(r.parentId);
+    switch (problem) {
+      case "missing":
+        out.push(finding("parent-missing", `parent \`${pid}\` does not exist; the entry is shown as a root`, where(node)));
+        break;
+      case "self":
+        out.push(finding("parent-self", "the entry is its own parent", where(node)));
+        break;
+      case "forward": {
+        out.push(finding("parent-forward", `parent \`${pid}\` comes later in the file (line ${session.nodeLine(session.nodeOf(pid)!)})`, where(node)));
+        break;
+      }
+      case "cycle":
+        out.push(finding("parent-cycle", `parent links from here form a cycle; broken at this entry`, where(node)));
+        break;
+    }
+  }
+  return out;
+}
+

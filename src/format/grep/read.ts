@@ -1,0 +1,304 @@
+import { resolve } from "node:path";
+import { entryRole, escapesNeedle, firstMatch, type ClassRun, type GrepPattern, type TextMatch } from "./pattern.js";
+import { migrateEntryV2ToV3 } from "../schema/migrations.js";
+import { parseLine } from "../read/salvage.js";
+import { Session } from "../session/session.js";
+import { ChunkSearch } from "../read/chunk-search.js";
+import { forEachLine, type ByteSource } from "../read/source.js";
+import { sessionName } from "../session/labels.js";
+import { CURRENT_VERSION, messageText, type AgentMessage, type FileKind, type SessionHeader } from "../schema/types.js";
+import { simdFindNeedle } from "../read/wasm/simd.js";
+
+/**
+ * One file searched (`grep`), as every read-only command reads it: the entries of the lines pi
+ * parses, each searched in its decoded texts (grep/pattern.ts).
+ *
+ * Two ways, one answer, as for usage (usage/read.ts). The reference is `Session` (every
+ * entry parsed whole; v1 ids given in memory; the current branch known). The fast way decodes only
+ * the lines whose raw bytes can hold a match: those that hold the pattern's needle as it is (found
+ * by the scanner's SIMD search over the read chunk, not line by line) or, for a pattern without
+ * one, a run of the characters every match holds in a row (`[0-9a-f]{40}`), or a `\uXXXX` escape of
+ * one of their characters; a needle inside an image's base64 data is passed over without decoding. It
+ * stands aside for the reference when line 1 is not a v2/v3 header, when the record after it is
+ * not an entry with an id (what the file is then takes every line), and for `--branch current`.
+ * Tests hold the two equal on every fixture, corpus file and corruption.
+ */
+
+/** What an entry must be to be searched, and how many matches a file gives at most. */
+export interface GrepFilter {
+  /** Only these roles (a message's role, else the entry's type: `entryRole`). */
+  roles?: ReadonlySet<string>;
+  /** Only the calls and results of this tool. */
+  tool?: string;
+  /** Only entries whose time (ms) this accepts. */
+  when?: (time: number) => boolean;
+  /** At most this many matching entries. */
+  max?: number;
+  /** Only the entries on the session's current branch (the reference reads the tree). */
+  currentBranch?: boolean;
+  /** Only a session whose header's cwd is this (resolved) path: another is not read past its header. */
+  cwd?: string;
+  /** Find the session's title (its name, else its first user message) for a file with matches. */
+  title?: boolean;
+}
+
+export interface GrepHit extends TextMatch {
+  line: number;
+  id: string | undefined;
+  type: string;
+  role: string;
+  timestamp: string | undefined;
+}
+
+export interface GrepRead {
+  header: SessionHeader | null;
+  kind: FileKind;
+  hits: GrepHit[];
+  /** Lines pi skips whose bytes hold the pattern's needle or run (every such line, without either): their text is not searched. */
+  skipped: number[];
+  /** The session's name, else its first user message, when the file has hits. */
+  title: string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+export function grepFile(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
+  return (filter.currentBranch ? undefined : fastGrep(source, pattern, filter)) ?? referenceGrep(source, pattern, filter);
+}
+
+/** An entry searched: the hit it gives, if it passes the filter and matches. */
+function search(entry: Json, line: number, id: string | undefined, pattern: GrepPattern, filter: GrepFilter): GrepHit | undefined {
+  const role = entryRole(entry);
+  if (filter.roles && !filter.roles.has(role)) return undefined;
+  const timestamp = typeof entry.timestamp === "string" ? entry.timestamp : undefined;
+  if (filter.when && !filter.when(timestamp === undefined ? NaN : Date.parse(timestamp))) return undefined;
+  const m = firstMatch(entry, pattern, filter.tool);
+  return m && { ...m, line, id, type: typeof entry.type === "string" ? entry.type : "(none)", role, timestamp };
+}
+
+/** The session's title from its entries: the latest name (an empty one clears it), else the first user message. */
+class TitleFinder {
+  private name: string | undefined;
+  private firstUser: string | undefined;
+
+  see(entry: Json): void {
+    if (entry.type === "session_info") this.name = sessionName(entry);
+    else if (this.firstUser === undefined && entry.type === "message" && (entry.message as Json | undefined)?.role === "user") {
+      const text = messageText(entry.message as AgentMessage);
+      if (text) this.firstUser = text.length > 300 ? text.slice(0, 300) : text;
+    }
+  }
+
+  get title(): string | undefined {
+    return this.name ?? this.firstUser;
+  }
+}
+
+/** The reference: the session reader, every entry whole. */
+export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
+  const hits: GrepHit[] = [];
+  const title = new TitleFinder();
+  const entries: Array<{ entry: Json; line: number; id: string | undefined; node: number | undefined }> = [];
+  const session = Session.open(source, {
+    onRecord: (value, record) => {
+      if (record.kind !== "entry") return;
+      title.see(value as Json);
+      entries.push({ entry: value as Json, line: record.line, id: record.id, node: record.node });
+    },
+  });
+  if (!sameCwd(session.header, filter.cwd)) return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits: [], skipped: [], title: undefined };
+  let branch: Set<number> | undefined;
+  if (filter.currentBranch && session.leafNode >= 0) branch = new Set(session.tree.pathTo(session.leafNode));
+  for (const { entry, line, id, node } of entries) {
+    if (filter.max !== undefined && hits.length >= filter.max) break;
+    if (branch && (node === undefined || !branch.has(node))) continue;
+    const hit = search(entry, line, id, pattern, filter);
+    if (hit) hits.push(hit);
+  }
+  const skipped: number[] = [];
+  for (let i = 0; i < session.lineCount; i++) {
+    if (session.lineState(i).kind !== "invalid") continue;
+    const bytes = session.lineBytes(i);
+    if (!sifts(pattern) || mayHold(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
+  }
+  return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits, skipped, title: hits.length > 0 ? title.title : undefined };
+}
+
+const STAND_ASIDE = Symbol("stand aside");
+
+/** The fast way (see above); undefined to stand aside for the reference. */
+function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter): GrepRead | undefined {
+  if (source.size === 0) return undefined;
+  const hits: GrepHit[] = [];
+  const skipped: number[] = [];
+  const title = new TitleFinder();
+  const sifter = sifts(pattern) ? sieve(pattern) : undefined;
+  const escapes = needleSearch(ESCAPE_U);
+  const names = filter.title ? needleSearch(SESSION_INFO) : undefined;
+  const users = filter.title ? needleSearch(USER_ROLE) : undefined;
+  let header: SessionHeader | undefined;
+  let version = CURRENT_VERSION;
+  let done = false;
+  let elsewhere = false;
+  let checked = true;
+  /** A line's entry (upgraded), or "skipped" for a line pi skips, or undefined for no entry (a header, JSON that is no object). */
+  const read = (chunk: Buffer, start: number, end: number): Json | "skipped" | undefined => {
+    const { value, blank } = parseLine(chunk.subarray(start, end));
+    if (value === undefined) return blank ? undefined : "skipped";
+    if (!value || typeof value !== "object" || Array.isArray(value) || (value as Json).type === "session") return undefined;
+    return version < 3 ? migrateEntryV2ToV3(value as Json) : (value as Json);
+  };
+  try {
+    forEachLine(source, (chunk, start, end, line) => {
+      if (done) return;
+      if (line === 1) {
+        const { value } = parseLine(chunk.subarray(start, end), true);
+        const h = value as SessionHeader | undefined;
+        if (!h || typeof h !== "object" || h.type !== "session" || typeof h.id !== "string") throw STAND_ASIDE;
+        version = typeof h.version === "number" ? h.version : 1;
+        if (version < 2) throw STAND_ASIDE;
+        header = h;
+        checked = false;
+        if (!sameCwd(h, filter.cwd)) {
+          done = true;
+          elsewhere = true;
+        }
+        return;
+      }
+      // What the file is (`fileKindOf`) takes an entry with an id: the first record after the
+      // header is one in a session; in pi's --mode json output, an event (the reference says what).
+      if (!checked) {
+        const first = read(chunk, start, end);
+        if (first === undefined && parseLine(chunk.subarray(start, end)).blank) return;
+        if (!first || first === "skipped" || typeof first.id !== "string" || typeof first.type !== "string") throw STAND_ASIDE;
+        checked = true;
+      }
+      // (the title's lines: a name, or the first user message, found by their bytes as pi writes them)
+      const named = names !== undefined && names.within(chunk, start, end);
+      const user = users !== undefined && title.title === undefined && users.within(chunk, start, end);
+      // (a line with a `\u` escape is looked at closer: it may spell a character of the needle or run so)
+      const candidate = sifter === undefined || sifter.within(chunk, start, end) || (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits));
+      if (!candidate && !named && !user) return;
+      const entry = read(chunk, start, end);
+      if (entry === "skipped") {
+        if (candidate) skipped.push(line);
+        return;
+      }
+      if (!entry) return;
+      if (named || user) title.see(entry);
+      if (!candidate) return;
+      const hit = search(entry, line, typeof entry.id === "string" ? entry.id : undefined, pattern, filter);
+      if (!hit) return;
+      hits.push(hit);
+      if (filter.max !== undefined && hits.length >= filter.max) done = true;
+    });
+  } catch (error) {
+    if (error === STAND_ASIDE) return undefined;
+    throw error;
+  }
+  if (!checked) return undefined;
+  if (elsewhere) return { header: header!, kind: "session", hits: [], skipped: [], title: undefined };
+  return { header: header!, kind: "session", hits, skipped, title: hits.length > 0 ? title.title : undefined };
+}
+
+/** Whether the session's header names `cwd` (any session, without one). */
+function sameCwd(header: SessionHeader | null, cwd: string | undefined): boolean {
+  return cwd === undefined || (typeof header?.cwd === "string" && resolve(header.cwd) === cwd);
+}
+
+const SESSION_INFO = { needle: Buffer.from('"type":"session_info"'), fold: false } as const;
+const ESCAPE_U = { needle: Buffer.from("\\u"), fold: false } as const;
+const USER_ROLE = { needle: Buffer.from('"role":"user"'), fold: false } as const;
+
+/** Whether `bytes[start..end)` holds the needle or run (outside an image's data) or an escape that may spell it. */
+function mayHold(bytes: Buffer, start: number, end: number, pattern: GrepPattern): boolean {
+  const copy = Buffer.from(bytes.subarray(start, end));
+  return sieve(pattern).within(copy, 0, copy.length) || escapesNeedle(copy, 0, copy.length, pattern.needleUnits);
+}
+
+/** Whether the pattern has what a line's raw bytes can be sifted by: a needle, or a run of a class. */
+function sifts(pattern: GrepPattern): boolean {
+  return pattern.needle !== undefined || pattern.run !== undefined;
+}
+
+/** The search for what every line that can match holds: the needle, else the run. */
+function sieve(pattern: GrepPattern): ChunkSearch {
+  return pattern.needle !== undefined ? needleSearch(pattern) : runSearch(pattern.run!);
+}
+
+/**
+ * Where a run of `run.length` members next starts (`ChunkSearch`, with the image data passed over
+ * as for a needle). The byte a run's last member would be is looked at first: if it is no member,
+ * no run holds it, and the search jumps past it; most bytes are never read.
+ */
+function runSearch(run: ClassRun): ChunkSearch {
+  const { members, length } = run;
+  const find = (chunk: Buffer, from: number, limit: number): number => {
+    let i = from;
+    while (i < limit) {
+      const last = i + length - 1;
+      if (last >= chunk.length) return -1;
+      if (!members[chunk[last]!]) {
+        i = last + 1;
+        continue;
+      }
+      let k = last - 1;
+      while (k >= i && members[chunk[k]!]) k--;
+      if (k < i) return i;
+      i = k + 1;
+    }
+    return -1;
+  };
+  return new ChunkSearch(find, () => length, imageDataEnd);
+}
+
+/** Bytes an image block's data follows, as pi writes it. */
+const IMAGE_DATA = Buffer.from('{"type":"image","data":"');
+
+/**
+ * Where a needle next lies (`ChunkSearch`): by the scanner's SIMD search where the chunk is its
+ * memory, else by `Buffer.indexOf`; a hit inside an image's base64 data is passed over (the search
+ * goes on from the data's end) without decoding the line.
+ */
+function needleSearch(pattern: { needle?: Uint8Array; fold: boolean }): ChunkSearch {
+  const needle = pattern.needle!;
+  const find = (chunk: Buffer, from: number, limit: number): number => {
+    const fast = simdFindNeedle(chunk, from, limit, needle, pattern.fold);
+    if (fast !== -2) return fast;
+    // (outside the module's memory: Buffer.indexOf, bounded)
+    const view = chunk.subarray(from, Math.min(chunk.length, limit + needle.length - 1));
+    const k = pattern.fold ? foldedIndexOf(view, needle) : view.indexOf(needle);
+    return k >= 0 && k < limit - from ? from + k : -1;
+  };
+  return new ChunkSearch(find, () => needle.length, imageDataEnd);
+}
+
+/** Where `needle` (lower-case letters match either case) first starts in `hay`, or -1. */
+function foldedIndexOf(hay: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+    for (let k = 0; k < needle.length; k++) {
+      const n = needle[k]!;
+      const h = hay[i + k]!;
+      if (h !== n && !(n >= 0x61 && n <= 0x7a && (h | 0x20) === n)) continue outer;
+    }
+    return i;
+  }
+  return -1;
+}
+
+const BASE64 = new Uint8Array(256);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") BASE64[c.charCodeAt(0)] = 1;
+
+/**
+ * When `at` lies in an image's base64 data (a run of base64 characters right after
+ * `{"type":"image","data":"`), the position after the run; else `at`.
+ */
+function imageDataEnd(chunk: Buffer, lineStart: number, at: number, end: number): number {
+  let s = at;
+  while (s > lineStart && BASE64[chunk[s - 1]!]) s--;
+  if (s - lineStart < IMAGE_DATA.length || chunk[s] === undefined) return at;
+  for (let k = 0; k < IMAGE_DATA.length; k++) if (chunk[s - IMAGE_DATA.length + k] !== IMAGE_DATA[k]) return at;
+  let e = at;
+  while (e < end && BASE64[chunk[e]!]) e++;
+  return chunk[e] === 0x22 ? e : at;
+}

@@ -1,0 +1,378 @@
+import { BlockReads } from "../read/pass-two.js";
+import type { Session } from "./session.js";
+import { messageText, type AgentMessage, type AnyEntry } from "../schema/types.js";
+import { plural } from "../common/units.js";
+
+/**
+ * What an entry says in one line (`entrySummary`), and the same read from a line's bytes without
+ * parsing the entry (`summaryFromBytes`: a line can hold megabytes of base64 image): the header
+ * fields come first in every entry pi writes, and the text worth showing is found with a native
+ * byte search, only a window of it decoded. `tree`, `path` and `show` read the lines they show in
+ * a second pass, a window of nodes at a time (`SummaryReader`); the text is made safe and cut to
+ * the terminal by the caller (`finish`).
+ */
+/** How many bytes of an entry's start hold its header fields. */
+const HEAD = 600;
+/** The fewest bytes of a string decoded for a preview. */
+const TEXT_MIN = 64;
+
+const TEXT_KEY = Buffer.from('"text":"');
+const CONTENT_KEY = Buffer.from('"content":');
+const THINKING_KEY = Buffer.from('"thinking":"');
+const CALL_KEY = Buffer.from('"type":"toolCall"');
+const COMMAND_KEY = Buffer.from('"command":"');
+const IMAGE_KEY = Buffer.from('"type":"image"');
+const TOKENS_KEY = Buffer.from('"tokensBefore":');
+const STOP_KEY = Buffer.from('"stopReason":"');
+const ERROR_KEY = Buffer.from('"errorMessage":"');
+
+/** `end`, moved back to the first byte of the UTF-8 character it falls in: a cut there decodes cleanly (no U+FFFD). */
+function charBoundary(bytes: Buffer, end: number): number {
+  if (end >= bytes.length) return bytes.length;
+  let e = end;
+  while (e > end - 3 && e > 0 && (bytes[e]! & 0xc0) === 0x80) e--;
+  return e;
+}
+
+/** A line's bytes, and the body of its long plain string if any (no key lies in it: searches skip it). */
+export interface Line {
+  bytes: Buffer;
+  skipStart: number;
+  skipEnd: number;
+}
+
+/** Where `key` first is in the line from `from` on (outside its long string), or -1. */
+function find({ bytes, skipStart, skipEnd }: Line, key: Buffer, from = 0): number {
+  if (skipStart < 0 || from >= skipEnd) return bytes.indexOf(key, from);
+  const at = bytes.subarray(0, skipStart).indexOf(key, from);
+  return at >= 0 ? at : bytes.indexOf(key, skipEnd);
+}
+
+/** The bytes from `key` on, decoded, or "" when the key is not in the line. */
+function around(line: Line, key: Buffer, size: number, from = 0): string {
+  const at = find(line, key, from);
+  return at < 0 ? "" : line.bytes.toString("utf8", at, charBoundary(line.bytes, at + key.length + size));
+}
+
+/** The JSON string that follows `key` (a key ending in `:"`, or `:` before a string) in the line, decoded (cut at the window), or undefined. */
+function stringAfter(line: Line, key: Buffer, size: number, from = 0): string | undefined {
+  const body = key[key.length - 1] === 0x22 ? key.length : key.length + 1;
+  const at = find(line, key, from);
+  if (at < 0) return undefined;
+  // Most strings hold no escape in the window: their bytes are the string. One look at each byte
+  // of the window finds the closing quote or the first escape (native searches cost a call each,
+  // and the escape search ran to the line's end).
+  const { bytes } = line;
+  const start = at + body;
+  if (bytes[start - 1] === 0x22) {
+    const limit = Math.min(bytes.length, at + key.length + size + 1);
+    let i = start;
+    let shown = 0;
+    for (; i < limit; i++) {
+      const b = bytes[i]!;
+      if (b === 0x22 || b === 0x5c) break;
+      if (b > 0x20 && b < 0x7f) shown++;
+      else if (b >= 0xc3 && b !== 0xe1 && b !== 0xe2 && b !== 0xef && !(b === 0xe3 && bytes[i + 1] === 0x80)) shown++;
+    }
+    if (i < limit && bytes[i] === 0x22) return bytes.toString("utf8", start, i);
+    // The window holds no quote and no escape, and enough to show, as the loop below asks: counted
+    // are characters that cannot be whitespace (a lead byte that may start one, as U+00A0,
+    // U+2000-U+205F, U+3000 and U+FEFF do, is not counted: at worst the loop below decides).
+    if (i === limit && limit < bytes.length && shown * 4 > size) return bytes.toString("utf8", start, charBoundary(bytes, limit));
+  }
+  for (let window = size; ; window *= 4) {
+    const text = around(line, key, window + 1, at);
+    const { value, closed } = stringBody(text, body);
+    // A window of escaped whitespace (`\t\t\n…`) flattens to little: widen it until the string
+    // shows more characters than the preview (a quarter of the window: then the preview knows it
+    // was cut, and ends in an ellipsis), or ends, as `preview` does.
+    if (closed || value.replace(/\s+/g, " ").trim().length * 4 > size || window >= line.bytes.length) return value;
+  }
+}
+
+/**
+ * How many bytes of a string a summary of `max` characters decodes: enough for `max` characters
+ * of any script (UTF-8 takes up to 4 bytes a character).
+ */
+export const summaryWindow = (max: number) => Math.max(TEXT_MIN, 4 * max);
+
+/** `entrySummary` of the entry a line holds, read from the line's bytes (a window of each string: see `partialEntry`). */
+export function summaryFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, skipStart = -1, skipEnd = -1): string {
+  return entrySummary(partialEntry({ bytes, skipStart, skipEnd }, type, role, window));
+}
+
+/** A node's summary read from the file (pass two), for the few nodes a command shows. */
+export function nodeSummary(session: Session, node: number, window: number): string {
+  const { type, role } = session.nodeKind(node);
+  return summaryFromBytes(session.previewBytes(node), type, role, window);
+}
+
+/** How many nodes a window of summaries holds, and the most bytes it reads at once. */
+export const SUMMARY_WINDOW = 4096;
+const BLOCK = 4 * 1024 * 1024;
+/** No summary looks past this much of a line. */
+const LINE_CAP = 1024 * 1024;
+
+/**
+ * Summaries of a tree's or a branch's nodes, a window at a time: a million entries are read with
+ * one more pass over their lines and the memory of one window. A window's lines are read in file
+ * order (nodes are numbered so), in large reads that take in the lines between unless they lie
+ * far apart (`BlockReads`). Each summary is handed to `finish` (which makes it the text shown:
+ * flattened, safe, cut to `max` columns) as it is read.
+ */
+export class SummaryReader {
+  private order = new Int32Array(0);
+  private readonly window: number;
+
+  constructor(
+    private readonly session: Session,
+    max: number,
+    private readonly finish: (summary: string) => string,
+  ) {
+    this.window = summaryWindow(max);
+  }
+
+  /** The finished summaries of `nodes[0..count)` into `out[0..count)`, in the order given (-1: no node, ""). */
+  read(nodes: Int32Array, count: number, out: string[]): void {
+    const s = this.session;
+    // Most windows come in file order (a branch, a linear run): no sort then.
+    let ascending = true;
+    for (let k = 1; k < count && ascending; k++) ascending = nodes[k]! >= nodes[k - 1]!;
+    let order: Int32Array | undefined;
+    if (!ascending) {
+      if (this.order.length < count) this.order = new Int32Array(Math.max(count, SUMMARY_WINDOW));
+      order = this.order.subarray(0, count);
+      for (let k = 0; k < count; k++) order[k] = k;
+      order.sort((a, b) => nodes[a]! - nodes[b]!);
+    }
+    const at = order ? (j: number) => order![j]! : (j: number) => j;
+    const nodeAt = (j: number) => nodes[at(j)]!;
+    // a line with a long string (an image) is read in two pieces of its own (`previewBytes`)
+    const blocks = new BlockReads(s.source, { count, offset: (j) => (nodeAt(j) < 0 ? 0 : s.nodeOffset(nodeAt(j))), length: (j) => (nodeAt(j) < 0 ? 0 : Math.min(s.nodeLength(nodeAt(j)), LINE_CAP)), omitted: (j) => nodeAt(j) < 0 || s.nodeHasLong(nodeAt(j)) }, BLOCK);
+    for (let j = 0; j < count; j++) {
+      const k = at(j);
+      const node = nodes[k]!;
+      if (node < 0) out[k] = "";
+      else if (j > 0 && node === nodeAt(j - 1)) out[k] = out[at(j - 1)]!;
+      else {
+        const type = s.nodeType(node);
+        const role = type === "message" ? s.nodeRole(node) : undefined;
+        out[k] = this.finish(summaryFromBytes(s.nodeHasLong(node) ? s.previewBytes(node) : blocks.line(j), type, role, this.window));
+      }
+    }
+  }
+}
+
+/**
+ * `items` with each one's node summarised (through `reader`), in the order given, a window at a
+ * time (see `SummaryReader`).
+ */
+export function* withSummaries<T>(reader: SummaryReader, items: Iterable<T>, nodeOf: (item: T) => number | undefined): Generator<[item: T, summary: string]> {
+  const window: T[] = [];
+  const nodes = new Int32Array(SUMMARY_WINDOW);
+  const summaries: string[] = [];
+  const flush = function* (): Generator<[T, string]> {
+    reader.read(nodes, window.length, summaries);
+    for (let k = 0; k < window.length; k++) yield [window[k]!, summaries[k]!];
+    window.length = 0;
+  };
+  for (const item of items) {
+    nodes[window.length] = nodeOf(item) ?? -1;
+    window.push(item);
+    if (window.length === SUMMARY_WINDOW) yield* flush();
+  }
+  yield* flush();
+}
+
+/**
+ * The string value of the first `"key":"…"` in `text` (cut at the window's end), or undefined.
+ * With `bodyAt`, the string body starts there and `key` is not searched.
+ */
+function str(text: string, key: string, from = 0, bodyAt = -1): string | undefined {
+  let start = bodyAt;
+  if (start < 0) {
+    const marker = `"${key}":"`;
+    const at = text.indexOf(marker, from);
+    if (at < 0) return undefined;
+    start = at + marker.length;
+  }
+  return stringBody(text, start).value;
+}
+
+/** The JSON string whose body starts at `start`, decoded, and whether its closing quote is in `text`. */
+function stringBody(text: string, start: number): { value: string; closed: boolean } {
+  // The closing quote: the first one not escaped (preceded by an even run of backslashes).
+  let i = start;
+  let closed = false;
+  for (;;) {
+    const q = text.indexOf('"', i);
+    if (q < 0) {
+      i = text.length;
+      break;
+    }
+    let k = q - 1;
+    while (k >= start && text.charCodeAt(k) === 0x5c) k--;
+    if ((q - 1 - k) % 2 === 0) {
+      i = q;
+      closed = true;
+      break;
+    }
+    i = q + 1;
+  }
+  let body = text.slice(start, i);
+  if (body.indexOf("\\") < 0) return { value: body, closed }; // nothing to decode
+  if (!closed) body = withoutCutEscape(body);
+  try {
+    return { value: JSON.parse(`"${body}"`) as string, closed };
+  } catch {
+    return { value: body, closed };
+  }
+}
+
+/**
+ * A string body cut by a window, without the escape the cut fell in (a backslash, or `\u` and
+ * fewer than four digits), so that it decodes; an escaped backslash at the end is whole, and stays.
+ */
+function withoutCutEscape(body: string): string {
+  const m = /\\(?:u[0-9a-fA-F]{0,3})?$/.exec(body);
+  if (!m) return body;
+  let k = m.index - 1;
+  while (k >= 0 && body.charCodeAt(k) === 0x5c) k--;
+  // (an odd run of backslashes before it: the match's backslash is the second half of `\\`)
+  return (m.index - 1 - k) % 2 === 0 ? body.slice(0, m.index) : body;
+}
+
+function num(text: string, key: string): number | undefined {
+  const m = new RegExp(`"${key}":(-?\\d+(?:\\.\\d+)?)`).exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The string fields entrySummary shows, by entry type. */
+const FIELDS: Record<string, string[]> = {
+  model_change: ["provider", "modelId"],
+  thinking_level_change: ["thinkingLevel"],
+  compaction: ["summary"],
+  branch_summary: ["summary"],
+  custom: ["customType"],
+  label: ["label", "targetId"],
+  session_info: ["name"],
+  context_edit: ["targetId"],
+  usage: ["kind", "provider", "model"],
+};
+
+/**
+ * Just enough of an entry, read from its line's bytes, for `entrySummary` (which says how an entry
+ * reads in one line: this only finds what it looks at). A message's strings are found by a byte
+ * search and only a window of each is decoded, in the order entrySummary looks: the command, the
+ * text (string content, else the first text block), a tool call, the thinking, an image, the error.
+ * Other entries keep their fields near the start of the line.
+ */
+export function partialEntry(line: Line, type: string | undefined, role: string | undefined, window: number): AnyEntry {
+  // (object literals, not spreads: this runs for every line a tree draws)
+  if (type === "message") {
+    const content: Array<Record<string, unknown>> = [];
+    const message: Record<string, unknown> = { role: role ?? "?", content };
+    const entry = { type, id: "", parentId: null, timestamp: "", message } as AnyEntry;
+    if (role === "bashExecution") {
+      message.command = stringAfter(line, COMMAND_KEY, window);
+      return entry;
+    }
+    const at = find(line, CONTENT_KEY);
+    const plain = at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? stringAfter(line, CONTENT_KEY, window, at) : undefined;
+    const text = plain ?? stringAfter(line, TEXT_KEY, window, Math.max(0, at));
+    if (text !== undefined) {
+      content.push({ type: "text", text });
+      return entry;
+    }
+    // every tool call's name (the summary lists them all), as far as a preview could show them
+    for (let at = find(line, CALL_KEY), n = 0; at >= 0 && n < window / 4; at = find(line, CALL_KEY, at + CALL_KEY.length), n++) {
+      content.push({ type: "toolCall", name: str(around(line, CALL_KEY, 200, at), "name") ?? "?" });
+    }
+    if (content.length === 0) {
+      const thinking = stringAfter(line, THINKING_KEY, window);
+      if (thinking !== undefined) content.push({ type: "thinking", thinking });
+      else if (find(line, IMAGE_KEY) >= 0) content.push({ type: "image" });
+      else if (role === "assistant") {
+        message.stopReason = stringAfter(line, STOP_KEY, 64);
+        message.errorMessage = stringAfter(line, ERROR_KEY, window);
+      }
+    }
+    return entry;
+  }
+  const { bytes } = line;
+  const text = bytes.toString("utf8", 0, charBoundary(bytes, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
+  const fields: Record<string, unknown> = { type: type ?? "(no type)", id: "", parentId: null, timestamp: "" };
+  for (const key of FIELDS[type ?? ""] ?? []) {
+    const v = str(text, key);
+    if (v !== undefined) fields[key] = v;
+  }
+  if (type === "compaction") {
+    // (after the summary in pi's key order: searched in the whole line)
+    const tokens = num(around(line, TOKENS_KEY, 24), "tokensBefore");
+    if (tokens !== undefined) fields.tokensBefore = tokens;
+  }
+  if (type === "custom_message") fields.content = str(text, "content") ?? [{ type: "text", text: str(text, "text") ?? "" }];
+  if (type === "context_edit") fields.replacement = /"replacement":null/.test(text) ? null : {};
+  if (type === "active_tools_change") {
+    const m = /"activeToolNames":\[([^\]]*)\]/.exec(text);
+    try {
+      fields.activeToolNames = m ? (JSON.parse(`[${m[1]}]`) as string[]) : [];
+    } catch {
+      fields.activeToolNames = [];
+    }
+  }
+  return fields as AnyEntry;
+}
+
+/** The text that best says what an entry holds, in one line once flattened (unsafe to print as it is: callers make it safe). */
+export function entrySummary(entry: AnyEntry): string {
+  switch (entry.type) {
+    case "message": {
+      const m = entry.message as AgentMessage | undefined;
+      if (!m || typeof m !== "object") return "";
+      if (m.role === "bashExecution") return `$ ${String(m.command ?? "")}`;
+      const text = messageText(m);
+      if (text) return text;
+      if (Array.isArray(m.content)) {
+        const calls = m.content.filter((b) => b?.type === "toolCall").map((b) => `${String((b as { name?: unknown }).name)}(…)`);
+        if (calls.length > 0) return `→ ${calls.join(", ")}`;
+        const thinking = m.content.find((b) => b?.type === "thinking") as { thinking?: unknown } | undefined;
+        if (thinking) return `(thinking) ${typeof thinking.thinking === "string" ? thinking.thinking : ""}`.trimEnd();
+        if (m.content.some((b) => b?.type === "image")) return "(image)";
+      }
+      if (m.role === "assistant" && m.stopReason === "error") return `(error: ${String(m.errorMessage ?? "")})`;
+      return "";
+    }
+    case "model_change":
+      return `${String(entry.provider)}/${String(entry.modelId)}`;
+    case "thinking_level_change":
+      return String(entry.thinkingLevel);
+    case "compaction":
+      return `${typeof entry.tokensBefore === "number" ? `${plural(entry.tokensBefore, "token")} → ` : ""}${String(entry.summary ?? "")}`;
+    case "branch_summary":
+      return String(entry.summary ?? "");
+    case "custom_message":
+      return typeof entry.content === "string" ? entry.content : messageText({ role: "custom", content: entry.content as AgentMessage["content"] });
+    case "custom":
+      return String(entry.customType ?? "");
+    case "label":
+      return entry.label ? `${String(entry.label)} → ${String(entry.targetId)}` : `(cleared) → ${String(entry.targetId)}`;
+    case "session_info":
+      return String(entry.name ?? "");
+    case "context_edit":
+      return entry.replacement === null ? `drop ${String(entry.targetId)}` : `edit ${String(entry.targetId)}`;
+    case "usage":
+      return `${String(entry.kind)} ${String(entry.provider)}/${String(entry.model)}`;
+    case "active_tools_change":
+      return Array.isArray(entry.activeToolNames) ? entry.activeToolNames.join(", ") : "";
+    default:
+      return "";
+  }
+}
+
+/** `message/user`, `compaction`, … of a node, from the line table alone. */
+export function kindName(session: Session, node: number): string {
+  const type = session.nodeType(node);
+  if (type === "message") return `message/${session.nodeRole(node) ?? "?"}`;
+  return type ?? "(no type)";
+}

@@ -1,0 +1,296 @@
+import type { NodeTable } from "../read/line-table.js";
+import { hexString } from "../read/scanner.js";
+
+/**
+ * The entry tree, from the node table's parents, without recursion (a 100k-entry linear session
+ * is a 100k-deep tree) and in typed arrays. Parent links resolve the way pi resolves them: an id
+ * names the last entry that holds it. What pi would choke on is found and made safe:
+ *
+ * - an entry without a parent id, with a parent that does not exist, or that is its own parent,
+ *   is a root (as in pi's `getTree`);
+ * - a parent cycle (pi loops forever on it) is broken at the cycle's first entry in file order,
+ *   which becomes a root.
+ *
+ * Children lists, child counts and depths are made when a command first asks for them: `path`
+ * needs none of them, `path --leaves` the counts, `tree` all three.
+ */
+
+export type ParentProblem = "missing" | "self" | "forward" | "cycle";
+
+export interface TreeProblem {
+  node: number;
+  problem: ParentProblem;
+}
+
+export class TreeIndex {
+  /** Resolved parent node, or -1 for a root. */
+  readonly parent: Int32Array;
+  /** Roots in file order (pi does not sort roots). */
+  readonly roots: number[] = [];
+  readonly problems: TreeProblem[] = [];
+  /** The parent id of each node whose parent does not exist (for its finding). */
+  readonly missingParents = new Map<number, string>();
+  readonly size: number;
+  private readonly timeOf: (node: number) => number;
+  /** Children of node n: childList[childStart[n] .. childStart[n + 1]), by time then file order. */
+  private childStart: Int32Array | undefined;
+  private childList: Int32Array | undefined;
+  /** Child counts, saturating at 255 (enough to tell leaves and branch points). */
+  private counts: Uint8Array | undefined;
+  private depthCache: Int32Array | undefined;
+  /** Each node's place in pre-order, and the size of its subtree (see `isAncestor`). */
+  private preorderAt: Int32Array | undefined;
+  private subtreeSize: Int32Array | undefined;
+
+  /** Settles the table's parents (`NodeTable.unresolved…`, duplicated ids, cycles). */
+  constructor(nodes: NodeTable) {
+    const n = (this.size = nodes.count);
+    const parent = (this.parent = nodes.parent.subarray(0, n));
+    this.timeOf = (node) => nodes.timeOf(node);
+    const ids = nodes.ids;
+    ids.seal();
+    for (const node of nodes.selfParents) this.problems.push({ node, problem: "self" });
+    // A duplicated id names its last holder, which may come after a child that found an earlier one.
+    if (ids.duplicates.size > 0) {
+      const last = new Int32Array(n).fill(-1);
+      for (const holders of ids.duplicates.values()) for (const h of holders) last[h] = holders[holders.length - 1]!;
+      for (let i = 0; i < n; i++) {
+        const p = parent[i]!;
+        if (p >= 0 && last[p]! >= 0) parent[i] = last[p]!;
+      }
+    }
+    // Parents that were not the entry before: found all at once, in order of their ids.
+    const { count, node: unresolvedNode, number: unresolvedHex } = nodes.unresolved;
+    const found = ids.findAll(unresolvedHex.subarray(0, count));
+    for (let k = 0; k < count; k++) {
+      const node = unresolvedNode[k]!;
+      const other = nodes.unresolvedOther.get(node);
+      const p = other !== undefined ? ids.find(-1, other) : found[k]!;
+      if (p < 0) {
+        this.problems.push({ node, problem: "missing" });
+        this.missingParents.set(node, other ?? hexString(unresolvedHex[k]!));
+        continue;
+      }
+      parent[node] = p;
+    }
+    for (let i = 0; i < n; i++) if (parent[i]! > i) this.problems.push({ node: i, problem: "forward" });
+    this.breakCycles();
+    for (let i = 0; i < n; i++) if (parent[i] === -1) this.roots.push(i);
+  }
+
+  /** Children of `node`, by timestamp then file order. */
+  children(node: number): Int32Array {
+    if (!this.childList) this.buildChildren();
+    return this.childList!.subarray(this.childStart![node]!, this.childStart![node + 1]!);
+  }
+
+  /** How many children `node` has (saturating at 255: enough to tell a leaf or a branch point). */
+  childCount(node: number): number {
+    if (this.childStart) return this.childStart[node + 1]! - this.childStart[node]!;
+    if (!this.counts) {
+      const counts = new Uint8Array(this.size);
+      for (let i = 0; i < this.size; i++) {
+        const p = this.parent[i]!;
+        if (p >= 0 && counts[p]! < 255) counts[p]!++;
+      }
+      this.counts = counts;
+    }
+    return this.counts[node]!;
+  }
+
+  /** Compressed children lists: count, prefix-sum, fill (file order), then sort each by time. */
+  private buildChildren(): void {
+    const n = this.size;
+    const start = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) {
+      const p = this.parent[i]!;
+      if (p !== -1) start[p + 1]!++;
+    }
+    for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+    const fill = start.slice(0, n);
+    const list = new Int32Array(Math.max(0, n - this.roots.length));
+    for (let i = 0; i < n; i++) {
+      const p = this.parent[i]!;
+      if (p !== -1) list[fill[p]!++] = i;
+    }
+    const time = this.timeOf;
+    for (let p = 0; p < n; p++) {
+      const a = start[p]!;
+      const b = start[p + 1]!;
+      if (b - a > 1) {
+        const sorted = Array.from(list.subarray(a, b)).sort((x, y) => compareTime(time(x), time(y)) || x - y);
+        list.set(sorted, a);
+      }
+    }
+    this.childStart = start;
+    this.childList = list;
+    this.counts = undefined;
+  }
+
+  private breakCycles(): void {
+    const n = this.size;
+    const parent = this.parent;
+    // 0 = unseen, 1 = on the current walk, 2 = known to reach a root
+    const state = new Uint8Array(n);
+    const walk: number[] = [];
+    for (let start = 0; start < n; start++) {
+      if (state[start] !== 0) continue;
+      let cur = start;
+      while (cur !== -1 && state[cur] === 0) {
+        state[cur] = 1;
+        walk.push(cur);
+        cur = parent[cur]!;
+      }
+      if (cur !== -1 && state[cur] === 1) {
+        // `cur` is on this walk: the walk from `cur` on is a cycle.
+        const cycle = walk.slice(walk.indexOf(cur));
+        let first = cycle[0]!;
+        for (const c of cycle) if (c < first) first = c;
+        parent[first] = -1;
+        this.problems.push({ node: first, problem: "cycle" });
+      }
+      for (const w of walk) state[w] = 2;
+      walk.length = 0;
+    }
+  }
+
+  /** Node indices from the root to `node` (4 bytes a step: a branch can be a million entries long). */
+  pathTo(node: number): Int32Array {
+    let length = 0;
+    for (let cur = node; cur !== -1; cur = this.parent[cur]!) length++;
+    const path = new Int32Array(length);
+    for (let cur = node, k = length - 1; cur !== -1; cur = this.parent[cur]!) path[k--] = cur;
+    return path;
+  }
+
+  /**
+   * Whether `ancestor` is on the path from the root to `node` (itself included), in constant time:
+   * a node's descendants are the nodes numbered after it in pre-order, as many as its subtree holds.
+   */
+  isAncestor(ancestor: number, node: number): boolean {
+    this.numberPreorder();
+    const a = this.preorderAt![ancestor]!;
+    const n = this.preorderAt![node]!;
+    return a <= n && n < a + this.subtreeSize![ancestor]!;
+  }
+
+  /** The nodes in pre-order (children in file order): each node before its descendants, a subtree a run. */
+  preorder(): Int32Array {
+    this.numberPreorder();
+    const order = new Int32Array(this.size);
+    for (let i = 0; i < this.size; i++) order[this.preorderAt![i]!] = i;
+    return order;
+  }
+
+  /** The number of nodes in the subtree under `node` (itself included). */
+  subtreeSizeOf(node: number): number {
+    this.numberPreorder();
+    return this.subtreeSize![node]!;
+  }
+
+  /** `node`'s place in pre-order (see `preorder`). */
+  preorderIndex(node: number): number {
+    this.numberPreorder();
+    return this.preorderAt![node]!;
+  }
+
+  /**
+   * Numbers the nodes in pre-order once, without children lists or recursion: nodes taken parents
+   * first (by depth, file order within a depth), subtree sizes summed children first, then each
+   * child placed after its parent and its earlier siblings' subtrees.
+   */
+  private numberPreorder(): void {
+    if (this.preorderAt) return;
+    const n = this.size;
+    const parent = this.parent;
+    // parents first: a counting sort by depth (file order is that already unless a parent comes later)
+    let maxDepth = 0;
+    for (let i = 0; i < n; i++) maxDepth = Math.max(maxDepth, this.depth(i));
+    const byDepth = new Int32Array(maxDepth + 2);
+    for (let i = 0; i < n; i++) byDepth[this.depth(i) + 1]!++;
+    for (let d = 0; d <= maxDepth; d++) byDepth[d + 1]! += byDepth[d]!;
+    const topo = new Int32Array(n);
+    for (let i = 0; i < n; i++) topo[byDepth[this.depth(i)]!++] = i;
+    const size = new Int32Array(n).fill(1);
+    for (let k = n - 1; k >= 0; k--) {
+      const p = parent[topo[k]!]!;
+      if (p >= 0) size[p]! += size[topo[k]!]!;
+    }
+    const at = new Int32Array(n);
+    // `next[p]`: where p's next child goes (its number + 1, then past each child's subtree)
+    const next = new Int32Array(n);
+    let rootAt = 0;
+    for (let k = 0; k < n; k++) {
+      const node = topo[k]!;
+      const p = parent[node]!;
+      if (p < 0) {
+        at[node] = rootAt;
+        rootAt += size[node]!;
+      } else {
+        at[node] = next[p]!;
+        next[p]! += size[node]!;
+      }
+      next[node] = at[node]! + 1;
+    }
+    this.preorderAt = at;
+    this.subtreeSize = size;
+  }
+
+  depth(node: number): number {
+    if (!this.depthCache) {
+      const n = this.size;
+      const depth = new Int32Array(n).fill(-1);
+      // Parents come before children in an append-only file: one pass in file order; the few
+      // that do not (a forward parent) are settled by walking up.
+      for (let i = 0; i < n; i++) {
+        const p = this.parent[i]!;
+        if (p === -1) depth[i] = 0;
+        else if (p < i && depth[p]! >= 0) depth[i] = depth[p]! + 1;
+      }
+      for (let i = 0; i < n; i++) {
+        if (depth[i]! >= 0) continue;
+        const up: number[] = [];
+        let cur = i;
+        while (cur !== -1 && depth[cur]! < 0) {
+          up.push(cur);
+          cur = this.parent[cur]!;
+        }
+        let d = cur === -1 ? -1 : depth[cur]!;
+        for (let k = up.length - 1; k >= 0; k--) depth[up[k]!] = ++d;
+      }
+      this.depthCache = depth;
+    }
+    return this.depthCache[node]!;
+  }
+
+  leaves(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.size; i++) if (this.childCount(i) === 0) out.push(i);
+    return out;
+  }
+
+  branchPoints(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.size; i++) if (this.childCount(i) > 1) out.push(i);
+    return out;
+  }
+
+  /** Pre-order walk (children in order) without recursion. */
+  *walk(from: readonly number[] = this.roots): Generator<{ node: number; depth: number }> {
+    const stack: Array<{ node: number; depth: number }> = [];
+    for (let i = from.length - 1; i >= 0; i--) stack.push({ node: from[i]!, depth: 0 });
+    while (stack.length > 0) {
+      const top = stack.pop()!;
+      yield top;
+      const kids = this.children(top.node);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i]!, depth: top.depth + 1 });
+    }
+  }
+}
+
+
+function compareTime(a: number, b: number): number {
+  // pi sorts with `a - b`, which is NaN (treated as "equal") when a timestamp does not parse.
+  const d = a - b;
+  return Number.isNaN(d) ? 0 : d;
+}

@@ -1,0 +1,463 @@
+import { idHash } from "../common/hash.js";
+import type { AnyEntry } from "../schema/types.js";
+
+/**
+ * What a session cost, as pi counts it (pi 1.6's `/session`, `AgentSession.getSessionStats`, and
+ * its cost breakdown, `getUsageCostBreakdown`): over every entry of the file, on every branch
+ * (each request was paid for, whichever branch it is on), the usage of assistant messages, of
+ * `usage` entries, of tool results that carry one (tools that call a model) and of compactions
+ * and branch summaries that carry one (the summariser's own calls). Total tokens are input +
+ * output + cache read + cache write (not `totalTokens`); cost is `usage.cost.total` as recorded.
+ */
+
+/** The key pi's breakdown gives whatever is no model's own request: tool results and summaries. */
+export const TOOLS_AND_SUMMARIES = "Tools/summaries";
+
+export interface UsageAmounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+/** A usage-bearing entry's usage and whose it is: `provider/model` of the request, or `TOOLS_AND_SUMMARIES`. */
+export interface EntryUsage {
+  key: string;
+  amounts: UsageAmounts;
+}
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** A recorded usage object's amounts (a field that is not a number counts as none). */
+export function usageAmounts(usage: unknown): UsageAmounts {
+  const u = (usage ?? {}) as { input?: unknown; output?: unknown; cacheRead?: unknown; cacheWrite?: unknown; cost?: { total?: unknown } | null };
+  return { input: num(u.input), output: num(u.output), cacheRead: num(u.cacheRead), cacheWrite: num(u.cacheWrite), cost: num(u.cost?.total) };
+}
+
+/** input + output + cache read + cache write, as pi totals tokens. */
+export function totalTokens(a: UsageAmounts): number {
+  return a.input + a.output + a.cacheRead + a.cacheWrite;
+}
+
+/**
+ * The usage an entry carries and whose it is, by pi's rule; undefined for an entry that carries
+ * none. An assistant message's request is keyed by the model that answered
+ * (`provider/responseModel`), else the one asked (`provider/model`).
+ */
+export function entryUsage(entry: AnyEntry): EntryUsage | undefined {
+  switch (entry.type) {
+    case "message": {
+      const m = entry.message as { role?: unknown; provider?: unknown; model?: unknown; responseModel?: unknown; usage?: unknown } | null | undefined;
+      if (!m || typeof m !== "object" || !isUsage(m.usage)) return undefined;
+      const key = messageUsageKey(m.role, m.provider, m.model, m.responseModel);
+      return key === undefined ? undefined : { key, amounts: usageAmounts(m.usage) };
+    }
+    case "usage":
+      return isUsage(entry.usage) ? { key: modelKey(entry.provider, entry.model), amounts: usageAmounts(entry.usage) } : undefined;
+    case "compaction":
+    case "branch_summary":
+      return isUsage(entry.usage) ? { key: TOOLS_AND_SUMMARIES, amounts: usageAmounts(entry.usage) } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whose a message's usage is: an assistant's, the model that answered (`provider/responseModel`,
+ * else the one asked); a tool result's, `TOOLS_AND_SUMMARIES`; another role's, no one's.
+ */
+export function messageUsageKey(role: unknown, provider: unknown, model: unknown, responseModel: unknown): string | undefined {
+  if (role === "assistant") return modelKey(provider, responseModel ?? model);
+  return role === "toolResult" ? TOOLS_AND_SUMMARIES : undefined;
+}
+
+let lastProvider: unknown;
+let lastModel: unknown;
+let lastKey = "";
+
+/** `provider/model`, as pi writes it into a template string (the last pair's kept: a session's requests mostly go to one model). */
+function modelKey(provider: unknown, model: unknown): string {
+  if (provider !== lastProvider || model !== lastModel || lastKey === "") {
+    lastProvider = provider;
+    lastModel = model;
+    lastKey = `${String(provider)}/${String(model)}`;
+  }
+  return lastKey;
+}
+
+function isUsage(v: unknown): boolean {
+  return !!v && typeof v === "object";
+}
+
+/** Amounts summed. */
+export class UsageTotals implements UsageAmounts {
+  input = 0;
+  output = 0;
+  cacheRead = 0;
+  cacheWrite = 0;
+  cost = 0;
+
+  add(a: UsageAmounts): void {
+    this.input += a.input;
+    this.output += a.output;
+    this.cacheRead += a.cacheRead;
+    this.cacheWrite += a.cacheWrite;
+    this.cost += a.cost;
+  }
+
+  get total(): number {
+    return totalTokens(this);
+  }
+}
+
+/**
+ * A file's records (a record a request) are kept in two arrays of numbers: `entries`, what says
+ * which entry a record is (all a report reads to count each entry once), `ENTRY_STRIDE` a record:
+ * its time (ms; NaN when the entry has none) and its entry's key (`idHash` of its id; -1 for an
+ * entry without one, never shared); and `amounts`, `AMOUNT_STRIDE` a record: its model (an index
+ * into `FileUsage.models`), then input, output, cache read, cache write and cost.
+ */
+export const ENTRY_STRIDE = 2;
+export const AMOUNT_STRIDE = 6;
+
+/** Records summed by quarter hour of UTC: every zone's offset since 1980 is a whole number of them (a report buckets records one by one where it is not). */
+export const BLOCK_MS = 15 * 60_000;
+
+/**
+ * Numbers a block keeps, in order: the quarter hour (`floor(time / BLOCK_MS)`; NaN for the records
+ * without a time), the model (an index into `FileUsage.models`), the requests, then input,
+ * output, cache read, cache write and cost summed.
+ */
+export const BLOCK_STRIDE = 8;
+
+/**
+ * What one file's entries cost, a record a usage-bearing entry, and what pi cannot read of it.
+ * `blocks` holds the same sums by quarter hour and model: what a report reads of a session that
+ * shares no entry with another (most), a few dozen numbers where its records are thousands.
+ */
+export interface FileUsage {
+  /** `ENTRY_STRIDE` numbers a record. */
+  entries: Float64Array;
+  /** `AMOUNT_STRIDE` numbers a record. */
+  amounts: Float64Array;
+  /** `BLOCK_STRIDE` numbers a block, in order of quarter hour. */
+  blocks: Float64Array;
+  /** Model keys (`provider/model`, or `TOOLS_AND_SUMMARIES`) the records point into. */
+  models: string[];
+  /** Usage on lines pi skips (fused or torn records): not counted, reported. */
+  skipped: SkippedUsage;
+}
+
+export interface SkippedUsage {
+  requests: number;
+  cost: number;
+  /** The 1-based lines, the first few (`SKIPPED_LINES_KEPT`). */
+  lines: number[];
+  /** pi reads nothing of the file: its first record is not a session header. */
+  wholeFile?: boolean;
+}
+
+const SKIPPED_LINES_KEPT = 10;
+
+/**
+ * Gathers a file's usage records in pass one: give `onRecord` every entry read (as
+ * `OpenOptions.onRecord`, skimmed is enough) and `onSkipped` the records on lines pi skips.
+ */
+export class UsageCollector {
+  private entries: Float64Array;
+  private amounts: Float64Array;
+  private count = 0;
+  private readonly models: string[] = [];
+  private readonly modelIndex = new Map<string, number>();
+  private readonly skipped: SkippedUsage = { requests: 0, cost: 0, lines: [] };
+  /** Whether a record's entry had an id. */
+  anyId = false;
+
+  /** `expected`: records to make room for at once (the tables grow past it). */
+  constructor(expected = 64) {
+    const n = Math.max(16, Math.ceil(expected));
+    this.entries = new Float64Array(n * ENTRY_STRIDE);
+    this.amounts = new Float64Array(n * AMOUNT_STRIDE);
+  }
+
+  onRecord(value: AnyEntry | { type: "session" }, record: { id?: string; time: number }): void {
+    const used = entryUsage(value as AnyEntry);
+    if (used) this.add(used.key, used.amounts, record.id === undefined ? -1 : idHash(record.id), record.time);
+  }
+
+  /** A request: whose (`EntryUsage.key`), what it used, and its entry's key (`idHash` of its id, -1 for none) and time. */
+  add(key: string, a: UsageAmounts, entryKey: number, time: number): void {
+    if ((this.count + 1) * ENTRY_STRIDE > this.entries.length) {
+      this.entries = grown(this.entries);
+      this.amounts = grown(this.amounts);
+    }
+    let model = this.modelIndex.get(key);
+    if (model === undefined) {
+      model = this.models.push(key) - 1;
+      this.modelIndex.set(key, model);
+    }
+    const e = this.entries;
+    const at = this.count * ENTRY_STRIDE;
+    e[at] = time;
+    e[at + 1] = entryKey;
+    if (entryKey >= 0) this.anyId = true;
+    const d = this.amounts;
+    const m = this.count++ * AMOUNT_STRIDE;
+    d[m] = model;
+    d[m + 1] = a.input;
+    d[m + 2] = a.output;
+    d[m + 3] = a.cacheRead;
+    d[m + 4] = a.cacheWrite;
+    d[m + 5] = a.cost;
+  }
+
+  onSkipped(value: Record<string, unknown>, line: number): void {
+    const used = entryUsage(value as AnyEntry);
+    if (!used) return;
+    this.skipped.requests++;
+    this.skipped.cost += used.amounts.cost;
+    if (this.skipped.lines.length < SKIPPED_LINES_KEPT && !this.skipped.lines.includes(line)) this.skipped.lines.push(line);
+  }
+
+  /** The records; `readable` false: pi reads nothing of the file, so every record is skipped. */
+  result(readable = true): FileUsage {
+    if (!readable && this.count > 0) {
+      const s = this.skipped;
+      s.wholeFile = true;
+      for (let k = 0; k < this.count; k++) {
+        s.requests++;
+        s.cost += this.amounts[k * AMOUNT_STRIDE + 5]!;
+      }
+      this.count = 0;
+    }
+    // (views, not copies: the tables were made about the size the file needed)
+    const entries = this.entries.subarray(0, this.count * ENTRY_STRIDE);
+    const amounts = this.amounts.subarray(0, this.count * AMOUNT_STRIDE);
+    return { entries, amounts, blocks: blocksOf(entries, amounts), models: this.count > 0 ? this.models : [], skipped: this.skipped };
+  }
+}
+
+function grown(a: Float64Array): Float64Array {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** The records summed by quarter hour and model (`FileUsage.blocks`). */
+export function blocksOf(entries: Float64Array, amounts: Float64Array): Float64Array {
+  // (block, model) -> its row; records come in runs of one quarter hour and model
+  const sums = new Map<number | string, number[]>();
+  let lastId: number | string = NaN;
+  let row: number[] = [];
+  for (let k = 0; k * ENTRY_STRIDE < entries.length; k++) {
+    const block = Math.floor(entries[k * ENTRY_STRIDE]! / BLOCK_MS);
+    const m = k * AMOUNT_STRIDE;
+    // (a time without a block, NaN, is one of its own; past 4,096 models a file, by text)
+    const model = amounts[m]!;
+    const id: number | string = model < 4096 ? (Number.isNaN(block) ? -1 : block) * 4096 + model : `${block}:${model}`;
+    if (id !== lastId) {
+      lastId = id;
+      let found = sums.get(id);
+      if (!found) sums.set(id, (found = [block, amounts[m]!, 0, 0, 0, 0, 0, 0]));
+      row = found;
+    }
+    row[2]!++;
+    for (let j = 1; j < AMOUNT_STRIDE; j++) row[2 + j]! += amounts[m + j]!;
+  }
+  const rows = [...sums.values()].sort((a, b) => (Number.isNaN(a[0]!) ? 1 : Number.isNaN(b[0]!) ? -1 : a[0]! - b[0]!) || a[1]! - b[1]!);
+  return Float64Array.from(rows.flat());
+}
+
+/** A session's usage and what orders it among the others. */
+export interface SessionUsage {
+  file: string;
+  /** Its header's `id` (else whatever names it: the id in its file name, the path). */
+  id: string;
+  /** Its header's timestamp in ms (NaN when it has none). */
+  created: number;
+  cwd: string | null;
+  usage: FileUsage;
+}
+
+/**
+ * Each entry once: which records of each session an earlier session holds too (a fork's copy of
+ * its parent's path, a copied or older snapshot of a file: the same id and timestamp). Sessions
+ * are taken in order of creation (header time, then path; a session without a time last); a
+ * record is the session's own unless an earlier session holds its entry. Within one file every
+ * record is the file's own, as pi's `/session` counts it. Returns, per session in the order
+ * given, a flag per record (1: inherited), or null when it inherits none.
+ *
+ * An entry two files hold has one time, so only records in a quarter hour that two files have
+ * records in are looked up (`FileUsage.blocks`): in a store of sessions that share nothing, no
+ * record is (a set of every record, probed at random, was most of a warm report).
+ */
+export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Array | null> {
+  const order = sessions.map((_, i) => i).sort((a, b) => byCreation(sessions[a]!, sessions[b]!));
+  // quarter hour -> how many sessions have records in it (NaN: the records without a time)
+  const holders = new Map<number, number>();
+  for (const { usage } of sessions) {
+    const b = usage.blocks;
+    let last: number | undefined;
+    for (let at = 0; at < b.length; at += BLOCK_STRIDE) {
+      const block = b[at]!;
+      if (block === last || (Number.isNaN(block) && last !== undefined && Number.isNaN(last))) continue;
+      last = block;
+      holders.set(block, (holders.get(block) ?? 0) + 1);
+    }
+  }
+  const busy = (block: number) => (holders.get(block) ?? 0) > 1;
+  let candidates = 0;
+  const involved = sessions.map(({ usage }) => {
+    let any = false;
+    for (let at = 0; at < usage.blocks.length; at += BLOCK_STRIDE) {
+      if (!busy(usage.blocks[at]!)) continue;
+      any = true;
+      candidates += usage.blocks[at + 2]!;
+    }
+    return any;
+  });
+  const seen = new EntrySet(candidates);
+  const flags: Array<Uint8Array | null> = new Array(sessions.length).fill(null);
+  order.forEach((i, rank) => {
+    if (!involved[i]) return;
+    const r = sessions[i]!.usage.entries;
+    const n = r.length / ENTRY_STRIDE;
+    let shared: Uint8Array | null = null;
+    let lastBlock = NaN;
+    let lastBusy = false;
+    for (let k = 0; k < n; k++) {
+      const key = r[k * ENTRY_STRIDE + 1]!;
+      if (key < 0) continue;
+      const time = r[k * ENTRY_STRIDE]!;
+      const block = Math.floor(time / BLOCK_MS);
+      if (block !== lastBlock) {
+        lastBlock = block;
+        lastBusy = busy(block);
+      }
+      // (a session that holds an entry twice counts it twice: only an earlier session's holding shares it)
+      if (lastBusy && seen.holder(key, timeKey(time), rank) < rank) (shared ??= new Uint8Array(n))[k] = 1;
+    }
+    flags[i] = shared;
+  });
+  return flags;
+}
+
+/**
+ * Entries seen, (key, time) -> the first session (by rank) that held it: open addressing, probed
+ * by the key's low 32 bits in an Int32Array, the whole key and time compared only where those bits
+ * match (every probe is a likely cache miss: the fewer and smaller, the better). A `Map` keyed by
+ * the 53-bit keys (heap numbers, not small integers) took a tenth of a warm report.
+ */
+class EntrySet {
+  private low: Int32Array;
+  private keys: Float64Array;
+  private times: Float64Array;
+  /** The holder's rank + 1 (0: an empty slot). */
+  private holders: Int32Array;
+  private mask: number;
+  private size = 0;
+
+  constructor(expected: number) {
+    let capacity = 16;
+    while (capacity < expected * 2) capacity *= 2;
+    this.low = new Int32Array(capacity);
+    this.keys = new Float64Array(capacity);
+    this.times = new Float64Array(capacity);
+    this.holders = new Int32Array(capacity);
+    this.mask = capacity - 1;
+  }
+
+  /** The rank of the first session that held (key, time); now `rank`'s when none did. */
+  holder(key: number, time: number, rank: number): number {
+    const low = key | 0;
+    // (keys are hashes already; the multiply spreads ids that count up, as replayed ones do)
+    let at = Math.imul(low ^ (low >>> 16), 0x45d9f3b) & this.mask;
+    for (;;) {
+      const h = this.holders[at]!;
+      if (h === 0) break;
+      if (this.low[at] === low && this.keys[at] === key && this.times[at] === time) return h - 1;
+      at = (at + 1) & this.mask;
+    }
+    this.holders[at] = rank + 1;
+    this.low[at] = low;
+    this.keys[at] = key;
+    this.times[at] = time;
+    if (++this.size * 2 > this.holders.length) this.grow();
+    return rank;
+  }
+
+  private grow(): void {
+    const { keys, times, holders } = this;
+    const capacity = holders.length * 2;
+    this.low = new Int32Array(capacity);
+    this.keys = new Float64Array(capacity);
+    this.times = new Float64Array(capacity);
+    this.holders = new Int32Array(capacity);
+    this.mask = capacity - 1;
+    this.size = 0;
+    for (let k = 0; k < holders.length; k++) if (holders[k]) this.holder(keys[k]!, times[k]!, holders[k]! - 1);
+  }
+}
+
+/** A time as a key (entries without a time are the same when their ids are). */
+const timeKey = (t: number): number => (Number.isNaN(t) ? -Infinity : t);
+
+function byCreation(a: SessionUsage, b: SessionUsage): number {
+  const ta = Number.isNaN(a.created) ? Infinity : a.created;
+  const tb = Number.isNaN(b.created) ? Infinity : b.created;
+  return ta !== tb ? (ta < tb ? -1 : 1) : a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
+}
+
+/** One record of a session, as `forEachRecord` hands it on. */
+export interface UsageRecordView extends UsageAmounts {
+  time: number;
+  model: string;
+  /** An earlier session holds its entry (`sharedRecords`). */
+  inherited: boolean;
+}
+
+/** Input, output, cache read, cache write and cost, as the five numbers from `at` hold them (records and blocks keep them so). */
+function amountsAt(numbers: Float64Array, at: number, out: UsageAmounts): void {
+  out.input = numbers[at]!;
+  out.output = numbers[at + 1]!;
+  out.cacheRead = numbers[at + 2]!;
+  out.cacheWrite = numbers[at + 3]!;
+  out.cost = numbers[at + 4]!;
+}
+
+/** Calls `fn` with each record of `usage` (`shared`: its flags from `sharedRecords`). */
+export function forEachRecord(usage: FileUsage, shared: Uint8Array | null, fn: (record: UsageRecordView) => void): void {
+  const e = usage.entries;
+  const d = usage.amounts;
+  const view: UsageRecordView = { time: 0, model: "", inherited: false, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  for (let k = 0; k * ENTRY_STRIDE < e.length; k++) {
+    const m = k * AMOUNT_STRIDE;
+    view.time = e[k * ENTRY_STRIDE]!;
+    view.model = usage.models[d[m]!]!;
+    view.inherited = shared !== null && shared[k] === 1;
+    amountsAt(d, m + 1, view);
+    fn(view);
+  }
+}
+
+/** One block of a session, as `forEachBlock` hands it on. */
+export interface UsageBlockView extends UsageAmounts {
+  /** The quarter hour (NaN: records without a time). */
+  block: number;
+  model: string;
+  requests: number;
+}
+
+/** Calls `fn` with each block of `usage`. */
+export function forEachBlock(usage: FileUsage, fn: (block: UsageBlockView) => void): void {
+  const b = usage.blocks;
+  const view: UsageBlockView = { block: 0, model: "", requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  for (let at = 0; at < b.length; at += BLOCK_STRIDE) {
+    view.block = b[at]!;
+    view.model = usage.models[b[at + 1]!]!;
+    view.requests = b[at + 2]!;
+    amountsAt(b, at + 3, view);
+    fn(view);
+  }
+}

@@ -1,0 +1,172 @@
+import { Calendar, dayKey, monthKey, weekKey } from "./calendar.js";
+import { BLOCK_STRIDE, forEachBlock, forEachRecord, totalTokens, UsageTotals, type SessionUsage, type UsageAmounts } from "./records.js";
+
+/**
+ * A usage report: the records of many sessions (each entry once: `sharedRecords`) summed by day,
+ * ISO week, month, session, project or model, as `usage` prints it.
+ */
+
+export const USAGE_GROUPS = ["day", "week", "month", "session", "project", "model"] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
+
+/** A group's key when its records have no time (no entry timestamp, no header timestamp). */
+export const NO_DATE = "unknown";
+
+export interface UsageSums extends UsageAmounts {
+  requests: number;
+  /** input + output + cache read + cache write. */
+  total: number;
+}
+
+export interface ModelSums extends UsageSums {
+  model: string;
+  sessions: number;
+}
+
+export interface UsageRow extends UsageSums {
+  /** The date (`YYYY-MM-DD`), week (`YYYY-Www`), month (`YYYY-MM`), session id, project's cwd or model. */
+  key: string;
+  /** Sessions with a request of their own in the group. */
+  sessions: number;
+  /** Its models, the costliest first. */
+  models: string[];
+  /** With `breakdown`: the group's sums by model, the costliest first. */
+  breakdown?: ModelSums[];
+  /** `by: "session"`: the file, when it was created, and what an earlier session holds too. */
+  file?: string;
+  created?: string | null;
+  cwd?: string | null;
+  inherited?: UsageSums;
+}
+
+export interface UsageReportOptions {
+  by: UsageGroup;
+  calendar: Calendar;
+  /** Local days (`Calendar.day`), inclusive. */
+  since?: number;
+  until?: number;
+  breakdown?: boolean;
+}
+
+export interface UsageReport {
+  rows: UsageRow[];
+  total: Omit<UsageRow, "key">;
+}
+
+/** A session and its flags from `sharedRecords` (null: it inherits nothing). */
+export interface AttributedSession {
+  session: SessionUsage;
+  shared: Uint8Array | null;
+}
+
+class Sums extends UsageTotals {
+  requests = 0;
+  readonly sessions = new Set<number>();
+
+  /** `requests` requests of `session` that used `a` in all. */
+  addRequests(a: UsageAmounts, requests: number, session: number): void {
+    this.add(a);
+    this.requests += requests;
+    this.sessions.add(session);
+  }
+
+  out(): UsageSums {
+    return { requests: this.requests, input: this.input, output: this.output, cacheRead: this.cacheRead, cacheWrite: this.cacheWrite, total: totalTokens(this), cost: this.cost };
+  }
+}
+
+class Group extends Sums {
+  readonly byModel = new Map<string, Sums>();
+  readonly inherited = new Sums();
+  private lastModel: string | undefined;
+  private lastSums: Sums | undefined;
+
+  addOwn(a: UsageAmounts, requests: number, session: number, model: string): void {
+    this.addRequests(a, requests, session);
+    let m = model === this.lastModel ? this.lastSums : this.byModel.get(model);
+    if (!m) this.byModel.set(model, (m = new Sums()));
+    this.lastModel = model;
+    this.lastSums = m;
+    m.addRequests(a, requests, session);
+  }
+
+  row(key: string, breakdown: boolean): UsageRow {
+    const models = [...this.byModel].sort(([ka, a], [kb, b]) => b.cost - a.cost || (ka < kb ? -1 : ka > kb ? 1 : 0));
+    const row: UsageRow = { key, sessions: this.sessions.size, ...this.out(), models: models.map(([k]) => k) };
+    if (breakdown) row.breakdown = models.map(([model, s]) => ({ model, sessions: s.sessions.size, ...s.out() }));
+    return row;
+  }
+}
+
+const byKey = (a: UsageRow, b: UsageRow) => (a.key === NO_DATE ? 1 : b.key === NO_DATE ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const byCost = (a: UsageRow, b: UsageRow) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+export function usageReport(sessions: readonly AttributedSession[], options: UsageReportOptions): UsageReport {
+  const { by, calendar } = options;
+  const breakdown = options.breakdown ?? false;
+  const dated = by === "day" || by === "week" || by === "month";
+  const keyOfDay = by === "week" ? weekKey : by === "month" ? monthKey : dayKey;
+  const dayKeys = new Map<number, string>();
+  const groups = new Map<string, Group>();
+  const sessionRows: Array<{ index: number; group: Group }> = [];
+  const all = new Group();
+  const filtered = options.since !== undefined || options.until !== undefined;
+  let lastDay: number | undefined;
+  let lastDayKey = "";
+  let lastKey: string | undefined;
+  let lastGroup: Group | undefined;
+  sessions.forEach(({ session, shared }, index) => {
+    const fallback = calendar.day(session.created);
+    const own = by === "session" ? new Group() : undefined;
+    if (own) sessionRows.push({ index, group: own });
+    /** Requests of one day and model: `a` summed. */
+    const take = (day: number | undefined, model: string, a: UsageAmounts, requests: number, inherited: boolean) => {
+      if (filtered && (day === undefined || (options.since !== undefined && day < options.since) || (options.until !== undefined && day > options.until))) return;
+      if (inherited) {
+        own?.inherited.addRequests(a, requests, index);
+        return;
+      }
+      all.addOwn(a, requests, index, model);
+      let group = own;
+      if (!group) {
+        let key: string;
+        if (dated) {
+          if (day === undefined) key = NO_DATE;
+          else {
+            let k = day === lastDay ? lastDayKey : dayKeys.get(day);
+            if (k === undefined) dayKeys.set(day, (k = keyOfDay(day)));
+            lastDay = day;
+            key = lastDayKey = k;
+          }
+        } else key = by === "project" ? (session.cwd ?? NO_DATE) : model;
+        // (requests come in runs of one day and one model)
+        group = key === lastKey ? lastGroup : groups.get(key);
+        if (!group) groups.set(key, (group = new Group()));
+        lastKey = key;
+        lastGroup = group;
+      }
+      group.addOwn(a, requests, index, model);
+    };
+    // A session that inherits nothing is read by its quarter hours (a few dozen), unless the zone
+    // puts a quarter hour across two days (then, and for one that inherits, record by record).
+    const b = session.usage.blocks;
+    let aligned = shared === null;
+    for (let at = 0; aligned && at < b.length; at += BLOCK_STRIDE) if (!Number.isNaN(b[at]!) && calendar.blockDay(b[at]!) === undefined) aligned = false;
+    if (aligned) forEachBlock(session.usage, (q) => take(Number.isNaN(q.block) ? fallback : calendar.blockDay(q.block), q.model, q, q.requests, false));
+    else forEachRecord(session.usage, shared, (r) => take(Number.isNaN(r.time) ? fallback : calendar.day(r.time), r.model, r, 1, r.inherited));
+  });
+  let rows: UsageRow[];
+  if (by === "session") {
+    rows = sessionRows
+      .filter(({ group }) => group.requests > 0 || group.inherited.requests > 0)
+      .map(({ index, group }) => {
+        const s = sessions[index]!.session;
+        return { ...group.row(s.id, breakdown), file: s.file, created: Number.isNaN(s.created) ? null : new Date(s.created).toISOString(), cwd: s.cwd, inherited: group.inherited.out() };
+      })
+      .sort((a, b) => (a.created ?? "\uffff") < (b.created ?? "\uffff") ? -1 : (a.created ?? "\uffff") > (b.created ?? "\uffff") ? 1 : a.file! < b.file! ? -1 : a.file! > b.file! ? 1 : 0);
+  } else {
+    rows = [...groups].map(([key, group]) => group.row(key, breakdown)).sort(dated ? byKey : byCost);
+  }
+  const { key: _, ...total } = all.row("", breakdown);
+  return { rows, total };
+}

@@ -1,0 +1,50 @@
+import { Calendar, compilePattern, grepFile, type GrepHit, type PatternOptions } from "../../format/index.js";
+import { readSessionFile, type FileFacts } from "../inputs/input.js";
+
+/** What `grep` asks of each file: serializable, so that worker threads get it as it is. */
+export interface GrepSettings {
+  pattern: string;
+  options: PatternOptions;
+  roles?: string[];
+  tool?: string;
+  /** Local days (`Calendar.day`) in `timezone` (`local`: the machine's own zone), inclusive. */
+  since?: number;
+  until?: number;
+  timezone: string;
+  local: boolean;
+  max?: number;
+  currentBranch?: boolean;
+  /** A resolved path. */
+  cwd?: string;
+  /** Find each matching session's title (for the grouped view on a terminal). */
+  title?: boolean;
+}
+
+/** One file searched: what it is, its header's facts, its title, its hits and the lines pi skips that could hold one. */
+export interface GrepFileResult extends FileFacts {
+  title: string | null;
+  hits: GrepHit[];
+  skipped: number[];
+}
+
+/** Searches one file (`grepFile`); a file that cannot be read is described, not thrown. `-`: standard input. */
+export function grepPath(path: string, settings: GrepSettings, stdin?: () => Promise<Buffer>): Promise<GrepFileResult> {
+  const pattern = compilePattern(settings.pattern, settings.options);
+  const calendar = settings.since !== undefined || settings.until !== undefined ? new Calendar(settings.timezone, settings.local) : undefined;
+  const when = calendar
+    ? (ms: number) => {
+        const day = calendar.day(ms);
+        return day !== undefined && (settings.since === undefined || day >= settings.since) && (settings.until === undefined || day <= settings.until);
+      }
+    : undefined;
+  const filter = { roles: settings.roles ? new Set(settings.roles) : undefined, tool: settings.tool, when, max: settings.max, currentBranch: settings.currentBranch, cwd: settings.cwd, title: settings.title };
+  return readSessionFile<Omit<GrepFileResult, keyof FileFacts>>(
+    path,
+    (source) => {
+      const read = grepFile(source, pattern, filter);
+      return { ...read, title: read.title ?? null };
+    },
+    () => ({ title: null, hits: [], skipped: [] }),
+    stdin,
+  );
+}

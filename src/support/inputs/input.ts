@@ -1,0 +1,84 @@
+import type { CommandContext } from "../../command.js";
+import { CliError, describeFsError, shellQuote } from "../../errors.js";
+import { BufferSource, FileSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../../format/index.js";
+import { sizeHint } from "./memory.js";
+import { idFromFileName, resolveInput } from "./session-files.js";
+
+/**
+ * Opens a resolved path, or `-` (standard input, from `stdin`), turning file-system errors into
+ * one-line messages.
+ */
+export async function openPath(path: string, options: OpenOptions = {}, stdin?: () => Promise<Buffer>): Promise<Session> {
+  if (path === "-") {
+    if (!stdin) throw new CliError("- (standard input) is not read here; give a file");
+    const bytes = await stdin();
+    sizeHint(bytes.length);
+    return openSessionBuffer("<stdin>", bytes, options);
+  }
+  try {
+    return Session.open(openSource(path), options);
+  } catch (error) {
+    throw describeFsError(path, error);
+  }
+}
+
+/** A session file's bytes, for a command about to read all of them (`sizeHint`). */
+export function openSource(path: string): FileSource {
+  const source = new FileSource(path);
+  sizeHint(source.size);
+  return source;
+}
+
+/** Opens a session for a read-only command: FILE as a path, `-` or a session id. */
+export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionDir" | "stdin">, options: OpenOptions = {}): Promise<Session> {
+  return openPath(resolveInput(arg, ctx.sessionDir), options, ctx.stdin);
+}
+
+/**
+ * Refuses input that holds no session at all (empty, binary, pi's `--mode json` output, another
+ * JSONL format): read-only commands other than `check` cannot show anything for it.
+ */
+export function requireSession(session: Session): void {
+  const name = session.name;
+  if (session.size === 0) throw new CliError(`${name}: the file is empty; it holds no session (run \`pi-session check ${shellQuote(name)}\`)`);
+  const kind = session.fileKind;
+  if (kind === "session") return;
+  if (kind === "event-stream") throw new CliError(`${name}:1: not a pi session file: pi's --mode json event stream (what \`pi --mode json\` prints); pi keeps its sessions in ~/.pi/agent/sessions (run \`pi-session ls\`)`);
+  const first = session.records.find((r) => r.kind !== "blank");
+  const what =
+    first?.kind === "invalid" ? "its lines are not JSON" : first?.kind === "entry" ? `its records (e.g. \`${first.type ?? "no type"}\`) have no session header and no entry ids` : "it has no session header";
+  throw new CliError(`${name}:${first?.line ?? 1}: not a pi session file: ${what}; run \`pi-session check ${shellQuote(name)}\` for details`);
+}
+
+/** What every store-wide command says of a file it read: what it is and its header's facts. */
+export interface FileFacts {
+  path: string;
+  /** What the file is; "unreadable" with `error` when it could not be read. */
+  kind: FileKind | "unreadable";
+  error?: string;
+  /** The header's id (else the id in pi's file name). */
+  id: string | null;
+  /** The header's timestamp. */
+  created: string | null;
+  cwd: string | null;
+}
+
+/**
+ * Reads a session file with `read` (`-`: standard input) and says what it is, with what `read`
+ * found; a file that cannot be read is described (with `empty` as what was found), not thrown:
+ * `usage` and `grep` go on with the other files.
+ */
+export async function readSessionFile<T>(path: string, read: (source: ByteSource) => { header: SessionHeader | null; kind: FileKind } & T, empty: () => T, stdin?: () => Promise<Buffer>): Promise<FileFacts & T> {
+  try {
+    const source = path === "-" ? new BufferSource("<stdin>", await stdin!()) : openSource(path);
+    try {
+      const { header: h, kind, ...found } = read(source);
+      return { ...(found as unknown as T), path, kind, id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null), created: typeof h?.timestamp === "string" ? h.timestamp : null, cwd: typeof h?.cwd === "string" ? h.cwd : null };
+    } finally {
+      source.close();
+    }
+  } catch (error) {
+    const message = error instanceof CliError ? error.message : describeFsError(path, error).message;
+    return { ...empty(), path, kind: "unreadable", error: message, id: idFromFileName(path) ?? null, created: null, cwd: null };
+  }
+}

@@ -1,0 +1,102 @@
+import type { CommandContext } from "../../command.js";
+import { shellQuote } from "../../errors.js";
+import { CliError } from "../../errors.js";
+import { applyLabel, EntryNotFoundError, quickFindings, resolveEntry, sessionName, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../../format/index.js";
+import { openInput, requireSession } from "./input.js";
+import { plural } from "../../render/units.js";
+
+/**
+ * Opens FILE for a read-only command and says on stderr what pi would skip or choke on, so a user
+ * is never shown a partial picture silently.
+ */
+async function openForDisplay(file: string, ctx: CommandContext, options: OpenOptions): Promise<Session> {
+  const session = await openInput(file, ctx, options);
+  try {
+    requireSession(session);
+  } catch (error) {
+    session.close();
+    throw error;
+  }
+  return session;
+}
+
+export interface FullRead {
+  session: Session;
+  findings: Finding[];
+  stats: SessionStats;
+}
+
+/** Every entry parsed in one pass, validated and totalled (`show`). */
+export async function readFull(file: string, ctx: CommandContext): Promise<FullRead> {
+  const validator = new Validator();
+  const stats = new StatsCollector();
+  const session = await openForDisplay(file, ctx, {
+    onRecord: (value, record: LineRecord) => {
+      validator.onRecord(value, record);
+      stats.onRecord(value, record);
+    },
+    skim: true, // neither reads more of a message than the skim gives
+  });
+  const findings = validator.findings(session);
+  warnSkipped(session, findings, ctx);
+  return { session, findings, stats: stats.stats };
+}
+
+export interface ShapeRead {
+  session: Session;
+  findings: Finding[];
+  /** Current labels: target id -> label. */
+  labels: Map<string, string>;
+  /** The session's name (the latest session_info), if any. */
+  name: string | undefined;
+}
+
+/**
+ * The tree's shape from the scanner, parsing only label entries (`tree`, `path`, `context`): the
+ * lines a command needs are read again, one by one, in pass two.
+ */
+export async function readShape(file: string, ctx: CommandContext): Promise<ShapeRead> {
+  const labels = new Map<string, string>();
+  let name: string | undefined;
+  const session = await openForDisplay(file, ctx, {
+    only: new Set(["label", "session_info"]),
+    onRecord: (entry) => {
+      if (entry.type === "session_info") {
+        name = sessionName(entry);
+        return;
+      }
+      applyLabel(labels, entry, (label) => label);
+    },
+  });
+  const findings = quickFindings(session);
+  warnSkipped(session, findings, ctx);
+  return { session, findings, labels, name };
+}
+
+const SKIPPED_LINE_CODES = new Set(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object"]);
+
+function warnSkipped(session: Session, findings: Finding[], ctx: CommandContext): void {
+  const skipped = findings.filter((f) => SKIPPED_LINE_CODES.has(f.code)).map((f) => f.line!);
+  const errors = findings.filter((f) => f.severity === "error").length;
+  const check = `run \`pi-session check ${shellQuote(session.name)}\` for details`;
+  if (skipped.length > 0) {
+    const list = skipped.slice(0, 5).join(", ") + (skipped.length > 5 ? ", …" : "");
+    ctx.warn(`${session.name}:${skipped[0]}: skipped ${plural(skipped.length, "unreadable line")} (line${skipped.length > 1 ? "s" : ""} ${list}); ${check}`);
+  } else if (errors > 0) {
+    const first = findings.find((f) => f.severity === "error")!;
+    ctx.warn(`${session.name}${first.line ? `:${first.line}` : ""}: ${plural(errors, "problem")} found (${first.code}); ${check}`);
+  }
+}
+
+/** The node ENTRY names (an id or a unique prefix of one), or an error saying how to find the ids. */
+export function nodeFor(session: Session, query: string): number {
+  try {
+    return resolveEntry(session, query);
+  } catch (error) {
+    if (error instanceof EntryNotFoundError) {
+      const file = shellQuote(session.name);
+      throw new CliError(`${session.name}: ${error.message}; run \`pi-session path ${file} --leaves\` or \`pi-session tree ${file}\` to see the ids`);
+    }
+    throw error;
+  }
+}

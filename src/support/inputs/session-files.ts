@@ -1,0 +1,155 @@
+import { existsSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { CliError, describeFsError } from "../../errors.js";
+
+/*
+ * Where sessions are and which files they are: needed before any session is read (the parser's
+ * defaults, a warm `ls` that reads none), so kept apart from the format library, which every
+ * other import of input.ts loads (BENCHMARKS.md, "the format library at start-up").
+ */
+
+/** The session directory: `--session-dir`, else pi's environment variables, else `~/.pi/agent/sessions`. */
+export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag) return resolve(flag);
+  if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(env.PI_CODING_AGENT_SESSION_DIR);
+  if (env.PI_CODING_AGENT_DIR) return resolve(env.PI_CODING_AGENT_DIR, "sessions");
+  return join(homedir(), ".pi", "agent", "sessions");
+}
+
+/** Every `.jsonl` file directly in `dir` and in its project folders (`dir/--cwd--/*.jsonl`), sorted. */
+export function listSessionFiles(dir: string): string[] {
+  const out: string[] = [];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    throw describeFsError(dir, error);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        const st = statSync(path);
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      } catch {
+        continue;
+      }
+    }
+    if (isFile && entry.name.endsWith(".jsonl")) out.push(path);
+    else if (isDir) {
+      let inner: string[];
+      try {
+        inner = readdirSync(path);
+      } catch {
+        continue;
+      }
+      // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
+      for (const f of inner.sort()) if (f.endsWith(".jsonl")) out.push(`${path}/${f}`);
+    }
+  }
+  return out;
+}
+
+/** Expands the arguments: files as given, directories into their session files. */
+export function expandInputs(args: string[], sessionDir: string): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    let isDir = false;
+    try {
+      isDir = arg !== "-" && statSync(arg).isDirectory();
+    } catch {
+      // not a directory: a file, an id, or missing (resolveInput says which)
+    }
+    if (isDir) out.push(...listSessionFiles(arg));
+    else out.push(resolveInput(arg, sessionDir));
+  }
+  return out;
+}
+
+/** The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`). */
+export function idFromFileName(path: string): string | undefined {
+  const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));
+  return m?.[1];
+}
+
+/**
+ * A command's FILE argument: a path, `-` for stdin, or a session id / unique id prefix looked up in
+ * the session directory (as pi's `--session` does).
+ */
+export function resolveInput(arg: string, dir: string): string {
+  if (arg === "-") return arg;
+  let st: Stats | undefined;
+  try {
+    st = statSync(arg);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw describeFsError(arg, error);
+  }
+  if (st) {
+    if (st.isDirectory()) throw describeFsError(arg, Object.assign(new Error(), { code: "EISDIR" }));
+    return arg;
+  }
+  if (arg.includes("/") || arg.endsWith(".jsonl")) throw describeFsError(arg, Object.assign(new Error(), { code: "ENOENT" }));
+  let files: string[] = [];
+  try {
+    files = listSessionFiles(dir);
+  } catch {
+    // no session directory: fall through to "not found"
+  }
+  const matches = files.filter((f) => idFromFileName(f)?.startsWith(arg));
+  const exact = matches.filter((f) => idFromFileName(f) === arg);
+  if (exact.length === 1 || matches.length === 1) return (exact[0] ?? matches[0])!;
+  if (matches.length > 1) {
+    const ids = matches.slice(0, 4).map((f) => idFromFileName(f)).join(", ");
+    throw new CliError(`session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${ids}${matches.length > 4 ? ", …" : ""}); give more characters`);
+  }
+  throw new CliError(`${arg}: no such file, and no session id starting with it in ${dir}; run \`pi-session ls\` to find sessions`);
+}
+
+/**
+ * The session files of a store-wide command (`usage`, `grep`): files and directories given
+ * (default: the session directory, every project), each once; `named`: those given one by one,
+ * not found in a directory; `empty`: the directories given that hold no session file.
+ */
+export function storeInputs(inputs: readonly string[], sessionDir: string): { files: string[]; named: Set<string>; empty: string[] } {
+  if (inputs.length === 0) {
+    if (!existsSync(sessionDir)) throw new CliError(`${sessionDir}: no such directory (pi's session directory); give session files or directories, or --session-dir`);
+    const files = listSessionFiles(sessionDir);
+    return { files, named: new Set(), empty: files.length === 0 ? [sessionDir] : [] };
+  }
+  // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
+  const named = new Set<string>();
+  const files = new Set<string>();
+  const empty: string[] = [];
+  for (const input of inputs) {
+    const found = expandInputs([input], sessionDir);
+    let dir = false;
+    try {
+      dir = input !== "-" && statSync(input).isDirectory();
+    } catch {
+      // a session id, or missing (expandInputs said which)
+    }
+    if (dir && found.length === 0) empty.push(input);
+    for (const f of found) {
+      files.add(f);
+      if (!dir) named.add(f);
+    }
+  }
+  return { files: [...files], named, empty };
+}
+
+/** What to say of a directory given that holds no session file, with where pi keeps them when that is inside it. */
+export function emptyDirectoryNote(dir: string): string {
+  const inner = join(dir, "sessions");
+  const hint = existsSync(inner) ? `; pi keeps them in ${inner}: give that` : "";
+  return `${dir}: no session files in it or in its project folders${hint}`;
+}
+
+/** The files named one by one (`named`) that hold no session: a store-wide command says it left them out. */
+export function namedNonSessions(files: ReadonlyArray<{ path: string; kind: string }>, named: ReadonlySet<string>): Array<{ file: string; reason?: string }> {
+  return files.filter((f) => named.has(f.path) && (f.kind === "other" || f.kind === "event-stream")).map((f) => ({ file: f.path, ...(f.kind === "event-stream" ? { reason: "pi's --mode json event stream" } : {}) }));
+}

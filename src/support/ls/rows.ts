@@ -1,0 +1,95 @@
+import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, sessionName, type AgentMessage } from "../../format/index.js";
+import { openPath } from "../inputs/input.js";
+import { idFromFileName } from "../inputs/session-files.js";
+import type { FileStamp } from "../inputs/stamp.js";
+
+export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
+
+/** A file in the session directory that holds no session: empty, or another JSONL file. */
+const NOT_A_SESSION = "not a session";
+/** pi's `--mode json` output, saved beside the sessions. */
+const EVENT_STREAM = "not a session: pi's --mode json event stream";
+
+export interface SessionRow {
+  path: string;
+  id: string | null;
+  /** The session name, else the first user message. */
+  title: string | null;
+  cwd: string | null;
+  created: string | null;
+  /** ISO time of the last user/assistant message (else the header time, else the file's mtime). */
+  modified: string | null;
+  messages: number;
+  branches: number;
+  size: number;
+  version: number | null;
+  status: SessionStatus;
+  errors: number;
+}
+
+/**
+ * One session's row, from a scan of its lines: only `session_info` entries and the first user
+ * message are parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the
+ * message's own timestamp, which pi writes at the same moment).
+ */
+export async function describeSession(path: string, stamp: FileStamp | undefined): Promise<SessionRow> {
+  const size = stamp?.size ?? 0;
+  const mtime = stamp?.mtimeMs ?? 0;
+  let name: string | undefined;
+  try {
+    const session = await openPath(path, {
+      only: new Set(["session_info"]),
+      onRecord: (entry) => {
+        name = sessionName(entry);
+      },
+    });
+    try {
+      const errors = countBySeverity(quickFindings(session)).error;
+      const h = session.header;
+      let messages = 0;
+      let lastActivity = 0;
+      let firstUser = -1;
+      for (let node = 0; node < session.tree.size; node++) {
+        const { type, role } = session.nodeKind(node);
+        if (type !== "message") continue;
+        messages++;
+        if (role !== "user" && role !== "assistant") continue;
+        const t = session.nodeTime(node);
+        if (!Number.isNaN(t)) lastActivity = Math.max(lastActivity, t);
+        if (role === "user" && firstUser < 0) firstUser = node;
+      }
+      let title = name;
+      if (title === undefined && firstUser >= 0) {
+        const m = session.entry(firstUser).message as AgentMessage | undefined;
+        title = (m && messageText(m)) || undefined;
+      }
+      const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
+      const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
+      const version = h ? session.version : null;
+      const kind = session.size === 0 ? "other" : session.fileKind;
+      const status: SessionStatus =
+        kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 problem" : errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
+      return {
+        path,
+        id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),
+        // a title is a preview: the first 200 characters are plenty (and keep the cache small)
+        title: title === undefined ? null : title.length > 200 ? title.slice(0, 200) : title,
+        cwd: typeof h?.cwd === "string" ? h.cwd : null,
+        created: typeof h?.timestamp === "string" ? h.timestamp : null,
+        modified: modified ? new Date(modified).toISOString() : null,
+        messages: kind === "session" ? messages : 0,
+        branches: kind === "session" ? session.tree.leaves().length : 0,
+        size,
+        version,
+        status,
+        errors,
+      };
+    } finally {
+      session.close();
+    }
+  } catch {
+    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0 };
+  }
+}
+
+

@@ -1,0 +1,208 @@
+import { existsSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import type { CommandContext } from "../../command.js";
+import { CliError, ExitCode } from "../../errors.js";
+import { expandInputs } from "../inputs/session-files.js";
+import { renderTable, type Column } from "../../render/table.js";
+import { annotation } from "../../render/github.js";
+import { layoutWidth, type Style } from "../../render/style.js";
+import { preview, wrapSegments } from "../../render/width.js";
+import { sanitize } from "../../render/safe.js";
+import type { Args } from "../../args.js";
+import type { FileStamp, Producer } from "../../format/index.js";
+import { writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
+
+/**
+ * What the writing commands (`migrate`, `repair`, `slim`) share: the loop over files, the
+ * options, the exit code, and the report (a line a file, or a table for several).
+ */
+
+/**
+ * Why a file was not written, as data (the exit code is decided from it, never from the words):
+ * "content": the file itself is refused (corrupted, too new, not a session): work left, exit 1;
+ * "output-exists": `--out` names a file that exists and `--force` was not given: exit 2.
+ */
+type Refusal = "content" | "output-exists";
+
+/** A file result the shared parts read. */
+export interface WriterFileResult<S extends string> {
+  file: string;
+  status: S;
+  refusal?: Refusal;
+  reason?: string;
+  backup?: string;
+  out?: string;
+}
+
+/** How a writer's statuses count (exit codes as README says), checked by `satisfies` so no status is left out. */
+export type StatusTable<S extends string> = Record<S, { text: string; exit: ExitCode; paint: "green" | "yellow" | "red" }>;
+
+/** A writer's result: a report a file, and how many files ended in each status. */
+export interface WriterReport<S extends string, R extends WriterFileResult<S>> {
+  files: R[];
+  summary: Record<S, number>;
+}
+
+/** A writer's run: its report, and whether it was over several files (`overFiles`: then a table). */
+export interface WriterRun<S extends string, R extends WriterFileResult<S>> extends WriterReport<S, R> {
+  many: boolean;
+}
+
+/** What `--json` prints of a run: the report. */
+export function writerJson<S extends string, R extends WriterFileResult<S>>({ files, summary }: WriterRun<S, R>): WriterReport<S, R> {
+  return { files, summary };
+}
+
+/** The statuses every writer has: the file refused (work left), the write abandoned, the file unreadable. */
+export const REFUSED_ABORTED_UNREADABLE = {
+  refused: { text: "refused", exit: ExitCode.Findings, paint: "red" },
+  aborted: { text: "aborted", exit: ExitCode.Usage, paint: "red" },
+  unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
+} as const satisfies StatusTable<"refused" | "aborted" | "unreadable">;
+
+/** The worst exit code over the files: 2 for unreadable, aborted or refused output; 1 for work left; else 0. */
+export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFileResult<S>>, table: StatusTable<S>): ExitCode {
+  let code: ExitCode = ExitCode.Ok;
+  for (const f of files) {
+    const exit = f.refusal === "output-exists" ? ExitCode.Usage : table[f.status].exit;
+    if (exit > code) code = exit;
+  }
+  return code;
+}
+
+/**
+ * The per-file loop of a writing command: inputs expanded (directories searched), stdin refused,
+ * progress shown, and a count by status. `many`, decided here once: several files, or a directory
+ * given (however many files it holds), so `--out` is a directory and the report a table.
+ */
+export function overFiles<S extends string, R extends WriterFileResult<S>>(
+  command: string,
+  options: WriterOptions,
+  ctx: CommandContext,
+  statuses: readonly S[],
+  one: (file: string, put: Put) => R,
+): WriterRun<S, R> {
+  const inputs = options.files;
+  if (inputs.includes("-")) throw new CliError(`${command} writes files: give paths, not - (stdin)`);
+  const files = expandInputs(inputs, ctx.sessionDir);
+  const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
+  const results: R[] = [];
+  const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
+  const write: WriteOptions = { out: options.out, backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
+  const put: Put = (path, stamp, produce) => settle(writeBack(path, stamp, write, many, produce), ctx.warn);
+  for (const [i, file] of files.entries()) {
+    ctx.progress(i, files.length, basename(file));
+    results.push(one(file, put));
+  }
+  ctx.progress(files.length, files.length);
+  const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
+  for (const r of results) summary[r.status]++;
+  return { files: results, summary, many };
+}
+
+/** The options every writer takes, from the parsed arguments. */
+export interface WriterOptions {
+  files: string[];
+  dryRun: boolean;
+  check: boolean;
+  /** A file (one input) or a directory (several) to write to instead of in place. */
+  out?: string;
+  /** Where backups go (default: beside the file). */
+  backupDir?: string;
+  /** Replace an existing --out file. */
+  force: boolean;
+  format: "text" | "github";
+  /** `--full`: a dry run's diff whole on a terminal too. */
+  full: boolean;
+}
+
+/**
+ * Writes a file's new content (`produce`) in its place, keeping a backup, or to `--out`, and says
+ * how that went (`Settled`). `PI_SESSION_TEST_PAUSE_MS`, a test hook, waits that long between
+ * writing the new content and committing it, so that a test can change the file meanwhile.
+ */
+export type Put = (path: string, stamp: FileStamp, produce: Producer) => Settled;
+
+export function writerOptions(args: Args): WriterOptions {
+  return {
+    files: args.strings("files"),
+    dryRun: args.flag("dryRun"),
+    check: args.flag("check"),
+    out: args.optionalString("out"),
+    backupDir: args.optionalString("backupDir"),
+    force: args.flag("force"),
+    format: args.choice("format", ["text", "github"] as const, "text"),
+    full: args.flag("full"),
+  };
+}
+
+/**
+ * `--check --format github`: GitHub Actions annotations, from `lines` for a file with work left
+ * (its own findings), an error on the file for one that is refused, unreadable or aborted, then
+ * the counts.
+ */
+export function renderWriterGithub<S extends string, R extends WriterFileResult<S>>(
+  result: { files: R[]; summary: Record<S, number> },
+  table: StatusTable<S>,
+  lines: (r: R) => string,
+): string {
+  let out = "";
+  for (const r of result.files) {
+    if (table[r.status].exit === ExitCode.Usage || r.refusal) out += annotation("error", { file: r.file, title: r.status }, r.reason ?? table[r.status].text);
+    else out += lines(r);
+  }
+  return out + summaryLine(result.summary, table);
+}
+
+/** What a file's result says of `writeBack`: why it was not written, or where it went. */
+export type Settled =
+  | { failed: { status: "aborted" | "refused"; refusal?: Refusal; reason: string }; place?: undefined }
+  | { failed?: undefined; place: { backup?: string; out?: string } };
+
+/**
+ * `writeBack`'s outcome as a file's result takes it, the same for every writer: the leftovers of
+ * an interrupted run it removed are said on stderr; then either why nothing was written, or the
+ * backup kept or the --out file.
+ */
+function settle(written: WriteOutcome, warn: (message: string) => void): Settled {
+  for (const leftover of written.cleaned) warn(`removed ${leftover}, left by an interrupted run`);
+  if (written.error === "aborted") return { failed: { status: "aborted", reason: written.reason! } };
+  if (written.error === "exists") return { failed: { status: "refused", refusal: "output-exists", reason: written.reason! } };
+  return { place: { ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) } };
+}
+
+/** Where the result went: the backup kept, or the --out file. */
+export function placeNote(r: WriterFileResult<string>): string {
+  return r.backup ? `backup ${basename(r.backup)}` : r.out ? `-> ${r.out}` : "";
+}
+
+/**
+ * The report: for one file, a line saying what happened (`describe`); for a directory run, a
+ * table (file, the command's own columns, result, note) and the counts under it.
+ */
+export function renderWriterReport<S extends string, R extends WriterFileResult<S>>(
+  result: WriterRun<S, R>,
+  style: Style,
+  table: StatusTable<S>,
+  describe: (r: R) => string,
+  columns: { extra: Array<Pick<Column, "head" | "align">>; cells: (r: R) => string[]; note: (r: R) => string },
+): string {
+  const { c } = style;
+  if (!result.many) return result.files.flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
+  // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.
+  const statusOf = result.files.map((r) => r.status);
+  const layout: Column[] = [
+    { head: "file", priority: 1, flex: true, min: 16, max: 60, keep: "end" },
+    ...columns.extra.map((col, k): Column => ({ ...col, priority: 4 + k })),
+    { head: "result", priority: 2, paint: (text, row) => c[table[statusOf[row]!].paint](text) },
+    { head: "note", priority: 3, flex: true, min: 10, max: 70 },
+  ];
+  const rows = result.files.map((r) => [preview(r.file, 300), ...columns.cells(r), table[r.status].text, preview(columns.note(r), 300)]);
+  return renderTable(layout, rows, style) + summaryLine(result.summary, table);
+}
+
+/** "3 migrated, 1 refused": the non-zero counts of a summary, in words. */
+function summaryLine<S extends string>(summary: Record<S, number>, table: StatusTable<S>): string {
+  const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${table[k].text}`);
+  return `${parts.join(", ") || "no files"}\n`;
+}
