@@ -1,7 +1,7 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { contextMessages, contextParts, contextSettingsAt, imageBytes, RawMessage, toLlmMessages, type AgentMessage, type BuiltContext, type ContentBlock, type Session } from "../format/index.js";
+import { contextMessages, contextParts, contextSettingsAt, imageBytes, RawMessage, sentAt, toolCallsOf, type AgentMessage, type BuiltContext, type ContentBlock, type SentMessage, type Session } from "../format/index.js";
 import { RawJson, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { formatBytes, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, hardWrap, preview } from "../render/width.js";
@@ -9,14 +9,11 @@ import { sanitize, sanitizeOneLine } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
 
-/** Roles pi's convertToLlm passes through unchanged. */
-const LLM_PASS_THROUGH = new Set(["system", "user", "assistant", "toolResult"]);
-
 export interface ContextOptions {
   file: string;
   /** The leaf whose context is rebuilt (default: the current leaf). */
   leaf?: string;
-  /** The provider-facing messages (pi's `convertToLlm`). */
+  /** What pi sends the provider: the context converted (`convertToLlm`) and transformed as pi-ai does before sending. */
   llm?: boolean;
 }
 
@@ -42,27 +39,31 @@ export class ContextResult {
     this.settings = node === -1 ? { thinkingLevel: "off", model: null, activeToolNames: null } : contextSettingsAt(session, node);
   }
 
-  /** The messages, as pi would build them (or, with `llm`, convert them). */
+  /** The messages, as pi would build them. */
   *messages(): Generator<AgentMessage> {
-    for (const m of contextMessages(this.session, this.node)) yield* this.llm ? toLlmMessages([m]) : [m];
+    yield* contextMessages(this.session, this.node);
+  }
+
+  /** With `llm`: what pi sends, each message traced to its entry, a result pi supplies marked `synthetic`. */
+  *sent(): Generator<SentMessage> {
+    if (this.node !== -1) yield* sentAt(this.session, this.node);
+  }
+
+  /** The line of the entry a node is. */
+  lineOf(node: number): number {
+    return this.session.nodeLine(node);
   }
 
   /**
    * The messages for JSON: one pi passes through unchanged is copied from the file as its bytes,
-   * not parsed and written again (convertToLlm passes these four roles through too).
+   * not parsed and written again. With `llm`, what is sent (the transform may change any message).
    */
   *jsonItems(): Generator<AgentMessage | RawJson> {
-    for (const m of contextParts(this.session, this.node)) {
-      if (m instanceof RawMessage) {
-        if (!this.llm || LLM_PASS_THROUGH.has(m.role)) {
-          yield new RawJson(m.bytes);
-          continue;
-        }
-        yield* toLlmMessages([JSON.parse(m.bytes.toString("utf8")) as AgentMessage]);
-        continue;
-      }
-      yield* this.llm ? toLlmMessages([m]) : [m];
+    if (this.llm) {
+      for (const s of this.sent()) yield s.message;
+      return;
     }
+    for (const m of contextParts(this.session, this.node)) yield m instanceof RawMessage ? new RawJson(m.bytes) : m;
   }
 
   close(): void {
@@ -166,10 +167,33 @@ function renderHeader(settings: ContextSettings, style: Style): string {
   return textLines(`model ${model} · thinking ${settings.thinkingLevel}${settings.activeToolNames ? ` · tools ${settings.activeToolNames.join(", ")}` : ""}`, style, 1, style.c.dim).join("\n") + "\n";
 }
 
-/** The conversation as people read it, a message at a time. */
-export function* renderContext(result: ContextResult, style: Style): Generator<string> {
+/** The conversation as people read it, a message at a time (with `llm`: what is sent, each result pi supplies or a provider refuses said so). */
+export function* renderContext(result: ContextResult, style: Style, llm = false): Generator<string> {
   yield renderHeader(result.settings, style);
-  for (const m of result.messages()) yield "\n" + renderMessage(m, style);
+  if (!llm) {
+    for (const m of result.messages()) yield "\n" + renderMessage(m, style);
+    return;
+  }
+  // the pairing rule as the messages go by (`pairingProblems`, one message at a time)
+  let turn: Set<unknown> | undefined;
+  let answered = new Set<unknown>();
+  for (const s of result.sent()) {
+    const m = s.message;
+    let note: string | undefined;
+    if (m.role === "assistant") {
+      turn = new Set(toolCallsOf(m).map((c) => c.id));
+      answered = new Set();
+    } else if (m.role === "toolResult") {
+      const id = m.toolCallId;
+      if (s.synthetic) note = `supplied by pi: no result was recorded for the call on line ${result.lineOf(s.node)}`;
+      if (typeof id !== "string" || id === "") note = `a provider refuses this (line ${result.lineOf(s.node)}): it names no call`;
+      else if (!turn?.has(id)) note = `a provider refuses this (line ${result.lineOf(s.node)}): its call is not in the turn right before it`;
+      else if (answered.has(id)) note = `a provider refuses this (line ${result.lineOf(s.node)}): its call was already answered`;
+      else answered.add(id);
+    } else turn = undefined;
+    const text = renderMessage(m, style);
+    yield "\n" + (note ? text.replace("\n", `\n${textLines(`(${note})`, style, 2, note.startsWith("a provider") ? style.c.red : style.c.dim).join("\n")}\n`) : text);
+  }
 }
 
 function* settingsThenMessages(result: ContextResult): Generator<unknown> {
@@ -184,7 +208,7 @@ export async function run(options: ContextOptions, ctx: CommandContext): Promise
       // --jsonl: the settings first, then a message a line
       if (ctx.jsonl) return await writeJsonLines(out, settingsThenMessages(result));
       if (ctx.json) return await writeJsonWithArray(out, {}, "messages", result.jsonItems(), result.settings, true);
-      await writeAll(out, renderContext(result, ctx.style));
+      await writeAll(out, renderContext(result, ctx.style, options.llm === true));
     } finally {
       result.close();
     }

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildContext, contextAt, openSessionSync, type AnyEntry, type Session } from "../../src/format/index.js";
 import { generateSession } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
-import { pi } from "../helpers/pi.js";
+import { pi, piEntries, piWalkLoops } from "../helpers/pi.js";
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-conformance-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -22,26 +22,6 @@ afterAll(() => {
 });
 
 type PiEntry = Record<string, any>;
-
-/** pi's own reading: its parser (which, unlike its loader, also reads headerless files), then its migration. */
-function piEntries(path: string): PiEntry[] {
-  const all = pi.parseSessionEntries(readFileSync(path, "utf8"));
-  const objects = all.filter((e) => e && typeof e === "object" && !Array.isArray(e));
-  if (objects.some((e) => e.type === "session")) pi.migrateSessionEntries(objects);
-  return objects.filter((e) => e.type !== "session");
-}
-
-/** Whether pi's parent walk from `id` would loop forever (pi has no cycle guard). */
-function piWalkLoops(byId: Map<string, PiEntry>, id: string): boolean {
-  const seen = new Set<string>();
-  let cur = byId.get(id);
-  while (cur) {
-    if (seen.has(cur.id)) return true;
-    seen.add(cur.id);
-    cur = cur.parentId ? byId.get(cur.parentId) : undefined;
-  }
-  return false;
-}
 
 /** Compares every leaf of one file; entries are matched by position (v1 ids are random in pi). */
 function compareFile(path: string): number {

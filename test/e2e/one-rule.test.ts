@@ -80,6 +80,11 @@ const EXAMPLES: Partial<Record<FindingCode, string | Buffer>> = {
   "parent-missing": `${h}\n${u1}\n${JSON.stringify(user("d0000005", "zzzzzzzz", "orphan"))}\n`,
   "parent-self": `${h}\n${u1}\n${JSON.stringify(user("d0000005", "d0000005", "self"))}\n`,
   "parent-forward": `${h}\n${u1}\n${JSON.stringify(user("d0000005", "d0000006", "forward"))}\n${JSON.stringify(user("d0000006", "d0000001", "later"))}\n`,
+  // the conversation: real sessions damaged as the public reports show (fixtures/README.md)
+  "tool-result-orphan": readFileSync(fixture("pairing-errored-turn.jsonl")),
+  "tool-result-duplicate": readFileSync(fixture("pairing-duplicate.jsonl")),
+  "tool-result-no-id": readFileSync(fixture("pairing-empty-id.jsonl")),
+  "compaction-keeps-result": readFileSync(fixture("pairing-compaction-cut.jsonl")),
   "parent-cycle": `${h}\n${JSON.stringify(user("d0000005", "d0000006", "a"))}\n${JSON.stringify(user("d0000006", "d0000005", "b"))}\n`,
 };
 

@@ -126,8 +126,10 @@ export function generateBloatedSession({ seed, dir, steps = 80, payload = 4000, 
     if (x < 0.3) turn();
     else if (x < 0.45) user();
     else if (x < 0.53 && branch.length > 6) {
-      // keep the last few entries of the branch
-      const keep = branch[Math.max(0, branch.length - 1 - Math.floor(r() * 5))]!;
+      // keep the last few entries of the branch, from a whole turn as pi cuts (never at a tool result)
+      let at = Math.max(0, branch.length - 1 - Math.floor(r() * 5));
+      while (at > 0 && (branch[at] as { message?: { role: string } }).message?.role === "toolResult") at--;
+      const keep = branch[at]!;
       sm.appendCompaction(blob(Math.floor(size() / 2)), r() < 0.1 ? null : keep.id, Math.floor(r() * 100000), { readFiles: [`f${i}.ts`] }, undefined, usage());
     } else if (x < 0.64) sm.branchWithSummary(pick(branch.slice(-4)).id, blob(size()), undefined, undefined, usage()); // (back a little, summarising what was left)
     else if (x < 0.69) sm.appendMessage({ role: "bashExecution", command: `make ${i}`, output: blob(size()), exitCode: r() < 0.2 ? 1 : 0, cancelled: false, truncated: false, timestamp: (t += 1000) });

@@ -9,6 +9,10 @@ import * as totals from "../../node_modules/@earendil-works/pi-coding-agent/dist
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 // @ts-expect-error: plain JS module without types at this path
+import * as piMessages from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/messages.js";
+// @ts-expect-error: plain JS module without types at this path
+import * as piTransform from "../../node_modules/@earendil-works/pi-ai/dist/api/transform-messages.js";
+// @ts-expect-error: plain JS module without types at this path
 import * as sm from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js";
 
 type Entry = Record<string, any>;
@@ -23,6 +27,31 @@ export const pi = sm as {
   CURRENT_SESSION_VERSION: number;
 };
 
+
+/** What pi sends for a context: pi's `convertToLlm`, then pi-ai's `transformMessages` (no id normaliser: none is set for a same-provider request). */
+export function piSent(messages: any[], model: { provider?: string; api?: string; id?: string; input?: string[] }): any[] {
+  return piTransform.transformMessages(piMessages.convertToLlm(messages), { input: ["text", "image"], ...model });
+}
+
+/** pi's own reading of a file: its parser (which, unlike its loader, also reads headerless files), then its migration; entries only. */
+export function piEntries(path: string): Entry[] {
+  const all = sm.parseSessionEntries(readFileSync(path, "utf8")) as Entry[];
+  const objects = all.filter((e) => e && typeof e === "object" && !Array.isArray(e));
+  if (objects.some((e) => e.type === "session")) sm.migrateSessionEntries(objects);
+  return objects.filter((e) => e.type !== "session");
+}
+
+/** Whether pi's parent walk from `id` would loop forever (pi has no cycle guard). */
+export function piWalkLoops(byId: Map<string, Entry>, id: string): boolean {
+  const seen = new Set<string>();
+  let cur = byId.get(id);
+  while (cur) {
+    if (seen.has(cur.id)) return true;
+    seen.add(cur.id);
+    cur = cur.parentId ? byId.get(cur.parentId) : undefined;
+  }
+  return false;
+}
 
 /** pi's cost breakdown (`/session`'s by-model table): key, cost and tokens, costliest first, zero rows left out. */
 export const piUsageBreakdown = totals.getUsageCostBreakdown as (entries: Entry[]) => Array<{ key: string; cost: number; tokens: number }>;

@@ -48,7 +48,12 @@ export type FindingCode =
   | "label-target-missing"
   | "branch-summary-from-missing"
   | "context-edit-target-missing"
-  | "tool-result-unmatched"
+  // what a provider is sent
+  | "tool-result-orphan"
+  | "tool-result-duplicate"
+  | "tool-result-no-id"
+  | "compaction-keeps-result"
+  | "tool-call-unanswered"
   | "leaf-target-missing";
 
 export interface Finding {
@@ -74,6 +79,7 @@ interface FindingInfo {
 }
 
 const REPAIR = "run `pi-session repair FILE`";
+const REPAIR_FILE = "`pi-session repair FILE`";
 
 export const FINDING_INFO = {
   "file-empty": { severity: "error", hint: "the file holds no session; delete it or restore it from a backup" },
@@ -114,7 +120,11 @@ export const FINDING_INFO = {
   "label-target-missing": { severity: "warning", hint: "the label bookmarks nothing" },
   "branch-summary-from-missing": { severity: "info", hint: "the summarised branch is not in this file" },
   "context-edit-target-missing": { severity: "warning", hint: "the edit changes nothing" },
-  "tool-result-unmatched": { severity: "warning", hint: "no tool call with this id precedes it on its branch; providers may reject the context" },
+  "tool-result-orphan": { severity: "error", hint: `every request from this branch is refused (Anthropic: \`unexpected tool_use_id found in tool_result blocks\`; OpenAI: \`No tool call found for function call output\`); ${REPAIR_FILE} moves the result back under its call, or removes it when it has none` },
+  "tool-result-duplicate": { severity: "error", hint: `providers refuse a call answered twice; ${REPAIR_FILE} removes the second result` },
+  "tool-result-no-id": { severity: "error", hint: `providers refuse a result that names no call; ${REPAIR_FILE} removes it` },
+  "compaction-keeps-result": { severity: "error", hint: `every request after the compaction is refused (its first message is a result without its call); ${REPAIR_FILE} makes it keep from the turn that holds the call` },
+  "tool-call-unanswered": { severity: "info", hint: "sendable: pi answers it with an error result; nothing needs mending" },
   "leaf-target-missing": { severity: "error", hint: "the harness leaf points at an entry that does not exist" },
 } as const satisfies Record<FindingCode, FindingInfo>;
 

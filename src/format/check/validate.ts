@@ -4,7 +4,9 @@ import { NodeNumbers, type LineRecord } from "../read/line-table.js";
 import { LineFlag } from "../read/salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "../session/session.js";
 import { plural } from "../common/units.js";
-import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AnyEntry } from "../schema/types.js";
+import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AgentMessage, type AnyEntry } from "../schema/types.js";
+import { pairingFindings, Turn, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import type { TextClass } from "../read/salvage.js";
 
 /**
@@ -182,8 +184,12 @@ export class Validator {
   private readonly refs: Array<{ line: number; node: number | undefined; id: string | undefined; kind: RefKind; target: unknown }> = [];
   /** Each tool call declared (its node, the hash of its id), in file order. */
   private readonly calls = new NodeNumbers();
-  /** Each toolResult (its node, the hash of the call id it answers). */
+  /** Each toolResult with a call id (its node, the hash of the call id it answers). */
   private readonly results = new NodeNumbers();
+  /** Messages pi does not send: errored and aborted assistant turns, bash runs kept out of the context, branch summaries without a summary. */
+  private readonly unsent = new Set<number>();
+  /** Each compaction's `firstKeptEntryId`. */
+  private readonly compactions = new Map<number, unknown>();
 
   readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
     if (record.kind === "entry") this.collect(value as AnyEntry, record);
@@ -198,20 +204,26 @@ export class Validator {
         const message = entry.message as { role?: unknown; content?: unknown; toolCallId?: unknown } | null | undefined;
         const node = record.node;
         if (!message || typeof message !== "object" || node === undefined) return;
-        if (message.role === "assistant" && Array.isArray(message.content)) {
-          for (const b of message.content as Array<{ type?: unknown; id?: unknown } | null>) {
-            if (b && b.type === "toolCall" && typeof b.id === "string") this.calls.add(node, idHash(b.id));
+        if (message.role === "assistant") {
+          if (Array.isArray(message.content)) {
+            for (const b of message.content as Array<{ type?: unknown; id?: unknown } | null>) {
+              if (b && b.type === "toolCall" && typeof b.id === "string") this.calls.add(node, idHash(b.id));
+            }
           }
+          if (isSkippedTurn(message as AgentMessage)) this.unsent.add(node);
         }
-        if (message.role === "toolResult" && typeof message.toolCallId === "string") this.results.add(node, idHash(message.toolCallId));
+        if (message.role === "bashExecution" && (message as AgentMessage).excludeFromContext) this.unsent.add(node);
+        if (message.role === "toolResult" && typeof message.toolCallId === "string" && message.toolCallId !== "") this.results.add(node, idHash(message.toolCallId));
         return;
       }
+      case "branch_summary":
+        if (!entry.summary && record.node !== undefined) this.unsent.add(record.node);
+        return ref("branch_summary", entry.fromId);
       case "compaction":
+        if (record.node !== undefined) this.compactions.set(record.node, entry.firstKeptEntryId);
         return ref("compaction", entry.firstKeptEntryId);
       case "label":
         return ref("label", entry.targetId);
-      case "branch_summary":
-        return ref("branch_summary", entry.fromId);
       case "context_edit":
         return ref("context_edit", entry.targetId);
     }
@@ -257,54 +269,142 @@ export class Validator {
     return out;
   }
 
-  /**
-   * toolResults whose toolCallId no assistant message above them on their branch declared. One
-   * walk of the tree in pre-order, keeping how many calls of each id the path from the root holds:
-   * a call counts from its node to the end of its subtree (a run in pre-order). Ids repeat (a
-   * model that numbers its calls afresh each turn, a session replayed), so a result must not look
-   * through every call with its id.
-   */
+  /** The pairing rules (`pairingFindings`) over the whole tree, as findings at the entries that break them. */
   private toolFindings(session: Session): Finding[] {
-    if (this.results.count === 0) return [];
-    const { tree } = session;
-    const calls = byPreorder(this.calls, tree);
-    const results = byPreorder(this.results, tree);
-    const onPath = new Map<number, number>();
-    const open: Array<{ end: number; hash: number }> = [];
-    const unmatched: number[] = [];
-    for (let at = 0; at < tree.size; at++) {
-      if (calls.head[at] === -1 && results.head[at] === -1) continue;
-      while (open.length > 0 && open[open.length - 1]!.end < at) {
-        const { hash } = open.pop()!;
-        onPath.set(hash, onPath.get(hash)! - 1);
-      }
-      for (let k = results.head[at]!; k !== -1; k = results.next[k]!) {
-        if (!(onPath.get(this.results.number[k]!)! > 0)) unmatched.push(this.results.node[k]!);
-      }
-      for (let k = calls.head[at]!; k !== -1; k = calls.next[k]!) {
-        const hash = this.calls.number[k]!;
-        open.push({ end: at + tree.subtreeSizeOf(this.calls.node[k]!) - 1, hash });
-        onPath.set(hash, (onPath.get(hash) ?? 0) + 1);
-      }
-    }
-    return unmatched.map((node) => {
-      const id = session.nodeId(node);
-      const callId = (session.entry(node).message as { toolCallId?: unknown } | undefined)?.toolCallId;
-      return finding("tool-result-unmatched", `toolResult for \`${String(callId)}\` has no matching toolCall on its branch`, { line: session.nodeLine(node), ...(id ? { entryId: id } : {}) });
-    });
+    const input = new SessionPairing(session, this.calls, this.results, this.unsent, this.compactions);
+    if (!input.hasResults && this.calls.count === 0) return [];
+    return pairingFindings(input).map((p) => pairingFinding(session, p));
   }
 }
 
-/** Where each pair of `pairs` lies in pre-order: `head[at]`, then `next[k]` until -1. */
-function byPreorder(pairs: NodeNumbers, tree: Session["tree"]): { head: Int32Array; next: Int32Array } {
-  const head = new Int32Array(tree.size).fill(-1);
-  const next = new Int32Array(pairs.count);
-  for (let k = pairs.count - 1; k >= 0; k--) {
-    const at = tree.preorderIndex(pairs.node[k]!);
-    next[k] = head[at]!;
-    head[at] = k;
+/** The pairing walk's view of a session: kinds from the line table, calls and results from pass one. */
+class SessionPairing implements PairingInput {
+  readonly size: number;
+  private readonly kinds: Uint8Array;
+  private readonly callStart: Int32Array;
+  private readonly hashes: Float64Array;
+  private readonly resultHashes = new Map<number, number>();
+  hasResults = false;
+
+  constructor(
+    private readonly session: Session,
+    calls: NodeNumbers,
+    results: NodeNumbers,
+    unsent: ReadonlySet<number>,
+    private readonly compactions: ReadonlyMap<number, unknown>,
+  ) {
+    const { tree } = session;
+    this.size = tree.size;
+    this.kinds = new Uint8Array(this.size);
+    for (let n = 0; n < this.size; n++) this.kinds[n] = turnOf(session.nodeType(n), session.nodeRole(n), unsent.has(n));
+    // calls by node (pass one adds them in node order)
+    this.callStart = new Int32Array(this.size + 1);
+    for (let k = 0; k < calls.count; k++) this.callStart[calls.node[k]! + 1]!++;
+    for (let n = 0; n < this.size; n++) this.callStart[n + 1]! += this.callStart[n]!;
+    this.hashes = calls.number.subarray(0, calls.count);
+    for (let k = 0; k < results.count; k++) this.resultHashes.set(results.node[k]!, results.number[k]!);
+    for (let n = 0; n < this.size && !this.hasResults; n++) if (this.kinds[n] === Turn.Result) this.hasResults = true;
   }
-  return { head, next };
+
+  preorder(): Int32Array {
+    return this.session.tree.preorder();
+  }
+  preorderIndex(node: number): number {
+    return this.session.tree.preorderIndex(node);
+  }
+  subtreeSizeOf(node: number): number {
+    return this.session.tree.subtreeSizeOf(node);
+  }
+  turn(node: number): Turn {
+    return this.kinds[node]! as Turn;
+  }
+  calls(node: number): readonly number[] {
+    const from = this.callStart[node]!;
+    const to = this.callStart[node + 1]!;
+    return from === to ? NO_CALLS : (this.hashes.subarray(from, to) as unknown as number[]);
+  }
+  resultHash(node: number): number {
+    return this.resultHashes.get(node) ?? NaN;
+  }
+  keptFrom(node: number): number {
+    const target = this.compactions.get(node);
+    if (typeof target !== "string") return -1;
+    // pi finds it on the path: the first entry above the compaction holding the id
+    const holders = this.session.duplicateIds.get(target) ?? [this.session.nodeOf(target)];
+    for (const h of holders) if (h !== undefined && h !== node && this.session.tree.isAncestor(h, node)) return h;
+    return -1;
+  }
+}
+
+const NO_CALLS: readonly number[] = [];
+
+/** What an entry is to the pairing rules, from its type and role (`unsent`: a message pi leaves out). */
+export function turnOf(type: string | undefined, role: string | undefined, unsent: boolean): Turn {
+  switch (type) {
+    case "message":
+      switch (role) {
+        case "assistant":
+          return unsent ? Turn.Skipped : Turn.Assistant;
+        case "toolResult":
+          return Turn.Result;
+        case "system":
+          return Turn.System;
+        case "user":
+        case "custom":
+        case "hookMessage":
+          return Turn.User;
+        case "bashExecution":
+          return unsent ? Turn.None : Turn.User;
+        default:
+          return Turn.None;
+      }
+    case "custom_message":
+      return Turn.User;
+    case "branch_summary":
+      return unsent ? Turn.None : Turn.User;
+    case "compaction":
+      return Turn.Compaction;
+    default:
+      return Turn.None;
+  }
+}
+
+/** The call id a result names, or the one a call holds, as its entry writes it. */
+function callIdOf(session: Session, node: number, hash: number): string | undefined {
+  const message = (session.entry(node) as { message?: AgentMessage }).message;
+  if (!message) return undefined;
+  if (message.role === "toolResult") return typeof message.toolCallId === "string" ? message.toolCallId : undefined;
+  const call = toolCallsOf(message).find((c) => typeof c.id === "string" && idHash(c.id) === hash);
+  return call?.id as string | undefined;
+}
+
+/** A pairing finding as data for people: the code, the call id, the entry and line. */
+function pairingFinding(session: Session, p: PairingFinding): Finding {
+  const where = (node: number) => {
+    const id = session.nodeId(node);
+    return { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) };
+  };
+  const line = (node: number) => `line ${session.nodeLine(node)}`;
+  const callId = p.resultNode >= 0 ? callIdOf(session, p.resultNode, p.hash) : p.callNode >= 0 ? callIdOf(session, p.callNode, p.hash) : undefined;
+  const call = `\`${String(callId)}\``;
+  switch (p.kind) {
+    case "no-id": {
+      const raw = (session.entry(p.node) as { message?: AgentMessage }).message?.toolCallId;
+      return finding("tool-result-no-id", `a tool result whose toolCallId is ${raw === "" ? "empty" : raw === undefined ? "missing" : `not a string (${JSON.stringify(raw)?.slice(0, 40)})`}`, where(p.node));
+    }
+    case "lost":
+      return finding("tool-result-orphan", `the result for ${call} follows no call: no entry above it on its branch holds the call`, where(p.node));
+    case "skipped-turn":
+      return finding("tool-result-orphan", `the result for ${call} answers a call in an assistant turn that ended in ${String((session.entry(p.callNode) as { message?: AgentMessage }).message?.stopReason)} (${line(p.callNode)}), which pi does not send`, where(p.node));
+    case "displaced":
+      return finding("tool-result-orphan", `the result for ${call} is not right after its call (${line(p.callNode)}): a message or a compaction stands between them`, where(p.node));
+    case "duplicate":
+      return finding("tool-result-duplicate", `a second result for ${call} (its call: ${line(p.callNode)})`, where(p.node));
+    case "kept-result":
+      return finding("compaction-keeps-result", `the compaction's kept part starts at the result for ${call} (${line(p.resultNode)}), whose call it leaves out`, where(p.node));
+    case "unanswered":
+      return finding("tool-call-unanswered", `call ${call} has no result on a branch through it`, where(p.node));
+  }
 }
 
 /** How many of a duplicated id's lines its findings name. */

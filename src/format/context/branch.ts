@@ -29,6 +29,22 @@ export function contextSettingsAt(session: Session, node: number): { thinkingLev
   return { ...settings, activeToolNames: activeToolNames(read(tools)) };
 }
 
+/**
+ * The model the leaf `node`'s context is sent to (pi's transform compares each turn with it): the
+ * leaf's model, with the api of the turn that chose it when an assistant turn did (a
+ * `model_change` names no api, and the file does not hold pi's model registry).
+ */
+export function targetModelAt(session: Session, node: number): { provider: string | undefined; api: string | undefined; id: string | undefined } {
+  if (node === -1) return { provider: undefined, api: undefined, id: undefined };
+  const path = session.tree.pathTo(node);
+  const at = lastOfKind(session, path, (t, r) => t === "model_change" || (t === "message" && r === "assistant"));
+  if (at === undefined) return { provider: undefined, api: undefined, id: undefined };
+  const entry = session.entry(at);
+  const { model } = contextSettings([entry]);
+  const api = entry.type === "message" ? (entry as { message?: { api?: unknown } }).message?.api : undefined;
+  return { provider: model?.provider, api: typeof api === "string" ? api : undefined, id: model?.modelId };
+}
+
 /** A message as the JSON bytes of its line, standing for the parsed message (for output). */
 export class RawMessage {
   constructor(
@@ -50,6 +66,15 @@ export function* contextMessages(session: Session, node: number): Generator<Agen
  * its line's bytes (`RawMessage`): writing it as JSON then needs no parse and no stringify.
  */
 export function* contextParts(session: Session, node: number, raw = true): Generator<AgentMessage | RawMessage> {
+  for (const piece of tracedParts(session, node, raw)) yield piece.part;
+}
+
+/** The context's messages for the leaf `node`, each with the node (entry) it came from: a compaction's summary from the compaction. */
+export function* tracedMessages(session: Session, node: number): Generator<{ message: AgentMessage; node: number }> {
+  for (const { part, node: from } of tracedParts(session, node, false)) yield { message: part as AgentMessage, node: from };
+}
+
+function* tracedParts(session: Session, node: number, raw: boolean): Generator<{ part: AgentMessage | RawMessage; node: number }> {
   if (node === -1) return;
   const path = session.tree.pathTo(node);
   const view: PathView = { length: path.length, id: (i) => session.nodeId(path[i]!), type: (i) => session.nodeKind(path[i]!).type, role: (i) => session.nodeKind(path[i]!).role };
@@ -64,7 +89,7 @@ export function* contextParts(session: Session, node: number, raw = true): Gener
       edits.set(edit.targetId, edit);
     }
   }
-  if (at >= 0) yield* projectEntry(compaction!, edits.get(compaction!.id));
+  if (at >= 0) for (const part of projectEntry(compaction!, edits.get(compaction!.id))) yield { part, node: path[at]! };
   // Only these entry types become messages (an older compaction inside the kept range does not),
   // so no other line is even read; the rest are read in large blocks, in order.
   const read = selected.filter((n) => {
@@ -78,12 +103,12 @@ export function* contextParts(session: Session, node: number, raw = true): Gener
       const bytes = session.rawMessage(n, line);
       if (bytes) {
         // (a copy: the line is a view of a block that the next read overwrites)
-        yield new RawMessage(Buffer.from(bytes), session.nodeRole(n)!);
+        yield { part: new RawMessage(Buffer.from(bytes), session.nodeRole(n)!), node: n };
         continue;
       }
     }
     const entry = session.entryFromBytes(n, line);
-    yield* projectEntry(entry, edits.get(entry.id));
+    for (const part of projectEntry(entry, edits.get(entry.id))) yield { part, node: n };
   }
 }
 

@@ -438,3 +438,71 @@ export function emptyFields(): ScanFields {
     plainText: false,
   };
 }
+
+/**
+ * The value of `"key":` at the top level of the object `bytes[from..to)` (its braces included),
+ * found by its bytes, for a field the scanner does not read (an assistant's `stopReason`, a bash
+ * run's `excludeFromContext`): `undefined` when the key is not there, `AMBIGUOUS` when the last
+ * occurrence is not at the top level (the caller parses the line), else the value's JSON text (a
+ * string with its quotes). pi writes these keys after the content, so the last occurrence is
+ * found near the end and checked by reading on to the object's close. Whitespace around the colon
+ * is allowed; a key spelled with escapes is not seen.
+ */
+const AMBIGUOUS = Symbol("ambiguous");
+function keyValueIn(bytes: Buffer, from: number, to: number, key: Buffer): string | undefined | typeof AMBIGUOUS {
+  // (searched within the range: `bytes` may be a whole read chunk)
+  const found = bytes.subarray(from, to).lastIndexOf(key);
+  if (found < 0) return undefined;
+  const at = from + found;
+  const space = (c: number | undefined) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+  let p = at + key.length;
+  while (p < to && space(bytes[p])) p++;
+  if (bytes[p] !== 0x3a) return AMBIGUOUS; // `"key"` as a value, not a key
+  p++;
+  while (p < to && space(bytes[p])) p++;
+  const valueStart = p;
+  // on to the object's close: a closer that comes sooner means the key was nested
+  let depth = 0;
+  let valueEnd = -1;
+  for (let q = p; q < to; q++) {
+    const c = bytes[q]!;
+    if (c === 0x22) {
+      q++;
+      while (q < to && bytes[q] !== 0x22) q += bytes[q] === 0x5c ? 2 : 1;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (depth === 0) {
+        if (valueEnd < 0) valueEnd = q;
+        return q === to - 1 ? bytes.toString("utf8", valueStart, valueEnd).trim() : AMBIGUOUS;
+      }
+      depth--;
+    } else if (c === 0x2c && depth === 0 && valueEnd < 0) valueEnd = q;
+  }
+  return AMBIGUOUS;
+}
+
+const STOP_REASON = Buffer.from('"stopReason"');
+const EXCLUDE_FROM_CONTEXT = Buffer.from('"excludeFromContext"');
+
+/**
+ * What decides whether pi sends a scanned message, read from its bytes: an assistant's
+ * `stopReason` when it is "error" or "aborted" (pi leaves the turn out), a bash run's
+ * `excludeFromContext` when `true`; undefined otherwise. The line (from `at`, up to its newline)
+ * is parsed when the key is there more than once.
+ */
+export function sendingField(bytes: Buffer, at: number, f: ScanFields, key: "stopReason" | "excludeFromContext"): string | true | undefined {
+  if (f.messageStart < 0) return undefined;
+  const from = at + f.messageStart;
+  const to = at + f.messageEnd;
+  let raw = keyValueIn(bytes, from, to, key === "stopReason" ? STOP_REASON : EXCLUDE_FROM_CONTEXT);
+  if (raw === AMBIGUOUS) {
+    const end = bytes.indexOf(0x0a, to);
+    const value = (JSON.parse(bytes.toString("utf8", at, end < 0 ? bytes.length : end)) as { message?: Record<string, unknown> }).message?.[key];
+    raw = JSON.stringify(value);
+  }
+  if (raw === undefined) return undefined;
+  if (key === "excludeFromContext") return raw === "true" ? true : undefined;
+  return raw === '"error"' || raw === '"aborted"' ? (JSON.parse(raw) as string) : undefined;
+}

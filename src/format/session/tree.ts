@@ -211,27 +211,7 @@ export class TreeIndex {
     for (let d = 0; d <= maxDepth; d++) byDepth[d + 1]! += byDepth[d]!;
     const topo = new Int32Array(n);
     for (let i = 0; i < n; i++) topo[byDepth[this.depth(i)]!++] = i;
-    const size = new Int32Array(n).fill(1);
-    for (let k = n - 1; k >= 0; k--) {
-      const p = parent[topo[k]!]!;
-      if (p >= 0) size[p]! += size[topo[k]!]!;
-    }
-    const at = new Int32Array(n);
-    // `next[p]`: where p's next child goes (its number + 1, then past each child's subtree)
-    const next = new Int32Array(n);
-    let rootAt = 0;
-    for (let k = 0; k < n; k++) {
-      const node = topo[k]!;
-      const p = parent[node]!;
-      if (p < 0) {
-        at[node] = rootAt;
-        rootAt += size[node]!;
-      } else {
-        at[node] = next[p]!;
-        next[p]! += size[node]!;
-      }
-      next[node] = at[node]! + 1;
-    }
+    const { at, size } = preorderNumbers(parent, topo);
     this.preorderAt = at;
     this.subtreeSize = size;
   }
@@ -293,4 +273,37 @@ function compareTime(a: number, b: number): number {
   // pi sorts with `a - b`, which is NaN (treated as "equal") when a timestamp does not parse.
   const d = a - b;
   return Number.isNaN(d) ? 0 : d;
+}
+
+/**
+ * Each node's place in pre-order and the size of its subtree, from its parent (-1: a root) and an
+ * order that takes every parent before its children (`topo`; none: the nodes' own order is one):
+ * subtree sizes summed children first, then each child placed after its parent and its earlier
+ * siblings' subtrees. Linear, no recursion.
+ */
+export function preorderNumbers(parent: Int32Array, topo?: Int32Array): { at: Int32Array; size: Int32Array } {
+  const n = parent.length;
+  const node = (k: number) => (topo ? topo[k]! : k);
+  const size = new Int32Array(n).fill(1);
+  for (let k = n - 1; k >= 0; k--) {
+    const p = parent[node(k)]!;
+    if (p >= 0) size[p]! += size[node(k)]!;
+  }
+  const at = new Int32Array(n);
+  // `next[p]`: where p's next child goes (its number + 1, then past each child's subtree)
+  const next = new Int32Array(n);
+  let rootAt = 0;
+  for (let k = 0; k < n; k++) {
+    const v = node(k);
+    const p = parent[v]!;
+    if (p < 0) {
+      at[v] = rootAt;
+      rootAt += size[v]!;
+    } else {
+      at[v] = next[p]!;
+      next[p]! += size[v]!;
+    }
+    next[v] = at[v]! + 1;
+  }
+  return { at, size };
 }

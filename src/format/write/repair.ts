@@ -2,12 +2,17 @@ import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import { IdIndex } from "../read/ids.js";
-import { grown } from "../read/line-table.js";
+import { grown, NodeNumbers } from "../read/line-table.js";
 import { LineSalvager, normalizeLine, type SessionRecord } from "../read/salvage.js";
-import { emptyFields, fieldsOf, hexString, scanLine, Verdict } from "../read/scanner.js";
+import { emptyFields, fieldsOf, hexString, scanLine, sendingField, Verdict, type ScanFields } from "../read/scanner.js";
+import { idHash } from "../common/hash.js";
+import { turnOf } from "../check/validate.js";
+import { isSkippedTurn, toolCallsOf } from "../context/send.js";
+import { planConversation, type ConversationFix } from "./conversation.js";
+import { Turn } from "../context/pairing.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine, growthFor, type ByteSource } from "../read/source.js";
-import { CURRENT_VERSION, fileKindOf, missingHeaderFields, PI_EVENT_TYPES, type FileKind } from "../schema/types.js";
+import { CURRENT_VERSION, fileKindOf, messageText, missingHeaderFields, PI_EVENT_TYPES, type AgentMessage, type FileKind } from "../schema/types.js";
 
 /**
  * Repair (README, `repair`): every input line ends up in the repaired file, changed as little as possible,
@@ -39,7 +44,11 @@ export type RepairCode =
   | "id-renamed"
   | "parent-reattached"
   | "entry-dropped"
-  | "reference-missing";
+  | "reference-missing"
+  | "result-removed"
+  | "result-moved"
+  | "compaction-kept-moved"
+  | "conversation-left";
 
 export interface RepairAction {
   code: RepairCode;
@@ -74,12 +83,23 @@ export const REPAIR_CODES: Record<RepairCode, { dropped: boolean }> = {
   "parent-reattached": { dropped: false },
   "entry-dropped": { dropped: true },
   "reference-missing": { dropped: false },
+  "result-removed": { dropped: true },
+  "result-moved": { dropped: false },
+  "compaction-kept-moved": { dropped: false },
+  "conversation-left": { dropped: false },
 };
 
 /** A record of the result, as the writer makes it: the line's own text (or `text`), with `patch` applied. */
 interface OutPiece {
   text?: string;
-  patch?: { id?: string; parentId?: string | null };
+  patch?: Patch;
+}
+
+/** Fixes to a kept record: its id, its parent, a compaction's first kept entry. */
+interface Patch {
+  id?: string;
+  parentId?: string | null;
+  firstKeptEntryId?: string;
 }
 
 type Decision = { kind: "drop" } | { kind: "normalize" } | { kind: "pieces"; pieces: OutPiece[] };
@@ -123,7 +143,17 @@ class Candidates {
   /** Header candidates' values. */
   readonly headers = new Map<number, Record<string, unknown>>();
   /** Fixes to a kept record's id and parent. */
-  readonly patches = new Map<number, { id?: string; parentId?: string | null }>();
+  readonly patches = new Map<number, Patch>();
+  /** What each record is to the pairing rules (`Turn`), its calls' id hashes, a result's call id hash (none: no string id). */
+  turn = new Uint8Array(1024);
+  readonly callHashes = new NodeNumbers();
+  readonly resultHashes = new Map<number, number>();
+  /** Each kept record's parent record, as the id phase settles it (-1: a root). */
+  parentK = new Int32Array(0);
+  /** Records written after another record's line (a result moved back under its call): record -> records. */
+  readonly after = new Map<number, number[]>();
+  /** Records written in another place (`after`), not at their own line. */
+  readonly moved = new Set<number>();
 
   /** `estimate`: how many candidates the file will likely hold, asked when the columns are full. */
   constructor(private readonly estimate: () => number) {}
@@ -162,6 +192,7 @@ class Candidates {
     this.parentKind = grown(this.parentKind, n, this.count);
     this.parentHex = grown(this.parentHex, n, this.count);
     this.flags = grown(this.flags, n, this.count);
+    this.turn = grown(this.turn, n, this.count);
     this.ids.reserve(n);
   }
 }
@@ -190,8 +221,32 @@ function addRecord(c: Candidates, v: SessionRecord, index: number, text: string 
   const k = c.add(index, offset, length, text, f, (normalized ? C_NORMALIZED : 0) | (badMessage ? C_BAD_MESSAGE : 0) | (v.type === "session" ? C_HEADER : 0));
   const ref = refOf(v);
   if (ref !== undefined) c.refs.set(k, { type: v.type, ref });
+  noteTurn(c, k, v);
   if (v.type === "session") c.headers.set(k, v);
   return k;
+}
+
+/** A parsed record's part in the conversation (`Candidates.turn` and its hashes). */
+function noteTurn(c: Candidates, k: number, v: Record<string, unknown>): void {
+  const m = v.message as AgentMessage | null | undefined;
+  const role = m && typeof m === "object" ? m.role : undefined;
+  const unsent = v.type === "message" ? (role === "assistant" ? isSkippedTurn(m!) : role === "bashExecution" && !!m!.excludeFromContext) : v.type === "branch_summary" && !v.summary;
+  c.turn[k] = turnOf(v.type as string, typeof role === "string" ? role : undefined, unsent);
+  if (role === "assistant") for (const call of toolCallsOf(m!)) if (typeof call.id === "string") c.callHashes.add(k, idHash(call.id));
+  if (role === "toolResult" && typeof m!.toolCallId === "string" && m!.toolCallId !== "") c.resultHashes.set(k, idHash(m!.toolCallId));
+}
+
+/** A scanned line's part in the conversation, from the scanner's fields (the line parsed only where they do not say). */
+function noteScannedTurn(c: Candidates, k: number, buffer: Buffer, start: number, end: number, f: ScanFields): void {
+  if (f.type !== "message") {
+    c.turn[k] = turnOf(f.type, undefined, false);
+    return;
+  }
+  if (f.role === "assistant" && f.calls < 0) return noteTurn(c, k, JSON.parse(buffer.toString("utf8", start, end)) as Record<string, unknown>);
+  const unsent = f.role === "assistant" || f.role === "bashExecution" ? sendingField(buffer, start, f, f.role === "assistant" ? "stopReason" : "excludeFromContext") !== undefined : false;
+  c.turn[k] = turnOf(f.type, f.role, unsent);
+  if (f.role === "assistant") for (let j = 0; j < f.calls; j++) c.callHashes.add(k, idHash(JSON.parse(buffer.toString("utf8", start + f.callOpen[j]! - 1, start + f.callClose[j]! + 1)) as string));
+  if (f.role === "toolResult" && f.toolCallId !== undefined && f.toolCallId !== "") c.resultHashes.set(k, idHash(f.toolCallId));
 }
 
 /** Types whose lines repair parses in full (few, and it needs their references or value). */
@@ -282,7 +337,10 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     }
   }
   // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
-  if (!head.legacy) settleIds(work, head.sessionId);
+  if (!head.legacy) {
+    settleIds(work, head.sessionId);
+    settleConversation(work);
+  }
   const keptRecords = decideLines(work, head);
   work.actions.sort((a, b) => a.line - b.line);
   const fileKind = fileKindOf({ header: head.hv !== undefined, entryWithId: head.anyId, events: work.events });
@@ -342,7 +400,8 @@ function readCandidates(work: RepairWork): void {
       salvager.flush();
       if (PI_EVENT_TYPES.has(fields.type)) work.events++;
       const bad = fields.type === "message" && fields.role === undefined;
-      c.add(index, offset, length, undefined, fields, (cr || badUtf8 ? C_NORMALIZED : 0) | (bad ? C_BAD_MESSAGE : 0));
+      const k = c.add(index, offset, length, undefined, fields, (cr || badUtf8 ? C_NORMALIZED : 0) | (bad ? C_BAD_MESSAGE : 0));
+      noteScannedTurn(c, k, buffer, start, end, fields);
       if (badUtf8) act("invalid-utf8-replaced", line, "bytes that are not UTF-8 written as U+FFFD, as pi reads them");
       return;
     }
@@ -476,6 +535,7 @@ function settleIds(work: RepairWork, sessionId: string): void {
       }
     }
   };
+  const parentK = (c.parentK = new Int32Array(c.count).fill(-1));
   let entryNumber = -1;
   for (let k = 0; k < c.count; k++) {
     if (isHeader(k)) continue;
@@ -486,6 +546,7 @@ function settleIds(work: RepairWork, sessionId: string): void {
     const hex = c.ids.hexAt(k);
     if (noDuplicates && hex >= 0 && c.parentKind[k] === 1 && prevKept >= 0 && prevFresh === undefined && c.ids.hexAt(prevKept) === c.parentHex[k]) {
       holds[k] = 1;
+      parentK[k] = prevKept;
       prevKept = k;
       prevIdStale = true;
       continue;
@@ -523,9 +584,11 @@ function settleIds(work: RepairWork, sessionId: string): void {
       if (target === undefined || target === id || (target !== prevId && holderBefore(target, k) < 0)) {
         const why = target === undefined ? "no parentId" : target === id ? "it was its own parent" : known(target) ? `parent ${target} comes later in the file` : `parent ${target} does not exist`;
         patch.parentId = prevId;
-        act("parent-reattached", line, `${why}: re-attached to ${String(prevId)}`);
-      } else if (target !== parentId) {
-        patch.parentId = target;
+        parentK[k] = prevKept;
+        act("parent-reattached", line, `${why}: re-attached to ${prevId === null ? "nothing (a root)" : prevId}`);
+      } else {
+        if (target !== parentId) patch.parentId = target;
+        parentK[k] = target === prevId ? prevKept : holderBefore(target, k);
       }
     }
     if (patch.id !== undefined || "parentId" in patch) c.patches.set(k, patch);
@@ -544,7 +607,107 @@ function settleIds(work: RepairWork, sessionId: string): void {
 }
 
 /**
- * Phase four: what each input line becomes (candidates come in line order): kept as it is,
+ * Phase four (v2 and v3 files): the conversation (`planConversation`), on the tree phase three
+ * leaves: results a provider refuses removed or moved back under their call, compactions made to
+ * keep whole turns. Each fix is an action of the report, with the call id and the result's text.
+ */
+function settleConversation(work: RepairWork): void {
+  const { c } = work;
+  const records: number[] = [];
+  const recordOf = new Int32Array(c.count).fill(-1);
+  let results = 0;
+  for (let k = 0; k < c.count; k++) {
+    if (c.flags[k]! & (C_DROPPED | C_HEADER)) continue;
+    recordOf[k] = records.length;
+    records.push(k);
+    if (c.turn[k] === Turn.Result) results++;
+  }
+  if (results === 0) return;
+  const parent = new Int32Array(records.length);
+  for (let r = 0; r < records.length; r++) {
+    const p = c.parentK[records[r]!]!;
+    parent[r] = p >= 0 ? recordOf[p]! : -1;
+  }
+  // calls by candidate (added in candidate order)
+  const callStart = new Int32Array(c.count + 1);
+  for (let j = 0; j < c.callHashes.count; j++) callStart[c.callHashes.node[j]! + 1]!++;
+  for (let k = 0; k < c.count; k++) callStart[k + 1]! += callStart[k]!;
+  const hashes = c.callHashes.number.subarray(0, c.callHashes.count);
+  const idOf = (k: number): string | undefined => c.patches.get(k)?.id ?? c.ids.idOf(k);
+  const plan = planConversation({
+    size: records.length,
+    parent,
+    turn: (r) => c.turn[records[r]!]! as Turn,
+    calls: (r) => hashes.subarray(callStart[records[r]!]!, callStart[records[r]! + 1]!) as unknown as number[],
+    resultHash: (r) => c.resultHashes.get(records[r]!) ?? NaN,
+    keptFrom: (r) => {
+      const k = records[r]!;
+      const ref = c.refs.get(k);
+      if (!ref || ref.type !== "compaction") return -1;
+      const holders = c.ids.duplicates.get(ref.ref) ?? [c.ids.findString(ref.ref)];
+      for (let j = holders.length - 1; j >= 0; j--) {
+        const h = holders[j]!;
+        if (h >= 0 && h < k && recordOf[h]! >= 0 && c.patches.get(h)?.id === undefined) return recordOf[h]!;
+      }
+      return -1;
+    },
+  });
+  const patch = (k: number): Patch => {
+    let p = c.patches.get(k);
+    if (!p) c.patches.set(k, (p = {}));
+    return p;
+  };
+  for (const [r, p] of plan.parents) patch(records[r]!).parentId = p < 0 ? null : (idOf(records[p]!) ?? null);
+  for (const [r, list] of plan.after) {
+    c.after.set(records[r]!, list.map((m) => records[m]!));
+    for (const m of list) c.moved.add(records[m]!);
+  }
+  for (const [r, to] of plan.keptFrom) patch(records[r]!).firstKeptEntryId = idOf(records[to < 0 ? r : to]!);
+  for (const fix of plan.fixes) reportFix(work, fix, records, idOf);
+  for (const r of plan.removed) c.flags[records[r]!]! |= C_DROPPED;
+}
+
+/** A conversation fix as an action of the report: the line, the entry, the call id, the start of the result's text. */
+function reportFix(work: RepairWork, fix: ConversationFix, records: readonly number[], idOf: (k: number) => string | undefined): void {
+  const { c } = work;
+  const f = fix.finding;
+  const result = f.resultNode >= 0 ? records[f.resultNode]! : -1;
+  const value = result >= 0 ? (JSON.parse(work.textOf(result)) as { message?: AgentMessage }).message : undefined;
+  const callId = value && typeof value.toolCallId === "string" ? value.toolCallId : undefined;
+  const text = value ? messageText(value).replace(/\s+/g, " ").trim() : "";
+  const quoted = text.length > 0 ? `, "${text.length > 48 ? `${text.slice(0, 47)}…` : text}"` : "";
+  const what = result >= 0 ? `the result for \`${callId ?? ""}\` (entry ${idOf(result) ?? "without id"}${quoted})` : "";
+  const lineOf = (r: number) => c.index[records[r]!]! + 1;
+  const line = fix.action === "kept-from" ? lineOf(f.node) : result >= 0 ? c.index[result]! + 1 : lineOf(f.node);
+  const why: Record<typeof f.kind, string> = {
+    lost: "no call for it above it on its branch",
+    "skipped-turn": `its call is in an assistant turn pi does not send (line ${f.callNode >= 0 ? lineOf(f.callNode) : "?"})`,
+    duplicate: `its call (line ${f.callNode >= 0 ? lineOf(f.callNode) : "?"}) was already answered`,
+    "no-id": `its toolCallId is ${callId === undefined ? "missing or not a string" : "empty"}`,
+    displaced: "a message stood between them",
+    "kept-result": "",
+    unanswered: "",
+  };
+  switch (fix.action) {
+    case "removed":
+      work.act("result-removed", line, `removed ${what}: ${why[f.kind]}`);
+      break;
+    case "moved":
+      work.act("result-moved", line, `moved ${what} back under its call (line ${lineOf(f.callNode)}), after line ${lineOf(fix.to)}: ${why[f.kind]}`);
+      break;
+    case "kept-from": {
+      const to = fix.to < 0 ? f.node : fix.to;
+      work.act("compaction-kept-moved", line, `the compaction kept from ${what}, without its call: it now keeps from entry ${idOf(records[to]!) ?? "?"} (line ${lineOf(to)})${fix.to >= 0 && f.callNode === fix.to ? ", the turn holding the call" : ""}`);
+      break;
+    }
+    case "left":
+      work.act("conversation-left", line, `left ${what} as it is: ${why[f.kind]}, and moving it would change the session's current leaf`);
+      break;
+  }
+}
+
+/**
+ * Phase five: what each input line becomes (candidates come in line order): kept as it is,
  * normalised, dropped, or the records it holds written again (split, joined, patched). Returns how
  * many records the result holds.
  */
@@ -559,20 +722,26 @@ function decideLines(work: RepairWork, head: HeaderOutcome): number {
     let end = k + 1;
     while (end < c.count && c.index[end] === index) end++;
     // (most lines hold one candidate, kept as it is: decided without an array)
-    if (end === k + 1 && !(c.flags[k]! & C_DROPPED) && !c.texts.has(k) && !c.patches.has(k)) {
+    if (end === k + 1 && !(c.flags[k]! & C_DROPPED) && !c.texts.has(k) && !c.patches.has(k) && !c.moved.has(k) && !c.after.has(k)) {
       if (k !== head.header) keptRecords++;
       if (linesWithRecords) linesWithRecords[index] = 1;
       if (c.flags[k]! & C_NORMALIZED) decisions.set(index, { kind: "normalize" });
       k = end;
       continue;
     }
+    // (a record moved elsewhere is written after its new parent's line instead; records moved
+    // after one of this line's are written with it)
     const kept: number[] = [];
-    for (let j = k; j < end; j++) if (!(c.flags[j]! & C_DROPPED)) kept.push(j);
+    for (let j = k; j < end; j++) {
+      if (c.flags[j]! & C_DROPPED || c.moved.has(j)) continue;
+      kept.push(j);
+      for (const m of c.after.get(j) ?? []) kept.push(m);
+    }
     keptRecords += kept.filter((j) => j !== head.header).length;
     if (kept.length === 0) work.drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
     else {
       if (linesWithRecords) linesWithRecords[index] = 1;
-      decisions.set(index, { kind: "pieces", pieces: kept.map((j) => ({ ...(c.texts.has(j) ? { text: c.texts.get(j)! } : {}), ...(c.patches.has(j) ? { patch: c.patches.get(j)! } : {}) })) });
+      decisions.set(index, { kind: "pieces", pieces: kept.map((j) => ({ ...(c.texts.has(j) ? { text: c.texts.get(j)! } : c.moved.has(j) ? { text: work.textOf(j) } : {}), ...(c.patches.has(j) ? { patch: c.patches.get(j)! } : {}) })) });
     }
     k = end;
   }
@@ -606,6 +775,7 @@ export function writeRepair(source: ByteSource, plan: RepairPlan, write: ((chunk
         const value = JSON.parse(text) as Record<string, unknown>;
         if ("id" in p.patch) value.id = p.patch.id;
         if ("parentId" in p.patch) value.parentId = p.patch.parentId;
+        if (p.patch.firstKeptEntryId !== undefined) value.firstKeptEntryId = p.patch.firstKeptEntryId;
         return JSON.stringify(value);
       });
     },

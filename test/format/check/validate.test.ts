@@ -56,7 +56,7 @@ describe("validator", () => {
     ["cycle.jsonl", ["3:parent-cycle", "5:parent-self"]],
     ["forward-parent.jsonl", ["3:parent-forward"]],
     ["missing-role.jsonl", ["5:message-invalid", "6:message-invalid"]],
-    ["dangling-refs.jsonl", ["5:compaction-target-missing", "6:label-target-missing", "7:context-edit-target-missing", "8:branch-summary-from-missing", "9:tool-result-unmatched"]],
+    ["dangling-refs.jsonl", ["5:compaction-target-missing", "6:label-target-missing", "7:context-edit-target-missing", "8:branch-summary-from-missing", "9:tool-result-orphan"]],
     ["empty.jsonl", ["-:file-empty"]],
     ["newer-version.jsonl", ["1:version-unsupported"]],
     ["v1.jsonl", ["1:version-legacy"]],
@@ -77,7 +77,7 @@ describe("validator", () => {
   });
 
   it("finds a toolResult's call on its own branch only", () => {
-    expect(codes("linear.jsonl")).not.toContain("5:tool-result-unmatched");
+    expect(codes("linear.jsonl")).not.toContain("5:tool-result-orphan");
   });
 
   it("matches each toolResult with the call on its own branch when the id is declared on two branches", () => {
@@ -93,9 +93,11 @@ describe("validator", () => {
     }
     const v = new Validator();
     const s = openSessionBuffer("two-branches.jsonl", jsonl(...records), { onRecord: v.onRecord });
-    const unmatched = v.findings(s).filter((f) => f.code === "tool-result-unmatched").map((f) => f.entryId);
-    // t4 sits under a1's result on a1's branch: answered by a1; only t3 has no call above it
-    expect(unmatched).toEqual(["t3"]);
+    const found = v.findings(s);
+    // t3 has no call above it; t4 answers a1's call a second time (t1 answered it); the chain's
+    // results each answer the call right before them
+    expect(found.filter((f) => f.code === "tool-result-orphan").map((f) => f.entryId)).toEqual(["t3"]);
+    expect(found.filter((f) => f.code === "tool-result-duplicate").map((f) => f.entryId)).toEqual(["t4"]);
   });
 
   it("names a duplicated id's first lines only, however many lines hold it", () => {

@@ -1,0 +1,152 @@
+/**
+ * A session every request fails on (README): real sessions damaged as the public reports show
+ * (fixtures/README.md, `pairing-*`). For each: `check` exits 1 with the finding at the line the
+ * damage is on; `repair` fixes it in one run, and then what pi 1.6 itself sends for every leaf
+ * (its `buildSessionContext`, `convertToLlm` and pi-ai's `transformMessages`) breaks no pairing
+ * rule, pi's `SessionManager.open` loads every line, `check` passes, a second repair changes
+ * nothing, the backup is the input, and every entry that did no damage is still on its branch, in
+ * the same order. Clean files are left byte for byte; a call left unanswered is no error.
+ */
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { pairingProblems, type SentMessage } from "../../src/format/index.js";
+import { cli, cliJson } from "../helpers/cli.js";
+import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
+import { pi, piEntries, piSent } from "../helpers/pi.js";
+
+type Entry = Record<string, any>;
+
+/** Each fixture: the findings `check` must give (line:code), and the repair actions (line:code). */
+const CASES: Record<string, { findings: string[]; actions: string[] }> = {
+  // the torn assistant line goes, and with it the call its two results answered
+  "pairing-torn-call.jsonl": { findings: ["13:line-invalid-json", "14:tool-result-orphan", "15:tool-result-orphan"], actions: ["13:invalid-dropped", "14:parent-reattached", "14:result-removed", "15:result-removed"] },
+  "pairing-errored-turn.jsonl": { findings: ["17:tool-result-orphan"], actions: ["17:result-removed"] },
+  "pairing-displaced.jsonl": { findings: ["15:tool-result-orphan", "16:tool-result-orphan"], actions: ["15:result-moved", "16:result-moved"] },
+  "pairing-duplicate.jsonl": { findings: ["8:tool-result-duplicate"], actions: ["8:result-removed"] },
+  "pairing-empty-id.jsonl": { findings: ["13:tool-result-no-id"], actions: ["13:result-removed"] },
+  "pairing-compaction-cut.jsonl": { findings: ["16:compaction-keeps-result"], actions: ["16:compaction-kept-moved"] },
+};
+
+function copy(name: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "pi-session-pairing-")), name);
+  copyFileSync(fixture(name), file);
+  return file;
+}
+
+/** The leaves of pi's reading of a file, and the path to each (ids, root first). */
+function branches(entries: Entry[]): Map<string, string[]> {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const parents = new Set(entries.map((e) => e.parentId));
+  const out = new Map<string, string[]>();
+  for (const leaf of entries.filter((e) => !parents.has(e.id))) {
+    const path: string[] = [];
+    for (let e: Entry | undefined = leaf; e; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e.id);
+    out.set(leaf.id, path);
+  }
+  return out;
+}
+
+/** Whether `small` is `big` with some items left out. */
+function inOrder(small: string[], big: string[]): boolean {
+  let k = 0;
+  for (const x of big) if (x === small[k]) k++;
+  return k === small.length;
+}
+
+describe("a session every request fails on", () => {
+  for (const [name, expected] of Object.entries(CASES)) {
+    it(`${name}: check finds it, repair makes every branch sendable, nothing sound is lost`, async () => {
+      const file = copy(name);
+      const input = readFileSync(file);
+      const checked = await cliJson(["check", file]);
+      expect(checked.exitCode).toBe(1);
+      const errors = checked.json.files[0].findings.filter((f: { severity: string }) => f.severity === "error").map((f: { line: number; code: string }) => `${f.line}:${f.code}`);
+      expect(errors).toEqual(expected.findings);
+      // each pairing finding names the call id, the entry and what to run
+      const human = await cli(["check", file]);
+      for (const line of human.stdout.split("\n").filter((l) => /tool-result|compaction-keeps/.test(l))) expect(line).toMatch(/(`[^`]*`|toolCallId).*pi-session repair/);
+
+      const repaired = await cliJson(["repair", file]);
+      expect(repaired.exitCode, repaired.stderr).toBe(0);
+      const actions = repaired.json.files[0].actions.map((a: { line: number; code: string }) => `${a.line}:${a.code}`);
+      expect(actions).toEqual(expected.actions);
+      expect(readFileSync(`${file}.bak`).equals(input)).toBe(true);
+
+      // what pi itself sends for every leaf breaks no pairing rule
+      const entries = piEntries(file);
+      for (const leaf of branches(entries).keys()) {
+        const context = pi.buildSessionContext(entries, leaf);
+        const sent = piSent(context.messages, { provider: context.model?.provider, id: context.model?.modelId });
+        expect(pairingProblems(sent.map((message: any) => ({ message, node: 0 }) as SentMessage)), `${name}: leaf ${leaf}`).toEqual([]);
+      }
+      // pi loads every line
+      const lines = readFileSync(file, "utf8").trimEnd().split("\n").length;
+      expect(pi.SessionManager.open(file).getEntries()).toHaveLength(lines - 1);
+      expect((await cli(["check", file])).exitCode).toBe(0);
+      const again = await cli(["repair", file]);
+      expect(again.stdout).toContain("nothing to repair");
+      // every entry that did no damage is on its branch, in order (a removed or moved result did)
+      const damaging = new Set(
+        repaired.json.files[0].actions
+          .filter((a: { code: string }) => a.code === "result-removed" || a.code === "result-moved")
+          .map((a: { line: number }) => JSON.parse(input.toString("utf8").split("\n")[a.line - 1]!).id),
+      );
+      const before = branches(piEntries(`${file}.bak`));
+      const after = branches(entries);
+      for (const [leaf, path] of before) {
+        const kept = path.filter((id) => !damaging.has(id) && after.size > 0);
+        const tip = damaging.has(leaf) ? kept[kept.length - 1]! : leaf;
+        const where = [...after.values()].find((p) => p.includes(tip));
+        expect(where, `${name}: the branch to ${leaf}`).toBeDefined();
+        expect(inOrder(kept, where!), `${name}: the branch to ${leaf} keeps its entries in order`).toBe(true);
+      }
+    });
+  }
+
+  it("a moved result goes back under its call, and the message that stood between follows it", async () => {
+    const file = copy("pairing-displaced.jsonl");
+    await cli(["repair", file]);
+    const entries = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Entry);
+    const byId = new Map(entries.map((e) => [e.id, e]));
+    const line = (id: string) => entries.findIndex((e) => e.id === id);
+    const steer = byId.get("c0ffee01")!;
+    const second = byId.get(steer.parentId)!;
+    const first = byId.get(second.parentId)!;
+    const call = byId.get(first.parentId)!;
+    // call -> its two results, in their order -> the user message that stood between
+    expect(second.message.toolCallId).toBe("call_01_PMoL5Ll6kgK8qhU3BVub1503");
+    expect(first.message.toolCallId).toBe("call_00_ke5apKdBX2gYG3Jm0Jgh9275");
+    expect(call.message.content.filter((b: Entry) => b.type === "toolCall").map((b: Entry) => b.id)).toEqual([first.message.toolCallId, second.message.toolCallId]);
+    // and the file stays append-only: every parent above its children
+    for (const e of entries.slice(1)) if (e.parentId) expect(line(e.parentId)).toBeLessThan(line(e.id));
+  });
+
+  it("an unanswered call is info: check passes, and repair leaves the file as it is", async () => {
+    const file = copy("pairing-errored-turn.jsonl");
+    await cli(["repair", file]);
+    const checked = await cliJson(["check", file]);
+    expect(checked.exitCode).toBe(0);
+    expect(checked.json.files[0].findings.map((f: { code: string; severity: string }) => `${f.severity}:${f.code}`)).toContain("info:tool-call-unanswered");
+  });
+
+  it("repair leaves every clean fixture and corpus file with no pairing damage byte for byte", async () => {
+    const clean = [...fixtureFiles().filter((f) => ["linear", "branched", "compacted", "harness", "v2-hook", "escapes", "null-content"].some((n) => basename(f) === `${n}.jsonl`)), ...corpusFiles().filter((f) => f.includes(".v3."))];
+    for (const source of clean) {
+      const r = await cliJson(["repair", source, "--check"]);
+      expect(r.json.files[0].actions.filter((a: { code: string }) => /result|compaction-kept/.test(a.code)), basename(source)).toEqual([]);
+    }
+  });
+
+  it("context --llm shows what is sent: the result pi supplies is marked, a refused result is said", async () => {
+    const r = await cli(["context", fixture("pairing-errored-turn.jsonl"), "--llm"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("(supplied by pi: no result was recorded for the call on line 18)");
+    expect(r.stdout).toContain("a provider refuses this (line 17)");
+    const json = await cliJson(["context", fixture("pairing-errored-turn.jsonl"), "--llm"]);
+    // the errored turn is not sent; the result after it is, as pi passes every result through
+    expect(json.json.messages.some((m: Entry) => m.role === "assistant" && m.stopReason === "error")).toBe(false);
+    expect(json.json.messages.at(-1)).toMatchObject({ role: "toolResult", isError: true, content: [{ type: "text", text: "No result provided" }] });
+  });
+});
