@@ -281,9 +281,9 @@ export class Validator {
 class SessionPairing implements PairingInput {
   readonly size: number;
   private readonly kinds: Uint8Array;
-  private readonly callStart: Int32Array;
+  private readonly callStart_: Int32Array;
   private readonly hashes: Float64Array;
-  private readonly resultHashes = new Map<number, number>();
+  private readonly resultHashes: Float64Array;
   hasResults = false;
 
   constructor(
@@ -298,11 +298,12 @@ class SessionPairing implements PairingInput {
     this.kinds = new Uint8Array(this.size);
     for (let n = 0; n < this.size; n++) this.kinds[n] = turnOf(session.nodeType(n), session.nodeRole(n), unsent.has(n));
     // calls by node (pass one adds them in node order)
-    this.callStart = new Int32Array(this.size + 1);
-    for (let k = 0; k < calls.count; k++) this.callStart[calls.node[k]! + 1]!++;
-    for (let n = 0; n < this.size; n++) this.callStart[n + 1]! += this.callStart[n]!;
+    const start = (this.callStart_ = new Int32Array(this.size + 1));
+    for (let k = 0; k < calls.count; k++) start[calls.node[k]! + 1]!++;
+    for (let n = 0; n < this.size; n++) start[n + 1]! += start[n]!;
     this.hashes = calls.number.subarray(0, calls.count);
-    for (let k = 0; k < results.count; k++) this.resultHashes.set(results.node[k]!, results.number[k]!);
+    this.resultHashes = new Float64Array(results.count > 0 ? this.size : 0).fill(NaN);
+    for (let k = 0; k < results.count; k++) this.resultHashes[results.node[k]!] = results.number[k]!;
     for (let n = 0; n < this.size && !this.hasResults; n++) if (this.kinds[n] === Turn.Result) this.hasResults = true;
   }
 
@@ -318,13 +319,14 @@ class SessionPairing implements PairingInput {
   turn(node: number): Turn {
     return this.kinds[node]! as Turn;
   }
-  calls(node: number): readonly number[] {
-    const from = this.callStart[node]!;
-    const to = this.callStart[node + 1]!;
-    return from === to ? NO_CALLS : (this.hashes.subarray(from, to) as unknown as number[]);
+  callStart(node: number): number {
+    return this.callStart_[node]!;
+  }
+  callHash(slot: number): number {
+    return this.hashes[slot]!;
   }
   resultHash(node: number): number {
-    return this.resultHashes.get(node) ?? NaN;
+    return this.resultHashes.length === 0 ? NaN : this.resultHashes[node]!;
   }
   keptFrom(node: number): number {
     const target = this.compactions.get(node);
@@ -335,8 +337,6 @@ class SessionPairing implements PairingInput {
     return -1;
   }
 }
-
-const NO_CALLS: readonly number[] = [];
 
 /** What an entry is to the pairing rules, from its type and role (`unsent`: a message pi leaves out). */
 export function turnOf(type: string | undefined, role: string | undefined, unsent: boolean): Turn {

@@ -37,8 +37,12 @@ export interface PairingInput {
   preorderIndex(node: number): number;
   subtreeSizeOf(node: number): number;
   turn(node: number): Turn;
-  /** The hashes of an assistant's call ids (`idHash`), in its content's order. */
-  calls(node: number): readonly number[];
+  /**
+   * An assistant's calls: slots `callStart(node)` to `callStart(node + 1)` of `callHash`, the
+   * hashes of its call ids (`idHash`), in its content's order (the slots of all nodes in node order).
+   */
+  callStart(node: number): number;
+  callHash(slot: number): number;
   /** A result's call id hash; NaN when its `toolCallId` is empty or not a string. */
   resultHash(node: number): number;
   /** A compaction's first kept entry (-1: none, or not found). */
@@ -75,81 +79,116 @@ export interface PairingFinding {
   after: number;
 }
 
-/** What the walk undoes when it leaves a node's subtree. */
-interface Frame {
-  end: number;
-  turn: number;
-  closed: boolean;
-  result: number;
-  callsPushed: readonly number[];
-  skippedPushed: readonly number[];
-  lastResult: number;
-}
+/**
+ * Stacks keyed by a hash, for the nodes (or call slots) on the walk's path: the top for each hash
+ * in a map, each item's predecessor in a typed array indexed by the item, so a push or a pop is a
+ * map write and nothing is allocated per item. The map is keyed by the hash's low 32 bits (a
+ * small integer, where a 53-bit key would be a boxed number for every entry); items whose hashes
+ * share them share a stack and are told apart by their full hash. Pops come in the reverse order
+ * of pushes (the walk leaves what it entered last), so a popped item is its stack's top.
+ */
+class HashStacks {
+  private readonly topOf = new Map<number, number>();
+  private readonly below: Int32Array;
+  private readonly hashOf: Float64Array;
 
-const top = (m: Map<number, number[]>, h: number): number => {
-  const s = m.get(h);
-  return s !== undefined && s.length > 0 ? s[s.length - 1]! : -1;
-};
-const push = (m: Map<number, number[]>, h: number, n: number): void => {
-  const s = m.get(h);
-  if (s) s.push(n);
-  else m.set(h, [n]);
-};
-const pop = (m: Map<number, number[]>, h: number): void => {
-  m.get(h)!.pop();
-};
+  constructor(items: number) {
+    this.below = new Int32Array(items);
+    this.hashOf = new Float64Array(items);
+  }
+  top(h: number): number {
+    let k = this.topOf.get(h | 0) ?? -1;
+    while (k >= 0 && this.hashOf[k] !== h) k = this.below[k]!;
+    return k;
+  }
+  push(h: number, item: number): void {
+    const key = h | 0;
+    this.below[item] = this.topOf.get(key) ?? -1;
+    this.hashOf[item] = h;
+    this.topOf.set(key, item);
+  }
+  pop(h: number, item: number): void {
+    const under = this.below[item]!;
+    if (under < 0) this.topOf.delete(h | 0);
+    else this.topOf.set(h | 0, under);
+  }
+  /** The items for `h` from the top down. */
+  *from(h: number): Generator<number> {
+    for (let k = this.top(h); k >= 0; k = this.below[k]!) if (this.hashOf[k] === h) yield k;
+  }
+}
 
 /** Every break of the pairing rules in the tree, in pre-order; `unanswered` only when asked for. */
 export function pairingFindings(t: PairingInput, withUnanswered = true): PairingFinding[] {
   const out: PairingFinding[] = [];
   const order = t.preorder();
-  const keptCalls = new Map<number, number[]>();
-  const skippedCalls = new Map<number, number[]>();
-  const results = new Map<number, number[]>();
-  // the path: nodes by depth, and each node's place on it while it is there
+  const slots = t.callStart(t.size);
+  // kept and skipped calls by their slots; results by their nodes
+  const keptCalls = new HashStacks(slots);
+  const skippedCalls = new HashStacks(slots);
+  const results = new HashStacks(t.size);
+  /** The node holding a call slot. */
+  const slotNode = new Int32Array(slots);
+  for (let n = 0; n < t.size; n++) for (let k = t.callStart(n); k < t.callStart(n + 1); k++) slotNode[k] = n;
+  const topCall = (m: HashStacks, h: number) => {
+    const k = m.top(h);
+    return k < 0 ? -1 : slotNode[k]!;
+  };
+  // the path: nodes by depth, each node's place on it while it is there, and what to restore when
+  // the walk leaves it (the state before it, and where its subtree ends in pre-order)
   const path: number[] = [];
   const onPath = new Int32Array(t.size).fill(-1);
-  const frames: Frame[] = [];
+  const ends: number[] = [];
+  const savedTurn: number[] = [];
+  const savedClosed: boolean[] = [];
+  const savedLast: number[] = [];
   /** The turn a next result may answer (-1: none), and whether pi has closed it (answered its open calls). */
   let turn = -1;
   let closed = false;
   /** The last result right under the turn's call on this path (-1: none yet). */
   let lastResult = -1;
-  const reported = new Set<string>();
+  const reported = new Set<number>();
   const pre = (n: number) => t.preorderIndex(n);
+  const callCount = (n: number) => t.callStart(n + 1) - t.callStart(n);
   /** Whether the call `h` of the assistant at `call` has a result after it on this path. */
   const answeredAfter = (h: number, call: number) => {
-    const r = top(results, h);
+    const r = results.top(h);
     return r >= 0 && pre(r) > pre(call);
   };
   const closeTurn = () => {
-    if (turn >= 0 && !closed && withUnanswered) {
-      for (const h of t.calls(turn)) {
-        if (answeredAfter(h, turn)) continue;
-        const key = `${turn}:${h}`;
-        if (reported.has(key)) continue;
-        reported.add(key);
-        out.push({ kind: "unanswered", node: turn, callNode: turn, resultNode: -1, hash: h, after: -1 });
-      }
+    if (turn < 0 || closed || !withUnanswered) return;
+    for (let k = t.callStart(turn); k < t.callStart(turn + 1); k++) {
+      const h = t.callHash(k);
+      if (answeredAfter(h, turn) || reported.has(k)) continue;
+      reported.add(k);
+      out.push({ kind: "unanswered", node: turn, callNode: turn, resultNode: -1, hash: h, after: -1 });
     }
+  };
+  const leave = () => {
+    const n = path.pop()!;
+    onPath[n] = -1;
+    const kind = t.turn(n);
+    if (kind === Turn.Assistant || kind === Turn.Skipped) {
+      const stacks = kind === Turn.Assistant ? keptCalls : skippedCalls;
+      for (let k = t.callStart(n + 1) - 1; k >= t.callStart(n); k--) stacks.pop(t.callHash(k), k);
+    } else if (kind === Turn.Result) {
+      const h = t.resultHash(n);
+      if (!Number.isNaN(h)) results.pop(h, n);
+    }
+    ends.pop();
+    turn = savedTurn.pop()!;
+    closed = savedClosed.pop()!;
+    lastResult = savedLast.pop()!;
   };
   for (let i = 0; i < order.length; i++) {
     const n = order[i]!;
-    while (frames.length > 0 && frames[frames.length - 1]!.end < i) {
-      const f = frames.pop()!;
-      const leaving = path.pop()!;
-      onPath[leaving] = -1;
-      for (const h of f.callsPushed) pop(keptCalls, h);
-      for (const h of f.skippedPushed) pop(skippedCalls, h);
-      if (f.result >= 0) pop(results, f.result);
-      turn = f.turn;
-      closed = f.closed;
-      lastResult = f.lastResult;
-    }
-    const frame: Frame = { end: i + t.subtreeSizeOf(n) - 1, turn, closed, result: -1, callsPushed: [], skippedPushed: [], lastResult };
+    while (ends.length > 0 && ends[ends.length - 1]! < i) leave();
     onPath[n] = path.length;
     path.push(n);
-    frames.push(frame);
+    ends.push(i + t.subtreeSizeOf(n) - 1);
+    savedTurn.push(turn);
+    savedClosed.push(closed);
+    savedLast.push(lastResult);
     switch (t.turn(n)) {
       case Turn.User:
         closeTurn();
@@ -158,29 +197,23 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
         break;
       case Turn.System:
         // held while calls wait (pi emits it after their results); else it stands in the way
-        if (!(turn >= 0 && !closed && t.calls(turn).length > 0)) {
+        if (!(turn >= 0 && !closed && callCount(turn) > 0)) {
           turn = -1;
           lastResult = -1;
         }
         break;
-      case Turn.Skipped: {
+      case Turn.Skipped:
         closeTurn();
         closed = true;
-        const calls = t.calls(n);
-        for (const h of calls) push(skippedCalls, h, n);
-        frame.skippedPushed = calls;
+        for (let k = t.callStart(n); k < t.callStart(n + 1); k++) skippedCalls.push(t.callHash(k), k);
         break;
-      }
-      case Turn.Assistant: {
+      case Turn.Assistant:
         closeTurn();
         turn = n;
         closed = false;
         lastResult = -1;
-        const calls = t.calls(n);
-        for (const h of calls) push(keptCalls, h, n);
-        frame.callsPushed = calls;
+        for (let k = t.callStart(n); k < t.callStart(n + 1); k++) keptCalls.push(t.callHash(k), k);
         break;
-      }
       case Turn.Compaction: {
         closeTurn();
         const from = t.keptFrom(n);
@@ -193,7 +226,7 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
             if (kind === Turn.None || kind === Turn.System) continue;
             if (kind !== Turn.Result) break;
             const h = t.resultHash(m);
-            out.push({ kind: "kept-result", node: n, callNode: Number.isNaN(h) ? -1 : callAbove(keptCalls, h, pre, pre(m)), resultNode: m, hash: h, after: -1 });
+            out.push({ kind: "kept-result", node: n, callNode: Number.isNaN(h) ? -1 : callAbove(keptCalls, slotNode, h, pre, pre(m)), resultNode: m, hash: h, after: -1 });
             break;
           }
         }
@@ -210,20 +243,19 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
           out.push({ kind: "no-id", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
           break;
         }
-        const inTurn = turn >= 0 && top(keptCalls, h) === turn;
+        const inTurn = turn >= 0 && topCall(keptCalls, h) === turn;
         if (inTurn && !closed && !answeredAfter(h, turn)) {
           lastResult = n;
         } else if (inTurn && answeredAfter(h, turn)) {
           out.push({ kind: "duplicate", node: n, callNode: turn, resultNode: n, hash: h, after: -1 });
         } else {
-          const call = top(keptCalls, h);
+          const call = topCall(keptCalls, h);
           if (call >= 0 && answeredAfter(h, call)) out.push({ kind: "duplicate", node: n, callNode: call, resultNode: n, hash: h, after: -1 });
           else if (call >= 0) out.push({ kind: "displaced", node: n, callNode: call, resultNode: n, hash: h, after: lastResultUnder(t, path, onPath, call) });
-          else if (top(skippedCalls, h) >= 0) out.push({ kind: "skipped-turn", node: n, callNode: top(skippedCalls, h), resultNode: n, hash: h, after: -1 });
+          else if (skippedCalls.top(h) >= 0) out.push({ kind: "skipped-turn", node: n, callNode: topCall(skippedCalls, h), resultNode: n, hash: h, after: -1 });
           else out.push({ kind: "lost", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
         }
-        push(results, h, n);
-        frame.result = h;
+        results.push(h, n);
         break;
       }
       default:
@@ -236,10 +268,8 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
 }
 
 /** The most recent kept call with hash `h` above pre-order place `below` on the path (-1: none). */
-function callAbove(keptCalls: Map<number, number[]>, h: number, pre: (n: number) => number, below: number): number {
-  const s = keptCalls.get(h);
-  if (!s) return -1;
-  for (let k = s.length - 1; k >= 0; k--) if (pre(s[k]!) < below) return s[k]!;
+function callAbove(keptCalls: HashStacks, slotNode: Int32Array, h: number, pre: (n: number) => number, below: number): number {
+  for (const k of keptCalls.from(h)) if (pre(slotNode[k]!) < below) return slotNode[k]!;
   return -1;
 }
 

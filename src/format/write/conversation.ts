@@ -25,7 +25,9 @@ export interface TurnRecords {
   /** Each record's parent record (-1: a root). Parents come first. */
   parent: Int32Array;
   turn(k: number): Turn;
-  calls(k: number): readonly number[];
+  /** Record `k`'s call id hashes: slots `callStart(k)` to `callStart(k + 1)` of `callHash`. */
+  callStart(k: number): number;
+  callHash(slot: number): number;
   resultHash(k: number): number;
   /** A compaction's first kept record (-1: none). */
   keptFrom(k: number): number;
@@ -68,7 +70,8 @@ function recordPairing(r: TurnRecords): PairingInput {
     preorderIndex: (k) => at[k]!,
     subtreeSizeOf: (k) => size[k]!,
     turn: (k) => r.turn(k),
-    calls: (k) => r.calls(k),
+    callStart: (k) => r.callStart(k),
+    callHash: (slot) => r.callHash(slot),
     resultHash: (k) => r.resultHash(k),
     keptFrom: (k) => r.keptFrom(k),
   };

@@ -628,17 +628,22 @@ function settleConversation(work: RepairWork): void {
     const p = c.parentK[records[r]!]!;
     parent[r] = p >= 0 ? recordOf[p]! : -1;
   }
-  // calls by candidate (added in candidate order)
-  const callStart = new Int32Array(c.count + 1);
-  for (let j = 0; j < c.callHashes.count; j++) callStart[c.callHashes.node[j]! + 1]!++;
-  for (let k = 0; k < c.count; k++) callStart[k + 1]! += callStart[k]!;
-  const hashes = c.callHashes.number.subarray(0, c.callHashes.count);
+  // calls by record (candidates add them in candidate order; a dropped candidate's are left out)
+  const callStart = new Int32Array(records.length + 1);
+  for (let j = 0; j < c.callHashes.count; j++) {
+    const r = recordOf[c.callHashes.node[j]!]!;
+    if (r >= 0) callStart[r + 1]!++;
+  }
+  for (let r = 0; r < records.length; r++) callStart[r + 1]! += callStart[r]!;
+  const hashes = new Float64Array(callStart[records.length]!);
+  for (let j = 0, at = 0; j < c.callHashes.count; j++) if (recordOf[c.callHashes.node[j]!]! >= 0) hashes[at++] = c.callHashes.number[j]!;
   const idOf = (k: number): string | undefined => c.patches.get(k)?.id ?? c.ids.idOf(k);
   const plan = planConversation({
     size: records.length,
     parent,
     turn: (r) => c.turn[records[r]!]! as Turn,
-    calls: (r) => hashes.subarray(callStart[records[r]!]!, callStart[records[r]! + 1]!) as unknown as number[],
+    callStart: (r) => callStart[r]!,
+    callHash: (slot) => hashes[slot]!,
     resultHash: (r) => c.resultHashes.get(records[r]!) ?? NaN,
     keptFrom: (r) => {
       const k = records[r]!;
