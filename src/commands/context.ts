@@ -1,7 +1,7 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { contextMessages, contextParts, contextSettingsAt, imageBytes, RawMessage, sentAt, toolCallsOf, type AgentMessage, type BuiltContext, type ContentBlock, type SentMessage, type Session } from "../format/index.js";
+import { contextMessages, contextParts, contextSettingsAt, imageBytes, RawMessage, PairingCheck, sentAt, type AgentMessage, type PairingProblem, type BuiltContext, type ContentBlock, type SentMessage, type Session } from "../format/index.js";
 import { RawJson, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { formatBytes, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, hardWrap, preview } from "../render/width.js";
@@ -174,25 +174,14 @@ export function* renderContext(result: ContextResult, style: Style, llm = false)
     for (const m of result.messages()) yield "\n" + renderMessage(m, style);
     return;
   }
-  // the pairing rule as the messages go by (`pairingProblems`, one message at a time)
-  let turn: Set<unknown> | undefined;
-  let answered = new Set<unknown>();
+  const check = new PairingCheck();
+  const refused: Record<PairingProblem, string> = { "empty-id": "it names no call", orphan: "its call is not in the turn right before it", duplicate: "its call was already answered" };
   for (const s of result.sent()) {
     const m = s.message;
-    let note: string | undefined;
-    if (m.role === "assistant") {
-      turn = new Set(toolCallsOf(m).map((c) => c.id));
-      answered = new Set();
-    } else if (m.role === "toolResult") {
-      const id = m.toolCallId;
-      if (s.synthetic) note = `supplied by pi: no result was recorded for the call on line ${result.lineOf(s.node)}`;
-      if (typeof id !== "string" || id === "") note = `a provider refuses this (line ${result.lineOf(s.node)}): it names no call`;
-      else if (!turn?.has(id)) note = `a provider refuses this (line ${result.lineOf(s.node)}): its call is not in the turn right before it`;
-      else if (answered.has(id)) note = `a provider refuses this (line ${result.lineOf(s.node)}): its call was already answered`;
-      else answered.add(id);
-    } else turn = undefined;
+    const problem = check.see(m);
+    const note = problem ? `a provider refuses this (line ${result.lineOf(s.node)}): ${refused[problem]}` : s.synthetic ? `supplied by pi: no result was recorded for the call on line ${result.lineOf(s.node)}` : undefined;
     const text = renderMessage(m, style);
-    yield "\n" + (note ? text.replace("\n", `\n${textLines(`(${note})`, style, 2, note.startsWith("a provider") ? style.c.red : style.c.dim).join("\n")}\n`) : text);
+    yield "\n" + (note ? text.replace("\n", `\n${textLines(`(${note})`, style, 2, problem ? style.c.red : style.c.dim).join("\n")}\n`) : text);
   }
 }
 

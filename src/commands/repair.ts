@@ -1,7 +1,7 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { formatDiff, openSessionSync, planRepair, quickFindings, stampOf, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
+import { formatDiff, openSessionSync, planRepair, stampOf, Validator, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
 import { openSource } from "../support/inputs/input.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -69,7 +69,12 @@ function repairOne(path: string, options: RepairOptions, put: Put): RepairFileRe
     if (notSession) return { file: path, status: "refused", refusal: "content", actions: [], reason: notSession };
     const dropped = new Set(plan.actions.filter((a) => a.dropped).map((a) => a.line)).size;
     const base = { file: path, actions: plan.actions, kept: plan.keptRecords, dropped };
-    if (!plan.changed) return { ...base, status: "clean" };
+    if (!plan.changed) {
+      // conversation damage repair leaves (a v1 file's): the file is not clean, whatever its lines
+      if (!plan.actions.some((a) => a.code === "conversation-left")) return { ...base, status: "clean" };
+      const remaining = findingsOf(path).filter((f) => f.severity === "error");
+      return { ...base, status: "incomplete", remainingErrors: remaining.length, remaining };
+    }
     if (options.check) return { ...base, status: "needs-repair" };
     if (options.dryRun) {
       const r = writeRepair(source, plan, undefined, { diff: true });
@@ -80,9 +85,7 @@ function repairOne(path: string, options: RepairOptions, put: Put): RepairFileRe
     });
     if (failed) return { ...base, ...failed };
     const result = place.out ?? path;
-    const after = openSessionSync(result);
-    const remaining = quickFindings(after).filter((f) => f.severity === "error");
-    after.close();
+    const remaining = findingsOf(result).filter((f) => f.severity === "error");
     return {
       ...base,
       status: remaining.length > 0 ? "incomplete" : "repaired",
@@ -92,6 +95,17 @@ function repairOne(path: string, options: RepairOptions, put: Put): RepairFileRe
     };
   } finally {
     source.close();
+  }
+}
+
+/** A file's findings, as `check` finds them (the conversation's rules too). */
+function findingsOf(path: string): Finding[] {
+  const validator = new Validator();
+  const session = openSessionSync(path, { onRecord: validator.onRecord, skim: true, skimUsage: false });
+  try {
+    return validator.findings(session);
+  } finally {
+    session.close();
   }
 }
 
@@ -105,6 +119,7 @@ function describe(r: RepairFileResult): string {
     case "repaired":
       return `repaired (${counts}); ${r.backup ? `the original is kept as ${r.backup}` : `written to ${r.out}`}; it now passes check`;
     case "incomplete":
+      if (!r.backup && !r.out) return `left untouched: ${plural(r.remainingErrors ?? 0, "error")} that repair does not mend here (listed above)`;
       return `repaired (${counts}), but ${plural(r.remainingErrors ?? 0, "error")} that repair does not mend remain${r.remainingErrors === 1 ? "s" : ""} (listed above)`;
     case "would-repair":
       return `would repair (${counts}); nothing written`;

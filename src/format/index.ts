@@ -19,7 +19,7 @@ export { scanLine, emptyFields, Verdict, type ScanFields } from "./read/scanner.
 export { StatsCollector, type SessionStats } from "./usage/stats.js";
 export { migrateEntryV1ToV2, migrateEntryV2ToV3, migrateHeader, V1IdAllocator } from "./schema/migrations.js";
 export { contextAt, contextMessages, contextParts, tracedMessages, targetModelAt, RawMessage, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./context/branch.js";
-export { sentAt, sendSequence, llmMessages, pairingProblems, toolCallsOf, isSkippedTurn, NO_RESULT_TEXT, type SentMessage, type TargetModel, type TracedMessage, type PairingProblem } from "./context/send.js";
+export { sentAt, sendSequence, llmMessages, pairingProblems, PairingCheck, toolCallsOf, isSkippedTurn, NO_RESULT_TEXT, type SentMessage, type TargetModel, type TracedMessage, type PairingProblem } from "./context/send.js";
 export { FileSource, BufferSource, forEachLine, type ByteSource } from "./read/source.js";
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./write/migrate.js";
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./write/rewrite.js";

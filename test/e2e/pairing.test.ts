@@ -7,7 +7,7 @@
  * nothing, the backup is the input, and every entry that did no damage is still on its branch, in
  * the same order. Clean files are left byte for byte; a call left unanswered is no error.
  */
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -121,6 +121,31 @@ describe("a session every request fails on", () => {
     expect(call.message.content.filter((b: Entry) => b.type === "toolCall").map((b: Entry) => b.id)).toEqual([first.message.toolCallId, second.message.toolCallId]);
     // and the file stays append-only: every parent above its children
     for (const e of entries.slice(1)) if (e.parentId) expect(line(e.parentId)).toBeLessThan(line(e.id));
+  });
+
+  it("a v1 file's conversation damage is found, and repair says it must be migrated first, writing nothing (exit 1)", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "pi-session-pairing-")), "v1.jsonl");
+    const lines = [
+      { type: "session", id: "v1pair", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+      { type: "message", timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } },
+      { type: "message", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: {} }], provider: "p", model: "m", stopReason: "error", timestamp: 2 } },
+      { type: "message", timestamp: "2026-01-01T00:00:03.000Z", message: { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: "ok" }], isError: false, timestamp: 3 } },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const before = readFileSync(file);
+    const checked = await cli(["check", file]);
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stdout).toContain(`${file}:4: error tool-result-orphan: the result for \`c1\` answers a call in an assistant turn that ended in error (line 3), which pi does not send; a v1 file: \`pi-session migrate\` it before repair`);
+    const repaired = await cli(["repair", file]);
+    expect(repaired.exitCode).toBe(1);
+    expect(repaired.stdout).toContain(`${file}:4: conversation-left: `);
+    expect(repaired.stdout).toContain("a v1 file: run `pi-session migrate FILE`, then repair it");
+    expect(repaired.stdout).toMatch(/left untouched: 1 error that repair does not mend here \(listed above\)\n$/);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    // migrated, it is repaired
+    expect((await cli(["migrate", file])).exitCode).toBe(0);
+    expect((await cli(["repair", file])).exitCode).toBe(0);
+    expect((await cli(["check", file])).exitCode).toBe(0);
   });
 
   it("an unanswered call is info: check passes, and repair leaves the file as it is", async () => {

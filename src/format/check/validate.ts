@@ -5,7 +5,7 @@ import { LineFlag } from "../read/salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "../session/session.js";
 import { plural } from "../common/units.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AgentMessage, type AnyEntry } from "../schema/types.js";
-import { pairingFindings, Turn, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { pairingFindings, turnOf, Turn, type PairingFinding, type PairingInput } from "../context/pairing.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import type { TextClass } from "../read/salvage.js";
 
@@ -338,37 +338,6 @@ class SessionPairing implements PairingInput {
   }
 }
 
-/** What an entry is to the pairing rules, from its type and role (`unsent`: a message pi leaves out). */
-export function turnOf(type: string | undefined, role: string | undefined, unsent: boolean): Turn {
-  switch (type) {
-    case "message":
-      switch (role) {
-        case "assistant":
-          return unsent ? Turn.Skipped : Turn.Assistant;
-        case "toolResult":
-          return Turn.Result;
-        case "system":
-          return Turn.System;
-        case "user":
-        case "custom":
-        case "hookMessage":
-          return Turn.User;
-        case "bashExecution":
-          return unsent ? Turn.None : Turn.User;
-        default:
-          return Turn.None;
-      }
-    case "custom_message":
-      return Turn.User;
-    case "branch_summary":
-      return unsent ? Turn.None : Turn.User;
-    case "compaction":
-      return Turn.Compaction;
-    default:
-      return Turn.None;
-  }
-}
-
 /** The call id a result names, or the one a call holds, as its entry writes it. */
 function callIdOf(session: Session, node: number, hash: number): string | undefined {
   const message = (session.entry(node) as { message?: AgentMessage }).message;
@@ -380,6 +349,13 @@ function callIdOf(session: Session, node: number, hash: number): string | undefi
 
 /** A pairing finding as data for people: the code, the call id, the entry and line. */
 function pairingFinding(session: Session, p: PairingFinding): Finding {
+  const f = pairingFindingOf(session, p);
+  // (repair mends these once the file has ids)
+  if (session.version < 2 && f.severity === "error") f.message += "; a v1 file: `pi-session migrate` it before repair";
+  return f;
+}
+
+function pairingFindingOf(session: Session, p: PairingFinding): Finding {
   const where = (node: number) => {
     const id = session.nodeId(node);
     return { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) };

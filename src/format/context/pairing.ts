@@ -29,6 +29,37 @@ export const enum Turn {
   Compaction = 6,
 }
 
+/** What an entry is to the pairing rules, from its type and role (`unsent`: a message pi leaves out). */
+export function turnOf(type: string | undefined, role: string | undefined, unsent: boolean): Turn {
+  switch (type) {
+    case "message":
+      switch (role) {
+        case "assistant":
+          return unsent ? Turn.Skipped : Turn.Assistant;
+        case "toolResult":
+          return Turn.Result;
+        case "system":
+          return Turn.System;
+        case "user":
+        case "custom":
+        case "hookMessage":
+          return Turn.User;
+        case "bashExecution":
+          return unsent ? Turn.None : Turn.User;
+        default:
+          return Turn.None;
+      }
+    case "custom_message":
+      return Turn.User;
+    case "branch_summary":
+      return unsent ? Turn.None : Turn.User;
+    case "compaction":
+      return Turn.Compaction;
+    default:
+      return Turn.None;
+  }
+}
+
 /** The tree and what each of its entries is, as the walk reads them. */
 export interface PairingInput {
   readonly size: number;

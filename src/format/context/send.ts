@@ -165,25 +165,40 @@ export function sentAt(session: Session, node: number, model: TargetModel = targ
 export type PairingProblem = "orphan" | "duplicate" | "empty-id";
 
 /**
- * The results a provider refuses in a sent sequence: one whose call is not in the assistant turn
- * right before it (only results stand between them), a second result for one call in a turn, a
- * result whose `toolCallId` is empty or not a string. `index`: the result's place in `sent`.
+ * The provider's pairing rule, a message at a time: `see` says what is wrong with a message
+ * (undefined: nothing). A result must answer a call of the assistant turn right before it (only
+ * results between them), once; its `toolCallId` must be a non-empty string.
  */
-export function pairingProblems(sent: readonly SentMessage[]): Array<{ index: number; problem: PairingProblem; callId: unknown }> {
-  const out: Array<{ index: number; problem: PairingProblem; callId: unknown }> = [];
-  let turn: Set<unknown> | undefined;
-  let answered = new Set<unknown>();
-  sent.forEach(({ message }, index) => {
+export class PairingCheck {
+  private turn: Set<unknown> | undefined;
+  private answered = new Set<unknown>();
+
+  see(message: AgentMessage): PairingProblem | undefined {
     if (message.role === "assistant") {
-      turn = new Set(toolCallsOf(message).map((c) => c.id));
-      answered = new Set();
-    } else if (message.role === "toolResult") {
-      const id = message.toolCallId;
-      if (typeof id !== "string" || id === "") out.push({ index, problem: "empty-id", callId: id });
-      else if (!turn?.has(id)) out.push({ index, problem: "orphan", callId: id });
-      else if (answered.has(id)) out.push({ index, problem: "duplicate", callId: id });
-      else answered.add(id);
-    } else turn = undefined;
+      this.turn = new Set(toolCallsOf(message).map((c) => c.id));
+      this.answered = new Set();
+      return undefined;
+    }
+    if (message.role !== "toolResult") {
+      this.turn = undefined;
+      return undefined;
+    }
+    const id = message.toolCallId;
+    if (typeof id !== "string" || id === "") return "empty-id";
+    if (!this.turn?.has(id)) return "orphan";
+    if (this.answered.has(id)) return "duplicate";
+    this.answered.add(id);
+    return undefined;
+  }
+}
+
+/** The results a provider refuses in a sent sequence (`PairingCheck`); `index`: the result's place in `sent`. */
+export function pairingProblems(sent: readonly SentMessage[]): Array<{ index: number; problem: PairingProblem; callId: unknown }> {
+  const check = new PairingCheck();
+  const out: Array<{ index: number; problem: PairingProblem; callId: unknown }> = [];
+  sent.forEach(({ message }, index) => {
+    const problem = check.see(message);
+    if (problem) out.push({ index, problem, callId: message.toolCallId });
   });
   return out;
 }

@@ -112,8 +112,6 @@ export function planConversation(r: TurnRecords): ConversationPlan {
     const list = plan.after.get(k);
     return list ? list[list.length - 1]! : k;
   };
-  let last = r.size - 1;
-  while (last >= 0 && plan.removed.has(last)) last--;
   for (const f of findings) {
     switch (f.kind) {
       case "lost":

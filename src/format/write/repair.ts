@@ -6,10 +6,9 @@ import { grown, NodeNumbers } from "../read/line-table.js";
 import { LineSalvager, normalizeLine, type SessionRecord } from "../read/salvage.js";
 import { emptyFields, fieldsOf, hexString, scanLine, sendingField, Verdict, type ScanFields } from "../read/scanner.js";
 import { idHash } from "../common/hash.js";
-import { turnOf } from "../check/validate.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import { planConversation, type ConversationFix } from "./conversation.js";
-import { Turn } from "../context/pairing.js";
+import { Turn, turnOf } from "../context/pairing.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine, growthFor, type ByteSource } from "../read/source.js";
 import { CURRENT_VERSION, fileKindOf, messageText, missingHeaderFields, PI_EVENT_TYPES, type AgentMessage, type FileKind } from "../schema/types.js";
@@ -337,10 +336,8 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
     }
   }
   // Entries (v2/v3): ids, duplicates, parents; v1 files are repaired at line level only.
-  if (!head.legacy) {
-    settleIds(work, head.sessionId);
-    settleConversation(work);
-  }
+  if (!head.legacy) settleIds(work, head.sessionId);
+  settleConversation(work, head.legacy);
   const keptRecords = decideLines(work, head);
   work.actions.sort((a, b) => a.line - b.line);
   const fileKind = fileKindOf({ header: head.hv !== undefined, entryWithId: head.anyId, events: work.events });
@@ -611,7 +608,7 @@ function settleIds(work: RepairWork, sessionId: string): void {
  * leaves: results a provider refuses removed or moved back under their call, compactions made to
  * keep whole turns. Each fix is an action of the report, with the call id and the result's text.
  */
-function settleConversation(work: RepairWork): void {
+function settleConversation(work: RepairWork, legacy: boolean): void {
   const { c } = work;
   const records: number[] = [];
   const recordOf = new Int32Array(c.count).fill(-1);
@@ -623,10 +620,11 @@ function settleConversation(work: RepairWork): void {
     if (c.turn[k] === Turn.Result) results++;
   }
   if (results === 0) return;
+  // (a v1 file is one branch: each record's parent is the one before)
   const parent = new Int32Array(records.length);
   for (let r = 0; r < records.length; r++) {
-    const p = c.parentK[records[r]!]!;
-    parent[r] = p >= 0 ? recordOf[p]! : -1;
+    const p = legacy ? -2 : c.parentK[records[r]!]!;
+    parent[r] = p === -2 ? r - 1 : p >= 0 ? recordOf[p]! : -1;
   }
   // calls by record (candidates add them in candidate order; a dropped candidate's are left out)
   const callStart = new Int32Array(records.length + 1);
@@ -647,6 +645,7 @@ function settleConversation(work: RepairWork): void {
     resultHash: (r) => c.resultHashes.get(records[r]!) ?? NaN,
     keptFrom: (r) => {
       const k = records[r]!;
+      if (legacy) return -1; // (a v1 compaction keeps by index: what migrate turns into an id)
       const ref = c.refs.get(k);
       if (!ref || ref.type !== "compaction") return -1;
       const holders = c.ids.duplicates.get(ref.ref) ?? [c.ids.findString(ref.ref)];
@@ -657,6 +656,11 @@ function settleConversation(work: RepairWork): void {
       return -1;
     },
   });
+  if (legacy) {
+    // v1 entries have no ids to re-attach by: said, to be mended once the file is migrated
+    for (const fix of plan.fixes) reportFix(work, { ...fix, action: "left" }, records, idOf, "a v1 file: run `pi-session migrate FILE`, then repair it");
+    return;
+  }
   const patch = (k: number): Patch => {
     let p = c.patches.get(k);
     if (!p) c.patches.set(k, (p = {}));
@@ -668,12 +672,12 @@ function settleConversation(work: RepairWork): void {
     for (const m of list) c.moved.add(records[m]!);
   }
   for (const [r, to] of plan.keptFrom) patch(records[r]!).firstKeptEntryId = idOf(records[to < 0 ? r : to]!);
-  for (const fix of plan.fixes) reportFix(work, fix, records, idOf);
+  for (const fix of plan.fixes) reportFix(work, fix, records, idOf, "moving it would change the session's current leaf");
   for (const r of plan.removed) c.flags[records[r]!]! |= C_DROPPED;
 }
 
 /** A conversation fix as an action of the report: the line, the entry, the call id, the start of the result's text. */
-function reportFix(work: RepairWork, fix: ConversationFix, records: readonly number[], idOf: (k: number) => string | undefined): void {
+function reportFix(work: RepairWork, fix: ConversationFix, records: readonly number[], idOf: (k: number) => string | undefined, whyLeft: string): void {
   const { c } = work;
   const f = fix.finding;
   const result = f.resultNode >= 0 ? records[f.resultNode]! : -1;
@@ -706,7 +710,7 @@ function reportFix(work: RepairWork, fix: ConversationFix, records: readonly num
       break;
     }
     case "left":
-      work.act("conversation-left", line, `left ${what} as it is: ${why[f.kind]}, and moving it would change the session's current leaf`);
+      work.act("conversation-left", line, `left ${what || "the compaction"} as it is (${why[f.kind] || "its kept part starts at a result"}): ${whyLeft}`);
       break;
   }
 }
