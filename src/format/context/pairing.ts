@@ -154,10 +154,11 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
   const out: PairingFinding[] = [];
   const order = t.preorder();
   const slots = t.callStart(t.size);
-  // kept and skipped calls by their slots; results by their nodes
+  // kept and skipped calls by their slots; which result answers each kept call on this path
   const keptCalls = new HashStacks(slots);
   const skippedCalls = new HashStacks(slots);
-  const results = new HashStacks(t.size);
+  const answeredBy = new Int32Array(slots).fill(-1);
+  const answers = new Int32Array(t.size).fill(-1);
   /** The node holding a call slot. */
   const slotNode = new Int32Array(slots);
   for (let n = 0; n < t.size; n++) for (let k = t.callStart(n); k < t.callStart(n + 1); k++) slotNode[k] = n;
@@ -165,11 +166,19 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
     const k = m.top(h);
     return k < 0 ? -1 : slotNode[k]!;
   };
-  // the path: nodes by depth, each node's place on it while it is there, and what to restore when
-  // the walk leaves it (the state before it, and where its subtree ends in pre-order)
+  /** Result `n` answers the call in slot `k` (undone when the walk leaves `n`). */
+  const answer = (k: number, n: number) => {
+    answeredBy[k] = n;
+    answers[n] = k;
+  };
+  // the path: nodes by depth, and each node's place on it while it is there; and the branches the
+  // walk is in: only where a node's subtree ends before the branch around it does (a sibling
+  // follows) is what to restore kept: where its subtree ends in pre-order, the path's length and
+  // the state before it. A chain of a million entries is one branch.
   const path: number[] = [];
   const onPath = new Int32Array(t.size).fill(-1);
   const ends: number[] = [];
+  const depths: number[] = [];
   const savedTurn: number[] = [];
   const savedClosed: boolean[] = [];
   const savedLast: number[] = [];
@@ -181,32 +190,37 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
   const reported = new Set<number>();
   const pre = (n: number) => t.preorderIndex(n);
   const callCount = (n: number) => t.callStart(n + 1) - t.callStart(n);
-  /** Whether the call `h` of the assistant at `call` has a result after it on this path. */
-  const answeredAfter = (h: number, call: number) => {
-    const r = results.top(h);
-    return r >= 0 && pre(r) > pre(call);
-  };
   const closeTurn = () => {
     if (turn < 0 || closed || !withUnanswered) return;
     for (let k = t.callStart(turn); k < t.callStart(turn + 1); k++) {
       const h = t.callHash(k);
-      if (answeredAfter(h, turn) || reported.has(k)) continue;
+      if (answeredBy[k]! >= 0 || reported.has(k)) continue;
       reported.add(k);
       out.push({ kind: "unanswered", node: turn, callNode: turn, resultNode: -1, hash: h, after: -1 });
     }
   };
-  const leave = () => {
-    const n = path.pop()!;
+  /** Undoes what node `n` pushed. */
+  const undo = (n: number) => {
     onPath[n] = -1;
     const kind = t.turn(n);
     if (kind === Turn.Assistant || kind === Turn.Skipped) {
       const stacks = kind === Turn.Assistant ? keptCalls : skippedCalls;
       for (let k = t.callStart(n + 1) - 1; k >= t.callStart(n); k--) stacks.pop(t.callHash(k), k);
-    } else if (kind === Turn.Result) {
-      const h = t.resultHash(n);
-      if (!Number.isNaN(h)) results.pop(h, n);
+    } else if (answers[n]! >= 0) {
+      answeredBy[answers[n]!] = -1;
+      answers[n] = -1;
     }
+  };
+  /**
+   * Leaves the innermost branch: what its nodes pushed undone, last first, and the state before it
+   * back. Its nodes still in place are the path's below its depth (a branch inside it has been
+   * left already, and what is left of it is one chain).
+   */
+  const leave = () => {
     ends.pop();
+    const depth = depths.pop()!;
+    for (let k = path.length - 1; k >= depth; k--) undo(path[k]!);
+    path.length = depth;
     turn = savedTurn.pop()!;
     closed = savedClosed.pop()!;
     lastResult = savedLast.pop()!;
@@ -214,12 +228,16 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
   for (let i = 0; i < order.length; i++) {
     const n = order[i]!;
     while (ends.length > 0 && ends[ends.length - 1]! < i) leave();
+    const end = i + t.subtreeSizeOf(n) - 1;
+    if (ends.length === 0 || end < ends[ends.length - 1]!) {
+      ends.push(end);
+      depths.push(path.length);
+      savedTurn.push(turn);
+      savedClosed.push(closed);
+      savedLast.push(lastResult);
+    }
     onPath[n] = path.length;
     path.push(n);
-    ends.push(i + t.subtreeSizeOf(n) - 1);
-    savedTurn.push(turn);
-    savedClosed.push(closed);
-    savedLast.push(lastResult);
     switch (t.turn(n)) {
       case Turn.User:
         closeTurn();
@@ -274,19 +292,19 @@ export function pairingFindings(t: PairingInput, withUnanswered = true): Pairing
           out.push({ kind: "no-id", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
           break;
         }
-        const inTurn = turn >= 0 && topCall(keptCalls, h) === turn;
-        if (inTurn && !closed && !answeredAfter(h, turn)) {
+        // the most recent call with this id on the path, and whether a result answers it already
+        const k = keptCalls.top(h);
+        const call = k < 0 ? -1 : slotNode[k]!;
+        if (call >= 0 && answeredBy[k]! >= 0) out.push({ kind: "duplicate", node: n, callNode: call, resultNode: n, hash: h, after: -1 });
+        else if (call >= 0 && call === turn && !closed) {
           lastResult = n;
-        } else if (inTurn && answeredAfter(h, turn)) {
-          out.push({ kind: "duplicate", node: n, callNode: turn, resultNode: n, hash: h, after: -1 });
-        } else {
-          const call = topCall(keptCalls, h);
-          if (call >= 0 && answeredAfter(h, call)) out.push({ kind: "duplicate", node: n, callNode: call, resultNode: n, hash: h, after: -1 });
-          else if (call >= 0) out.push({ kind: "displaced", node: n, callNode: call, resultNode: n, hash: h, after: lastResultUnder(t, path, onPath, call) });
-          else if (skippedCalls.top(h) >= 0) out.push({ kind: "skipped-turn", node: n, callNode: topCall(skippedCalls, h), resultNode: n, hash: h, after: -1 });
-          else out.push({ kind: "lost", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
-        }
-        results.push(h, n);
+          answer(k, n);
+        } else if (call >= 0) {
+          // (a displaced result is its call's answer: one more for the call is a duplicate)
+          out.push({ kind: "displaced", node: n, callNode: call, resultNode: n, hash: h, after: lastResultUnder(t, path, onPath, call) });
+          answer(k, n);
+        } else if (skippedCalls.top(h) >= 0) out.push({ kind: "skipped-turn", node: n, callNode: topCall(skippedCalls, h), resultNode: n, hash: h, after: -1 });
+        else out.push({ kind: "lost", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
         break;
       }
       default:

@@ -64,6 +64,8 @@ export interface ScanFields {
   usageEnd: number;
   /** `message.toolCallId`, when a string. */
   toolCallId: string | undefined;
+  /** `message.stopReason`, when a string (what decides whether pi sends an assistant turn). */
+  stopReason: string | undefined;
   /**
    * The `id`s of the `toolCall` blocks of `message.content` (a string `id`), as the byte ranges of
    * their bodies (`callOpen[k]`..`callClose[k]`); -1 when there were more than `MAX_CALLS`.
@@ -138,6 +140,8 @@ const enum Slot {
   /** -2: the key is there but its value (so far) is no string. */
   ResponseModelOpen,
   ResponseModelClose,
+  StopReasonOpen,
+  StopReasonClose,
 }
 
 /** Where the pairs of tool-call id quotes begin, in i32 slots (OUT + 1024 bytes). */
@@ -210,7 +214,7 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
   out.longEnd = p < 0 ? -1 : own(r[Slot.LongEnd]!);
   out.longPlain = p >= 0 && r[Slot.LongEscaped] === 0 && (out.ascii || isAscii(b.subarray(local(p), local(r[Slot.LongEnd]!))));
   if (!deep) {
-    out.provider = out.model = out.responseModel = out.toolCallId = undefined;
+    out.provider = out.model = out.responseModel = out.toolCallId = out.stopReason = undefined;
     out.responseModelKind = 0;
     out.usageStart = out.usageEnd = -1;
     out.calls = 0;
@@ -228,6 +232,8 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
   out.usageEnd = out.usageStart < 0 ? -1 : own(r[Slot.UsageEnd]!);
   p = r[Slot.ToolCallIdOpen]!;
   out.toolCallId = p < 0 ? undefined : decodeId(b, local(p), local(r[Slot.ToolCallIdClose]!));
+  p = r[Slot.StopReasonOpen]!;
+  out.stopReason = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.StopReasonClose]!));
   const calls = r[Slot.Calls]!;
   out.calls = calls;
   for (let k = 0; k < calls; k++) {
@@ -263,6 +269,7 @@ export function fieldsOf(value: Record<string, unknown>, out: ScanFields): void 
   out.responseModelKind = !message || !("responseModel" in message) ? 0 : out.responseModel !== undefined ? 1 : 2;
   out.usageStart = out.usageEnd = -1;
   out.toolCallId = typeof message?.toolCallId === "string" ? message.toolCallId : undefined;
+  out.stopReason = typeof message?.stopReason === "string" ? message.stopReason : undefined;
   out.calls = 0;
   out.longStart = out.longEnd = -1;
   out.longPlain = out.ascii = out.plainText = false;
@@ -428,6 +435,7 @@ export function emptyFields(): ScanFields {
     usageStart: -1,
     usageEnd: -1,
     toolCallId: undefined,
+    stopReason: undefined,
     calls: 0,
     callOpen: new Int32Array(MAX_CALLS),
     callClose: new Int32Array(MAX_CALLS),
@@ -441,10 +449,9 @@ export function emptyFields(): ScanFields {
 
 /**
  * The value of `"key":` at the top level of the object `bytes[from..to)` (its braces included),
- * found by its bytes, for a field the scanner does not read (an assistant's `stopReason`, a bash
- * run's `excludeFromContext`): `undefined` when the key is not there, `AMBIGUOUS` when the last
+ * found by its bytes, for a field the scanner does not read (a bash run's `excludeFromContext`): `undefined` when the key is not there, `AMBIGUOUS` when the last
  * occurrence is not at the top level (the caller parses the line), else the value's JSON text (a
- * string with its quotes). pi writes these keys after the content, so the last occurrence is
+ * string with its quotes). pi writes such keys after the content, so the last occurrence is
  * found near the end and checked by reading on to the object's close. Whitespace around the colon
  * is allowed; a key spelled with escapes is not seen.
  */
@@ -483,26 +490,22 @@ function keyValueIn(bytes: Buffer, from: number, to: number, key: Buffer): strin
   return AMBIGUOUS;
 }
 
-const STOP_REASON = Buffer.from('"stopReason"');
 const EXCLUDE_FROM_CONTEXT = Buffer.from('"excludeFromContext"');
 
 /**
- * What decides whether pi sends a scanned message, read from its bytes: an assistant's
- * `stopReason` when it is "error" or "aborted" (pi leaves the turn out), a bash run's
- * `excludeFromContext` when `true`; undefined otherwise. The line (from `at`, up to its newline)
- * is parsed when the key is there more than once.
+ * Whether pi leaves a scanned message out of what it sends: an assistant turn whose `stopReason`
+ * (the scanner reads it) is "error" or "aborted", a bash run whose `excludeFromContext` is `true`
+ * (read from the message's bytes, the line parsed when the key is there but not at the message's
+ * top level).
  */
-export function sendingField(bytes: Buffer, at: number, f: ScanFields, key: "stopReason" | "excludeFromContext"): string | true | undefined {
-  if (f.messageStart < 0) return undefined;
-  const from = at + f.messageStart;
-  const to = at + f.messageEnd;
-  let raw = keyValueIn(bytes, from, to, key === "stopReason" ? STOP_REASON : EXCLUDE_FROM_CONTEXT);
+export function unsentMessage(bytes: Buffer, at: number, f: ScanFields): boolean {
+  if (f.role === "assistant") return f.stopReason === "error" || f.stopReason === "aborted";
+  if (f.role !== "bashExecution" || f.messageStart < 0) return false;
+  let raw = keyValueIn(bytes, at + f.messageStart, at + f.messageEnd, EXCLUDE_FROM_CONTEXT);
   if (raw === AMBIGUOUS) {
-    const end = bytes.indexOf(0x0a, to);
-    const value = (JSON.parse(bytes.toString("utf8", at, end < 0 ? bytes.length : end)) as { message?: Record<string, unknown> }).message?.[key];
-    raw = JSON.stringify(value);
+    const end = bytes.indexOf(0x0a, at + f.messageEnd);
+    const message = (JSON.parse(bytes.toString("utf8", at, end < 0 ? bytes.length : end)) as { message?: Record<string, unknown> }).message;
+    raw = JSON.stringify(message?.excludeFromContext);
   }
-  if (raw === undefined) return undefined;
-  if (key === "excludeFromContext") return raw === "true" ? true : undefined;
-  return raw === '"error"' || raw === '"aborted"' ? (JSON.parse(raw) as string) : undefined;
+  return raw === "true";
 }

@@ -3,7 +3,7 @@ import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type L
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "../schema/migrations.js";
 import { parseAt, parseSkimmed, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
 import { LineFlag, LineSalvager, parseLine, type BrokenOutcome, type TextClass } from "../read/salvage.js";
-import { emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, sendingField, Verdict, type ScanFields } from "../read/scanner.js";
+import { emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { BufferSource, FileSource, forEachLine, growthFor, type ByteSource } from "../read/source.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, fileKindOf, PI_EVENT_TYPES, type AnyEntry, type FileKind, type SessionHeader } from "../schema/types.js";
@@ -740,11 +740,8 @@ function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean, call
   if (usage && f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", at + f.usageStart, at + f.usageEnd));
   if (f.toolCallId !== undefined) message.toolCallId = f.toolCallId;
   // what decides whether pi sends the message: an assistant turn's end, a bash run's exclusion
-  if (f.role === "assistant" || f.role === "bashExecution") {
-    const key = f.role === "assistant" ? "stopReason" : "excludeFromContext";
-    const value = sendingField(bytes, at, f, key);
-    if (value !== undefined) message[key] = value;
-  }
+  if (f.role === "assistant" && (f.stopReason === "error" || f.stopReason === "aborted")) message.stopReason = f.stopReason;
+  if (f.role === "bashExecution" && unsentMessage(bytes, at, f)) message.excludeFromContext = true;
   if (calls && f.calls > 0) {
     const content: Array<{ type: string; id: string }> = [];
     for (let k = 0; k < f.calls; k++) content.push({ type: "toolCall", id: JSON.parse(bytes.toString("utf8", at + f.callOpen[k]! - 1, at + f.callClose[k]! + 1)) as string });

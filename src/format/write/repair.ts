@@ -4,7 +4,7 @@ import { basename, dirname } from "node:path";
 import { IdIndex } from "../read/ids.js";
 import { grown, NodeNumbers } from "../read/line-table.js";
 import { LineSalvager, normalizeLine, type SessionRecord } from "../read/salvage.js";
-import { emptyFields, fieldsOf, hexString, scanLine, sendingField, Verdict, type ScanFields } from "../read/scanner.js";
+import { emptyFields, fieldsOf, hexString, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { idHash } from "../common/hash.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import { planConversation, type ConversationFix } from "./conversation.js";
@@ -242,7 +242,7 @@ function noteScannedTurn(c: Candidates, k: number, buffer: Buffer, start: number
     return;
   }
   if (f.role === "assistant" && f.calls < 0) return noteTurn(c, k, JSON.parse(buffer.toString("utf8", start, end)) as Record<string, unknown>);
-  const unsent = f.role === "assistant" || f.role === "bashExecution" ? sendingField(buffer, start, f, f.role === "assistant" ? "stopReason" : "excludeFromContext") !== undefined : false;
+  const unsent = unsentMessage(buffer, start, f);
   c.turn[k] = turnOf(f.type, f.role, unsent);
   if (f.role === "assistant") for (let j = 0; j < f.calls; j++) c.callHashes.add(k, idHash(JSON.parse(buffer.toString("utf8", start + f.callOpen[j]! - 1, start + f.callClose[j]! + 1)) as string));
   if (f.role === "toolResult" && f.toolCallId !== undefined && f.toolCallId !== "") c.resultHashes.set(k, idHash(f.toolCallId));

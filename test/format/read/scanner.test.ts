@@ -58,7 +58,7 @@ function expectAgrees(line: Buffer): Verdict {
     if (obj) {
       const expected = emptyFields();
       fieldsOf(obj, expected);
-      const kept = (f: ScanFields) => ({ type: f.type, idHex: f.idHex, id: f.id, parentKind: f.parentKind, parentHex: f.parentHex, parentId: f.parentId, hasTimestamp: f.hasTimestamp, time: f.time, role: f.role, contentKind: f.contentKind, provider: f.provider, model: f.model, responseModel: f.responseModel, responseModelKind: f.responseModelKind, toolCallId: f.toolCallId });
+      const kept = (f: ScanFields) => ({ type: f.type, idHex: f.idHex, id: f.id, parentKind: f.parentKind, parentHex: f.parentHex, parentId: f.parentId, hasTimestamp: f.hasTimestamp, time: f.time, role: f.role, contentKind: f.contentKind, provider: f.provider, model: f.model, responseModel: f.responseModel, responseModelKind: f.responseModelKind, toolCallId: f.toolCallId, stopReason: f.stopReason });
       expect(kept(fields), text).toEqual(kept(expected));
       const m = obj.message as Record<string, unknown> | undefined;
       const isObj = !!m && typeof m === "object" && !Array.isArray(m);
@@ -135,13 +135,15 @@ function randomMessage(): Record<string, unknown> {
   const m: Record<string, unknown> = {};
   const block = () =>
     r() < 0.5
-      ? { type: pick(["toolCall", "toolCall", "text", 3]), id: pick(["call_1", "toolu_01Abc", "\\u0063all", 7, "é"]), name: "bash", arguments: randomValue(2) }
+      ? { type: pick(["toolCall", "toolCall", "text", 3]), id: pick(["call_1", "toolu_01Abc", "\\u0063all", 7, "é"]), name: "bash", arguments: r() < 0.2 ? { stopReason: "error" } : randomValue(2) }
       : { id: pick(["late-type", "x"]), arguments: {}, type: pick(["toolCall", "text"]) };
-  for (const k of ["role", "content", "provider", "model", "responseModel", "usage", "toolCallId", "id", "content"].filter(() => r() < 0.7).sort(() => r() - 0.5)) {
+  for (const k of ["role", "content", "provider", "model", "responseModel", "usage", "toolCallId", "stopReason", "id", "content"].filter(() => r() < 0.7).sort(() => r() - 0.5)) {
     if (k === "role") m.role = pick(["user", "assistant", "toolResult", 5, null]);
     else if (k === "content") m.content = r() < 0.6 ? Array.from({ length: Math.floor(r() * 5) }, () => (r() < 0.7 ? block() : randomValue(2))) : randomValue(1);
     else if (k === "usage") m.usage = r() < 0.8 ? { input: 10, output: 2, cost: { total: 0.5 } } : randomValue(2);
     else if (k === "id") m.id = "inner";
+    // (blocks' arguments sometimes hold a `stopReason` of their own, which must not count)
+    else if (k === "stopReason") m.stopReason = r() < 0.8 ? pick(["error", "aborted", "stop", "toolUse", "\\u0065rror"]) : randomValue(2);
     else m[k] = r() < 0.8 ? pick(["anthropic", "claude-sonnet-4-5", "call_1", "é"]) : randomValue(2);
   }
   return m;

@@ -17,8 +17,8 @@
 ;; the verdict (0 valid, 1 invalid, 2 defer) and, for a valid line, leaves at OUT (16 MiB + 32 KiB)
 ;; the i32 slots `Slot` in scanner.ts names: positions are addresses in the memory, -1 for none.
 ;; Besides the top-level keys (type, id, parentId, timestamp, message) it keeps, inside `message`,
-;; role, content (its kind), provider, model, responseModel, usage (the object's range) and
-;; toolCallId, and the ids of the content's toolCall blocks: their (open, close) quote pairs at OUT + 1024, their count
+;; role, content (its kind), provider, model, responseModel, usage (the object's range),
+;; stopReason and toolCallId, and the ids of the content's toolCall blocks: their (open, close) quote pairs at OUT + 1024, their count
 ;; in the Calls slot (-1 when there are more than 64).
 (module
   (memory (export "memory") 257 257)
@@ -169,7 +169,7 @@
 
   ;; Which kept key the bytes [$s, $s + $n) name: 0 another; at the top level ($where 0) 1 type,
   ;; 2 id, 3 parentId, 4 timestamp, 5 message; inside `message` ($where 1) 6 role, 7 content,
-  ;; 8 provider, 9 model, 10 usage, 11 toolCallId, 14 responseModel; in a block of its content
+  ;; 8 provider, 9 model, 10 usage, 11 toolCallId, 14 responseModel, 15 stopReason; in a block of its content
   ;; ($where 2) 12 type, 13 id.
   (func $key (param $s i32) (param $n i32) (param $where i32) (result i32)
     (if (i32.eq (local.get $where) (i32.const 2))
@@ -188,6 +188,8 @@
             (if (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffff)) (i64.const 0x6567617375)) (then (return (i32.const 10))))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 10)) (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x6c6c61436c6f6f74)) (i32.eq (i32.load16_u offset=8 (local.get $s)) (i32.const 0x6449))))
           (then (return (i32.const 11))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 10)) (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x73616552706f7473)) (i32.eq (i32.load16_u offset=8 (local.get $s)) (i32.const 0x6e6f))))
+          (then (return (i32.const 15))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 13)) (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x65736e6f70736572)) (i64.eq (i64.and (i64.load offset=8 (local.get $s)) (i64.const 0xffffffffff)) (i64.const 0x6c65646f4d))))
           (then (return (i32.const 14))))
         (return (i32.const 0))))
@@ -219,6 +221,7 @@
     (i32.store offset=60 (local.get $o) (i32.const 0)) ;; contentKind
     (i32.store offset=72 (local.get $o) (i32.const 0)) ;; longEscaped
     (i32.store offset=108 (local.get $o) (i32.const 0)) ;; calls
+    (i64.store offset=120 (local.get $o) (i64.const -1)) ;; stopReason's quotes
     (local.set $usageDepth (i32.const -1))
     (local.set $contentDepth (i32.const -1))
     (local.set $blockDepth (i32.const -1))
@@ -265,7 +268,7 @@
                         (then
                           (local.set $blockIdOpen (local.get $i))
                           (local.set $blockIdClose (local.get $close))))
-                      (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.or (i32.lt_u (local.get $pending) (i32.const 12)) (i32.eq (local.get $pending) (i32.const 14))))
+                      (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.or (i32.lt_u (local.get $pending) (i32.const 12)) (i32.ge_u (local.get $pending) (i32.const 14))))
                         (then (call $capture (local.get $o) (local.get $pending) (local.get $i) (local.get $close))))
                       (if (i32.gt_s (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (local.get $longest))
                         (then
@@ -485,6 +488,7 @@
   ;; Where kept key $key's string value is kept (its open quote's slot; the close follows), or 0.
   (func $slot (param $key i32) (result i32)
     (if (i32.eq (local.get $key) (i32.const 14)) (then (return (i32.const 112)))) ;; responseModel
+    (if (i32.eq (local.get $key) (i32.const 15)) (then (return (i32.const 120)))) ;; stopReason
     (block $none
       (block $b11 (block $b9 (block $b8 (block $b6 (block $b4 (block $b3 (block $b2 (block $b1
         (br_table $none $b1 $b2 $b3 $b4 $none $b6 $none $b8 $b9 $none $b11 $none (local.get $key)))
@@ -518,6 +522,7 @@
     (if (i32.eq (local.get $key) (i32.const 5))
       (then
         (i32.store offset=112 (local.get $o) (i32.const -1))
+        (i32.store offset=120 (local.get $o) (i32.const -1))
         (i32.store offset=44 (local.get $o) (i32.const -1))
         (i32.store offset=52 (local.get $o) (i32.const -1))
         (i32.store offset=56 (local.get $o) (i32.const -1))
