@@ -4,7 +4,7 @@ import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandModule, CommandOutcome } from "./command.js";
 import { CliError, ExitCode } from "./errors.js";
 import { sessionDir } from "./support/inputs/session-files.js";
-import { streamSink, writeJsonLines } from "./render/sink.js";
+import { OutputClosed, streamSink, writeJsonLines } from "./render/sink.js";
 import { progressFrame } from "./render/progress.js";
 import { makeStyle } from "./render/style.js";
 
@@ -257,11 +257,12 @@ const COMMANDS: CommandSpec[] = [
     jsonl: true,
   },
   {
-    command: "grep <pattern> [inputs..]",
+    command: "grep [pattern] [inputs..]",
     describe: "Find the entries whose text matches, across sessions (exit 0 found, 1 none, 2 error)",
     builder: (y) =>
       y
-        .positional("pattern", { type: "string", describe: "a JavaScript regular expression (-F: a fixed string), matched against each entry's decoded text" })
+        .positional("pattern", { type: "string", describe: "a JavaScript regular expression (-F: a fixed string), matched against each entry's decoded text; one that starts with - goes after -e, or after --" })
+        .option("regexp", { alias: "e", type: "string", describe: "PATTERN, given as an option (for one that starts with -); then every positional is an input" })
         .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: the session directory, every project)" })
         .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "PATTERN is a fixed string" })
         .option("ignore-case", { alias: "i", type: "boolean", default: false, describe: "letters match either case" })
@@ -279,7 +280,8 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 grep 'rm -rf'", "every entry, in every session, that mentions rm -rf")
         .example("$0 grep -i 'salt' --role assistant --since 7d", "what the model said about the salt this week")
         .example("$0 grep -F 'npm test' --tool bash -c", "how often each session ran npm test")
-        .example("$0 grep TODO ~/.pi/agent/sessions --jsonl | jq -r .id", "the matching entries' ids"),
+        .example("$0 grep TODO ~/.pi/agent/sessions --jsonl | jq -r .id", "the matching entries' ids")
+        .example("$0 grep -e '--force' session.jsonl", "a pattern that starts with -"),
     load: () => import("./commands/grep.js"),
     jsonl: true,
   },
@@ -297,12 +299,40 @@ function writeOptions(y: Argv): Argv {
 
 /** yargs turns a lone `-` (stdin) into "", so it crosses the parser under another name. */
 const STDIN_ARG = "\u0000stdin";
+/** An argument after `--`, marked so that yargs reads it as a positional whatever it starts with. */
+const LITERAL_ARG = "\u0000arg:";
 
-/** Options normalised once between yargs and the command: `-` restored. */
+/**
+ * The arguments as yargs is given them: `-` (stdin) marked, and `--` ending the options as in
+ * every Unix tool: what follows it is positional (a file named `-odd.jsonl`, a grep pattern
+ * starting with `-`), even where it looks like an option.
+ */
+function forParser(argv: readonly string[]): string[] {
+  const end = argv.indexOf("--");
+  // (grep's -e PATTERN: the value is the pattern, whatever it starts with)
+  const grep = argv.find((a) => !a.startsWith("-")) === "grep";
+  const options = (end < 0 ? argv : argv.slice(0, end)).map((a, i, all) => (a === "-" ? STDIN_ARG : grep && i > 0 && (all[i - 1] === "-e" || all[i - 1] === "--regexp") ? `${LITERAL_ARG}${a}` : a));
+  const positionals = end < 0 ? [] : argv.slice(end + 1).map((a) => (a === "-" ? STDIN_ARG : `${LITERAL_ARG}${a}`));
+  return [...options, ...positionals];
+}
+
+/** The arguments before `--`: what the checks of options look at. */
+function optionArgs(argv: readonly string[]): string[] {
+  const end = argv.indexOf("--");
+  return end < 0 ? [...argv] : argv.slice(0, end);
+}
+
+/** An argument as it was given (`forParser` undone). */
+function restored(v: unknown): unknown {
+  if (v === STDIN_ARG) return "-";
+  return typeof v === "string" && v.startsWith(LITERAL_ARG) ? v.slice(LITERAL_ARG.length) : v;
+}
+
+/** Options normalised once between yargs and the command: `-` and arguments after `--` restored. */
 function normalise(argv: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(argv)) {
-    out[k] = v === STDIN_ARG ? "-" : Array.isArray(v) ? v.map((x) => (x === STDIN_ARG ? "-" : x)) : v;
+    out[k] = Array.isArray(v) ? v.map(restored) : restored(v);
   }
   return out;
 }
@@ -453,9 +483,9 @@ async function readAll(stream: AsyncIterable<Buffer | string> | undefined): Prom
 
 /** Runs the command line; returns the exit code (never calls `process.exit`). */
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }): Promise<number> {
-  const debug = argv.includes("--debug");
+  const debug = optionArgs(argv).includes("--debug");
   try {
-    checkGithubFormat(argv);
+    checkGithubFormat(optionArgs(argv));
     let outcome: CommandOutcome | undefined;
     let json = false;
     let jsonl = false;
@@ -466,9 +496,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         json = ctx.json;
         jsonl = ctx.jsonl;
       },
-      argv,
+      optionArgs(argv),
     );
-    await parser.parseAsync(argv.map((a) => (a === "-" ? STDIN_ARG : a)));
+    await parser.parseAsync(forParser(argv));
     if (!outcome) return ExitCode.Ok; // --help, --version, completion
     const done: CommandOutcome = outcome;
     // A closed pipe (as in `| head`) is not an error: the sink stops writing.
@@ -479,6 +509,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     await sink.flush();
     return done.exitCode;
   } catch (error) {
+    // (the reader went away, as `| head` does: what it read was all it wanted)
+    if (error instanceof OutputClosed) return ExitCode.Ok;
     if (error instanceof CliError) {
       io.stderr.write(`pi-session: ${error.message}\n`);
       return error.exitCode;

@@ -4,7 +4,7 @@ import { ExitCode, shellQuote, type ExitCode as Code } from "../errors.js";
 import { countBySeverity, Validator, type Finding, type Session, type Severity } from "../format/index.js";
 import { annotation, type AnnotationLevel } from "../render/github.js";
 import { openPath } from "../support/inputs/input.js";
-import { expandInputs } from "../support/inputs/session-files.js";
+import { emptyDirectoryNote, expandInputs } from "../support/inputs/session-files.js";
 import { renderFindings } from "../render/findings.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -34,13 +34,18 @@ export interface FileReport {
 
 export interface CheckResult {
   files: FileReport[];
+  /** Directories given that hold no session file (said on stderr; exit 2). */
+  emptyDirectories: string[];
   /** Inputs that could not be read at all. */
   unreadable: Array<{ file: string; error: string }>;
   summary: { files: number; errors: number; warnings: number; failed: number };
 }
 
 export async function check(options: CheckOptions, ctx: CommandContext): Promise<CheckResult> {
-  const files = expandInputs(options.files, ctx.sessionDir);
+  const emptyDirectories: string[] = [];
+  const files = expandInputs(options.files, ctx.sessionDir, emptyDirectories);
+  // (a gate that checked nothing must not pass: a directory one level too high, a typo)
+  for (const dir of emptyDirectories) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const reports: FileReport[] = [];
   const unreadable: CheckResult["unreadable"] = [];
   for (const [i, file] of files.entries()) {
@@ -61,11 +66,11 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
   ctx.progress(files.length, files.length);
   const errors = reports.reduce((n, r) => n + r.errors, 0);
   const warnings = reports.reduce((n, r) => n + r.warnings, 0);
-  return { files: reports, unreadable, summary: { files: files.length, errors, warnings, failed: reports.filter((r) => r.errors > 0).length } };
+  return { files: reports, unreadable, emptyDirectories, summary: { files: files.length, errors, warnings, failed: reports.filter((r) => r.errors > 0).length } };
 }
 
 export function checkExitCode(result: CheckResult): Code {
-  if (result.unreadable.length > 0) return ExitCode.Usage;
+  if (result.unreadable.length > 0 || result.emptyDirectories.length > 0) return ExitCode.Usage;
   return result.summary.errors > 0 ? ExitCode.Findings : ExitCode.Ok;
 }
 

@@ -41,9 +41,14 @@ export function options(args: Args): GrepOptions {
   // (--role repeated, or a list: user,assistant)
   const given = args.raw("role");
   const roles = (Array.isArray(given) ? given.map(String) : typeof given === "string" ? [given] : []).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean);
+  // (-e PATTERN, as grep and rg take it: then the first positional is an input too)
+  const regexp = args.optionalString("regexp");
+  const first = args.optionalString("pattern");
+  const pattern = regexp ?? first;
+  if (pattern === undefined) throw new CliError("`grep` needs PATTERN, a regular expression (-F: a fixed string), before the files; e.g. pi-session grep 'rm -rf' session.jsonl, or -e PATTERN for one that starts with -");
   return {
-    pattern: args.string("pattern"),
-    inputs: args.strings("inputs"),
+    pattern,
+    inputs: regexp !== undefined && first !== undefined ? [first, ...args.strings("inputs")] : args.strings("inputs"),
     fixed: args.flag("fixed-strings"),
     ignoreCase: args.flag("ignore-case"),
     word: args.flag("word-regexp"),

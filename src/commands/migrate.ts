@@ -102,5 +102,5 @@ export async function run(options: MigrateOptions, ctx: CommandContext): Promise
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-migrate" ? annotation("error", { file: r.file, line: 1, title: "needs-migrate" }, describe(r)) : ""))
       : renderMigrate(result, ctx.style, options.full);
-  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
+  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
 }

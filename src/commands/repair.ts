@@ -165,5 +165,5 @@ export async function run(options: RepairOptions, ctx: CommandContext): Promise<
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => r.actions.map((a) => actionAnnotation(r.file, a)).join(""))
       : renderRepair(result, ctx.style, options.full);
-  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
+  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
 }

@@ -151,5 +151,5 @@ export async function run(options: SlimOptions, ctx: CommandContext): Promise<Co
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-slim" ? annotation("warning", { file: r.file, line: 1, title: "needs-slim" }, describe(r)) : ""))
       : renderSlim(result, ctx.style);
-  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS) };
+  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
 }

@@ -8,15 +8,38 @@ export interface Sink {
   write(chunk: string | Uint8Array): Promise<void> | void;
 }
 
+/**
+ * What a write rejects with once the reader has gone (`| head` closed the pipe): the command stops
+ * producing output, and `main` ends it quietly with exit 0, as rg does.
+ */
+export class OutputClosed extends Error {
+  constructor() {
+    super("the output was closed");
+  }
+}
+
 export function streamSink(stream: NodeJS.WritableStream): Sink & { flush(): Promise<void> } {
   const batch = new ChunkBatch();
   let closed = false;
-  stream.once("error", () => (closed = true));
+  /** Writes waiting for the stream to drain: a closed stream never drains, so they are told. */
+  const waiting = new Set<() => void>();
+  stream.on("error", () => {
+    closed = true;
+    for (const w of waiting) w();
+    waiting.clear();
+  });
   const push = (chunk: string | Uint8Array): Promise<void> => {
-    if (closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      if (stream.write(chunk)) resolve();
-      else stream.once("drain", resolve);
+    if (closed) return Promise.reject(new OutputClosed());
+    return new Promise((resolve, reject) => {
+      if (stream.write(chunk)) return resolve();
+      const done = () => {
+        waiting.delete(done);
+        stream.removeListener("drain", done);
+        if (closed) reject(new OutputClosed());
+        else resolve();
+      };
+      waiting.add(done);
+      stream.once("drain", done);
     });
   };
   return {

@@ -55,8 +55,8 @@ export function listSessionFiles(dir: string): string[] {
   return out;
 }
 
-/** Expands the arguments: files as given, directories into their session files. */
-export function expandInputs(args: string[], sessionDir: string): string[] {
+/** Expands the arguments: files as given, directories into their session files (a directory that holds none is added to `empty`). */
+export function expandInputs(args: string[], sessionDir: string, empty: string[] = []): string[] {
   const out: string[] = [];
   for (const arg of args) {
     let isDir = false;
@@ -65,8 +65,11 @@ export function expandInputs(args: string[], sessionDir: string): string[] {
     } catch {
       // not a directory: a file, an id, or missing (resolveInput says which)
     }
-    if (isDir) out.push(...listSessionFiles(arg));
-    else out.push(resolveInput(arg, sessionDir));
+    if (isDir) {
+      const files = listSessionFiles(arg);
+      if (files.length === 0) empty.push(arg);
+      out.push(...files);
+    } else out.push(resolveInput(arg, sessionDir));
   }
   return out;
 }

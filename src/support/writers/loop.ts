@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, ExitCode } from "../../errors.js";
-import { expandInputs } from "../inputs/session-files.js";
+import { emptyDirectoryNote, expandInputs } from "../inputs/session-files.js";
 import { renderTable, type Column } from "../../render/table.js";
 import { annotation } from "../../render/github.js";
 import { layoutWidth, type Style } from "../../render/style.js";
@@ -46,6 +46,8 @@ export interface WriterReport<S extends string, R extends WriterFileResult<S>> {
 /** A writer's run: its report, and whether it was over several files (`overFiles`: then a table). */
 export interface WriterRun<S extends string, R extends WriterFileResult<S>> extends WriterReport<S, R> {
   many: boolean;
+  /** Directories given that hold no session file (said on stderr; with --check, exit 2). */
+  empty: string[];
 }
 
 /** What `--json` prints of a run: the report. */
@@ -61,8 +63,9 @@ export const REFUSED_ABORTED_UNREADABLE = {
 } as const satisfies StatusTable<"refused" | "aborted" | "unreadable">;
 
 /** The worst exit code over the files: 2 for unreadable, aborted or refused output; 1 for work left; else 0. */
-export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFileResult<S>>, table: StatusTable<S>): ExitCode {
-  let code: ExitCode = ExitCode.Ok;
+/** The exit code of a writer's run; `emptyGate`: a `--check` given a directory with no session file (a gate that checked nothing: exit 2). */
+export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFileResult<S>>, table: StatusTable<S>, emptyGate = false): ExitCode {
+  let code: ExitCode = emptyGate ? ExitCode.Usage : ExitCode.Ok;
   for (const f of files) {
     const exit = f.refusal === "output-exists" ? ExitCode.Usage : table[f.status].exit;
     if (exit > code) code = exit;
@@ -84,7 +87,9 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
 ): WriterRun<S, R> {
   const inputs = options.files;
   if (inputs.includes("-")) throw new CliError(`${command} writes files: give paths, not - (stdin)`);
-  const files = expandInputs(inputs, ctx.sessionDir);
+  const empty: string[] = [];
+  const files = expandInputs(inputs, ctx.sessionDir, empty);
+  for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
@@ -97,7 +102,7 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   ctx.progress(files.length, files.length);
   const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
   for (const r of results) summary[r.status]++;
-  return { files: results, summary, many };
+  return { files: results, summary, many, empty };
 }
 
 /** The options every writer takes, from the parsed arguments. */
