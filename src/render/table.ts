@@ -42,7 +42,7 @@ function cutCell(text: string, width: number, keep: "start" | "end" | undefined)
 }
 
 export function renderTable(columns: readonly Column[], rows: readonly string[][], style: Style): string {
-  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !style.wide ? cutCell(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
+  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && layoutWidth(style) !== undefined ? cutCell(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
   const natural = columns.map((col, i) => Math.max(displayWidth(col.head), ...cells.map((r) => displayWidth(r[i]!))));
   const { shown, width } = fit(columns, natural, layoutWidth(style));
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;

@@ -282,7 +282,8 @@ describe("ls", () => {
     const r = await cli(["ls", FIXTURES, "--sort", "name"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^id +name \/ first message +cwd +created +last activity +msgs +branches +size +v +status/);
-    expect(r.stdout).toMatch(/0f1e2d3c-000… +List src .* ok/);
+    // piped: the id whole, so that `ls | awk '{print $1}' | xargs pi-session show` works
+    expect(r.stdout).toMatch(/0f1e2d3c-0000-4000-8000-[0-9a-f]{12} +List src .* ok/);
     expect(r.stdout).toMatch(/Start the refactor\. .* 1 +needs-migrate/);
     expect(r.stdout).toMatch(/invalid: \d+ problems/);
   });

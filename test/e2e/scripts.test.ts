@@ -64,6 +64,40 @@ describe("a closed pipe", () => {
   }
 });
 
+describe("ls piped, and ids shared by copies", () => {
+  it("piped, ls prints each id whole, and show finds the session by it", async () => {
+    const dir = join(work, "store-ids");
+    const project = join(dir, "--work-app--");
+    mkdirSync(project, { recursive: true });
+    const id = "0f1e2d3c-0000-4000-8000-000000000001"; // (linear.jsonl's own id, named as pi names its file)
+    copyFileSync(fixture("linear.jsonl"), join(project, `2026-03-01T10-00-00-000Z_${id}.jsonl`));
+    const listed = await cli(["ls", dir]);
+    const first = listed.stdout.split("\n")[1]!.split(/ +/)[0]!;
+    expect(first).toBe(id);
+    expect((await cli(["show", first, "--session-dir", dir])).exitCode).toBe(0);
+  });
+
+  it("an id or prefix that names several files lists them, so that one can be given", async () => {
+    const dir = join(work, "store-copies");
+    const id = "0f1e2d3c-0000-4000-8000-00000000beef";
+    const paths = ["--work-a--", "--work-b--"].map((p) => join(dir, p, `2026-03-01T10-00-00-000Z_${id}.jsonl`));
+    for (const p of paths) {
+      mkdirSync(join(p, ".."), { recursive: true });
+      copyFileSync(fixture("linear.jsonl"), p);
+    }
+    const same = await cli(["show", id, "--session-dir", dir]);
+    expect(same.exitCode).toBe(2);
+    expect(same.stderr).toBe(`pi-session: session id \`${id}\` is in 2 files (${paths.join(", ")}); give the file's path\n`);
+    const other = join(dir, "--work-a--", "2026-03-01T11-00-00-000Z_0f1e2d3c-1111-4000-8000-000000000000.jsonl");
+    copyFileSync(fixture("linear.jsonl"), other);
+    const prefix = await cli(["show", "0f1e2d3c", "--session-dir", dir]);
+    expect(prefix.exitCode).toBe(2);
+    expect(prefix.stderr).toContain("session id prefix `0f1e2d3c` is ambiguous (3 sessions: ");
+    expect(prefix.stderr).toContain(`0f1e2d3c-1111-4000-8000-000000000000 in ${other}`);
+    expect(prefix.stderr).toContain("give more characters, or the file's path");
+  });
+});
+
 describe("a directory with no session file", () => {
   it("check and the writers' --check say so on stderr and exit 2; a writer without --check says so", async () => {
     const empty = join(work, "empty");

@@ -14,7 +14,7 @@ describe("renderTable", () => {
   it("a cut indented cell (a row under another) keeps its indent, whichever end of it stays", () => {
     for (const keep of ["start", "end"] as const) {
       const columns: Column[] = [{ head: "project", priority: 1, max: 12, keep }];
-      const lines = renderTable(columns, [["/home/用户/项目/网上商店"], ["  通义千问-最大版本-2026"]], plain).trimEnd().split("\n");
+      const lines = renderTable(columns, [["/home/用户/项目/网上商店"], ["  通义千问-最大版本-2026"]], at(100)).trimEnd().split("\n");
       expect(lines[1]).toMatch(/^[^ ]/);
       expect(lines[2]).toMatch(/^ {2}[^ ]/);
       expect(lines[2]).toMatch(keep === "end" ? /^ {2}….*2026$/ : /^ {2}通义.*…$/);
@@ -41,15 +41,18 @@ describe("renderTable", () => {
     }
   });
 
-  it("cuts a cell to its column's max display width", () => {
-    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["abcdefghij"]], plain)).toBe("a\nabcd…\n");
-    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["日本語日本語"]], plain)).toBe("a\n日本…\n");
+  it("cuts a cell to its column's max display width on a terminal; piped, every cell is whole (ids and paths for scripts)", () => {
+    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["abcdefghij"]], at(100))).toBe("a\nabcd…\n");
+    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["日本語日本語"]], at(100))).toBe("a\n日本…\n");
+    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["abcdefghij"]], plain)).toBe("a\nabcdefghij\n");
+    expect(renderTable([{ head: "a", priority: 1, max: 5 }], [["abcdefghij"]], at(100, true))).toBe("a\nabcdefghij\n");
   });
 
   it("cuts a path from its start, so that the file name stays, to its max and when a terminal squeezes it", () => {
     const path = "/home/ada/.pi/agent/sessions/--home-ada-project--/2026-12-01_session.jsonl";
     const file: Column = { head: "file", priority: 1, flex: true, max: 40, keep: "end" };
-    expect(renderTable([file], [[path]], plain)).toBe(`file\n…${path.slice(-39)}\n`);
+    expect(renderTable([file], [[path]], at(100))).toBe(`file\n…${path.slice(-39)}\n`);
+    expect(renderTable([file], [[path]], plain)).toBe(`file\n${path}\n`);
     const squeezed = renderTable([file, { head: "result", priority: 2 }], [[path, "migrated"]], at(30)).split("\n")[1]!;
     expect(squeezed).toBe(`…${path.slice(-19)}  migrated`);
     expect(cutToWidth("日本語のファイル.jsonl", 12, "end")).toBe("…イル.jsonl");

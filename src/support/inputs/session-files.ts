@@ -107,8 +107,11 @@ export function resolveInput(arg: string, dir: string): string {
   const exact = matches.filter((f) => idFromFileName(f) === arg);
   if (exact.length === 1 || matches.length === 1) return (exact[0] ?? matches[0])!;
   if (matches.length > 1) {
-    const ids = matches.slice(0, 4).map((f) => idFromFileName(f)).join(", ");
-    throw new CliError(`session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${ids}${matches.length > 4 ? ", …" : ""}); give more characters`);
+    // (the files named, so that one can be picked: copies and snapshots of a session share its id)
+    const named = matches.slice(0, 4).map((f) => `${idFromFileName(f)} in ${f}`).join(", ");
+    const more = matches.length > 4 ? `, and ${matches.length - 4} more` : "";
+    const oneId = new Set(matches.map(idFromFileName)).size === 1;
+    throw new CliError(oneId ? `session id \`${idFromFileName(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
   throw new CliError(`${arg}: no such file, and no session id starting with it in ${dir}; run \`pi-session ls\` to find sessions`);
 }
