@@ -37,10 +37,18 @@ export interface GrepOptions {
   branch?: "current";
 }
 
+/** What `--role` takes: a message role, or an entry type that has text. */
+const GREP_ROLES = ["user", "assistant", "toolResult", "bashExecution", "custom", "system", "compaction", "branch_summary", "custom_message", "session_info", "label"];
+
 export function options(args: Args): GrepOptions {
   // (--role repeated, or a list: user,assistant)
   const given = args.raw("role");
   const roles = (Array.isArray(given) ? given.map(String) : typeof given === "string" ? [given] : []).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean);
+  for (const role of roles) {
+    if (GREP_ROLES.includes(role)) continue;
+    const near = GREP_ROLES.find((r) => r.toLowerCase() === role.toLowerCase() || (role === "tool" && r === "toolResult"));
+    throw new CliError(`unknown --role \`${role}\`${near ? ` (did you mean ${near}?)` : ""}; the roles are ${GREP_ROLES.join(", ")}`);
+  }
   // (-e PATTERN, as grep and rg take it: then the first positional is an input too)
   const regexp = args.optionalString("regexp");
   const first = args.optionalString("pattern");
@@ -120,8 +128,8 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
     max: options.max,
     currentBranch: options.branch === "current",
     cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
-    // (titles are shown only in the grouped view on a terminal)
-    title: !ctx.json && !ctx.jsonl && !options.count && !options.filesWithMatches && ctx.style.terminalWidth !== undefined,
+    // (titles are shown in the grouped view on a terminal, and given in --json)
+    title: !ctx.jsonl && !options.count && !options.filesWithMatches && (ctx.json || ctx.style.terminalWidth !== undefined),
   };
   const jobs = files.map((path) => ({ path, stamp: fileStamp(path) }));
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
@@ -165,7 +173,8 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
   const mark = (m: string) => (c.isColorSupported ? c.bold(c.red(m)) : m);
   if (style.terminalWidth === undefined) {
     for (const f of result.files) {
-      for (const h of f.hits) await out.write(`${sanitize(fileName(f.path))}:${h.line}:${h.id ?? "-"}:${h.role}: ${renderSnippet(snippetOf(h), undefined)}\n`);
+      // (--color, or FORCE_COLOR, highlights piped matches too, as rg --color always does)
+      for (const h of f.hits) await out.write(`${sanitize(fileName(f.path))}:${h.line}:${h.id ?? "-"}:${h.role}: ${renderSnippet(snippetOf(h), undefined, mark)}\n`);
     }
     return;
   }

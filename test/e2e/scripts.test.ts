@@ -42,6 +42,38 @@ describe("-- ends the options", () => {
   });
 });
 
+describe("grep reads patterns and roles as rg users expect", () => {
+  it("regular expressions are Unicode: \\p{L} is a letter, . is a whole emoji; a plain RegExp's escapes still read", async () => {
+    const file = join(work, "unicode.jsonl");
+    const lines = [
+      { type: "session", version: 3, id: "uni", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" },
+      { type: "message", id: "u0000001", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "😀" }], timestamp: 1 } },
+      { type: "message", id: "u0000002", parentId: "u0000001", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "user", content: [{ type: "text", text: "مرحبا a-b" }], timestamp: 2 } },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    expect(await cli(["grep", "-c", "^.$", file])).toMatchObject({ exitCode: 0, stdout: `${file}:1\n` });
+    expect(await cli(["grep", "-c", "\\p{Script=Arabic}+", file])).toMatchObject({ exitCode: 0, stdout: `${file}:1\n` });
+    expect(await cli(["grep", "-c", "a\\-b", file])).toMatchObject({ exitCode: 0, stdout: `${file}:1\n` });
+    expect(await cli(["grep", "-c", "-F", "a-b", file])).toMatchObject({ exitCode: 0, stdout: `${file}:1\n` });
+  });
+
+  it("an unknown --role is a usage error naming the roles (and the one meant)", async () => {
+    for (const [role, near] of [["tool", "toolResult"], ["Assistant", "assistant"], ["bogus", undefined]] as const) {
+      const r = await cli(["grep", ".", "--role", role, fixture("linear.jsonl")]);
+      expect(r.exitCode, role).toBe(2);
+      expect(r.stderr).toBe(`pi-session: unknown --role \`${role}\`${near ? ` (did you mean ${near}?)` : ""}; the roles are user, assistant, toolResult, bashExecution, custom, system, compaction, branch_summary, custom_message, session_info, label\n`);
+    }
+  });
+
+  it("--json gives each session's title, and --color highlights piped matches", async () => {
+    const json = await cliJson(["grep", "src", fixture("linear.jsonl")]);
+    expect(json.json.withMatches[0].title).toBe("List src");
+    const colored = await cli(["grep", "--color", "src", fixture("linear.jsonl")]);
+    expect(colored.stdout).toContain("List the files in \u001b[1m\u001b[31msrc\u001b[39m\u001b[22m/ please.");
+    expect((await cli(["grep", "src", fixture("linear.jsonl")])).stdout).not.toContain("\u001b[");
+  });
+});
+
 describe("a closed pipe", () => {
   let big: string;
   beforeAll(() => {

@@ -133,7 +133,7 @@ export interface ClassRun {
 
 export class PatternError extends Error {}
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 /**
  * Compiles PATTERN as `grep` reads it: a JavaScript regular expression (`-F`: a fixed string;
@@ -141,15 +141,23 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
  */
 export function compilePattern(pattern: string, options: PatternOptions = {}): GrepPattern {
   const source = options.fixed ? escapeRegex(pattern) : pattern;
-  // Whole words need Unicode letters, hence the `u` flag (which also makes `\w` and case folding
-  // Unicode-aware); without -w the pattern is read as JavaScript reads a plain RegExp.
-  const unicode = options.word === true;
+  // Read with the `u` flag, as rg reads patterns: `\p{L}` is a letter, `.` a whole character (an
+  // emoji, not half of one), case folding is Unicode's. A pattern only a plain RegExp reads (`\-`
+  // outside a class, a lone `{`) is read so, without -w (whole words need Unicode letters).
   const body = options.word ? `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])` : source;
+  const flags = `g${options.ignoreCase ? "i" : ""}`;
   let regex: RegExp;
+  let unicode = true;
   try {
-    regex = new RegExp(body, `g${options.ignoreCase ? "i" : ""}${unicode ? "u" : ""}`);
+    regex = new RegExp(body, `${flags}u`);
   } catch (error) {
-    throw new PatternError((error as Error).message.replace(/^Invalid regular expression: /, ""));
+    if (options.word) throw new PatternError((error as Error).message.replace(/^Invalid regular expression: /, ""));
+    try {
+      regex = new RegExp(body, flags);
+      unicode = false;
+    } catch {
+      throw new PatternError((error as Error).message.replace(/^Invalid regular expression: /, ""));
+    }
   }
   const literal = options.fixed ? pattern : requiredLiteral(pattern);
   const needle = literal === undefined ? undefined : needleOf(literal, options.ignoreCase === true, unicode);
