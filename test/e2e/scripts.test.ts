@@ -3,7 +3,7 @@
  * pattern that starts with `-`, a closed pipe ends a command with exit 0, and a gate given a
  * directory with no session file fails instead of passing on nothing.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -72,6 +72,42 @@ describe("grep reads patterns and roles as rg users expect", () => {
     expect(colored.stdout).toContain("List the files in \u001b[1m\u001b[31msrc\u001b[39m\u001b[22m/ please.");
     expect((await cli(["grep", "src", fixture("linear.jsonl")])).stdout).not.toContain("\u001b[");
   });
+});
+
+describe("valid JSON written with spaces reads as the compact form does", () => {
+  // as Python's json.dumps writes it: `{"type": "message", "id": …}`
+  const spaced = (text: string) =>
+    text
+      .split("\n")
+      // (JSON.stringify escapes a newline in a string, so every raw newline is between tokens)
+      .map((l) => (l.trim() ? JSON.stringify(JSON.parse(l), null, 1).replace(/\n */g, " ") : l))
+      .join("\n");
+  const names = ["linear.jsonl", "branched.jsonl", "compacted.jsonl", "tools.jsonl", "harness.jsonl"];
+  const compactDir = join(work, "compact");
+  const spacedDir = join(work, "spaced");
+  beforeAll(() => {
+    mkdirSync(compactDir, { recursive: true });
+    mkdirSync(spacedDir, { recursive: true });
+    for (const name of names) {
+      const text = readFileSync(fixture(name), "utf8");
+      writeFileSync(join(compactDir, name), text);
+      writeFileSync(join(spacedDir, name), spaced(text));
+    }
+  });
+  const commands = [["tree"], ["path"], ["path", "--leaves"], ["show"], ["context"], ["context", "--llm"], ["check"], ["export"], ["grep", "."], ["tree", "--json"], ["show", "--json"]];
+  for (const name of names) {
+    it(`${name}: every command's output`, async () => {
+      expect(readFileSync(join(spacedDir, name), "utf8")).toContain('": "');
+      for (const args of commands) {
+        const at = args[0] === "grep" ? 2 : 1;
+        const run = (dir: string) => cli([...args.slice(0, at), join(dir, name), ...args.slice(at)], { cwd: dir });
+        const [a, b] = [await run(compactDir), await run(spacedDir)];
+        const same = (s: string, dir: string) => s.split(dir).join("DIR").replace(/"size": \d+|\d+(\.\d+)? [KM]?B\b|"(offset|bytes|length)": \d+/g, "#");
+        expect(same(b.stdout, spacedDir), `${args.join(" ")} ${name}`).toBe(same(a.stdout, compactDir));
+        expect(b.exitCode, `${args.join(" ")} ${name}`).toBe(a.exitCode);
+      }
+    });
+  }
 });
 
 describe("a closed pipe", () => {

@@ -268,6 +268,12 @@ const FIELDS: Record<string, string[]> = {
  * Other entries keep their fields near the start of the line.
  */
 export function partialEntry(line: Line, type: string | undefined, role: string | undefined, window: number): AnyEntry {
+  // Keys are found by their bytes as JSON.stringify writes them (`"key":"`); a line written another
+  // way (spaces after colons, as Python's json.dumps writes) is read whole, as it is valid JSON too.
+  if (!compactJson(line.bytes)) {
+    const whole = parsedWhole(line);
+    if (whole) return whole;
+  }
   // (object literals, not spreads: this runs for every line a tree draws)
   if (type === "message") {
     const content: Array<Record<string, unknown>> = [];
@@ -322,6 +328,24 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
     }
   }
   return fields as AnyEntry;
+}
+
+/** Whether a line starts as JSON.stringify writes an object: `{"key":` with nothing between. */
+function compactJson(bytes: Buffer): boolean {
+  if (bytes[0] !== 0x7b || bytes[1] !== 0x22) return false;
+  const close = bytes.indexOf(0x22, 2);
+  return close > 0 && bytes[close + 1] === 0x3a && bytes[close + 2] !== 0x20;
+}
+
+/** A line read whole (its long string, if one was skipped, left empty), or undefined when it is not a whole JSON object. */
+function parsedWhole({ bytes, skipStart, skipEnd }: Line): AnyEntry | undefined {
+  const text = skipStart < 0 ? bytes.toString("utf8") : bytes.toString("utf8", 0, skipStart) + bytes.toString("utf8", skipEnd);
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as AnyEntry) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The text that best says what an entry holds, in one line once flattened (unsafe to print as it is: callers make it safe). */
