@@ -110,6 +110,30 @@ describe("valid JSON written with spaces reads as the compact form does", () => 
   }
 });
 
+describe("noise: one finding for a file-wide trait, a repeated line said as such", () => {
+  it("a CRLF file gives one line-crlf finding and one repair action, with the count and the first lines", async () => {
+    const file = join(work, "crlf.jsonl");
+    writeFileSync(file, readFileSync(fixture("linear.jsonl"), "utf8").replace(/\n/g, "\r\n"));
+    const checked = await cliJson(["check", file]);
+    const crlf = checked.json.files[0].findings.filter((f: { code: string }) => f.code === "line-crlf");
+    expect(crlf).toEqual([expect.objectContaining({ line: 1, severity: "info", message: "8 lines end with CR LF (lines 1, 2, 3, 4, 5, …)" })]);
+    const github = await cli(["check", file, "--format", "github"]);
+    expect(github.stdout.split("\n").filter((l) => l.includes("line-crlf"))).toHaveLength(1);
+    const repaired = await cliJson(["repair", file]);
+    expect(repaired.json.files[0].actions).toEqual([expect.objectContaining({ code: "crlf-normalized", line: 1, message: "CRLF line ends made LF on 8 lines (lines 1, 2, 3, 4, 5, …)" })]);
+    expect(readFileSync(file, "utf8")).toBe(readFileSync(fixture("linear.jsonl"), "utf8"));
+  });
+
+  it("a line written twice is said to repeat the line before, not only to share its id", async () => {
+    const file = join(work, "repeat.jsonl");
+    const lines = readFileSync(fixture("linear.jsonl"), "utf8").trimEnd().split("\n");
+    writeFileSync(file, [...lines, lines[lines.length - 1]].join("\n") + "\n");
+    const r = await cli(["check", file]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toContain(`${file}:9: error id-duplicate: line 9 repeats line 8 exactly (id \`a0000007\`)`);
+  });
+});
+
 describe("a closed pipe", () => {
   let big: string;
   beforeAll(() => {

@@ -80,11 +80,13 @@ function notASession(session: Session): Finding | undefined {
 export function lineFindings(session: Session): Finding[] {
   const out: Finding[] = [];
   const count = session.lineCount;
+  // (CR LF ends are said once, at the first, with how many: a Windows file has one on every line)
+  const crlf: number[] = [];
   for (let i = 0; i < count; i++) {
     const { kind, flags, salvage } = session.lineState(i);
     const at = { line: i + 1 };
     if (flags & LineFlag.BOM) out.push(finding("line-bom", "the line starts with a UTF-8 byte-order mark", at));
-    if (flags & LineFlag.CRLF) out.push(finding("line-crlf", "the line ends with CR LF", at));
+    if (flags & LineFlag.CRLF) crlf.push(i + 1);
     if (flags & LineFlag.BAD_UTF8) out.push(finding("line-invalid-utf8", "the line is not valid UTF-8", at));
     switch (kind) {
       case "blank":
@@ -108,6 +110,7 @@ export function lineFindings(session: Session): Finding[] {
         break;
     }
   }
+  if (crlf.length > 0) out.push(finding("line-crlf", crlf.length === 1 ? "the line ends with CR LF" : `${plural(crlf.length, "line")} end with CR LF (lines ${crlf.slice(0, 5).join(", ")}${crlf.length > 5 ? ", …" : ""})`, { line: crlf[0]! }));
   const last = session.lineState(count - 1);
   if (last.flags & LineFlag.NO_NEWLINE && last.kind !== "invalid" && last.kind !== "blank") out.push(finding("line-no-newline", "the last line has no newline", { line: count }));
   out.push(...headerFindings(session));
@@ -399,7 +402,12 @@ export function treeFindings(session: Session): Finding[] {
     // would otherwise make every one of its findings as long as the file)
     const lines = nodes.slice(0, DUPLICATE_LINES_NAMED).map((n) => session.nodeLine(n));
     const message = `id \`${id}\` is used on ${nodes.length} lines (${lines.join(", ")}${nodes.length > lines.length ? ", …" : ""})`;
-    for (const n of nodes.slice(1)) out.push(finding("id-duplicate", message, where(n)));
+    for (const [k, n] of nodes.entries()) {
+      if (k === 0) continue;
+      // (a line written twice, byte for byte, as a retried append leaves it, said as what it is)
+      const twin = nodes.slice(0, k).find((m) => session.nodeLength(m) === session.nodeLength(n) && session.nodeBytes(m).equals(session.nodeBytes(n)));
+      out.push(finding("id-duplicate", twin === undefined ? message : `line ${session.nodeLine(n)} repeats line ${session.nodeLine(twin)} exactly (id \`${id}\`)`, where(n)));
+    }
   }
   for (const { node, problem } of tree.problems) {
     const r = session.nodeRecord(node);

@@ -340,8 +340,20 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   settleConversation(work, head.legacy);
   const keptRecords = decideLines(work, head);
   work.actions.sort((a, b) => a.line - b.line);
+  foldCrlf(work.actions);
   const fileKind = fileKindOf({ header: head.hv !== undefined, entryWithId: head.anyId, events: work.events });
   return { actions: work.actions, headerLines: head.headerLines, decisions: work.decisions, changed: head.headerLines.length > 0 || work.decisions.size > 0, keptRecords, fileKind };
+}
+
+/** CR LF ends made LF, said once (at the first line, with how many): a Windows file has one on every line. */
+function foldCrlf(actions: RepairAction[]): void {
+  const lines = actions.filter((a) => a.code === "crlf-normalized").map((a) => a.line);
+  if (lines.length < 2) return;
+  const first = actions.findIndex((a) => a.code === "crlf-normalized");
+  const message = `CRLF line ends made LF on ${lines.length} lines (lines ${lines.slice(0, 5).join(", ")}${lines.length > 5 ? ", …" : ""})`;
+  const rest = actions.filter((a, i) => i === first || a.code !== "crlf-normalized");
+  rest[rest.indexOf(actions[first]!)] = { ...actions[first]!, message };
+  actions.splice(0, actions.length, ...rest);
 }
 
 /** Phase one, line by line: every line becomes records (candidates) or is dropped, by the salvage rule. */

@@ -46,7 +46,7 @@ describe("validator", () => {
     ["fused.jsonl", ["3:line-fused"]],
     ["fused-whole.jsonl", ["3:line-fused"]],
     ["nul-bytes.jsonl", ["3:line-nul", "4:line-nul"]],
-    ["crlf-bom.jsonl", ["1:line-bom", "1:line-crlf", "4:line-crlf"]],
+    ["crlf-bom.jsonl", ["1:line-bom", "1:line-crlf"]],
     ["garbage-lines.jsonl", ["3:line-blank", "4:line-invalid-json", "5:line-not-object", "6:line-not-object", "7:entry-no-type", "8:line-blank"]],
     ["invalid-utf8.jsonl", ["3:line-invalid-utf8"]],
     ["no-header.jsonl", ["1:header-missing"]],
