@@ -1,11 +1,11 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { ExitCode, shellQuote, type ExitCode as Code } from "../errors.js";
+import { ExitCode, type ExitCode as Code } from "../errors.js";
 import { countBySeverity, Validator, type Finding, type Session, type Severity } from "../format/index.js";
 import { annotation, type AnnotationLevel } from "../render/github.js";
 import { openPath } from "../support/inputs/input.js";
 import { emptyDirectoryNote, expandInputs } from "../support/inputs/session-files.js";
-import { renderFindings } from "../render/findings.js";
+import { hintFor, renderFindings } from "../render/findings.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { plural } from "../render/units.js";
@@ -118,7 +118,7 @@ export function renderCheckGithub(result: CheckResult, quiet = false): string {
   for (const r of result.files) {
     for (const f of r.findings) {
       if (quiet && f.severity !== "error") continue;
-      out += annotation(LEVEL[f.severity], { file: r.file, ...(f.line !== undefined ? { line: f.line } : {}), title: f.code }, `${f.message} (${f.hint.replaceAll("FILE", shellQuote(r.file))})`);
+      out += annotation(LEVEL[f.severity], { file: r.file, ...(f.line !== undefined ? { line: f.line } : {}), title: f.code }, `${f.message} (${hintFor(f.hint, r.file)})`);
     }
   }
   for (const u of result.unreadable) out += annotation("error", { file: u.file, title: "unreadable" }, u.error);

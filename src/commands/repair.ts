@@ -1,7 +1,7 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { formatDiff, openSessionSync, planRepair, stampOf, Validator, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
+import { BufferSource, formatDiff, openSessionSync, planRepair, stampOf, Validator, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
 import { openSource } from "../support/inputs/input.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -50,13 +50,14 @@ function looksLikeSession(source: ByteSource, plan: RepairPlan): string | undefi
   return undefined;
 }
 
-function repairOne(path: string, options: RepairOptions, put: Put): RepairFileResult {
+function repairOne(path: string, options: RepairOptions, put: Put, stdin: Buffer | undefined): RepairFileResult {
   let source: ByteSource | undefined;
   let stamp;
   let plan: RepairPlan;
   try {
-    stamp = stampOf(path);
-    source = openSource(path);
+    // (standard input, read whole before: `repair - --out FILE`)
+    stamp = path === "-" ? { size: stdin!.length, mtimeMs: Date.now() } : stampOf(path);
+    source = path === "-" ? new BufferSource("<stdin>", stdin!) : openSource(path);
     // Planned from each line's own scan: repair builds no index of the session first.
     plan = planRepair(source, stamp.mtimeMs);
   } catch (error) {
@@ -68,7 +69,7 @@ function repairOne(path: string, options: RepairOptions, put: Put): RepairFileRe
     const notSession = looksLikeSession(source, plan);
     if (notSession) return { file: path, status: "refused", refusal: "content", actions: [], reason: notSession };
     const dropped = new Set(plan.actions.filter((a) => a.dropped).map((a) => a.line)).size;
-    const base = { file: path, actions: plan.actions, kept: plan.keptRecords, dropped };
+    const base = { file: path === "-" ? "<stdin>" : path, actions: plan.actions, kept: plan.keptRecords, dropped };
     if (!plan.changed) {
       // conversation damage repair leaves (a v1 file's): the file is not clean, whatever its lines
       if (!plan.actions.some((a) => a.code === "conversation-left")) return { ...base, status: "clean" };
@@ -110,7 +111,8 @@ function findingsOf(path: string): Finding[] {
 }
 
 export async function repair(options: RepairOptions, ctx: CommandContext): Promise<RepairResult> {
-  return overFiles<RepairStatus, RepairFileResult>("repair", options, ctx, Object.keys(STATUS) as RepairStatus[], (file, put) => repairOne(file, options, put));
+  const stdin = options.files.includes("-") && options.out !== undefined ? await ctx.stdin() : undefined;
+  return overFiles<RepairStatus, RepairFileResult>("repair", options, ctx, Object.keys(STATUS) as RepairStatus[], (file, put) => repairOne(file, options, put, stdin));
 }
 
 function describe(r: RepairFileResult): string {

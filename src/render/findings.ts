@@ -8,6 +8,16 @@ import { wrapSegments, type Segment } from "./width.js";
  * `file:line: severity code: message (hint)`, one finding a line; on a terminal, wrapped to its
  * width (later lines indented), so that no line runs past the edge.
  */
+/**
+ * A finding's hint for `file`, a command to run: its FILE is the file; for standard input, repair
+ * reads it again from stdin and writes the result elsewhere (`pi-session repair - --out
+ * FIXED.jsonl`), and another command's FILE stays a placeholder (the input saved to a file).
+ */
+export function hintFor(hint: string, file: string): string {
+  if (file !== "<stdin>") return hint.replaceAll("FILE", shellQuote(file));
+  return hint.replaceAll("pi-session repair FILE", "pi-session repair - --out FIXED.jsonl");
+}
+
 export function renderFindings(file: string, findings: readonly Finding[], style: Style, options: { indent?: string; minSeverity?: Severity } = {}): string {
   const { c } = style;
   const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
@@ -17,7 +27,7 @@ export function renderFindings(file: string, findings: readonly Finding[], style
   for (const f of findings) {
     if (rank[f.severity] > limit) continue;
     const where = `${sanitizeOneLine(file)}${f.line !== undefined ? `:${f.line}` : ""}`;
-    const hint = f.hint.replaceAll("FILE", shellQuote(file));
+    const hint = hintFor(f.hint, file);
     const segments: Segment[] = [[`${options.indent ?? ""}${where}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], [`: ${sanitizeOneLine(f.message)} `], [`(${sanitizeOneLine(hint)})`, c.dim]];
     for (const line of wrapSegments(segments, layoutWidth(style))) out += `${line}\n`;
   }

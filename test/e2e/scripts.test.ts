@@ -134,6 +134,24 @@ describe("noise: one finding for a file-wide trait, a repeated line said as such
   });
 });
 
+describe("standard input", () => {
+  it("check - gives hints that run: repair - --out FILE, which repairs the stream", async () => {
+    const input = readFileSync(fixture("fused.jsonl"));
+    const checked = await cli(["check", "-"], { input });
+    expect(checked.exitCode).toBe(1);
+    expect(checked.stdout).toContain("<stdin>:3: error line-fused: a record and a torn fragment on one line (pi skips the whole line; `pi-session repair - --out FIXED.jsonl` puts");
+    expect(checked.stdout).not.toContain("'<stdin>'");
+    const out = join(work, "fixed.jsonl");
+    const repaired = await cli(["repair", "-", "--out", out], { input });
+    expect(repaired.exitCode, repaired.stderr).toBe(0);
+    expect(repaired.stdout).toContain(`<stdin>: repaired (3 actions, 1 line dropped, 4 records kept); written to ${out}; it now passes check`);
+    expect((await cli(["check", out])).exitCode).toBe(0);
+    const without = await cli(["repair", "-"], { input });
+    expect(without.exitCode).toBe(2);
+    expect(without.stderr).toBe("pi-session: repair reads standard input only with --out FILE (where the repaired session goes): pi-session repair - --out FIXED.jsonl\n");
+  });
+});
+
 describe("a closed pipe", () => {
   let big: string;
   beforeAll(() => {

@@ -86,7 +86,10 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   one: (file: string, put: Put) => R,
 ): WriterRun<S, R> {
   const inputs = options.files;
-  if (inputs.includes("-")) throw new CliError(`${command} writes files: give paths, not - (stdin)`);
+  // (standard input can be repaired, to --out: nothing to replace)
+  if (inputs.includes("-") && !(command === "repair" && inputs.length === 1 && options.out !== undefined)) {
+    throw new CliError(command === "repair" ? "repair reads standard input only with --out FILE (where the repaired session goes): pi-session repair - --out FIXED.jsonl" : `${command} writes files: give paths, not - (stdin)`);
+  }
   const empty: string[] = [];
   const files = expandInputs(inputs, ctx.sessionDir, empty);
   for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));

@@ -26,7 +26,8 @@ export interface WriteOutcome {
 }
 
 export function writeBack(path: string, stamp: FileStamp, options: WriteOptions, many: boolean, produce: Producer): WriteOutcome {
-  const cleaned = cleanLeftovers(path);
+  // (standard input leaves no temporary files beside itself)
+  const cleaned = path === "-" ? [] : cleanLeftovers(path);
   try {
     if (options.out) {
       const toDir = many || (existsSync(options.out) && statSync(options.out).isDirectory());
