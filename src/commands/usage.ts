@@ -7,9 +7,9 @@ import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
 import { usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
 import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
-import { type Style } from "../render/style.js";
-import { costBar, formatCost, formatTime, formatTokens, plural } from "../render/units.js";
-import { preview } from "../render/width.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { costBar, formatCost, formatCount, formatTime, formatTokens, plural } from "../render/units.js";
+import { preview, wrapSegments } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
@@ -185,7 +185,8 @@ export function renderUsage(result: UsageResult, style: Style): string {
     formatTokens(r.cacheRead),
     formatTokens(r.cacheWrite),
     formatTokens(r.total),
-    formatCost(r.cost),
+    // (requests whose provider recorded no cost are not free ones: said, not shown as $0.00)
+    r.cost === 0 && r.requests > 0 ? "-" : formatCost(r.cost),
     ...(bySession ? [extra.inherited ?? ""] : []),
     bar ? costBar(r.cost, maxCost, 10) : "",
     r.models.map(shortModel).join(", "),
@@ -199,11 +200,19 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const table = renderTable(columns, rows, style).trimEnd().split("\n");
   // the totals line in bold, apart from the rows
   const last = table.pop()!;
-  const zone = c.dim(`${plural(result.sessions, "session")}; ${result.by === "session" || result.by === "project" || result.by === "model" ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once`);
+  // (the sessions the report holds; those read besides, with no usage in the range or the project, said apart)
+  const counted = result.total.sessions;
+  const sessions = `${plural(counted, "session")}${counted !== result.sessions ? ` (of ${formatCount(result.sessions)} read)` : ""}`;
+  const noCost = result.rows.some((r) => r.cost === 0 && r.requests > 0) ? "; -: no cost recorded" : "";
+  const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}`;
+  const zone = wrapSegments([[footer, c.dim]], layoutWidth(style), "").join("\n");
   return `${table.join("\n")}\n${c.bold(last)}\n${zone}\n`;
 }
 
 const CSV_HEADS = ["sessions", "requests", "input", "output", "cacheRead", "cacheWrite", "total", "cost"] as const;
+
+/** A cost for CSV: a sum of float costs rounded to 10 decimal places (no `92.20222174999999`), exact otherwise. */
+const csvCost = (n: number) => Number(n.toFixed(10));
 
 /** The report as CSV (RFC 4180): a header line, a row a group; with `--breakdown`, a row a group and model. */
 export function renderUsageCsv(result: UsageResult): string {
@@ -212,9 +221,10 @@ export function renderUsageCsv(result: UsageResult): string {
   const head = [result.by, ...(breakdown ? ["model"] : []), ...CSV_HEADS, ...(breakdown ? [] : ["models"]), ...(bySession ? ["file", "inheritedRequests", "inheritedCost"] : [])];
   const lines = [csvLine(head)];
   for (const r of result.rows) {
-    const tail = bySession ? [r.file ?? "", r.inherited?.requests ?? 0, r.inherited?.cost ?? 0] : [];
-    if (breakdown) for (const m of r.breakdown ?? []) lines.push(csvLine([r.key, m.model, ...CSV_HEADS.map((k) => m[k]), ...tail]));
-    else lines.push(csvLine([r.key, ...CSV_HEADS.map((k) => r[k]), r.models.join(" "), ...tail]));
+    const tail = bySession ? [r.file ?? "", r.inherited?.requests ?? 0, csvCost(r.inherited?.cost ?? 0)] : [];
+    const values = (g: Record<(typeof CSV_HEADS)[number], number>) => CSV_HEADS.map((k) => (k === "cost" ? csvCost(g[k]) : g[k]));
+    if (breakdown) for (const m of r.breakdown ?? []) lines.push(csvLine([r.key, m.model, ...values(m), ...tail]));
+    else lines.push(csvLine([r.key, ...values(r), r.models.join(" "), ...tail]));
   }
   return lines.join("");
 }

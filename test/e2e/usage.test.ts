@@ -374,3 +374,28 @@ describe("what is not a session", () => {
     expect([given.stderr, given.stdout]).toEqual(["", expect.stringMatching(/^1 session; /m)]);
   });
 });
+
+describe("what the report says it counted", () => {
+  it("a model whose provider recorded no cost shows '-', not $0.00; the footer counts the sessions in the report, of those read; CSV costs carry no float noise", async () => {
+    const dir = join(work, "no-cost");
+    mkdirSync(join(dir, "--w--"), { recursive: true });
+    const answer = (id: string, parent: string | null, provider: string, cost: number, timestamp: string) => ({
+      ...assistant(id, parent, "x"),
+      timestamp,
+      message: { role: "assistant", content: [{ type: "text", text: "x" }], provider, model: "m", usage: { ...usage(1), cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: cost } }, stopReason: "stop", timestamp: Date.parse(timestamp) },
+    });
+    writeFileSync(join(dir, "--w--", "paid.jsonl"), jsonl(header({ id: "paid-0000" }), answer("p0000001", null, "anthropic", 0.1, "2026-03-01T10:00:00.000Z"), answer("p0000002", "p0000001", "anthropic", 0.2, "2026-03-01T11:00:00.000Z")));
+    writeFileSync(join(dir, "--w--", "local.jsonl"), jsonl(header({ id: "local-000" }), answer("l0000001", null, "ollama", 0, "2026-03-05T10:00:00.000Z")));
+    const byModel = await run([dir, "--by", "model"]);
+    const local = byModel.stdout.split("\n").find((l) => l.startsWith("ollama/m"))!;
+    expect(local).toMatch(/ - +m$/);
+    expect(local).not.toContain("$0.00");
+    expect(byModel.stdout).toMatch(/^2 sessions; each shared entry counted once; -: no cost recorded$/m);
+    const since = await run([dir, "--since", "2026-03-04"]);
+    expect(since.stdout).toMatch(/^1 session \(of 2 read\); days in UTC; each shared entry counted once; -: no cost recorded$/m);
+    const csv = await run([dir, "--format", "csv"]);
+    // 0.1 + 0.2 is 0.30000000000000004 in floating point
+    expect(csv.stdout).toContain(",0.3,anthropic/m");
+    expect(csv.stdout).not.toMatch(/\d\.\d{11,}/);
+  });
+});
