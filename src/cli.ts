@@ -339,13 +339,30 @@ function normalise(argv: Record<string, unknown>): Record<string, unknown> {
 
 const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];
 
+/** How many single-character edits turn `a` into `b` (for "did you mean"). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
 /** yargs' parse errors, reworded to say what was wrong, what was expected and an example. */
 function usageMessage(msg: string, argv: readonly string[]): string {
   const command = argv.find((a) => !a.startsWith("-"));
   const known = command !== undefined && COMMAND_NAMES.includes(command);
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
   if (unknown && !known && command !== undefined) {
-    return `unknown command \`${command}\`; the commands are ${COMMAND_NAMES.join(", ")} (see pi-session --help)`;
+    const near = COMMAND_NAMES.find((name) => editDistance(name, command) <= (name.length > 3 ? 2 : 1));
+    return `unknown command \`${command}\`${near ? ` (did you mean ${near}?)` : ""}; the commands are ${COMMAND_NAMES.join(", ")} (see pi-session --help)`;
+  }
+  const invalid = /^Invalid values:\s*Argument: ([\w-]+), Given: "([^"]*)", Choices: (.*)$/s.exec(msg);
+  if (invalid) {
+    const choices = invalid[3]!.split(",").map((c) => c.trim().replace(/^"|"$/g, ""));
+    return `--${invalid[1]} is one of ${choices.join(", ")}, not \`${invalid[2]}\`; see pi-session ${known ? `${command} ` : ""}--help`;
   }
   if (unknown) {
     const names = unknown[1]!.split(", ").map((n) => (argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`)) ? `option --${n}` : `argument \`${n}\``));

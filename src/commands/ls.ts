@@ -10,7 +10,7 @@ import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
 import type { SessionRow } from "../support/ls/rows.js";
 
 export type { SessionRow, SessionStatus } from "../support/ls/rows.js";
-import { formatBytes, formatCount, formatTime } from "../render/units.js";
+import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
 import { preview } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { type Style } from "../render/style.js";
@@ -164,7 +164,10 @@ export function lsColumns(style: Style): Column[] {
 
 export function renderLs(result: LsResult, style: Style): string {
   const { c } = style;
-  if (result.sessions.length === 0) return c.dim(`no sessions in ${sanitize(result.dir)}\n`);
+  if (result.sessions.length === 0) {
+    // (--limit 0: sessions there are, none asked for)
+    return c.dim(result.total > 0 ? `${plural(result.total, "session")} in ${sanitize(result.dir)}, none shown (--limit 0)\n` : `no sessions in ${sanitize(result.dir)}\n`);
+  }
   const rows = result.sessions.map((r) => [
     preview(r.id ?? "-", 200),
     r.title ? preview(r.title, 200) : "-",

@@ -152,6 +152,22 @@ describe("standard input", () => {
   });
 });
 
+describe("messages a new user meets", () => {
+  it("a mistyped command gets a suggestion, an invalid choice names the choices, --limit 0 says what it hides", async () => {
+    const typo = await cli(["lss"]);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toMatch(/^pi-session: unknown command `lss` \(did you mean ls\?\); the commands are ls, /);
+    expect((await cli(["frobnicate"])).stderr).not.toContain("did you mean");
+    const format = await cli(["export", fixture("linear.jsonl"), "--format", "pdf"]);
+    expect(format).toMatchObject({ exitCode: 2, stderr: "pi-session: --format is one of md, json, html, not `pdf`; see pi-session export --help\n" });
+    const dir = join(work, "limit");
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(fixture("linear.jsonl"), join(dir, "linear.jsonl"));
+    const none = await cli(["ls", dir, "--limit", "0", "--no-cache"]);
+    expect(none.stdout).toBe(`1 session in ${dir}, none shown (--limit 0)\n`);
+  });
+});
+
 describe("a closed pipe", () => {
   let big: string;
   beforeAll(() => {
