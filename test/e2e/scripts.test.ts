@@ -168,6 +168,38 @@ describe("messages a new user meets", () => {
   });
 });
 
+describe("a header repair synthesizes says where each value came from", () => {
+  it("the cwd comes from the other sessions in the folder before the folder's lossy name, and ls --cwd then finds it", async () => {
+    const cwd = "/data/data/com.termux/files/home/projects/earth-0";
+    const store = join(work, "termux");
+    const folder = join(store, "--data-data-com.termux-files-home-projects-earth-0--");
+    mkdirSync(folder, { recursive: true });
+    const linear = readFileSync(fixture("linear.jsonl"), "utf8").trimEnd().split("\n");
+    for (const k of [1, 2, 3]) {
+      const head = { ...JSON.parse(linear[0]!), id: `0f1e2d3c-0000-4000-8000-00000000000${k}`, cwd };
+      writeFileSync(join(folder, `2026-03-0${k}T10-00-00-000Z_${head.id}.jsonl`), [JSON.stringify(head), ...linear.slice(1)].join("\n") + "\n");
+    }
+    const headless = join(folder, "2026-03-09T10-00-00-000Z_0f1e2d3c-0000-4000-8000-000000000009.jsonl");
+    writeFileSync(headless, linear.slice(1).join("\n") + "\n");
+    const r = await cli(["repair", headless]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${headless}:1: header-synthesized: no header: synthesized one (id 0f1e2d3c-0000-4000-8000-000000000009 from the file name, timestamp 2026-03-09T10:00:00.000Z from the file name, cwd ${cwd} from the 3 other sessions in its folder)`);
+    expect(JSON.parse(readFileSync(headless, "utf8").split("\n")[0]!).cwd).toBe(cwd);
+    const listed = await cliJson(["ls", store, "--cwd", cwd, "--no-cache"]);
+    expect(listed.json.sessions.map((s: { path: string }) => s.path)).toContain(headless);
+  });
+
+  it("alone in its folder, the cwd comes from the folder's name, and the report says it is lossy", async () => {
+    const folder = join(work, "alone", "--home-ada-my-app--");
+    mkdirSync(folder, { recursive: true });
+    const headless = join(folder, "notes.jsonl");
+    writeFileSync(headless, readFileSync(fixture("linear.jsonl"), "utf8").split("\n").slice(1).join("\n"));
+    const r = await cli(["repair", headless]);
+    expect(r.stdout).toMatch(/cwd \/home\/ada\/my\/app from the folder's name \(pi's encoding of it is lossy\)\)/);
+    expect(r.stdout).toContain("from a hash of the file's name and first entry");
+  });
+});
+
 describe("a closed pipe", () => {
   let big: string;
   beforeAll(() => {

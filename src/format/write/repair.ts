@@ -1,11 +1,13 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
-import { basename, dirname } from "node:path";
+import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { IdIndex } from "../read/ids.js";
 import { grown, NodeNumbers } from "../read/line-table.js";
 import { LineSalvager, normalizeLine, type SessionRecord } from "../read/salvage.js";
 import { emptyFields, fieldsOf, hexString, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { idHash } from "../common/hash.js";
+import { plural } from "../common/units.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import { planConversation, type ConversationFix } from "./conversation.js";
 import { Turn, turnOf } from "../context/pairing.js";
@@ -255,26 +257,86 @@ function shortHash(...parts: Array<string | number>): string {
   return createHash("sha256").update(parts.join(":")).digest("hex");
 }
 
-/** Where a synthesized header's fields come from: pi's file naming, else the entries. */
-function headerSources(path: string, firstEntry: Record<string, unknown> | undefined, fallbackTime: number): { id: string; timestamp: string; cwd: string } {
+/** A synthesized header's values, and where each came from (said in the report). */
+interface HeaderSources {
+  id: string;
+  timestamp: string;
+  cwd: string;
+  from: { id: string; timestamp: string; cwd: string };
+}
+
+/** How many sessions beside a file are read for the cwd they say. */
+const SIBLINGS_READ = 64;
+
+/**
+ * The cwd the other sessions in `path`'s folder say (the most common), and how many say it: pi
+ * keeps one project's sessions in one folder, whose name encodes the cwd lossily (`-` stands for
+ * `/`, `\\` and `:`), so what the sessions themselves say is the better source.
+ */
+function siblingCwd(path: string): { cwd: string; count: number } | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path)).filter((n) => n.endsWith(".jsonl") && n !== basename(path)).sort().slice(0, SIBLINGS_READ);
+  } catch {
+    return undefined;
+  }
+  const counts = new Map<string, number>();
+  const head = Buffer.allocUnsafe(16 * 1024);
+  for (const name of names) {
+    try {
+      const fd = openSync(join(dirname(path), name), "r");
+      let n: number;
+      try {
+        n = readSync(fd, head, 0, head.length, 0);
+      } finally {
+        closeSync(fd);
+      }
+      const end = head.subarray(0, n).indexOf(0x0a);
+      const value = JSON.parse(head.toString("utf8", 0, end < 0 ? n : end)) as { type?: unknown; cwd?: unknown };
+      if (value.type === "session" && typeof value.cwd === "string") counts.set(value.cwd, (counts.get(value.cwd) ?? 0) + 1);
+    } catch {
+      // not a session, or its header longer than the read: it says nothing
+    }
+  }
+  let best: { cwd: string; count: number } | undefined;
+  for (const [cwd, count] of counts) if (!best || count > best.count) best = { cwd, count };
+  return best;
+}
+
+/**
+ * Where a synthesized header's fields come from: id and time from pi's file naming, else the
+ * first entry (the id a hash of the file's name and that entry); the cwd from the other sessions
+ * in the same folder, else the first entry, else the folder's name as pi encodes it, else the
+ * folder itself.
+ */
+function headerSources(path: string, firstEntry: Record<string, unknown> | undefined, fallbackTime: number): HeaderSources {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z_(.+)\.jsonl$/.exec(basename(path));
-  const dir = basename(dirname(path));
-  const encoded = /^--(.+)--$/.exec(dir);
-  let cwd: string | undefined = encoded ? `/${encoded[1]!.replace(/-/g, "/")}` : undefined;
-  if (!cwd && firstEntry && typeof firstEntry.cwd === "string") cwd = firstEntry.cwd;
+  const encoded = /^--(.+)--$/.exec(basename(dirname(path)));
+  const siblings = siblingCwd(path);
+  const [cwd, cwdFrom] = siblings
+    ? [siblings.cwd, `the ${plural(siblings.count, "other session")} in its folder`]
+    : firstEntry && typeof firstEntry.cwd === "string"
+      ? [firstEntry.cwd, "the first entry"]
+      : encoded
+        ? [`/${encoded[1]!.replace(/-/g, "/")}`, "the folder's name (pi's encoding of it is lossy)"]
+        : [dirname(path), "the file's folder"];
   const h = shortHash(basename(path), JSON.stringify(firstEntry ?? null));
   const id = m ? m[6]! : `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-  const timestamp = m ? `${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z` : typeof firstEntry?.timestamp === "string" ? firstEntry.timestamp : new Date(fallbackTime).toISOString();
-  return { id, timestamp, cwd: cwd ?? dirname(path) };
+  const [timestamp, timeFrom] = m ? [`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`, "the file name"] : typeof firstEntry?.timestamp === "string" ? [firstEntry.timestamp, "the first entry"] : [new Date(fallbackTime).toISOString(), "the file's modification time"];
+  return { id, timestamp, cwd, from: { id: m ? "the file name" : "a hash of the file's name and first entry", timestamp: timeFrom, cwd: cwdFrom } };
 }
 
-/** The header to write when none can be found: from pi's file naming, else the entries. */
+/** The header to write when none can be found (see `headerSources`). */
 export function synthesizeHeader(path: string, firstEntry: Record<string, unknown> | undefined, hasIds: boolean, fallbackTime: number): Record<string, unknown> {
+  return synthesized(path, firstEntry, hasIds, fallbackTime).header;
+}
+
+function synthesized(path: string, firstEntry: Record<string, unknown> | undefined, hasIds: boolean, fallbackTime: number): { header: Record<string, unknown>; sources: HeaderSources } {
   const header: Record<string, unknown> = { type: "session" };
   if (hasIds) header.version = CURRENT_VERSION;
-  return Object.assign(header, headerSources(path, firstEntry, fallbackTime));
+  const sources = headerSources(path, firstEntry, fallbackTime);
+  return { header: Object.assign(header, { id: sources.id, timestamp: sources.timestamp, cwd: sources.cwd }), sources };
 }
-
 
 /** What planning a repair builds up, shared by its phases. */
 class RepairWork {
@@ -468,10 +530,10 @@ function settleHeader(work: RepairWork, mtimeMs: number): HeaderOutcome {
   const firstValue = () => (firstEntry >= 0 ? (JSON.parse(work.textOf(firstEntry)) as Record<string, unknown>) : undefined);
   let sessionId = typeof hv?.id === "string" ? hv.id : "";
   if (!hv) {
-    const synthesized = synthesizeHeader(source.name, firstValue(), !legacy, mtimeMs);
-    sessionId = String(synthesized.id);
-    headerLines.push(JSON.stringify(synthesized));
-    work.act("header-synthesized", 1, `no header: synthesized one (id ${String(synthesized.id)}, cwd ${String(synthesized.cwd)})`);
+    const { header: made, sources } = synthesized(source.name, firstValue(), !legacy, mtimeMs);
+    sessionId = String(made.id);
+    headerLines.push(JSON.stringify(made));
+    work.act("header-synthesized", 1, `no header: synthesized one (id ${sources.id} from ${sources.from.id}, timestamp ${sources.timestamp} from ${sources.from.timestamp}, cwd ${sources.cwd} from ${sources.from.cwd})`);
   } else {
     const missing = missingHeaderFields(hv);
     if (header !== 0 || c.texts.has(header) || missing.length > 0) {
@@ -483,7 +545,7 @@ function settleHeader(work: RepairWork, mtimeMs: number): HeaderOutcome {
         for (const k of missing) value[k] = sources[k];
         sessionId = String(value.id);
         text = JSON.stringify(value);
-        work.act("header-completed", c.index[header]! + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]}`).join(", ")}`);
+        work.act("header-completed", c.index[header]! + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]} from ${sources.from[k]}`).join(", ")}`);
       }
       headerLines.push(text);
       c.flags[header]! |= C_DROPPED; // written at the top instead
