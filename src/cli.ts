@@ -2,7 +2,7 @@ import yargs, { type Argv } from "yargs";
 import { Args } from "./args.js";
 import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandModule, CommandOutcome } from "./command.js";
-import { CliError, ExitCode } from "./errors.js";
+import { CliError, describeWriteError, ExitCode } from "./errors.js";
 import { sessionDir } from "./support/inputs/session-files.js";
 import { OutputClosed, streamSink, writeJsonLines } from "./render/sink.js";
 import { progressFrame } from "./render/progress.js";
@@ -528,9 +528,11 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   } catch (error) {
     // (the reader went away, as `| head` does: what it read was all it wanted)
     if (error instanceof OutputClosed) return ExitCode.Ok;
-    if (error instanceof CliError) {
-      io.stderr.write(`pi-session: ${error.message}\n`);
-      return error.exitCode;
+    // (a write the machine refused is the user's environment, not an internal error)
+    const refused = error instanceof CliError ? error : describeWriteError(error);
+    if (refused) {
+      io.stderr.write(`pi-session: ${refused.message}\n`);
+      return refused.exitCode;
     }
     if (debug) io.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
     else io.stderr.write(`pi-session: internal error: ${(error as Error)?.message ?? String(error)} (run again with --debug for details)\n`);

@@ -38,6 +38,32 @@ export function describeFsError(path: string, error: unknown): CliError {
   }
 }
 
+/** What an error of the machine's file system says to a user, for the codes that are their environment's. */
+const ENVIRONMENT_ERRORS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  ENOENT: "no such directory",
+  ENOTDIR: "a part of the path is not a directory",
+  EISDIR: "is a directory",
+};
+
+/**
+ * A write the user's environment refused (a directory they cannot write, a full disk, a path
+ * through a file) as one line naming where and what to do, or undefined for any other error. The
+ * temporary file a safe write makes is named by its directory.
+ */
+export function describeWriteError(error: unknown): CliError | undefined {
+  const e = error as NodeJS.ErrnoException | undefined;
+  const what = e?.code ? ENVIRONMENT_ERRORS[e.code] : undefined;
+  if (!what || typeof e?.path !== "string" || !e.syscall) return undefined;
+  const temporary = /\.pi-session-\d+-[0-9a-f]+\.tmp$/.test(e.path);
+  const where = temporary ? e.path.slice(0, Math.max(1, e.path.lastIndexOf("/"))) : e.path;
+  return new CliError(`cannot write ${temporary ? "in " : ""}${where}: ${what}; check that the directory exists and that you can write to it, or give another place (--out, -o, --backup-dir)`);
+}
+
 export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

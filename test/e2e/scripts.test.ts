@@ -200,6 +200,22 @@ describe("a header repair synthesizes says where each value came from", () => {
   });
 });
 
+describe("a write the machine refuses", () => {
+  it("export -o, repair --out and fork --out into a place that cannot be written: one line naming it, exit 2, no internal error", async () => {
+    // (a path through a file: refused for root too, as CI runs)
+    const file = join(work, "plain-file");
+    writeFileSync(file, "x");
+    const broken = join(work, "broken.jsonl");
+    copyFileSync(fixture("fused.jsonl"), broken);
+    for (const args of [["export", fixture("linear.jsonl"), "-o", join(file, "out.md")], ["repair", broken, "--out", join(file, "out.jsonl")], ["fork", fixture("linear.jsonl"), "--out", join(file, "out.jsonl")]]) {
+      const r = await cli(args);
+      expect(r.exitCode, args[0]).toBe(2);
+      expect(r.stderr, args[0]).toBe(`pi-session: cannot write in ${file}: a part of the path is not a directory; check that the directory exists and that you can write to it, or give another place (--out, -o, --backup-dir)\n`);
+    }
+    expect(readFileSync(broken).equals(readFileSync(fixture("fused.jsonl")))).toBe(true);
+  });
+});
+
 describe("a closed pipe", () => {
   let big: string;
   beforeAll(() => {
