@@ -1,7 +1,9 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { BufferSource, formatDiff, openSessionSync, planRepair, stampOf, Validator, writeRepair, type ByteSource, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
+import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { BufferSource, createFile, formatDiff, openSessionSync, planRepair, splitSessions, stampOf, TargetExistsError, Validator, writeRepair, type ByteSource, type FileStamp, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
 import { openSource } from "../support/inputs/input.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -30,6 +32,8 @@ export interface RepairFileResult extends WriterFileResult<RepairStatus> {
   remainingErrors?: number;
   remaining?: Finding[];
   diff?: string;
+  /** The later sessions of a file that held several, each with where it begins and the file it went (or would go) to. */
+  sessions?: Array<{ line: number; id: string; file: string }>;
 }
 
 export type RepairResult = WriterRun<RepairStatus, RepairFileResult>;
@@ -50,7 +54,7 @@ function looksLikeSession(source: ByteSource, plan: RepairPlan): string | undefi
   return undefined;
 }
 
-function repairOne(path: string, options: RepairOptions, put: Put, stdin: Buffer | undefined): RepairFileResult {
+function repairOne(path: string, options: RepairOptions, put: Put, dirOf: (path: string) => string, stdin: Buffer | undefined): RepairFileResult {
   let source: ByteSource | undefined;
   let stamp;
   let plan: RepairPlan;
@@ -68,11 +72,17 @@ function repairOne(path: string, options: RepairOptions, put: Put, stdin: Buffer
   try {
     const notSession = looksLikeSession(source, plan);
     if (notSession) return { file: path, status: "refused", refusal: "content", actions: [], reason: notSession };
+    if (plan.laterSessions.length > 0) return repairSessions(path, source, stamp, plan, options, put, dirOf(path));
     const dropped = new Set(plan.actions.filter((a) => a.dropped).map((a) => a.line)).size;
     const base = { file: path === "-" ? "<stdin>" : path, actions: plan.actions, kept: plan.keptRecords, dropped };
     if (!plan.changed) {
       // conversation damage repair leaves (a v1 file's): the file is not clean, whatever its lines
-      if (!plan.actions.some((a) => a.code === "conversation-left")) return { ...base, status: "clean" };
+      if (!plan.actions.some((a) => a.code === "conversation-left")) {
+        // to --out, a clean file is copied as it is: OUT holds every file
+        if (options.out === undefined || options.check || options.dryRun) return { ...base, status: "clean" };
+        const { failed, place } = put(path, stamp, (write) => writeRepair(source, plan, write));
+        return failed ? { ...base, ...failed } : { ...base, status: "clean", ...place };
+      }
       const remaining = findingsOf(path).filter((f) => f.severity === "error");
       return { ...base, status: "incomplete", remainingErrors: remaining.length, remaining };
     }
@@ -99,6 +109,53 @@ function repairOne(path: string, options: RepairOptions, put: Put, stdin: Buffer
   }
 }
 
+/**
+ * A file of several sessions one after another: the first repaired in its place, each later one
+ * written (repaired) to a file of its own beside the result, named as pi names a session's file.
+ * The new files are written first, so that the original is replaced only once every session it
+ * holds is somewhere else too; one that cannot be written leaves the original as it was.
+ */
+function repairSessions(path: string, source: ByteSource, stamp: FileStamp, whole: RepairPlan, options: RepairOptions, put: Put, dir: string): RepairFileResult {
+  const parts = splitSessions(source, whole.laterSessions, stamp.mtimeMs);
+  const later = parts.slice(1).map((p) => ({ line: p.start!.line, id: p.start!.id, file: join(dir, p.fileName!) }));
+  const writing = options.check || options.dryRun ? "would write it to" : "written to";
+  const actions = parts.flatMap((p, i) => {
+    if (i === 0) return p.plan.actions;
+    const { id, timestamp } = p.start!;
+    const split: RepairAction = { code: "session-split", line: p.firstLine, dropped: false, message: `another session begins here (id ${id}${timestamp ? `, started ${timestamp}` : ""}): ${writing} ${later[i - 1]!.file}, as pi names a session's file` };
+    return [split, ...p.plan.actions];
+  });
+  const dropped = new Set(actions.filter((a) => a.dropped).map((a) => a.line)).size;
+  const base = { file: path === "-" ? "<stdin>" : path, actions, kept: parts.reduce((n, p) => n + p.plan.keptRecords, 0), dropped, sessions: later };
+  if (options.check) return { ...base, status: "needs-repair" };
+  if (options.dryRun) {
+    const r = writeRepair(parts[0]!.source, parts[0]!.plan, undefined, { diff: true });
+    return { ...base, status: "would-repair", diff: formatDiff(path, path, r.hunks) };
+  }
+  const made: string[] = [];
+  const undo = (): void => {
+    for (const f of made) rmSync(f, { force: true });
+  };
+  for (const [i, p] of parts.slice(1).entries()) {
+    try {
+      createFile(later[i]!.file, (write) => writeRepair(p.source, p.plan, write));
+      made.push(later[i]!.file);
+    } catch (error) {
+      undo();
+      if (error instanceof TargetExistsError) return { ...base, status: "refused", refusal: "output-exists", reason: `${error.path} is there already (a session of that name); nothing was written` };
+      throw error;
+    }
+  }
+  const { failed, place } = put(path, stamp, (write) => writeRepair(parts[0]!.source, parts[0]!.plan, write));
+  if (failed) {
+    undo();
+    return { ...base, ...failed };
+  }
+  const result = place.out ?? path;
+  const remaining = [result, ...made].flatMap((f) => findingsOf(f).filter((x) => x.severity === "error"));
+  return { ...base, status: remaining.length > 0 ? "incomplete" : "repaired", remainingErrors: remaining.length, ...(remaining.length > 0 ? { remaining } : {}), ...place };
+}
+
 /** A file's findings, as `check` finds them (the conversation's rules too). */
 function findingsOf(path: string): Finding[] {
   const validator = new Validator();
@@ -112,14 +169,14 @@ function findingsOf(path: string): Finding[] {
 
 export async function repair(options: RepairOptions, ctx: CommandContext): Promise<RepairResult> {
   const stdin = options.files.includes("-") && options.out !== undefined ? await ctx.stdin() : undefined;
-  return overFiles<RepairStatus, RepairFileResult>("repair", options, ctx, Object.keys(STATUS) as RepairStatus[], (file, put) => repairOne(file, options, put, stdin));
+  return overFiles<RepairStatus, RepairFileResult>("repair", options, ctx, Object.keys(STATUS) as RepairStatus[], (file, put, dirOf) => repairOne(file, options, put, dirOf, stdin));
 }
 
 function describe(r: RepairFileResult): string {
   const counts = `${plural(r.actions.length, "action")}, ${plural(r.dropped ?? 0, "line")} dropped, ${plural(r.kept ?? 0, "record")} kept`;
   switch (r.status) {
     case "repaired":
-      return `repaired (${counts}); ${r.backup ? `the original is kept as ${r.backup}` : `written to ${r.out}`}; it now passes check`;
+      return `repaired (${counts}); ${r.backup ? `the original is kept as ${r.backup}` : `written to ${r.out}`}${r.sessions ? `; ${plural(r.sessions.length, "later session")} written to ${r.sessions.map((s) => s.file).join(", ")}` : ""}; ${r.sessions ? "they pass" : "it now passes"} check`;
     case "incomplete":
       if (!r.backup && !r.out) return `left untouched: ${plural(r.remainingErrors ?? 0, "error")} that repair does not mend here (listed above)`;
       return `repaired (${counts}), but ${plural(r.remainingErrors ?? 0, "error")} that repair does not mend remain${r.remainingErrors === 1 ? "s" : ""} (listed above)`;
@@ -128,7 +185,7 @@ function describe(r: RepairFileResult): string {
     case "needs-repair":
       return `needs repair (${counts}); run \`pi-session repair ${r.file}\``;
     case "clean":
-      return "nothing to repair; left untouched";
+      return r.out ? `nothing to repair; copied to ${r.out}` : "nothing to repair; left untouched";
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }

@@ -62,6 +62,7 @@ const EXAMPLES: Partial<Record<FindingCode, string | Buffer>> = {
   "header-missing": `${u1}\n${a1}\n`,
   "header-not-first": `${u1}\n${h}\n${a1}\n`,
   "header-duplicate": `${h}\n${u1}\n${JSON.stringify(header({ id: "other" }))}\n${a1}\n`,
+  "session-concatenated": `${h}\n${u1}\n${JSON.stringify(header({ id: "other" }))}\n${JSON.stringify(user("d0000009", null, "another"))}\n`,
   "header-invalid": `${JSON.stringify({ type: "session", version: 3, id: "x", timestamp: "2026-01-01T00:00:00.000Z" })}\n${u1}\n`,
   "line-bom": `\ufeff${h}\n${u1}\n`,
   "line-crlf": `${h}\r\n${u1}\r\n`,

@@ -13,6 +13,7 @@ export type FindingCode =
   | "header-missing"
   | "header-not-first"
   | "header-duplicate"
+  | "session-concatenated"
   | "header-invalid"
   | "version-invalid"
   | "version-unsupported"
@@ -88,6 +89,7 @@ export const FINDING_INFO = {
   "header-missing": { severity: "error", hint: `pi refuses a file whose first record is not a header; ${REPAIR}` },
   "header-not-first": { severity: "error", hint: `pi refuses a file whose first record is not the header; ${REPAIR}` },
   "header-duplicate": { severity: "warning", hint: `pi ignores later headers; ${REPAIR} to drop them` },
+  "session-concatenated": { severity: "error", hint: "pi opens the file as one session, the first's id and folder with the later one's conversation; `pi-session repair FILE` writes each session to a file of its own, keeping both" },
   "header-invalid": { severity: "error", hint: "pi needs a string `id`, `timestamp` and `cwd`; `pi-session repair FILE` fills them in from the file's name and folder" },
   "version-invalid": { severity: "error", hint: "pi would read the file as v1; edit the header's `version` to the number it stands for (3 for a file whose entries have ids)" },
   "version-unsupported": { severity: "error", hint: "this file was written by a newer pi; upgrade pi-session" },

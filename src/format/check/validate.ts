@@ -82,6 +82,7 @@ export function lineFindings(session: Session): Finding[] {
   const count = session.lineCount;
   // (CR LF ends are said once, at the first, with how many: a Windows file has one on every line)
   const crlf: number[] = [];
+  const later = new Map(session.laterSessions.map((s) => [s.line, s]));
   for (let i = 0; i < count; i++) {
     const { kind, flags, salvage } = session.lineState(i);
     const at = { line: i + 1 };
@@ -100,9 +101,12 @@ export function lineFindings(session: Session): Finding[] {
       case "not-object":
         out.push(finding("line-not-object", "the line is JSON but not an object", at));
         break;
-      case "extra-header":
-        out.push(finding("header-duplicate", "a second session header", at));
+      case "extra-header": {
+        const next = later.get(i + 1);
+        if (next) out.push(finding("session-concatenated", `another session begins here (id ${next.id}${next.timestamp ? `, started ${next.timestamp}` : ""}${next.cwd ? `, in ${next.cwd}` : ""}): two sessions are concatenated in this file`, at));
+        else out.push(finding("header-duplicate", "a second session header", at));
         break;
+      }
       case "entry":
         if (flags & LineFlag.NO_TYPE) out.push(finding("entry-no-type", "a record without `type`", at));
         break;

@@ -68,6 +68,35 @@ export class BufferSource implements ByteSource {
   close(): void {}
 }
 
+/** Bytes `[start, end)` of another source, read as a file of their own (a session cut out of a concatenated file). */
+export class SliceSource implements ByteSource {
+  readonly size: number;
+
+  constructor(
+    private readonly whole: ByteSource,
+    private readonly start: number,
+    end: number,
+  ) {
+    this.size = end - start;
+  }
+
+  get name(): string {
+    return this.whole.name;
+  }
+
+  read(offset: number, length: number): Buffer {
+    return this.whole.read(this.start + offset, Math.max(0, Math.min(length, this.size - offset)));
+  }
+
+  readInto(target: Buffer, offset: number): number {
+    const room = Math.max(0, Math.min(target.length, this.size - offset));
+    return room === 0 ? 0 : this.whole.readInto(target.subarray(0, room), this.start + offset);
+  }
+
+  /** The whole source is closed by its owner. */
+  close(): void {}
+}
+
 const CHUNK_SIZE = 16 * 1024 * 1024;
 /** How much one read takes in: the chunk's further pages are touched only by a line too long for this. */
 const READ_SIZE = 4 * 1024 * 1024;

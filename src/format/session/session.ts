@@ -110,6 +110,19 @@ class ByteInterner extends Interner {
   }
 }
 
+/** A session concatenated after the file's first (`Session.laterSessions`). */
+export interface LaterSession {
+  /** 1-based line of its header. */
+  line: number;
+  id: string;
+  timestamp: string | undefined;
+  cwd: string | undefined;
+}
+
+function stringOr(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
 export class Session {
   private readonly table: LineTable;
   private readonly nodes: NodeTable;
@@ -134,6 +147,13 @@ export class Session {
   private readonly salvage = new Map<number, LineSalvage>();
   /** Harness `leaf` entries (line, table index, target), in file order. */
   readonly leafMoves: Array<{ line: number; index: number; target: string | null }> = [];
+  /**
+   * Later sessions concatenated into the file (`cat a.jsonl b.jsonl`): each a later header with an
+   * id of its own whose next entry starts a tree (no parent; in a v1 file, any such header).
+   */
+  readonly laterSessions: LaterSession[] = [];
+  /** A later header with another id, until the next entry says whether a session begins there. */
+  private pendingSession: LaterSession | undefined;
 
   private constructor(readonly source: ByteSource) {
     // Sized for a line per 512 bytes, capped so that a big file does not reserve more than it may
@@ -612,6 +632,9 @@ export class Session {
       t.flags[i] = flags;
       if (this.header) {
         t.kind[i] = KIND_CODE["extra-header"];
+        const id = obj.id;
+        const last = this.laterSessions.at(-1)?.id ?? this.header.id;
+        this.pendingSession = typeof id === "string" && id !== last ? { line, id, timestamp: stringOr(obj.timestamp), cwd: stringOr(obj.cwd) } : undefined;
         return;
       }
       t.kind[i] = KIND_CODE.header;
@@ -631,6 +654,10 @@ export class Session {
       const target = (obj as { targetId?: unknown }).targetId;
       this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
       return;
+    }
+    if (this.pendingSession) {
+      if (this.v1Ids || f.parentKind === 0 || f.parentKind === 2) this.laterSessions.push(this.pendingSession);
+      this.pendingSession = undefined;
     }
     const nodes = this.nodes;
     let node: number;

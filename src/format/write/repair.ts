@@ -49,7 +49,8 @@ export type RepairCode =
   | "result-removed"
   | "result-moved"
   | "compaction-kept-moved"
-  | "conversation-left";
+  | "conversation-left"
+  | "session-split";
 
 export interface RepairAction {
   code: RepairCode;
@@ -88,6 +89,7 @@ export const REPAIR_CODES: Record<RepairCode, { dropped: boolean }> = {
   "result-moved": { dropped: false },
   "compaction-kept-moved": { dropped: false },
   "conversation-left": { dropped: false },
+  "session-split": { dropped: false },
 };
 
 /** A record of the result, as the writer makes it: the line's own text (or `text`), with `patch` applied. */
@@ -115,6 +117,20 @@ export interface RepairPlan {
   keptRecords: number;
   /** What the file is (`fileKindOf`): repair mends sessions only. */
   fileKind: FileKind;
+  /**
+   * Later sessions concatenated into the file (`cat a.jsonl b.jsonl`), where each begins: a
+   * repair that keeps them writes each to a file of its own (`splitSessions`); this plan is of the
+   * whole file, as one.
+   */
+  laterSessions: SessionStart[];
+}
+
+/** Where a session concatenated after another begins: its header's line and byte offset, its id and time. */
+export interface SessionStart {
+  line: number;
+  offset: number;
+  id: string;
+  timestamp: string | undefined;
 }
 
 /**
@@ -404,7 +420,29 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
   work.actions.sort((a, b) => a.line - b.line);
   foldCrlf(work.actions);
   const fileKind = fileKindOf({ header: head.hv !== undefined, entryWithId: head.anyId, events: work.events });
-  return { actions: work.actions, headerLines: head.headerLines, decisions: work.decisions, changed: head.headerLines.length > 0 || work.decisions.size > 0, keptRecords, fileKind };
+  return { actions: work.actions, headerLines: head.headerLines, decisions: work.decisions, changed: head.headerLines.length > 0 || work.decisions.size > 0, keptRecords, fileKind, laterSessions: laterSessions(work, head.header) };
+}
+
+/**
+ * The sessions that begin after the first: a later header (on a line of its own) with an id not
+ * the one before it, whose next record starts a tree (no parent: pi's first entry of a session;
+ * a v1 entry has none). A later header followed by an entry with a parent continues the session.
+ */
+function laterSessions(work: RepairWork, header: number): SessionStart[] {
+  const { c } = work;
+  const out: SessionStart[] = [];
+  if (header < 0) return out;
+  let last = c.headers.get(header)!.id;
+  for (let k = header + 1; k + 1 < c.count; k++) {
+    if (!(c.flags[k]! & C_HEADER) || c.offset[k]! < 0) continue;
+    const v = c.headers.get(k)!;
+    const next = k + 1;
+    if (typeof v.id !== "string" || v.id === last || c.flags[next]! & C_HEADER) continue;
+    if (c.parentKind[next] !== 0 && c.parentKind[next] !== 2) continue;
+    out.push({ line: c.index[k]! + 1, offset: c.offset[k]!, id: v.id, timestamp: typeof v.timestamp === "string" ? v.timestamp : undefined });
+    last = v.id;
+  }
+  return out;
 }
 
 /** CR LF ends made LF, said once (at the first line, with how many): a Windows file has one on every line. */
