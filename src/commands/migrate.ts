@@ -7,6 +7,7 @@ import { plural } from "../render/units.js";
 import { renderDiff } from "../render/diff.js";
 import { type Style } from "../render/style.js";
 import { annotation } from "../render/github.js";
+import { copyOf } from "../support/writers/write-back.js";
 import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export type MigrateOptions = WriterOptions;
@@ -46,7 +47,12 @@ function migrateOne(path: string, options: MigrateOptions, put: Put): MigrateFil
     const plan = planMigration(session);
     const base = { file: path, from: plan.from };
     if (plan.status === "refused") return { ...base, status: "refused", refusal: "content", reason: plan.reason };
-    if (plan.status === "current") return { ...base, status: "current" };
+    if (plan.status === "current") {
+      // to --out, a current file is copied as it is: OUT holds every file
+      if (options.out === undefined || options.check || options.dryRun) return { ...base, status: "current" };
+      const { failed, place } = put(path, stamp, copyOf(path));
+      return failed ? { ...base, ...failed } : { ...base, status: "current", ...place };
+    }
     if (options.check) return { ...base, status: "needs-migrate" };
     if (options.dryRun) {
       const r = writeMigration(session, undefined, { diff: true });
@@ -77,7 +83,7 @@ function describe(r: MigrateFileResult): string {
     case "needs-migrate":
       return `needs migrating${from} -> v3; run \`pi-session migrate ${r.file}\``;
     case "current":
-      return `already v3; left untouched`;
+      return r.out ? `already v3; copied to ${r.out}` : `already v3; left untouched`;
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
@@ -90,7 +96,7 @@ export function renderMigrate(result: MigrateResult, style: Style, full = false)
     renderWriterReport(result, style, STATUS, describe, {
       extra: [{ head: "from" }],
       cells: (r) => [r.from === null ? "-" : `v${r.from}`],
-      note: (r) => (r.status === "migrated" ? `${plural(r.changedLines ?? 0, "line")}; ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? plural(r.changedLines, "line") : ""))),
+      note: (r) => (r.status === "migrated" ? `${plural(r.changedLines ?? 0, "line")}; ${placeNote(r)}` : r.out ? `copied ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? plural(r.changedLines, "line") : ""))),
     })
   );
 }

@@ -74,7 +74,8 @@ function slimFile(path: string, options: SlimOptions, put: Put): Omit<SlimFileRe
     try {
       settled = put(path, stamp, (write) => {
         done = writeSlim(session, plan, options.minSize, write);
-        if (done.entriesSlimmed === 0) throw new NothingToSlim();
+        // (to --out the file is written all the same: OUT holds every file)
+        if (done.entriesSlimmed === 0 && options.out === undefined) throw new NothingToSlim();
       });
     } catch (error) {
       if (error instanceof NothingToSlim) return { file: path, ...counts(done!), status: "clean" };
@@ -82,7 +83,7 @@ function slimFile(path: string, options: SlimOptions, put: Put): Omit<SlimFileRe
     }
     const { failed, place } = settled;
     if (failed) return { file: path, ...(done ? counts(done) : {}), ...failed };
-    return { file: path, ...counts(done!), status: "slimmed", ...place };
+    return { file: path, ...counts(done!), status: done!.entriesSlimmed === 0 ? "clean" : "slimmed", ...place };
   } finally {
     session.close();
   }
@@ -117,7 +118,7 @@ function describe(r: SlimFileResult): string {
     case "needs-slim":
       return `could be slimmed ${sizes(r)}; run \`pi-session slim ${r.file}\``;
     case "clean":
-      return `nothing to slim (${plural(r.liveEntries ?? 0, "live entry", "live entries")}; nothing behind them holds ${formatBytes(r.minSize)} or more, or an image); left untouched`;
+      return `nothing to slim (${plural(r.liveEntries ?? 0, "live entry", "live entries")}; nothing behind them holds ${formatBytes(r.minSize)} or more, or an image); ${r.out ? `copied to ${r.out}` : "left untouched"}`;
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
@@ -131,7 +132,7 @@ export function renderSlim(result: SlimReport, style: Style): string {
       { head: "after", align: "right" },
     ],
     cells: (r) => [sized(r, r.bytesBefore), r.status === "slimmed" || r.status === "would-slim" || r.status === "needs-slim" ? sized(r, r.bytesAfter) : sized(r, r.bytesBefore)],
-    note: (r) => (r.status === "slimmed" ? `${plural(r.entriesSlimmed ?? 0, "entry", "entries")}; ${placeNote(r)}` : r.reason ?? (r.entriesSlimmed ? plural(r.entriesSlimmed, "entry", "entries") : "")),
+    note: (r) => (r.status === "slimmed" ? `${plural(r.entriesSlimmed ?? 0, "entry", "entries")}; ${placeNote(r)}` : r.out ? `copied ${placeNote(r)}` : r.reason ?? (r.entriesSlimmed ? plural(r.entriesSlimmed, "entry", "entries") : "")),
   });
 }
 

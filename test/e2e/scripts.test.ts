@@ -10,6 +10,7 @@ import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
 import { BIN, fixture } from "../helpers/paths.js";
+import { pi } from "../helpers/pi.js";
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-scripts-"));
 
@@ -294,5 +295,98 @@ describe("a directory with no session file", () => {
     copyFileSync(fixture("linear.jsonl"), join(full, "linear.jsonl"));
     expect((await cli(["check", full])).exitCode).toBe(0);
     expect((await cli(["migrate", full, "--check"])).exitCode).toBe(0);
+  });
+});
+
+describe("two sessions concatenated into one file", () => {
+  it("check says where the second begins and its id; repair writes it to a file of its own named as pi names it, keeping both", async () => {
+    const dir = join(work, "concatenated");
+    mkdirSync(dir);
+    const file = join(dir, "both.jsonl");
+    const first = readFileSync(fixture("linear.jsonl"));
+    // the second session with a torn last line, so that its own repair is numbered by the whole file's lines
+    const second = readFileSync(fixture("branched.jsonl"), "utf8");
+    const secondLines = second.split("\n").filter(Boolean);
+    writeFileSync(file, Buffer.concat([first, Buffer.from(second + '{"type":"message","id":"torn')]));
+    const firstLineCount = first.toString().split("\n").length - 1;
+    const at = firstLineCount + 1;
+    const secondId = (JSON.parse(secondLines[0]!) as { id: string }).id;
+
+    const checked = await cliJson(["check", file]);
+    expect(checked.exitCode).toBe(1);
+    const finding = checked.json.files[0].findings.find((f: { code: string }) => f.code === "session-concatenated");
+    expect(finding).toMatchObject({ severity: "error", line: at });
+    expect(finding.message).toContain(`id ${secondId}`);
+
+    const before = readFileSync(file);
+    const planned = await cli(["repair", "--check", file]);
+    expect(planned.exitCode).toBe(1);
+    expect(planned.stdout).toContain(`${file}:${at}: session-split: another session begins here (id ${secondId}`);
+    expect(planned.stdout).toContain(`${file}:${at + secondLines.length}: torn-dropped`);
+    expect(readFileSync(file)).toEqual(before);
+
+    const repaired = await cliJson(["repair", file]);
+    expect(repaired.exitCode, repaired.stderr).toBe(0);
+    const r = repaired.json.files[0];
+    expect(r.status).toBe("repaired");
+    const name = `${(JSON.parse(secondLines[0]!) as { timestamp: string }).timestamp.replace(/[:.]/g, "-")}_${secondId}.jsonl`;
+    expect(r.sessions).toEqual([{ line: at, id: secondId, file: join(dir, name) }]);
+    // the first session is the file, the second its own file, every byte of each kept; the original is the backup
+    expect(readFileSync(file)).toEqual(first);
+    expect(readFileSync(join(dir, name), "utf8")).toBe(second);
+    expect(readFileSync(r.backup)).toEqual(before);
+    for (const f of [file, join(dir, name)]) {
+      const copy = join(work, "pi-copy.jsonl");
+      copyFileSync(f, copy);
+      const opened = pi.SessionManager.open(copy);
+      expect(opened.getHeader().id).toBe((JSON.parse(readFileSync(f, "utf8").split("\n")[0]!) as { id: string }).id);
+      expect(opened.getEntries().length).toBe(readFileSync(f, "utf8").split("\n").filter(Boolean).length - 1);
+    }
+    expect((await cli(["check", file, join(dir, name)])).exitCode).toBe(0);
+  });
+
+  it("a later header that continues the session (its next entry has a parent) is not a second session", async () => {
+    const r = await cliJson(["check", fixture("header-not-first.jsonl")]);
+    expect(r.json.files[0].findings.map((f: { code: string }) => f.code)).not.toContain("session-concatenated");
+  });
+});
+
+describe("--out DIR is a store as the inputs were", () => {
+  it("migrate keeps the project folders, puts each input folder under its name, and copies current files", async () => {
+    const root = join(work, "out-layout");
+    const project = "--home-ada-p--";
+    for (const [dir, name, from] of [["a", "s.jsonl", "v1.jsonl"], ["a", "current.jsonl", "linear.jsonl"], ["b", "s.jsonl", "v2-hook.jsonl"]] as const) {
+      mkdirSync(join(root, dir, project), { recursive: true });
+      copyFileSync(fixture(from), join(root, dir, project, name));
+    }
+    const both = await cliJson(["migrate", "a", "b", "--out", "OUT"], { cwd: root });
+    expect(both.exitCode, both.stderr).toBe(0);
+    expect(both.json.files.map((f: { out: string }) => f.out).sort()).toEqual([`OUT/a/${project}/current.jsonl`, `OUT/a/${project}/s.jsonl`, `OUT/b/${project}/s.jsonl`]);
+    // the current file is there byte for byte; the migrated ones are v3 and pass check
+    expect(readFileSync(join(root, "OUT/a", project, "current.jsonl"))).toEqual(readFileSync(fixture("linear.jsonl")));
+    expect((await cliJson(["migrate", "--check", "OUT/a", "OUT/b"], { cwd: root })).exitCode).toBe(0);
+    // one folder: its layout directly under OUT
+    const one = await cli(["migrate", "a", "--out", "ONE"], { cwd: root });
+    expect(one.exitCode).toBe(0);
+    expect(one.stdout).toContain(`copied -> ONE/${project}/current.jsonl`);
+    expect(readFileSync(join(root, "ONE", project, "s.jsonl"), "utf8")).toContain('"version":3');
+    // two files of one name: refused before anything is written
+    const clash = await cli(["migrate", `a/${project}/s.jsonl`, `b/${project}/s.jsonl`, "--out", "CLASH"], { cwd: root });
+    expect(clash.exitCode).toBe(2);
+    expect(clash.stderr).toBe(`pi-session: --out: a/${project}/s.jsonl and b/${project}/s.jsonl would both be written to CLASH/s.jsonl; give them in separate runs, or pass the folders that hold them\n`);
+    expect(() => readFileSync(join(root, "CLASH", "s.jsonl"))).toThrow();
+  });
+
+  it("repair and slim to --out copy a file they leave as it is", async () => {
+    const root = join(work, "out-copy");
+    mkdirSync(join(root, "in"), { recursive: true });
+    copyFileSync(fixture("linear.jsonl"), join(root, "in", "clean.jsonl"));
+    copyFileSync(fixture("fused.jsonl"), join(root, "in", "fused.jsonl"));
+    const repaired = await cliJson(["repair", "in", "--out", "R"], { cwd: root });
+    expect(repaired.json.files.map((f: { status: string; out: string }) => `${f.status} ${f.out}`).sort()).toEqual(["clean R/clean.jsonl", "repaired R/fused.jsonl"]);
+    expect(readFileSync(join(root, "R", "clean.jsonl"))).toEqual(readFileSync(fixture("linear.jsonl")));
+    const slimmed = await cliJson(["slim", join(root, "in", "clean.jsonl"), "--out", join(root, "S.jsonl")]);
+    expect(slimmed.json.files[0]).toMatchObject({ status: "clean", out: join(root, "S.jsonl") });
+    expect(readFileSync(join(root, "S.jsonl"))).toEqual(readFileSync(fixture("linear.jsonl")));
   });
 });

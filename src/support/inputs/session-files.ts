@@ -56,7 +56,7 @@ export function listSessionFiles(dir: string): string[] {
 }
 
 /** Expands the arguments: files as given, directories into their session files (a directory that holds none is added to `empty`). */
-export function expandInputs(args: string[], sessionDir: string, empty: string[] = []): string[] {
+export function expandInputs(args: string[], sessionDir: string, empty: string[] = [], origins?: Map<string, string>): string[] {
   const out: string[] = [];
   for (const arg of args) {
     let isDir = false;
@@ -68,6 +68,7 @@ export function expandInputs(args: string[], sessionDir: string, empty: string[]
     if (isDir) {
       const files = listSessionFiles(arg);
       if (files.length === 0) empty.push(arg);
+      if (origins) for (const f of files) origins.set(f, arg);
       out.push(...files);
     } else out.push(resolveInput(arg, sessionDir));
   }

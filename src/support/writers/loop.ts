@@ -10,7 +10,7 @@ import { preview, wrapSegments } from "../../render/width.js";
 import { sanitize } from "../../render/safe.js";
 import type { Args } from "../../args.js";
 import type { FileStamp, Producer } from "../../format/index.js";
-import { writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
+import { outLayout, resultDir, writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
 
 /**
  * What the writing commands (`migrate`, `repair`, `slim`) share: the loop over files, the
@@ -83,7 +83,7 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   options: WriterOptions,
   ctx: CommandContext,
   statuses: readonly S[],
-  one: (file: string, put: Put) => R,
+  one: (file: string, put: Put, dirOf: (path: string) => string) => R,
 ): WriterRun<S, R> {
   const inputs = options.files;
   // (standard input can be repaired, to --out: nothing to replace)
@@ -91,16 +91,18 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
     throw new CliError(command === "repair" ? "repair reads standard input only with --out FILE (where the repaired session goes): pi-session repair - --out FIXED.jsonl" : `${command} writes files: give paths, not - (stdin)`);
   }
   const empty: string[] = [];
-  const files = expandInputs(inputs, ctx.sessionDir, empty);
+  const origins = new Map<string, string>();
+  const files = expandInputs(inputs, ctx.sessionDir, empty, origins);
   for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
   const write: WriteOptions = { out: options.out, backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
-  const put: Put = (path, stamp, produce) => settle(writeBack(path, stamp, write, many, produce), ctx.warn);
+  const layout = options.out !== undefined && (many || (existsSync(options.out) && statSync(options.out).isDirectory())) ? outLayout(inputs, files, origins, options.out) : undefined;
+  const put: Put = (path, stamp, produce) => settle(writeBack(path, stamp, write, many, produce, layout), ctx.warn);
   for (const [i, file] of files.entries()) {
     ctx.progress(i, files.length, basename(file));
-    results.push(one(file, put));
+    results.push(one(file, put, (path) => resultDir(path, write, many, layout)));
   }
   ctx.progress(files.length, files.length);
   const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
