@@ -8,7 +8,7 @@ import { renderDiff } from "../render/diff.js";
 import { type Style } from "../render/style.js";
 import { annotation } from "../render/github.js";
 import { copyOf } from "../support/writers/write-back.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { unreadable, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export type MigrateOptions = WriterOptions;
 
@@ -41,7 +41,7 @@ function migrateOne(path: string, options: MigrateOptions, put: Put): MigrateFil
     stamp = stampOf(path);
     session = Session.open(openSource(path));
   } catch (error) {
-    return { file: path, from: null, status: "unreadable", reason: (error as Error).message };
+    return { ...unreadable(path, error), from: null };
   }
   try {
     const plan = planMigration(session);

@@ -12,7 +12,7 @@ import { renderDiff } from "../render/diff.js";
 import { sanitize } from "../render/safe.js";
 import { wrapSegments } from "../render/width.js";
 import { annotation } from "../render/github.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { unreadable, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export type RepairOptions = WriterOptions;
 
@@ -66,8 +66,7 @@ function repairOne(path: string, options: RepairOptions, put: Put, dirOf: (path:
     plan = planRepair(source, stamp.mtimeMs);
   } catch (error) {
     source?.close();
-    if (!(error as NodeJS.ErrnoException).code) throw error;
-    return { file: path, status: "unreadable", actions: [], reason: (error as Error).message };
+    return { ...unreadable(path, error), actions: [] };
   }
   try {
     const notSession = looksLikeSession(source, plan);

@@ -6,7 +6,7 @@ import { openSource } from "../support/inputs/input.js";
 import { annotation } from "../render/github.js";
 import { type Style } from "../render/style.js";
 import { plural } from "../render/units.js";
-import { overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { unreadable, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export interface SlimOptions extends WriterOptions {
   /** The least size of a payload slimmed (`--min-size`). */
@@ -56,8 +56,7 @@ function slimFile(path: string, options: SlimOptions, put: Put): Omit<SlimFileRe
     stamp = stampOf(path);
     session = Session.open(openSource(path));
   } catch (error) {
-    if (!(error as NodeJS.ErrnoException).code) throw error;
-    return { file: path, status: "unreadable", reason: (error as Error).message };
+    return unreadable(path, error);
   }
   try {
     const plan = planSlim(session);

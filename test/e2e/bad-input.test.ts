@@ -93,6 +93,15 @@ describe("input that cannot be read", () => {
       expectOneLineError(String(r.stderr), file);
       expect(String(r.stderr)).toContain("permission denied");
     });
+
+    it.each(["repair", "migrate", "slim", "repair --check"])("%s: the writers say it on stderr, one line, exit 2, nothing on stdout", async (command) => {
+      const [cmd, ...rest] = command.split(" ");
+      const r = await denied([cmd!, file, ...rest]);
+      expect(r.exitCode).toBe(2);
+      expect(String(r.stdout)).toBe("");
+      expectOneLineError(String(r.stderr), file);
+      expect(String(r.stderr)).toContain("permission denied; check the file's permissions");
+    });
   });
 });
 

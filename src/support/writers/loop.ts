@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandContext } from "../../command.js";
-import { CliError, ExitCode } from "../../errors.js";
+import { CliError, describeFsError, ExitCode } from "../../errors.js";
 import { emptyDirectoryNote, expandInputs } from "../inputs/session-files.js";
 import { renderTable, type Column } from "../../render/table.js";
 import { annotation } from "../../render/github.js";
@@ -62,6 +62,16 @@ export const REFUSED_ABORTED_UNREADABLE = {
   unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
 } as const satisfies StatusTable<"refused" | "aborted" | "unreadable">;
 
+/**
+ * A file a writer could not open, as its result: the reason as the read-only commands give it
+ * (`describeFsError`: the file, the cause, what to do), said on stderr by `overFiles`. An error
+ * that is not the file system's is a bug, and is thrown on.
+ */
+export function unreadable(path: string, error: unknown): { file: string; status: "unreadable"; reason: string } {
+  if (!(error as NodeJS.ErrnoException).code) throw error;
+  return { file: path, status: "unreadable", reason: describeFsError(path, error).message };
+}
+
 /** The worst exit code over the files: 2 for unreadable, aborted or refused output; 1 for work left; else 0. */
 /** The exit code of a writer's run; `emptyGate`: a `--check` given a directory with no session file (a gate that checked nothing: exit 2). */
 export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFileResult<S>>, table: StatusTable<S>, emptyGate = false): ExitCode {
@@ -102,7 +112,10 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   const put: Put = (path, stamp, produce) => settle(writeBack(path, stamp, write, many, produce, layout), ctx.warn);
   for (const [i, file] of files.entries()) {
     ctx.progress(i, files.length, basename(file));
-    results.push(one(file, put, (path) => resultDir(path, write, many, layout)));
+    const r = one(file, put, (path) => resultDir(path, write, many, layout));
+    // (on stderr, as the read-only commands say it: the report on stdout is for what was done)
+    if (r.status === "unreadable" && r.reason) ctx.warn(sanitize(r.reason));
+    results.push(r);
   }
   ctx.progress(files.length, files.length);
   const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
@@ -198,11 +211,12 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
   columns: { extra: Array<Pick<Column, "head" | "align">>; cells: (r: R) => string[]; note: (r: R) => string },
 ): string {
   const { c } = style;
-  if (!result.many) return result.files.flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
+  // (one file that could not be read: stderr has said so, stdout stays empty)
+  if (!result.many) return result.files.filter((r) => r.status !== "unreadable").flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
   // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.
   const statusOf = result.files.map((r) => r.status);
   const layout: Column[] = [
-    { head: "file", priority: 1, flex: true, min: 16, max: 60, keep: "end" },
+    { head: "file", priority: 1, flex: true, min: 16, max: 60, keep: "file" },
     ...columns.extra.map((col, k): Column => ({ ...col, priority: 4 + k })),
     { head: "result", priority: 2, paint: (text, row) => c[table[statusOf[row]!].paint](text) },
     { head: "note", priority: 3, flex: true, min: 10, max: 70 },
