@@ -96,7 +96,7 @@ export function renderCheck(result: CheckResult, style: Style, quiet = false): s
     }
   } else if (shown.length > 0) {
     const columns: Column[] = [
-      { head: "file", priority: 1, flex: true, min: 16, max: 80, keep: "end" },
+      { head: "file", priority: 1, flex: true, min: 16, max: 80, keep: "file" },
       { head: "v", priority: 6 },
       { head: "result", priority: 2, paint },
       { head: "errors", priority: 3, align: "right" },

@@ -150,7 +150,7 @@ export function lsColumns(style: Style): Column[] {
   const dash = (s: string) => (s === "-" ? c.dim(s) : s);
   return [
     { head: "id", priority: 1, max: 13 },
-    { head: "name / first message", priority: 3, flex: true, min: 10, max: 40, paint: dash },
+    { head: "name / first message", priority: 3, flex: true, min: 16, max: 40, paint: dash },
     { head: "cwd", priority: 7, flex: true, min: 10, max: 30, keep: "end" },
     { head: "created", priority: 8 },
     { head: "last activity", priority: 4 },
@@ -158,7 +158,8 @@ export function lsColumns(style: Style): Column[] {
     { head: "branches", priority: 9, align: "right" },
     { head: "size", priority: 6, align: "right" },
     { head: "v", priority: 10 },
-    { head: "status", priority: 2, paint: statusPaint },
+    // (a long status, "not a session: …", is cut before the name is, and drops no column)
+    { head: "status", priority: 2, flex: true, shrink: 8, min: 13, paint: statusPaint },
   ];
 }
 

@@ -108,11 +108,19 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
   }
 }
 
-function tally(map: Record<string, number>): string {
+/** "message 8, compaction 2": each name with its count, which a wrapped line keeps together. */
+function tally(map: Record<string, number>, lead = ""): Segment[] {
   const parts = Object.entries(map)
     .sort((a, b) => b[1] - a[1])
     .map(([k, v]) => `${sanitize(k)} ${formatCount(v)}`);
-  return parts.length > 0 ? parts.join(", ") : "-";
+  return pairs(parts.length > 0 ? parts : ["-"], ", ", lead);
+}
+
+/** Pieces of a row, each kept whole on a wrapped line, `between` them. */
+function pairs(parts: readonly string[], between: string, lead = ""): Segment[] {
+  const out: Segment[] = lead ? [[lead]] : [];
+  parts.forEach((p, i) => out.push(...(i > 0 ? [[between] as Segment] : []), [p, undefined, "whole"]));
+  return out;
 }
 
 export function renderShow(result: ShowSummary | ShowEntry, style: Style): string {
@@ -120,7 +128,9 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style): strin
   const p = result.problems;
   const { c } = style;
   const findings = `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
-  return renderFacts(result, style) + renderLists(result, style) + findings + renderFindings(result.file, result.findings, style, { indent: "  " });
+  // (each finding by its line; what to do is check's: the file's path once, not in every hint)
+  const next = result.findings.length > 0 ? wrapSegments([["what to do about each: ", c.dim], [`pi-session check ${sanitize(shellQuote(result.file))}`, c.dim, "whole"]], layoutWidth(style)).map((l) => `${l}\n`).join("") : "";
+  return renderFacts(result, style) + renderLists(result, style) + findings + renderFindings(result.file, result.findings, style, { brief: true }) + next;
 }
 
 /**
@@ -140,12 +150,12 @@ function renderFacts(result: ShowSummary, style: Style): string {
     rows.push(["Created", [[formatTime(h.timestamp as string)]]]);
     if (h.parentSession) rows.push(["Parent", [[sanitize(String(h.parentSession))]]]);
   }
-  rows.push(["Entries", [[`${formatCount(result.entries)}: ${tally(result.entriesByType)}`]]]);
-  rows.push(["Messages", [[`${formatCount(result.messages)}: ${tally(result.messagesByRole)}`]]]);
-  rows.push(["Models", [[tally(result.models)]]]);
-  rows.push(["Thinking", [[tally(result.thinkingLevels)]]]);
+  rows.push(["Entries", tally(result.entriesByType, `${formatCount(result.entries)}: `)]);
+  rows.push(["Messages", tally(result.messagesByRole, `${formatCount(result.messages)}: `)]);
+  rows.push(["Models", tally(result.models)]);
+  rows.push(["Thinking", tally(result.thinkingLevels)]);
   const t = result.tokens;
-  rows.push(["Tokens", [[`input ${formatCount(t.input)} · output ${formatCount(t.output)} · cache read ${formatCount(t.cacheRead)} · cache write ${formatCount(t.cacheWrite)} · total ${formatCount(t.total)}`]]]);
+  rows.push(["Tokens", pairs([`input ${formatCount(t.input)}`, `output ${formatCount(t.output)}`, `cache read ${formatCount(t.cacheRead)}`, `cache write ${formatCount(t.cacheWrite)}`, `total ${formatCount(t.total)}`], " · ")]);
   rows.push(["Cost", [[`$${result.cost.toFixed(4)}`]]]);
   rows.push(["Current leaf", result.currentLeaf ? [[sanitize(result.currentLeaf), c.bold]] : [["-"]]]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;

@@ -18,7 +18,7 @@ export function hintFor(hint: string, file: string): string {
   return hint.replaceAll("pi-session repair FILE", "pi-session repair - --out FIXED.jsonl");
 }
 
-export function renderFindings(file: string, findings: readonly Finding[], style: Style, options: { indent?: string; minSeverity?: Severity } = {}): string {
+export function renderFindings(file: string, findings: readonly Finding[], style: Style, options: { indent?: string; minSeverity?: Severity; brief?: boolean } = {}): string {
   const { c } = style;
   const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
   const limit = rank[options.minSeverity ?? "info"];
@@ -26,9 +26,10 @@ export function renderFindings(file: string, findings: readonly Finding[], style
   let out = "";
   for (const f of findings) {
     if (rank[f.severity] > limit) continue;
-    const where = `${sanitizeOneLine(file)}${f.line !== undefined ? `:${f.line}` : ""}`;
+    // (brief: under a heading that names the file, each finding by its line, without the hint)
+    const where = options.brief ? (f.line !== undefined ? `line ${f.line}` : "file") : `${sanitizeOneLine(file)}${f.line !== undefined ? `:${f.line}` : ""}`;
     const hint = hintFor(f.hint, file);
-    const segments: Segment[] = [[`${options.indent ?? ""}${where}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], [`: ${sanitizeOneLine(f.message)} `], [`(${sanitizeOneLine(hint)})`, c.dim]];
+    const segments: Segment[] = [[`${options.indent ?? ""}${where}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], [`: ${sanitizeOneLine(f.message)}`], ...(options.brief ? [] : [[` (${sanitizeOneLine(hint)})`, c.dim] as Segment])];
     for (const line of wrapSegments(segments, layoutWidth(style))) out += `${line}\n`;
   }
   return out;

@@ -20,13 +20,15 @@ export interface Column {
   priority: number;
   /** Shrinks, with an ellipsis, before any column is dropped. */
   flex?: boolean;
+  /** Where a flexible column comes in the order of shrinking, if not by its priority (a higher number shrinks first). */
+  shrink?: number;
   /** The least a flexible column shrinks to (default: its head, and at least 10). */
   min?: number;
   /** The widest a cell is drawn unless `Style.wide` (cells are cut to it, on a terminal or not). */
   max?: number;
   align?: "left" | "right";
-  /** Which end of a cut cell stays: "end" for paths, whose file name is at the end (default "start"). */
-  keep?: "start" | "end";
+  /** Which end of a cut cell stays: "end" for a folder; "file" for a file's path, whose name then reads from its start (default "start"). */
+  keep?: "start" | "end" | "file";
   /** Colour for a cell's text, applied after it is cut and before it is padded. */
   paint?: (text: string, row: number) => string;
 }
@@ -34,7 +36,7 @@ export interface Column {
 const GAP = 2;
 
 /** A cell cut to `width`: an indented one (a row under another) keeps its indent, whichever end stays. */
-function cutCell(text: string, width: number, keep: "start" | "end" | undefined): string {
+function cutCell(text: string, width: number, keep: Column["keep"]): string {
   if (displayWidth(text) <= width) return text;
   const indent = text.length - text.trimStart().length;
   if (indent === 0 || indent >= width) return cutToWidth(text, width, keep);
@@ -77,7 +79,8 @@ export function fit(columns: readonly Column[], natural: readonly number[], limi
     let over = need - limit;
     shown.forEach((i) => (width[i] = natural[i]!));
     if (over <= 0) return { shown, width };
-    const flexible = shown.filter((i) => columns[i]!.flex).sort(byImportance);
+    const shrinkOrder = (i: number) => columns[i]!.shrink ?? columns[i]!.priority;
+    const flexible = shown.filter((i) => columns[i]!.flex).sort((a, b) => shrinkOrder(b) - shrinkOrder(a) || b - a);
     const floor = (i: number) => Math.min(natural[i]!, columns[i]!.min ?? Math.max(10, displayWidth(columns[i]!.head)));
     const room = flexible.reduce((n, i) => n + natural[i]! - floor(i), 0);
     if (room >= over) {

@@ -101,17 +101,22 @@ export function lineTail(fit: number | undefined, used: number, label: string, g
 }
 
 /** A piece of a line and how it is painted. */
-export type Segment = readonly [text: string, paint?: (s: string) => string];
+export type Segment = readonly [text: string, paint?: (s: string) => string, whole?: "whole"];
 
 /**
  * One line of `segments`, or, with `width`, the same words wrapped to lines that fit it (later
  * lines indented by `indent`; a word longer than a line is broken). Words keep their segment's
- * paint. Segments hold safe one-line text (`sanitize`d).
+ * paint; a segment marked "whole" is one word (a label and its value stay on one line). Segments
+ * hold safe one-line text (`sanitize`d).
  */
 export function wrapSegments(segments: readonly Segment[], width: number | undefined, indent = "    "): string[] {
   if (width === undefined) return [segments.map(([text, paint]) => (paint ? paint(text) : text)).join("")];
   const words: Array<{ text: string; paint?: (s: string) => string; space: boolean }> = [];
-  for (const [text, paint] of segments) {
+  for (const [text, paint, whole] of segments) {
+    if (whole) {
+      if (text) words.push({ text, paint, space: false });
+      continue;
+    }
     text.split(/( )/).forEach((part) => {
       if (part === " ") {
         const last = words[words.length - 1];
@@ -203,11 +208,26 @@ export function displayWidth(text: string): number {
 }
 
 /** `text` cut to at most `columns` display columns between whole graphemes, an ellipsis marking the cut. */
-export function cutToWidth(text: string, columns: number, keep: "start" | "end" = "start"): string {
+export function cutToWidth(text: string, columns: number, keep: "start" | "end" | "file" = "start"): string {
   if (displayWidth(text) <= columns) return text;
   if (columns <= 0) return "";
+  if (keep === "file") return cutPath(text, columns);
   const part = within(text, columns - 1, keep);
   return keep === "start" ? part.trimEnd() + "…" : "…" + part.trimStart();
+}
+
+/**
+ * A path cut to `columns` so that its file name reads from its start (the part `ls` shows of a
+ * session id): the folders go first, from the left ("…/project/2026-…_0f1e2d3c-….jsonl"); a
+ * name too long even alone keeps its start.
+ */
+function cutPath(text: string, columns: number): string {
+  for (let at = text.indexOf("/"); at >= 0; at = text.indexOf("/", at + 1)) {
+    const tail = text.slice(at);
+    if (displayWidth(tail) + 1 <= columns) return "…" + tail;
+  }
+  const name = text.slice(text.lastIndexOf("/") + 1);
+  return cutToWidth(name, columns, "start");
 }
 
 let segmenter: Intl.Segmenter | undefined;

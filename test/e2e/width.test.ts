@@ -45,6 +45,14 @@ const CASES: Array<{ name: string; args: () => string[]; head: string; mustShow:
     mustShow: (c) => (c >= 80 ? ["id", "status", "name / first message", "last activity", "msgs", "size"] : ["id", "status"]),
     all: ["id", "name / first message", "cwd", "created", "last activity", "msgs", "branches", "size", "v", "status"],
   },
+  {
+    // (fixtures/events.jsonl's status, "not a session: pi's --mode json event stream", is cut, not the columns)
+    name: "ls of the fixtures, one of them a long status",
+    args: () => ["ls", fixturesCopy()],
+    head: "id",
+    mustShow: (c) => (c >= 80 ? ["id", "status", "name / first message", "last activity", "msgs", "size"] : ["id", "status"]),
+    all: ["id", "name / first message", "cwd", "created", "last activity", "msgs", "branches", "size", "v", "status"],
+  },
   { name: "check of a directory", args: () => ["check", fixturesCopy()], head: "file", mustShow: () => ["file", "result"], all: ["file", "v", "result", "errors", "warnings", "notes"] },
   { name: "migrate --check of a directory", args: () => ["migrate", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "from", "result", "note"] },
   { name: "repair --check of a directory", args: () => ["repair", fixturesCopy(), "--check"], head: "file", mustShow: () => ["file", "result"], all: ["file", "actions", "dropped", "result", "note"] },
@@ -112,6 +120,55 @@ describe("output that fits the terminal", () => {
       expect(headOf(piped.out, c.head)).toEqual(c.all);
     });
   }
+
+  it("the top-level help at 80 columns: each paragraph of the footer wrapped once, never mid-sentence twice", async () => {
+    // (yargs prints help through console.log)
+    const printed: string[] = [];
+    const log = console.log;
+    console.log = (...args: unknown[]) => printed.push(args.join(" "));
+    try {
+      await run(["--help"], 80);
+    } finally {
+      console.log = log;
+    }
+    const lines = printed.join("\n").split("\n");
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(80);
+    const start = lines.findIndex((l) => l.startsWith("FILE is a path"));
+    const end = lines.indexOf("", start);
+    const paragraph = lines.slice(start, end);
+    expect(paragraph.join(" ")).toBe("FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.");
+    // (a line is only cut short where the next word would not fit)
+    for (let i = 0; i + 1 < paragraph.length; i++) expect(width(paragraph[i]!) + 1 + width(paragraph[i + 1]!.split(" ")[0]!), paragraph[i]).toBeGreaterThan(80);
+  });
+
+  it("a table cuts a file's path from its folders, so that its name reads from the start (the id ls shows)", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "pi-session-width-")), "--home-someone-with-a-long-name-projects-a-project-with-a-long-name--");
+    mkdirSync(dir);
+    const names = ["2026-03-01T10-00-00-000Z_0f1e2d3c-aaaa-4000-8000-000000000001.jsonl", "2026-03-02T10-00-00-000Z_9c8b7a6d-bbbb-4000-8000-000000000002.jsonl"];
+    for (const [k, name] of names.entries()) writeFileSync(join(dir, name), jsonl(header({ id: name.slice(25, -6) }), user(`a000000${k}`, null, "hi")));
+    for (const args of [["check", dir], ["migrate", dir, "--check"]]) {
+      const rows = (await run(args, 80)).out.split("\n").filter((l) => l.includes("_"));
+      expect(rows, args[0]).toHaveLength(2);
+      for (const [k, row] of rows.entries()) expect(row, args[0]).toMatch(new RegExp(`^(…/)?${names[k]!.slice(0, 30)}`));
+    }
+  });
+
+  it("show at 80 columns keeps each label with its value, and names the file once under its findings", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "pi-session-width-")), `--${"a-long-folder-name-".repeat(5)}--`);
+    mkdirSync(dir);
+    const file = join(dir, "2026-03-01T10-00-00-000Z_0f1e2d3c-aaaa-4000-8000-000000000001.jsonl");
+    const big = { ...assistant("a0000002", "a0000001", "ok"), message: { ...assistant("a0000002", "a0000001", "ok").message, usage: { input: 1_560, output: 46_964, cacheRead: 25_101_148, cacheWrite: 981_976, totalTokens: 26_131_648, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 19.87 } } } };
+    writeFileSync(file, jsonl(header(), user("a0000001", null, "hi"), big, "not json", "also not json"));
+    const out = (await run(["show", file], 80)).out;
+    const lines = out.trimEnd().split("\n");
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(80);
+    const tokens = lines.slice(lines.findIndex((l) => l.startsWith("Tokens")), lines.findIndex((l) => l.startsWith("Cost")));
+    expect(tokens.length, tokens.join("\n")).toBeGreaterThan(1);
+    for (const pair of ["input 1,560", "output 46,964", "cache read 25,101,148", "cache write 981,976", "total 26,131,648"]) expect(tokens.some((l) => l.includes(pair)), pair).toBe(true);
+    const findings = lines.slice(lines.findIndex((l) => l.startsWith("Findings")) + 1);
+    expect(findings.filter((l) => /^line \d+: error line-invalid-json/.test(l))).toHaveLength(2);
+    expect(findings.join("").split(file.slice(1, 40)).length - 1, findings.join("\n")).toBe(1);
+  });
 
   /** A session whose branches nest `depth` deep: each user turn has an answer and a retry, the retry goes on. */
   function deepSession(depth: number): string {
