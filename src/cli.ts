@@ -1,9 +1,9 @@
-import yargs, { type Argv } from "yargs";
+import yargs, { type Argv, type Options } from "yargs";
 import { Args } from "./args.js";
 import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandModule, CommandOutcome } from "./command.js";
 import { CliError, describeWriteError, ExitCode } from "./errors.js";
-import { sessionDir } from "./support/inputs/session-files.js";
+import { idFromFileName, listSessionFiles, sessionDir } from "./support/inputs/session-files.js";
 import { OutputClosed, streamSink, writeJsonLines } from "./render/sink.js";
 import { progressFrame } from "./render/progress.js";
 import { makeStyle } from "./render/style.js";
@@ -21,14 +21,39 @@ export interface Io {
   stdin?: AsyncIterable<Buffer | string>;
 }
 
+// (a paragraph is one line: yargs wraps it to the terminal, and a line break of ours would break it twice)
 const EPILOG = `Exit codes:
   0  done, nothing wrong (warnings alone are not a failure)
   1  problems found or work left (check found errors)
   2  usage error, missing or unreadable input, refused write
 
-FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session
-directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
-else ~/.pi/agent/sessions.`;
+FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.
+
+pi-session COMMAND --help shows a command's options and examples.`;
+
+/**
+ * A command's help as a reader copies from it: each example a comment line, then the command
+ * whole on its own line (yargs' two columns wrap a long command into its left one); an option's
+ * choices and default said in its description (yargs' "[boolean] [default: false]" tags are
+ * hidden: they ran into descriptions, and told nothing a flag's name does not).
+ */
+function helpShaped(y: Argv): Argv {
+  const example = y.example.bind(y);
+  const option = y.option.bind(y);
+  const shaped = y as Argv & { example: typeof y.example; option: typeof y.option };
+  shaped.example = ((command: string, description?: string) => {
+    if (description) example(`# ${description}`, "");
+    return example(command, "");
+  }) as typeof y.example;
+  shaped.option = ((key: string, opt?: Options) => {
+    if (typeof key !== "string" || !opt || typeof opt !== "object") return option(key as never, opt as never);
+    const said: string[] = [];
+    if (opt.choices) said.push((opt.choices as readonly unknown[]).join(", "));
+    if (opt.default !== undefined && opt.type !== "boolean" && !(Array.isArray(opt.default) && opt.default.length === 0)) said.push(`default: ${String(opt.default)}`);
+    return option(key, said.length > 0 && typeof opt.describe === "string" ? { ...opt, describe: `${opt.describe} (${said.join("; ")})` } : opt);
+  }) as typeof y.option;
+  return shaped;
+}
 
 interface CommandSpec {
   command: string;
@@ -59,6 +84,19 @@ const fullOption = { type: "boolean", default: false, describe: "with --dry-run 
 
 /** Tables fit a terminal's width; `--wide` draws every column whole (piped output always does). */
 const wideOption = { type: "boolean", default: false, describe: "on a terminal, draw every table column whole instead of fitting the width" } as const;
+
+const COMPLETION_HELP = `pi-session completion
+
+Print a shell completion script (bash/zsh): commands, options, and the ids of the sessions in the session directory.
+
+Examples:
+  # bash, for every new shell
+  pi-session completion >> ~/.bashrc
+  # zsh
+  pi-session completion >> ~/.zshrc
+`;
+
+const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, usage, grep): one JSON value a line, streamed" } as const;
 
 const COMMANDS: CommandSpec[] = [
   {
@@ -230,7 +268,7 @@ const COMMANDS: CommandSpec[] = [
         .option("out", { alias: "o", type: "string", describe: "write to this file (atomically; never over an existing one without --force)" })
         .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
         .example("$0 export session.jsonl > branch.md", "the current branch as Markdown")
-        .example("$0 export session.jsonl --leaf 5e6f --format html -o branch.html --redact", "another branch as a web page, keys masked")
+        .example("$0 export session.jsonl --leaf 5e6f -f html -o branch.html --redact", "another branch as a web page, keys masked")
         .example("$0 export session.jsonl --view context --format json", "pi's context for the leaf, as JSON"),
     load: () => import("./commands/export.js"),
   },
@@ -337,6 +375,25 @@ function normalise(argv: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/**
+ * What the shell completes: yargs' commands and options without the one-letter aliases it also
+ * offers as `--o`, and, where a command takes sessions, the ids of those in the session directory.
+ */
+function completionsFor(current: string, argv: Record<string, unknown>, defaults: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const options = defaults.filter((c) => !/^--[^-:]([:]|$)/.test(c));
+  const command = (argv._ as unknown[] | undefined)?.[0];
+  if (typeof command !== "string" || command === "ls" || command === "completion" || current.startsWith("-")) return options;
+  let ids: string[] = [];
+  try {
+    ids = listSessionFiles(sessionDir(argv.sessionDir as string | undefined, env))
+      .map(idFromFileName)
+      .filter((id): id is string => id !== undefined && id.startsWith(current));
+  } catch {
+    // no session directory: nothing to offer
+  }
+  return [...options, ...[...new Set(ids)].sort().slice(0, 500)];
+}
+
 const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];
 
 /** How many single-character edits turn `a` into `b` (for "did you mean"). */
@@ -395,14 +452,16 @@ function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext)
     .scriptName("pi-session")
     .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
     .option("json", { type: "boolean", default: false, describe: "print one JSON document on stdout" })
-    .option("jsonl", { type: "boolean", default: false, describe: "list-shaped commands (ls, check, path, tree, context, usage, grep): one JSON value a line, streamed" })
+    .option("jsonl", JSONL_OPTION)
     .option("color", { type: "boolean", describe: "colour output (default: on a TTY; honours NO_COLOR, FORCE_COLOR)" })
     .option("session-dir", { type: "string", describe: "session directory for ids, ls, usage and grep" })
     .option("debug", { type: "boolean", default: false, describe: "print stack traces for unexpected errors" })
     .epilog(EPILOG)
     .strict()
     .demandCommand(1, "give a command")
-    .completion("completion", "Print a shell completion script (bash/zsh)")
+    .completion("completion", "Print a shell completion script (bash/zsh)", (current: string, argv: Record<string, unknown>, fallback: (done: (err: unknown, completions: string[] | undefined) => void) => void, done: (completions: string[]) => void) => {
+      fallback((_error, completions) => done(completionsFor(current, argv, completions ?? [], io.env)));
+    })
     .help()
     .alias("h", "help")
     .version(BUILD.version)
@@ -415,8 +474,14 @@ function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext)
       throw new CliError(usageMessage(msg, argv));
     });
   skipHelpCaching(parser);
+  // (not in yargs' types; see `helpShaped`)
+  (parser as unknown as { usageConfiguration(config: Record<string, boolean>): unknown }).usageConfiguration({ "hide-types": true });
   for (const spec of COMMANDS) {
-    parser = parser.command(spec.command, spec.describe, spec.builder, async (argv) => {
+    // (--version is the program's, and --jsonl is for list-shaped commands: each said only where it applies)
+    parser = parser.command(spec.command, spec.describe, (y) => {
+      const built = spec.builder(helpShaped(y.version(false)));
+      return spec.jsonl ? built : built.option("jsonl", { ...JSONL_OPTION, hidden: true });
+    }, async (argv) => {
       checkOutputOptions(spec, argv);
       const ctx = makeContext(argv, io);
       const command = await spec.load();
@@ -503,6 +568,11 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   const debug = optionArgs(argv).includes("--debug");
   try {
     checkGithubFormat(optionArgs(argv));
+    // (yargs' completion command prints its script for --help too)
+    if (argv[0] === "completion" && optionArgs(argv).some((a) => a === "--help" || a === "-h")) {
+      io.stdout.write(COMPLETION_HELP);
+      return ExitCode.Ok;
+    }
     let outcome: CommandOutcome | undefined;
     let json = false;
     let jsonl = false;

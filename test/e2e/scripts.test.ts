@@ -390,3 +390,40 @@ describe("--out DIR is a store as the inputs were", () => {
     expect(readFileSync(join(root, "S.jsonl"))).toEqual(readFileSync(fixture("linear.jsonl")));
   });
 });
+
+describe("--help reads as a reader copies from it", () => {
+  it("no type tags run into descriptions; --jsonl and --version only where they apply; examples whole, each under its comment", async () => {
+    const check = (await cli(["check", "--help"])).stdout;
+    const show = (await cli(["show", "--help"])).stdout;
+    for (const text of [check, show]) {
+      expect(text).not.toMatch(/\[boolean\]|\[array\]|\[required\]|\[default: \[\]\]|\(default: \)/);
+      expect(text).not.toContain("--version");
+      const lines = text.split("\n");
+      const examples = lines.slice(lines.indexOf("Examples:") + 1).filter(Boolean);
+      expect(examples.length).toBeGreaterThan(1);
+      for (const [i, line] of examples.entries()) expect(line).toMatch(i % 2 === 0 ? /^ {2}# \S/ : /^ {2}pi-session (check|show) \S/);
+    }
+    expect(check).toContain("--jsonl");
+    expect(show).not.toContain("--jsonl");
+    expect(check).toMatch(/--format +text, or github: .*\(text, github; default: text\)/s);
+    expect((await cli(["--version"])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("completion --help is help, not the script; completion offers the session directory's ids", async () => {
+    const help = await cli(["completion", "--help"]);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toMatch(/^pi-session completion\n/);
+    expect(help.stdout).not.toContain("###-begin");
+    const dir = join(work, "completion-sessions", "--home-ada-p--");
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(fixture("linear.jsonl"), join(dir, "2026-03-01T10-00-00-000Z_0f1e2d3c-aaaa-4000-8000-000000000001.jsonl"));
+    copyFileSync(fixture("linear.jsonl"), join(dir, "2026-03-02T10-00-00-000Z_9c8b7a6d-bbbb-4000-8000-000000000002.jsonl"));
+    const env = { PI_CODING_AGENT_SESSION_DIR: join(work, "completion-sessions") };
+    const all = (await cli(["--get-yargs-completions", "show", ""], { env })).stdout.split("\n");
+    expect(all).toEqual(expect.arrayContaining(["0f1e2d3c-aaaa-4000-8000-000000000001", "9c8b7a6d-bbbb-4000-8000-000000000002", "--json"]));
+    expect((await cli(["--get-yargs-completions", "show", "9c"], { env })).stdout).toBe("9c8b7a6d-bbbb-4000-8000-000000000002\n");
+    const repair = (await cli(["--get-yargs-completions", "repair", ""], { env })).stdout.split("\n");
+    expect(repair).toContain("--out");
+    expect(repair.filter((c) => /^--.$/.test(c))).toEqual([]);
+  });
+});
