@@ -8,6 +8,8 @@ import { cutToWidth, displayWidth, hardWrap, preview } from "../render/width.js"
 import { sanitize, sanitizeOneLine } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
+import { editDiff, toolCall } from "../render/export/tools.js";
+import type { ToolCall } from "../render/export/blocks.js";
 
 export interface ContextOptions {
   file: string;
@@ -117,7 +119,7 @@ function blockLines(content: AgentMessage["content"], style: Style, maxLines: nu
         out.push(...textLines(`[thinking] ${String(b.thinking ?? "")}`, style, 6, (s) => c.dim(c.italic(s))));
         break;
       case "toolCall":
-        out.push(...textLines(`→ ${String(b.name)} ${preview(JSON.stringify(b.arguments ?? {}), 300)}`, style, 1, c.yellow));
+        out.push(...toolCallLines(toolCall(String(b.id ?? ""), String(b.name), b.arguments, (v) => (typeof v === "string" ? v : String(v))), style));
         break;
       case "image":
         out.push(c.dim(`[image ${sanitize(String(b.mimeType ?? "?"))}, ${formatBytes(imageBytes(b))}]`));
@@ -127,6 +129,51 @@ function blockLines(content: AgentMessage["content"], style: Style, maxLines: nu
     }
   }
   return out;
+}
+
+/** How many lines of a written file, an edit's diff or a command `context` shows under a call (then how many more). */
+const TOOL_CALL_LINES = 8;
+
+/**
+ * A tool call as `export` shows it (`toolCall`: the same view, cut for a terminal): pi's own
+ * tools by what they did (a command, a file written, an edit's diff, a search), any other as its
+ * JSON; arguments the view leaves out follow it as JSON.
+ */
+function toolCallLines(call: ToolCall, style: Style): string[] {
+  const { c } = style;
+  const head = (text: string) => textLines(`→ ${call.name} ${text}`, style, 1, c.yellow);
+  const body = (text: string, paint?: Paint) => textLines(text, style, TOOL_CALL_LINES, paint).map((l) => `  ${l}`);
+  const s = call.shown;
+  let out: string[];
+  switch (s.kind) {
+    case "bash":
+      out = [...head(`$ ${s.command.split("\n")[0]}${s.timeout !== undefined ? `  (timeout ${s.timeout}s)` : ""}`), ...(s.command.includes("\n") ? body(s.command.split("\n").slice(1).join("\n")) : [])];
+      break;
+    case "read": {
+      const range = s.offset !== undefined || s.limit !== undefined ? ` (from line ${s.offset ?? 1}${s.limit !== undefined ? `, ${plural(s.limit, "line")}` : ""})` : "";
+      out = head(`${s.path}${range}`);
+      break;
+    }
+    case "write":
+      out = [...head(`${s.path} (${plural(s.content.split("\n").length, "line")})`), ...body(s.content, c.dim)];
+      break;
+    case "edit":
+      out = [...head(`${s.path} (${plural(s.pairs.length, "edit")})`), ...body(s.pairs.map((p) => editDiff(s.path, p.oldText, p.newText)).join("\n"), (l) => (l.startsWith("+") ? c.green(l) : l.startsWith("-") ? c.red(l) : c.dim(l)))];
+      break;
+    case "search":
+      out = head(s.line.map((group) => group.map(([text]) => text).join(" ")).join(" · "));
+      break;
+    case "json":
+      out = head(preview(compact(s.args), 300));
+      break;
+  }
+  if (call.rest) out.push(...textLines(`  + ${preview(compact(call.rest), 200)}`, style, 1, c.dim));
+  return out;
+}
+
+/** The view's JSON (indented, for a page) on one line, for a terminal. */
+function compact(json: string): string {
+  return JSON.stringify(JSON.parse(json));
 }
 
 /** A message's heading, a rule as wide as the terminal (at most 80 columns). */

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
 import { CORPUS, corpusFiles, fixture, fixtureFiles, FIXTURES } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
+import { assistant, header, jsonl, user } from "../helpers/builders.js";
 
 describe("help", () => {
   it("lists every command and the exit codes", async () => {
@@ -216,7 +217,27 @@ describe("context", () => {
     expect(r.stdout).toMatch(/^model anthropic\/claude-sonnet-4-5 · thinking medium\n/);
     expect(r.stdout).toMatch(/── user ─+\nList the files in src\/ please\./);
     expect(r.stdout).toContain("[thinking] The user wants a listing.");
-    expect(r.stdout).toContain('→ bash {"command":"ls src"}');
+    expect(r.stdout).toContain("→ bash $ ls src\n");
+  });
+
+  it("shows a tool call as export does: a write's path before its content, an edit as its diff, a search by its terms, another tool as JSON", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "pi-session-context-tools-")), "tools.jsonl");
+    const html = `<!DOCTYPE html>\n<html>\n${"<p>line</p>\n".repeat(40)}</html>`;
+    const calls = [
+      { type: "toolCall", id: "c1", name: "write", arguments: { content: html, path: "site/index.html" } },
+      { type: "toolCall", id: "c2", name: "edit", arguments: { path: "app.js", edits: [{ oldText: "let a = 1;", newText: "let a = 2;" }] } },
+      { type: "toolCall", id: "c3", name: "grep", arguments: { pattern: "TODO", path: "src", ignoreCase: true } },
+      { type: "toolCall", id: "c4", name: "deploy", arguments: { target: "prod" } },
+    ];
+    const a = { ...assistant("a0000002", "u0000001", ""), message: { ...assistant("a0000002", "u0000001", "").message, content: calls, stopReason: "toolUse" } };
+    writeFileSync(file, jsonl(header(), user("u0000001", null, "go"), a));
+    const r = await cli(["context", file]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("→ write site/index.html (43 lines)\n  <!DOCTYPE html>\n  <html>\n");
+    expect(r.stdout).toMatch(/  … \d+ more lines\n/);
+    expect(r.stdout).toContain("→ edit app.js (1 edit)\n  @@ -1,1 +1,1 @@\n  -let a = 1;\n  +let a = 2;\n");
+    expect(r.stdout).toContain("→ grep TODO in src · ignoring case\n");
+    expect(r.stdout).toContain('→ deploy {"target":"prod"}');
   });
 
   it("--llm shows provider-facing messages", async () => {
