@@ -54,6 +54,21 @@ function branchStats(b: Branch): StatsCollector {
   return stats;
 }
 
+const TITLE_LENGTH = 100;
+
+/**
+ * A first message cut to a title: at most `max` characters (whole ones: an emoji or a letter
+ * and its marks is never split), at the last space within them where there is one in its second
+ * half (text without spaces, Chinese say, is cut where it reaches `max`), and an ellipsis.
+ */
+function titleCut(text: string, max: number): string {
+  const chars = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].map((s) => s.segment);
+  if (chars.length <= max) return text;
+  const head = chars.slice(0, max).join("");
+  const space = head.lastIndexOf(" ");
+  return `${(space > head.length / 2 ? head.slice(0, space) : head).trimEnd()}…`;
+}
+
 /** The title: the session's name, else the first user message of the branch. */
 function titleOf(b: Branch): string {
   if (b.name) return b.name;
@@ -62,7 +77,7 @@ function titleOf(b: Branch): string {
     return k.type === "message" && k.role === "user";
   });
   const text = first === undefined ? "" : messageText(b.session.entry(first).message as AgentMessage);
-  return text ? text.split("\n")[0]!.slice(0, 100) : `Session ${String(b.session.header!.id)}`;
+  return text ? titleCut(text.split("\n")[0]!, TITLE_LENGTH) : `Session ${String(b.session.header!.id)}`;
 }
 
 function headerMeta(b: Branch, options: ExportOptions, clean: (s: unknown) => string): ExportMeta {

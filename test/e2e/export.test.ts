@@ -471,3 +471,51 @@ describe("export -o", () => {
     expect(readFileSync(out, "utf8")).toMatch(/^# Pick a name/);
   });
 });
+
+describe("what an export says of a session in another script, an empty result, a long title, a task list", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pi-session-export-details-"));
+  const h = { type: "session", version: 3, id: "e", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" };
+  const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const session = (first: string, answer: string, result: string) => {
+    const file = join(dir, `${Math.random().toString(36).slice(2)}.jsonl`);
+    const lines = [
+      h,
+      { type: "message", id: "u1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text: first }], timestamp: 1 } },
+      { type: "message", id: "a1", parentId: "u1", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: answer }, { type: "toolCall", id: "c1", name: "bash", arguments: { command: "true" } }], stopReason: "toolUse", api: "x", provider: "p", model: "m", usage, timestamp: 2 } },
+      { type: "message", id: "r1", parentId: "a1", timestamp: "2026-01-01T00:00:03.000Z", message: { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: result }], isError: false, timestamp: 3 } },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    return file;
+  };
+  const arabic = "مرحبا، هل يمكنك مساعدتي في كتابة برنامج صغير يقرأ ملفات الجلسات ويعرض ملخصا لكل واحدة منها بالتفصيل الممل رجاء";
+
+  it("HTML: the title and the session's text take their direction from themselves, and say their language is not known", async () => {
+    const html = (await cli(["export", session(arabic, "تمام", "done"), "--format", "html"])).stdout;
+    expect(html).toMatch(/<h1 dir="auto" lang="">مرحبا/);
+    expect(html).toMatch(/<div class="md" lang=""><p dir="auto">تمام<\/p>/);
+  });
+
+  it("a title is cut at a word, with an ellipsis; text without spaces at the limit", async () => {
+    const md = (await cli(["export", session(arabic, "ok", "done")])).stdout;
+    const title = md.split("\n")[0]!;
+    expect(title).toBe(`# ${arabic.slice(0, 100).slice(0, arabic.slice(0, 100).lastIndexOf(" "))}…`);
+    const chinese = "请".repeat(150);
+    expect((await cli(["export", session(chinese, "ok", "done")])).stdout.split("\n")[0]).toBe(`# ${"请".repeat(100)}…`);
+    // a short first message is the title as it is
+    expect((await cli(["export", session("fix the build", "ok", "done")])).stdout.split("\n")[0]).toBe("# fix the build");
+  });
+
+  it("an empty result is said to be empty, not one line", async () => {
+    for (const format of ["md", "html"]) {
+      const out = (await cli(["export", session("go", "ok", ""), "--format", format])).stdout;
+      expect(out, format).toContain("Output (empty)");
+      expect(out, format).not.toMatch(/Output \(\d+ lines?\)/);
+    }
+  });
+
+  it("a task list keeps its boxes as written", async () => {
+    const md = (await cli(["export", session("plan", "- [ ] write the test\n- [x] read the code", "done")])).stdout;
+    expect(md).toContain("- [ ] write the test\n- [x] read the code");
+    expect(visibleText(commonmark(md))).toContain("[ ] write the test");
+  });
+});

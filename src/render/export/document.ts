@@ -160,7 +160,8 @@ function mdOutput(out: Pieces, r: { text: string; images: Array<Extract<Part, { 
 /** `Output (12 lines)`, `Error output (1 line, exit code 2)`, with what the result entry says of itself. */
 function outputSummary(r: { text: string; isError: boolean }, what = "Output", result?: ToolResult): string {
   const lines = lineCount(r.text);
-  const facts = [`${lines} line${lines === 1 ? "" : "s"}`];
+  // (a result with no text, or only blank lines, is said to be empty: "1 line" of nothing misleads)
+  const facts = [r.text.trim() === "" ? "empty" : `${lines} line${lines === 1 ? "" : "s"}`];
   if (result?.exitCode !== undefined) facts.push(`exit code ${result.exitCode}`);
   let summary = `${r.isError ? `Error ${what.toLowerCase()}` : what} (${facts.join(", ")})`;
   if (result?.id) summary += ` · ${result.id}`;
@@ -339,13 +340,13 @@ export function htmlHeader(meta: ExportMeta, literal = false): string {
 </head>
 <body>
 <main>
-<h1>${title}</h1>
+<h1 dir="auto" lang="">${title}</h1>
 <dl>${meta.rows.map(([k, v, isCode]) => `<dt>${escapeHtml(k)}</dt><dd>${isCode ? `<code>${escapeHtml(v)}</code>` : escapeHtml(v)}</dd>`).join("")}</dl>
 `;
 }
 
 export function htmlTotals(meta: ExportMeta): string {
-  return `<footer><h2>${escapeHtml(meta.title)}</h2><dl>${meta.rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl></footer>\n`;
+  return `<footer><h2 dir="auto">${escapeHtml(meta.title)}</h2><dl>${meta.rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl></footer>\n`;
 }
 
 export const HTML_FOOTER = `</main>
@@ -356,7 +357,7 @@ export const HTML_FOOTER = `</main>
 function htmlPart(p: Part, style: ExportStyle): string {
   switch (p.kind) {
     case "text":
-      return p.markdown && !style.literal ? `<div class="md">${markdownHtml(p.text)}</div>` : `<div class="text">${escapeHtml(p.text)}</div>`;
+      return p.markdown && !style.literal ? `<div class="md" lang="">${markdownHtml(p.text)}</div>` : `<div class="text" dir="auto" lang="">${escapeHtml(p.text)}</div>`;
     case "thinking":
       if (style.thinking === "omit") return "";
       return style.thinking === "full" ? `<div class="thinking"><strong>Thinking</strong><pre>${escapeHtml(p.text)}</pre></div>` : `<details class="thinking"><summary>Thinking</summary><pre>${escapeHtml(p.text)}</pre></details>`;
@@ -444,7 +445,7 @@ function htmlHeading(b: { title: string; meta: string[]; id?: string; label?: st
 export function htmlBlock(b: Block, style: ExportStyle): string {
   if (b.kind === "note") return `<p class="note">${escapeHtml(b.text)}</p>\n`;
   if (b.kind === "summary") {
-    const text = style.literal ? `<div class="text">${escapeHtml(b.text)}</div>` : `<div class="md">${markdownHtml(b.text)}</div>`;
+    const text = style.literal ? `<div class="text" dir="auto" lang="">${escapeHtml(b.text)}</div>` : `<div class="md" lang="">${markdownHtml(b.text)}</div>`;
     return `<section class="summary">${htmlHeading(b)}${text}</section>\n`;
   }
   const m = b as MessageBlock;

@@ -90,6 +90,8 @@ function escapeText(text: string, atLineStart: boolean, inHeading: boolean, inLi
   let out = !HAS_SPECIAL.test(text) ? text : text.replace(INLINE_SPECIAL, (c: string, at: number) => {
     if (c === "_" && at > 0 && WORD.test(text[at - 1]!) && WORD.test(text[at + 1] ?? "")) return c;
     if (c === "[" && !inLink && !(at === 0 && atLineStart)) return c;
+    // (a task list's box, `[ ]` or `[x]`, begins no reference definition: its `]` is followed by a space)
+    if (c === "[" && !inLink && TASK_BOX.test(text.slice(at, at + 4))) return c;
     if (c === "]" && !inLink) {
       const after = at + 1 < text.length ? text[at + 1] : next;
       if (after !== "(" && after !== ":") return c;
@@ -444,6 +446,7 @@ function startsBlock(text: string, at: number): boolean {
   const d = text.charCodeAt(k);
   return k - at <= 9 && (d === 46 || d === 41); // 1. 1)
 }
+const TASK_BOX = /^\[[ xX]\]( |$)/;
 const LINK_BRACKET = /\](?:[(:]|$)/m;
 const EMPHASIS_UNDERSCORE = /(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/;
 
