@@ -96,6 +96,9 @@ Examples:
   pi-session completion >> ~/.zshrc
 `;
 
+/** Which stores a store-wide command reads by default (README, "OpenClaw's stores"). */
+const storeOption = { choices: ["pi", "openclaw", "all"] as const, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
+
 const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, usage, grep): one JSON value a line, streamed" } as const;
 
 const COMMANDS: CommandSpec[] = [
@@ -104,8 +107,13 @@ const COMMANDS: CommandSpec[] = [
     describe: "List sessions with their status",
     builder: (y) =>
       y
-        .positional("dir", { type: "string", describe: "directory to list (default: the session directory, all projects)" })
+        .positional("dir", { type: "string", describe: "directory to list: pi's session directory or an OpenClaw root (or a folder in one); default: pi's and every OpenClaw root found" })
+        .option("store", storeOption)
         .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+        .option("agent", { type: "string", describe: "only an OpenClaw agent's sessions" })
+        .option("kind", { type: "string", describe: "only OpenClaw sessions of this kind (main, cron, direct, group, subagent, …)" })
+        .option("older-than", { type: "string", describe: "only sessions whose last activity is older than this (7d, 4w, 3m, or a date)" })
+        .option("larger-than", { type: "string", describe: "only files larger than this (64K, 10M)" })
         .option("sort", { choices: ["modified", "created", "size", "messages", "name"] as const, default: "modified", describe: "sort key (newest / largest first)" })
         .option("limit", { type: "string", coerce: count("limit"), describe: "show at most N sessions" })
         .option("cache", { type: "boolean", default: true, describe: "use the index cache in $XDG_CACHE_HOME/pi-session (--no-cache: neither read nor write it)" })
@@ -113,7 +121,8 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 ls", "every session in ~/.pi/agent/sessions")
         .example("$0 ls --cwd ~/code/app --limit 5", "the five latest sessions of one project")
         .example("$0 ls fixtures --json | jq '.sessions[].status'", "statuses as JSON")
-        .example("$0 ls --jsonl | jq -c 'select(.status != \"ok\")'", "a session a line"),
+        .example("$0 ls --jsonl | jq -c 'select(.status != \"ok\")'", "a session a line")
+        .example("$0 ls --store openclaw --kind cron --older-than 30d", "OpenClaw's cron runs not touched for a month"),
     load: () => import("./commands/ls.js"),
     jsonl: true,
   },
@@ -277,8 +286,9 @@ const COMMANDS: CommandSpec[] = [
     describe: "Tokens and cost over a store of sessions, as pi counts them, each shared entry once",
     builder: (y) =>
       y
-        .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: the session directory, every project)" })
-        .option("by", { choices: ["day", "week", "month", "session", "project", "model"] as const, default: "day", describe: "one row per day, ISO week, month, session, project (cwd) or model" })
+        .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
+        .option("store", storeOption)
+        .option("by", { choices: ["day", "week", "month", "session", "project", "model", "agent", "key", "job", "channel", "kind"] as const, default: "day", describe: "one row per day, ISO week, month, session, project (cwd) or model; for OpenClaw's transcripts, per agent, session key, cron job, channel or kind" })
         .option("since", { type: "string", describe: "from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
         .option("until", { type: "string", describe: "up to and including this day (same forms)" })
         .option("timezone", { alias: "z", type: "string", describe: "IANA time zone for days, weeks and months (default: the machine's)" })
@@ -301,7 +311,8 @@ const COMMANDS: CommandSpec[] = [
       y
         .positional("pattern", { type: "string", describe: "a JavaScript regular expression (-F: a fixed string), matched against each entry's decoded text; one that starts with - goes after -e, or after --" })
         .option("regexp", { alias: "e", type: "string", describe: "PATTERN, given as an option (for one that starts with -); then every positional is an input" })
-        .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: the session directory, every project)" })
+        .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
+        .option("store", storeOption)
         .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "PATTERN is a fixed string" })
         .option("ignore-case", { alias: "i", type: "boolean", default: false, describe: "letters match either case" })
         .option("word-regexp", { alias: "w", type: "boolean", default: false, describe: "whole words only" })

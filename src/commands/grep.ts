@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
+import { STORE_CHOICES, type StoreChoice } from "../support/inputs/openclaw.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { compilePattern, PatternError } from "../format/grep/pattern.js";
@@ -18,6 +19,8 @@ import { overFiles } from "../support/workers/pool.js";
 export interface GrepOptions {
   pattern: string;
   inputs: string[];
+  /** With no inputs: which stores (pi's session directory, OpenClaw's roots). */
+  store?: StoreChoice;
   fixed?: boolean;
   ignoreCase?: boolean;
   word?: boolean;
@@ -57,6 +60,7 @@ export function options(args: Args): GrepOptions {
   return {
     pattern,
     inputs: regexp !== undefined && first !== undefined ? [first, ...args.strings("inputs")] : args.strings("inputs"),
+    store: args.choice("store", STORE_CHOICES, "all"),
     fixed: args.flag("fixed-strings"),
     ignoreCase: args.flag("ignore-case"),
     word: args.flag("word-regexp"),
@@ -115,7 +119,7 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
   }
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
-  const { files, named, empty } = storeInputs(options.inputs, ctx.sessionDir);
+  const { files, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store);
   const settings: GrepSettings = {
     pattern: options.pattern,
     options: { fixed: options.fixed, ignoreCase: options.ignoreCase, word: options.word },

@@ -4,7 +4,8 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { listSessionFiles } from "../support/inputs/session-files.js";
+import { emptyDirectoryNote, listSessionFiles } from "../support/inputs/session-files.js";
+import { noStoreMessage, STORE_CHOICES, storeRoots, transcriptFacts, type StoreChoice } from "../support/inputs/openclaw.js";
 import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
 import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
 import type { SessionRow } from "../support/ls/rows.js";
@@ -20,7 +21,15 @@ export type SortKey = (typeof SORT_KEYS)[number];
 
 export interface LsOptions {
   dir?: string;
+  /** With no `dir`: which stores (pi's session directory, OpenClaw's roots). */
+  store?: StoreChoice;
   cwd?: string;
+  agent?: string;
+  kind?: string;
+  /** Only sessions last active before this (epoch ms). */
+  olderThan?: number;
+  /** Only files larger than this many bytes. */
+  largerThan?: number;
   sort?: SortKey;
   limit?: number;
   /** Neither read nor write the index cache. */
@@ -28,6 +37,7 @@ export interface LsOptions {
 }
 
 export interface LsResult {
+  /** The directories listed, `; `-joined (one, or the stores found). */
   dir: string;
   sessions: SessionRow[];
   /** How many sessions matched before `--limit`. */
@@ -52,9 +62,21 @@ const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
 };
 
 export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
-  const dir = options.dir ? resolve(options.dir) : ctx.sessionDir;
-  if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
-  const files = listSessionFiles(dir);
+  let dirs: string[];
+  if (options.dir) {
+    const dir = resolve(options.dir);
+    if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
+    dirs = [dir];
+  } else {
+    dirs = storeRoots(ctx.sessionDir, ctx.env, options.store ?? "all");
+    if (dirs.length === 0) throw new CliError(noStoreMessage(ctx.sessionDir, options.store ?? "all"));
+  }
+  const dir = dirs.join("; ");
+  const files = [...new Set(dirs.flatMap((d) => listSessionFiles(d)))];
+  if (files.length === 0 && options.dir) {
+    const note = emptyDirectoryNote(dirs[0]!);
+    if (note.includes("SQLite")) ctx.warn(sanitize(note));
+  }
   const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
   // Per file: its default sort key, and its row (described now) or its slot in the cache (a row
   // parsed only if shown or needed to filter and sort). Columns, not an object per file: a warm run
@@ -84,7 +106,9 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
     if (stamp && row.status !== "unreadable") cache?.set(path, stamp, row);
   });
   ctx.progress(files.length, files.length);
-  const rowOf = (i: number): SessionRow => (rows[i] ??= cache!.row(slots[i]!, files[i]!));
+  // (what a file is to its store is read beside the cache: sessions.json changes without the file)
+  const facts: Array<SessionRow | undefined> = new Array(files.length);
+  const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!))));
   let result: LsResult;
   try {
     result = select({ files, modified, rowOf }, options, dir);
@@ -110,11 +134,15 @@ interface Listing {
 /** Filtering, sorting and the limit; only the rows these need are read from the cache. */
 function select({ files, modified, rowOf }: Listing, options: LsOptions, dir: string): LsResult {
   const wanted = options.cwd !== undefined ? resolve(options.cwd) : undefined;
+  const older = options.olderThan !== undefined ? new Date(options.olderThan).toISOString() : undefined;
+  const keep: Array<(r: SessionRow) => boolean> = [];
+  if (wanted !== undefined) keep.push((r) => r.cwd !== null && resolve(r.cwd) === wanted);
+  if (options.agent !== undefined) keep.push((r) => r.agent === options.agent);
+  if (options.kind !== undefined) keep.push((r) => r.kind === options.kind);
+  if (older !== undefined) keep.push((r) => r.modified !== null && r.modified < older);
+  if (options.largerThan !== undefined) keep.push((r) => r.size > options.largerThan!);
   const all = Array.from(files, (_, i) => i);
-  const matching = wanted === undefined ? all : all.filter((i) => {
-    const cwd = rowOf(i).cwd;
-    return cwd !== null && resolve(cwd) === wanted;
-  });
+  const matching = keep.length === 0 ? all : all.filter((i) => keep.every((k) => k(rowOf(i))));
   const key = options.sort ?? "modified";
   const byRow = SORTERS[key];
   const order = key === "modified" ? (a: number, b: number) => byModified(modified[a]!, modified[b]!) || byCodeUnit(files[a]!, files[b]!) : (a: number, b: number) => byRow(rowOf(a), rowOf(b)) || byCodeUnit(files[a]!, files[b]!);
@@ -163,6 +191,16 @@ export function lsColumns(style: Style): Column[] {
   ];
 }
 
+const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 5, flex: true, min: 12, max: 30 };
+
+/** `main · cron`, `main · direct feishu (reset)`, `main · copy`: what an OpenClaw transcript is; "-" for pi's. */
+function openclawCell(r: SessionRow): string {
+  if (r.store !== "openclaw") return "-";
+  const what = [r.kind, r.channel].filter(Boolean).join(" ");
+  const mark = r.archived ? `(${r.archived})` : r.copyOf ? "(copy)" : "";
+  return preview([r.agent ?? "?", what ? `· ${what}` : "", mark].filter(Boolean).join(" "), 100);
+}
+
 export function renderLs(result: LsResult, style: Style): string {
   const { c } = style;
   if (result.sessions.length === 0) {
@@ -171,7 +209,7 @@ export function renderLs(result: LsResult, style: Style): string {
   }
   const rows = result.sessions.map((r) => [
     preview(r.id ?? "-", 200),
-    r.title ? preview(r.title, 200) : "-",
+    r.label ? preview(r.label, 200) : r.title ? preview(r.title, 200) : "-",
     r.cwd ? preview(r.cwd, 200) : "-",
     formatTime(r.created ?? undefined),
     formatTime(r.modified ?? undefined),
@@ -181,13 +219,32 @@ export function renderLs(result: LsResult, style: Style): string {
     r.version === null ? "-" : String(r.version),
     r.status,
   ]);
-  const table = renderTable(lsColumns(style), rows, style).trimEnd();
+  // (OpenClaw's transcripts: a column for the agent and the kind, and whether it is an archive or a copy)
+  const claw = result.sessions.some((r) => r.store === "openclaw");
+  const columns = lsColumns(style);
+  const table = renderTable(claw ? [...columns.slice(0, 2), OPENCLAW_COLUMN, ...columns.slice(2)] : columns, claw ? rows.map((row, i) => [...row.slice(0, 2), openclawCell(result.sessions[i]!), ...row.slice(2)]) : rows, style).trimEnd();
   const more = result.total > result.sessions.length ? c.dim(`\n(${result.total - result.sessions.length} more; raise --limit)`) : "";
   return `${table}${more}\n`;
 }
 
 export function options(args: Args): LsOptions {
-  return { dir: args.optionalString("dir"), cwd: args.optionalString("cwd"), sort: args.choice("sort", SORT_KEYS, "modified"), limit: args.number("limit"), noCache: args.raw("cache") === false };
+  return {
+    dir: args.optionalString("dir"),
+    store: args.choice("store", STORE_CHOICES, "all"),
+    cwd: args.optionalString("cwd"),
+    agent: args.optionalString("agent"),
+    kind: args.optionalString("kind"),
+    olderThan: args.before("olderThan", "older-than", Date.now()),
+    largerThan: args.bytes("largerThan", "larger-than"),
+    sort: args.choice("sort", SORT_KEYS, "modified"),
+    limit: args.number("limit"),
+    noCache: args.raw("cache") === false,
+  };
+}
+
+/** A row with what its file is to its store (`transcriptFacts`, given the title it has read). */
+function withStoreFacts(row: SessionRow): SessionRow {
+  return { ...row, ...transcriptFacts(row.path, row.title) };
 }
 
 export async function run(options: LsOptions, ctx: CommandContext): Promise<CommandOutcome> {

@@ -1,6 +1,6 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { CliError, ExitCode } from "../errors.js";
+import { ExitCode } from "../errors.js";
 import { DEFAULT_MIN_SIZE, formatBytes, planSlim, Session, SLIM_KINDS, stampOf, writeSlim, type SlimKind, type SlimResult } from "../format/index.js";
 import { openSource } from "../support/inputs/input.js";
 import { annotation } from "../render/github.js";
@@ -14,7 +14,7 @@ export interface SlimOptions extends WriterOptions {
 }
 
 export function options(args: Args): SlimOptions {
-  return { ...writerOptions(args), minSize: parseMinSize(args.raw("minSize")) };
+  return { ...writerOptions(args), minSize: args.bytes("minSize", "min-size") ?? DEFAULT_MIN_SIZE };
 }
 
 export type SlimStatus = "slimmed" | "clean" | "would-slim" | "needs-slim" | "refused" | "aborted" | "unreadable";
@@ -136,13 +136,6 @@ export function renderSlim(result: SlimReport, style: Style): string {
 }
 
 /** `--min-size`: a whole number of bytes, at least 1 (`1K`, `2M` read as KB and MB). */
-export function parseMinSize(value: unknown): number {
-  if (value === undefined) return DEFAULT_MIN_SIZE;
-  const m = /^(\d+)([kKmM]?)[bB]?$/.exec(String(value).trim());
-  const n = m ? Number(m[1]) * (m[2] === "" ? 1 : /k/i.test(m[2]!) ? 1024 : 1024 * 1024) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`--min-size ${String(value)}: give a size in bytes (e.g. 1024, 4K, 1M)`);
-  return n;
-}
 
 export async function run(options: SlimOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await slim(options, ctx);

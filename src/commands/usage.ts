@@ -1,10 +1,12 @@
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
+import { STORE_CHOICES, type StoreChoice } from "../support/inputs/openclaw.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { dayKey, type Calendar } from "../format/usage/calendar.js";
 import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
-import { usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
+import { FACET_GROUPS, usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
+import { transcriptFacts } from "../support/inputs/openclaw.js";
 import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -21,6 +23,8 @@ import { overFiles } from "../support/workers/pool.js";
 export interface UsageOptions {
   /** Files and directories (default: the session directory, every project). */
   inputs: string[];
+  /** With no inputs: which stores (pi's session directory, OpenClaw's roots). */
+  store?: StoreChoice;
   by: UsageGroup;
   /** `YYYY-MM-DD`, `YYYYMMDD`, or `7d` / `4w` / `3m` (that long before today). */
   since?: string;
@@ -37,6 +41,7 @@ export interface UsageOptions {
 export function options(args: Args): UsageOptions {
   return {
     inputs: args.strings("inputs"),
+    store: args.choice("store", STORE_CHOICES, "all"),
     by: args.choice("by", USAGE_GROUPS, "day"),
     since: args.optionalString("since"),
     until: args.optionalString("until"),
@@ -98,7 +103,7 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
   const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
-  const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir);
+  const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store);
   const files = await readAll(paths, cache, ctx);
   cache?.save();
   const result = report(files, options, calendar, since, until);
@@ -118,7 +123,19 @@ function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, s
   const shared = sharedRecords(sessions);
   const wanted = options.cwd === undefined ? undefined : resolve(options.cwd);
   const chosen = sessions.map((session, i) => ({ session, shared: shared[i]! })).filter(({ session }) => wanted === undefined || (session.cwd !== null && resolve(session.cwd) === wanted));
-  const report = usageReport(chosen, { by: options.by, calendar, since, until, breakdown: options.breakdown });
+  // (what each session is to its store, for --by agent, key, job, channel and kind)
+  const facts = FACET_GROUPS.has(options.by) ? chosen.map(({ session }) => transcriptFacts(session.file)) : [];
+  const facetOf = (i: number): string | undefined => (facts[i]?.[options.by as "agent" | "key" | "job" | "channel" | "kind"] ?? undefined) || undefined;
+  const report = usageReport(chosen, { by: options.by, calendar, since, until, breakdown: options.breakdown, facetOf });
+  // (a cron job's row is named by its label, a key's by its label too, where sessions.json gives one)
+  if (options.by === "job" || options.by === "key") {
+    const labels = new Map<string, string>();
+    facts.forEach((f, i) => {
+      const k = facetOf(i);
+      if (k !== undefined && f.label) labels.set(k, f.label);
+    });
+    for (const row of report.rows) if (labels.has(row.key)) row.label = labels.get(row.key);
+  }
   const skipped: UsageResult["skipped"] = { requests: 0, cost: 0, files: [] };
   for (const { session } of chosen) {
     const s = session.usage.skipped;
@@ -142,7 +159,7 @@ function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, s
 }
 
 /** The first column's head, by group. */
-const KEY_HEADS: Record<UsageGroup, string> = { day: "date", week: "week", month: "month", session: "session", project: "project", model: "model" };
+const KEY_HEADS: Record<UsageGroup, string> = { day: "date", week: "week", month: "month", session: "session", project: "project", model: "model", agent: "agent", key: "key", job: "job", channel: "channel", kind: "kind" };
 
 /** A model as a table shows it: without its provider (`--by model` keys keep it). */
 const shortModel = (m: string) => (m.includes("/") && !m.startsWith("Tools/") ? m.slice(m.indexOf("/") + 1) : m);
@@ -160,7 +177,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
   }
   const dash = (s: string) => (s === "" ? s : s === "-" ? c.dim(s) : s);
   const columns: Column[] = [
-    { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { max: 13 } : result.by === "model" ? { flex: true, min: 16, max: 40 } : {}) },
+    { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { max: 13 } : result.by === "model" || FACET_GROUPS.has(result.by) ? { flex: true, min: 16, max: 48 } : {}) },
     ...(bySession ? [{ head: "created", priority: 9 }] : []),
     ...(bySession ? [] : [{ head: "sessions", priority: 12, align: "right" as const }]),
     { head: "requests", priority: 5, align: "right" },
@@ -193,7 +210,8 @@ export function renderUsage(result: UsageResult, style: Style): string {
   ];
   const rows: string[][] = [];
   for (const r of result.rows) {
-    rows.push(cells(preview(r.key, 200), r, true, { created: formatTime(r.created ?? undefined), inherited: r.inherited && r.inherited.requests > 0 ? formatCost(r.inherited.cost) : "-" }));
+    // (a job's row by its label, its id after; the id alone where the store gives no label)
+    rows.push(cells(preview(r.label ? `${r.label} (${r.key.length > 12 ? `${r.key.slice(0, 8)}…` : r.key})` : r.key, 200), r, true, { created: formatTime(r.created ?? undefined), inherited: r.inherited && r.inherited.requests > 0 ? formatCost(r.inherited.cost) : "-" }));
     for (const m of r.breakdown ?? []) rows.push(cells(`  ${preview(result.by === "model" ? m.model : shortModel(m.model), 200)}`, { ...m, models: [] }, false));
   }
   rows.push(cells("total", { ...result.total, models: [] }, false));
@@ -204,7 +222,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const counted = result.total.sessions;
   const sessions = `${plural(counted, "session")}${counted !== result.sessions ? ` (of ${formatCount(result.sessions)} read)` : ""}`;
   const noCost = result.rows.some((r) => r.cost === 0 && r.requests > 0) ? "; -: no cost recorded" : "";
-  const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}`;
+  const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" || FACET_GROUPS.has(result.by) ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}`;
   const zone = wrapSegments([[footer, c.dim]], layoutWidth(style), "").join("\n");
   return `${table.join("\n")}\n${c.bold(last)}\n${zone}\n`;
 }

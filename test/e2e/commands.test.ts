@@ -428,7 +428,7 @@ describe("ls", () => {
     expect(viaEnv.json.sessions).toHaveLength(2);
     const viaAgentDir = await cli(["ls"], { env: { PI_CODING_AGENT_DIR: dir } });
     expect(viaAgentDir.exitCode).toBe(2); // $PI_CODING_AGENT_DIR/sessions does not exist
-    expect(viaAgentDir.stderr).toBe(`pi-session: ${dir}/sessions: no such directory; pass a directory to list, or --session-dir\n`);
+    expect(viaAgentDir.stderr).toBe(`pi-session: no session store found: neither pi's session directory (${dir}/sessions; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it) nor an OpenClaw root ($OPENCLAW_STATE_DIR, ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot) is there; give session files or directories\n`);
     const viaFlag = await cliJson(["ls", "--session-dir", dir, "--cwd", "/home/ada/project"]);
     expect(viaFlag.json.sessions.map((s: { id: string }) => s.id)).toEqual(["0f1e2d3c-0000-4000-8000-000000000001"]);
     // the same directory resolves session ids for other commands

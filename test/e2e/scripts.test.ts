@@ -427,3 +427,19 @@ describe("--help reads as a reader copies from it", () => {
     expect(repair.filter((c) => /^--.$/.test(c))).toEqual([]);
   });
 });
+
+describe("pi's --mode json output", () => {
+  it("show of one saved among pi's sessions does not send the user to where it already is", async () => {
+    const dir = join(work, "events-sessions");
+    mkdirSync(join(dir, "--p--"), { recursive: true });
+    const inside = join(dir, "--p--", "events.jsonl");
+    copyFileSync(fixture("events.jsonl"), inside);
+    const env = { PI_CODING_AGENT_SESSION_DIR: dir };
+    const there = await cli(["show", inside], { env });
+    expect(there.exitCode).toBe(2);
+    expect(there.stderr).toMatch(/^pi-session: .*events\.jsonl:1: not a pi session file: pi's --mode json event stream .*pi never writes one into its session directory/);
+    expect(there.stderr).not.toContain("pi keeps its sessions");
+    const elsewhere = await cli(["show", fixture("events.jsonl")], { env });
+    expect(elsewhere.stderr).toContain(`pi keeps its sessions in ${dir} (run \`pi-session ls\`)`);
+  });
+});

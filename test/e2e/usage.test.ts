@@ -344,7 +344,7 @@ describe("bad input", () => {
   it("no session directory: exit 2 naming it and what to give instead", async () => {
     const r = await run([], { PI_CODING_AGENT_DIR: join(work, "nowhere") });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/nowhere\/sessions: no such directory \(pi's session directory\); give session files or directories, or --session-dir/);
+    expect(r.stderr).toMatch(/^pi-session: no session store found: neither pi's session directory \(.*nowhere\/sessions; --session-dir, .*\) nor an OpenClaw root \(.*\) is there; give session files or directories\n$/);
   });
 });
 

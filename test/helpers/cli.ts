@@ -6,6 +6,8 @@ import { BIN } from "./paths.js";
 
 /** Tests never touch the user's ls cache. */
 const CACHE = mkdtempSync(join(tmpdir(), "pi-session-test-cache-"));
+/** Nor the user's stores: a home of its own, where no ~/.pi and no ~/.openclaw are (a test that wants one makes it, or passes HOME). */
+const HOME = mkdtempSync(join(tmpdir(), "pi-session-test-home-"));
 
 export interface CliResult {
   stdout: string;
@@ -19,7 +21,7 @@ export async function cli(args: string[], options: Options & { env?: Record<stri
     reject: false,
     stripFinalNewline: false,
     ...options,
-    env: { NO_COLOR: "1", FORCE_COLOR: undefined, PI_CODING_AGENT_SESSION_DIR: undefined, PI_CODING_AGENT_DIR: undefined, XDG_CACHE_HOME: CACHE, ...options.env },
+    env: { NO_COLOR: "1", FORCE_COLOR: undefined, PI_CODING_AGENT_SESSION_DIR: undefined, PI_CODING_AGENT_DIR: undefined, OPENCLAW_STATE_DIR: undefined, HOME, XDG_CACHE_HOME: CACHE, ...options.env },
     extendEnv: true,
   });
   return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };

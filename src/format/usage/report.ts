@@ -6,8 +6,14 @@ import { BLOCK_STRIDE, forEachBlock, forEachRecord, totalTokens, UsageTotals, ty
  * ISO week, month, session, project or model, as `usage` prints it.
  */
 
-export const USAGE_GROUPS = ["day", "week", "month", "session", "project", "model"] as const;
+export const USAGE_GROUPS = ["day", "week", "month", "session", "project", "model", "agent", "key", "job", "channel", "kind"] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
+
+/** Groups by what a session is to its store (an OpenClaw agent, session key, cron job, channel or kind): the caller says each session's (`UsageReportOptions.facetOf`). */
+export const FACET_GROUPS: ReadonlySet<UsageGroup> = new Set(["agent", "key", "job", "channel", "kind"]);
+
+/** A facet group's key for a session that has none (pi's own sessions, an archive its index no longer names). */
+const NO_FACET = "-";
 
 /** A group's key when its records have no time (no entry timestamp, no header timestamp). */
 export const NO_DATE = "unknown";
@@ -24,12 +30,14 @@ export interface ModelSums extends UsageSums {
 }
 
 export interface UsageRow extends UsageSums {
-  /** The date (`YYYY-MM-DD`), week (`YYYY-Www`), month (`YYYY-MM`), session id, project's cwd or model. */
+  /** The date (`YYYY-MM-DD`), week (`YYYY-Www`), month (`YYYY-MM`), session id, project's cwd, model, or an agent, key, cron job, channel or kind. */
   key: string;
   /** Sessions with a request of their own in the group. */
   sessions: number;
   /** Its models, the costliest first. */
   models: string[];
+  /** A cron job's or a key's label (`Cron: <name>`), where the store gives one. */
+  label?: string;
   /** With `breakdown`: the group's sums by model, the costliest first. */
   breakdown?: ModelSums[];
   /** `by: "session"`: the file, when it was created, and what an earlier session holds too. */
@@ -46,6 +54,8 @@ export interface UsageReportOptions {
   since?: number;
   until?: number;
   breakdown?: boolean;
+  /** For a facet group (`FACET_GROUPS`): each session's key, by its index in `sessions` (undefined: `NO_FACET`). */
+  facetOf?: (index: number) => string | undefined;
 }
 
 export interface UsageReport {
@@ -105,6 +115,7 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
   const { by, calendar } = options;
   const breakdown = options.breakdown ?? false;
   const dated = by === "day" || by === "week" || by === "month";
+  const facet = FACET_GROUPS.has(by);
   const keyOfDay = by === "week" ? weekKey : by === "month" ? monthKey : dayKey;
   const dayKeys = new Map<number, string>();
   const groups = new Map<string, Group>();
@@ -138,7 +149,7 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
             lastDay = day;
             key = lastDayKey = k;
           }
-        } else key = by === "project" ? (session.cwd ?? NO_DATE) : model;
+        } else key = by === "project" ? (session.cwd ?? NO_DATE) : facet ? (options.facetOf?.(index) ?? NO_FACET) : model;
         // (requests come in runs of one day and one model)
         group = key === lastKey ? lastGroup : groups.get(key);
         if (!group) groups.set(key, (group = new Group()));

@@ -1,3 +1,4 @@
+import { relative, resolve } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, shellQuote } from "../../errors.js";
 import { BufferSource, FileSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../../format/index.js";
@@ -38,12 +39,17 @@ export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionD
  * Refuses input that holds no session at all (empty, binary, pi's `--mode json` output, another
  * JSONL format): read-only commands other than `check` cannot show anything for it.
  */
-export function requireSession(session: Session): void {
+export function requireSession(session: Session, sessionDir?: string): void {
   const name = session.name;
   if (session.size === 0) throw new CliError(`${name}: the file is empty; it holds no session (run \`pi-session check ${shellQuote(name)}\`)`);
   const kind = session.fileKind;
   if (kind === "session") return;
-  if (kind === "event-stream") throw new CliError(`${name}:1: not a pi session file: pi's --mode json event stream (what \`pi --mode json\` prints); pi keeps its sessions in ~/.pi/agent/sessions (run \`pi-session ls\`)`);
+  if (kind === "event-stream") {
+    // (where the file already lies among pi's sessions, sending the user there would be no help)
+    const among = sessionDir !== undefined && name !== "<stdin>" && !relative(resolve(sessionDir), resolve(name)).startsWith("..");
+    const where = among ? "pi never writes one into its session directory (a script saved it there), and its own sessions there are listed by `pi-session ls`" : `pi keeps its sessions in ${sessionDir ?? "~/.pi/agent/sessions"} (run \`pi-session ls\`)`;
+    throw new CliError(`${name}:1: not a pi session file: pi's --mode json event stream (what \`pi --mode json\` prints); ${where}`);
+  }
   const first = session.records.find((r) => r.kind !== "blank");
   const what =
     first?.kind === "invalid" ? "its lines are not JSON" : first?.kind === "entry" ? `its records (e.g. \`${first.type ?? "no type"}\`) have no session header and no entry ids` : "it has no session header";

@@ -12,7 +12,7 @@ import { plural } from "../../render/units.js";
 async function openForDisplay(file: string, ctx: CommandContext, options: OpenOptions): Promise<Session> {
   const session = await openInput(file, ctx, options);
   try {
-    requireSession(session);
+    requireSession(session, ctx.sessionDir);
   } catch (error) {
     session.close();
     throw error;

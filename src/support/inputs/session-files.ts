@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync, type Dirent, type Stats } from "node
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { CliError, describeFsError } from "../../errors.js";
+import { isTrajectory, noStoreMessage, openclawSessionDirs, storeRoots, transcriptsIn, type StoreChoice } from "./openclaw.js";
 
 /*
  * Where sessions are and which files they are: needed before any session is read (the parser's
@@ -17,8 +18,16 @@ export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
   return join(homedir(), ".pi", "agent", "sessions");
 }
 
-/** Every `.jsonl` file directly in `dir` and in its project folders (`dir/--cwd--/*.jsonl`), sorted. */
-export function listSessionFiles(dir: string): string[] {
+/**
+ * The session files of a directory, sorted: every `.jsonl` file directly in it and in its
+ * project folders (`dir/--cwd--/*.jsonl`, pi's layout); for an OpenClaw root, or a folder inside
+ * one, every transcript of its agents' `sessions/` folders, with archives and copies unless
+ * `archives` is false (a writer leaves those alone unless named). A folder of such roots (OpenClaw
+ * stores side by side) lists each. Trajectories are passed over.
+ */
+export function listSessionFiles(dir: string, archives = true): string[] {
+  const claw = openclawSessionDirs(dir);
+  if (claw) return claw.flatMap((d) => transcriptsIn(d, archives));
   const out: string[] = [];
   let entries: Dirent[];
   try {
@@ -40,23 +49,30 @@ export function listSessionFiles(dir: string): string[] {
         continue;
       }
     }
-    if (isFile && entry.name.endsWith(".jsonl")) out.push(path);
-    else if (isDir) {
-      let inner: string[];
+    if (isFile && entry.name.endsWith(".jsonl")) {
+      if (!isTrajectory(path)) out.push(path);
+    } else if (isDir) {
+      // (a project folder of pi's is `--<cwd>--`; any other may be an OpenClaw root)
+      const inner = entry.name.startsWith("--") ? undefined : openclawSessionDirs(path);
+      if (inner) {
+        for (const d of inner) out.push(...transcriptsIn(d, archives));
+        continue;
+      }
+      let files: string[];
       try {
-        inner = readdirSync(path);
+        files = readdirSync(path);
       } catch {
         continue;
       }
       // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
-      for (const f of inner.sort()) if (f.endsWith(".jsonl")) out.push(`${path}/${f}`);
+      for (const f of files.sort()) if (f.endsWith(".jsonl") && !isTrajectory(`${path}/${f}`)) out.push(`${path}/${f}`);
     }
   }
   return out;
 }
 
 /** Expands the arguments: files as given, directories into their session files (a directory that holds none is added to `empty`). */
-export function expandInputs(args: string[], sessionDir: string, empty: string[] = [], origins?: Map<string, string>): string[] {
+export function expandInputs(args: string[], sessionDir: string, empty: string[] = [], origins?: Map<string, string>, archives = true): string[] {
   const out: string[] = [];
   for (const arg of args) {
     let isDir = false;
@@ -66,7 +82,7 @@ export function expandInputs(args: string[], sessionDir: string, empty: string[]
       // not a directory: a file, an id, or missing (resolveInput says which)
     }
     if (isDir) {
-      const files = listSessionFiles(arg);
+      const files = listSessionFiles(arg, archives);
       if (files.length === 0) empty.push(arg);
       if (origins) for (const f of files) origins.set(f, arg);
       out.push(...files);
@@ -122,11 +138,13 @@ export function resolveInput(arg: string, dir: string): string {
  * (default: the session directory, every project), each once; `named`: those given one by one,
  * not found in a directory; `empty`: the directories given that hold no session file.
  */
-export function storeInputs(inputs: readonly string[], sessionDir: string): { files: string[]; named: Set<string>; empty: string[] } {
+export function storeInputs(inputs: readonly string[], sessionDir: string, env: NodeJS.ProcessEnv = {}, store: StoreChoice = "pi"): { files: string[]; named: Set<string>; empty: string[] } {
   if (inputs.length === 0) {
-    if (!existsSync(sessionDir)) throw new CliError(`${sessionDir}: no such directory (pi's session directory); give session files or directories, or --session-dir`);
-    const files = listSessionFiles(sessionDir);
-    return { files, named: new Set(), empty: files.length === 0 ? [sessionDir] : [] };
+    // (no input: pi's session directory and every OpenClaw root found, as --store narrows them)
+    const roots = storeRoots(sessionDir, env, store);
+    if (roots.length === 0) throw new CliError(noStoreMessage(sessionDir, store));
+    const listed = roots.map((root) => ({ root, files: listSessionFiles(root) }));
+    return { files: [...new Set(listed.flatMap((l) => l.files))], named: new Set(), empty: listed.filter((l) => l.files.length === 0).map((l) => l.root) };
   }
   // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
   const named = new Set<string>();
@@ -151,9 +169,23 @@ export function storeInputs(inputs: readonly string[], sessionDir: string): { fi
 
 /** What to say of a directory given that holds no session file, with where pi keeps them when that is inside it. */
 export function emptyDirectoryNote(dir: string): string {
+  const sqlite = sqliteStores(dir);
+  if (sqlite.length > 0) return `${dir}: its transcripts are in OpenClaw's SQLite store (${sqlite.join(", ")}), which pi-session does not read yet; only JSONL transcripts (agents/<agent>/sessions/*.jsonl) are read`;
   const inner = join(dir, "sessions");
   const hint = existsSync(inner) ? `; pi keeps them in ${inner}: give that` : "";
   return `${dir}: no session files in it or in its project folders${hint}`;
+}
+
+/** The SQLite stores newer OpenClaw releases keep transcripts in (`agents/<agent>/agent/openclaw-agent.sqlite`). */
+function sqliteStores(dir: string): string[] {
+  const agents = join(dir, "agents");
+  let names: string[];
+  try {
+    names = readdirSync(agents).sort();
+  } catch {
+    return [];
+  }
+  return names.map((a) => join(agents, a, "agent", "openclaw-agent.sqlite")).filter((p) => existsSync(p));
 }
 
 /** The files named one by one (`named`) that hold no session: a store-wide command says it left them out. */

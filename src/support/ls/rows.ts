@@ -1,3 +1,4 @@
+import type { StoreFacts } from "../inputs/openclaw.js";
 import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, sessionName, type AgentMessage } from "../../format/index.js";
 import { openPath } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
@@ -10,7 +11,8 @@ const NOT_A_SESSION = "not a session";
 /** pi's `--mode json` output, saved beside the sessions. */
 const EVENT_STREAM = "not a session: pi's --mode json event stream";
 
-export interface SessionRow {
+/** A listed session; `ls` adds what its file is to its store (`StoreFacts`: pi's, or an OpenClaw transcript's key, label, kind, …). */
+export interface SessionRow extends Partial<StoreFacts> {
   path: string;
   id: string | null;
   /** The session name, else the first user message. */

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, ExitCode } from "../../errors.js";
 import { emptyDirectoryNote, expandInputs } from "../inputs/session-files.js";
+import { lockOf } from "../inputs/openclaw.js";
 import { renderTable, type Column } from "../../render/table.js";
 import { annotation } from "../../render/github.js";
 import { layoutWidth, type Style } from "../../render/style.js";
@@ -20,9 +21,10 @@ import { outLayout, resultDir, writeBack, type WriteOptions, type WriteOutcome }
 /**
  * Why a file was not written, as data (the exit code is decided from it, never from the words):
  * "content": the file itself is refused (corrupted, too new, not a session): work left, exit 1;
- * "output-exists": `--out` names a file that exists and `--force` was not given: exit 2.
+ * "output-exists": `--out` names a file that exists and `--force` was not given: exit 2;
+ * "locked": an OpenClaw gateway is writing the file (its `.lock` names a live process): exit 2.
  */
-type Refusal = "content" | "output-exists";
+type Refusal = "content" | "output-exists" | "locked";
 
 /** A file result the shared parts read. */
 export interface WriterFileResult<S extends string> {
@@ -77,7 +79,7 @@ export function unreadable(path: string, error: unknown): { file: string; status
 export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFileResult<S>>, table: StatusTable<S>, emptyGate = false): ExitCode {
   let code: ExitCode = emptyGate ? ExitCode.Usage : ExitCode.Ok;
   for (const f of files) {
-    const exit = f.refusal === "output-exists" ? ExitCode.Usage : table[f.status].exit;
+    const exit = f.refusal === "output-exists" || f.refusal === "locked" ? ExitCode.Usage : table[f.status].exit;
     if (exit > code) code = exit;
   }
   return code;
@@ -102,14 +104,21 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   }
   const empty: string[] = [];
   const origins = new Map<string, string>();
-  const files = expandInputs(inputs, ctx.sessionDir, empty, origins);
+  // (archives and copies in a directory are left alone: a writer touches them only when named)
+  const files = expandInputs(inputs, ctx.sessionDir, empty, origins, false);
   for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
   const write: WriteOptions = { out: options.out, backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
   const layout = options.out !== undefined && (many || (existsSync(options.out) && statSync(options.out).isDirectory())) ? outLayout(inputs, files, origins, options.out) : undefined;
-  const put: Put = (path, stamp, produce) => settle(writeBack(path, stamp, write, many, produce, layout), ctx.warn);
+  const put: Put = (path, stamp, produce) => {
+    // (a transcript an OpenClaw gateway is writing is left alone; a lock its writer left behind is said and passed over)
+    const lock = path === "-" || options.out !== undefined ? undefined : lockOf(path);
+    if (lock?.live) return { failed: { status: "refused", refusal: "locked", reason: `${path} is being written: its lock ${lock.lock} names process ${lock.pid}, which is running; nothing was written (stop the OpenClaw gateway, or wait, and run again)` } };
+    if (lock) ctx.warn(sanitize(`${lock.lock} names process ${lock.pid}, which is not running here: a stale lock, passed over`));
+    return settle(writeBack(path, stamp, write, many, produce, layout), ctx.warn);
+  };
   for (const [i, file] of files.entries()) {
     ctx.progress(i, files.length, basename(file));
     const r = one(file, put, (path) => resultDir(path, write, many, layout));

@@ -1,0 +1,314 @@
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+
+/*
+ * OpenClaw's stores (README, "OpenClaw's stores"): OpenClaw embeds pi's session manager, so its
+ * transcripts are pi session files, laid out as `<root>/agents/<agent>/sessions/<sessionId>.jsonl`
+ * beside a `sessions.json` that names each one (its key, label, channel, who spawned it), archives
+ * of reset and deleted transcripts, copies, traces and writers' locks. This module finds them and
+ * says what each file is to its owner; reading a file stays the format library's.
+ */
+
+/** Which store a session file is in. */
+type Store = "pi" | "openclaw";
+
+export const STORE_CHOICES = ["pi", "openclaw", "all"] as const;
+export type StoreChoice = (typeof STORE_CHOICES)[number];
+
+/** OpenClaw's state directories: `$OPENCLAW_STATE_DIR`, `~/.openclaw`, and the names older releases used. */
+function openclawRoots(env: NodeJS.ProcessEnv): string[] {
+  const home = env.HOME || homedir();
+  const candidates = [...(env.OPENCLAW_STATE_DIR ? [resolve(env.OPENCLAW_STATE_DIR)] : []), ...[".openclaw", ".clawdbot", ".moltbot", ".moldbot"].map((n) => join(home, n))];
+  return [...new Set(candidates)].filter((dir) => isDir(join(dir, "agents")));
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function names(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The `sessions/` folders of an OpenClaw layout that `dir` is or is inside (a root, its `agents/`,
+ * one agent's folder, or a `sessions/` folder itself), or undefined when `dir` is none of these.
+ */
+export function openclawSessionDirs(dir: string): string[] | undefined {
+  if (isDir(join(dir, "agents"))) return agentSessionDirs(join(dir, "agents"));
+  const parent = basename(dirname(dir));
+  if (basename(dir) === "agents") {
+    const found = agentSessionDirs(dir);
+    return found.length > 0 ? found : undefined;
+  }
+  if (parent === "agents" && isDir(join(dir, "sessions"))) return [join(dir, "sessions")];
+  if (basename(dir) === "sessions" && basename(dirname(dirname(dir))) === "agents") return [dir];
+  return undefined;
+}
+
+function agentSessionDirs(agents: string): string[] {
+  return names(agents)
+    .map((a) => join(agents, a, "sessions"))
+    .filter(isDir);
+}
+
+/** A live transcript, an archive (`.jsonl.reset.<time>`, `.jsonl.deleted.<time>`), or a copy (`.jsonl.bak…`, `.checkpoint.<id>.jsonl`). */
+const ARCHIVE = /\.jsonl\.(reset|deleted)\.[^/]+$/;
+const BACKUP = /\.jsonl\.bak(?:[-.][^/]*)?$/;
+const CHECKPOINT = /\.checkpoint\.[^/]+\.jsonl$/;
+
+/** Whether a file name in a `sessions/` folder may hold a transcript (what it holds decides: `isTrajectory`). */
+function transcriptName(name: string): boolean {
+  return name.endsWith(".jsonl") || ARCHIVE.test(name) || BACKUP.test(name);
+}
+
+/** An archive or a copy: what a writer given a directory leaves alone (named, it is written). */
+function isArchiveOrCopy(path: string): boolean {
+  const name = basename(path);
+  return ARCHIVE.test(name) || BACKUP.test(name) || CHECKPOINT.test(name);
+}
+
+/**
+ * An OpenClaw trajectory (`<id>.trajectory.jsonl`, `traceSchema: "openclaw-trajectory"`): a trace
+ * of a run, not a session; every command passes over it without a word. Its name only says where
+ * to look: its first line decides.
+ */
+export function isTrajectory(path: string): boolean {
+  if (!path.endsWith(".trajectory.jsonl")) return false;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const head = Buffer.alloc(2048);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const first = head.toString("utf8", 0, n).split("\n")[0]!;
+    return /"traceSchema"\s*:\s*"openclaw-trajectory"/.test(first);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The transcripts in one OpenClaw `sessions/` folder, sorted (`archives`: with archives and copies). */
+export function transcriptsIn(dir: string, archives = true): string[] {
+  return names(dir)
+    .filter((n) => transcriptName(n) && (archives || !isArchiveOrCopy(n)))
+    .map((n) => `${dir}/${n}`)
+    .filter((p) => !isTrajectory(p));
+}
+
+/** What a session file is to its owner. For pi's own files every field but `store` is null. */
+export interface StoreFacts {
+  store: Store;
+  agent: string | null;
+  /** The session key in `sessions.json` (`agent:main:cron:<job>:run:<run>`, …). */
+  key: string | null;
+  /** Its label (a cron job's `Cron: <name>`). */
+  label: string | null;
+  /** main, cron, direct, group, slash, subagent, … (from the key). */
+  kind: string | null;
+  /** The cron job's id, for a cron run. */
+  job: string | null;
+  channel: string | null;
+  /** The key of the session that spawned it (a sub-agent's). */
+  spawnedBy: string | null;
+  /** A transcript archived by a reset or a delete (its requests were paid for). */
+  archived: "reset" | "deleted" | null;
+  /** A copy's session id (a `.bak`, a checkpoint): the same entries again. */
+  copyOf: string | null;
+}
+
+const PI_FACTS: StoreFacts = { store: "pi", agent: null, key: null, label: null, kind: null, job: null, channel: null, spawnedBy: null, archived: null, copyOf: null };
+
+interface IndexEntry {
+  key: string;
+  label?: unknown;
+  lastChannel?: unknown;
+  spawnedBy?: unknown;
+  origin?: { provider?: unknown } | null;
+}
+
+/** Each `sessions.json` read once per process: session id -> its entries there. */
+const indexes = new Map<string, Map<string, IndexEntry[]>>();
+
+function indexOf(dir: string): Map<string, IndexEntry[]> {
+  let index = indexes.get(dir);
+  if (index) return index;
+  index = new Map();
+  try {
+    const raw = JSON.parse(readFileSync(join(dir, "sessions.json"), "utf8")) as Record<string, Record<string, unknown>>;
+    for (const [key, v] of Object.entries(raw ?? {})) {
+      if (!v || typeof v !== "object") continue;
+      const ids = new Set<string>();
+      if (typeof v.sessionId === "string") ids.add(v.sessionId);
+      if (typeof v.sessionFile === "string") ids.add(sessionIdOf(basename(v.sessionFile)));
+      for (const id of ids) {
+        const list = index.get(id) ?? [];
+        list.push({ key, ...(v as Omit<IndexEntry, "key">) });
+        index.set(id, list);
+      }
+    }
+  } catch {
+    // no index, or one that does not read: the files say what they can
+  }
+  indexes.set(dir, index);
+  return index;
+}
+
+/** The session id a transcript's name holds (`<id>.jsonl`, `<id>.jsonl.reset.<time>`, `<id>.checkpoint.<u>.jsonl`). */
+function sessionIdOf(name: string): string {
+  const at = name.search(/\.(jsonl|checkpoint\.)/);
+  return at > 0 ? name.slice(0, at) : name;
+}
+
+/** A key's kind, channel and cron job: `agent:<agent>:<rest>`. */
+function readKey(key: string): { kind: string | null; channel: string | null; job: string | null } {
+  const parts = key.split(":");
+  if (parts[0] !== "agent" || parts.length < 3) return { kind: null, channel: null, job: null };
+  const rest = parts.slice(2);
+  if (rest[0] === "main") return { kind: "main", channel: null, job: null };
+  if (rest[0] === "cron") return { kind: "cron", channel: null, job: rest[1] ?? null };
+  if (rest[0] === "subagent") return { kind: "subagent", channel: null, job: null };
+  if (rest.length >= 3) return { kind: rest[1]!, channel: rest[0]!, job: null };
+  if (rest[0]!.startsWith("session-")) return { kind: "session", channel: null, job: null };
+  return { kind: rest[0]!, channel: null, job: null };
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+/** What a file is: pi's (`store` "pi"), or an OpenClaw transcript with what its folder's `sessions.json` and its name say. */
+function storeFacts(path: string): StoreFacts {
+  const dir = dirname(path);
+  if (basename(dir) !== "sessions" || basename(dirname(dirname(dir))) !== "agents") return PI_FACTS;
+  const name = basename(path);
+  const id = sessionIdOf(name);
+  const archive = ARCHIVE.exec(name);
+  const copy = BACKUP.test(name) || CHECKPOINT.test(name);
+  // (several keys name one session: a cron job's and its run's; the longest says the most)
+  const entries = indexOf(dir).get(id) ?? [];
+  const entry = entries.slice().sort((a, b) => b.key.length - a.key.length)[0];
+  const read = entry ? readKey(entry.key) : { kind: null, channel: null, job: null };
+  return {
+    store: "openclaw",
+    agent: basename(dirname(dir)),
+    key: entry?.key ?? null,
+    label: str(entries.map((e) => e.label).find((l) => str(l))),
+    kind: read.kind,
+    job: read.job,
+    channel: str(entry?.lastChannel) ?? str(entry?.origin?.provider) ?? read.channel,
+    spawnedBy: str(entry?.spawnedBy),
+    archived: archive ? (archive[1] as "reset" | "deleted") : null,
+    copyOf: copy ? id : null,
+  };
+}
+
+/** A cron run's first message: `[cron:<jobId> <name>] …` (what OpenClaw writes), for a transcript its index no longer names. */
+function cronOf(text: string | null): { job: string; name: string } | undefined {
+  const m = text ? /^\[cron:([^\s\]]+) ([^\]]*)\]/.exec(text) : null;
+  return m ? { job: m[1]!, name: m[2]!.trim() } : undefined;
+}
+
+/**
+ * The stores a store-wide command reads when given no directory: pi's session directory and
+ * every OpenClaw root found, as `choice` narrows them; a store that is absent is passed over.
+ */
+export function storeRoots(piDir: string, env: NodeJS.ProcessEnv, choice: StoreChoice): string[] {
+  return [...(choice !== "openclaw" && isDir(piDir) ? [piDir] : []), ...(choice !== "pi" ? openclawRoots(env) : [])];
+}
+
+/** What to say when no store was found, naming where each was looked for. */
+export function noStoreMessage(piDir: string, choice: StoreChoice): string {
+  const pi = `pi's session directory (${piDir}; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it)`;
+  const claw = "an OpenClaw root ($OPENCLAW_STATE_DIR, ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot)";
+  const missing = choice === "pi" ? `${pi} is not there` : choice === "openclaw" ? `no ${claw} is there` : `neither ${pi} nor ${claw} is there`;
+  return `no session store found: ${missing}; give session files or directories`;
+}
+
+/**
+ * `storeFacts`, and for an OpenClaw transcript its index does not name (an archive), what its
+ * first user message says: a cron run's `[cron:<job> <name>]`. `firstText` is that message where
+ * the caller has it; else the file's first 64 KB are read for it.
+ */
+export function transcriptFacts(path: string, firstText?: string | null): StoreFacts {
+  const facts = storeFacts(path);
+  if (facts.store !== "openclaw" || facts.kind !== null) return facts;
+  const cron = cronOf(firstText === undefined ? firstUserText(path) : firstText);
+  return cron ? { ...facts, kind: "cron", job: cron.job, label: facts.label ?? `Cron: ${cron.name}` } : facts;
+}
+
+/** The text of the first user message in a file's first 64 KB, or null. */
+function firstUserText(path: string): string | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const head = Buffer.alloc(65536);
+    const n = readSync(fd, head, 0, head.length, 0);
+    for (const line of head.toString("utf8", 0, n).split("\n")) {
+      if (!line.includes('"user"')) continue;
+      try {
+        const e = JSON.parse(line) as { type?: unknown; message?: { role?: unknown; content?: unknown } };
+        if (e.type !== "message" || e.message?.role !== "user") continue;
+        const c = e.message.content;
+        if (typeof c === "string") return c;
+        if (Array.isArray(c)) return (c as Array<{ type?: unknown; text?: unknown }>).map((b) => (b && b.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
+        return null;
+      } catch {
+        // a line cut by the 64 KB, or not JSON: the next
+      }
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The process a transcript's lock names (`<file>.lock`, `{ pid, createdAt, starttime }`: an
+ * OpenClaw gateway is writing it), and whether that process runs on this machine now: its pid is
+ * alive and, where the lock gives `starttime`, started when the lock says (a pid reused since is
+ * not the writer). Undefined: no lock, or one that names no pid.
+ */
+export function lockOf(path: string): { lock: string; pid: number; live: boolean } | undefined {
+  const lock = `${path}.lock`;
+  let value: { pid?: unknown; starttime?: unknown };
+  try {
+    value = JSON.parse(readFileSync(lock, "utf8")) as typeof value;
+  } catch {
+    return undefined;
+  }
+  const pid = value?.pid;
+  if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return undefined;
+  return { lock, pid, live: alive(pid) && startedAt(pid, value.starttime) };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Whether `pid` started at `starttime` (clock ticks after boot, /proc/<pid>/stat's 22nd field); true when either is unknown. */
+function startedAt(pid: number, starttime: unknown): boolean {
+  if (typeof starttime !== "number") return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[19]) === starttime;
+  } catch {
+    return true;
+  }
+}
