@@ -22,6 +22,7 @@ import { librariesReport } from "./libraries.mjs";
 import { better, measureAll, runOnce, warmCache } from "./measure.mjs";
 import { complexityReport } from "./complexity.mjs";
 import { storeReport } from "./store.mjs";
+import { openclawReport } from "./openclaw.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
@@ -32,6 +33,7 @@ const USAGE = `usage: npm run bench -- [options]
                  from ../shared/corpus replayed, its tool call ids repeating); repeatable; default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
   --usage-store N  sessions in the store usage and grep are timed on, against ccusage and ripgrep
+  --openclaw N   transcripts in the OpenClaw store usage and ls are timed on (default 3000; quick 100; 0 skips it)
                  (default 300 of about 1 MB each; quick 20; 0 skips it)
   --complexity N the complexity table's N: each command at N and 4N entries of the stress shapes
                  (default 100000; 0 skips it)
@@ -50,6 +52,7 @@ try {
       shape: { type: "string", multiple: true },
       store: { type: "string" },
       "usage-store": { type: "string" },
+      openclaw: { type: "string" },
       complexity: { type: "string" },
       quick: { type: "boolean", default: false },
       runs: { type: "string" },
@@ -82,6 +85,7 @@ for (const s of shapes) {
 }
 const storeCount = Number(values.store ?? (quick ? 200 : 5000));
 const usageStore = Number(values["usage-store"] ?? (quick ? 20 : 300));
+const openclawStore = Number(values.openclaw ?? (quick ? 100 : 3000));
 const complexityEntries = Number(values.complexity ?? (quick ? 20_000 : 100_000));
 const runs = Number(values.runs ?? (quick ? 1 : 2));
 const dataDir = values.data ?? join(ROOT, "bench-data");
@@ -306,6 +310,12 @@ if (storeCount > 0) {
 
 if (usageStore > 0) {
   const { text, failures: f } = storeReport({ dataDir, sessions: usageStore, sizeMB: usageStore, runs });
+  console.log(text);
+  failures += f;
+}
+
+if (openclawStore > 0) {
+  const { text, failures: f } = openclawReport({ dataDir, sessions: openclawStore, runs });
   console.log(text);
   failures += f;
 }

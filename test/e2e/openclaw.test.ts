@@ -204,6 +204,10 @@ describe("usage by what a session is to its owner", () => {
     expect(github.sessions).toBe(2);
     expect(github.cost).toBeCloseTo(onceCost(runs), 9);
     expect(byJob.json.rows.find((r) => r.key === "9c1d")).toMatchObject({ label: "Cron: nightly report" });
+    // the session its checkpoint and backup hold too is one row of --by session, its files listed
+    const bySession = await cliJson<{ rows: Array<{ key: string; files?: string[]; cost: number }> }>(["usage", ops, "--by", "session", "--no-cache"], { env });
+    expect(new Set(bySession.json.rows.map((r) => r.key)).size).toBe(bySession.json.rows.length);
+    expect(bySession.json.rows.find((r) => r.key === OPS.main)!.files?.map((f) => basename(f)).sort()).toEqual(transcripts(ops).filter((f) => f.includes(OPS.main)).map((f) => basename(f)).sort());
     const table = (await cli(["usage", ops, "--by", "kind", "--no-cache"], { env })).stdout;
     for (const kind of ["main", "subagent", "group", "cron"]) expect(table).toMatch(new RegExp(`^${kind} +\\d`, "m"));
   });

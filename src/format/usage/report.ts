@@ -42,6 +42,8 @@ export interface UsageRow extends UsageSums {
   breakdown?: ModelSums[];
   /** `by: "session"`: the file, when it was created, and what an earlier session holds too. */
   file?: string;
+  /** Every file that holds the session, where there are several (copies, snapshots, checkpoints). */
+  files?: string[];
   created?: string | null;
   cwd?: string | null;
   inherited?: UsageSums;
@@ -87,7 +89,6 @@ class Sums extends UsageTotals {
 
 class Group extends Sums {
   readonly byModel = new Map<string, Sums>();
-  readonly inherited = new Sums();
   private lastModel: string | undefined;
   private lastSums: Sums | undefined;
 
@@ -119,7 +120,10 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
   const keyOfDay = by === "week" ? weekKey : by === "month" ? monthKey : dayKey;
   const dayKeys = new Map<number, string>();
   const groups = new Map<string, Group>();
-  const sessionRows: Array<{ index: number; group: Group }> = [];
+  // (`by: "session"`: one group per session id, whichever files hold it — a live file, a backup, a
+  // checkpoint, a snapshot — and what each file inherits kept apart, see below)
+  const sessionRows: Array<{ index: number; group: Group; inherited: Sums }> = [];
+  const sessionGroups = new Map<string, Group>();
   const all = new Group();
   const filtered = options.since !== undefined || options.until !== undefined;
   let lastDay: number | undefined;
@@ -128,13 +132,18 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
   let lastGroup: Group | undefined;
   sessions.forEach(({ session, shared }, index) => {
     const fallback = calendar.day(session.created);
-    const own = by === "session" ? new Group() : undefined;
-    if (own) sessionRows.push({ index, group: own });
+    let own: Group | undefined;
+    const inheritedHere = new Sums();
+    if (by === "session") {
+      own = sessionGroups.get(session.id);
+      if (!own) sessionGroups.set(session.id, (own = new Group()));
+      sessionRows.push({ index, group: own, inherited: inheritedHere });
+    }
     /** Requests of one day and model: `a` summed. */
     const take = (day: number | undefined, model: string, a: UsageAmounts, requests: number, inherited: boolean) => {
       if (filtered && (day === undefined || (options.since !== undefined && day < options.since) || (options.until !== undefined && day > options.until))) return;
       if (inherited) {
-        own?.inherited.addRequests(a, requests, index);
+        inheritedHere.addRequests(a, requests, index);
         return;
       }
       all.addOwn(a, requests, index, model);
@@ -168,11 +177,24 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
   });
   let rows: UsageRow[];
   if (by === "session") {
-    rows = sessionRows
-      .filter(({ group }) => group.requests > 0 || group.inherited.requests > 0)
-      .map(({ index, group }) => {
+    // A session held by several files is one row: its own requests are every file's own, and what
+    // it inherits is the least any of its files does (a copy inherits the session's own entries
+    // from the file that holds them first: those are not another session's); its file is the
+    // first that holds it.
+    const first = new Map<Group, { index: number; inherited: Sums; files: string[] }>();
+    for (const { index, group, inherited } of sessionRows) {
+      const seen = first.get(group);
+      if (!seen) first.set(group, { index, inherited, files: [sessions[index]!.session.file] });
+      else {
+        seen.files.push(sessions[index]!.session.file);
+        if (inherited.requests < seen.inherited.requests) seen.inherited = inherited;
+      }
+    }
+    rows = [...first]
+      .filter(([group, { inherited }]) => group.requests > 0 || inherited.requests > 0)
+      .map(([group, { index, inherited, files }]) => {
         const s = sessions[index]!.session;
-        return { ...group.row(s.id, breakdown), file: s.file, created: Number.isNaN(s.created) ? null : new Date(s.created).toISOString(), cwd: s.cwd, inherited: group.inherited.out() };
+        return { ...group.row(s.id, breakdown), file: s.file, ...(files.length > 1 ? { files } : {}), created: Number.isNaN(s.created) ? null : new Date(s.created).toISOString(), cwd: s.cwd, inherited: inherited.out() };
       })
       .sort((a, b) => (a.created ?? "\uffff") < (b.created ?? "\uffff") ? -1 : (a.created ?? "\uffff") > (b.created ?? "\uffff") ? 1 : a.file! < b.file! ? -1 : a.file! > b.file! ? 1 : 0);
   } else {

@@ -27,10 +27,15 @@ export interface GrepFileResult extends FileFacts {
   skipped: number[];
 }
 
+let compiled: { key: string; pattern: ReturnType<typeof compilePattern>; calendar: Calendar } | undefined;
+
 /** Searches one file (`grepFile`); a file that cannot be read is described, not thrown. `-`: standard input. */
 export function grepPath(path: string, settings: GrepSettings, stdin?: () => Promise<Buffer>): Promise<GrepFileResult> {
-  const pattern = compilePattern(settings.pattern, settings.options);
-  const calendar = settings.since !== undefined || settings.until !== undefined ? new Calendar(settings.timezone, settings.local) : undefined;
+  // (compiled once per run, not per file: a store of small sessions is thousands of files)
+  const key = JSON.stringify([settings.pattern, settings.options, settings.timezone, settings.local]);
+  if (compiled?.key !== key) compiled = { key, pattern: compilePattern(settings.pattern, settings.options), calendar: new Calendar(settings.timezone, settings.local) };
+  const pattern = compiled.pattern;
+  const calendar = settings.since !== undefined || settings.until !== undefined ? compiled.calendar : undefined;
   const when = calendar
     ? (ms: number) => {
         const day = calendar.day(ms);
