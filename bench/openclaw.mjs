@@ -88,7 +88,8 @@ function timed(command, args, env = {}) {
   const t0 = performance.now();
   const r = spawnSync(command, args, { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 256 * 1024 * 1024 });
   const ms = performance.now() - t0;
-  return r.status === 0 ? { ms, stdout: r.stdout } : { ms, error: (r.stderr || r.stdout).trim().split("\n").slice(-1)[0] || `exit ${r.status}` };
+  // (grep -c exits 1 when nothing matched: a result, not a failure)
+  return r.status === 0 || (r.status === 1 && args.includes("-c")) ? { ms, stdout: r.stdout } : { ms, error: (r.stderr || r.stdout).trim().split("\n").slice(-1)[0] || `exit ${r.status}` };
 }
 
 function medianMs(command, args, env = {}) {
@@ -121,6 +122,17 @@ export function openclawReport({ dataDir, sessions, runs }) {
     cold = best(cold, timed(process.execPath, [bin, "usage", root, "--json"], { XDG_CACHE_HOME: cache }));
     warm = best(warm, timed(process.execPath, [bin, "usage", root, "--json"], { XDG_CACHE_HOME: cache }));
   }
+  // grep's floor: a literal that is nowhere, and a rare one, against rg (Debian's package, where installed)
+  const hasRg = spawnSync("rg", ["--version"]).status === 0;
+  const searches = [["a literal that is nowhere", "zqxjkvbwpy-nowhere"], ["a rare literal", "GitHub日榜每日调研"]].map(([what, needle]) => {
+    let ours;
+    let theirs;
+    for (let round = 0; round < runs; round++) {
+      ours = best(ours, timed(process.execPath, [bin, "grep", "-F", "-c", needle, root]));
+      if (hasRg) theirs = best(theirs, timed("rg", ["-F", "-c", needle, root]));
+    }
+    return { what, ours, theirs };
+  });
   timed(process.execPath, [bin, "ls", root, "--limit", "20"], { XDG_CACHE_HOME: cache });
   const lsWarm = medianMs(process.execPath, [bin, "ls", root, "--limit", "20"], { XDG_CACHE_HOME: cache });
   const node0 = medianMs(process.execPath, ["-e", "0"]);
@@ -138,6 +150,9 @@ export function openclawReport({ dataDir, sessions, runs }) {
     text += `| ${name} | ${m.error ? `failed: ${m.error}` : fmt(m.ms)} | ${target} |\n`;
   }
   text += `| pi-session ls (warm cache), median of 15 | ${fmt(lsWarm)} | ≤ 2.5 × node -e 0 (${fmt(node0)} ms): ${fmt(lsWarm / node0, 2)} × ${judge(lsWarm <= 2.5 * node0)} |\n`;
+  for (const { what, ours, theirs } of searches) {
+    text += `| pi-session grep -F -c, ${what} | ${fmt(ours.ms)} | ${theirs ? `rg -F -c ${fmt(theirs.ms)} ms: ${fmt(ours.ms / theirs.ms, 1)} × (≤ 10 ×) ${judge(ours.ms <= 10 * theirs.ms)}` : "(rg not installed: apt-get install ripgrep)"} |\n`;
+  }
   if (!rust) text += "\n(the Rust ccusage is not installed: `npm ci` installs it, with its native package for this platform where it has one)\n";
   // what each reports: ccusage sums every file, so a checkpoint's entries count twice
   if (peer && !peer.error && !cold.error) {

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
-import { STORE_CHOICES, type StoreChoice } from "../support/inputs/openclaw.js";
+import { STORE_CHOICES, transcriptFacts, type StoreChoice } from "../support/inputs/openclaw.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { compilePattern, PatternError } from "../format/grep/pattern.js";
@@ -189,7 +189,10 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
     // (the title cut to the room the time leaves, and isolated: right-to-left text cannot carry the time to its other side)
     const time = f.created ? formatTime(f.created) : undefined;
     const room = (width ?? Infinity) - (time === undefined ? 0 : displayWidth(time) + 3);
-    const title = f.title ? isolate(cutToWidth(preview(f.title, 200), Math.max(10, room))) : undefined;
+    // (an OpenClaw transcript is named by its label and key where its store gives them)
+    const facts = f.path === "-" ? undefined : transcriptFacts(f.path, f.title);
+    const named = facts?.store === "openclaw" ? [facts.label, facts.key].filter(Boolean).join(" · ") || f.title : f.title;
+    const title = named ? isolate(cutToWidth(preview(named, 200), Math.max(10, room))) : undefined;
     const about = [title, time].filter(Boolean).join(" · ");
     if (about) head.push(c.dim(about));
     await out.write(`${first ? "" : "\n"}${head.join("\n")}\n`);
@@ -238,7 +241,11 @@ export async function run(options: GrepOptions, ctx: CommandContext): Promise<Co
       if (ctx.jsonl) {
         for (const m of matchesOf(result)) await out.write(`${JSON.stringify(m)}\n`);
       } else if (ctx.json) {
-        const sessions = withHits.map((f) => ({ file: fileName(f.path), session: f.id, title: f.title, created: f.created, cwd: f.cwd, matches: f.hits.length }));
+        const sessions = withHits.map((f) => {
+          // (an OpenClaw transcript: its key and label in its store, README "OpenClaw's stores")
+          const facts = f.path === "-" ? undefined : transcriptFacts(f.path, f.title);
+          return { file: fileName(f.path), session: f.id, title: f.title, created: f.created, cwd: f.cwd, matches: f.hits.length, ...(facts?.store === "openclaw" ? { agent: facts.agent, key: facts.key, label: facts.label } : {}) };
+        });
         await out.write(`${JSON.stringify({ pattern: result.pattern, sessions: result.sessions, total: { sessions: withHits.length, matches: result.matches }, matches: [...matchesOf(result)], withMatches: sessions, skipped: result.files.filter((f) => f.skipped.length > 0).map((f) => ({ file: fileName(f.path), lines: f.skipped })), unreadable: result.unreadable }, null, 2)}\n`);
       } else await renderGrep(result, ctx.style, out);
     },

@@ -9,6 +9,7 @@ import { formatBytes, formatCount, formatTime, plural } from "../render/units.js
 import { displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readFull } from "../support/inputs/read.js";
+import { transcriptFacts, type StoreFacts } from "../support/inputs/openclaw.js";
 
 export interface ShowOptions {
   file: string;
@@ -22,6 +23,8 @@ export function options(args: Args): ShowOptions {
 
 export interface ShowSummary {
   file: string;
+  /** An OpenClaw transcript's place in its store (agent, key, label, kind, …; README, "OpenClaw's stores"); null for pi's own. */
+  openclaw: Omit<StoreFacts, "store"> | null;
   size: number;
   lines: number;
   version: number;
@@ -79,8 +82,10 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
     if (session.leafNode >= 0 && !leaves.includes(session.leafNode) && allLeaves.includes(session.leafNode)) leaves.unshift(session.leafNode);
     const branchPoints = tree.branchPoints();
     const labels = [...stats.labels];
+    const { store, ...facts } = session.name === "<stdin>" ? { store: "pi" } : transcriptFacts(session.name);
     return {
       file: session.name,
+      openclaw: store === "openclaw" ? (facts as Omit<StoreFacts, "store">) : null,
       size: session.size,
       lines: session.lineCount,
       version: session.version,
@@ -116,6 +121,8 @@ function tally(map: Record<string, number>, lead = ""): Segment[] {
   return pairs(parts.length > 0 ? parts : ["-"], ", ", lead);
 }
 
+const pairsOf = (parts: readonly string[]) => pairs(parts, ", ");
+
 /** Pieces of a row, each kept whole on a wrapped line, `between` them. */
 function pairs(parts: readonly string[], between: string, lead = ""): Segment[] {
   const out: Segment[] = lead ? [[lead]] : [];
@@ -145,6 +152,14 @@ function renderFacts(result: ShowSummary, style: Style): string {
   rows.push(["Session", h ? [[sanitize(String(h.id))], [`  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
   rows.push(["File", [[sanitize(result.file)], [`  ${formatBytes(result.size)}, ${plural(result.lines, "line")}`, c.dim]]]);
   if (result.name) rows.push(["Name", [[previewIn(result.name, 80, fit)]]]);
+  const o = result.openclaw;
+  if (o) {
+    // (an OpenClaw transcript: its label, its key in sessions.json, its agent, and whether it is an archive or a copy)
+    if (o.label) rows.push(["Label", [[previewIn(o.label, 80, fit)]]]);
+    const what = [`agent ${o.agent ?? "?"}`, o.kind ? `${o.kind}${o.channel ? ` (${o.channel})` : ""}` : "", o.archived ? `archived by a ${o.archived}` : "", o.copyOf ? `a copy of ${o.copyOf}` : "", o.spawnedBy ? `spawned by ${o.spawnedBy}` : ""].filter(Boolean);
+    rows.push(["OpenClaw", pairsOf(what.map(sanitize))]);
+    if (o.key) rows.push(["Key", [[sanitize(o.key), undefined, "whole"]]]);
+  }
   if (h) {
     rows.push(["Cwd", [[sanitize(String(h.cwd ?? "-"))]]]);
     rows.push(["Created", [[formatTime(h.timestamp as string)]]]);

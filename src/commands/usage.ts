@@ -136,6 +136,22 @@ function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, s
     });
     for (const row of report.rows) if (labels.has(row.key)) row.label = labels.get(row.key);
   }
+  if (options.by === "key") {
+    // A sub-agent's key row stays; its spawner's row also says what the sub-agents it spawned cost
+    // (`spawned`; shown under it with --breakdown), so that a task's whole cost can be read off.
+    const spawnerOf = new Map<string, string>();
+    facts.forEach((f, i) => {
+      const k = facetOf(i);
+      if (k !== undefined && f.spawnedBy) spawnerOf.set(k, f.spawnedBy);
+    });
+    const byKey = new Map(report.rows.map((r) => [r.key, r]));
+    for (const [child, parent] of spawnerOf) {
+      const c = byKey.get(child);
+      const p = byKey.get(parent);
+      if (!c || !p) continue;
+      (p.spawned ??= []).push({ key: c.key, requests: c.requests, input: c.input, output: c.output, cacheRead: c.cacheRead, cacheWrite: c.cacheWrite, total: c.total, cost: c.cost });
+    }
+  }
   const skipped: UsageResult["skipped"] = { requests: 0, cost: 0, files: [] };
   for (const { session } of chosen) {
     const s = session.usage.skipped;
@@ -213,6 +229,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
     // (a job's row by its label, its id after; the id alone where the store gives no label)
     rows.push(cells(preview(r.label ? `${r.label} (${r.key.length > 12 ? `${r.key.slice(0, 8)}…` : r.key})` : r.key, 200), r, true, { created: formatTime(r.created ?? undefined), inherited: r.inherited && r.inherited.requests > 0 ? formatCost(r.inherited.cost) : "-" }));
     for (const m of r.breakdown ?? []) rows.push(cells(`  ${preview(result.by === "model" ? m.model : shortModel(m.model), 200)}`, { ...m, models: [] }, false));
+    if (r.breakdown) for (const k of r.spawned ?? []) rows.push(cells(`  ↳ ${preview(k.key, 200)}`, { ...k, sessions: 0, models: [] }, false));
   }
   rows.push(cells("total", { ...result.total, models: [] }, false));
   const table = renderTable(columns, rows, style).trimEnd().split("\n");

@@ -161,6 +161,16 @@ describe("discovery", () => {
     expect(r.stderr).toContain("which pi-session does not read yet");
   });
 
+  it("OpenClaw's own records (custom model-snapshot entries, its extra message fields) read with no finding beyond info", async () => {
+    for (const store of ["ccccx", "archeoneocode"]) {
+      const r = await cliJson(["check", join(STORES, store)]);
+      expect(r.exitCode, store).toBe(0);
+      const severities = r.json.files.flatMap((f: { findings: Array<{ severity: string }> }) => f.findings.map((x) => x.severity));
+      expect(severities.filter((x: string) => x !== "info"), store).toEqual([]);
+      expect(r.json.files.length, store).toBeGreaterThan(3);
+    }
+  });
+
   it("check, grep and usage over the root pass over trajectories without a word", async () => {
     const checked = await cliJson(["check", root], { env });
     expect(checked.json.files.map((f: { file: string }) => f.file).sort()).toEqual([...transcripts(main), ...transcripts(ops)].sort());
@@ -259,5 +269,34 @@ describe("writers and OpenClaw's locks", () => {
     const archive = transcripts(sessions).find((f) => f.includes(".reset."))!;
     const named = await cliJson(["repair", "--check", archive], { env });
     expect(named.json.files[0].file).toBe(archive);
+  });
+});
+
+describe("show and grep name a transcript by its key and label", () => {
+  it("show gives its label, key, agent and kind; grep's sessions carry key and label", async () => {
+    const file = join(ops, `${OPS.cron}.jsonl`);
+    const shown = await cliJson(["show", file], { env });
+    expect(shown.json.openclaw).toMatchObject({ agent: "ops", key: "agent:ops:cron:9c1d:run:77aa", label: "Cron: nightly report", kind: "cron", job: "9c1d", archived: null, copyOf: null });
+    const human = (await cli(["show", file], { env })).stdout;
+    expect(human).toMatch(/^Label +Cron: nightly report$/m);
+    expect(human).toMatch(/^OpenClaw +agent ops, cron$/m);
+    expect(human).toMatch(/^Key +agent:ops:cron:9c1d:run:77aa$/m);
+    // pi's own session has none
+    expect((await cliJson(["show", fixture("linear.jsonl")])).json.openclaw).toBeNull();
+    const grep = await cliJson(["grep", "-F", "-i", "the", ops], { env });
+    const cron = grep.json.withMatches.find((s: { file: string }) => s.file === file);
+    expect(cron).toMatchObject({ agent: "ops", key: "agent:ops:cron:9c1d:run:77aa", label: "Cron: nightly report" });
+  });
+});
+
+describe("a sub-agent's cost", () => {
+  it("--by key: the sub-agent on its own row, and under its spawner's (with --breakdown on a terminal, in `spawned` always)", async () => {
+    const r = await cliJson<{ rows: Array<{ key: string; cost: number; requests: number; spawned?: Array<{ key: string; cost: number; requests: number }> }> }>(["usage", ops, "--by", "key", "--no-cache"], { env });
+    const sub = r.json.rows.find((x) => x.key === "agent:ops:subagent:7f3a")!;
+    expect(sub.requests).toBeGreaterThan(0);
+    const spawner = r.json.rows.find((x) => x.key === "agent:ops:main")!;
+    expect(spawner.spawned).toEqual([{ key: sub.key, requests: sub.requests, input: expect.any(Number), output: expect.any(Number), cacheRead: expect.any(Number), cacheWrite: expect.any(Number), total: expect.any(Number), cost: sub.cost }]);
+    const table = (await cli(["usage", ops, "--by", "key", "--breakdown", "--no-cache"], { env })).stdout;
+    expect(table).toMatch(/^ {2}↳ agent:ops:subagent:7f3a /m);
   });
 });

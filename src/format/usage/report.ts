@@ -38,6 +38,8 @@ export interface UsageRow extends UsageSums {
   models: string[];
   /** A cron job's or a key's label (`Cron: <name>`), where the store gives one. */
   label?: string;
+  /** `by: "key"`: the sub-agents this key's session spawned, each with its own sums (also its own row). */
+  spawned?: Array<UsageSums & { key: string }>;
   /** With `breakdown`: the group's sums by model, the costliest first. */
   breakdown?: ModelSums[];
   /** `by: "session"`: the file, when it was created, and what an earlier session holds too. */
