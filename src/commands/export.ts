@@ -7,6 +7,7 @@ import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, ty
 import { writeAll, type Sink } from "../render/sink.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
 import { formatCount, plural } from "../render/units.js";
+import { transcriptFacts } from "../support/inputs/openclaw.js";
 
 export type { ExportFormat };
 
@@ -82,10 +83,15 @@ function titleOf(b: Branch): string {
 
 function headerMeta(b: Branch, options: ExportOptions, clean: (s: unknown) => string): ExportMeta {
   const h = b.session.header!;
+  // (an OpenClaw transcript: its label is its title where it has no name, and its key and agent are said)
+  const facts = b.session.name === "<stdin>" ? undefined : transcriptFacts(b.session.name);
+  const claw = facts?.store === "openclaw" ? facts : undefined;
   return {
-    title: clean(titleOf(b)),
+    title: clean(b.name ? titleOf(b) : (claw?.label ?? titleOf(b))),
     rows: [
       ["Session", clean(h.id), true],
+      ...(claw?.key ? [["OpenClaw key", clean(claw.key), true] as [string, string, boolean]] : []),
+      ...(claw ? [["OpenClaw agent", clean(claw.agent ?? "?")] as [string, string]] : []),
       ["Working directory", clean(h.cwd), true],
       ["Created", clean(h.timestamp)],
       ["Leaf", clean(b.session.nodeId(b.leaf) ?? "-"), true],

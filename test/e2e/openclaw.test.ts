@@ -283,6 +283,11 @@ describe("show and grep name a transcript by its key and label", () => {
     expect(human).toMatch(/^Key +agent:ops:cron:9c1d:run:77aa$/m);
     // pi's own session has none
     expect((await cliJson(["show", fixture("linear.jsonl")])).json.openclaw).toBeNull();
+    // export: the label as its title (it has no name), its key and agent among the facts
+    const md = (await cli(["export", file], { env })).stdout;
+    expect(md.split("\n")[0]).toBe("# Cron: nightly report");
+    expect(md).toContain("- **OpenClaw key:** `agent:ops:cron:9c1d:run:77aa`");
+    expect(md).toContain("- **OpenClaw agent:** ops");
     const grep = await cliJson(["grep", "-F", "-i", "the", ops], { env });
     const cron = grep.json.withMatches.find((s: { file: string }) => s.file === file);
     expect(cron).toMatchObject({ agent: "ops", key: "agent:ops:cron:9c1d:run:77aa", label: "Cron: nightly report" });
