@@ -135,7 +135,9 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
     // (titles are shown in the grouped view on a terminal, and given in --json)
     title: !ctx.jsonl && !options.count && !options.filesWithMatches && (ctx.json || ctx.style.terminalWidth !== undefined),
   };
-  const jobs = files.map((path) => ({ path, stamp: fileStamp(path) }));
+  // (a file's size only weighs how many threads to start and how to chunk the work; hundreds of
+  // files justify the threads by their count, and a stat of each would be a tenth of the run)
+  const jobs = files.map((path) => ({ path, stamp: files.length >= MANY_FILES ? undefined : fileStamp(path) }));
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   const stdin = jobs.findIndex((j) => j.path === "-");
   const read = await overFiles("grep", jobs.filter((j) => j.path !== "-"), (n) => ctx.progress(n, jobs.length, "sessions"), threads, settings);
@@ -162,6 +164,8 @@ export function* matchesOf(result: GrepResult): Generator<GrepMatch> {
     }
   }
 }
+
+const MANY_FILES = 256;
 
 /** The file as output names it (standard input as `<stdin>`). */
 const fileName = (path: string) => (path === "-" ? "<stdin>" : path);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
 import { CORPUS, fixture } from "../helpers/paths.js";
 import { piEntries, piSessionStats } from "../helpers/pi.js";
+import type { StoreFacts } from "../../src/support/inputs/openclaw.js";
 
 const STORES = join(CORPUS, "..", "openclaw-stores");
 const home = mkdtempSync(join(tmpdir(), "pi-session-openclaw-"));
@@ -62,22 +63,8 @@ function transcripts(dir: string): string[] {
     .map((n) => join(dir, n));
 }
 
-interface Row {
-  path: string;
-  id: string;
-  store: string;
-  agent: string | null;
-  key: string | null;
-  label: string | null;
-  kind: string | null;
-  job: string | null;
-  channel: string | null;
-  spawnedBy: string | null;
-  archived: string | null;
-  copyOf: string | null;
-  size: number;
-  modified: string;
-}
+/** An `ls --json` row, as the tests read it: the session's facts and what its store says of it. */
+type Row = StoreFacts & { path: string; id: string; size: number; modified: string };
 
 describe("discovery", () => {
   it("ls with no directory reads pi's store and every OpenClaw root: every transcript, archives and copies, no trajectory", async () => {
