@@ -4,12 +4,13 @@ import { ExitCode } from "../errors.js";
 import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries, type Session } from "../format/index.js";
 import { KindNames } from "../render/kinds.js";
 import { previewOf } from "../render/preview.js";
-import { sanitize } from "../render/safe.js";
+import { sanitize, sanitizeOneLine } from "../render/safe.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { isoTime, plural } from "../render/units.js";
-import { displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
+import { cutToWidth, displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
 import { readShape } from "../support/inputs/read.js";
+import { transcriptFacts } from "../support/inputs/openclaw.js";
 
 export interface TreeOptions {
   file: string;
@@ -122,6 +123,12 @@ export async function run(options: TreeOptions, ctx: CommandContext): Promise<Co
     try {
       if (ctx.jsonl) return await writeJsonLines(out, result.nodes());
       if (ctx.json) return await writeJsonWithArray(out, { file: result.file, currentLeaf: result.currentLeaf, roots: result.roots }, "nodes", result.nodes(), { hidden: result.hidden });
+      // (on a terminal, an OpenClaw transcript's label and key head its tree; piped, the tree is all)
+      const facts = ctx.style.terminalWidth !== undefined && result.file !== "<stdin>" ? transcriptFacts(result.file) : undefined;
+      if (facts?.store === "openclaw") {
+        const about = [facts.label, facts.key, facts.agent ? `agent ${facts.agent}` : ""].filter(Boolean).join(" · ");
+        if (about) await out.write(`${ctx.style.c.dim(cutToWidth(sanitizeOneLine(about), ctx.style.terminalWidth!))}\n`);
+      }
       await writeAll(out, renderTree(result, ctx.style, options.compact));
     } finally {
       result.close();

@@ -292,3 +292,26 @@ describe("a sub-agent's cost", () => {
     expect(table).toMatch(/^ {2}↳ agent:ops:subagent:7f3a /m);
   });
 });
+
+describe("tree on a terminal", () => {
+  it("heads an OpenClaw transcript's tree with its label and key; piped, the tree is all", async () => {
+    const { main } = await import("../../src/cli.js");
+    const { PassThrough } = await import("node:stream");
+    const file = join(ops, `${OPS.cron}.jsonl`);
+    const run = async (tty: boolean) => {
+      const chunks: Buffer[] = [];
+      const stdout = Object.assign(new PassThrough(), tty ? { isTTY: true, columns: 100 } : {});
+      stdout.on("data", (c: Buffer) => chunks.push(c));
+      const stderr = new PassThrough();
+      stderr.resume();
+      const code = await main(["tree", file], { stdout, stderr, env: { NO_COLOR: "1", HOME: home } });
+      return { code, out: Buffer.concat(chunks).toString("utf8") };
+    };
+    const terminal = await run(true);
+    expect(terminal.code).toBe(0);
+    expect(terminal.out.split("\n")[0]).toBe("Cron: nightly report · agent:ops:cron:9c1d:run:77aa · agent ops");
+    const piped = await run(false);
+    expect(piped.out.split("\n")[0]).not.toContain("Cron:");
+    expect(terminal.out.split("\n").slice(1).join("\n")).toContain(piped.out.split("\n")[0]!);
+  });
+});
