@@ -7,6 +7,7 @@ import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, ty
 import { writeAll, type Sink } from "../render/sink.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
 import { formatCount, plural } from "../render/units.js";
+import { graphemes } from "../render/width.js";
 import { transcriptFacts } from "../support/inputs/openclaw.js";
 
 export type { ExportFormat };
@@ -63,7 +64,7 @@ const TITLE_LENGTH = 100;
  * half (text without spaces, Chinese say, is cut where it reaches `max`), and an ellipsis.
  */
 function titleCut(text: string, max: number): string {
-  const chars = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)].map((s) => s.segment);
+  const chars = [...graphemes(text)];
   if (chars.length <= max) return text;
   const head = chars.slice(0, max).join("");
   const space = head.lastIndexOf(" ");

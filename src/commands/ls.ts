@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { emptyDirectoryNote, listSessionFiles } from "../support/inputs/session-files.js";
+import { emptyDirectoryNote, listSessionFiles, sqliteStores } from "../support/inputs/session-files.js";
 import { noStoreMessage, STORE_CHOICES, storeRoots, transcriptFacts, type StoreChoice } from "../support/inputs/openclaw.js";
 import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
 import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
@@ -73,10 +73,8 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   }
   const dir = dirs.join("; ");
   const files = [...new Set(dirs.flatMap((d) => listSessionFiles(d)))];
-  if (files.length === 0 && options.dir) {
-    const note = emptyDirectoryNote(dirs[0]!);
-    if (note.includes("SQLite")) ctx.warn(sanitize(note));
-  }
+  // (a root whose transcripts are in SQLite: said, rather than listing nothing without a word)
+  if (files.length === 0 && options.dir && sqliteStores(dirs[0]!).length > 0) ctx.warn(sanitize(emptyDirectoryNote(dirs[0]!)));
   const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
   // Per file: its default sort key, and its row (described now) or its slot in the cache (a row
   // parsed only if shown or needed to filter and sort). Columns, not an object per file: a warm run

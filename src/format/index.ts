@@ -20,7 +20,7 @@ export { StatsCollector, type SessionStats } from "./usage/stats.js";
 export { migrateEntryV1ToV2, migrateEntryV2ToV3, migrateHeader, V1IdAllocator } from "./schema/migrations.js";
 export { contextAt, contextMessages, contextParts, tracedMessages, targetModelAt, RawMessage, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./context/branch.js";
 export { sentAt, sendSequence, llmMessages, pairingProblems, PairingCheck, toolCallsOf, isSkippedTurn, NO_RESULT_TEXT, type SentMessage, type TargetModel, type TracedMessage, type PairingProblem } from "./context/send.js";
-export { FileSource, BufferSource, SliceSource, forEachLine, type ByteSource } from "./read/source.js";
+export { FileSource, BufferSource, SliceSource, forEachLine, readHead, type ByteSource } from "./read/source.js";
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./write/migrate.js";
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./write/rewrite.js";
 export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type FileStamp, type Producer } from "./write/atomic.js";

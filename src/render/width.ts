@@ -233,7 +233,7 @@ function cutPath(text: string, columns: number): string {
 let segmenter: Intl.Segmenter | undefined;
 
 /** The graphemes of `text`: what a reader takes for one character (an emoji sequence, a flag, a letter and its marks). */
-function* graphemes(text: string): Generator<string> {
+export function* graphemes(text: string): Generator<string> {
   // (made on first use: the first segmenter of a process starts ICU, which ASCII never needs)
   segmenter ??= new Intl.Segmenter("en", { granularity: "grapheme" });
   for (const { segment } of segmenter.segment(text)) yield segment;

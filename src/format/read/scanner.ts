@@ -152,6 +152,15 @@ const CALLS = 256;
  * `Verdict.Valid`, its positions relative to `b[start]`. Defers any line outside the WebAssembly
  * module's memory (see the module comment).
  */
+/**
+ * Whether a later header begins a session of its own (sessions written one after another into a
+ * file, as `cat a.jsonl b.jsonl` makes): its id is not the one before it, and the record after it
+ * starts a tree (`parentKind` of no parent, or null: pi's first entry of a session; a v1 entry has none).
+ */
+export function beginsSession(id: unknown, previousId: unknown, nextParentKind: number): id is string {
+  return typeof id === "string" && id !== previousId && (nextParentKind === 0 || nextParentKind === 2);
+}
+
 export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length, deep = true): Verdict {
   // A trailing CR (CRLF files) is whitespace; any other byte below 0x20 rules out the fast path.
   const body = end > start && b[end - 1] === 0x0d ? end - 1 : end;

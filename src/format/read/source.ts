@@ -68,6 +68,20 @@ export class BufferSource implements ByteSource {
   close(): void {}
 }
 
+/**
+ * A file's first `length` bytes (fewer when it is shorter), read with one call: what a look at a
+ * header or a first line needs, without opening the file as a source. Throws as `openSync` does.
+ */
+export function readHead(path: string, length: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.allocUnsafe(length);
+    return head.subarray(0, readSync(fd, head, 0, length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Bytes `[start, end)` of another source, read as a file of their own (a session cut out of a concatenated file). */
 export class SliceSource implements ByteSource {
   readonly size: number;

@@ -3,7 +3,7 @@ import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type L
 import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "../schema/migrations.js";
 import { parseAt, parseSkimmed, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
 import { LineFlag, LineSalvager, parseLine, type BrokenOutcome, type TextClass } from "../read/salvage.js";
-import { emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
+import { beginsSession, emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { BufferSource, FileSource, forEachLine, growthFor, type ByteSource } from "../read/source.js";
 import { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, fileKindOf, PI_EVENT_TYPES, type AnyEntry, type FileKind, type SessionHeader } from "../schema/types.js";
@@ -152,8 +152,8 @@ export class Session {
    * id of its own whose next entry starts a tree (no parent; in a v1 file, any such header).
    */
   readonly laterSessions: LaterSession[] = [];
-  /** A later header with another id, until the next entry says whether a session begins there. */
-  private pendingSession: LaterSession | undefined;
+  /** A later header, until the next entry says whether a session begins there (`beginsSession`). */
+  private pendingSession: (Omit<LaterSession, "id"> & { id: unknown }) | undefined;
 
   private constructor(readonly source: ByteSource) {
     // Sized for a line per 512 bytes, capped so that a big file does not reserve more than it may
@@ -632,9 +632,7 @@ export class Session {
       t.flags[i] = flags;
       if (this.header) {
         t.kind[i] = KIND_CODE["extra-header"];
-        const id = obj.id;
-        const last = this.laterSessions.at(-1)?.id ?? this.header.id;
-        this.pendingSession = typeof id === "string" && id !== last ? { line, id, timestamp: stringOr(obj.timestamp), cwd: stringOr(obj.cwd) } : undefined;
+        this.pendingSession = { line, id: obj.id, timestamp: stringOr(obj.timestamp), cwd: stringOr(obj.cwd) };
         return;
       }
       t.kind[i] = KIND_CODE.header;
@@ -655,8 +653,9 @@ export class Session {
       this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
       return;
     }
-    if (this.pendingSession) {
-      if (this.v1Ids || f.parentKind === 0 || f.parentKind === 2) this.laterSessions.push(this.pendingSession);
+    const pending = this.pendingSession;
+    if (pending) {
+      if (beginsSession(pending.id, this.laterSessions.at(-1)?.id ?? this.header?.id, f.parentKind)) this.laterSessions.push({ ...pending, id: pending.id });
       this.pendingSession = undefined;
     }
     const nodes = this.nodes;

@@ -99,7 +99,7 @@ function fsyncDir(dir: string): void {
   }
 }
 
-/** Something that writes a file's content through `write`. */
+/** Something that writes a file's content through `write`, which takes each chunk before it returns (a chunk may be reused after). */
 export type Producer = (write: (chunk: string | Uint8Array) => void) => void;
 
 /** Writes `produce`'s output to a new temporary file beside `target`, fsynced; returns its path. */

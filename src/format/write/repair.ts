@@ -1,18 +1,18 @@
 import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { IdIndex } from "../read/ids.js";
 import { grown, NodeNumbers } from "../read/line-table.js";
 import { LineSalvager, normalizeLine, type SessionRecord } from "../read/salvage.js";
-import { emptyFields, fieldsOf, hexString, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
+import { beginsSession, emptyFields, fieldsOf, hexString, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { idHash } from "../common/hash.js";
 import { plural } from "../common/units.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import { planConversation, type ConversationFix } from "./conversation.js";
 import { Turn, turnOf } from "../context/pairing.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
-import { forEachLine, growthFor, type ByteSource } from "../read/source.js";
+import { forEachLine, growthFor, readHead, type ByteSource } from "../read/source.js";
 import { CURRENT_VERSION, fileKindOf, messageText, missingHeaderFields, PI_EVENT_TYPES, type AgentMessage, type FileKind } from "../schema/types.js";
 
 /**
@@ -297,18 +297,11 @@ function siblingCwd(path: string): { cwd: string; count: number } | undefined {
     return undefined;
   }
   const counts = new Map<string, number>();
-  const head = Buffer.allocUnsafe(16 * 1024);
   for (const name of names) {
     try {
-      const fd = openSync(join(dirname(path), name), "r");
-      let n: number;
-      try {
-        n = readSync(fd, head, 0, head.length, 0);
-      } finally {
-        closeSync(fd);
-      }
-      const end = head.subarray(0, n).indexOf(0x0a);
-      const value = JSON.parse(head.toString("utf8", 0, end < 0 ? n : end)) as { type?: unknown; cwd?: unknown };
+      const head = readHead(join(dirname(path), name), 16 * 1024);
+      const end = head.indexOf(0x0a);
+      const value = JSON.parse(head.toString("utf8", 0, end < 0 ? head.length : end)) as { type?: unknown; cwd?: unknown };
       if (value.type === "session" && typeof value.cwd === "string") counts.set(value.cwd, (counts.get(value.cwd) ?? 0) + 1);
     } catch {
       // not a session, or its header longer than the read: it says nothing
@@ -424,9 +417,8 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now()): RepairPlan
 }
 
 /**
- * The sessions that begin after the first: a later header (on a line of its own) with an id not
- * the one before it, whose next record starts a tree (no parent: pi's first entry of a session;
- * a v1 entry has none). A later header followed by an entry with a parent continues the session.
+ * The sessions that begin after the first: a later header on a line of its own that `beginsSession`
+ * (the rule `check` applies). A later header followed by an entry with a parent continues the session.
  */
 function laterSessions(work: RepairWork, header: number): SessionStart[] {
   const { c } = work;
@@ -437,8 +429,7 @@ function laterSessions(work: RepairWork, header: number): SessionStart[] {
     if (!(c.flags[k]! & C_HEADER) || c.offset[k]! < 0) continue;
     const v = c.headers.get(k)!;
     const next = k + 1;
-    if (typeof v.id !== "string" || v.id === last || c.flags[next]! & C_HEADER) continue;
-    if (c.parentKind[next] !== 0 && c.parentKind[next] !== 2) continue;
+    if (c.flags[next]! & C_HEADER || !beginsSession(v.id, last, c.parentKind[next]!)) continue;
     out.push({ line: c.index[k]! + 1, offset: c.offset[k]!, id: v.id, timestamp: typeof v.timestamp === "string" ? v.timestamp : undefined });
     last = v.id;
   }

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readHead } from "../../format/read/source.js";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 
@@ -84,17 +85,11 @@ function isArchiveOrCopy(path: string): boolean {
  */
 export function isTrajectory(path: string): boolean {
   if (!path.endsWith(".trajectory.jsonl")) return false;
-  let fd: number | undefined;
   try {
-    fd = openSync(path, "r");
-    const head = Buffer.alloc(2048);
-    const n = readSync(fd, head, 0, head.length, 0);
-    const first = head.toString("utf8", 0, n).split("\n")[0]!;
+    const first = readHead(path, 2048).toString("utf8").split("\n")[0]!;
     return /"traceSchema"\s*:\s*"openclaw-trajectory"/.test(first);
   } catch {
     return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -247,12 +242,8 @@ export function transcriptFacts(path: string, firstText?: string | null): StoreF
 
 /** The text of the first user message in a file's first 64 KB, or null. */
 function firstUserText(path: string): string | null {
-  let fd: number | undefined;
   try {
-    fd = openSync(path, "r");
-    const head = Buffer.alloc(65536);
-    const n = readSync(fd, head, 0, head.length, 0);
-    for (const line of head.toString("utf8", 0, n).split("\n")) {
+    for (const line of readHead(path, 65536).toString("utf8").split("\n")) {
       if (!line.includes('"user"')) continue;
       try {
         const e = JSON.parse(line) as { type?: unknown; message?: { role?: unknown; content?: unknown } };
@@ -268,8 +259,6 @@ function firstUserText(path: string): string | null {
     return null;
   } catch {
     return null;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -71,8 +71,13 @@ export function listSessionFiles(dir: string, archives = true): string[] {
   return out;
 }
 
-/** Expands the arguments: files as given, directories into their session files (a directory that holds none is added to `empty`). */
-export function expandInputs(args: string[], sessionDir: string, empty: string[] = [], origins?: Map<string, string>, archives = true): string[] {
+/**
+ * Expands the arguments: files as given, directories into their session files. A directory that
+ * holds none is added to `empty`; `origins` hears which directory each file came from (for
+ * `--out`'s layout); `archives: false` leaves OpenClaw's archives and copies out of directories.
+ */
+export function expandInputs(args: string[], sessionDir: string, found: { empty?: string[]; origins?: Map<string, string>; archives?: boolean } = {}): string[] {
+  const { empty = [], origins, archives = true } = found;
   const out: string[] = [];
   for (const arg of args) {
     let isDir = false;
@@ -138,7 +143,7 @@ export function resolveInput(arg: string, dir: string): string {
  * (default: the session directory, every project), each once; `named`: those given one by one,
  * not found in a directory; `empty`: the directories given that hold no session file.
  */
-export function storeInputs(inputs: readonly string[], sessionDir: string, env: NodeJS.ProcessEnv = {}, store: StoreChoice = "pi"): { files: string[]; named: Set<string>; empty: string[] } {
+export function storeInputs(inputs: readonly string[], sessionDir: string, env: NodeJS.ProcessEnv, store: StoreChoice = "all"): { files: string[]; named: Set<string>; empty: string[] } {
   if (inputs.length === 0) {
     // (no input: pi's session directory and every OpenClaw root found, as --store narrows them)
     const roots = storeRoots(sessionDir, env, store);
@@ -177,7 +182,7 @@ export function emptyDirectoryNote(dir: string): string {
 }
 
 /** The SQLite stores newer OpenClaw releases keep transcripts in (`agents/<agent>/agent/openclaw-agent.sqlite`). */
-function sqliteStores(dir: string): string[] {
+export function sqliteStores(dir: string): string[] {
   const agents = join(dir, "agents");
   let names: string[];
   try {

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, ExitCode } from "../../errors.js";
 import { emptyDirectoryNote, expandInputs } from "../inputs/session-files.js";
@@ -11,7 +11,7 @@ import { preview, wrapSegments } from "../../render/width.js";
 import { sanitize } from "../../render/safe.js";
 import type { Args } from "../../args.js";
 import type { FileStamp, Producer } from "../../format/index.js";
-import { outLayout, resultDir, writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
+import { outTargets, writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
 
 /**
  * What the writing commands (`migrate`, `repair`, `slim`) share: the loop over files, the
@@ -105,23 +105,23 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   const empty: string[] = [];
   const origins = new Map<string, string>();
   // (archives and copies in a directory are left alone: a writer touches them only when named)
-  const files = expandInputs(inputs, ctx.sessionDir, empty, origins, false);
+  const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: false });
   for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
-  const write: WriteOptions = { out: options.out, backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
-  const layout = options.out !== undefined && (many || (existsSync(options.out) && statSync(options.out).isDirectory())) ? outLayout(inputs, files, origins, options.out) : undefined;
+  const write: WriteOptions = { backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
+  const targetOf = options.out !== undefined ? outTargets(options.out, inputs, files, origins, many) : undefined;
   const put: Put = (path, stamp, produce) => {
     // (a transcript an OpenClaw gateway is writing is left alone; a lock its writer left behind is said and passed over)
     const lock = path === "-" || options.out !== undefined ? undefined : lockOf(path);
     if (lock?.live) return { failed: { status: "refused", refusal: "locked", reason: `${path} is being written: its lock ${lock.lock} names process ${lock.pid}, which is running; nothing was written (stop the OpenClaw gateway, or wait, and run again)` } };
     if (lock) ctx.warn(sanitize(`${lock.lock} names process ${lock.pid}, which is not running here: a stale lock, passed over`));
-    return settle(writeBack(path, stamp, write, many, produce, layout), ctx.warn);
+    return settle(writeBack(path, stamp, write, produce, targetOf?.(path)), ctx.warn);
   };
   for (const [i, file] of files.entries()) {
     ctx.progress(i, files.length, basename(file));
-    const r = one(file, put, (path) => resultDir(path, write, many, layout));
+    const r = one(file, put, (path) => dirname(targetOf?.(path).file ?? path));
     // (on stderr, as the read-only commands say it: the report on stdout is for what was done)
     if (r.status === "unreadable" && r.reason) ctx.warn(sanitize(r.reason));
     results.push(r);

@@ -4,10 +4,8 @@ import { CliError } from "../../errors.js";
 import { cleanLeftovers, ConcurrentWriteError, createFile, replaceFile, TargetExistsError, type Producer } from "../../format/index.js";
 import type { FileStamp } from "../../format/index.js";
 
-/** How a writing command puts its result: in place with a backup, or to --out. */
+/** How a writing command puts its result in place (`--out`'s target is decided per file: `outTargets`). */
 export interface WriteOptions {
-  /** A file (one input) or a directory (several) to write to instead of in place. */
-  out?: string;
   /** Where backups go (default: beside the file). */
   backupDir?: string;
   /** Replace an existing --out file. */
@@ -32,7 +30,7 @@ export interface WriteOutcome {
  * several inputs: each directory's under its own name, each file given by name at the top. Two
  * files that would land on one path are refused before anything is written.
  */
-export function outLayout(inputs: readonly string[], files: readonly string[], origins: ReadonlyMap<string, string>, out: string): Map<string, string> {
+function outLayout(inputs: readonly string[], files: readonly string[], origins: ReadonlyMap<string, string>, out: string): Map<string, string> {
   const alone = inputs.length === 1 && new Set(origins.values()).size === 1;
   const targets = new Map<string, string>();
   const taken = new Map<string, string>();
@@ -48,24 +46,31 @@ export function outLayout(inputs: readonly string[], files: readonly string[], o
   return targets;
 }
 
-/** The folder a file's result goes to: under --out (a folder, or the file's) or the file's own. */
-export function resultDir(path: string, options: WriteOptions, many: boolean, layout?: ReadonlyMap<string, string>): string {
-  if (!options.out) return dirname(path);
-  const mapped = layout?.get(path);
-  if (mapped) return dirname(mapped);
-  return many || (existsSync(options.out) && statSync(options.out).isDirectory()) ? options.out : dirname(options.out);
+/** Where a file's result goes with `--out`: the file, and whether it lies in `--out`'s folder (made as needed). */
+export interface OutTarget {
+  file: string;
+  inDir: boolean;
 }
 
-export function writeBack(path: string, stamp: FileStamp, options: WriteOptions, many: boolean, produce: Producer, layout?: ReadonlyMap<string, string>): WriteOutcome {
+/**
+ * The `--out` target of each input file, decided once for the run: a folder (several files, or
+ * `--out` names a folder) holds them in the inputs' layout (`outLayout`); else `--out` is the file.
+ */
+export function outTargets(out: string, inputs: readonly string[], files: readonly string[], origins: ReadonlyMap<string, string>, many: boolean): (path: string) => OutTarget {
+  if (!many && !(existsSync(out) && statSync(out).isDirectory())) return () => ({ file: out, inDir: false });
+  const layout = outLayout(inputs, files, origins, out);
+  return (path) => ({ file: layout.get(path) ?? join(out, basename(path)), inDir: true });
+}
+
+/** Writes `path`'s new content to `target` (`--out`), or in its place keeping a backup. */
+export function writeBack(path: string, stamp: FileStamp, options: WriteOptions, produce: Producer, target: OutTarget | undefined): WriteOutcome {
   // (standard input leaves no temporary files beside itself)
   const cleaned = path === "-" ? [] : cleanLeftovers(path);
   try {
-    if (options.out) {
-      const toDir = many || (existsSync(options.out) && statSync(options.out).isDirectory());
-      const target = toDir ? (layout?.get(path) ?? join(options.out, basename(path))) : options.out;
-      if (toDir) mkdirSync(dirname(target), { recursive: true });
-      createFile(target, produce, { force: options.force });
-      return { out: target, cleaned };
+    if (target) {
+      if (target.inDir) mkdirSync(dirname(target.file), { recursive: true });
+      createFile(target.file, produce, { force: options.force });
+      return { out: target.file, cleaned };
     }
     if (options.backupDir) mkdirSync(options.backupDir, { recursive: true });
     const backup = replaceFile(path, produce, { expect: stamp, backupDir: options.backupDir, beforeCommit: options.beforeCommit });
@@ -86,7 +91,8 @@ export function copyOf(path: string): Producer {
       for (let at = 0; ; ) {
         const n = readSync(fd, chunk, 0, chunk.length, at);
         if (n === 0) break;
-        write(Buffer.from(chunk.subarray(0, n)));
+        // (the writer takes each chunk before the next read: it is written or copied into a batch)
+        write(chunk.subarray(0, n));
         at += n;
       }
     } finally {
