@@ -171,7 +171,8 @@ function renderFacts(result: ShowSummary, style: Style): string {
   rows.push(["Thinking", tally(result.thinkingLevels)]);
   const t = result.tokens;
   rows.push(["Tokens", pairs([`input ${formatCount(t.input)}`, `output ${formatCount(t.output)}`, `cache read ${formatCount(t.cacheRead)}`, `cache write ${formatCount(t.cacheWrite)}`, `total ${formatCount(t.total)}`], " · ")]);
-  rows.push(["Cost", [[`$${result.cost.toFixed(4)}`]]]);
+  // (tokens spent with no cost recorded are not free: said, as `usage` says it, not shown as $0.0000)
+  rows.push(["Cost", result.cost === 0 && t.total > 0 ? [["-", c.dim], [" no cost recorded", c.dim]] : [[`$${result.cost.toFixed(4)}`]]]);
   rows.push(["Current leaf", result.currentLeaf ? [[sanitize(result.currentLeaf), c.bold]] : [["-"]]]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   const row = ([k, v]: [string, Segment[]]) => {

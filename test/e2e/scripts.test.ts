@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
-import { BIN, fixture } from "../helpers/paths.js";
+import { BIN, CORPUS, fixture } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-scripts-"));
@@ -441,5 +441,15 @@ describe("pi's --mode json output", () => {
     expect(there.stderr).not.toContain("pi keeps its sessions");
     const elsewhere = await cli(["show", fixture("events.jsonl")], { env });
     expect(elsewhere.stderr).toContain(`pi keeps its sessions in ${dir} (run \`pi-session ls\`)`);
+  });
+});
+
+describe("a cost no provider recorded", () => {
+  it("show says so, as usage does, rather than $0.0000; a recorded cost is shown", async () => {
+    const none = await cli(["show", join(CORPUS, "coffee-shop__019f300b.v3.multimodel.jsonl")]);
+    expect(none.stdout).toMatch(/^Cost +- no cost recorded$/m);
+    expect(none.stdout).not.toContain("$0.0000");
+    expect((await cliJson(["show", join(CORPUS, "coffee-shop__019f300b.v3.multimodel.jsonl")])).json.cost).toBe(0);
+    expect((await cli(["show", fixture("linear.jsonl")])).stdout).toMatch(/^Cost +\$\d+\.\d{4}$/m);
   });
 });
