@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { emptyFields, LineFlag, lineFindings, openSessionSync, scanLine, Verdict, type ScanFields } from "../../../src/format/index.js";
 import { fieldsOf } from "../../../src/format/read/scanner.js";
-import { borrowChunk, inModuleMemory, returnChunk } from "../../../src/format/read/wasm/simd.js";
+import { borrowChunk, inModuleMemory, returnChunk, simdFindNeedle } from "../../../src/format/read/wasm/simd.js";
 import { WASM } from "../../../src/format/read/wasm/scan-wasm.js";
 import { rng } from "../../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../../helpers/paths.js";
@@ -298,6 +298,42 @@ describe("the WebAssembly module", () => {
           }
         }
       }
+    }
+  });
+
+  it("finds a needle where a plain search does: at every alignment, either side of a 64-byte stride, with and without case folding", () => {
+    /** The first start in [from, limit) of `needle` in `hay` (letters of either case when `fold`), or -1. */
+    const plain = (hay: Buffer, from: number, limit: number, needle: Buffer, fold: boolean): number => {
+      const lower = (c: number) => (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+      for (let i = from; i < limit && i + needle.length <= hay.length; i++) {
+        let k = 0;
+        while (k < needle.length && lower(hay[i + k]!) === needle[k]) k++;
+        if (k === needle.length) return i;
+      }
+      return -1;
+    };
+    const chunk = borrowChunk(4096)!;
+    try {
+      const r = rng(17);
+      for (const text of ["ab", "abc", "npm test", "zqxjkvbwpy-nowhere", "a\u00e9b", "x".repeat(70)]) {
+        for (const fold of [false, true]) {
+          const needle = Buffer.from(text);
+          for (let trial = 0; trial < 300; trial++) {
+            // a haystack of the needle's own bytes (near misses everywhere), the needle placed at random or nowhere
+            const length = 1 + Math.floor(r() * 300);
+            for (let i = 0; i < length; i++) chunk[i] = needle[Math.floor(r() * needle.length)]! ^ (fold && r() < 0.3 ? 0x20 : 0);
+            const at = r() < 0.7 ? Math.floor(r() * length) : -1;
+            if (at >= 0) Buffer.from(fold ? text.toUpperCase() : text).copy(chunk, at);
+            chunk.fill(0x2e, length, length + 128);
+            const from = Math.floor(r() * Math.min(length, 80));
+            const limit = from + Math.floor(r() * (length - from + 1));
+            const want = plain(chunk, from, limit, Buffer.from(fold ? text.toLowerCase() : text), fold);
+            expect(simdFindNeedle(chunk, from, limit, Buffer.from(fold ? text.toLowerCase() : text), fold), `${text} fold ${fold} trial ${trial}`).toBe(want);
+          }
+        }
+      }
+    } finally {
+      returnChunk(chunk);
     }
   });
 
