@@ -338,7 +338,8 @@ describe("ls", () => {
     }
     const cache = mkdtempSync(join(tmpdir(), "pi-session-cache-"));
     const one = await cliJson(["ls", dir, "--no-cache"], { env: { PI_SESSION_THREADS: "1" } });
-    const many = await cliJson(["ls", dir], { env: { XDG_CACHE_HOME: cache } });
+    // (150 small files are done before a worker would start: PI_SESSION_THREADS=2 starts one with the first file)
+    const many = await cliJson(["ls", dir], { env: { XDG_CACHE_HOME: cache, PI_SESSION_THREADS: "2" } });
     const warm = await cliJson(["ls", dir], { env: { XDG_CACHE_HOME: cache } });
     expect(one.json.sessions).toHaveLength(150);
     expect(many.json).toEqual(one.json);
@@ -357,6 +358,13 @@ describe("ls", () => {
     }
     const statuses = new Set(one.json.sessions.map((s: { status: string }) => s.status));
     expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problem", "not a session"]));
+    // grep and usage on worker threads, too, as on one
+    for (const args of [["grep", "-i", "the", dir], ["grep", "-c", "-F", "-i", "the", dir], ["usage", dir, "--no-cache", "--by", "session"]]) {
+      const single = await cliJson(args, { env: { PI_SESSION_THREADS: "1" } });
+      const threaded = await cliJson(args, { env: { PI_SESSION_THREADS: "2" } });
+      expect(single.exitCode, args.join(" ")).toBe(0);
+      expect(threaded.json, args.join(" ")).toEqual(single.json);
+    }
   });
 
   it("trusts the cache only while size, mtime and inode match, and rebuilds a corrupt one", async () => {

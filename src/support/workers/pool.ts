@@ -3,13 +3,19 @@ import { Worker } from "node:worker_threads";
 import type { FileJob, FileTask, TaskResult, TaskSettings } from "./tasks.js";
 
 /**
- * Reading many session files at once (`ls`'s rows, `usage`'s records): on several cores, split
- * among worker threads (scanning is CPU-bound once the files are in the page cache). Jobs are
- * handed out a chunk at a time as each worker finishes its last, so that one large session does
- * not leave the other workers idle; results come back in the jobs' order.
+ * Reading many session files at once (`ls`'s rows, `usage`'s records, `grep`'s matches): on
+ * several cores, split among worker threads (scanning is CPU-bound once the files are in the page
+ * cache). Jobs are handed out a chunk at a time as each thread finishes one, so that one large
+ * session does not leave the others idle; results come back in the jobs' order.
+ *
+ * This thread starts on the jobs at once. A worker thread costs its start (Node's, then the library
+ * loaded and compiled anew, and the scanner's module: 120-150 ms on a 2-core machine, idle, before
+ * its first result), so workers are called in only when what is left would take this thread longer
+ * than `JOIN_MS` at the pace it has kept so far (BENCHMARKS.md, "workers called in"): a store of
+ * small files is done before a worker would have started.
  */
 
-/** Below this weight (a file for each 64, a unit for each 64 MB), starting workers costs more than it saves. */
+/** Below this weight (a file for each 64, a unit for each 64 MB), a worker could never pay for its start. */
 const FILES_A_UNIT = 64;
 const BYTES_A_UNIT = 64 * 1024 * 1024;
 
@@ -19,6 +25,13 @@ const BYTES_A_UNIT = 64 * 1024 * 1024;
  */
 const CHUNK_FILES = 32;
 const CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** How long this thread works before its pace is taken as a measure of what is left. */
+const PROBE_MS = 25;
+/** Work left (at this thread's pace) above which workers are called in. */
+const JOIN_MS = 400;
+/** Chunks a worker holds at once: the next is there when it finishes one, not when this thread next listens. */
+const IN_FLIGHT = 2;
 
 /** What the worker threads are told: the task, its settings, and the jobs of one chunk, with their indices. */
 export interface Chunk {
@@ -30,13 +43,14 @@ export interface Chunk {
 /**
  * Runs `task` on every job, with `settings` (what the task needs besides the file: `grep`'s
  * pattern; structured-cloneable); `progress` is called with how many are done. `threads`: at
- * most this many threads (1: this one only).
+ * most this many threads (1: this one only); given, the workers start with the first job rather
+ * than when the work left calls for them (`PI_SESSION_THREADS`).
  */
-export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads = availableParallelism(), settings?: TaskSettings<T>): Promise<Array<TaskResult<T>>> {
+export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads?: number, settings?: TaskSettings<T>): Promise<Array<TaskResult<T>>> {
   const bytes = jobs.reduce((n, j) => n + (j.stamp?.size ?? 0), 0);
-  const workers = Math.min(threads, Math.floor(jobs.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), jobs.length);
+  const workers = Math.min(threads ?? availableParallelism(), Math.floor(jobs.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), jobs.length);
+  const { runTask } = await import("./tasks.js");
   if (workers < 2) {
-    const { runTask } = await import("./tasks.js");
     const results: Array<TaskResult<T>> = [];
     for (const [i, job] of jobs.entries()) {
       progress(i);
@@ -48,41 +62,63 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   const results: Array<TaskResult<T>> = new Array(jobs.length);
   let done = 0;
   let next = 0;
-  const { runTask } = await import("./tasks.js");
-  // This thread takes chunks too, beside `workers - 1` threads: a thread costs its start (the
-  // library loaded and compiled again), and this one has it loaded already.
-  const here = async (): Promise<void> => {
-    while (next < chunks.length) {
-      const chunk = chunks[next++]!;
-      for (const job of chunk.jobs) results[job.i] = await runTask(task, job, settings);
-      done += chunk.jobs.length;
-      progress(done);
-      // (the other threads' messages are heard between chunks)
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+  const helpers: Array<Promise<void>> = [];
+  const callIn = () => {
+    for (let k = 1; k < workers; k++) helpers.push(helper());
   };
-  await Promise.all([
-    here(),
-    ...Array.from({ length: workers - 1 }, () => {
-      return new Promise<void>((resolve, reject) => {
-        const worker = new Worker(new URL("./worker.js", import.meta.url));
-        const give = () => {
-          if (next < chunks.length) worker.postMessage(chunks[next++]);
-          else void worker.terminate().then(() => resolve(), reject);
-        };
-        worker.on("message", (batch: Array<{ i: number; value: TaskResult<T> }>) => {
-          for (const { i, value } of batch) results[i] = value;
-          done += batch.length;
-          progress(done);
-          give();
-        });
-        worker.on("error", reject);
-        worker.on("exit", (code) => (code === 0 || code === 1 ? undefined : reject(new Error(`worker exited with ${code}`))));
+  /** A worker thread, given chunks until none is left. */
+  const helper = () =>
+    new Promise<void>((resolve, reject) => {
+      const worker = new Worker(new URL("./worker.js", import.meta.url));
+      let held = 0;
+      const give = () => {
+        while (held < IN_FLIGHT && next < chunks.length) {
+          worker.postMessage(chunks[next++]);
+          held++;
+        }
+        if (held === 0) void worker.terminate().then(() => resolve(), reject);
+      };
+      worker.on("message", (batch: Array<{ i: number; value: TaskResult<T> }>) => {
+        for (const { i, value } of batch) results[i] = value;
+        held--;
+        done += batch.length;
+        progress(done);
         give();
       });
-    }),
-  ]);
+      worker.on("error", reject);
+      worker.on("exit", (code) => (code === 0 || code === 1 ? undefined : reject(new Error(`worker exited with ${code}`))));
+      give();
+    });
+  if (threads !== undefined) callIn();
+  // This thread takes chunks too: it has the library loaded already.
+  const start = performance.now();
+  let doneHere = 0;
+  let bytesHere = 0;
+  while (next < chunks.length) {
+    const chunk = chunks[next++]!;
+    for (const job of chunk.jobs) {
+      results[job.i] = await runTask(task, job, settings);
+      bytesHere += job.stamp?.size ?? 0;
+    }
+    doneHere += chunk.jobs.length;
+    done += chunk.jobs.length;
+    progress(done);
+    // (by bytes where the files' sizes are known, else by files)
+    if (helpers.length === 0 && workersPay(performance.now() - start, bytes > 0 ? bytesHere : doneHere, bytes > 0 ? bytes : jobs.length)) callIn();
+    // (the other threads' messages are heard between chunks)
+    if (helpers.length > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(helpers);
   return results;
+}
+
+/**
+ * Whether to call workers in, `spent` ms into this thread's share, with `done` of `total` (files
+ * or bytes) done here: once its pace is a measure (`PROBE_MS`), when what is left would take it
+ * longer than `JOIN_MS`.
+ */
+export function workersPay(spent: number, done: number, total: number): boolean {
+  return spent >= PROBE_MS && done > 0 && (spent * (total - done)) / done > JOIN_MS;
 }
 
 /** Jobs in chunks of at most `CHUNK_FILES` files or about `CHUNK_BYTES` bytes. */
