@@ -4,6 +4,7 @@ import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandModule, CommandOutcome } from "./command.js";
 import { CliError, describeWriteError, ExitCode } from "./errors.js";
 import { idFromFileName, listSessionFiles, sessionDir } from "./support/inputs/session-files.js";
+import { openclawSessionIds } from "./support/inputs/openclaw.js";
 import { OutputClosed, streamSink, writeJsonLines } from "./render/sink.js";
 import { progressFrame } from "./render/progress.js";
 import { makeStyle } from "./render/style.js";
@@ -87,7 +88,7 @@ const wideOption = { type: "boolean", default: false, describe: "on a terminal, 
 
 const COMPLETION_HELP = `pi-session completion
 
-Print a shell completion script (bash/zsh): commands, options, and the ids of the sessions in the session directory.
+Print a shell completion script (bash/zsh): commands, options, and the ids of the sessions in the session directory and in the OpenClaw stores found.
 
 Examples:
   # bash, for every new shell
@@ -398,11 +399,13 @@ function completionsFor(current: string, argv: Record<string, unknown>, defaults
   try {
     ids = listSessionFiles(sessionDir(argv.sessionDir as string | undefined, env))
       .map(idFromFileName)
-      .filter((id): id is string => id !== undefined && id.startsWith(current));
+      .filter((id): id is string => id !== undefined);
   } catch {
-    // no session directory: nothing to offer
+    // no session directory: OpenClaw's may have some
   }
-  return [...options, ...[...new Set(ids)].sort().slice(0, 500)];
+  // (and the OpenClaw transcripts' ids: `show ID` finds them too)
+  ids.push(...openclawSessionIds(env));
+  return [...options, ...[...new Set(ids.filter((id) => id.startsWith(current)))].sort().slice(0, 500)];
 }
 
 const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];

@@ -43,7 +43,7 @@ export interface CheckResult {
 
 export async function check(options: CheckOptions, ctx: CommandContext): Promise<CheckResult> {
   const emptyDirectories: string[] = [];
-  const files = expandInputs(options.files, ctx.sessionDir, { empty: emptyDirectories });
+  const files = expandInputs(options.files, ctx.sessionDir, { empty: emptyDirectories, env: ctx.env });
   // (a gate that checked nothing must not pass: a directory one level too high, a typo)
   for (const dir of emptyDirectories) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const reports: FileReport[] = [];

@@ -281,6 +281,32 @@ describe("show and grep name a transcript by its key and label", () => {
   });
 });
 
+describe("a transcript named by its session id or key", () => {
+  it("show, tree and check find an OpenClaw session by its id, a prefix of it, or its key; completion offers its id", async () => {
+    const file = join(ops, `${OPS.cron}.jsonl`);
+    const byPath = (await cliJson(["show", file], { env })).json;
+    for (const name of [OPS.cron, OPS.cron.slice(0, 13), "agent:ops:cron:9c1d:run:77aa"]) {
+      const r = await cliJson(["show", name], { env });
+      expect(r.exitCode, `${name}: ${r.stderr}`).toBe(0);
+      expect(r.json.file, name).toBe(file);
+      expect(r.json.openclaw, name).toEqual(byPath.openclaw);
+    }
+    expect((await cli(["tree", "agent:ops:main"], { env })).stdout).toBe((await cli(["tree", join(ops, `${OPS.main}.jsonl`)], { env })).stdout);
+    expect((await cli(["check", OPS.group], { env })).stdout).toContain(join(ops, `${OPS.group}.jsonl`));
+    // the live transcript, not its checkpoint or backup copy, which share its id
+    expect((await cliJson(["show", OPS.main], { env })).json.file).toBe(join(ops, `${OPS.main}.jsonl`));
+    // a key that names no session, and an id prefix that names several, are said so
+    const missing = await cli(["show", "agent:ops:nothing"], { env });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toBe("pi-session: agent:ops:nothing: no such file, and no session key in " + piDir + " or an OpenClaw store; run `pi-session ls` to find sessions\n");
+    const several = await cli(["show", "019"], { env });
+    expect(several.exitCode).toBe(2);
+    expect(several.stderr).toMatch(/^pi-session: session id prefix `019` is ambiguous \(\d+ sessions: /);
+    const offered = (await cli(["--get-yargs-completions", "show", "019f3"], { env })).stdout.split("\n").filter(Boolean);
+    expect(offered).toEqual([OPS.cron]);
+  });
+});
+
 describe("a sub-agent's cost", () => {
   it("--by key: the sub-agent on its own row, and under its spawner's (with --breakdown on a terminal, in `spawned` always)", async () => {
     const r = await cliJson<{ rows: Array<{ key: string; cost: number; requests: number; spawned?: Array<{ key: string; cost: number; requests: number }> }> }>(["usage", ops, "--by", "key", "--no-cache"], { env });

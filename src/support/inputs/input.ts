@@ -31,8 +31,8 @@ export function openSource(path: string): FileSource {
 }
 
 /** Opens a session for a read-only command: FILE as a path, `-` or a session id. */
-export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionDir" | "stdin">, options: OpenOptions = {}): Promise<Session> {
-  return openPath(resolveInput(arg, ctx.sessionDir), options, ctx.stdin);
+export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionDir" | "stdin" | "env">, options: OpenOptions = {}): Promise<Session> {
+  return openPath(resolveInput(arg, ctx.sessionDir, ctx.env), options, ctx.stdin);
 }
 
 /**

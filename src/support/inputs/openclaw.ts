@@ -101,6 +101,45 @@ export function transcriptsIn(dir: string, archives = true): string[] {
     .filter((p) => !isTrajectory(p));
 }
 
+/**
+ * The transcripts of every OpenClaw root found that a FILE argument names: a session key
+ * (`agent:main:main`: its transcript in the folder whose `sessions.json` holds it), else a session
+ * id or the start of one. Live transcripts (`<id>.jsonl`) only; an archive or a copy where no live
+ * transcript has the id.
+ */
+export function openclawTranscriptsNamed(query: string, env: NodeJS.ProcessEnv): string[] {
+  const dirs = openclawRoots(env).flatMap((root) => agentSessionDirs(join(root, "agents")));
+  if (query.startsWith("agent:")) {
+    return dirs.flatMap((dir) => {
+      const ids = [...indexOf(dir)].filter(([, entries]) => entries.some((e) => e.key === query)).map(([id]) => id);
+      return ids.flatMap((id) => transcriptsOf(dir, id));
+    });
+  }
+  const live = dirs.flatMap((dir) => names(dir).filter((n) => n.endsWith(".jsonl") && !CHECKPOINT.test(n) && !n.endsWith(".trajectory.jsonl") && n.startsWith(query)).map((n) => `${dir}/${n}`));
+  if (live.length > 0) return live;
+  return dirs.flatMap((dir) => names(dir).filter((n) => n.startsWith(query) && transcriptName(n) && isArchiveOrCopy(n)).map((n) => `${dir}/${n}`));
+}
+
+/** Session id -> the live transcript, else its archives and copies, in one `sessions/` folder. */
+function transcriptsOf(dir: string, id: string): string[] {
+  const all = names(dir).filter((n) => sessionIdOf(n) === id && transcriptName(n));
+  const live = all.filter((n) => n === `${id}.jsonl`);
+  return (live.length > 0 ? live : all).map((n) => `${dir}/${n}`);
+}
+
+/** The session ids of every live transcript in the OpenClaw roots found (what completion offers). */
+export function openclawSessionIds(env: NodeJS.ProcessEnv): string[] {
+  return openclawRoots(env)
+    .flatMap((root) => agentSessionDirs(join(root, "agents")))
+    .flatMap((dir) => names(dir).filter((n) => n.endsWith(".jsonl") && !CHECKPOINT.test(n) && !n.endsWith(".trajectory.jsonl")).map(sessionIdOf));
+}
+
+/** The session id an OpenClaw transcript's name holds, or undefined for a file outside an OpenClaw `sessions/` folder. */
+export function openclawSessionId(path: string): string | undefined {
+  const dir = dirname(path);
+  return basename(dir) === "sessions" && basename(dirname(dirname(dir))) === "agents" ? sessionIdOf(basename(path)) : undefined;
+}
+
 /** What a session file is to its owner. For pi's own files every field but `store` is null. */
 export interface StoreFacts {
   store: Store;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync, type Dirent, type Stats } from "node
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { CliError, describeFsError } from "../../errors.js";
-import { isTrajectory, noStoreMessage, openclawSessionDirs, storeRoots, transcriptsIn, type StoreChoice } from "./openclaw.js";
+import { isTrajectory, noStoreMessage, openclawSessionDirs, openclawSessionId, openclawTranscriptsNamed, storeRoots, transcriptsIn, type StoreChoice } from "./openclaw.js";
 
 /*
  * Where sessions are and which files they are: needed before any session is read (the parser's
@@ -76,8 +76,8 @@ export function listSessionFiles(dir: string, archives = true): string[] {
  * holds none is added to `empty`; `origins` hears which directory each file came from (for
  * `--out`'s layout); `archives: false` leaves OpenClaw's archives and copies out of directories.
  */
-export function expandInputs(args: string[], sessionDir: string, found: { empty?: string[]; origins?: Map<string, string>; archives?: boolean } = {}): string[] {
-  const { empty = [], origins, archives = true } = found;
+export function expandInputs(args: string[], sessionDir: string, found: { empty?: string[]; origins?: Map<string, string>; archives?: boolean; env?: NodeJS.ProcessEnv } = {}): string[] {
+  const { empty = [], origins, archives = true, env } = found;
   const out: string[] = [];
   for (const arg of args) {
     let isDir = false;
@@ -91,7 +91,7 @@ export function expandInputs(args: string[], sessionDir: string, found: { empty?
       if (files.length === 0) empty.push(arg);
       if (origins) for (const f of files) origins.set(f, arg);
       out.push(...files);
-    } else out.push(resolveInput(arg, sessionDir));
+    } else out.push(resolveInput(arg, sessionDir, env));
   }
   return out;
 }
@@ -104,9 +104,10 @@ export function idFromFileName(path: string): string | undefined {
 
 /**
  * A command's FILE argument: a path, `-` for stdin, or a session id / unique id prefix looked up in
- * the session directory (as pi's `--session` does).
+ * the session directory (as pi's `--session` does) and, given `env`, in the OpenClaw roots found,
+ * where a session key (`agent:main:main`) names one too.
  */
-export function resolveInput(arg: string, dir: string): string {
+export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv): string {
   if (arg === "-") return arg;
   let st: Stats | undefined;
   try {
@@ -123,19 +124,21 @@ export function resolveInput(arg: string, dir: string): string {
   try {
     files = listSessionFiles(dir);
   } catch {
-    // no session directory: fall through to "not found"
+    // no session directory: fall through to OpenClaw's, then "not found"
   }
-  const matches = files.filter((f) => idFromFileName(f)?.startsWith(arg));
-  const exact = matches.filter((f) => idFromFileName(f) === arg);
+  const idOf = (f: string) => idFromFileName(f) ?? openclawSessionId(f);
+  const matches = [...files.filter((f) => idFromFileName(f)?.startsWith(arg)), ...(env ? openclawTranscriptsNamed(arg, env) : [])];
+  const exact = matches.filter((f) => idOf(f) === arg);
   if (exact.length === 1 || matches.length === 1) return (exact[0] ?? matches[0])!;
   if (matches.length > 1) {
     // (the files named, so that one can be picked: copies and snapshots of a session share its id)
-    const named = matches.slice(0, 4).map((f) => `${idFromFileName(f)} in ${f}`).join(", ");
+    const named = matches.slice(0, 4).map((f) => `${idOf(f)} in ${f}`).join(", ");
     const more = matches.length > 4 ? `, and ${matches.length - 4} more` : "";
-    const oneId = new Set(matches.map(idFromFileName)).size === 1;
-    throw new CliError(oneId ? `session id \`${idFromFileName(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
+    const oneId = new Set(matches.map(idOf)).size === 1;
+    throw new CliError(oneId ? `session ${arg.startsWith("agent:") ? "key" : "id"} \`${arg.startsWith("agent:") ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
-  throw new CliError(`${arg}: no such file, and no session id starting with it in ${dir}; run \`pi-session ls\` to find sessions`);
+  const where = env ? `${dir} or an OpenClaw store` : dir;
+  throw new CliError(`${arg}: no such file, and no session ${arg.startsWith("agent:") ? "key" : "id starting with it"} in ${where}; run \`pi-session ls\` to find sessions`);
 }
 
 /**
@@ -156,7 +159,7 @@ export function storeInputs(inputs: readonly string[], sessionDir: string, env: 
   const files = new Set<string>();
   const empty: string[] = [];
   for (const input of inputs) {
-    const found = expandInputs([input], sessionDir);
+    const found = expandInputs([input], sessionDir, { env });
     let dir = false;
     try {
       dir = input !== "-" && statSync(input).isDirectory();

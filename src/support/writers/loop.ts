@@ -105,7 +105,7 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   const empty: string[] = [];
   const origins = new Map<string, string>();
   // (archives and copies in a directory are left alone: a writer touches them only when named)
-  const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: false });
+  const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: false, env: ctx.env });
   for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
