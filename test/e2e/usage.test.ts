@@ -165,6 +165,21 @@ describe("a store with forks, forks of forks, forkFrom and a copy: each entry on
     appendFileSync(join(grown, basename(files.moved)), JSON.stringify({ type: "usage", id: "feedbeef", parentId: JSON.parse(last).id, timestamp: "2026-02-10T10:00:00.000Z", kind: "cache_warm", provider: "anthropic", model: "claude-haiku", usage: usage(1) }) + "\n");
     const after = await cliJson(["usage", grown], { env });
     expect(after.json.total.requests).toBe(before.json.total.requests + 1);
+    // what the cache held of the first store came through those writes whole
+    expect((await cliJson(["usage", store], { env })).json).toEqual(cold.json);
+    // a cache whose columns do not add up (a file's numbers said to run past its region) is rebuilt, never trusted
+    const path = join(cache, "pi-session", "usage-index.bin");
+    const bytes = readFileSync(path);
+    const nl = bytes.indexOf(10);
+    const meta = JSON.parse(bytes.toString("utf8", 0, nl));
+    expect(meta.name.length).toBeGreaterThan(1);
+    meta.length.amounts[0] += 1;
+    const head = Buffer.from(JSON.stringify(meta));
+    const padded = Buffer.alloc(Math.ceil((head.length + 1) / 8) * 8, 0x20);
+    head.copy(padded);
+    padded[padded.length - 1] = 10;
+    writeFileSync(path, Buffer.concat([padded, bytes.subarray(nl + 1)]));
+    expect((await cliJson(["usage", store], { env })).json).toEqual(cold.json);
     // --no-cache neither reads nor writes it
     const none = join(work, "cache-none");
     await cliJson(["usage", store, "--no-cache"], { env: { XDG_CACHE_HOME: none } });

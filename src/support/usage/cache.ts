@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { homedir } from "node:os";
 import { BUILD } from "../../build-info.js";
 import type { FileUsage } from "../../format/usage/records.js";
+import type { FileKind } from "../../format/schema/types.js";
 import type { FileStamp } from "../inputs/stamp.js";
 import type { UsageFile } from "./read.js";
 
@@ -11,33 +12,27 @@ import type { UsageFile } from "./read.js";
  * and the build that read it), in `$XDG_CACHE_HOME/pi-session/usage-index.bin` (else
  * `~/.cache/pi-session/`). A warm report reads this file and no session that has not changed.
  *
- * Layout: a line of JSON (the build, and per file its stamp, what it is, its header's id, time and
- * cwd, its models, what pi cannot read of it, and where its numbers are), padded with spaces to a
- * multiple of 8 bytes; then three regions of float64s in this machine's byte order: every file's
- * blocks (its usage by quarter hour and model), every file's entries (a record's time and entry
- * key), every file's amounts (a record's model, tokens and cost): a report reads the blocks of
- * most sessions, the entries of those that have records in a quarter hour another has records in,
- * and the amounts of those that inherit entries. A cache that does not read back whole (another
- * build or layout, a torn write, numbers out of range) is ignored and rebuilt, never trusted.
+ * Layout: a line of JSON (the build; then the files' facts a column each: each path cut after its
+ * last `/`, what it is, its header's id, time and cwd, its stamp, its models, what pi cannot read
+ * of it where there is something, and how many numbers it has in each region; repeated strings
+ * (folders, cwds, models) given once, by index), padded with spaces to a multiple of 8 bytes; then
+ * three regions of float64s in this machine's byte order: every file's blocks (its usage by
+ * quarter hour and model), every file's entries (a record's time and entry key), every file's
+ * amounts (a record's model, tokens and cost), each file's after the one before's. A report reads
+ * the blocks of most sessions, the entries of those that have records in a quarter hour another
+ * has records in, and the amounts of those that inherit entries. Columns, not an object a file:
+ * a store of thousands of small cron runs wrote and parsed a line of 1.5 MB (BENCHMARKS.md, "the
+ * usage cache in columns"). A cache that does not read back whole (another build or layout, a
+ * torn write, numbers out of range) is ignored and rebuilt, never trusted.
  */
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
 const MADE_BY = `${BUILD.version}+${BUILD.rules}`;
 
 /** The three regions, in order. */
 const REGIONS = ["blocks", "entries", "amounts"] as const;
 type Region = (typeof REGIONS)[number];
 
-interface CachedFile extends Omit<UsageFile, "usage" | "error"> {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  models: string[];
-  skipped: FileUsage["skipped"];
-  /** Where its numbers are in each region (in float64s from the region's start), and how many. */
-  at: Record<Region, number>;
-  length: Record<Region, number>;
-}
-
+/** The JSON line: a column a fact, a value a file; strings that repeat are indices into `strings`. */
 interface Meta {
   version: number;
   build: string;
@@ -45,7 +40,33 @@ interface Meta {
   endian: string;
   /** Float64s in each region. */
   regions: Record<Region, number>;
-  files: CachedFile[];
+  strings: string[];
+  /** Each path up to its last `/` (an index into `strings`), and after it. */
+  dir: number[];
+  name: string[];
+  kind: number[];
+  id: Array<string | null>;
+  created: Array<string | null>;
+  /** An index into `strings`, or -1 for none. */
+  cwd: number[];
+  size: number[];
+  mtimeMs: number[];
+  ino: number[];
+  models: number[][];
+  /** What pi cannot read, for the files (by their index) where that is anything. */
+  skipped: Record<string, FileUsage["skipped"]>;
+  length: Record<Region, number[]>;
+}
+
+/** One file's facts, as a report and the next write take them. */
+interface Held {
+  path: string;
+  kind: UsageFile["kind"];
+  id: string | null;
+  created: string | null;
+  cwd: string | null;
+  stamp: FileStamp;
+  usage: FileUsage;
 }
 
 const ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? "LE" : "BE";
@@ -56,11 +77,16 @@ export function usageCachePath(env: NodeJS.ProcessEnv): string {
 }
 
 const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+const NO_SKIPPED = (): FileUsage["skipped"] => ({ requests: 0, cost: 0, lines: [] });
 
 export class UsageCache {
-  private readonly files = new Map<string, CachedFile>();
+  private meta: Meta | undefined;
+  /** Path -> its index in `meta`'s columns. */
+  private readonly index = new Map<string, number>();
+  /** Where each file's numbers start in each region (sums of the lengths before it). */
+  private at: Record<Region, Float64Array> = { blocks: new Float64Array(0), entries: new Float64Array(0), amounts: new Float64Array(0) };
   private regions: Record<Region, Float64Array> = { blocks: new Float64Array(0), entries: new Float64Array(0), amounts: new Float64Array(0) };
-  private readonly fresh = new Map<string, { stamp: FileStamp; file: UsageFile }>();
+  private readonly fresh = new Map<string, Held>();
   private dirty = false;
 
   constructor(private readonly path: string) {
@@ -68,7 +94,8 @@ export class UsageCache {
       this.load();
     } catch {
       // missing, torn or another build's: start empty, rebuilt on save
-      this.files.clear();
+      this.meta = undefined;
+      this.index.clear();
       this.dirty = true;
     }
   }
@@ -79,33 +106,51 @@ export class UsageCache {
     const nl = bytes.indexOf(10);
     if (nl < 0 || (nl + 1) % 8 !== 0) throw new Error("not a usage cache");
     const meta = JSON.parse(bytes.toString("utf8", 0, nl)) as Meta;
-    if (meta?.version !== CACHE_VERSION || meta.build !== MADE_BY || meta.endian !== ENDIAN || !Array.isArray(meta.files) || !REGIONS.every((r) => isCount(meta.regions?.[r]))) throw new Error("another build's cache");
+    if (meta?.version !== CACHE_VERSION || meta.build !== MADE_BY || meta.endian !== ENDIAN || !REGIONS.every((r) => isCount(meta.regions?.[r]))) throw new Error("another build's cache");
     const { blocks, entries, amounts } = meta.regions;
     if (nl + 1 + (blocks + entries + amounts) * 8 !== bytes.length) throw new Error("torn");
-    // (a Float64Array needs an aligned start: a copy when the read buffer's is not)
-    const at = bytes.byteOffset + nl + 1;
-    const numbers = at % 8 === 0 ? new Float64Array(bytes.buffer, at, blocks + entries + amounts) : new Float64Array(new Uint8Array(bytes.subarray(nl + 1)).buffer);
-    for (const f of meta.files) {
-      if (typeof f?.path !== "string" || !Array.isArray(f.models) || !REGIONS.every((r) => isCount(f.at?.[r]) && isCount(f.length?.[r]) && f.at[r] + f.length[r] <= meta.regions[r])) throw new Error("corrupt");
-      this.files.set(f.path, f);
+    const count = Array.isArray(meta.name) ? meta.name.length : -1;
+    const columns = [meta.dir, meta.kind, meta.id, meta.created, meta.cwd, meta.size, meta.mtimeMs, meta.ino, meta.models, ...REGIONS.map((r) => meta.length?.[r])];
+    if (count < 0 || !Array.isArray(meta.strings) || !columns.every((c) => Array.isArray(c) && c.length === count) || !meta.skipped || typeof meta.skipped !== "object") throw new Error("corrupt");
+    const string = (k: unknown) => isCount(k) && k < meta.strings.length && typeof meta.strings[k] === "string";
+    const at = { blocks: new Float64Array(count), entries: new Float64Array(count), amounts: new Float64Array(count) };
+    const sums = { blocks: 0, entries: 0, amounts: 0 };
+    for (let i = 0; i < count; i++) {
+      const text = (v: unknown) => v === null || typeof v === "string";
+      if (typeof meta.name[i] !== "string" || !string(meta.dir[i]) || !string(meta.kind[i]) || !(meta.cwd[i] === -1 || string(meta.cwd[i])) || !text(meta.id[i]) || !text(meta.created[i]) || !Array.isArray(meta.models[i]) || !meta.models[i]!.every(string)) throw new Error("corrupt");
+      for (const r of REGIONS) {
+        const n = meta.length[r][i];
+        if (!isCount(n)) throw new Error("corrupt");
+        at[r][i] = sums[r];
+        sums[r] += n;
+      }
+      this.index.set(meta.strings[meta.dir[i]!]! + meta.name[i]!, i);
     }
+    if (!REGIONS.every((r) => sums[r] === meta.regions[r])) throw new Error("corrupt");
+    // (a Float64Array needs an aligned start: a copy when the read buffer's is not)
+    const start = bytes.byteOffset + nl + 1;
+    const numbers = start % 8 === 0 ? new Float64Array(bytes.buffer, start, blocks + entries + amounts) : new Float64Array(new Uint8Array(bytes.subarray(nl + 1)).buffer);
+    this.meta = meta;
+    this.at = at;
     this.regions = { blocks: numbers.subarray(0, blocks), entries: numbers.subarray(blocks, blocks + entries), amounts: numbers.subarray(blocks + entries) };
   }
 
   /** The file's usage when the cache holds it for this stamp. */
   get(path: string, stamp: FileStamp): UsageFile | undefined {
-    const f = this.files.get(path);
-    if (!f || f.size !== stamp.size || f.mtimeMs !== stamp.mtimeMs || f.ino !== stamp.ino) return undefined;
-    return { path, kind: f.kind, id: f.id, created: f.created, cwd: f.cwd, usage: this.usageOf(f) };
+    const i = this.index.get(path);
+    const m = this.meta;
+    if (i === undefined || !m || m.size[i] !== stamp.size || m.mtimeMs[i] !== stamp.mtimeMs || m.ino[i] !== stamp.ino) return undefined;
+    return { path, kind: m.strings[m.kind[i]!] as FileKind, id: m.id[i] ?? null, created: m.created[i] ?? null, cwd: m.cwd[i] === -1 ? null : m.strings[m.cwd[i]!]!, usage: this.usageOf(i) };
   }
 
-  private usageOf(f: CachedFile): FileUsage {
-    const part = (r: Region) => this.regions[r].subarray(f.at[r], f.at[r] + f.length[r]);
-    return { blocks: part("blocks"), entries: part("entries"), amounts: part("amounts"), models: f.models, skipped: f.skipped };
+  private usageOf(i: number): FileUsage {
+    const m = this.meta!;
+    const part = (r: Region) => this.regions[r].subarray(this.at[r][i], this.at[r][i]! + m.length[r][i]!);
+    return { blocks: part("blocks"), entries: part("entries"), amounts: part("amounts"), models: m.models[i]!.map((k) => m.strings[k]!), skipped: m.skipped[i] ?? NO_SKIPPED() };
   }
 
   set(stamp: FileStamp, file: UsageFile): void {
-    this.fresh.set(file.path, { stamp, file });
+    this.fresh.set(file.path, { path: file.path, kind: file.kind, id: file.id, created: file.created, cwd: file.cwd, stamp, usage: file.usage });
     this.dirty = true;
   }
 
@@ -120,28 +165,45 @@ export class UsageCache {
   }
 
   private write(): void {
-    const files: CachedFile[] = [];
+    const strings: string[] = [];
+    const interned = new Map<string, number>();
+    const intern = (s: string) => {
+      let k = interned.get(s);
+      if (k === undefined) interned.set(s, (k = strings.push(s) - 1));
+      return k;
+    };
+    const meta: Meta = { version: CACHE_VERSION, build: MADE_BY, endian: ENDIAN, regions: { blocks: 0, entries: 0, amounts: 0 }, strings, dir: [], name: [], kind: [], id: [], created: [], cwd: [], size: [], mtimeMs: [], ino: [], models: [], skipped: {}, length: { blocks: [], entries: [], amounts: [] } };
     const parts: Record<Region, Float64Array[]> = { blocks: [], entries: [], amounts: [] };
-    const total: Record<Region, number> = { blocks: 0, entries: 0, amounts: 0 };
-    const add = (entry: Omit<CachedFile, "at" | "length">, usage: FileUsage) => {
-      const at = { ...total };
-      const length = { blocks: usage.blocks.length, entries: usage.entries.length, amounts: usage.amounts.length };
-      files.push({ ...entry, at, length });
+    const add = (f: Held) => {
+      const cut = f.path.lastIndexOf("/") + 1;
+      const i = meta.name.length;
+      meta.dir.push(intern(f.path.slice(0, cut)));
+      meta.name.push(f.path.slice(cut));
+      meta.kind.push(intern(f.kind));
+      meta.id.push(f.id);
+      meta.created.push(f.created);
+      meta.cwd.push(f.cwd === null ? -1 : intern(f.cwd));
+      meta.size.push(f.stamp.size);
+      meta.mtimeMs.push(f.stamp.mtimeMs);
+      meta.ino.push(f.stamp.ino);
+      meta.models.push(f.usage.models.map(intern));
+      const s = f.usage.skipped;
+      if (s.requests > 0 || s.cost !== 0 || s.lines.length > 0 || s.wholeFile) meta.skipped[i] = s;
       for (const r of REGIONS) {
-        parts[r].push(usage[r]);
-        total[r] += length[r];
+        parts[r].push(f.usage[r]);
+        meta.length[r].push(f.usage[r].length);
+        meta.regions[r] += f.usage[r].length;
       }
     };
-    for (const { stamp, file } of this.fresh.values()) {
-      const { usage, error: _, ...rest } = file;
-      add({ ...rest, size: stamp.size, mtimeMs: stamp.mtimeMs, ino: stamp.ino, models: usage.models, skipped: usage.skipped }, usage);
+    for (const f of this.fresh.values()) add(f);
+    const old = this.meta;
+    if (old) {
+      for (const [path, i] of this.index) {
+        if (this.fresh.has(path)) continue;
+        const file = this.get(path, { size: old.size[i]!, mtimeMs: old.mtimeMs[i]!, ino: old.ino[i]! })!;
+        add({ ...file, stamp: { size: old.size[i]!, mtimeMs: old.mtimeMs[i]!, ino: old.ino[i]! } });
+      }
     }
-    for (const [path, f] of this.files) {
-      if (this.fresh.has(path)) continue;
-      const { at: _a, length: _l, ...entry } = f;
-      add(entry, this.usageOf(f));
-    }
-    const meta: Meta = { version: CACHE_VERSION, build: MADE_BY, endian: ENDIAN, regions: total, files };
     const head = Buffer.from(JSON.stringify(meta));
     const padded = Buffer.alloc(Math.ceil((head.length + 1) / 8) * 8, 0x20);
     head.copy(padded);
