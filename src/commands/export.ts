@@ -1,7 +1,7 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { contextMessages, contextSettingsAt, createFile, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
+import { contextMessages, contextSettingsAt, createFile, messageGist, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
 import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export/entry.js";
 import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export/document.js";
 import { writeAll, type Sink } from "../render/sink.js";
@@ -78,7 +78,7 @@ function titleOf(b: Branch): string {
     const k = b.session.nodeKind(n);
     return k.type === "message" && k.role === "user";
   });
-  const text = first === undefined ? "" : messageText(b.session.entry(first).message as AgentMessage);
+  const text = first === undefined ? "" : messageGist(messageText(b.session.entry(first).message as AgentMessage));
   return text ? titleCut(text.split("\n")[0]!, TITLE_LENGTH) : `Session ${String(b.session.header!.id)}`;
 }
 

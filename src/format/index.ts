@@ -11,7 +11,7 @@ export { Session, openSession, openSessionSync, openSessionBuffer, type OpenOpti
 export { type LineKind, type LineRecord } from "./read/line-table.js";
 export { IMAGE_DATA_LENGTH, imageBytes, PLAIN_TEXT, type ReadOptions } from "./read/pass-two.js";
 export { parseLine, LineFlag, salvagePieces, classifyText, normalizeLine, BrokenRun, type BrokenOutcome, type Pieces, type Piece } from "./read/salvage.js";
-export { applyLabel, sessionName } from "./session/labels.js";
+export { applyLabel, messageGist, sessionName } from "./session/labels.js";
 export { TreeIndex, type ParentProblem, type TreeProblem } from "./session/tree.js";
 export { buildContext, compactionSelection, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context/context.js";
 export { Validator, lineFindings, quickFindings, recordFindings, treeFindings } from "./check/validate.js";

@@ -281,6 +281,24 @@ describe("show and grep name a transcript by its key and label", () => {
   });
 });
 
+describe("a channel message's envelope", () => {
+  it("ls, grep and export title a session by what the person wrote, not the envelope OpenClaw wraps it in", async () => {
+    const file = join(main, "4cd0abc6-56b7-41af-ad24-4dfe17acb43c.jsonl");
+    const first = readFileSync(file, "utf8").split("\n").map((l) => (l ? JSON.parse(l) : undefined)).find((e) => e?.type === "message" && e.message.role === "user");
+    const text: string = typeof first.message.content === "string" ? first.message.content : first.message.content.map((b: { text?: string }) => b.text ?? "").join("");
+    expect(text).toMatch(/^System: \[/);
+    const wrote = text.slice(text.lastIndexOf("```") + 3).trim();
+    const rows = (await cliJson<{ sessions: Array<Row & { title: string | null }> }>(["ls", main, "--no-cache"], { env })).json.sessions;
+    expect(rows.find((r) => r.path === file)?.title).toBe(wrote);
+    // no row of the real store is titled by an envelope
+    expect(rows.filter((r) => r.title?.startsWith("System: [") || r.title?.includes("(untrusted metadata)"))).toEqual([]);
+    const grep = await cliJson(["grep", "-F", wrote.slice(0, 4), file], { env });
+    expect(grep.json.withMatches.map((s: { title: string }) => s.title)).toEqual([wrote]);
+    const md = (await cli(["export", file], { env })).stdout;
+    expect(md.split("\n")[0]).toBe(`# ${wrote.split("\n")[0]}`);
+  });
+});
+
 describe("a transcript named by its session id or key", () => {
   it("show, tree and check find an OpenClaw session by its id, a prefix of it, or its key; completion offers its id", async () => {
     const file = join(ops, `${OPS.cron}.jsonl`);

@@ -5,7 +5,7 @@ import { parseLine } from "../read/salvage.js";
 import { Session } from "../session/session.js";
 import { ChunkSearch } from "../read/chunk-search.js";
 import { forEachLine, type ByteSource } from "../read/source.js";
-import { sessionName } from "../session/labels.js";
+import { messageGist, sessionName } from "../session/labels.js";
 import { CURRENT_VERSION, messageText, type AgentMessage, type FileKind, type SessionHeader } from "../schema/types.js";
 import { simdFindNeedle } from "../read/wasm/simd.js";
 
@@ -85,7 +85,9 @@ class TitleFinder {
     if (entry.type === "session_info") this.name = sessionName(entry);
     else if (this.firstUser === undefined && entry.type === "message" && (entry.message as Json | undefined)?.role === "user") {
       const text = messageText(entry.message as AgentMessage);
-      if (text) this.firstUser = text.length > 300 ? text.slice(0, 300) : text;
+      // (what the person wrote: an OpenClaw channel message without its envelope)
+      const gist = text && messageGist(text);
+      if (gist) this.firstUser = gist.length > 300 ? gist.slice(0, 300) : gist;
     }
   }
 

@@ -17,3 +17,38 @@ export function sessionName(entry: object): string | undefined {
   const { name } = entry as { name?: unknown };
   return typeof name === "string" ? name.trim() || undefined : undefined;
 }
+
+/**
+ * A user message as a session's title: what the person wrote, without the envelope OpenClaw wraps
+ * around a message that arrives on a channel. Before the text it puts, each where configured:
+ * queued system events (`System: [<time>] …`, a line each), blocks of metadata each headed
+ * `<what> (untrusted metadata):` or `(untrusted, for context):` (a fenced JSON block, else lines up
+ * to a blank one), and a `[Mon 2026-02-23 23:41 GMT+8] ` time. Those are passed over from the
+ * start; what follows is the title. A text that is envelope only, or has none, is given back as it is.
+ */
+export function messageGist(text: string): string {
+  let t = text;
+  let envelope = false;
+  for (;;) {
+    const rest = t.replace(/^\s+/, "");
+    const system = SYSTEM_EVENT.exec(rest);
+    // (a block's heading is a short first line: looked at alone, so that a long message costs its length once)
+    const nl = rest.indexOf("\n");
+    const head = system || nl < 0 || nl > 300 ? undefined : UNTRUSTED_HEAD.exec(rest.slice(0, nl + 1));
+    if (system) t = rest.slice(system[0].length);
+    else if (head) {
+      const body = rest.slice(head[0].length);
+      const fence = FENCED.exec(body);
+      const end = fence ? fence[0].length : body.search(/\n[ \t]*\n|$/);
+      t = body.slice(end);
+    } else break;
+    envelope = true;
+  }
+  const gist = (envelope ? t.trim() : t).replace(SENT_AT, "").trim();
+  return gist && gist !== text.trim() ? gist : text;
+}
+
+const SYSTEM_EVENT = /^System: \[[^\]\n]*\][^\n]*(?:\n|$)/;
+const UNTRUSTED_HEAD = /^[^\n]*\((?:untrusted|metadata)\b[^\n]*\):[ \t]*\n/i;
+const FENCED = /^```[^\n]*\n[\s\S]*?\n```[ \t]*(?:\n|$)/;
+const SENT_AT = /^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,40})?\] /;

@@ -1,5 +1,5 @@
 import type { StoreFacts } from "../inputs/openclaw.js";
-import { countBySeverity, CURRENT_VERSION, messageText, quickFindings, sessionName, type AgentMessage } from "../../format/index.js";
+import { countBySeverity, CURRENT_VERSION, messageGist, messageText, quickFindings, sessionName, type AgentMessage } from "../../format/index.js";
 import { openPath } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
 import type { FileStamp } from "../inputs/stamp.js";
@@ -63,7 +63,8 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
       let title = name;
       if (title === undefined && firstUser >= 0) {
         const m = session.entry(firstUser).message as AgentMessage | undefined;
-        title = (m && messageText(m)) || undefined;
+        // (what the person wrote: an OpenClaw channel message without its envelope)
+        title = (m && messageGist(messageText(m))) || undefined;
       }
       const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
       const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
