@@ -4,16 +4,16 @@ import { workersPay } from "../../src/support/workers/pool.js";
 describe("when worker threads are called in", () => {
   it("not before this thread's pace is a measure, however much is left", () => {
     expect(workersPay(5, 1, 100_000)).toBe(false);
-    expect(workersPay(24, 1, 100_000)).toBe(false);
+    expect(workersPay(49, 1, 100_000)).toBe(false);
   });
 
   it("when what is left, at this thread's pace, takes longer than a worker's start is worth", () => {
-    // a store of 3,000 small files, 600 done in 30 ms: 120 ms left, done before a worker would be ready
-    expect(workersPay(30, 600, 3000)).toBe(false);
-    // 300 large sessions, 10 done in 30 ms: 870 ms left
-    expect(workersPay(30, 10, 300)).toBe(true);
-    // by bytes: 8 MB of 300 MB done in 30 ms: about a second left
-    expect(workersPay(30, 8 << 20, 300 << 20)).toBe(true);
+    // 3,000 small transcripts, 200 read in 53 ms: 740 ms left at that pace (380 in fact), done before a worker would pay
+    expect(workersPay(53, 200, 3000)).toBe(false);
+    // 300 large sessions, 13 done in 87 ms: 1.9 s left
+    expect(workersPay(87, 13, 300)).toBe(true);
+    // by bytes: 8 MB of 300 MB done in 60 ms: over 2 s left
+    expect(workersPay(60, 8 << 20, 300 << 20)).toBe(true);
     // the last of a long run: little left
     expect(workersPay(900, 290, 300)).toBe(false);
   });
