@@ -24,11 +24,11 @@ export function sessionName(entry: object): string | undefined {
  * queued system events (`System: [<time>] …`, a line each), blocks of metadata each headed
  * `<what> (untrusted metadata):` or `(untrusted, for context):` (a fenced JSON block, else lines up
  * to a blank one), and a `[Mon 2026-02-23 23:41 GMT+8] ` time. Those are passed over from the
- * start; what follows is the title. A text that is envelope only, or has none, is given back as it is.
+ * start; what follows is the title. A text that is envelope only, or holds none of it, is given
+ * back as it is.
  */
 export function messageGist(text: string): string {
   let t = text;
-  let envelope = false;
   for (;;) {
     const rest = t.replace(/^\s+/, "");
     const system = SYSTEM_EVENT.exec(rest);
@@ -42,9 +42,8 @@ export function messageGist(text: string): string {
       const end = fence ? fence[0].length : body.search(/\n[ \t]*\n|$/);
       t = body.slice(end);
     } else break;
-    envelope = true;
   }
-  const gist = (envelope ? t.trim() : t).replace(SENT_AT, "").trim();
+  const gist = t.trim().replace(SENT_AT, "").trim();
   return gist && gist !== text.trim() ? gist : text;
 }
 

@@ -108,14 +108,14 @@ export function transcriptsIn(dir: string, archives = true): string[] {
  * transcript has the id.
  */
 export function openclawTranscriptsNamed(query: string, env: NodeJS.ProcessEnv): string[] {
-  const dirs = openclawRoots(env).flatMap((root) => agentSessionDirs(join(root, "agents")));
+  const dirs = sessionDirsOf(env);
   if (query.startsWith("agent:")) {
     return dirs.flatMap((dir) => {
       const ids = [...indexOf(dir)].filter(([, entries]) => entries.some((e) => e.key === query)).map(([id]) => id);
       return ids.flatMap((id) => transcriptsOf(dir, id));
     });
   }
-  const live = dirs.flatMap((dir) => names(dir).filter((n) => n.endsWith(".jsonl") && !CHECKPOINT.test(n) && !n.endsWith(".trajectory.jsonl") && n.startsWith(query)).map((n) => `${dir}/${n}`));
+  const live = dirs.flatMap((dir) => names(dir).filter((n) => liveName(n) && n.startsWith(query)).map((n) => `${dir}/${n}`));
   if (live.length > 0) return live;
   return dirs.flatMap((dir) => names(dir).filter((n) => n.startsWith(query) && transcriptName(n) && isArchiveOrCopy(n)).map((n) => `${dir}/${n}`));
 }
@@ -129,9 +129,17 @@ function transcriptsOf(dir: string, id: string): string[] {
 
 /** The session ids of every live transcript in the OpenClaw roots found (what completion offers). */
 export function openclawSessionIds(env: NodeJS.ProcessEnv): string[] {
-  return openclawRoots(env)
-    .flatMap((root) => agentSessionDirs(join(root, "agents")))
-    .flatMap((dir) => names(dir).filter((n) => n.endsWith(".jsonl") && !CHECKPOINT.test(n) && !n.endsWith(".trajectory.jsonl")).map(sessionIdOf));
+  return sessionDirsOf(env).flatMap((dir) => names(dir).filter(liveName).map(sessionIdOf));
+}
+
+/** Every `sessions/` folder of the OpenClaw roots found. */
+function sessionDirsOf(env: NodeJS.ProcessEnv): string[] {
+  return openclawRoots(env).flatMap((root) => agentSessionDirs(join(root, "agents")));
+}
+
+/** A live transcript's name (`<id>.jsonl`): not a checkpoint's, not a trajectory's. */
+function liveName(name: string): boolean {
+  return name.endsWith(".jsonl") && !CHECKPOINT.test(name) && !name.endsWith(".trajectory.jsonl");
 }
 
 /** The session id an OpenClaw transcript's name holds, or undefined for a file outside an OpenClaw `sessions/` folder. */

@@ -70,7 +70,12 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   let next = 0;
   const helpers: Array<Promise<void>> = [];
   const callIn = () => {
-    for (let k = 1; k < workers; k++) helpers.push(helper());
+    for (let k = 1; k < workers; k++) {
+      const h = helper();
+      // (a worker that fails is heard when this thread has done its share, not as an unhandled rejection before)
+      h.catch(() => {});
+      helpers.push(h);
+    }
   };
   /** A worker thread, given chunks until none is left. */
   const helper = () =>
