@@ -148,11 +148,6 @@ const enum Slot {
 const CALLS = 256;
 
 /**
- * Scans `b[start..end)`. Fills `out` and returns the verdict; `out` is only meaningful for
- * `Verdict.Valid`, its positions relative to `b[start]`. Defers any line outside the WebAssembly
- * module's memory (see the module comment).
- */
-/**
  * Whether a later header begins a session of its own (sessions written one after another into a
  * file, as `cat a.jsonl b.jsonl` makes): its id is not the one before it, and the record after it
  * starts a tree (`parentKind` of no parent, or null: pi's first entry of a session; a v1 entry has none).
@@ -161,6 +156,11 @@ export function beginsSession(id: unknown, previousId: unknown, nextParentKind: 
   return typeof id === "string" && id !== previousId && (nextParentKind === 0 || nextParentKind === 2);
 }
 
+/**
+ * Scans `b[start..end)`. Fills `out` and returns the verdict; `out` is only meaningful for
+ * `Verdict.Valid`, its positions relative to `b[start]`. Defers any line outside the WebAssembly
+ * module's memory (see the module comment).
+ */
 export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length, deep = true): Verdict {
   // A trailing CR (CRLF files) is whitespace; any other byte below 0x20 rules out the fast path.
   const body = end > start && b[end - 1] === 0x0d ? end - 1 : end;

@@ -127,6 +127,7 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     // no session directory: fall through to OpenClaw's, then "not found"
   }
   const idOf = (f: string) => idFromFileName(f) ?? openclawSessionId(f);
+  const byKey = arg.startsWith("agent:");
   const matches = [...files.filter((f) => idFromFileName(f)?.startsWith(arg)), ...(env ? openclawTranscriptsNamed(arg, env) : [])];
   const exact = matches.filter((f) => idOf(f) === arg);
   if (exact.length === 1 || matches.length === 1) return (exact[0] ?? matches[0])!;
@@ -135,10 +136,10 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     const named = matches.slice(0, 4).map((f) => `${idOf(f)} in ${f}`).join(", ");
     const more = matches.length > 4 ? `, and ${matches.length - 4} more` : "";
     const oneId = new Set(matches.map(idOf)).size === 1;
-    throw new CliError(oneId ? `session ${arg.startsWith("agent:") ? "key" : "id"} \`${arg.startsWith("agent:") ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
+    throw new CliError(oneId ? `session ${byKey ? "key" : "id"} \`${byKey ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
   const where = env ? `${dir} or an OpenClaw store` : dir;
-  throw new CliError(`${arg}: no such file, and no session ${arg.startsWith("agent:") ? "key" : "id starting with it"} in ${where}; run \`pi-session ls\` to find sessions`);
+  throw new CliError(`${arg}: no such file, and no session ${byKey ? "key" : "id starting with it"} in ${where}; run \`pi-session ls\` to find sessions`);
 }
 
 /**

@@ -140,7 +140,14 @@ export class UsageCache {
     const i = this.index.get(path);
     const m = this.meta;
     if (i === undefined || !m || m.size[i] !== stamp.size || m.mtimeMs[i] !== stamp.mtimeMs || m.ino[i] !== stamp.ino) return undefined;
-    return { path, kind: m.strings[m.kind[i]!] as FileKind, id: m.id[i] ?? null, created: m.created[i] ?? null, cwd: m.cwd[i] === -1 ? null : m.strings[m.cwd[i]!]!, usage: this.usageOf(i) };
+    const { stamp: _, ...file } = this.heldAt(i, path);
+    return file;
+  }
+
+  /** What the cache holds of file `i` (at `path`), its stamp with it. */
+  private heldAt(i: number, path: string): Held {
+    const m = this.meta!;
+    return { path, kind: m.strings[m.kind[i]!] as FileKind, id: m.id[i] ?? null, created: m.created[i] ?? null, cwd: m.cwd[i] === -1 ? null : m.strings[m.cwd[i]!]!, stamp: { size: m.size[i]!, mtimeMs: m.mtimeMs[i]!, ino: m.ino[i]! }, usage: this.usageOf(i) };
   }
 
   private usageOf(i: number): FileUsage {
@@ -196,14 +203,7 @@ export class UsageCache {
       }
     };
     for (const f of this.fresh.values()) add(f);
-    const old = this.meta;
-    if (old) {
-      for (const [path, i] of this.index) {
-        if (this.fresh.has(path)) continue;
-        const file = this.get(path, { size: old.size[i]!, mtimeMs: old.mtimeMs[i]!, ino: old.ino[i]! })!;
-        add({ ...file, stamp: { size: old.size[i]!, mtimeMs: old.mtimeMs[i]!, ino: old.ino[i]! } });
-      }
-    }
+    for (const [path, i] of this.index) if (!this.fresh.has(path)) add(this.heldAt(i, path));
     const head = Buffer.from(JSON.stringify(meta));
     const padded = Buffer.alloc(Math.ceil((head.length + 1) / 8) * 8, 0x20);
     head.copy(padded);

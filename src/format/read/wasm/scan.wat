@@ -477,10 +477,8 @@
             (local.set $i (i32.add (local.get $i) (i32.const 64)))
             (br $fast)))
         (br_if $none (i32.ge_s (local.get $i) (local.get $end)))
-        (local.set $a (v128.load (local.get $i)))
-        (local.set $b (v128.load (i32.sub (i32.add (local.get $i) (local.get $n)) (i32.const 1))))
-        (if (local.get $ff) (then (local.set $a (v128.or (local.get $a) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32)))))
-        (if (local.get $lf) (then (local.set $b (v128.or (local.get $b) (v128.const i8x16 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32 32)))))
+        (local.set $a (v128.or (v128.load (local.get $i)) (local.get $of)))
+        (local.set $b (v128.or (v128.load (i32.sub (i32.add (local.get $i) (local.get $n)) (i32.const 1))) (local.get $ol)))
         (local.set $m (i8x16.bitmask (v128.and (i8x16.eq (local.get $a) (local.get $vf)) (i8x16.eq (local.get $b) (local.get $vl)))))
         (block $next
           (loop $bits
