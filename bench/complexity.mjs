@@ -62,7 +62,7 @@ export function complexityReport({ dataDir, entries, runs, shapes = STRESS_SHAPE
   // output is entries × depth (at 80,000 entries 2 GB and 40 s of writing; at 400,000, fifty
   // times that). On a terminal the same drawing folds to the width, and is timed so.
   const wanted = (c, shape) => (!only || only.includes(c.name)) && !(shape === "nested" && c.name === "tree");
-  let out = `## complexity: N = ${entries.toLocaleString("en-US")} and 4N entries, best of ${runs}\n\n`;
+  let out = `## complexity: N = ${entries.toLocaleString("en-US")} and 4N entries, best of ${runs}, Node ${process.versions.node}\n\n`;
   out += `Each command's time at 4N over its time at N (limit ${LIMIT}); where the output grew more than 4 ×, the ratio per byte written is judged.\n\n`;
   out += `| shape | command | N ms | 4N ms | ratio | output ratio | judged | verdict |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n`;
   let failures = 0;

@@ -62,7 +62,7 @@ export async function librariesReport({ quick = false } = {}) {
   const style = makeStyle(false, 100);
   const columns = HEAD.map((head, i) => ({ head, priority: i + 1 }));
   const lines = [];
-  lines.push("## named libraries not used as they are\n");
+  lines.push(`## named libraries not used as they are, Node ${process.versions.node}\n`);
   lines.push("| work | library | ms | ours | ms | library / ours |");
   lines.push("| --- | --- | ---: | --- | ---: | ---: |");
   for (const n of quick ? [20, 500] : [20, 500, 5000]) {

@@ -129,7 +129,7 @@ export function openclawReport({ dataDir, sessions, runs }) {
   rmSync(cache, { recursive: true, force: true });
   const judge = (ok) => (sessions >= 2000 ? (ok ? "met" : "MISSED") : "(set for a few thousand sessions)");
   let failures = 0;
-  let text = `## an OpenClaw store of ${files.length} transcripts (${fmt(bytes / 2 ** 20)} MB: small cron runs, 10 % archived, some checkpoints), best of ${runs}\n\n`;
+  let text = `## an OpenClaw store of ${files.length} transcripts (${fmt(bytes / 2 ** 20)} MB: small cron runs, 10 % archived, some checkpoints), best of ${runs}, Node ${process.versions.node}\n\n`;
   text += "| contender | time ms | target |\n| --- | ---: | --- |\n";
   if (peer) text += `| ccusage ${rust.version} openclaw daily (Rust, native) | ${peer.error ? `failed: ${peer.error}` : fmt(peer.ms)} | |\n`;
   for (const [name, m, target] of [

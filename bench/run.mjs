@@ -172,7 +172,7 @@ for (const size of sizes.filter((s) => s > 0)) {
       const huge = bytes >= 3 * 1024 * MB;
       const oneGB = bytes >= 900 * MB && bytes < 1536 * MB;
       const judged = bytes >= 150 * MB && bytes < 300 * MB;
-      console.log(`## ${shapeName}, ${layout}, ${fmt(bytes / MB)} MB, ${entries.toLocaleString("en-US")} entries (${fmt(bytes / entries)} bytes each)\n`);
+      console.log(`## ${shapeName}, ${layout}, ${fmt(bytes / MB)} MB, ${entries.toLocaleString("en-US")} entries (${fmt(bytes / entries)} bytes each), Node ${process.versions.node}\n`);
       console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB | target |`);
       console.log(`| --- | ---: | ---: | ---: | ---: | --- |`);
       console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
@@ -242,7 +242,7 @@ if (!values["skip-slim"]) {
     rmSync(dirname(out), { recursive: true, force: true });
     const judged = bytes >= 150 * MB && bytes < 300 * MB;
     const oneGB = bytes >= 900 * MB && bytes < 1536 * MB;
-    console.log(`## slim: mostly tool output behind compactions, ${fmt(bytes / MB)} MB -> ${after === undefined ? "-" : fmt(after / MB, 1)} MB\n`);
+    console.log(`## slim: mostly tool output behind compactions, ${fmt(bytes / MB)} MB -> ${after === undefined ? "-" : fmt(after / MB, 1)} MB, Node ${process.versions.node}\n`);
     console.log(`| contender | time ms | vs naive | peak RSS MB | target |`);
     console.log(`| --- | ---: | ---: | ---: | --- |`);
     console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${fmt(naive.rssMB)} | |`);
@@ -291,7 +291,7 @@ if (storeCount > 0) {
     cold = better(cold, runOnce("cli", ["ls", store, "--limit", "20"], env, sessions));
     warm = better(warm, runOnce("cli", ["ls", store, "--limit", "20"], env, sessions));
   }
-  console.log(`## ls over a store of ${storeCount} sessions\n`);
+  console.log(`## ls over a store of ${storeCount} sessions, Node ${process.versions.node}\n`);
   console.log(`| contender | time ms | vs pi | peak RSS MB | target |`);
   console.log(`| --- | ---: | ---: | ---: | --- |`);
   console.log(`| pi: SessionManager.listAll | ${fmt(pi.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
@@ -325,7 +325,7 @@ console.log(await librariesReport({ quick }));
 
 const node0 = median(process.execPath, ["-e", "0"]);
 const help = median(process.execPath, [join(ROOT, "bin/pi-session.js"), "--help"]);
-console.log(`## start-up\n`);
+console.log(`## start-up, Node ${process.versions.node}\n`);
 console.log(`| command | median ms | vs node -e 0 | target |`);
 console.log(`| --- | ---: | ---: | --- |`);
 console.log(`| node -e 0 | ${fmt(node0)} | 1.00 | |`);

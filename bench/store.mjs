@@ -120,7 +120,7 @@ export function storeReport({ dataDir, sessions, sizeMB, runs }) {
   const js = result.get(peers.find((p) => p.name.includes("JavaScript"))?.name);
   const cold = result.get("cold");
   const warm = result.get("warm");
-  let text = `## usage over a store of ${files.length} sessions (${fmt(bytes / 2 ** 20)} MB), best of ${runs}\n\n`;
+  let text = `## usage over a store of ${files.length} sessions (${fmt(bytes / 2 ** 20)} MB), best of ${runs}, Node ${process.versions.node}\n\n`;
   text += `| contender | time ms | peak RSS MB | target |\n| --- | ---: | ---: | --- |\n`;
   for (const p of peers) {
     const m = result.get(p.name);
@@ -176,7 +176,7 @@ function grepReport({ store, files, runs }) {
     { name: "-i, no literal, word boundaries", ours: ["-i", "-c", "\\b[0-9a-f]{40}\\b"], theirs: ["-i", "-c", "\\b[0-9a-f]{40}\\b"], target: 1 },
     { name: "-i, no literal", ours: ["-i", "-c", "[0-9a-f]{40}"], theirs: ["-i", "-c", "[0-9a-f]{40}"], target: 1 },
   ];
-  let text = `## grep over the same store, best of ${runs}\n\n`;
+  let text = `## grep over the same store, best of ${runs}, Node ${process.versions.node}\n\n`;
   if (!rg) text += "(ripgrep is not installed: `apt-get install ripgrep`; its column is left out)\n\n";
   text += `| search | pi-session grep ms | rg ms | grep / rg | target | sessions (grep) | files (rg) |\n| --- | ---: | ---: | ---: | --- | ---: | ---: |\n`;
   let failures = 0;

@@ -1,12 +1,58 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+// This file is read by whatever Node runs it, however old, so it uses nothing newer than what
+// Node 14 parses and loads, and imports nothing until it knows the Node will do: an old Node is
+// told so in one line, not with a syntax error from the bundle.
+
+/** pi's own floor (its package's `engines`), and so this tool's: package.json says the same. */
+const NEEDS = [22, 19, 0];
+
+function oldNode(version) {
+  const have = version.split(".").map(Number);
+  for (let i = 0; i < NEEDS.length; i++) if ((have[i] || 0) !== NEEDS[i]) return (have[i] || 0) < NEEDS[i];
+  return false;
+}
+
+if (oldNode(process.versions.node)) {
+  process.stderr.write(
+    `pi-session: needs Node >= ${NEEDS.join(".")} (the floor pi itself has); this is Node ${process.versions.node} (${process.execPath}). ` +
+      "Install Node 22.19 or newer (24 is the current LTS: https://nodejs.org/, or your system's package manager, nvm, fnm or volta), then run it again.\n",
+  );
+  process.exit(2);
+}
+
+const { homedir } = await import("node:os");
+const { join } = await import("node:path");
+
+/**
+ * V8's compiled code for the bundle is kept on disk between runs, beside the `ls` index
+ * (BENCHMARKS.md, "the compile cache"). Nothing is written where the folder cannot be; a cache
+ * that is damaged or from another build is only a slower start: Node checks each entry against
+ * the source and its own version. `--no-cache` writes nothing to the cache folder, this included;
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program.
+ */
+function compileCacheDir() {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+  return join(base, "pi-session", "compile");
+}
+
+const args = process.argv.slice(2);
+const options = args.includes("--") ? args.slice(0, args.indexOf("--")) : args;
+const nodeModule = await import("node:module");
+if (!options.includes("--no-cache")) {
+  try {
+    nodeModule.enableCompileCache?.(compileCacheDir());
+  } catch {
+    // a home that cannot be found: no cache, the same run
+  }
+}
 
 /**
  * The top-level help is rendered at build time (dist/help.txt) for a pipe or a terminal at least
  * 100 columns wide, so printing it needs no parser; everything else goes to `main`.
  */
-function prerenderedHelp(args) {
+async function prerenderedHelp(args) {
   if (args.length !== 1 || (args[0] !== "--help" && args[0] !== "-h") || (process.stdout.columns ?? 100) < 100) return undefined;
+  const { readFileSync } = await import("node:fs");
   try {
     return readFileSync(new URL("../dist/help.txt", import.meta.url), "utf8");
   } catch {
@@ -14,8 +60,7 @@ function prerenderedHelp(args) {
   }
 }
 
-const args = process.argv.slice(2);
-const help = prerenderedHelp(args);
+const help = await prerenderedHelp(args);
 if (help !== undefined) {
   process.stdout.write(help);
 } else {
@@ -24,6 +69,10 @@ if (help !== undefined) {
   // Done: exit now rather than let Node drain V8's pending tasks first (garbage collection it
   // scheduled while working: BENCHMARKS.md, "exiting at once"). Only with the output all written: stdout to
   // a file, a TTY or (on Linux) a pipe is written synchronously; anything queued drains first.
-  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+  if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) {
+    // the compile cache is written as the process exits; an exit this early is one
+    nodeModule.flushCompileCache?.();
+    process.exit(code);
+  }
   process.exitCode = code;
 }

@@ -69,7 +69,7 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node22",
   splitting: true,
   outdir: "dist/bundle",
   logLevel: "warning",

@@ -1,23 +1,22 @@
 /**
- * The oracle: pi 1.6's own session module, imported by path (its package entry needs Node 22; the
- * session module runs on Node 20). Never point it at a file we care about: `loadEntriesFromFile`
- * appends a newline to a file whose last line lacks one, and `SessionManager.open` rewrites old
- * versions in place. Tests hand it copies.
+ * The oracle: pi 1.6 itself, through its package entry (`@earendil-works/pi-coding-agent`, and
+ * pi-ai's `api/*` export for `transformMessages`). Two of what the tests call are not exported by
+ * the entry, and are imported from the very modules it loads: `loadEntriesFromFile` (pi's file
+ * loader) and the usage-totals functions. Never point pi at a file we care about:
+ * `loadEntriesFromFile` appends a newline to a file whose last line lacks one, and
+ * `SessionManager.open` rewrites old versions in place. Tests hand it copies.
  */
-// @ts-expect-error: plain JS module without types at this path
-import * as totals from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/usage-totals.js";
+import * as sm from "@earendil-works/pi-coding-agent";
+import { transformMessages } from "@earendil-works/pi-ai/api/transform-messages";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-// @ts-expect-error: plain JS module without types at this path
-import * as piMessages from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/messages.js";
-// @ts-expect-error: plain JS module without types at this path
-import * as piTransform from "../../node_modules/@earendil-works/pi-ai/dist/api/transform-messages.js";
-// @ts-expect-error: plain JS module without types at this path
-import * as sm from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js";
+// @ts-expect-error: plain JS module without types at this path (not exported by the package entry)
+import { loadEntriesFromFile } from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js";
+// @ts-expect-error: plain JS module without types at this path (not exported by the package entry)
+import * as totals from "../../node_modules/@earendil-works/pi-coding-agent/dist/core/usage-totals.js";
 
 type Entry = Record<string, any>;
 
-export const pi = sm as {
+export const pi = { ...sm, loadEntriesFromFile } as unknown as {
   buildSessionContext(entries: Entry[], leafId?: string | null, byId?: Map<string, Entry>): { messages: any[]; thinkingLevel: string; model: any };
   buildContextEntries(entries: Entry[], leafId?: string | null, byId?: Map<string, Entry>): Entry[];
   migrateSessionEntries(entries: Entry[]): void;
@@ -30,7 +29,7 @@ export const pi = sm as {
 
 /** What pi sends for a context: pi's `convertToLlm`, then pi-ai's `transformMessages` (no id normaliser: none is set for a same-provider request). */
 export function piSent(messages: any[], model: { provider?: string; api?: string; id?: string; input?: string[] }): any[] {
-  return piTransform.transformMessages(piMessages.convertToLlm(messages), { input: ["text", "image"], ...model });
+  return transformMessages(sm.convertToLlm(messages) as any, { input: ["text", "image"], ...model } as any);
 }
 
 /** pi's own reading of a file: its parser (which, unlike its loader, also reads headerless files), then its migration; entries only. */
@@ -61,19 +60,8 @@ export interface PiSessionStats {
   cost: number;
 }
 
-/**
- * pi's `AgentSession.getSessionStats` (its `/session` totals), run as pi wrote it: the module that
- * holds it cannot load on Node 20 (its HTTP client needs Node 22), so the method's own text is
- * taken from pi's file and run over `entries` with pi's usage-totals functions.
- */
-export const piSessionStats: (entries: Entry[]) => PiSessionStats = (() => {
-  const source = readFileSync(fileURLToPath(new URL("../../node_modules/@earendil-works/pi-coding-agent/dist/core/agent-session.js", import.meta.url)), "utf8");
-  const start = source.indexOf("    getSessionStats() {");
-  const end = source.indexOf("\n    }\n", start);
-  if (start < 0 || end < 0) throw new Error("pi's getSessionStats was not found in agent-session.js");
-  const method = source.slice(start, end + 6).trim();
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const make = new Function("createUsageTotals", "addUsageToTotals", `return function ${method}`) as (c: unknown, a: unknown) => (this: unknown) => PiSessionStats;
-  const fn = make(totals.createUsageTotals, totals.addUsageToTotals);
-  return (entries: Entry[]) => fn.call({ sessionManager: { getEntries: () => entries }, getContextUsage: () => undefined });
-})();
+/** pi's `AgentSession.getSessionStats` (its `/session` totals), pi's own method over `entries`. */
+export function piSessionStats(entries: Entry[]): PiSessionStats {
+  const self = { sessionManager: { getEntries: () => entries }, getContextUsage: () => undefined };
+  return (sm.AgentSession.prototype.getSessionStats as (this: unknown) => PiSessionStats).call(self);
+}
