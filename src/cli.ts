@@ -283,6 +283,17 @@ const COMMANDS: CommandSpec[] = [
     load: () => import("./commands/export.js"),
   },
   {
+    command: "cat <file>",
+    describe: "A session's file as it is stored: a file's bytes, a .zst archive decompressed, an OpenClaw database transcript's lines",
+    builder: (y) =>
+      y
+        .positional("file", { type: "string", describe: "session file or session id (an OpenClaw key names one too)" })
+        .example("$0 cat agent:main:main > main.jsonl", "a copy of OpenClaw's live main transcript, to repair, grep or open in pi")
+        .example("$0 cat 4cd0abc6 | jq -c 'select(.type == \"compaction\")'", "the transcript's lines, for jq")
+        .example("$0 cat ~/.openclaw/agents/main/sessions/ID.jsonl.reset.2026-09-02T10-00-00.000Z.zst | wc -l", "an archive, decompressed"),
+    load: () => import("./commands/cat.js"),
+  },
+  {
     command: "usage [inputs..]",
     describe: "Tokens and cost over a store of sessions, as pi counts them, each shared entry once",
     builder: (y) =>

@@ -139,13 +139,22 @@ describe("discovery", () => {
     expect(bad).toMatchObject({ exitCode: 2, stderr: 'pi-session: --older-than "soon": give an age (12h, 7d, 4w, 3m, 1y) or a date (2026-03-01)\n' });
   });
 
-  it("a root whose transcripts are in SQLite says so instead of 'no sessions'", async () => {
+  it("a damaged agent database is one unreadable row naming it, and the rest of the store is still read", async () => {
     const sqlite = join(mkdtempSync(join(tmpdir(), "pi-session-openclaw-sqlite-")), ".openclaw");
     mkdirSync(join(sqlite, "agents", "main", "agent"), { recursive: true });
-    writeFileSync(join(sqlite, "agents", "main", "agent", "openclaw-agent.sqlite"), "SQLite format 3\u0000");
-    const r = await cli(["ls", sqlite]);
-    expect(r.stderr).toContain("OpenClaw's SQLite store");
-    expect(r.stderr).toContain("which pi-session does not read yet");
+    mkdirSync(join(sqlite, "agents", "main", "sessions"), { recursive: true });
+    const db = join(sqlite, "agents", "main", "agent", "openclaw-agent.sqlite");
+    writeFileSync(db, "SQLite format 3\u0000 and then nothing a database holds");
+    copyFileSync(fixture("linear.jsonl"), join(sqlite, "agents", "main", "sessions", "aaaa.jsonl.reset.2026-09-02T10-00-00.000Z"));
+    const r = await cliJson(["ls", sqlite, "--no-cache"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.json.sessions.map((s: { path: string; status: string }) => [s.path, s.status]).sort()).toEqual([
+      [db, "unreadable"],
+      [join(sqlite, "agents", "main", "sessions", "aaaa.jsonl.reset.2026-09-02T10-00-00.000Z"), "ok"],
+    ]);
+    const shown = await cli(["show", db]);
+    expect(shown.exitCode).toBe(2);
+    expect(shown.stderr).toBe(`pi-session: ${db}: not a readable SQLite database (file is not a database); it may be damaged: OpenClaw's \`openclaw doctor\` checks it\n`);
   });
 
   it("OpenClaw's own records (custom model-snapshot entries, its extra message fields) read with no finding beyond info", async () => {

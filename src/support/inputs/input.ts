@@ -2,7 +2,10 @@ import { relative, resolve } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, shellQuote } from "../../errors.js";
 import { BufferSource, FileSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../../format/index.js";
+import { readFileSync } from "node:fs";
+import { zstdDecompressSync } from "node:zlib";
 import { sizeHint } from "./memory.js";
+import { agentDatabase, databaseTranscripts, DatabaseError, isDatabaseFile, openTranscript, transcriptRef } from "./openclaw-db.js";
 import { idFromFileName, resolveInput } from "./session-files.js";
 
 /**
@@ -19,13 +22,41 @@ export async function openPath(path: string, options: OpenOptions = {}, stdin?: 
   try {
     return Session.open(openSource(path), options);
   } catch (error) {
-    throw describeFsError(path, error);
+    throw error instanceof CliError ? error : describeFsError(path, error);
   }
 }
 
-/** A session file's bytes, for a command about to read all of them (`sizeHint`). */
-export function openSource(path: string): FileSource {
-  const source = new FileSource(path);
+/**
+ * A session's bytes as stored, for a command about to read all of them (`sizeHint`): a file's, a
+ * `.zst` archive's decompressed (OpenClaw's), or a transcript's rows in OpenClaw's database
+ * (`<database>#<session id>`). Every reader goes through here, so that none knows which it was.
+ */
+export function openSource(path: string): ByteSource {
+  const ref = transcriptRef(path);
+  let source: ByteSource;
+  if (ref) {
+    try {
+      source = openTranscript(ref, path);
+    } catch (error) {
+      throw new CliError(error instanceof DatabaseError ? error.message : `${path}: ${(error as Error).message}`);
+    }
+  } else if (isDatabaseFile(path)) {
+    let count: number;
+    try {
+      count = databaseTranscripts(path, false).filter((p) => p !== path).length;
+      agentDatabase(path);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+    throw new CliError(`${path}: OpenClaw's database of an agent's transcripts (${count} live), not one transcript; name one as ${path}#<session id>, by its id or key, or give the store's folder`);
+  } else if (path.endsWith(".zst")) {
+    const bytes = readFileSync(path);
+    try {
+      source = new BufferSource(path, zstdDecompressSync(bytes));
+    } catch (error) {
+      throw new CliError(`${path}: not a readable zstd archive (${(error as Error).message}); the file may be cut short or damaged`);
+    }
+  } else source = new FileSource(path);
   sizeHint(source.size);
   return source;
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { readHead } from "../../format/read/source.js";
 import { homedir } from "node:os";
+import { agentDatabasePath, databaseFacts, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed, DATABASE_NAME, transcriptRef } from "./openclaw-db.js";
 import { basename, dirname, join, resolve } from "node:path";
 
 /*
@@ -41,26 +42,72 @@ function names(dir: string): string[] {
 }
 
 /**
- * The `sessions/` folders of an OpenClaw layout that `dir` is or is inside (a root, its `agents/`,
- * one agent's folder, or a `sessions/` folder itself), or undefined when `dir` is none of these.
+ * The transcripts of the OpenClaw layout that `dir` is or is inside, sorted by agent (a root, its
+ * `agents/`, one agent's folder: its database's, its `sessions/` folder's and its importer folder's;
+ * a `sessions/`, `agent/` or importer folder itself: what that holds), or undefined when `dir` is
+ * none of these. `archives`: with archives and copies (a writer leaves them, and the database,
+ * alone unless named).
  */
-export function openclawSessionDirs(dir: string): string[] | undefined {
-  if (isDir(join(dir, "agents"))) return agentSessionDirs(join(dir, "agents"));
+export function openclawTranscripts(dir: string, archives = true): string[] | undefined {
+  if (isDir(join(dir, "agents"))) return agentDirs(join(dir, "agents")).flatMap((a) => agentTranscripts(a, archives));
+  const name = basename(dir);
   const parent = basename(dirname(dir));
-  if (basename(dir) === "agents") {
-    const found = agentSessionDirs(dir);
-    return found.length > 0 ? found : undefined;
+  if (name === "agents") {
+    const found = agentDirs(dir);
+    return found.length > 0 ? found.flatMap((a) => agentTranscripts(a, archives)) : undefined;
   }
-  if (parent === "agents" && isDir(join(dir, "sessions"))) return [join(dir, "sessions")];
-  if (basename(dir) === "sessions" && basename(dirname(dirname(dir))) === "agents") return [dir];
+  if (parent === "agents" && isAgentDir(dir)) return agentTranscripts(dir, archives);
+  if (basename(dirname(dirname(dir))) !== "agents") return undefined;
+  if (name === "sessions") return transcriptsIn(dir, archives);
+  if (name === "agent" && agentDatabasePath(dirname(dir))) return archives ? databaseTranscripts(join(dir, DATABASE_NAME)) : [];
+  if (name === IMPORT_FOLDER) return archives ? importedTranscripts(dir) : [];
   return undefined;
 }
 
-function agentSessionDirs(agents: string): string[] {
-  return names(agents)
-    .map((a) => join(agents, a, "sessions"))
-    .filter(isDir);
+/** What the importer moved aside (`agents/<agent>/session-sqlite-import-archive/`). */
+const IMPORT_FOLDER = "session-sqlite-import-archive";
+
+function isAgentDir(dir: string): boolean {
+  return isDir(join(dir, "sessions")) || agentDatabasePath(dir) !== undefined || isDir(join(dir, IMPORT_FOLDER));
 }
+
+function agentDirs(agents: string): string[] {
+  return names(agents)
+    .map((a) => join(agents, a))
+    .filter(isAgentDir);
+}
+
+/** One agent's transcripts: its database's live ones (and archives kept there only), then its `sessions/` folder's, then the importer's copies and what it set aside. */
+function agentTranscripts(agentDir: string, archives: boolean): string[] {
+  const db = agentDatabasePath(agentDir);
+  return [
+    ...(db && archives ? databaseTranscripts(db) : []),
+    ...transcriptsIn(join(agentDir, "sessions"), archives),
+    ...(archives ? importedTranscripts(join(agentDir, IMPORT_FOLDER)) : []),
+  ];
+}
+
+/**
+ * The transcripts in the importer's folder: each imported one's copy
+ * (`agent_<key>.<id>.jsonl.imported-<ms>`), checkpoints
+ * (`archive-tier.<id>.checkpoint.<uuid>.jsonl.imported-<ms>`) and what it did not import
+ * (`archive-tier.<id>.jsonl.imported-<ms>`); not the old `sessions.json`, not trajectories.
+ */
+function importedTranscripts(dir: string): string[] {
+  return names(dir)
+    .filter((n) => IMPORTED.test(n) && !/\.trajectory\.jsonl\.imported-/.test(n))
+    .map((n) => `${dir}/${n}`)
+    .filter((p) => !isTrajectory(p));
+}
+
+/** A file the importer moved aside: `<what>.jsonl.imported-<ms>`. */
+const IMPORTED = /\.jsonl\.imported-\d+$/;
+/** What the importer did not import (`archive-tier.<id>.jsonl.imported-<ms>`): the only copy now. */
+const SET_ASIDE = /^archive-tier\.([^.]+(?:\.[^.]+)*?)\.jsonl\.imported-\d+$/;
+/** A checkpoint the importer moved aside. */
+const IMPORTED_CHECKPOINT = /^archive-tier\.(.+?)\.checkpoint\.[^.]+\.jsonl\.imported-\d+$/;
+/** An imported transcript's copy: `agent_<key, ':' as '_'>.<id>.jsonl.imported-<ms>`. */
+const IMPORTED_COPY = /^agent_(.+)\.([^.]+)\.jsonl\.imported-\d+$/;
 
 /** A live transcript, an archive (`.jsonl.reset.<time>`, `.jsonl.deleted.<time>`), or a copy (`.jsonl.bak…`, `.checkpoint.<id>.jsonl`). */
 const ARCHIVE = /\.jsonl\.(reset|deleted)\.[^/]+$/;
@@ -94,7 +141,7 @@ export function isTrajectory(path: string): boolean {
 }
 
 /** The transcripts in one OpenClaw `sessions/` folder, sorted (`archives`: with archives and copies). */
-export function transcriptsIn(dir: string, archives = true): string[] {
+function transcriptsIn(dir: string, archives = true): string[] {
   return names(dir)
     .filter((n) => transcriptName(n) && (archives || !isArchiveOrCopy(n)))
     .map((n) => `${dir}/${n}`)
@@ -109,6 +156,9 @@ export function transcriptsIn(dir: string, archives = true): string[] {
  */
 export function openclawTranscriptsNamed(query: string, env: NodeJS.ProcessEnv): string[] {
   const dirs = sessionDirsOf(env);
+  // (the database holds the live transcript: a JSONL of the same session beside it is older)
+  const inDatabase = databasesOf(env).flatMap((db) => databaseTranscriptsNamed(db, query));
+  if (inDatabase.length > 0) return inDatabase;
   if (query.startsWith("agent:")) {
     return dirs.flatMap((dir) => {
       const ids = [...indexOf(dir)].filter(([, entries]) => entries.some((e) => e.key === query)).map(([id]) => id);
@@ -129,12 +179,17 @@ function transcriptsOf(dir: string, id: string): string[] {
 
 /** The session ids of every live transcript in the OpenClaw roots found (what completion offers). */
 export function openclawSessionIds(env: NodeJS.ProcessEnv): string[] {
-  return sessionDirsOf(env).flatMap((dir) => names(dir).filter(liveName).map(sessionIdOf));
+  return [...new Set([...databasesOf(env).flatMap(databaseSessionIds), ...sessionDirsOf(env).flatMap((dir) => names(dir).filter(liveName).map(sessionIdOf))])];
 }
 
 /** Every `sessions/` folder of the OpenClaw roots found. */
 function sessionDirsOf(env: NodeJS.ProcessEnv): string[] {
-  return openclawRoots(env).flatMap((root) => agentSessionDirs(join(root, "agents")));
+  return openclawRoots(env).flatMap((root) => agentDirs(join(root, "agents")).map((a) => join(a, "sessions")));
+}
+
+/** Every agent database of the OpenClaw roots found. */
+function databasesOf(env: NodeJS.ProcessEnv): string[] {
+  return openclawRoots(env).flatMap((root) => agentDirs(join(root, "agents")).flatMap((a) => agentDatabasePath(a) ?? []));
 }
 
 /** A live transcript's name (`<id>.jsonl`): not a checkpoint's, not a trajectory's. */
@@ -165,11 +220,17 @@ export interface StoreFacts {
   spawnedBy: string | null;
   /** A transcript archived by a reset or a delete (its requests were paid for). */
   archived: "reset" | "deleted" | null;
-  /** A copy's session id (a `.bak`, a checkpoint): the same entries again. */
+  /** A copy's session id (a `.bak`, a checkpoint, the importer's copy of what it imported): the same entries again. */
   copyOf: string | null;
+  /** Where OpenClaw keeps it: its database (`sqlite`, since 2026.8) or a file (`jsonl`, and every archive). */
+  source: "sqlite" | "jsonl" | null;
+  /** The session this one replaced (a reset's, a rollover's), where the database says. */
+  replaces: string | null;
+  /** A transcript OpenClaw's importer set aside and did not import: the only copy of its entries. */
+  notImported: boolean;
 }
 
-const PI_FACTS: StoreFacts = { store: "pi", agent: null, key: null, label: null, kind: null, job: null, channel: null, spawnedBy: null, archived: null, copyOf: null };
+const PI_FACTS: StoreFacts = { store: "pi", agent: null, key: null, label: null, kind: null, job: null, channel: null, spawnedBy: null, archived: null, copyOf: null, source: null, replaces: null, notImported: false };
 
 interface IndexEntry {
   key: string;
@@ -229,7 +290,10 @@ const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? 
 
 /** What a file is: pi's (`store` "pi"), or an OpenClaw transcript with what its folder's `sessions.json` and its name say. */
 function storeFacts(path: string): StoreFacts {
+  const ref = transcriptRef(path);
+  if (ref) return databaseStoreFacts(ref);
   const dir = dirname(path);
+  if (basename(dir) === IMPORT_FOLDER && basename(dirname(dirname(dir))) === "agents") return importedFacts(path);
   if (basename(dir) !== "sessions" || basename(dirname(dirname(dir))) !== "agents") return PI_FACTS;
   const name = basename(path);
   const id = sessionIdOf(name);
@@ -250,7 +314,53 @@ function storeFacts(path: string): StoreFacts {
     spawnedBy: str(entry?.spawnedBy),
     archived: archive ? (archive[1] as "reset" | "deleted") : null,
     copyOf: copy ? id : null,
+    source: "jsonl",
+    replaces: null,
+    notImported: false,
   };
+}
+
+/** A transcript in an agent's database: what `session_windows` and `session_nodes` say of it. */
+function databaseStoreFacts(ref: { database: string; name: string }): StoreFacts {
+  const facts = databaseFacts(ref);
+  const key = facts?.key ?? null;
+  const read = key ? readKey(key) : { kind: null, channel: null, job: null };
+  return {
+    store: "openclaw",
+    agent: basename(dirname(dirname(ref.database))),
+    key,
+    label: facts?.label ?? null,
+    kind: read.kind,
+    job: read.job,
+    channel: facts?.channel ?? read.channel,
+    spawnedBy: facts?.spawnedBy ?? null,
+    archived: facts?.archived ?? null,
+    copyOf: null,
+    source: "sqlite",
+    replaces: facts?.previous ?? null,
+    notImported: false,
+  };
+}
+
+/** A file in the importer's folder: a copy of what it imported (its key in the name), or a transcript it set aside. */
+function importedFacts(path: string): StoreFacts {
+  const name = basename(path);
+  const agent = basename(dirname(dirname(path)));
+  const base = { ...PI_FACTS, store: "openclaw" as const, agent, source: "jsonl" as const };
+  const copy = IMPORTED_COPY.exec(name);
+  if (copy) {
+    // the key, its ':' written '_': the database's own key for that session is exact
+    const id = copy[2]!;
+    const db = agentDatabasePath(dirname(dirname(path)));
+    const facts = db ? databaseFacts({ database: db, name: id }) : undefined;
+    const key = facts?.key ?? `agent_${copy[1]!}`.replace(/_/g, ":");
+    const read = readKey(key);
+    return { ...base, key, label: facts?.label ?? null, kind: read.kind, job: read.job, channel: facts?.channel ?? read.channel, spawnedBy: facts?.spawnedBy ?? null, copyOf: id };
+  }
+  const checkpoint = IMPORTED_CHECKPOINT.exec(name);
+  if (checkpoint) return { ...base, copyOf: checkpoint[1]! };
+  const aside = SET_ASIDE.exec(name);
+  return aside ? { ...base, notImported: true } : base;
 }
 
 /** A cron run's first message: `[cron:<jobId> <name>] …` (what OpenClaw writes), for a transcript its index no longer names. */
@@ -347,4 +457,32 @@ function startedAt(pid: number, starttime: unknown): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * What OpenClaw's database lacks of a file (README, "OpenClaw's SQLite era"): for a live JSONL
+ * transcript (`sessions/<id>.jsonl`) whose agent's database holds the same session, the entries
+ * the database's transcript does not (`ids`: the file's, with their lines); for a transcript the
+ * importer set aside, that it is in no database. Undefined: neither.
+ */
+export function databaseLacks(path: string, ids: Iterable<{ id: string; line: number }>, databaseIds: (ref: string) => Set<string> | undefined): { code: "openclaw-sqlite-lacks" | "openclaw-not-imported"; line?: number; message: string } | undefined {
+  const dir = dirname(path);
+  const name = basename(path);
+  if (basename(dir) === IMPORT_FOLDER && SET_ASIDE.test(name) && !IMPORTED_CHECKPOINT.test(name)) {
+    return { code: "openclaw-not-imported", message: `OpenClaw's importer did not import this transcript (${SET_ASIDE.exec(name)![1]}): it is in no database, and this file is its only copy` };
+  }
+  if (basename(dir) !== "sessions" || basename(dirname(dirname(dir))) !== "agents" || !liveName(name)) return undefined;
+  const db = agentDatabasePath(dirname(dir));
+  if (!db) return undefined;
+  const id = sessionIdOf(name);
+  const held = databaseIds(`${db}#${id}`);
+  if (!held) return undefined;
+  const missing = [...ids].filter((e) => !held.has(e.id));
+  if (missing.length === 0) return undefined;
+  const first = missing[0]!;
+  return {
+    code: "openclaw-sqlite-lacks",
+    line: first.line,
+    message: `${missing.length} ${missing.length === 1 ? "entry" : "entries"} of session ${id} (from line ${first.line}, entry ${first.id}) ${missing.length === 1 ? "is" : "are"} not in OpenClaw's database (${db}), which holds the live transcript now`,
+  };
 }

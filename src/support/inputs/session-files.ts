@@ -2,7 +2,8 @@ import { existsSync, readdirSync, statSync, type Dirent, type Stats } from "node
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { CliError, describeFsError } from "../../errors.js";
-import { isTrajectory, noStoreMessage, openclawSessionDirs, openclawSessionId, openclawTranscriptsNamed, storeRoots, transcriptsIn, type StoreChoice } from "./openclaw.js";
+import { transcriptRef } from "./openclaw-db.js";
+import { isTrajectory, noStoreMessage, openclawSessionId, openclawTranscripts, openclawTranscriptsNamed, storeRoots, type StoreChoice } from "./openclaw.js";
 
 /*
  * Where sessions are and which files they are: needed before any session is read (the parser's
@@ -26,8 +27,8 @@ export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
  * stores side by side) lists each. Trajectories are passed over.
  */
 export function listSessionFiles(dir: string, archives = true): string[] {
-  const claw = openclawSessionDirs(dir);
-  if (claw) return claw.flatMap((d) => transcriptsIn(d, archives));
+  const claw = openclawTranscripts(dir, archives);
+  if (claw) return claw;
   const out: string[] = [];
   let entries: Dirent[];
   try {
@@ -53,9 +54,9 @@ export function listSessionFiles(dir: string, archives = true): string[] {
       if (!isTrajectory(path)) out.push(path);
     } else if (isDir) {
       // (a project folder of pi's is `--<cwd>--`; any other may be an OpenClaw root)
-      const inner = entry.name.startsWith("--") ? undefined : openclawSessionDirs(path);
+      const inner = entry.name.startsWith("--") ? undefined : openclawTranscripts(path, archives);
       if (inner) {
-        for (const d of inner) out.push(...transcriptsIn(d, archives));
+        out.push(...inner);
         continue;
       }
       let files: string[];
@@ -119,6 +120,9 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     if (st.isDirectory()) throw describeFsError(arg, Object.assign(new Error(), { code: "EISDIR" }));
     return arg;
   }
+  // (a transcript in OpenClaw's database, as `ls` names it: the reader says what is wrong with it)
+  const ref = transcriptRef(arg);
+  if (ref && existsSync(ref.database)) return arg;
   if (arg.includes("/") || arg.endsWith(".jsonl")) throw describeFsError(arg, Object.assign(new Error(), { code: "ENOENT" }));
   let files: string[] = [];
   try {
@@ -179,7 +183,7 @@ export function storeInputs(inputs: readonly string[], sessionDir: string, env: 
 /** What to say of a directory given that holds no session file, with where pi keeps them when that is inside it. */
 export function emptyDirectoryNote(dir: string): string {
   const sqlite = sqliteStores(dir);
-  if (sqlite.length > 0) return `${dir}: its transcripts are in OpenClaw's SQLite store (${sqlite.join(", ")}), which pi-session does not read yet; only JSONL transcripts (agents/<agent>/sessions/*.jsonl) are read`;
+  if (sqlite.length > 0) return `${dir}: its live transcripts are in OpenClaw's database (${sqlite.join(", ")}), which only OpenClaw writes; read them with any read-only command, or take a file of one with \`pi-session cat ID > ID.jsonl\``;
   const inner = join(dir, "sessions");
   const hint = existsSync(inner) ? `; pi keeps them in ${inner}: give that` : "";
   return `${dir}: no session files in it or in its project folders${hint}`;

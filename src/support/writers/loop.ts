@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { CommandContext } from "../../command.js";
-import { CliError, describeFsError, ExitCode } from "../../errors.js";
+import { CliError, describeFsError, ExitCode, shellQuote } from "../../errors.js";
+import { transcriptRef } from "../inputs/openclaw-db.js";
 import { emptyDirectoryNote, expandInputs } from "../inputs/session-files.js";
 import { lockOf } from "../inputs/openclaw.js";
 import { renderTable, type Column } from "../../render/table.js";
@@ -107,6 +108,7 @@ export function overFiles<S extends string, R extends WriterFileResult<S>>(
   // (archives and copies in a directory are left alone: a writer touches them only when named)
   const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: false, env: ctx.env });
   for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
+  for (const file of files) refuseStored(command, file);
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
@@ -238,4 +240,16 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
 function summaryLine<S extends string>(summary: Record<S, number>, table: StatusTable<S>): string {
   const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${table[k].text}`);
   return `${parts.join(", ") || "no files"}\n`;
+}
+
+/**
+ * A transcript in OpenClaw's database is OpenClaw's to write, and a `.zst` archive is compressed:
+ * a writer refuses either before anything is written, saying how to get a file it can work on.
+ */
+function refuseStored(command: string, file: string): void {
+  const ref = transcriptRef(file);
+  const id = ref?.name ?? basename(file).replace(/\.zst$/, "");
+  const copy = `\`pi-session cat ${shellQuote(ref ? ref.name : file)} > ${shellQuote(ref ? `${ref.name}.jsonl` : basename(id))}\`, then \`pi-session ${command}\` that file`;
+  if (ref) throw new CliError(`${file}: the transcript is in OpenClaw's database, which OpenClaw alone writes; nothing was written. For a file of it: ${copy}`);
+  if (file.endsWith(".zst")) throw new CliError(`${file}: a zstd-compressed archive; nothing was written. For a file of it: ${copy}`);
 }

@@ -1,0 +1,464 @@
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { zstdDecompressSync } from "node:zlib";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { BufferSource, type ByteSource } from "../../format/read/source.js";
+
+/*
+ * OpenClaw's SQLite era (README, "OpenClaw's SQLite era"): since 2026.8.1 an agent's live
+ * transcripts are rows of `agents/<agent>/agent/openclaw-agent.sqlite`, one row a line of the pi
+ * session file (`transcript_events`: `event_json`, or where that is NULL `event_zstd`, the line
+ * compressed), with `session_nodes` and `session_windows` for what `sessions.json` held. A
+ * transcript in the database is named as a path is, `<database>#<session id>` (an archive kept in
+ * the database only, `<database>#<archive name>`), and read as a source of bytes like a file:
+ * after this module nothing knows where the lines came from.
+ *
+ * The database is only ever read, and nothing under the store changes: it is opened read-only;
+ * with no write-ahead log beside it (no gateway has it open) it is opened `immutable`, as SQLite
+ * would otherwise create the `-wal` and `-shm` files; a log without its index (`-shm`) is read
+ * from a copy of both.
+ */
+
+/** The database's name in an agent's folder (`agents/<agent>/agent/`). */
+export const DATABASE_NAME = "openclaw-agent.sqlite";
+
+/** A transcript in a database: `<database>#<session id or archive name>`. */
+const REF = /^(.*[/\\]openclaw-agent\.sqlite)#([^/\\#]+)$/;
+
+/** The schema this reader was written against (OpenClaw 2026.9.6); a later one is read while it has the columns read here. */
+const KNOWN_SCHEMA_VERSION = 23;
+
+/** The columns read here, table by table: a database without one is refused, naming it. */
+const NEEDED: Record<string, string[]> = {
+  transcript_events: ["session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes", "created_at"],
+  session_windows: ["session_id", "session_key", "previous_session_id", "reason", "channel", "chat_type", "spawned_by", "display_name"],
+  session_nodes: ["session_key", "current_session_id", "label", "display_name", "spawned_by"],
+};
+
+/** How long a read waits for a writer's lock before saying the database is busy. */
+const BUSY_MS = 3000;
+
+export interface TranscriptRef {
+  database: string;
+  /** A session id (a live transcript) or an archive's name. */
+  name: string;
+}
+
+/** The database and transcript a path names, or undefined for a file. */
+export function transcriptRef(path: string): TranscriptRef | undefined {
+  const m = REF.exec(path);
+  return m ? { database: m[1]!, name: m[2]! } : undefined;
+}
+
+function refPath(database: string, name: string): string {
+  return `${database}#${name}`;
+}
+
+/** What `session_windows` and `session_nodes` say of one transcript. */
+export interface WindowFacts {
+  key: string | null;
+  label: string | null;
+  channel: string | null;
+  chatType: string | null;
+  spawnedBy: string | null;
+  /** The session this one replaced (a reset's, a rollover's), and why. */
+  previous: string | null;
+  reason: string | null;
+}
+
+/** A transcript's rows at a glance: what the caches key it by. */
+interface Summary {
+  rows: number;
+  /** The lines' bytes, each with its newline. */
+  bytes: number;
+  lastCreated: number;
+}
+
+interface Archive {
+  name: string;
+  sessionId: string;
+  reason: string;
+  published: boolean;
+}
+
+/** A database opened for reading, with what every transcript of it needs. */
+class AgentDatabase {
+  readonly summaries = new Map<string, Summary>();
+  readonly archives: Archive[] = [];
+  private readonly windows = new Map<string, WindowFacts>();
+  private readonly lengths: StatementSync;
+  private readonly rows: StatementSync;
+  private readonly archiveBlob: StatementSync | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly db: DatabaseSync,
+    readonly schemaVersion: number | null,
+    private readonly copy: string | undefined,
+  ) {
+    for (const r of db.prepare("SELECT session_id AS id, count(*) AS n, sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) + 1) AS bytes, max(created_at) AS t FROM transcript_events GROUP BY session_id ORDER BY session_id").all()) {
+      this.summaries.set(String(r.id), { rows: Number(r.n), bytes: Number(r.bytes ?? 0), lastCreated: Number(r.t ?? 0) });
+    }
+    const nodes = new Map<string, { key: string; label: string | null; spawnedBy: string | null }[]>();
+    for (const r of db.prepare("SELECT session_key, current_session_id, label, display_name, spawned_by FROM session_nodes").all()) {
+      const id = String(r.current_session_id);
+      const list = nodes.get(id) ?? [];
+      list.push({ key: String(r.session_key), label: str(r.label) ?? str(r.display_name), spawnedBy: str(r.spawned_by) });
+      nodes.set(id, list);
+    }
+    for (const r of db.prepare("SELECT session_id, session_key, previous_session_id, reason, channel, chat_type, spawned_by, display_name FROM session_windows").all()) {
+      const id = String(r.session_id);
+      // (several keys name one session: a cron job's and its run's; the window's, else the longest, says the most)
+      const named = (nodes.get(id) ?? []).slice().sort((a, b) => b.key.length - a.key.length);
+      const key = str(r.session_key) ?? named[0]?.key ?? null;
+      this.windows.set(id, {
+        key,
+        label: named.map((n) => n.label).find((l) => l !== null) ?? str(r.display_name),
+        channel: str(r.channel),
+        chatType: str(r.chat_type),
+        spawnedBy: str(r.spawned_by) ?? named.find((n) => n.spawnedBy)?.spawnedBy ?? null,
+        previous: str(r.previous_session_id),
+        reason: str(r.reason),
+      });
+    }
+    this.lengths = db.prepare("SELECT coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
+    this.rows = db.prepare("SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq");
+    if (hasTable(db, "session_transcript_archives")) {
+      for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
+        this.archives.push({ name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
+      }
+      this.archiveBlob = db.prepare("SELECT encoding, archive_blob FROM session_transcript_archives WHERE archive_name = ?");
+    }
+  }
+
+  facts(id: string): WindowFacts | undefined {
+    return this.windows.get(id);
+  }
+
+  /** Each row's line length, in `seq` order. */
+  lineLengths(id: string): number[] {
+    return this.lengths.all(id).map((r) => Number(r.len));
+  }
+
+  /** The rows from `fromSeq` on, decoded: each line's bytes (without its newline). */
+  *lines(id: string, fromIndex: number, seqs: number[]): Generator<Buffer> {
+    const from = seqs[fromIndex];
+    if (from === undefined) return;
+    for (const r of this.rows.iterate(id, from)) {
+      const seq = Number(r.seq);
+      if (r.json !== null) yield Buffer.from(r.json as Uint8Array);
+      else {
+        let line: Buffer;
+        try {
+          line = zstdDecompressSync(r.zstd as Uint8Array);
+        } catch (error) {
+          throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events does not decompress (${(error as Error).message}); the database is damaged there`);
+        }
+        if (line.length !== Number(r.len)) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds ${line.length} bytes where event_utf8_bytes says ${Number(r.len)}; the database is damaged there`);
+        yield line;
+      }
+    }
+  }
+
+  /** Each row's seq, in order. */
+  seqs(id: string): number[] {
+    return this.db
+      .prepare("SELECT seq FROM transcript_events WHERE session_id = ? ORDER BY seq")
+      .all(id)
+      .map((r) => Number(r.seq));
+  }
+
+  /** An archive kept in the database: its text. */
+  archiveText(name: string): Buffer | undefined {
+    const r = this.archiveBlob?.get(name);
+    if (!r) return undefined;
+    const blob = Buffer.from(r.archive_blob as Uint8Array);
+    return r.encoding === "zstd" ? zstdDecompressSync(blob) : blob;
+  }
+
+  close(): void {
+    this.db.close();
+    if (this.copy) rmSync(this.copy, { recursive: true, force: true });
+  }
+}
+
+function hasTable(db: DatabaseSync, table: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+/** node:sqlite, loaded when a database is first read; Node 22 calls it experimental on stderr, which is not news for a reader of this tool. */
+let sqlite: typeof import("node:sqlite") | undefined;
+function sqliteModule(): typeof import("node:sqlite") {
+  if (sqlite) return sqlite;
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === "string" ? warning : warning.message;
+    if (/SQLite is an experimental feature/.test(text)) return;
+    (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    sqlite = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
+  } finally {
+    process.emitWarning = emit;
+  }
+  return sqlite;
+}
+
+/** A database that cannot be read: why, in one line naming it. */
+export class DatabaseError extends Error {}
+
+/** Each database opened once per process (a store of thousands of transcripts reads one). */
+const opened = new Map<string, AgentDatabase | DatabaseError>();
+
+/** The database at `path`, opened for reading; throws a `DatabaseError` saying why it cannot be. */
+export function agentDatabase(path: string): AgentDatabase {
+  let db = opened.get(path);
+  if (!db) {
+    try {
+      db = openDatabase(path);
+    } catch (error) {
+      db = error instanceof DatabaseError ? error : new DatabaseError(`${path}: ${describe(error)}`);
+    }
+    opened.set(path, db);
+  }
+  if (db instanceof DatabaseError) throw db;
+  return db;
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: string; errcode?: number; errstr?: string; message?: string };
+  const text = e.message ?? String(error);
+  if (e.errcode === 5 || e.errcode === 6 || /database is locked|busy/i.test(text)) return `OpenClaw's database is locked by another process (${text}); try again when the gateway is idle`;
+  if (e.errcode === 11 || e.errcode === 26 || /malformed|not a database/i.test(text)) return `not a readable SQLite database (${text}); it may be damaged: OpenClaw's \`openclaw doctor\` checks it`;
+  if (e.code === "EACCES" || /unable to open/i.test(text)) return `cannot be opened for reading (${text}); check its permissions`;
+  return text;
+}
+
+function openDatabase(path: string): AgentDatabase {
+  const { DatabaseSync } = sqliteModule();
+  const wal = fileSize(`${path}-wal`);
+  const shm = fileSize(`${path}-shm`);
+  let copy: string | undefined;
+  let url = pathToFileURL(path);
+  if (wal === undefined || wal === 0) {
+    // every committed page is in the file itself; `immutable` opens it without creating -wal and -shm
+    url.searchParams.set("immutable", "1");
+  } else if (shm === undefined) {
+    // a log without its index: SQLite would write the index beside it; read a copy of both instead
+    copy = mkdtempSync(join(tmpdir(), "pi-session-openclaw-"));
+    copyFileSync(path, join(copy, DATABASE_NAME));
+    copyFileSync(`${path}-wal`, join(copy, `${DATABASE_NAME}-wal`));
+    url = pathToFileURL(join(copy, DATABASE_NAME));
+  }
+  const db = new DatabaseSync(url, { readOnly: true, timeout: BUSY_MS });
+  try {
+    const missing: string[] = [];
+    for (const [table, columns] of Object.entries(NEEDED)) {
+      const have = new Set(db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all().map((r) => String(r.name)));
+      if (have.size === 0) missing.push(`table ${table}`);
+      else for (const c of columns) if (!have.has(c)) missing.push(`${table}.${c}`);
+    }
+    const version = hasTable(db, "schema_meta") ? ((db.prepare("SELECT max(schema_version) AS v FROM schema_meta").get()?.v as number | null) ?? null) : null;
+    if (missing.length > 0) {
+      const which = version === null ? "no schema version" : `schema version ${version}`;
+      throw new DatabaseError(`${path}: an OpenClaw database of ${which}, which pi-session does not know (it reads version ${KNOWN_SCHEMA_VERSION}): it lacks ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""}; \`pi-session\` may need updating`);
+    }
+    return new AgentDatabase(path, db, version, copy);
+  } catch (error) {
+    db.close();
+    if (copy) rmSync(copy, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function fileSize(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The transcripts a database holds, as paths: each live one (`#<session id>`), and each archive
+ * that was never published to a file in `sessions/` (`#<archive name>`; a published one is read
+ * from its file). A database that cannot be read is listed as itself, so that the command says why.
+ */
+export function databaseTranscripts(path: string, archives = true): string[] {
+  let db: AgentDatabase;
+  try {
+    db = agentDatabase(path);
+  } catch {
+    return [path];
+  }
+  const live = [...db.summaries.keys()].map((id) => refPath(path, id));
+  if (!archives) return live;
+  const sessions = join(dirname(dirname(path)), "sessions");
+  const files = new Set(safeNames(sessions));
+  const kept = db.archives.filter((a) => !a.published || !files.has(a.name)).map((a) => refPath(path, a.name));
+  return [...live, ...kept];
+}
+
+function safeNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** What the caches key a database transcript by: its lines' bytes, its rows and the newest row's time. */
+export function transcriptStamp(ref: TranscriptRef): { size: number; mtimeMs: number; ino: number } | undefined {
+  try {
+    const db = agentDatabase(ref.database);
+    const s = db.summaries.get(ref.name);
+    if (s) return { size: s.bytes, mtimeMs: s.lastCreated, ino: s.rows };
+    const archive = db.archives.find((a) => a.name === ref.name);
+    return archive ? { size: -1, mtimeMs: statSync(ref.database).mtimeMs, ino: 0 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a database names this transcript (a live one, or an archive it keeps). */
+export function databaseHas(ref: TranscriptRef): boolean {
+  try {
+    const db = agentDatabase(ref.database);
+    return db.summaries.has(ref.name) || db.archives.some((a) => a.name === ref.name);
+  } catch {
+    return false;
+  }
+}
+
+/** What the database says of a transcript: its window's facts, and the archive it is, if it is one. */
+export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "reset" | "deleted" | null; sessionId: string }) | undefined {
+  try {
+    const db = agentDatabase(ref.database);
+    const archive = db.archives.find((a) => a.name === ref.name);
+    const id = archive?.sessionId ?? ref.name;
+    const w = db.facts(id) ?? { key: null, label: null, channel: null, chatType: null, spawnedBy: null, previous: null, reason: null };
+    return { ...w, sessionId: id, archived: archive ? (archive.reason === "deleted" ? "deleted" : "reset") : null };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The live transcripts of a database whose id starts with `prefix`, or whose key is `key`. */
+export function databaseTranscriptsNamed(path: string, query: string): string[] {
+  let db: AgentDatabase;
+  try {
+    db = agentDatabase(path);
+  } catch {
+    return [];
+  }
+  const ids = [...db.summaries.keys()];
+  const hits = query.startsWith("agent:") ? ids.filter((id) => db.facts(id)?.key === query) : ids.filter((id) => id.startsWith(query));
+  return hits.map((id) => refPath(path, id));
+}
+
+/** Every live session id a database holds (completion offers them). */
+export function databaseSessionIds(path: string): string[] {
+  try {
+    return [...agentDatabase(path).summaries.keys()];
+  } catch {
+    return [];
+  }
+}
+
+/** A database transcript's lines as bytes, each with its newline: random access by offset, rows read as they are reached. */
+class TranscriptSource implements ByteSource {
+  readonly size: number;
+  /** The byte offset each row's line starts at (one more: the end). */
+  private readonly starts: Float64Array;
+  private readonly seqs: number[];
+  /** The row last decoded, kept for the next read that starts inside it. */
+  private held: { index: number; bytes: Buffer } | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly db: AgentDatabase,
+    private readonly id: string,
+  ) {
+    const lengths = db.lineLengths(id);
+    this.seqs = db.seqs(id);
+    this.starts = new Float64Array(lengths.length + 1);
+    for (let i = 0; i < lengths.length; i++) this.starts[i + 1] = this.starts[i]! + lengths[i]! + 1;
+    this.size = this.starts[lengths.length]!;
+  }
+
+  read(offset: number, length: number): Buffer {
+    const out = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.size - offset)));
+    const n = this.readInto(out, offset);
+    return n === out.length ? out : out.subarray(0, n);
+  }
+
+  readInto(target: Buffer, offset: number): number {
+    if (offset >= this.size || target.length === 0) return 0;
+    let index = this.rowAt(offset);
+    let done = 0;
+    const take = (bytes: Buffer, i: number) => {
+      // the row's line and its newline, from where `offset + done` falls in it
+      const at = offset + done - this.starts[i]!;
+      const line = bytes.length + 1;
+      const n = Math.min(line - at, target.length - done);
+      const fromLine = Math.max(0, Math.min(n, bytes.length - at));
+      if (fromLine > 0) bytes.copy(target, done, at, at + fromLine);
+      if (n > fromLine) target[done + fromLine] = 10;
+      done += n;
+      return at + n === line;
+    };
+    if (this.held?.index === index) {
+      if (!take(this.held.bytes, index) || done === target.length) return done;
+      index++;
+    }
+    if (index >= this.seqs.length) return done;
+    for (const bytes of this.db.lines(this.id, index, this.seqs)) {
+      const whole = take(bytes, index);
+      if (!whole || done === target.length) {
+        this.held = { index, bytes };
+        break;
+      }
+      index++;
+    }
+    return done;
+  }
+
+  /** The row whose line (or newline) holds byte `offset`. */
+  private rowAt(offset: number): number {
+    let lo = 0;
+    let hi = this.seqs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The database stays open for the process's other transcripts. */
+  close(): void {}
+}
+
+/** A transcript in a database, as bytes; throws a `DatabaseError` when it cannot be read or is not there. */
+export function openTranscript(ref: TranscriptRef, name: string): ByteSource {
+  const db = agentDatabase(ref.database);
+  if (db.summaries.has(ref.name)) return new TranscriptSource(name, db, ref.name);
+  const text = db.archiveText(ref.name);
+  if (text) return new BufferSource(name, text);
+  throw new DatabaseError(`${name}: no transcript ${ref.name} in ${ref.database}; run \`pi-session ls ${dirname(dirname(ref.database))}\` to see its transcripts`);
+}
+
+/** The database of an agent's folder, when it has one. */
+export function agentDatabasePath(agentDir: string): string | undefined {
+  const path = join(agentDir, "agent", DATABASE_NAME);
+  return existsSync(path) ? path : undefined;
+}
+
+/** Whether `path` is an agent's database file itself. */
+export function isDatabaseFile(path: string): boolean {
+  return basename(path) === DATABASE_NAME && basename(dirname(path)) === "agent";
+}

@@ -1,0 +1,249 @@
+/**
+ * OpenClaw's SQLite era, on the two real stores OpenClaw 2026.9.6's own importer migrated
+ * (../shared/openclaw-stores-sqlite): every transcript in the database found once with its key
+ * and label; `cat` byte for byte what the rows hold (decoded here with node:sqlite and zlib, not
+ * with the tool's reader); `context` as pi builds it from those lines; `usage` and `grep` equal to
+ * the same store's JSONL era; a `.zst` archive read; the writers refusing a database transcript;
+ * a gateway holding a write transaction no obstacle; and no file of the store changed, `-wal` and
+ * `-shm` included (absent ones not created).
+ */
+import { createHash } from "node:crypto";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { DatabaseSync } from "node:sqlite";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
+import { execa } from "execa";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cli, cliJson } from "../helpers/cli.js";
+import { ROOT } from "../helpers/paths.js";
+import { pi } from "../helpers/pi.js";
+
+const SQLITE_STORES = join(ROOT, "../shared/openclaw-stores-sqlite");
+const JSONL_STORES = join(ROOT, "../shared/openclaw-stores");
+const STORES = ["ccccx", "archeoneocode"];
+
+/** A store copied under a home of its own, writable, as a user has it. */
+function homeWith(store: string): { home: string; root: string } {
+  const home = mkdtempSync(join(tmpdir(), "pi-session-sqlite-home-"));
+  const root = join(home, ".openclaw");
+  cpSync(join(SQLITE_STORES, store), root, { recursive: true });
+  for (const f of readdirSync(root, { recursive: true, withFileTypes: true })) chmodSync(join(f.parentPath, f.name), f.isDirectory() ? 0o755 : 0o644);
+  chmodSync(root, 0o755);
+  return { home, root };
+}
+
+/** Every file under a folder with its hash: what must not change. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!f.isFile()) continue;
+    const p = join(f.parentPath, f.name);
+    out[relative(dir, p)] = `${statSync(p).size}:${createHash("sha256").update(readFileSync(p)).digest("hex")}`;
+  }
+  return out;
+}
+
+/** The oracle: a transcript's lines as the database holds them, decoded here. */
+function rowsOf(db: string): Map<string, Buffer> {
+  const d = new DatabaseSync(`file:${db}?immutable=1`, { readOnly: true });
+  const out = new Map<string, Buffer[]>();
+  for (const r of d.prepare("SELECT session_id, seq, CAST(event_json AS BLOB) AS json, event_zstd FROM transcript_events ORDER BY session_id, seq").all()) {
+    const line = r.json !== null ? Buffer.from(r.json as Uint8Array) : zstdDecompressSync(r.event_zstd as Uint8Array);
+    const list = out.get(String(r.session_id)) ?? [];
+    list.push(line, Buffer.from("\n"));
+    out.set(String(r.session_id), list);
+  }
+  d.close();
+  return new Map([...out].map(([id, parts]) => [id, Buffer.concat(parts)]));
+}
+
+const dbOf = (root: string) => join(root, "agents/main/agent/openclaw-agent.sqlite");
+
+describe.each(STORES)("the %s store in OpenClaw's database", (store) => {
+  let home: string;
+  let root: string;
+  let before: Record<string, string>;
+  let rows: Map<string, Buffer>;
+  const env = () => ({ HOME: home });
+
+  beforeAll(() => {
+    ({ home, root } = homeWith(store));
+    before = snapshot(root);
+    rows = rowsOf(dbOf(root));
+    expect(rows.size).toBeGreaterThan(0);
+  });
+
+  it("ls finds each database transcript once, with its key and label from session_nodes and session_windows, the era said", async () => {
+    const r = await cliJson(["ls", "--no-cache"], { env: env() });
+    expect(r.exitCode).toBe(0);
+    const fromDb = r.json.sessions.filter((s: { source: string }) => s.source === "sqlite");
+    expect(fromDb.map((s: { id: string }) => s.id).sort()).toEqual([...rows.keys()].sort());
+    expect(fromDb.map((s: { path: string }) => s.path).sort()).toEqual([...rows.keys()].map((id) => `${dbOf(root)}#${id}`).sort());
+    const d = new DatabaseSync(`file:${dbOf(root)}?immutable=1`, { readOnly: true });
+    for (const s of fromDb) {
+      const w = d.prepare("SELECT session_key FROM session_windows WHERE session_id = ?").get(s.id) as { session_key: string } | undefined;
+      expect(s.key, s.id).toBe(w?.session_key ?? null);
+      const labels = d.prepare("SELECT label FROM session_nodes WHERE current_session_id = ? AND label IS NOT NULL").all(s.id).map((x) => x.label);
+      if (labels.length > 0) expect(labels).toContain(s.label);
+      expect(s.store).toBe("openclaw");
+    }
+    d.close();
+    // the importer's copies are copies, archives are JSONL files
+    for (const s of r.json.sessions.filter((x: { path: string }) => x.path.includes("session-sqlite-import-archive"))) expect(s.copyOf, s.path).not.toBeNull();
+  });
+
+  it("cat prints each transcript byte for byte as its rows hold it (event_zstd decompressed), by id, key or path", async () => {
+    for (const [id, bytes] of rows) {
+      const byId = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", id], { env: { HOME: home, XDG_CACHE_HOME: join(home, ".cache") }, encoding: "buffer", stripFinalNewline: false, reject: false });
+      expect(byId.exitCode, id).toBe(0);
+      expect(Buffer.compare(Buffer.from(byId.stdout), bytes), id).toBe(0);
+      const byPath = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", `${dbOf(root)}#${id}`], { encoding: "buffer", stripFinalNewline: false });
+      expect(Buffer.compare(Buffer.from(byPath.stdout), bytes), id).toBe(0);
+    }
+    const main = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", "agent:main:main"], { env: { HOME: home, XDG_CACHE_HOME: join(home, ".cache") }, encoding: "buffer", stripFinalNewline: false });
+    const mainId = JSON.parse(Buffer.from(main.stdout).toString("utf8").split("\n")[0]!).id as string;
+    expect(Buffer.compare(Buffer.from(main.stdout), rows.get(mainId)!)).toBe(0);
+  });
+
+  it("context --json of every database transcript is pi's buildSessionContext of its lines", async () => {
+    for (const [id, bytes] of rows) {
+      const entries = pi.parseSessionEntries(bytes.toString("utf8")).filter((e: { type: string }) => e.type !== "session");
+      const r = await cliJson(["context", id], { env: env() });
+      expect(r.exitCode, id).toBe(0);
+      const { activeToolNames: _tools, ...context } = r.json;
+      expect(context, id).toEqual(JSON.parse(JSON.stringify(pi.buildSessionContext(entries))));
+    }
+  });
+
+  it("usage and grep give what the same store gives in its JSONL era", async () => {
+    const totals = (json: { total: unknown; rows: Array<Record<string, unknown>> }) => ({ total: json.total, rows: json.rows });
+    const sqlite = await cliJson(["usage", root, "--no-cache"]);
+    const jsonl = await cliJson(["usage", join(JSONL_STORES, store), "--no-cache"]);
+    expect(sqlite.exitCode).toBe(0);
+    expect(totals(sqlite.json)).toEqual(totals(jsonl.json));
+    for (const pattern of [["-F", "-i", "github"], ["-i", "error|fail"]]) {
+      const count = async (dir: string) => {
+        const r = await cliJson(["grep", ...pattern, dir]);
+        // (each matching entry of each session once: the copies of either era hold the same entries)
+        return [...new Set((r.json.matches as Array<{ id: string; session: string }>).map((m) => `${m.session}:${m.id}`))].sort();
+      };
+      expect(await count(root), pattern.join(" ")).toEqual(await count(join(JSONL_STORES, store)));
+    }
+  });
+
+  it("the writers refuse a database transcript, saying how to get a file of it; nothing changed", async () => {
+    const id = [...rows.keys()][0]!;
+    for (const command of ["repair", "migrate", "slim"]) {
+      const r = await cli([command, id], { env: env() });
+      expect(r.exitCode, command).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr, command).toBe(`pi-session: ${dbOf(root)}#${id}: the transcript is in OpenClaw's database, which OpenClaw alone writes; nothing was written. For a file of it: \`pi-session cat ${id} > ${id}.jsonl\`, then \`pi-session ${command}\` that file\n`);
+    }
+  });
+
+  it("after every command, no file of the store changed, and no -wal or -shm was made", () => {
+    // (runs last: the commands above read this copy)
+    expect(snapshot(root)).toEqual(before);
+    expect(existsSync(`${dbOf(root)}-wal`)).toBe(existsSync(join(SQLITE_STORES, store, "agents/main/agent/openclaw-agent.sqlite-wal")));
+  });
+});
+
+describe("a live gateway and its archives", () => {
+  it("a write transaction held by another process neither blocks a read past the busy wait nor fails it, and what it committed before is read", async () => {
+    const { home, root } = homeWith("ccccx");
+    const db = dbOf(root);
+    const id = "b5b4ed18-f040-49f7-aa6d-42132e00c908";
+    const writer = new DatabaseSync(db);
+    writer.exec("PRAGMA wal_autocheckpoint = 0");
+    const line = JSON.stringify({ type: "custom", customType: "written-while-reading", data: {}, id: "feedf00d", parentId: "8b4ef49f", timestamp: "2026-03-15T16:09:00.000Z" });
+    writer.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 100, ?, 1)").run(id, line);
+    writer.exec("BEGIN IMMEDIATE");
+    writer.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 101, ?, 2)").run(id, JSON.stringify({ type: "custom", id: "uncommitted" }));
+    try {
+      const started = Date.now();
+      const r = await cli(["cat", id], { env: { HOME: home } });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(line);
+      expect(r.stdout).not.toContain("uncommitted");
+      const shown = await cliJson(["show", id], { env: { HOME: home } });
+      expect(shown.json.currentLeaf).toBe("feedf00d");
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
+  });
+
+  it("a .zst archive (OpenClaw's zstd of the text) reads as the plain one: show, context, usage", async () => {
+    const { root } = homeWith("ccccx");
+    const sessions = join(root, "agents/main/sessions");
+    const plain = readdirSync(sessions).find((n) => n.includes(".jsonl.reset."))!;
+    const zst = `${plain}.zst`;
+    writeFileSync(join(sessions, zst), zstdCompressSync(readFileSync(join(sessions, plain))));
+    const a = await cliJson(["context", join(sessions, plain)]);
+    const b = await cliJson(["context", join(sessions, zst)]);
+    expect(b.exitCode).toBe(0);
+    expect(b.json).toEqual(a.json);
+    const cat = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", join(sessions, zst)], { encoding: "buffer", stripFinalNewline: false });
+    expect(Buffer.compare(Buffer.from(cat.stdout), readFileSync(join(sessions, plain)))).toBe(0);
+    const listed = await cliJson(["ls", root, "--no-cache"]);
+    const row = listed.json.sessions.find((s: { path: string }) => s.path.endsWith(zst));
+    expect(row).toMatchObject({ status: "ok", archived: "reset", source: "jsonl" });
+    const refused = await cli(["repair", join(sessions, zst)]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("a zstd-compressed archive; nothing was written");
+    writeFileSync(join(sessions, `cut.jsonl.reset.2026-09-01T00-00-00.000Z.zst`), zstdCompressSync(readFileSync(join(sessions, plain))).subarray(0, 40));
+    const cut = await cli(["show", join(sessions, `cut.jsonl.reset.2026-09-01T00-00-00.000Z.zst`)]);
+    expect(cut.exitCode).toBe(2);
+    expect(cut.stderr).toMatch(/cut\.jsonl\.reset\.2026-09-01T00-00-00\.000Z\.zst: not a readable zstd archive \(.+\); the file may be cut short or damaged\n$/);
+  });
+
+  it("check names a live JSONL that holds entries its database transcript lacks, and a transcript the importer set aside", async () => {
+    const { home, root } = homeWith("ccccx");
+    const agent = join(root, "agents/main");
+    const id = "b5b4ed18-f040-49f7-aa6d-42132e00c908";
+    const held = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", id], { env: { HOME: home }, encoding: "buffer", stripFinalNewline: false });
+    const extra = [
+      { type: "message", id: "extra001", parentId: "8b4ef49f", timestamp: "2026-03-15T16:10:00.000Z", message: { role: "user", content: "after the import", timestamp: 1 } },
+      { type: "message", id: "extra002", parentId: "extra001", timestamp: "2026-03-15T16:10:01.000Z", message: { role: "user", content: "and again", timestamp: 2 } },
+    ];
+    const live = join(agent, "sessions", `${id}.jsonl`);
+    const lines = Buffer.from(held.stdout).toString("utf8").trimEnd().split("\n").length;
+    writeFileSync(live, Buffer.concat([Buffer.from(held.stdout), Buffer.from(extra.map((e) => JSON.stringify(e)).join("\n") + "\n")]));
+    const aside = join(agent, "session-sqlite-import-archive", "archive-tier.0f0f0f0f-1111-2222-3333-444444444444.jsonl.imported-1796192004999");
+    cpSync(live, aside);
+    const r = await cliJson(["check", root], { env: { HOME: home } });
+    expect(r.exitCode).toBe(1);
+    const bad = r.json.files.filter((f: { errors: number }) => f.errors > 0).map((f: { file: string; findings: Array<{ code: string; line?: number; message: string }> }) => [f.file, f.findings.map((x) => [x.code, x.line])]);
+    expect(bad).toEqual([
+      [live, [["openclaw-sqlite-lacks", lines + 1]]],
+      [aside, [["openclaw-not-imported", undefined]]],
+    ]);
+    const text = await cli(["check", live], { env: { HOME: home } });
+    expect(text.stdout).toContain(`${live}:${lines + 1}: error openclaw-sqlite-lacks: 2 entries of session ${id} (from line ${lines + 1}, entry extra001) are not in OpenClaw's database`);
+    // the set-aside transcript is listed as such (so usage reads and counts it)
+    const listed = await cliJson(["ls", root, "--no-cache"]);
+    expect(listed.json.sessions.find((s: { path: string }) => s.path === aside)).toMatchObject({ notImported: true, copyOf: null });
+    // the database's own copy is sound
+    expect((await cli(["check", id], { env: { HOME: home } })).exitCode).toBe(0);
+  });
+
+  it("cat of a plain file is its bytes, a damaged one included", async () => {
+    for (const name of ["fused.jsonl", "crlf-bom.jsonl", "branched.jsonl"]) {
+      const r = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", join(ROOT, "fixtures", name)], { encoding: "buffer", stripFinalNewline: false });
+      expect(Buffer.compare(Buffer.from(r.stdout), readFileSync(join(ROOT, "fixtures", name))), name).toBe(0);
+    }
+    const missing = await cli(["cat", join(ROOT, "fixtures/nope.jsonl")]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain("nope.jsonl: no such file or directory");
+  });
+
+  it("cat of standard input or with --json is a usage error (exit 2, one line)", async () => {
+    const json = await cli(["cat", join(ROOT, "fixtures/linear.jsonl"), "--json"]);
+    expect([json.exitCode, json.stdout]).toEqual([2, ""]);
+    expect(json.stderr).toMatch(/^pi-session: cat prints the session's bytes as stored; --json does not apply .*\n$/);
+    const stdin = await cli(["cat", "-"], { input: "x" });
+    expect([stdin.exitCode, stdin.stdout]).toEqual([2, ""]);
+  });
+});
