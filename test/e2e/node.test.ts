@@ -85,9 +85,9 @@ describe("the README's quick start on Node 24", () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const block = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1]?.trim().split("\n") ?? [];
     expect(block).toEqual(["npm ci && ./bin/pi-session.js check fixtures/fused.jsonl fixtures/branched.jsonl", "npm test"]);
-    // the files git tracks, as a clone has them
+    // the files git tracks (and those it would, not ignored), as a clone of this tree has them
     const work = mkdtempSync(join(tmpdir(), "pi-session-fresh-"));
-    const tracked = (await execa("git", ["ls-files", "-z"], { cwd: ROOT })).stdout.split("\0").filter(Boolean);
+    const tracked = (await execa("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT })).stdout.split("\0").filter(Boolean);
     for (const f of tracked) {
       if (!existsSync(join(ROOT, f))) continue; // deleted in the working tree
       mkdirSync(dirname(join(work, f)), { recursive: true });

@@ -3,7 +3,7 @@ import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, shellQuote } from "../../errors.js";
 import { BufferSource, FileSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../../format/index.js";
 import { readFileSync } from "node:fs";
-import { zstdDecompressSync } from "node:zlib";
+import { decompressZstd } from "./zstd.js";
 import { sizeHint } from "./memory.js";
 import { agentDatabase, databaseTranscripts, DatabaseError, isDatabaseFile, openTranscript, transcriptRef } from "./openclaw-db.js";
 import { idFromFileName, resolveInput } from "./session-files.js";
@@ -52,7 +52,7 @@ export function openSource(path: string): ByteSource {
   } else if (path.endsWith(".zst")) {
     const bytes = readFileSync(path);
     try {
-      source = new BufferSource(path, zstdDecompressSync(bytes));
+      source = new BufferSource(path, decompressZstd(bytes));
     } catch (error) {
       throw new CliError(`${path}: not a readable zstd archive (${(error as Error).message}); the file may be cut short or damaged`);
     }

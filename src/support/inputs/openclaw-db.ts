@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { zstdDecompressSync } from "node:zlib";
+import { decompressZstd } from "./zstd.js";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { BufferSource, type ByteSource } from "../../format/read/source.js";
 
@@ -152,7 +152,7 @@ class AgentDatabase {
       else {
         let line: Buffer;
         try {
-          line = zstdDecompressSync(r.zstd as Uint8Array);
+          line = decompressZstd(Buffer.from(r.zstd as Uint8Array));
         } catch (error) {
           throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events does not decompress (${(error as Error).message}); the database is damaged there`);
         }
@@ -175,7 +175,7 @@ class AgentDatabase {
     const r = this.archiveBlob?.get(name);
     if (!r) return undefined;
     const blob = Buffer.from(r.archive_blob as Uint8Array);
-    return r.encoding === "zstd" ? zstdDecompressSync(blob) : blob;
+    return r.encoding === "zstd" ? decompressZstd(blob) : blob;
   }
 
   close(): void {
