@@ -268,7 +268,7 @@ const COMMANDS: CommandSpec[] = [
       y
         .positional("file", { type: "string", describe: "session file, - or session id" })
         .option("leaf", leafOption)
-        .option("format", { alias: "f", choices: ["md", "json", "html"] as const, default: "md", describe: "output format" })
+        .option("format", { alias: "f", choices: ["md", "json", "html", "jsonl"] as const, default: "md", describe: "output format (jsonl: the branch as a pi session file, as pi's /export writes it: a header, then the branch's entries each parented on the one before)" })
         .option("view", { choices: ["path", "context"] as const, default: "path", describe: "path: every entry on the branch; context: what the model sees" })
         .option("thinking", { choices: ["collapsed", "full", "omit"] as const, default: "collapsed", describe: "thinking blocks" })
         .option("tool-results", { choices: ["collapsed", "full", "omit"] as const, default: "collapsed", describe: "tool output" })

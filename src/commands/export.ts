@@ -1,7 +1,7 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { contextMessages, contextSettingsAt, createFile, messageGist, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
+import { contextMessages, contextSettingsAt, createFile, CURRENT_VERSION, messageGist, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
 import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export/entry.js";
 import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export/document.js";
 import { writeAll, type Sink } from "../render/sink.js";
@@ -23,10 +23,12 @@ export interface ExportOptions extends ExportStyle {
 }
 
 export function options(args: Args): ExportOptions {
+  // (a session file is for pi and tools: whole, as pi wrote it; masking it would be a session pi cannot resume)
+  if (args.choice("format", ["md", "json", "html", "jsonl"] as const, "md") === "jsonl" && args.flag("redact")) throw new CliError("--redact does not apply to --format jsonl (a session file is written whole); export as md, json or html to redact");
   return {
     file: args.string("file"),
     leaf: args.optionalString("leaf"),
-    format: args.choice("format", ["md", "json", "html"] as const, "md"),
+    format: args.choice("format", ["md", "json", "html", "jsonl"] as const, "md"),
     view: args.choice("view", ["path", "context"] as const, "path"),
     thinking: args.choice("thinking", ["collapsed", "full", "omit"] as const, "collapsed"),
     toolResults: args.choice("toolResults", ["collapsed", "full", "omit"] as const, "collapsed"),
@@ -139,6 +141,10 @@ function* document(b: Branch, options: ExportOptions, renderer: EntryRenderer): 
     yield* options.view === "context" ? jsonContext(b, renderer) : jsonPath(b, renderer);
     return;
   }
+  if (format === "jsonl") {
+    yield* sessionBranch(b);
+    return;
+  }
   yield [format === "md" ? markdownHeader(headerMeta(b, options, clean)) : htmlHeader(headerMeta(b, options, clean), options.literal)];
   let stats: StatsCollector;
   const out: Pieces = [];
@@ -178,6 +184,23 @@ function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<Pieces> {
     first = false;
   }
   yield [`${first ? "]" : "\n  ]"}\n}\n`];
+}
+
+/**
+ * JSONL: the branch as a session file of its own, as pi's `/export` writes it: a v3 header (the
+ * session's id and cwd, the time of the export), then each entry of the branch, root first, as pi
+ * read it, its `parentId` the entry before it (the first's null). Entries are written whole: the
+ * file is for pi, `repair`, `jq`, not for reading (no redaction; images kept).
+ */
+function* sessionBranch(b: Branch): Generator<Pieces> {
+  const h = b.session.header;
+  yield [`${JSON.stringify({ type: "session", version: CURRENT_VERSION, id: h?.id, timestamp: new Date().toISOString(), cwd: h?.cwd })}\n`];
+  let parentId: string | null = null;
+  for (const { entry } of b.session.entriesInOrder(b.nodes, { imageData: "full" })) {
+    const id = (entry as { id?: unknown }).id;
+    yield [`${JSON.stringify({ ...entry, parentId })}\n`];
+    parentId = typeof id === "string" ? id : parentId;
+  }
 }
 
 /** JSON, context view: pi's context, redacted, images per option. */

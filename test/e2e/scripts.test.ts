@@ -160,7 +160,7 @@ describe("messages a new user meets", () => {
     expect(typo.stderr).toMatch(/^pi-session: unknown command `lss` \(did you mean ls\?\); the commands are ls, /);
     expect((await cli(["frobnicate"])).stderr).not.toContain("did you mean");
     const format = await cli(["export", fixture("linear.jsonl"), "--format", "pdf"]);
-    expect(format).toMatchObject({ exitCode: 2, stderr: "pi-session: --format is one of md, json, html, not `pdf`; see pi-session export --help\n" });
+    expect(format).toMatchObject({ exitCode: 2, stderr: "pi-session: --format is one of md, json, html, jsonl, not `pdf`; see pi-session export --help\n" });
     const dir = join(work, "limit");
     mkdirSync(dir, { recursive: true });
     copyFileSync(fixture("linear.jsonl"), join(dir, "linear.jsonl"));

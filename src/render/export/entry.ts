@@ -11,7 +11,8 @@ import { Redactor } from "./redact.js";
  * written as it is read.
  */
 
-export type ExportFormat = "md" | "json" | "html";
+/** `jsonl`: the branch as a pi session file, as pi's own `/export` writes it (one line an entry). */
+export type ExportFormat = "md" | "json" | "html" | "jsonl";
 
 /** How an export renders. */
 export interface RenderSetup extends ExportStyle {
