@@ -123,7 +123,7 @@ class AgentDatabase {
         reason: str(r.reason),
       });
     }
-    this.lengths = db.prepare("SELECT coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
+    this.lengths = db.prepare("SELECT seq, coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
     this.rows = db.prepare("SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq");
     if (hasTable(db, "session_transcript_archives")) {
       for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
@@ -137,9 +137,15 @@ class AgentDatabase {
     return this.windows.get(id);
   }
 
-  /** Each row's line length, in `seq` order. */
-  lineLengths(id: string): number[] {
-    return this.lengths.all(id).map((r) => Number(r.len));
+  /** Each row's seq and line length, in `seq` order: one query, what a source is opened with. */
+  rowLengths(id: string): { seqs: number[]; lengths: number[] } {
+    const seqs: number[] = [];
+    const lengths: number[] = [];
+    for (const r of this.lengths.iterate(id)) {
+      seqs.push(Number(r.seq));
+      lengths.push(Number(r.len));
+    }
+    return { seqs, lengths };
   }
 
   /** The rows from `fromSeq` on, decoded: each line's bytes (without its newline). */
@@ -160,14 +166,6 @@ class AgentDatabase {
         yield line;
       }
     }
-  }
-
-  /** Each row's seq, in order. */
-  seqs(id: string): number[] {
-    return this.db
-      .prepare("SELECT seq FROM transcript_events WHERE session_id = ? ORDER BY seq")
-      .all(id)
-      .map((r) => Number(r.seq));
   }
 
   /** An archive kept in the database: its text. */
@@ -383,8 +381,8 @@ class TranscriptSource implements ByteSource {
     private readonly db: AgentDatabase,
     private readonly id: string,
   ) {
-    const lengths = db.lineLengths(id);
-    this.seqs = db.seqs(id);
+    const { seqs, lengths } = db.rowLengths(id);
+    this.seqs = seqs;
     this.starts = new Float64Array(lengths.length + 1);
     for (let i = 0; i < lengths.length; i++) this.starts[i + 1] = this.starts[i]! + lengths[i]! + 1;
     this.size = this.starts[lengths.length]!;
