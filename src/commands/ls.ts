@@ -195,7 +195,7 @@ const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 5, flex: true
 function openclawCell(r: SessionRow): string {
   if (r.store !== "openclaw") return "-";
   const what = [r.kind, r.channel].filter(Boolean).join(" ");
-  const mark = r.archived ? `(${r.archived})` : r.copyOf ? "(copy)" : "";
+  const mark = r.archived ? `(${r.archived})` : r.copyOf ? "(copy)" : r.notImported ? "(not imported)" : r.cold ? "(cold)" : "";
   return preview([r.agent ?? "?", what ? `· ${what}` : "", mark].filter(Boolean).join(" "), 100);
 }
 

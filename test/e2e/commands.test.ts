@@ -303,7 +303,9 @@ describe("ls", () => {
   it("lists sessions with id, title, counts, version and status", async () => {
     const r = await cli(["ls", FIXTURES, "--sort", "name"]);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/^id +name \/ first message +cwd +created +last activity +msgs +branches +size +v +status/);
+    // (fixtures/openclaw-cold is an OpenClaw store: its column, "-" for pi's files)
+    expect(r.stdout).toMatch(/^id +name \/ first message +agent · kind +cwd +created +last activity +msgs +branches +size +v +status/);
+    expect(r.stdout).toMatch(/0f1e2d3c-0000-4000-8000-[0-9a-f]{12} +List src +- /);
     // piped: the id whole, so that `ls | awk '{print $1}' | xargs pi-session show` works
     expect(r.stdout).toMatch(/0f1e2d3c-0000-4000-8000-[0-9a-f]{12} +List src .* ok/);
     expect(r.stdout).toMatch(/Start the refactor\. .* 1 +needs-migrate/);

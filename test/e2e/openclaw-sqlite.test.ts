@@ -8,7 +8,7 @@
  * `-shm` included (absent ones not created).
  */
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -245,5 +245,100 @@ describe("a live gateway and its archives", () => {
     expect(json.stderr).toMatch(/^pi-session: cat prints the session's bytes as stored; --json does not apply .*\n$/);
     const stdin = await cli(["cat", "-"], { input: "x" });
     expect([stdin.exitCode, stdin.stdout]).toEqual([2, ""]);
+  });
+});
+
+/*
+ * OpenClaw's cold storage (`session.maintenance.coldStorage`): fixtures/openclaw-cold is the
+ * archeoneocode store after OpenClaw 2026.9.6's own maintenance moved both its live transcripts out
+ * of `transcript_events` into `sessions/cold/<sha256>.jsonl.zst` (scripts/openclaw-cold-store.mjs).
+ * The oracle is the same store before that: its rows, decoded here.
+ */
+describe("transcripts in OpenClaw's cold storage", () => {
+  const COLD = join(ROOT, "fixtures/openclaw-cold");
+  const hot = rowsOf(dbOf(join(SQLITE_STORES, "archeoneocode")));
+
+  /** The cold store copied where it can be changed, with `change` applied to its database. */
+  function coldCopy(change?: (db: DatabaseSync, root: string) => void): string {
+    const root = mkdtempSync(join(tmpdir(), "pi-session-cold-"));
+    cpSync(COLD, root, { recursive: true });
+    if (change) {
+      const db = new DatabaseSync(dbOf(root));
+      change(db, root);
+      db.close();
+    }
+    return root;
+  }
+
+  it("the fixture holds no rows in transcript_events: each transcript is in an archive file", () => {
+    const d = new DatabaseSync(`file:${dbOf(COLD)}?immutable=1`, { readOnly: true });
+    expect(d.prepare("SELECT count(*) AS n FROM transcript_events").get()!.n).toBe(0);
+    expect(d.prepare("SELECT storage FROM session_transcript_cold_archives").all().map((r) => r.storage)).toEqual(["file", "file"]);
+    d.close();
+    expect(hot.size).toBe(2);
+  });
+
+  it("ls lists each cold transcript once, marked cold, with its key and size as when it was hot; cat and context read it as the rows were", async () => {
+    const before = snapshot(COLD);
+    const listed = await cliJson(["ls", COLD, "--no-cache"]);
+    expect(listed.exitCode).toBe(0);
+    const fromDb = listed.json.sessions.filter((s: { source: string }) => s.source === "sqlite");
+    expect(fromDb.map((s: { id: string }) => s.id).sort()).toEqual([...hot.keys()].sort());
+    for (const s of fromDb) {
+      expect(s, s.id).toMatchObject({ cold: true, status: "ok", size: hot.get(s.id)!.length, path: `${dbOf(COLD)}#${s.id}` });
+    }
+    expect(fromDb.find((s: { key: string }) => s.key === "agent:main:main")).toBeDefined();
+    const human = await cli(["ls", COLD, "--no-cache"], { env: { COLUMNS: "200" } });
+    expect(human.stdout.split("\n").filter((l) => l.includes("(cold)")).length).toBe(2);
+    for (const [id, bytes] of hot) {
+      const cat = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", `${dbOf(COLD)}#${id}`], { encoding: "buffer", stripFinalNewline: false });
+      expect(Buffer.compare(Buffer.from(cat.stdout), bytes), id).toBe(0);
+      const entries = pi.parseSessionEntries(bytes.toString("utf8")).filter((e: { type: string }) => e.type !== "session");
+      const context = await cliJson(["context", `${dbOf(COLD)}#${id}`]);
+      const { activeToolNames: _tools, ...got } = context.json;
+      expect(got, id).toEqual(JSON.parse(JSON.stringify(pi.buildSessionContext(entries))));
+    }
+    const usage = await cliJson(["usage", COLD, "--no-cache"]);
+    const was = await cliJson(["usage", join(SQLITE_STORES, "archeoneocode"), "--no-cache"]);
+    expect(usage.json.total).toEqual(was.json.total);
+    expect(snapshot(COLD)).toEqual(before);
+  });
+
+  it("an archive kept in the database row (storage 'sqlite') reads the same", async () => {
+    const root = coldCopy((db, dir) => {
+      for (const r of db.prepare("SELECT session_id, archive_name FROM session_transcript_cold_archives").all()) {
+        const file = join(dir, "agents/main/sessions/cold", String(r.archive_name));
+        db.prepare("UPDATE session_transcript_cold_archives SET storage = 'sqlite', archive_blob = ? WHERE session_id = ?").run(readFileSync(file), String(r.session_id));
+      }
+    });
+    rmSync(join(root, "agents/main/sessions/cold"), { recursive: true });
+    for (const [id, bytes] of hot) {
+      const cat = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", `${dbOf(root)}#${id}`], { encoding: "buffer", stripFinalNewline: false });
+      expect(Buffer.compare(Buffer.from(cat.stdout), bytes), id).toBe(0);
+    }
+  });
+
+  it("a missing or changed archive is one line naming the transcript and the archive, exit 2; ls still lists the rest", async () => {
+    const root = coldCopy();
+    const cold = join(root, "agents/main/sessions/cold");
+    const [first, second] = readdirSync(cold).sort();
+    const bytes = readFileSync(join(cold, first!));
+    bytes[bytes.length - 1] ^= 0xff;
+    writeFileSync(join(cold, first!), bytes);
+    rmSync(join(cold, second!));
+    const d = new DatabaseSync(`file:${dbOf(root)}?immutable=1`, { readOnly: true });
+    const idOf = (name: string) => String(d.prepare("SELECT session_id FROM session_transcript_cold_archives WHERE archive_name = ?").get(name)!.session_id);
+    const [changed, missing] = [idOf(first!), idOf(second!)];
+    d.close();
+    const a = await cli(["cat", `${dbOf(root)}#${changed}`]);
+    expect([a.exitCode, a.stdout]).toEqual([2, ""]);
+    expect(a.stderr).toBe(`pi-session: ${dbOf(root)}#${changed}: its cold-storage archive ${first} is not what the database recorded (${bytes.length} bytes, ${bytes.length} recorded, or another SHA-256); it is damaged: restore it from a backup\n`);
+    const b = await cli(["show", `${dbOf(root)}#${missing}`]);
+    expect(b.exitCode).toBe(2);
+    expect(b.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(b.stderr).toContain(`${dbOf(root)}#${missing}: its cold-storage archive ${second} cannot be read (ENOENT at ${join(cold, second!)}); restore it from a backup`);
+    const listed = await cliJson(["ls", root, "--no-cache"]);
+    expect(listed.json.sessions.filter((s: { status: string }) => s.status === "ok")).toHaveLength(2);
+    expect(listed.json.sessions).toHaveLength(4);
   });
 });

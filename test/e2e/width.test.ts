@@ -31,9 +31,10 @@ async function run(args: string[], columns: number | undefined): Promise<{ code:
 const width = (line: string) => stringWidth(line.replace(/[\u2068\u2069]/g, ""));
 const headOf = (out: string, first: string) => out.split("\n").find((l) => l.startsWith(first))!.trim().split(/\s{2,}/);
 
+/** pi's fixtures (not the OpenClaw store among them, whose column is another case: the OpenClaw tests). */
 const fixturesCopy = () => {
   const dir = mkdtempSync(join(tmpdir(), "pi-session-width-"));
-  cpSync(FIXTURES, dir, { recursive: true });
+  cpSync(FIXTURES, dir, { recursive: true, filter: (from) => !from.includes("openclaw-cold") });
   return dir;
 };
 

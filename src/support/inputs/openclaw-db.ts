@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -83,14 +84,34 @@ interface Archive {
   published: boolean;
 }
 
+/**
+ * A transcript in cold storage (`session_transcript_cold_archives`, OpenClaw's
+ * `session.maintenance.coldStorage`): its rows moved out of `transcript_events` into one zstd
+ * archive, kept as `sessions/cold/<sha256>.jsonl.zst` (`storage` "file") or in the row itself
+ * ("sqlite"). The archive is JSON lines of records: a `header`, then an `event` record a row
+ * (`{seq, event_json, created_at}`), then the index rows OpenClaw rebuilds from (read here: none).
+ */
+interface Cold {
+  sessionId: string;
+  name: string;
+  storage: string;
+  sha256: string;
+  bytes: number;
+  events: number;
+  lastSeq: number;
+}
+
 /** A database opened for reading, with what every transcript of it needs. */
 class AgentDatabase {
   readonly summaries = new Map<string, Summary>();
   readonly archives: Archive[] = [];
+  /** Transcripts in cold storage, by session id (one with rows in `transcript_events` as well is read from those). */
+  readonly colds = new Map<string, Cold>();
   private readonly windows = new Map<string, WindowFacts>();
   private readonly lengths: StatementSync;
   private readonly rows: StatementSync;
   private readonly archiveBlob: StatementSync | undefined;
+  private readonly coldBlob: StatementSync | undefined;
 
   constructor(
     readonly path: string,
@@ -130,6 +151,17 @@ class AgentDatabase {
         this.archives.push({ name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
       }
       this.archiveBlob = db.prepare("SELECT encoding, archive_blob FROM session_transcript_archives WHERE archive_name = ?");
+    }
+    if (hasTable(db, "session_transcript_cold_archives")) {
+      const rows = db.prepare("SELECT session_id, archive_name, storage, archive_sha256, archive_bytes, event_count, raw_bytes, last_seq, archived_at FROM session_transcript_cold_archives ORDER BY session_id");
+      for (const r of rows.all()) {
+        const id = String(r.session_id);
+        if (this.summaries.has(id)) continue;
+        this.colds.set(id, { sessionId: id, name: String(r.archive_name), storage: String(r.storage), sha256: String(r.archive_sha256), bytes: Number(r.archive_bytes), events: Number(r.event_count), lastSeq: Number(r.last_seq) });
+        // (raw_bytes is the lines joined by newlines; a source's lines each end in one)
+        this.summaries.set(id, { rows: Number(r.event_count), bytes: Number(r.raw_bytes) + 1, lastCreated: Number(r.archived_at) });
+      }
+      this.coldBlob = db.prepare("SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ?");
     }
   }
 
@@ -174,6 +206,47 @@ class AgentDatabase {
     if (!r) return undefined;
     const blob = Buffer.from(r.archive_blob as Uint8Array);
     return r.encoding === "zstd" ? decompressZstd(blob) : blob;
+  }
+
+  /**
+   * A transcript in cold storage: its lines, in `seq` order, each with its newline. The archive is
+   * checked as OpenClaw checks it before a restore (its length and SHA-256 as the row records them,
+   * its header's session, its events' count and last seq); one that fails is damaged, and said so.
+   */
+  coldText(cold: Cold): Buffer {
+    const where = `${refPath(this.path, cold.sessionId)}: its cold-storage archive ${cold.name}`;
+    let bytes: Buffer;
+    if (cold.storage === "sqlite") {
+      const blob = this.coldBlob?.get(cold.sessionId)?.archive_blob;
+      bytes = Buffer.from((blob ?? new Uint8Array()) as Uint8Array);
+    } else {
+      const file = join(dirname(dirname(this.path)), "sessions", "cold", cold.name);
+      try {
+        bytes = readFileSync(file);
+      } catch (error) {
+        throw new DatabaseError(`${where} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message} at ${file}); restore it from a backup`);
+      }
+    }
+    if (bytes.length !== cold.bytes || createHash("sha256").update(bytes).digest("hex") !== cold.sha256) {
+      throw new DatabaseError(`${where} is not what the database recorded (${bytes.length} bytes, ${cold.bytes} recorded, or another SHA-256); it is damaged: restore it from a backup`);
+    }
+    const events: { seq: number; line: string }[] = [];
+    let header: { sessionId?: unknown } | undefined;
+    try {
+      for (const text of decompressZstd(bytes).toString("utf8").split("\n")) {
+        if (text === "") continue;
+        const record = JSON.parse(text) as { kind?: string; sessionId?: unknown; row?: { seq?: unknown; event_json?: unknown } };
+        if (record.kind === "header") header ??= record;
+        else if (record.kind === "event" && typeof record.row?.seq === "number" && typeof record.row.event_json === "string") events.push({ seq: record.row.seq, line: record.row.event_json });
+      }
+    } catch (error) {
+      throw new DatabaseError(`${where} does not decode (${(error as Error).message}); it is damaged: restore it from a backup`);
+    }
+    events.sort((a, b) => a.seq - b.seq);
+    if (header?.sessionId !== cold.sessionId || events.length !== cold.events || events.at(-1)?.seq !== cold.lastSeq) {
+      throw new DatabaseError(`${where} does not hold the ${cold.events} rows the database recorded for it; it is damaged: restore it from a backup`);
+    }
+    return Buffer.from(events.map((e) => `${e.line}\n`).join(""), "utf8");
   }
 
   close(): void {
@@ -333,13 +406,13 @@ export function databaseHas(ref: TranscriptRef): boolean {
 }
 
 /** What the database says of a transcript: its window's facts, and the archive it is, if it is one. */
-export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "reset" | "deleted" | null; sessionId: string }) | undefined {
+export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "reset" | "deleted" | null; sessionId: string; cold: boolean }) | undefined {
   try {
     const db = agentDatabase(ref.database);
     const archive = db.archives.find((a) => a.name === ref.name);
     const id = archive?.sessionId ?? ref.name;
     const w = db.facts(id) ?? { key: null, label: null, channel: null, chatType: null, spawnedBy: null, previous: null, reason: null };
-    return { ...w, sessionId: id, archived: archive ? (archive.reason === "deleted" ? "deleted" : "reset") : null };
+    return { ...w, sessionId: id, archived: archive ? (archive.reason === "deleted" ? "deleted" : "reset") : null, cold: db.colds.has(id) && !archive };
   } catch {
     return undefined;
   }
@@ -444,6 +517,8 @@ class TranscriptSource implements ByteSource {
 /** A transcript in a database, as bytes; throws a `DatabaseError` when it cannot be read or is not there. */
 export function openTranscript(ref: TranscriptRef, name: string): ByteSource {
   const db = agentDatabase(ref.database);
+  const cold = db.colds.get(ref.name);
+  if (cold) return new BufferSource(name, db.coldText(cold));
   if (db.summaries.has(ref.name)) return new TranscriptSource(name, db, ref.name);
   const text = db.archiveText(ref.name);
   if (text) return new BufferSource(name, text);

@@ -228,9 +228,11 @@ export interface StoreFacts {
   replaces: string | null;
   /** A transcript OpenClaw's importer set aside and did not import: the only copy of its entries. */
   notImported: boolean;
+  /** A database transcript in OpenClaw's cold storage: read from its archive (OpenClaw restores it before use). */
+  cold: boolean;
 }
 
-const PI_FACTS: StoreFacts = { store: "pi", agent: null, key: null, label: null, kind: null, job: null, channel: null, spawnedBy: null, archived: null, copyOf: null, source: null, replaces: null, notImported: false };
+const PI_FACTS: StoreFacts = { store: "pi", agent: null, key: null, label: null, kind: null, job: null, channel: null, spawnedBy: null, archived: null, copyOf: null, source: null, replaces: null, notImported: false, cold: false };
 
 interface IndexEntry {
   key: string;
@@ -317,6 +319,7 @@ function storeFacts(path: string): StoreFacts {
     source: "jsonl",
     replaces: null,
     notImported: false,
+    cold: false,
   };
 }
 
@@ -339,6 +342,7 @@ function databaseStoreFacts(ref: { database: string; name: string }): StoreFacts
     source: "sqlite",
     replaces: facts?.previous ?? null,
     notImported: false,
+    cold: facts?.cold ?? false,
   };
 }
 
