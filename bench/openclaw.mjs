@@ -7,14 +7,17 @@
  *
  * - `usage ROOT` cold (an empty cache) and warm against the Rust ccusage's `ccusage openclaw
  *   daily` (its native binary), with what each reports and why they differ;
- * - `ls ROOT` warm (median of 15) against Node's own start.
+ * - `ls ROOT` warm (median of 15) against Node's own start;
+ * - the same store in OpenClaw's SQLite era (`sqliteEraOf`: what OpenClaw 2026.9's importer makes
+ *   of it), `usage` cold and warm and `ls` warm, per transcript against the JSONL era.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { zstdCompressSync } from "node:zlib";
 import { rng } from "./generate.mjs";
 import { warmCache } from "./measure.mjs";
 
@@ -59,6 +62,65 @@ export function generateOpenclawStore({ dir, count, seed }) {
   }
   for (const agent of ["main", "ops"]) writeFileSync(join(dir, "agents", agent, "sessions", "sessions.json"), JSON.stringify(index[agent]));
   return true;
+}
+
+/**
+ * The SQLite era of a JSONL-era store, laid out as OpenClaw 2026.9.6's importer leaves one (the
+ * shared stores in ../shared/openclaw-stores-sqlite are the model): per agent, the live transcripts
+ * as rows of `agent/openclaw-agent.sqlite` (a line over 2 KB zstd-compressed into `event_zstd`, as
+ * the importer does), `sessions.json` as `session_nodes` and `session_windows`, the reset archives
+ * left in `sessions/` compressed (`.zst`, as 2026.9 writes them), and in
+ * `session-sqlite-import-archive/` a copy of each imported transcript and the checkpoints. The
+ * tables hold the columns read here (OpenClaw's own have more, and checks this reader does not need).
+ */
+export function sqliteEraOf(jsonlRoot, root) {
+  const { DatabaseSync } = process.getBuiltinModule("node:sqlite");
+  const at = 1_796_192_009_931;
+  for (const agent of readdirSync(join(jsonlRoot, "agents"))) {
+    const from = join(jsonlRoot, "agents", agent, "sessions");
+    const dir = join(root, "agents", agent);
+    for (const sub of ["agent", "sessions", "session-sqlite-import-archive"]) mkdirSync(join(dir, sub), { recursive: true });
+    const db = new DatabaseSync(join(dir, "agent", "openclaw-agent.sqlite"));
+    db.exec(`PRAGMA journal_mode = DELETE;
+      CREATE TABLE schema_meta (meta_key TEXT NOT NULL PRIMARY KEY, role TEXT NOT NULL, schema_version INTEGER NOT NULL, agent_id TEXT, app_version TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL) STRICT;
+      CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL, updated_at INTEGER NOT NULL, spawned_by TEXT, label TEXT, display_name TEXT) STRICT;
+      CREATE TABLE session_windows (session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, chat_type TEXT, channel TEXT, spawned_by TEXT, display_name TEXT) STRICT;
+      CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq)) STRICT;`);
+    db.prepare("INSERT INTO schema_meta VALUES ('primary', 'agent', 23, ?, '2026.9.6', ?, ?)").run(agent, at, at);
+    const index = JSON.parse(readFileSync(join(from, "sessions.json"), "utf8"));
+    const keyOf = new Map(Object.entries(index).map(([key, e]) => [e.sessionId, { key, ...e }]));
+    const node = db.prepare("INSERT INTO session_nodes VALUES (?, ?, ?, ?, NULL, ?, NULL)");
+    const window = db.prepare("INSERT INTO session_windows VALUES (?, ?, NULL, 'initial', ?, ?, NULL, NULL, NULL, NULL)");
+    const row = db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?, ?)");
+    db.exec("BEGIN");
+    for (const name of readdirSync(from).sort()) {
+      const text = readFileSync(join(from, name));
+      if (name === "sessions.json") continue;
+      if (/\.jsonl\.reset\./.test(name)) {
+        writeFileSync(join(dir, "sessions", `${name}.zst`), zstdCompressSync(text));
+        continue;
+      }
+      const checkpoint = /^(.+)\.checkpoint\.(.+)\.jsonl$/.exec(name);
+      if (checkpoint) {
+        writeFileSync(join(dir, "session-sqlite-import-archive", `archive-tier.${checkpoint[1]}.checkpoint.${checkpoint[2]}.jsonl.imported-${at}`), text);
+        continue;
+      }
+      const id = basename(name, ".jsonl");
+      const entry = keyOf.get(id);
+      if (!entry) continue;
+      node.run(entry.key, id, JSON.stringify({ sessionId: id, updatedAt: entry.updatedAt }), entry.updatedAt, entry.label ?? null);
+      window.run(id, entry.key, entry.updatedAt, entry.updatedAt);
+      const lines = text.toString("utf8").split("\n").filter(Boolean);
+      lines.forEach((line, seq) => {
+        const bytes = Buffer.byteLength(line);
+        if (bytes > 2048) row.run(id, seq, null, at, zstdCompressSync(Buffer.from(line)), bytes, "{}");
+        else row.run(id, seq, line, at, null, null, null);
+      });
+      writeFileSync(join(dir, "session-sqlite-import-archive", `agent_${entry.key.replace(/:/g, "_")}.${id}.jsonl.imported-${at}`), text);
+    }
+    db.exec("COMMIT");
+    db.close();
+  }
 }
 
 function rustCcusage() {
@@ -125,6 +187,7 @@ export function openclawReport({ dataDir, sessions, runs }) {
   });
   timed(process.execPath, [bin, "ls", root, "--limit", "20"], { XDG_CACHE_HOME: cache });
   const lsWarm = medianMs(process.execPath, [bin, "ls", root, "--limit", "20"], { XDG_CACHE_HOME: cache });
+  const eras = erasReport({ root, bin, runs, cold, warm, lsWarm, best });
   const node0 = medianMs(process.execPath, ["-e", "0"]);
   rmSync(cache, { recursive: true, force: true });
   const judge = (ok) => (sessions >= 2000 ? (ok ? "met" : "MISSED") : "(set for a few thousand sessions)");
@@ -144,6 +207,8 @@ export function openclawReport({ dataDir, sessions, runs }) {
     const found = (stdout) => (stdout ?? "").split("\n").filter(Boolean).length;
     text += `| pi-session grep -F -c, ${what} (${found(ours.stdout)} files) | ${fmt(ours.ms)} | ${theirs ? `rg -F -c ${fmt(theirs.ms)} ms (${found(theirs.stdout)} files): ${fmt(ours.ms / theirs.ms, 1)} × (≤ 10 ×) ${judge(ours.ms <= 10 * theirs.ms)}` : "(rg not installed: apt-get install ripgrep)"} |\n`;
   }
+  text += eras.text;
+  failures += eras.failures;
   if (!rust) text += "\n(the Rust ccusage is not installed: `npm ci` installs it, with its native package for this platform where it has one)\n";
   // what each reports: ccusage sums every file, so a checkpoint's entries count twice
   if (peer && !peer.error && !cold.error) {
@@ -154,6 +219,48 @@ export function openclawReport({ dataDir, sessions, runs }) {
     text += `\nTotals: ours $${fmt(ours, 4)}; ccusage's $${fmt(theirs, 4)}; the ${copies.length} checkpoint copies hold $${fmt(copyCost, 4)} (counted again by ccusage: ours + copies = $${fmt(ours + copyCost, 4)}).\n`;
   }
   return { text: text + "\n", failures };
+}
+
+/** The same store in OpenClaw's SQLite era: `usage` and `ls` per transcript, against the JSONL era's figures. */
+function erasReport({ root, bin, runs, cold, warm, lsWarm, best }) {
+  const sqliteRoot = `${root}-sqlite`;
+  if (!existsSync(sqliteRoot)) sqliteEraOf(root, sqliteRoot);
+  const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-openclaw-sqlite-"));
+  const files = readdirSync(sqliteRoot, { recursive: true }).map(String).map((f) => join(sqliteRoot, f)).filter((f) => statSync(f).isFile());
+  let sqlCold;
+  let sqlWarm;
+  for (let round = 0; round < runs; round++) {
+    warmCache(files);
+    rmSync(cache, { recursive: true, force: true });
+    mkdirSync(cache);
+    sqlCold = best(sqlCold, timed(process.execPath, [bin, "usage", sqliteRoot, "--json"], { XDG_CACHE_HOME: cache }));
+    sqlWarm = best(sqlWarm, timed(process.execPath, [bin, "usage", sqliteRoot, "--json"], { XDG_CACHE_HOME: cache }));
+  }
+  timed(process.execPath, [bin, "ls", sqliteRoot, "--limit", "20"], { XDG_CACHE_HOME: cache });
+  const sqlLs = medianMs(process.execPath, [bin, "ls", sqliteRoot, "--limit", "20"], { XDG_CACHE_HOME: cache });
+  const count = (dir) => {
+    const r = spawnSync(process.execPath, [bin, "ls", dir, "--json", "--no-cache"], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    return r.status === 0 ? JSON.parse(r.stdout).sessions.length : NaN;
+  };
+  const [nJsonl, nSqlite] = [count(root), count(sqliteRoot)];
+  // (costs summed in another order differ in the last digits of a double)
+  const totalOf = (m) => ({ ...JSON.parse(m.stdout).total, cost: Number(JSON.parse(m.stdout).total.cost.toFixed(9)) });
+  const sameTotals = !sqlCold.error && !cold.error && JSON.stringify(totalOf(sqlCold)) === JSON.stringify(totalOf(cold));
+  rmSync(cache, { recursive: true, force: true });
+  let failures = sqlCold.error || sqlWarm.error ? 1 : 0;
+  if (!sameTotals) failures++;
+  const per = (ms, n) => (ms === undefined || !n ? "-" : ((ms * 1000) / n).toFixed(0));
+  let text = `\nThe same store in OpenClaw's SQLite era (its live transcripts as rows of one database per agent, a line over 2 KB zstd-compressed; archives \`.zst\`; the importer's copy of each transcript it imported, and the checkpoints, in its folder): ${nSqlite} transcripts listed, where the JSONL era lists ${nJsonl}. usage totals ${sameTotals ? "equal to the JSONL era's" : "DIFFER from the JSONL era's"}. A copy is read (it may hold entries the database lacks, which were paid for), so a whole run reads each session twice.\n\n`;
+  text += "| command | JSONL era ms | SQLite era ms | whole run, SQLite / JSONL | µs a transcript listed, JSONL / SQLite | target |\n| --- | ---: | ---: | ---: | ---: | --- |\n";
+  for (const [name, a, b] of [
+    ["usage (cold cache)", cold.ms, sqlCold.ms],
+    ["usage (warm cache)", warm.ms, sqlWarm.ms],
+    ["ls (warm cache), median of 15", lsWarm, sqlLs],
+  ]) {
+    const ok = b / nSqlite <= a / nJsonl;
+    text += `| ${name} | ${fmt(a)} | ${fmt(b)} | ${fmt(b / a, 2)} × | ${per(a, nJsonl)} / ${per(b, nSqlite)} | no slower a transcript: ${ok ? "met" : "MISSED"} |\n`;
+  }
+  return { text, failures };
 }
 
 /** The cost an assistant message of `file` records, summed (read plainly). */

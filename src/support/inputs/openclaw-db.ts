@@ -109,7 +109,6 @@ class AgentDatabase {
   readonly colds = new Map<string, Cold>();
   private readonly windows = new Map<string, WindowFacts>();
   private readonly lengths: StatementSync;
-  private readonly rows: StatementSync;
   private readonly archiveBlob: StatementSync | undefined;
   private readonly coldBlob: StatementSync | undefined;
 
@@ -145,7 +144,6 @@ class AgentDatabase {
       });
     }
     this.lengths = db.prepare("SELECT seq, coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
-    this.rows = db.prepare("SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq");
     if (hasTable(db, "session_transcript_archives")) {
       for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
         this.archives.push({ name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
@@ -169,7 +167,7 @@ class AgentDatabase {
     return this.windows.get(id);
   }
 
-  /** Each row's seq and line length, in `seq` order: one query, what a source is opened with. */
+  /** Each row's seq and line length, in `seq` order: what reading at any offset needs (one query). */
   rowLengths(id: string): { seqs: number[]; lengths: number[] } {
     const seqs: number[] = [];
     const lengths: number[] = [];
@@ -180,23 +178,26 @@ class AgentDatabase {
     return { seqs, lengths };
   }
 
-  /** The rows from `fromSeq` on, decoded: each line's bytes (without its newline). */
-  *lines(id: string, fromIndex: number, seqs: number[]): Generator<Buffer> {
-    const from = seqs[fromIndex];
-    if (from === undefined) return;
-    for (const r of this.rows.iterate(id, from)) {
+  /**
+   * The rows from `fromSeq` on, decoded: each line's bytes (without its newline), read as they are
+   * asked for. Each cursor has its statement (two cursors on one would reset each other).
+   */
+  *lines(id: string, fromSeq: number): Generator<Buffer> {
+    const rows = this.db.prepare(ROWS);
+    for (const r of rows.iterate(id, fromSeq)) {
       const seq = Number(r.seq);
-      if (r.json !== null) yield Buffer.from(r.json as Uint8Array);
-      else {
-        let line: Buffer;
-        try {
-          line = decompressZstd(Buffer.from(r.zstd as Uint8Array));
-        } catch (error) {
-          throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events does not decompress (${(error as Error).message}); the database is damaged there`);
-        }
-        if (line.length !== Number(r.len)) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds ${line.length} bytes where event_utf8_bytes says ${Number(r.len)}; the database is damaged there`);
-        yield line;
+      if (r.json !== null) {
+        yield asBuffer(r.json as Uint8Array);
+        continue;
       }
+      let line: Buffer;
+      try {
+        line = decompressZstd(asBuffer(r.zstd as Uint8Array));
+      } catch (error) {
+        throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events does not decompress (${(error as Error).message}); the database is damaged there`);
+      }
+      if (line.length !== Number(r.len)) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds ${line.length} bytes where event_utf8_bytes says ${Number(r.len)}; the database is damaged there`);
+      yield line;
     }
   }
 
@@ -254,6 +255,12 @@ class AgentDatabase {
     if (this.copy) rmSync(this.copy, { recursive: true, force: true });
   }
 }
+
+/** A transcript's rows from a seq on: the line as bytes (a TEXT cast to BLOB is its UTF-8, unchanged), or compressed. */
+const ROWS = "SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq";
+
+/** A blob's bytes as a Buffer, not copied. */
+const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 function hasTable(db: DatabaseSync, table: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
@@ -440,25 +447,30 @@ export function databaseSessionIds(path: string): string[] {
   }
 }
 
-/** A database transcript's lines as bytes, each with its newline: random access by offset, rows read as they are reached. */
+/**
+ * A database transcript's lines as bytes, each with its newline. Read from the start on, as most
+ * commands read, it is one cursor over the rows, each decoded once; a read elsewhere (the index's
+ * tail, a seek) first learns each row's offset (one query over their lengths) and opens a cursor
+ * at the row that holds it.
+ */
 class TranscriptSource implements ByteSource {
   readonly size: number;
-  /** The byte offset each row's line starts at (one more: the end). */
-  private readonly starts: Float64Array;
-  private readonly seqs: number[];
-  /** The row last decoded, kept for the next read that starts inside it. */
-  private held: { index: number; bytes: Buffer } | undefined;
+  /** The byte offset each row's line starts at (one more: the end), once a read has needed them. */
+  private starts: Float64Array | undefined;
+  private seqs: number[] | undefined;
+  private cursor: Generator<Buffer> | undefined;
+  /** The row the cursor gave last, and the offset its line starts at. */
+  private held: { start: number; bytes: Buffer } | undefined;
+  /** The offset the cursor's next row starts at. */
+  private next = 0;
 
   constructor(
     readonly name: string,
     private readonly db: AgentDatabase,
     private readonly id: string,
+    size: number,
   ) {
-    const { seqs, lengths } = db.rowLengths(id);
-    this.seqs = seqs;
-    this.starts = new Float64Array(lengths.length + 1);
-    for (let i = 0; i < lengths.length; i++) this.starts[i + 1] = this.starts[i]! + lengths[i]! + 1;
-    this.size = this.starts[lengths.length]!;
+    this.size = size;
   }
 
   read(offset: number, length: number): Buffer {
@@ -469,49 +481,59 @@ class TranscriptSource implements ByteSource {
 
   readInto(target: Buffer, offset: number): number {
     if (offset >= this.size || target.length === 0) return 0;
-    let index = this.rowAt(offset);
     let done = 0;
-    const take = (bytes: Buffer, i: number) => {
-      // the row's line and its newline, from where `offset + done` falls in it
-      const at = offset + done - this.starts[i]!;
-      const line = bytes.length + 1;
-      const n = Math.min(line - at, target.length - done);
+    /** Copies what the held row has from `offset + done`; false when the target is full first. */
+    const take = (): boolean => {
+      const { start, bytes } = this.held!;
+      const at = offset + done - start;
+      const n = Math.min(bytes.length + 1 - at, target.length - done);
       const fromLine = Math.max(0, Math.min(n, bytes.length - at));
       if (fromLine > 0) bytes.copy(target, done, at, at + fromLine);
       if (n > fromLine) target[done + fromLine] = 10;
       done += n;
-      return at + n === line;
+      return done < target.length;
     };
-    if (this.held?.index === index) {
-      if (!take(this.held.bytes, index) || done === target.length) return done;
-      index++;
-    }
-    if (index >= this.seqs.length) return done;
-    for (const bytes of this.db.lines(this.id, index, this.seqs)) {
-      const whole = take(bytes, index);
-      if (!whole || done === target.length) {
-        this.held = { index, bytes };
-        break;
-      }
-      index++;
+    const held = this.held;
+    if (!(held && offset >= held.start && offset < held.start + held.bytes.length + 1) && offset !== this.next) this.seek(offset);
+    else if (!this.cursor) this.cursor = this.db.lines(this.id, Number.MIN_SAFE_INTEGER);
+    if (this.held && offset >= this.held.start && offset < this.next && !take()) return done;
+    for (let r = this.cursor!.next(); !r.done; r = this.cursor!.next()) {
+      this.held = { start: this.next, bytes: r.value };
+      this.next += r.value.length + 1;
+      if (!take()) break;
     }
     return done;
   }
 
-  /** The row whose line (or newline) holds byte `offset`. */
-  private rowAt(offset: number): number {
+  /** A cursor at the row whose line (or newline) holds byte `offset`. */
+  private seek(offset: number): void {
+    if (!this.starts) {
+      const { seqs, lengths } = this.db.rowLengths(this.id);
+      this.seqs = seqs;
+      this.starts = new Float64Array(lengths.length + 1);
+      for (let i = 0; i < lengths.length; i++) this.starts[i + 1] = this.starts[i]! + lengths[i]! + 1;
+    }
+    const starts = this.starts;
     let lo = 0;
-    let hi = this.seqs.length - 1;
+    let hi = this.seqs!.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= offset) lo = mid;
+      if (starts[mid]! <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return lo;
+    this.cursor?.return(undefined);
+    this.cursor = this.db.lines(this.id, this.seqs![lo]!);
+    this.held = undefined;
+    this.next = starts[lo]!;
   }
 
-  /** The database stays open for the process's other transcripts. */
-  close(): void {}
+  /** The database stays open for the process's other transcripts; a cursor left open ends. */
+  close(): void {
+    this.cursor?.return(undefined);
+    this.cursor = undefined;
+    this.held = undefined;
+    this.next = 0;
+  }
 }
 
 /** A transcript in a database, as bytes; throws a `DatabaseError` when it cannot be read or is not there. */
@@ -519,7 +541,8 @@ export function openTranscript(ref: TranscriptRef, name: string): ByteSource {
   const db = agentDatabase(ref.database);
   const cold = db.colds.get(ref.name);
   if (cold) return new BufferSource(name, db.coldText(cold));
-  if (db.summaries.has(ref.name)) return new TranscriptSource(name, db, ref.name);
+  const summary = db.summaries.get(ref.name);
+  if (summary) return new TranscriptSource(name, db, ref.name, summary.bytes);
   const text = db.archiveText(ref.name);
   if (text) return new BufferSource(name, text);
   throw new DatabaseError(`${name}: no transcript ${ref.name} in ${ref.database}; run \`pi-session ls ${dirname(dirname(ref.database))}\` to see its transcripts`);
