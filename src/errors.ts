@@ -59,8 +59,11 @@ export function describeWriteError(error: unknown): CliError | undefined {
   const e = error as NodeJS.ErrnoException | undefined;
   const what = e?.code ? ENVIRONMENT_ERRORS[e.code] : undefined;
   if (!what || typeof e?.path !== "string" || !e.syscall) return undefined;
-  const temporary = /\.pi-session-\d+-[0-9a-f]+\.tmp$/.test(e.path);
-  const where = temporary ? e.path.slice(0, Math.max(1, e.path.lastIndexOf("/"))) : e.path;
+  // (a link or rename that could not be made names its destination: the place that refused it)
+  const dest = (error as { dest?: unknown }).dest;
+  const path = typeof dest === "string" ? dest : e.path;
+  const temporary = /\.pi-session-\d+-[0-9a-f]+\.tmp$/.test(path);
+  const where = temporary ? path.slice(0, Math.max(1, path.lastIndexOf("/"))) : path;
   return new CliError(`cannot write ${temporary ? "in " : ""}${where}: ${what}; check that the directory exists and that you can write to it, or give another place (--out, -o, --backup-dir)`);
 }
 

@@ -94,6 +94,25 @@ describe("migrate", () => {
     expect(readFileSync(`${file}.bak.1`).equals(readFileSync(fixture("v1.jsonl")))).toBe(true);
   });
 
+  it("a backup folder that cannot be made or written (under /proc, a file, nested in a file) is one line and exit 2, at once; the file unchanged, no backup made", async () => {
+    const dir = sandbox("fused.jsonl");
+    const file = join(dir, "fused.jsonl");
+    // (as root the kernel refuses with ENOENT, as another user with EACCES)
+    const cases: Array<[string, RegExp]> = [
+      ["/proc/x", /^pi-session: cannot make the backup folder \/proc\/x: (the file system there makes no folders|permission denied); give another place\n$/],
+      ["/proc/x/y", /^pi-session: cannot make the backup folder \/proc\/x\/y: (the file system there makes no folders|permission denied); give another place\n$/],
+      [fixture("linear.jsonl"), new RegExp(`^pi-session: cannot make the backup folder ${fixture("linear.jsonl")}: ${fixture("linear.jsonl")} is a file, not a folder; give another place\n$`)],
+      ["/proc", /^pi-session: cannot write \/proc\/fused\.jsonl\.bak: (no such directory|permission denied); check that the directory exists and that you can write to it, or give another place \(--out, -o, --backup-dir\)\n$/],
+    ];
+    for (const [backups, stderr] of cases) {
+      const r = await cli(["repair", file, "--backup-dir", backups], { timeout: 20_000 });
+      expect(r.exitCode, backups).toBe(2);
+      expect(r.stderr, backups).toMatch(stderr);
+      expect(readFileSync(file).equals(readFileSync(fixture("fused.jsonl"))), backups).toBe(true);
+      expect(readdirSync(dir), backups).toEqual(["fused.jsonl"]);
+    }
+  });
+
   it("refuses stdin", async () => {
     const r = await cli(["migrate", "-"], { inputFile: fixture("v1.jsonl") });
     expect(r.exitCode).toBe(2);

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
+import { describeWriteError } from "../../errors.js";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { CliError } from "../../errors.js";
 import { cleanLeftovers, ConcurrentWriteError, createFile, replaceFile, TargetExistsError, type Producer } from "../../format/index.js";
@@ -68,11 +69,11 @@ export function writeBack(path: string, stamp: FileStamp, options: WriteOptions,
   const cleaned = path === "-" ? [] : cleanLeftovers(path);
   try {
     if (target) {
-      if (target.inDir) mkdirSync(dirname(target.file), { recursive: true });
+      if (target.inDir) makeDirectory(dirname(target.file), "--out's folder");
       createFile(target.file, produce, { force: options.force });
       return { out: target.file, cleaned };
     }
-    if (options.backupDir) mkdirSync(options.backupDir, { recursive: true });
+    if (options.backupDir) makeDirectory(options.backupDir, "the backup folder");
     const backup = replaceFile(path, produce, { expect: stamp, backupDir: options.backupDir, beforeCommit: options.beforeCommit });
     return { backup, cleaned };
   } catch (error) {
@@ -80,6 +81,44 @@ export function writeBack(path: string, stamp: FileStamp, options: WriteOptions,
     if (error instanceof TargetExistsError) return { error: "exists", reason: `refused to overwrite ${error.path}; pass --force to replace it`, cleaned };
     throw error;
   }
+}
+
+/**
+ * A folder made with those above it that are missing (`mkdir -p`), one at a time: Node's recursive
+ * `mkdirSync` never returns for a path the kernel will not make (`/proc/x`). What stops it is one
+ * line naming the folder.
+ */
+function makeDirectory(dir: string, what: string): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); ; ) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(at).isDirectory();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw refused(error, dir, what);
+      missing.unshift(at);
+      const up = dirname(at);
+      if (up === at) break;
+      at = up;
+      continue;
+    }
+    if (!isDir) throw new CliError(`cannot make ${what} ${dir}: ${at} is a file, not a folder; give another place`);
+    break;
+  }
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw refused(error, dir, what);
+    }
+  }
+}
+
+function refused(error: unknown, dir: string, what: string): CliError {
+  const e = error as NodeJS.ErrnoException;
+  // (ENOENT where the folder above exists: a file system that makes no folders there, as /proc)
+  const why = e.code === "ENOENT" ? "the file system there makes no folders" : (describeWriteError(error)?.message.split(": ")[1]?.split(";")[0] ?? e.code ?? e.message);
+  return new CliError(`cannot make ${what} ${dir}: ${why}; give another place`);
 }
 
 /** A file's bytes as they are: what `--out` gets of a file that needs no change, so that OUT holds every file. */
