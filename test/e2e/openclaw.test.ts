@@ -12,7 +12,7 @@ import { basename, join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
-import { CORPUS, fixture } from "../helpers/paths.js";
+import { CORPUS, fixture, ROOT } from "../helpers/paths.js";
 import { piEntries, piSessionStats } from "../helpers/pi.js";
 import type { StoreFacts } from "../../src/support/inputs/openclaw.js";
 
@@ -305,6 +305,17 @@ describe("a channel message's envelope", () => {
     expect(grep.json.withMatches.map((s: { title: string }) => s.title)).toEqual([wrote]);
     const md = (await cli(["export", file], { env })).stdout;
     expect(md.split("\n")[0]).toBe(`# ${wrote.split("\n")[0]}`);
+  });
+
+  it("tree and path preview a channel message by what the person wrote: no envelope, no message_id line; show and export keep the message whole", async () => {
+    const file = join(ROOT, "../shared/openclaw-stores/archeoneocode/agents/main/sessions/3fb83e84-059b-4d6c-a582-91d9522c4fa3.jsonl");
+    for (const args of [["tree", file], ["path", file], ["tree", file, "--json"], ["path", file, "--json"]]) {
+      const out = (await cli(args, { env: { ...env, COLUMNS: "200" } })).stdout;
+      expect(out, args.join(" ")).toContain("Wake up, my friend!");
+      expect(out, args.join(" ")).not.toMatch(/\[Sat 2026-02-07 05:07 GMT\+1\]|message_id: 23556853/);
+    }
+    const md = (await cli(["export", file], { env })).stdout;
+    expect(md).toContain("[message_id: 23556853-1bfb-470f-9579-cb531a9c9b45]");
   });
 });
 

@@ -17,10 +17,12 @@ export interface GenerateOptions {
   seed: number;
   dir: string;
   steps?: number;
+  /** Whether context edits are among the steps (default: yes). */
+  contextEdits?: boolean;
 }
 
 /** Writes one session with pi's SessionManager and returns its path. */
-export function generateSession({ seed, dir, steps = 60 }: GenerateOptions): string {
+export function generateSession({ seed, dir, steps = 60, contextEdits = true }: GenerateOptions): string {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const sm = pi.SessionManager.create("/work/project", dir);
@@ -58,7 +60,7 @@ export function generateSession({ seed, dir, steps = 60 }: GenerateOptions): str
     else if (x < 0.76) sm.appendUsage("cache_warm", "anthropic", "claude", usage());
     else if (x < 0.81) {
       const editable = branch.filter((e) => e.type === "custom_message" || (e.type === "message" && ["user", "assistant", "toolResult"].includes(e.message!.role)));
-      if (editable.length > 0) sm.appendContextEdit(pick(editable).id, r() < 0.4 ? null : { content: r() < 0.5 ? `edited ${i}` : [{ type: "text", text: `edited ${i}` }] });
+      if (editable.length > 0 && contextEdits) sm.appendContextEdit(pick(editable).id, r() < 0.4 ? null : { content: r() < 0.5 ? `edited ${i}` : [{ type: "text", text: `edited ${i}` }] });
     } else if (x < 0.84) sm.appendCustomEntry("ext", { n: i });
     else if (x < 0.88) sm.appendCustomMessageEntry("ext", r() < 0.5 ? `custom ${i}` : [{ type: "text", text: `custom ${i}` }], r() < 0.5, { i });
     else if (x < 0.9) sm.appendSessionInfo(`name ${i}`);

@@ -65,3 +65,39 @@ export function piSessionStats(entries: Entry[]): PiSessionStats {
   const self = { sessionManager: { getEntries: () => entries }, getContextUsage: () => undefined };
   return (sm.AgentSession.prototype.getSessionStats as (this: unknown) => PiSessionStats).call(self);
 }
+
+/** The provider's rule, read plainly: what breaks it in a sent list of messages. */
+function broken(messages: any[]): string[] {
+  const out: string[] = [];
+  let open: Set<string> | undefined;
+  const answered = new Set<string>();
+  for (const m of messages) {
+    if (m.role === "assistant") {
+      open = new Set((Array.isArray(m.content) ? m.content : []).filter((b: any) => b?.type === "toolCall").map((b: any) => b.id));
+      answered.clear();
+    } else if (m.role === "toolResult") {
+      if (!open?.has(m.toolCallId)) out.push(`a result for ${m.toolCallId} after no call of it`);
+      else if (answered.has(m.toolCallId)) out.push(`a second result for ${m.toolCallId}`);
+      else answered.add(m.toolCallId);
+    } else open = undefined;
+  }
+  return out;
+}
+
+/**
+ * Each leaf of pi's reading of a file (entries without children, and the last entry: pi's current
+ * leaf) whose context, as pi sends it, breaks the provider's pairing rule, with what breaks.
+ */
+export function sentBreaks(file: string): Map<string, string[]> {
+  const entries = piEntries(file);
+  const parents = new Set(entries.map((e) => e.parentId));
+  const leaves = new Set(entries.filter((e) => !parents.has(e.id)).map((e) => e.id as string));
+  if (entries.length > 0) leaves.add(entries[entries.length - 1]!.id);
+  const out = new Map<string, string[]>();
+  for (const leaf of leaves) {
+    const context = pi.buildSessionContext(entries, leaf);
+    const problems = broken(piSent(context.messages, { provider: context.model?.provider, id: context.model?.modelId }));
+    if (problems.length > 0) out.set(leaf, problems);
+  }
+  return out;
+}

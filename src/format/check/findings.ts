@@ -57,6 +57,7 @@ export type FindingCode =
   | "tool-result-duplicate"
   | "tool-result-no-id"
   | "compaction-keeps-result"
+  | "pairing-not-sent"
   | "tool-call-unanswered"
   | "leaf-target-missing";
 
@@ -131,6 +132,7 @@ export const FINDING_INFO = {
   "tool-result-duplicate": { severity: "error", hint: `providers refuse a call answered twice; ${REPAIR_FILE} removes the second result` },
   "tool-result-no-id": { severity: "error", hint: `providers refuse a result that names no call; ${REPAIR_FILE} removes it` },
   "compaction-keeps-result": { severity: "error", hint: `every request after the compaction is refused (its first message is a result without its call); ${REPAIR_FILE} makes it keep from the turn that holds the call` },
+  "pairing-not-sent": { severity: "info", hint: "pi never sends it, so no request fails on it; nothing needs mending, and the file is left as it is" },
   "tool-call-unanswered": { severity: "info", hint: "sendable: pi answers it with an error result; nothing needs mending" },
   "leaf-target-missing": { severity: "error", hint: "the harness leaf points at an entry that does not exist" },
 } as const satisfies Record<FindingCode, FindingInfo>;

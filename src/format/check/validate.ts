@@ -6,6 +6,7 @@ import type { LineSalvage, OpenOptions, Session } from "../session/session.js";
 import { plural } from "../common/units.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AgentMessage, type AnyEntry } from "../schema/types.js";
 import { pairingFindings, turnOf, Turn, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { sessionSends, type Sends } from "../context/sends.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import type { TextClass } from "../read/salvage.js";
 
@@ -280,7 +281,11 @@ export class Validator {
   private toolFindings(session: Session): Finding[] {
     const input = new SessionPairing(session, this.calls, this.results, this.unsent, this.compactions);
     if (!input.hasResults && this.calls.count === 0) return [];
-    return pairingFindings(input).map((p) => pairingFinding(session, p));
+    const found = pairingFindings(input);
+    if (found.length === 0) return [];
+    // (judged by what some leaf sends: a break no leaf's context holds fails no request)
+    const sends = found.some((p) => p.kind !== "unanswered") ? sessionSends(session) : undefined;
+    return found.map((p) => (p.kind === "unanswered" || isSent(sends!, p) ? pairingFinding(session, p) : notSent(session, p)));
   }
 }
 
@@ -388,6 +393,21 @@ function pairingFindingOf(session: Session, p: PairingFinding): Finding {
     case "unanswered":
       return finding("tool-call-unanswered", `call ${call} has no result on a branch through it`, where(p.node));
   }
+}
+
+/** Whether some leaf's context holds what a pairing finding is about: a compaction in force, or the result. */
+function isSent(sends: Sends, p: PairingFinding): boolean {
+  return p.kind === "kept-result" ? sends.inForce[p.node] === 1 : sends.sent[p.resultNode >= 0 ? p.resultNode : p.node] === 1;
+}
+
+/** A break of a pairing rule no leaf sends: said, as information, with why pi never sends it. */
+function notSent(session: Session, p: PairingFinding): Finding {
+  const f = pairingFindingOf(session, p);
+  const why =
+    p.kind === "kept-result"
+      ? "a later compaction stands on every branch through this one, so pi never starts a context from its kept part"
+      : "no leaf's context holds the result (a later compaction leaves it out of every branch through it)";
+  return { ...finding("pairing-not-sent", `${f.message}; not sent: ${why}`, { line: f.line, ...(f.entryId !== undefined ? { entryId: f.entryId } : {}) }) };
 }
 
 /** How many of a duplicated id's lines its findings name. */

@@ -151,169 +151,205 @@ class HashStacks {
 
 /** Every break of the pairing rules in the tree, in pre-order; `unanswered` only when asked for. */
 export function pairingFindings(t: PairingInput, withUnanswered = true): PairingFinding[] {
-  const out: PairingFinding[] = [];
-  const order = t.preorder();
-  const slots = t.callStart(t.size);
-  // kept and skipped calls by their slots; which result answers each kept call on this path
-  const keptCalls = new HashStacks(slots);
-  const skippedCalls = new HashStacks(slots);
-  const answeredBy = new Int32Array(slots).fill(-1);
-  const answers = new Int32Array(t.size).fill(-1);
+  return new PairingWalk(t, withUnanswered).run();
+}
+
+/**
+ * The walk's state, for the path it is on: the calls of the turns on it (kept and skipped, by their
+ * slots), which result answers each kept call, and the branches it is in. Only where a node's
+ * subtree ends before the branch around it does (a sibling follows) is what to restore kept:
+ * where its subtree ends in pre-order, the path's length and the state before it. A chain of a
+ * million entries is one branch.
+ */
+class PairingWalk {
+  private readonly out: PairingFinding[] = [];
+  private readonly keptCalls: HashStacks;
+  private readonly skippedCalls: HashStacks;
+  private readonly answeredBy: Int32Array;
+  private readonly answers: Int32Array;
   /** The node holding a call slot. */
-  const slotNode = new Int32Array(slots);
-  for (let n = 0; n < t.size; n++) for (let k = t.callStart(n); k < t.callStart(n + 1); k++) slotNode[k] = n;
-  const topCall = (m: HashStacks, h: number) => {
-    const k = m.top(h);
-    return k < 0 ? -1 : slotNode[k]!;
-  };
-  /** Result `n` answers the call in slot `k` (undone when the walk leaves `n`). */
-  const answer = (k: number, n: number) => {
-    answeredBy[k] = n;
-    answers[n] = k;
-  };
-  // the path: nodes by depth, and each node's place on it while it is there; and the branches the
-  // walk is in: only where a node's subtree ends before the branch around it does (a sibling
-  // follows) is what to restore kept: where its subtree ends in pre-order, the path's length and
-  // the state before it. A chain of a million entries is one branch.
-  const path: number[] = [];
-  const onPath = new Int32Array(t.size).fill(-1);
-  const ends: number[] = [];
-  const depths: number[] = [];
-  const savedTurn: number[] = [];
-  const savedClosed: boolean[] = [];
-  const savedLast: number[] = [];
+  private readonly slotNode: Int32Array;
+  /** The path: nodes by depth, and each node's place on it while it is there. */
+  private readonly path: number[] = [];
+  private readonly onPath: Int32Array;
+  private readonly ends: number[] = [];
+  private readonly depths: number[] = [];
+  private readonly saved: Array<{ turn: number; closed: boolean; last: number }> = [];
   /** The turn a next result may answer (-1: none), and whether pi has closed it (answered its open calls). */
-  let turn = -1;
-  let closed = false;
+  private turn = -1;
+  private closed = false;
   /** The last result right under the turn's call on this path (-1: none yet). */
-  let lastResult = -1;
-  const reported = new Set<number>();
-  const pre = (n: number) => t.preorderIndex(n);
-  const callCount = (n: number) => t.callStart(n + 1) - t.callStart(n);
-  const closeTurn = () => {
-    if (turn < 0 || closed || !withUnanswered) return;
-    for (let k = t.callStart(turn); k < t.callStart(turn + 1); k++) {
-      const h = t.callHash(k);
-      if (answeredBy[k]! >= 0 || reported.has(k)) continue;
-      reported.add(k);
-      out.push({ kind: "unanswered", node: turn, callNode: turn, resultNode: -1, hash: h, after: -1 });
+  private lastResult = -1;
+  private readonly reported = new Set<number>();
+
+  constructor(
+    private readonly t: PairingInput,
+    private readonly withUnanswered: boolean,
+  ) {
+    const slots = t.callStart(t.size);
+    this.keptCalls = new HashStacks(slots);
+    this.skippedCalls = new HashStacks(slots);
+    this.answeredBy = new Int32Array(slots).fill(-1);
+    this.answers = new Int32Array(t.size).fill(-1);
+    this.slotNode = new Int32Array(slots);
+    for (let n = 0; n < t.size; n++) for (let k = t.callStart(n); k < t.callStart(n + 1); k++) this.slotNode[k] = n;
+    this.onPath = new Int32Array(t.size).fill(-1);
+  }
+
+  run(): PairingFinding[] {
+    const { t, ends } = this;
+    const order = t.preorder();
+    for (let i = 0; i < order.length; i++) {
+      const n = order[i]!;
+      while (ends.length > 0 && ends[ends.length - 1]! < i) this.leave();
+      const end = i + t.subtreeSizeOf(n) - 1;
+      if (ends.length === 0 || end < ends[ends.length - 1]!) {
+        ends.push(end);
+        this.depths.push(this.path.length);
+        this.saved.push({ turn: this.turn, closed: this.closed, last: this.lastResult });
+      }
+      this.onPath[n] = this.path.length;
+      this.path.push(n);
+      this.enter(n);
+      // a leaf: the end of a branch closes its turn
+      if (t.subtreeSizeOf(n) === 1) this.closeTurn();
     }
-  };
+    return this.out;
+  }
+
+  private enter(n: number): void {
+    const t = this.t;
+    switch (t.turn(n)) {
+      case Turn.User:
+        this.closeTurn();
+        this.turn = -1;
+        this.lastResult = -1;
+        break;
+      case Turn.System:
+        // held while calls wait (pi emits it after their results); else it stands in the way
+        if (!(this.turn >= 0 && !this.closed && t.callStart(this.turn + 1) > t.callStart(this.turn))) {
+          this.turn = -1;
+          this.lastResult = -1;
+        }
+        break;
+      case Turn.Skipped:
+        this.closeTurn();
+        this.closed = true;
+        for (let k = t.callStart(n); k < t.callStart(n + 1); k++) this.skippedCalls.push(t.callHash(k), k);
+        break;
+      case Turn.Assistant:
+        this.closeTurn();
+        this.turn = n;
+        this.closed = false;
+        this.lastResult = -1;
+        for (let k = t.callStart(n); k < t.callStart(n + 1); k++) this.keptCalls.push(t.callHash(k), k);
+        break;
+      case Turn.Compaction:
+        this.compaction(n);
+        break;
+      case Turn.Result:
+        this.result(n);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private compaction(n: number): void {
+    const { t, path, onPath } = this;
+    this.closeTurn();
+    const from = t.keptFrom(n);
+    const at = from >= 0 ? onPath[from]! : -1;
+    // the kept part's leading results: in the context after the compaction, nothing comes before them
+    if (at >= 0) {
+      for (let k = at; k < path.length - 1; k++) {
+        const m = path[k]!;
+        const kind = t.turn(m);
+        if (kind === Turn.None || kind === Turn.System) continue;
+        if (kind !== Turn.Result) break;
+        const h = t.resultHash(m);
+        const callNode = Number.isNaN(h) ? -1 : callAbove(this.keptCalls, this.slotNode, h, (x) => t.preorderIndex(x), t.preorderIndex(m));
+        this.out.push({ kind: "kept-result", node: n, callNode, resultNode: m, hash: h, after: -1 });
+        break;
+      }
+    }
+    // the turn goes on only if its call is in the kept part
+    if (!(this.turn >= 0 && at >= 0 && onPath[this.turn]! >= at)) {
+      this.turn = -1;
+      this.lastResult = -1;
+    }
+  }
+
+  private result(n: number): void {
+    const { t, out } = this;
+    const h = t.resultHash(n);
+    if (Number.isNaN(h)) {
+      out.push({ kind: "no-id", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
+      return;
+    }
+    // the most recent call with this id on the path, and whether a result answers it already
+    const k = this.keptCalls.top(h);
+    const call = k < 0 ? -1 : this.slotNode[k]!;
+    if (call >= 0 && this.answeredBy[k]! >= 0) out.push({ kind: "duplicate", node: n, callNode: call, resultNode: n, hash: h, after: -1 });
+    else if (call >= 0 && call === this.turn && !this.closed) {
+      this.lastResult = n;
+      this.answer(k, n);
+    } else if (call >= 0) {
+      // (a displaced result is its call's answer: one more for the call is a duplicate)
+      out.push({ kind: "displaced", node: n, callNode: call, resultNode: n, hash: h, after: lastResultUnder(t, this.path, this.onPath, call) });
+      this.answer(k, n);
+    } else if (this.skippedCalls.top(h) >= 0) {
+      const slot = this.skippedCalls.top(h);
+      out.push({ kind: "skipped-turn", node: n, callNode: this.slotNode[slot]!, resultNode: n, hash: h, after: -1 });
+    } else out.push({ kind: "lost", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
+  }
+
+  /** Result `n` answers the call in slot `k` (undone when the walk leaves `n`). */
+  private answer(k: number, n: number): void {
+    this.answeredBy[k] = n;
+    this.answers[n] = k;
+  }
+
+  private closeTurn(): void {
+    const { t, turn } = this;
+    if (turn < 0 || this.closed || !this.withUnanswered) return;
+    for (let k = t.callStart(turn); k < t.callStart(turn + 1); k++) {
+      if (this.answeredBy[k]! >= 0 || this.reported.has(k)) continue;
+      this.reported.add(k);
+      this.out.push({ kind: "unanswered", node: turn, callNode: turn, resultNode: -1, hash: t.callHash(k), after: -1 });
+    }
+  }
+
   /** Undoes what node `n` pushed. */
-  const undo = (n: number) => {
-    onPath[n] = -1;
+  private undo(n: number): void {
+    const t = this.t;
+    this.onPath[n] = -1;
     const kind = t.turn(n);
     if (kind === Turn.Assistant || kind === Turn.Skipped) {
-      const stacks = kind === Turn.Assistant ? keptCalls : skippedCalls;
+      const stacks = kind === Turn.Assistant ? this.keptCalls : this.skippedCalls;
       for (let k = t.callStart(n + 1) - 1; k >= t.callStart(n); k--) stacks.pop(t.callHash(k), k);
-    } else if (answers[n]! >= 0) {
-      answeredBy[answers[n]!] = -1;
-      answers[n] = -1;
+    } else if (this.answers[n]! >= 0) {
+      this.answeredBy[this.answers[n]!] = -1;
+      this.answers[n] = -1;
     }
-  };
+  }
+
   /**
    * Leaves the innermost branch: what its nodes pushed undone, last first, and the state before it
    * back. Its nodes still in place are the path's below its depth (a branch inside it has been
    * left already, and what is left of it is one chain).
    */
-  const leave = () => {
-    ends.pop();
-    const depth = depths.pop()!;
-    for (let k = path.length - 1; k >= depth; k--) undo(path[k]!);
+  private leave(): void {
+    const { path } = this;
+    this.ends.pop();
+    const depth = this.depths.pop()!;
+    for (let k = path.length - 1; k >= depth; k--) this.undo(path[k]!);
     path.length = depth;
-    turn = savedTurn.pop()!;
-    closed = savedClosed.pop()!;
-    lastResult = savedLast.pop()!;
-  };
-  for (let i = 0; i < order.length; i++) {
-    const n = order[i]!;
-    while (ends.length > 0 && ends[ends.length - 1]! < i) leave();
-    const end = i + t.subtreeSizeOf(n) - 1;
-    if (ends.length === 0 || end < ends[ends.length - 1]!) {
-      ends.push(end);
-      depths.push(path.length);
-      savedTurn.push(turn);
-      savedClosed.push(closed);
-      savedLast.push(lastResult);
-    }
-    onPath[n] = path.length;
-    path.push(n);
-    switch (t.turn(n)) {
-      case Turn.User:
-        closeTurn();
-        turn = -1;
-        lastResult = -1;
-        break;
-      case Turn.System:
-        // held while calls wait (pi emits it after their results); else it stands in the way
-        if (!(turn >= 0 && !closed && callCount(turn) > 0)) {
-          turn = -1;
-          lastResult = -1;
-        }
-        break;
-      case Turn.Skipped:
-        closeTurn();
-        closed = true;
-        for (let k = t.callStart(n); k < t.callStart(n + 1); k++) skippedCalls.push(t.callHash(k), k);
-        break;
-      case Turn.Assistant:
-        closeTurn();
-        turn = n;
-        closed = false;
-        lastResult = -1;
-        for (let k = t.callStart(n); k < t.callStart(n + 1); k++) keptCalls.push(t.callHash(k), k);
-        break;
-      case Turn.Compaction: {
-        closeTurn();
-        const from = t.keptFrom(n);
-        const at = from >= 0 ? onPath[from]! : -1;
-        // the kept part's leading results: in the context after the compaction, nothing comes before them
-        if (at >= 0) {
-          for (let k = at; k < path.length - 1; k++) {
-            const m = path[k]!;
-            const kind = t.turn(m);
-            if (kind === Turn.None || kind === Turn.System) continue;
-            if (kind !== Turn.Result) break;
-            const h = t.resultHash(m);
-            out.push({ kind: "kept-result", node: n, callNode: Number.isNaN(h) ? -1 : callAbove(keptCalls, slotNode, h, pre, pre(m)), resultNode: m, hash: h, after: -1 });
-            break;
-          }
-        }
-        // the turn goes on only if its call is in the kept part
-        if (!(turn >= 0 && at >= 0 && onPath[turn]! >= at)) {
-          turn = -1;
-          lastResult = -1;
-        }
-        break;
-      }
-      case Turn.Result: {
-        const h = t.resultHash(n);
-        if (Number.isNaN(h)) {
-          out.push({ kind: "no-id", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
-          break;
-        }
-        // the most recent call with this id on the path, and whether a result answers it already
-        const k = keptCalls.top(h);
-        const call = k < 0 ? -1 : slotNode[k]!;
-        if (call >= 0 && answeredBy[k]! >= 0) out.push({ kind: "duplicate", node: n, callNode: call, resultNode: n, hash: h, after: -1 });
-        else if (call >= 0 && call === turn && !closed) {
-          lastResult = n;
-          answer(k, n);
-        } else if (call >= 0) {
-          // (a displaced result is its call's answer: one more for the call is a duplicate)
-          out.push({ kind: "displaced", node: n, callNode: call, resultNode: n, hash: h, after: lastResultUnder(t, path, onPath, call) });
-          answer(k, n);
-        } else if (skippedCalls.top(h) >= 0) out.push({ kind: "skipped-turn", node: n, callNode: topCall(skippedCalls, h), resultNode: n, hash: h, after: -1 });
-        else out.push({ kind: "lost", node: n, callNode: -1, resultNode: n, hash: h, after: -1 });
-        break;
-      }
-      default:
-        break;
-    }
-    // a leaf: the end of a branch closes its turn
-    if (t.subtreeSizeOf(n) === 1) closeTurn();
+    const s = this.saved.pop()!;
+    this.turn = s.turn;
+    this.closed = s.closed;
+    this.lastResult = s.last;
   }
-  return out;
 }
 
 /** The most recent kept call with hash `h` above pre-order place `below` on the path (-1: none). */

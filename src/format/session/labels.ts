@@ -23,9 +23,10 @@ export function sessionName(entry: object): string | undefined {
  * around a message that arrives on a channel. Before the text it puts, each where configured:
  * queued system events (`System: [<time>] …`, a line each), blocks of metadata each headed
  * `<what> (untrusted metadata):` or `(untrusted, for context):` (a fenced JSON block, else lines up
- * to a blank one), and a `[Mon 2026-02-23 23:41 GMT+8] ` time. Those are passed over from the
- * start; what follows is the title. A text that is envelope only, or holds none of it, is given
- * back as it is.
+ * to a blank one), and the time it was sent (`[Mon 2026-02-23 23:41 GMT+8] `, or with the channel
+ * and sender, `[Telegram Ada id:1604754210 +3m 2026-02-07 05:19 GMT+1] `); after it, on a line
+ * of its own, the channel's `[message_id: …]`. Those are passed over; what is left is the title. A
+ * text that is envelope only, or holds none of it, is given back as it is.
  */
 export function messageGist(text: string): string {
   let t = text;
@@ -43,11 +44,12 @@ export function messageGist(text: string): string {
       t = body.slice(end);
     } else break;
   }
-  const gist = t.trim().replace(SENT_AT, "").trim();
+  const gist = t.trim().replace(SENT_AT, "").replace(MESSAGE_ID, "").trim();
   return gist && gist !== text.trim() ? gist : text;
 }
 
 const SYSTEM_EVENT = /^System: \[[^\]\n]*\][^\n]*(?:\n|$)/;
 const UNTRUSTED_HEAD = /^[^\n]*\((?:untrusted|metadata)\b[^\n]*\):[ \t]*\n/i;
 const FENCED = /^```[^\n]*\n[\s\S]*?\n```[ \t]*(?:\n|$)/;
-const SENT_AT = /^\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,40})?\] /;
+const SENT_AT = /^\[(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)|[^\]\n]{1,80} \+\d+[smhd]) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,40})?\] /;
+const MESSAGE_ID = /\n\[message_id: [^\]\n]{1,200}\]$/;

@@ -2,6 +2,7 @@ import { BlockReads } from "../read/pass-two.js";
 import type { Session } from "./session.js";
 import { messageText, type AgentMessage, type AnyEntry } from "../schema/types.js";
 import { plural } from "../common/units.js";
+import { messageGist } from "./labels.js";
 
 /**
  * What an entry says in one line (`entrySummary`), and the same read from a line's bytes without
@@ -15,6 +16,9 @@ import { plural } from "../common/units.js";
 const HEAD = 600;
 /** The fewest bytes of a string decoded for a preview. */
 const TEXT_MIN = 64;
+/** How much of a user message in OpenClaw's envelope a preview reads: past the envelope (`messageGist`). */
+const ENVELOPE_WINDOW = 16 * 1024;
+const ENVELOPE_START = /^(?:System: \[|\[|[^\n]*\((?:untrusted|metadata)\b)/i;
 
 const TEXT_KEY = Buffer.from('"text":"');
 const CONTENT_KEY = Buffer.from('"content":');
@@ -284,8 +288,10 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
       return entry;
     }
     const at = find(line, CONTENT_KEY);
-    const plain = at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? stringAfter(line, CONTENT_KEY, window, at) : undefined;
-    const text = plain ?? stringAfter(line, TEXT_KEY, window, Math.max(0, at));
+    const read = (size: number) => (at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? stringAfter(line, CONTENT_KEY, size, at) : undefined) ?? stringAfter(line, TEXT_KEY, size, Math.max(0, at));
+    let text = read(window);
+    // (a user message in OpenClaw's envelope is previewed by what follows it: read far enough to pass it)
+    if (role === "user" && text !== undefined && text.length >= window && ENVELOPE_START.test(text)) text = read(Math.max(window, ENVELOPE_WINDOW));
     if (text !== undefined) {
       content.push({ type: "text", text });
       return entry;
@@ -356,7 +362,8 @@ export function entrySummary(entry: AnyEntry): string {
       if (!m || typeof m !== "object") return "";
       if (m.role === "bashExecution") return `$ ${String(m.command ?? "")}`;
       const text = messageText(m);
-      if (text) return text;
+      // (a message that came in on an OpenClaw channel: what the person wrote, without its envelope)
+      if (text) return m.role === "user" ? messageGist(text) : text;
       if (Array.isArray(m.content)) {
         const calls = m.content.filter((b) => b?.type === "toolCall").map((b) => `${String((b as { name?: unknown }).name)}(…)`);
         if (calls.length > 0) return `→ ${calls.join(", ")}`;

@@ -1,4 +1,5 @@
 import { pairingFindings, Turn, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { whatLeavesSend, type Sends } from "../context/sends.js";
 import { preorderNumbers } from "../session/tree.js";
 
 /**
@@ -14,6 +15,8 @@ import { preorderNumbers } from "../session/tree.js";
  * - a compaction whose kept part starts at a result: it keeps from the turn holding the call
  *   (none above: from the first message after the results).
  *
+ * Only what some leaf sends is mended (`whatLeavesSend`, the rule `check` judges by): a compaction
+ * a later one supersedes on every branch, a result no leaf's context holds, are left as they are.
  * Findings are settled in pre-order, each on the tree as the ones before it left it. A displaced
  * result that is the file's last entry is moved only where the entry before it is its parent
  * (else the current leaf would change branch): otherwise it is left, and said.
@@ -77,10 +80,38 @@ function recordPairing(r: TurnRecords): PairingInput {
   };
 }
 
+/** What some leaf sends, over records: the leaves, and the last record (pi's current leaf, where no `leaf` entry moves it). */
+function recordSends(r: TurnRecords): Sends {
+  const children = new Int32Array(r.size);
+  const depth = new Int32Array(r.size);
+  for (let k = 0; k < r.size; k++) {
+    const p = r.parent[k]!;
+    if (p >= 0) {
+      children[p]!++;
+      depth[k] = depth[p]! + 1;
+    }
+  }
+  return whatLeavesSend({
+    size: r.size,
+    parent: (k) => r.parent[k]!,
+    isLeaf: (k) => children[k] === 0 || k === r.size - 1,
+    isCompaction: (k) => r.turn(k) === Turn.Compaction,
+    bounds: (c) => {
+      const from = r.keptFrom(c);
+      return { anchor: c, keptFrom: from >= 0 ? from : undefined };
+    },
+    sentWhenKept: (k) => r.turn(k) !== Turn.System,
+    depth: (k) => depth[k]!,
+  });
+}
+
 /** What repair does to the conversation; an empty plan when nothing breaks the pairing rules. */
 export function planConversation(r: TurnRecords): ConversationPlan {
   const plan: ConversationPlan = { fixes: [], parents: new Map(), after: new Map(), removed: new Set(), keptFrom: new Map() };
-  const findings = pairingFindings(recordPairing(r), false);
+  const all = pairingFindings(recordPairing(r), false);
+  if (all.length === 0) return plan;
+  const sends = recordSends(r);
+  const findings = all.filter((f) => (f.kind === "kept-result" ? sends.inForce[f.node] === 1 : sends.sent[f.resultNode] === 1));
   if (findings.length === 0) return plan;
   const parent = Int32Array.from(r.parent);
   // children, as the fixes leave them (only asked of the few records a fix touches)

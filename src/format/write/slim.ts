@@ -1,4 +1,4 @@
-import { compactionBounds } from "../context/context.js";
+import { sessionSends } from "../context/sends.js";
 import { finding, type Finding } from "../check/findings.js";
 import { imageBytes } from "../read/pass-two.js";
 import { LineFlag } from "../read/salvage.js";
@@ -59,69 +59,9 @@ export function planSlim(session: Session): SlimPlan {
   return { status: "ready", live, liveCount };
 }
 
-/**
- * The nodes some leaf's context holds, by pi's rule (`compactionBounds`), over every leaf (the
- * tree's, and the current one) at once, in time linear in the tree:
- *
- * - `free[n]`: some leaf is at or below `n` with no compaction between (`n` excluded). Such an
- *   `n` is in that leaf's context: after its newest compaction, or it is that compaction itself.
- *   Worked out children first.
- * - for each compaction some leaf sees as its newest (a free compaction): the entries from where
- *   pi finds it (a duplicated id can put that above it) down to it, and its kept range (from the
- *   first kept entry up to where it stands). The first holder of an id on a branch is found from
- *   the tree's ancestry, not by walking the branch.
- * - Kept ranges on one branch overlap (each compaction keeps from further back than the one
- *   before it ended): walked in order of how high they reach, a walk stops at the first node an
- *   earlier walk passed, as all above it up to where this one ends was walked too. Each node is
- *   walked once.
- *
- * Context edits are not followed: an entry an edit drops or replaces counts as live (kept whole),
- * which can only keep more than needed.
- */
+/** The nodes some leaf's context holds (`sessionSends`, the rule `check` and `repair` judge by too). */
 export function liveNodes(session: Session): Uint8Array {
-  const tree = session.tree;
-  const n = tree.size;
-  const isCompaction = new Uint8Array(n);
-  for (let k = 0; k < n; k++) if (session.nodeType(k) === "compaction") isCompaction[k] = 1;
-  const free = new Uint8Array(n);
-  for (let k = 0; k < n; k++) if (tree.childCount(k) === 0) free[k] = 1;
-  if (session.leafNode >= 0) free[session.leafNode] = 1;
-  // children before parents: file order backwards, unless a parent comes after its child
-  const order = tree.problems.some((p) => p.problem === "forward") ? tree.preorder() : undefined;
-  for (let j = n - 1; j >= 0; j--) {
-    const k = order ? order[j]! : j;
-    const p = tree.parent[k]!;
-    if (p >= 0 && free[k] && !isCompaction[k]) free[p] = 1;
-  }
-  const live = free;
-  // the first holder of an id on the path down to `below`: its shallowest holder above `below`
-  const firstOnPath = (id: unknown, below: number, inclusive: boolean): number | undefined => {
-    const holder = typeof id === "string" ? session.nodeOf(id) : undefined;
-    if (holder === undefined) return undefined;
-    let first: number | undefined;
-    for (const h of session.duplicateIds.get(id as string) ?? [holder]) {
-      if ((h !== below || inclusive) && tree.isAncestor(h, below) && (first === undefined || tree.depth(h) < tree.depth(first))) first = h;
-    }
-    return first;
-  };
-  const ranges: Array<{ from: number; to: number }> = [];
-  for (let c = 0; c < n; c++) {
-    if (!isCompaction[c] || !free[c]) continue;
-    const { anchor, keptFrom } = compactionBounds(c, session.entry(c) as { id: unknown; firstKeptEntryId?: unknown }, firstOnPath);
-    // (a duplicated id put where pi finds the compaction above it: what lies between is after it)
-    if (anchor !== c) for (let k = tree.parent[c]!; k !== anchor; k = tree.parent[k]!) if (!isCompaction[k]) live[k] = 1;
-    if (keptFrom !== undefined) ranges.push({ from: tree.parent[anchor]!, to: keptFrom });
-  }
-  ranges.sort((a, b) => tree.depth(a.to) - tree.depth(b.to));
-  const walked = new Uint8Array(n);
-  for (const { from, to } of ranges) {
-    for (let k = from; !walked[k]; k = tree.parent[k]!) {
-      walked[k] = 1;
-      if (!isCompaction[k] && !(session.nodeType(k) === "message" && session.nodeRole(k) === "system")) live[k] = 1;
-      if (k === to) break;
-    }
-  }
-  return live;
+  return sessionSends(session).sent;
 }
 
 /** What a slim did (or, for a dry run, would do). */

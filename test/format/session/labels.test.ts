@@ -38,6 +38,15 @@ describe("a user message as a title (messageGist)", () => {
     expect(messageGist("[Mon 2026-02-23 23:41 GMT+8] 你终于回来了")).toBe("你终于回来了");
   });
 
+  it("a channel's message as the archeoneocode store holds it: the sender and elapsed time before, its message_id line after", () => {
+    const first = firstUserText(join(STORES, "archeoneocode", "agents", "main", "sessions", "3fb83e84-059b-4d6c-a582-91d9522c4fa3.jsonl"));
+    expect(first).toBe("[Sat 2026-02-07 05:07 GMT+1] Wake up, my friend!\n[message_id: 23556853-1bfb-470f-9579-cb531a9c9b45]");
+    expect(messageGist(first)).toBe("Wake up, my friend!");
+    expect(messageGist("[Telegram Arnomad id:1604754210 +3m 2026-02-07 05:19 GMT+1] Hello I am arnomad, your human\n[message_id: 3]")).toBe("Hello I am arnomad, your human");
+    // (a message_id inside the text, not on the last line, is the person's)
+    expect(messageGist("[Sat 2026-02-07 05:07 GMT+1] what is [message_id: 4]?")).toBe("what is [message_id: 4]?");
+  });
+
   it("reads a long message in time linear in its length, whatever it holds", () => {
     for (const text of ["(untrusted metadata".repeat(100_000), `${"(untrusted x".repeat(50_000)}):\n${"y".repeat(100_000)}`, `System: [${"z".repeat(1_000_000)}`]) {
       const t0 = performance.now();

@@ -1,0 +1,109 @@
+/**
+ * What some leaf sends: the one notion `check`, `repair` and `slim` share of which entries reach a
+ * provider. pi builds a leaf's context from its path (`buildSessionContext`, `compactionBounds`):
+ * with no compaction on it, every entry; else the newest compaction's summary, the kept range (from
+ * its first kept entry up to where the compaction stands; system messages left out), and every entry
+ * after it. An entry is sent when some leaf's context holds it; a compaction is in force when it is
+ * the newest on some leaf's path: its kept part is then what that context starts with. A leaf is a
+ * node with no children, or the current leaf (which may have some).
+ *
+ * Worked out for every leaf at once, in time linear in the tree:
+ *
+ * - `free[n]`: some leaf is at or below `n` with no compaction between (`n` excluded). Such an `n`
+ *   is in that leaf's context: after its newest compaction, or it is that compaction itself (in
+ *   force). Worked out children first.
+ * - for each compaction in force: the entries from where pi finds it (a duplicated id can put that
+ *   above it) down to it, and its kept range. Kept ranges on one branch overlap (each compaction
+ *   keeps from further back than the one before it ended): walked in order of how high they reach,
+ *   a walk stops at the first node an earlier walk passed, as all above it up to where this one
+ *   ends was walked too. Each node is walked once.
+ *
+ * Context edits are not followed: an entry an edit drops or replaces counts as sent, which can only
+ * say more is sent than is.
+ */
+import type { Session } from "../session/session.js";
+import { compactionBounds } from "./context.js";
+
+/** A tree as this needs it: nodes `0..size-1`. */
+export interface SendsInput {
+  readonly size: number;
+  parent(k: number): number;
+  /** Whether `k` is a leaf: no children, or the current leaf. */
+  isLeaf(k: number): boolean;
+  isCompaction(k: number): boolean;
+  /** A compaction's place on its path as pi finds it, and its first kept entry (undefined: none kept). */
+  bounds(c: number): { anchor: number; keptFrom: number | undefined };
+  /** Whether an entry in a kept range is sent (a system message is not). */
+  sentWhenKept(k: number): boolean;
+  depth(k: number): number;
+  /** An order whose reverse visits children before their parents (undefined: node order is parents first). */
+  order?: Int32Array;
+}
+
+export interface Sends {
+  /** Per node: 1 when some leaf's context holds it (a compaction: its summary). */
+  sent: Uint8Array;
+  /** Per compaction: 1 when it is the newest on some leaf's path. */
+  inForce: Uint8Array;
+}
+
+export function whatLeavesSend(t: SendsInput): Sends {
+  const n = t.size;
+  const free = new Uint8Array(n);
+  for (let k = 0; k < n; k++) if (t.isLeaf(k)) free[k] = 1;
+  for (let j = n - 1; j >= 0; j--) {
+    const k = t.order ? t.order[j]! : j;
+    const p = t.parent(k);
+    if (p >= 0 && free[k] && !t.isCompaction(k)) free[p] = 1;
+  }
+  const inForce = new Uint8Array(n);
+  const sent = Uint8Array.from(free);
+  const ranges: Array<{ from: number; to: number }> = [];
+  for (let c = 0; c < n; c++) {
+    if (!free[c] || !t.isCompaction(c)) continue;
+    inForce[c] = 1;
+    const { anchor, keptFrom } = t.bounds(c);
+    // (a duplicated id put where pi finds the compaction above it: what lies between is after it)
+    if (anchor !== c) for (let k = t.parent(c); k !== anchor && k >= 0; k = t.parent(k)) if (!t.isCompaction(k)) sent[k] = 1;
+    const top = t.parent(anchor);
+    if (keptFrom !== undefined && top >= 0) ranges.push({ from: top, to: keptFrom });
+  }
+  ranges.sort((a, b) => t.depth(a.to) - t.depth(b.to));
+  const walked = new Uint8Array(n);
+  for (const { from, to } of ranges) {
+    for (let k = from; k >= 0 && !walked[k]; k = t.parent(k)) {
+      walked[k] = 1;
+      if (!t.isCompaction(k) && t.sentWhenKept(k)) sent[k] = 1;
+      if (k === to) break;
+    }
+  }
+  return { sent, inForce };
+}
+
+/** What some leaf of a session sends (the tree's leaves and the current one). */
+export function sessionSends(session: Session): Sends {
+  const tree = session.tree;
+  const isCompaction = new Uint8Array(tree.size);
+  for (let k = 0; k < tree.size; k++) if (session.nodeType(k) === "compaction") isCompaction[k] = 1;
+  // the first holder of an id on the path down to `below`: its shallowest holder above `below`
+  const firstOnPath = (id: unknown, below: number, inclusive: boolean): number | undefined => {
+    const holder = typeof id === "string" ? session.nodeOf(id) : undefined;
+    if (holder === undefined) return undefined;
+    let first: number | undefined;
+    for (const h of session.duplicateIds.get(id as string) ?? [holder]) {
+      if ((h !== below || inclusive) && tree.isAncestor(h, below) && (first === undefined || tree.depth(h) < tree.depth(first))) first = h;
+    }
+    return first;
+  };
+  return whatLeavesSend({
+    size: tree.size,
+    parent: (k) => tree.parent[k]!,
+    isLeaf: (k) => tree.childCount(k) === 0 || k === session.leafNode,
+    isCompaction: (k) => isCompaction[k] === 1,
+    bounds: (c) => compactionBounds(c, session.entry(c) as { id: unknown; firstKeptEntryId?: unknown }, firstOnPath),
+    sentWhenKept: (k) => !(session.nodeType(k) === "message" && session.nodeRole(k) === "system"),
+    depth: (k) => tree.depth(k),
+    // (children before parents: file order backwards, unless a parent comes after its child)
+    order: tree.problems.some((p) => p.problem === "forward") ? tree.preorder() : undefined,
+  });
+}
