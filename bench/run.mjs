@@ -23,6 +23,7 @@ import { better, measureAll, runOnce, warmCache } from "./measure.mjs";
 import { complexityReport } from "./complexity.mjs";
 import { storeReport } from "./store.mjs";
 import { openclawReport } from "./openclaw.mjs";
+import { diffReport } from "./diff.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
@@ -260,6 +261,14 @@ if (!values["skip-slim"]) {
     }
     console.log("");
   }
+}
+
+// diff: two leaves of one branched session, and two sessions, against context of one leaf.
+for (const size of sizes.filter((s) => s > 0)) {
+  const { file } = sessionFile(shapes.includes("corpus") ? "corpus" : shapes[0], true, size);
+  const { text, failures: f } = diffReport({ file, runs, label: `${shapes.includes("corpus") ? "corpus" : shapes[0]}, branched, ${fmt(statSync(file).size / MB)} MB` });
+  console.log(text);
+  failures += f;
 }
 
 // Start-up: whole processes, median of 15.

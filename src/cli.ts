@@ -129,13 +129,14 @@ const COMMANDS: CommandSpec[] = [
   },
   {
     command: "show <file> [entry]",
-    describe: "Summarise a session, or print one entry in full",
+    describe: "Summarise a session, or show one entry where it stands",
     builder: (y) =>
       y
         .positional("file", { type: "string", describe: "session file, - or session id" })
-        .positional("entry", { type: "string", describe: "entry id (or unique prefix) to print in full" })
+        .positional("entry", { type: "string", describe: "entry id (or unique prefix): rendered, with its line, parent, children, branch, label, and the results that answer its calls; --json: the raw entry" })
         .example("$0 show fixtures/branched.jsonl", "counts, models, tokens, leaves, findings")
-        .example("$0 show fixtures/branched.jsonl a1b2", "the entry whose id starts with a1b2"),
+        .example("$0 show fixtures/tools.jsonl t0000004", "a tool call: its command, and the line of the result that answers it")
+        .example("$0 show fixtures/tools.jsonl t0000004 --json", "the entry as the file holds it"),
     load: () => import("./commands/show.js"),
   },
   {
@@ -284,7 +285,7 @@ const COMMANDS: CommandSpec[] = [
   },
   {
     command: "cat <file>",
-    describe: "A session's file as it is stored: a file's bytes, a .zst archive decompressed, an OpenClaw database transcript's lines",
+    describe: "A session's file as stored (a .zst archive decompressed, a database transcript's lines)",
     builder: (y) =>
       y
         .positional("file", { type: "string", describe: "session file or session id (an OpenClaw key names one too)" })
@@ -292,6 +293,22 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 cat 4cd0abc6 | jq -c 'select(.type == \"compaction\")'", "the transcript's lines, for jq")
         .example("$0 cat ~/.openclaw/agents/main/sessions/ID.jsonl.reset.2026-09-02T10-00-00.000Z.zst | wc -l", "an archive, decompressed"),
     load: () => import("./commands/cat.js"),
+  },
+  {
+    command: "diff <a> <b> [c]",
+    describe: "Two branches of a session (FILE LEAF_A LEAF_B), or two sessions (A B), compared",
+    builder: (y) =>
+      y
+        .positional("a", { type: "string", describe: "FILE (with two leaves), or the first session: a file or session id" })
+        .positional("b", { type: "string", describe: "LEAF_A (an entry id or unique prefix), or the second session" })
+        .positional("c", { type: "string", describe: "LEAF_B: with it, a and b's branches in FILE are compared" })
+        .option("stat", { type: "boolean", default: false, describe: "the counts alone" })
+        .option("full", { type: "boolean", default: false, describe: "on a terminal: the contexts' diff whole, every line whole (piped, it always is)" })
+        .example("$0 diff session.jsonl 5e6f 9a8b", "where the two branches part, each side's entries, and what the model sees on each")
+        .example("$0 diff session.jsonl.bak session.jsonl", "what a repair changed: entries added, removed and changed, then the contexts")
+        .example("$0 diff a.jsonl b.jsonl --stat --json", "the counts, for a script")
+        .epilogue("Exit status: 0 the same, 1 different, 2 trouble (as diff has it). Entries are matched by id and compared as JSON values: key order and spacing are no change. A damaged file is compared as check reads it, its problems said once on stderr."),
+    load: () => import("./commands/diff.js"),
   },
   {
     command: "usage [inputs..]",
@@ -558,9 +575,11 @@ function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
   const github = argv.format === "github";
   let lastDraw = 0;
   let stdin: Promise<Buffer> | undefined;
+  // (a terminal that reports no size, as a pty made without one: $COLUMNS, as `tput cols` reads it)
+  const columns = io.stdout.columns || (io.stdout.isTTY ? Number.parseInt(io.env.COLUMNS ?? "", 10) || undefined : undefined);
   return {
-    style: makeStyle(!json && !jsonl && !github && colorEnabled(argv.color, io), io.stdout.columns ?? 100, {
-      ...(io.stdout.isTTY && io.stdout.columns ? { terminalWidth: io.stdout.columns } : {}),
+    style: makeStyle(!json && !jsonl && !github && colorEnabled(argv.color, io), columns ?? 100, {
+      ...(io.stdout.isTTY && columns ? { terminalWidth: columns } : {}),
       wide: argv.wide === true,
     }),
     json,

@@ -1,14 +1,13 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries, type Session } from "../format/index.js";
-import { KindNames } from "../render/kinds.js";
-import { previewOf } from "../render/preview.js";
+import type { Session } from "../format/index.js";
 import { sanitize } from "../render/safe.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
-import { formatTime, isoTime } from "../render/units.js";
-import { displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview, previewIn } from "../render/width.js";
+import { formatTime } from "../render/units.js";
+import { displayWidth, lineTail, preview, previewIn } from "../render/width.js";
+import { branchSteps, renderBranch, stepTextWidth, type PathStep } from "../render/terminal/branch.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
 
@@ -24,14 +23,6 @@ export function options(args: Args): PathOptions {
   return { file: args.string("file"), entry: args.optionalString("entry"), leaves: args.flag("leaves") };
 }
 
-export interface PathStep {
-  id: string | null;
-  parentId: string | null;
-  line: number;
-  kind: string;
-  timestamp: string | null;
-  preview: string;
-}
 
 export interface LeavesResult {
   file: string;
@@ -58,15 +49,8 @@ export class BranchResult {
   }
 
   /** The steps, each with its preview, read a window at a time as they are written. */
-  *steps(): Generator<PathStep> {
-    const session = this.session;
-    const reader = new SummaryReader(session, JSON_PREVIEW_CHARS, previewOf(JSON_PREVIEW_CHARS));
-    let previousId: string | null = null;
-    for (const [node, text] of withSummaries(reader, this.nodes, (n) => n)) {
-      const id = session.nodeId(node) ?? null;
-      yield { id, parentId: previousId, line: session.nodeLine(node), kind: kindName(session, node), timestamp: isoTime(session.nodeTime(node)), preview: text };
-      previousId = id;
-    }
+  steps(): Generator<PathStep> {
+    return branchSteps(this.session, this.nodes);
   }
 
   close(): void {
@@ -106,7 +90,7 @@ export async function run(options: PathOptions, ctx: CommandContext): Promise<Co
     try {
       if (ctx.jsonl) return await writeJsonLines(out, branch.steps());
       if (ctx.json) return await writeJsonWithArray(out, { file: branch.file, leaf: branch.leaf }, "entries", branch.steps(), {});
-      await writeAll(out, renderBranch(branch, ctx.style));
+      await writeAll(out, renderBranch(branch.session, branch.nodes, ctx.style));
     } finally {
       branch.close();
     }
@@ -114,8 +98,6 @@ export async function run(options: PathOptions, ctx: CommandContext): Promise<Co
   return { stream, exitCode: ExitCode.Ok };
 }
 
-/** How much of a preview a step shows. */
-const stepTextWidth = (style: Style) => Math.max(20, style.width - 50);
 
 export function renderLeaves(result: LeavesResult, style: Style): string {
   const { c } = style;
@@ -136,33 +118,3 @@ export function renderLeaves(result: LeavesResult, style: Style): string {
   );
 }
 
-/** The branch drawn as lines, a window of them at a time (each a string of whole lines), each step's preview read as its window is drawn. */
-export function* renderBranch(branch: BranchResult, style: Style): Generator<string> {
-  const { c } = style;
-  const { session, nodes } = branch;
-  if (nodes.length === 0) {
-    yield c.dim("(no entries)\n");
-    return;
-  }
-  const textWidth = stepTextWidth(style);
-  const fit = layoutWidth(style);
-  const reader = new SummaryReader(session, textWidth, previewOf(textWidth));
-  const kinds = new KindNames(session, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8).padEnd(21)) : c.magenta(sanitize(k).padEnd(21))));
-  const lineWidth = String(session.nodeLine(nodes[nodes.length - 1]!)).length;
-  const previews: string[] = [];
-  for (let from = 0; from < nodes.length; from += SUMMARY_WINDOW) {
-    const window = nodes.subarray(from, from + SUMMARY_WINDOW);
-    reader.read(window, window.length, previews);
-    let out = "";
-    for (let k = 0; k < window.length; k++) {
-      const node = window[k]!;
-      const id = sanitize(session.nodeId(node) ?? "(no id)");
-      const time = formatTime(session.nodeTime(node));
-      // on a terminal the preview takes the room the line leaves (none below a few columns)
-      const room = fit === undefined ? textWidth : Math.min(textWidth, fit - (lineWidth + 2 + displayWidth(id) + 2 + kinds.widthOf(node) + 1 + displayWidth(time) + 2));
-      const p = room >= 4 ? fitPreview(previews[k]!, room, fit) : "";
-      out += `${c.dim(String(session.nodeLine(node)).padStart(lineWidth))}  ${c.bold(id)}  ${kinds.of(node)} ${c.dim(time)}${p ? `  ${p}` : ""}\n`;
-    }
-    yield out;
-  }
-}

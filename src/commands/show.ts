@@ -1,7 +1,8 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, shellQuote } from "../errors.js";
-import { countBySeverity, type AnyEntry, type Finding, type SessionHeader } from "../format/index.js";
+import { countBySeverity, nodeSummary, toolCallsOf, type AgentMessage, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
+import { renderMessage, textLines } from "../render/terminal/message.js";
 import { renderFindings } from "../render/findings.js";
 import { sanitize } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -64,6 +65,87 @@ export interface ShowEntry {
   file: string;
   line: number;
   entry: AnyEntry;
+  /** What a debugger asks next (human output only; `--json` is the raw entry). */
+  view?: EntryView;
+}
+
+/** Another entry named beside one: its id, line and one-line preview. */
+interface EntryRef {
+  id: string | null;
+  line: number;
+  preview: string;
+}
+
+/** One entry where it stands: its neighbours, its branch, its label, and what it pairs with. */
+export interface EntryView {
+  parent: EntryRef | null;
+  children: EntryRef[];
+  depth: number;
+  /** Whether the current leaf's branch passes through it, and where that leaf is. */
+  onCurrentBranch: boolean;
+  currentLeaf: EntryRef | null;
+  label: string | null;
+  /** An assistant turn's calls, each with the results that answer it below it. */
+  calls: Array<{ id: string; name: string; results: EntryRef[] }>;
+  /** A tool result's call: the turn above it holding the call (null: none on its branch). */
+  answers: { callId: string; call: EntryRef | null } | null;
+  /** A compaction's kept part: the entry it starts at (null: nothing kept, or not found). */
+  keptFrom: EntryRef | null;
+  /** A label's target. */
+  marks: EntryRef | null;
+}
+
+/** How many tool results below a turn are looked at for its calls' answers. */
+const RESULTS_LOOKED_AT = 10_000;
+
+function entryView(session: Session, node: number, labels: ReadonlyMap<string, { label: string }>): EntryView {
+  const { tree } = session;
+  const ref = (n: number): EntryRef => ({ id: session.nodeId(n) ?? null, line: session.nodeLine(n), preview: nodeSummary(session, n, 200) });
+  const refOf = (id: unknown): EntryRef | null => {
+    const n = typeof id === "string" ? session.nodeOf(id) : undefined;
+    return n === undefined ? null : ref(n);
+  };
+  const entry = session.entry(node) as AnyEntry & { message?: AgentMessage; firstKeptEntryId?: unknown; targetId?: unknown };
+  const id = session.nodeId(node);
+  const m = entry.type === "message" ? entry.message : undefined;
+  const calls: EntryView["calls"] = [];
+  if (m?.role === "assistant") {
+    for (const c of toolCallsOf(m)) calls.push({ id: String(c.id), name: String(c.name), results: [] });
+    if (calls.length > 0) {
+      // the results below the turn that name its calls, in file order (a moved one, a second one included)
+      let looked = 0;
+      for (let r = node + 1; r < tree.size && looked < RESULTS_LOOKED_AT; r++) {
+        if (session.nodeRole(r) !== "toolResult" || !tree.isAncestor(node, r)) continue;
+        looked++;
+        const callId = (session.entry(r) as { message?: AgentMessage }).message?.toolCallId;
+        calls.find((c) => c.id === callId)?.results.push(ref(r));
+      }
+    }
+  }
+  let answers: EntryView["answers"] = null;
+  if (m?.role === "toolResult") {
+    const callId = String(m.toolCallId ?? "");
+    let call: EntryRef | null = null;
+    for (let a = tree.parent[node]!; a >= 0 && call === null; a = tree.parent[a]!) {
+      if (session.nodeRole(a) !== "assistant") continue;
+      const turn = (session.entry(a) as { message?: AgentMessage }).message;
+      if (turn && toolCallsOf(turn).some((c) => c.id === callId)) call = ref(a);
+    }
+    answers = { callId, call };
+  }
+  const leaf = session.leafNode;
+  return {
+    parent: tree.parent[node]! >= 0 ? ref(tree.parent[node]!) : null,
+    children: [...tree.children(node)].map(ref),
+    depth: tree.depth(node),
+    onCurrentBranch: leaf >= 0 && tree.isAncestor(node, leaf),
+    currentLeaf: leaf >= 0 ? ref(leaf) : null,
+    label: id !== undefined ? (labels.get(id)?.label ?? null) : null,
+    calls,
+    answers,
+    keptFrom: entry.type === "compaction" ? refOf(entry.firstKeptEntryId) : null,
+    marks: entry.type === "label" ? refOf(entry.targetId) : null,
+  };
 }
 
 /** The summary (or one entry); with `limit`, only the latest `limit` items of each list (see `ShowSummary.totals`). */
@@ -72,7 +154,8 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
   try {
     if (options.entry !== undefined) {
       const node = nodeFor(session, options.entry);
-      return { file: session.name, line: session.nodeRecord(node).line, entry: session.entry(node) };
+      const shown: ShowEntry = { file: session.name, line: session.nodeRecord(node).line, entry: session.entry(node) };
+      return ctx.json ? shown : { ...shown, view: entryView(session, node, stats.labels) };
     }
     const { tree } = session;
     const problems = countBySeverity(findings);
@@ -113,6 +196,66 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
   }
 }
 
+/** An entry rendered as `context` renders a message, under what a debugger asks of it: where it is, what it answers and what answers it. */
+function renderEntry(result: ShowEntry, style: Style): string {
+  const { c } = style;
+  const e = result.entry as AnyEntry & Record<string, unknown>;
+  const v = result.view;
+  const at = (r: EntryRef) => `${r.id ?? "(no id)"} (line ${r.line})`;
+  // (a row is its text, then a preview of the entry it names, dim)
+  const quoted = (r: EntryRef) => (r.preview ? `\u0000${preview(r.preview, 60)}` : "");
+  const m = e.type === "message" ? (e.message as AgentMessage | undefined) : undefined;
+  const kind = [String(e.type), m ? String(m.role) : ""].filter(Boolean).join(" · ");
+  const rows: Array<[string, string]> = [];
+  if (v) {
+    rows.push(["parent", v.parent ? `${at(v.parent)}${quoted(v.parent)}` : "none (a root)"]);
+    rows.push(["children", v.children.length === 0 ? "none (a leaf)" : v.children.slice(0, 8).map(at).join(", ") + (v.children.length > 8 ? `, … (${v.children.length} in all)` : "")]);
+    rows.push(["branch", `depth ${v.depth} · ${v.onCurrentBranch ? "on the current branch" : "not on the current branch"}${v.currentLeaf ? ` (the current leaf: ${at(v.currentLeaf)})` : ""}`]);
+    if (v.label) rows.push(["label", v.label]);
+  }
+  if (m?.role === "assistant") {
+    const u = m.usage as { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; cost?: { total?: number } } | undefined;
+    const usage = u ? ` · ${formatCount(u.input ?? 0)} in · ${formatCount(u.output ?? 0)} out${u.cacheRead ? ` · ${formatCount(u.cacheRead)} cache read` : ""}${u.cacheWrite ? ` · ${formatCount(u.cacheWrite)} cache write` : ""}${typeof u.cost?.total === "number" ? ` · $${u.cost.total.toFixed(4)}` : ""}` : "";
+    rows.push(["model", `${String(m.provider ?? "?")}/${String(m.model ?? "?")} · stop ${String(m.stopReason ?? "?")}${usage}`]);
+    if (typeof m.errorMessage === "string" && m.errorMessage) rows.push(["error", m.errorMessage]);
+  }
+  if (v?.answers) rows.push(["answers", `${v.answers.callId || "(no call id)"}: ${v.answers.call ? `the call in ${at(v.answers.call)}` : "no turn above it on its branch holds the call"}`]);
+  if (e.type === "compaction") rows.push(["keeps from", v?.keptFrom ? `${at(v.keptFrom)}${quoted(v.keptFrom)}` : e.firstKeptEntryId ? `${String(e.firstKeptEntryId)} (not in the file)` : "nothing (the summary alone)"]);
+  if (e.type === "label" && v) rows.push(["marks", v.marks ? `${at(v.marks)}${quoted(v.marks)}` : `${String(e.targetId)} (not in the file)`]);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  let out = `${c.bold(`${sanitize(result.file)}:${result.line}`)}  ${kind}${typeof e.id === "string" ? `  ${c.dim(sanitize(e.id))}` : ""}\n`;
+  for (const [k, text] of rows) {
+    const [main, quote] = text.split("\u0000");
+    const segments: Segment[] = [[`${k.padEnd(width)}  `, c.dim, "whole"], [sanitize(main!)]];
+    if (quote !== undefined) segments.push([" "], [quote, c.dim]);
+    out += wrapSegments(segments, layoutWidth(style), " ".repeat(width + 2)).map((l) => `${l}\n`).join("");
+  }
+  out += `\n${renderBody(e, m, style)}`;
+  if (v && v.calls.length > 0) {
+    out += `\n${c.bold("calls")}\n`;
+    for (const call of v.calls) {
+      const answered = call.results.length === 0 ? c.yellow("no result below it (pi answers it with an error result)") : call.results.map((r) => `answered in ${at(r)}`).join("; ") + (call.results.length > 1 ? c.red(" (answered more than once)") : "");
+      out += wrapSegments([[`  ${sanitize(call.id)} ${sanitize(call.name)}: `, undefined, "whole"], [answered]], layoutWidth(style)).map((l) => `${l}\n`).join("");
+    }
+  }
+  return out;
+}
+
+/** The entry's content: a message as `context` renders it, a summary as text, any other entry as its JSON. */
+function renderBody(e: AnyEntry & Record<string, unknown>, m: AgentMessage | undefined, style: Style): string {
+  if (m) return renderMessage(m, style);
+  switch (e.type) {
+    case "compaction":
+      return renderMessage({ role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore } as unknown as AgentMessage, style);
+    case "branch_summary":
+      return renderMessage({ role: "branchSummary", summary: e.summary } as unknown as AgentMessage, style);
+    case "custom_message":
+      return renderMessage({ role: "custom", customType: e.customType, content: e.content } as unknown as AgentMessage, style);
+    default:
+      return textLines(JSON.stringify(e, null, 2), style).join("\n") + "\n";
+  }
+}
+
 /** "message 8, compaction 2": each name with its count, which a wrapped line keeps together. */
 function tally(map: Record<string, number>, lead = ""): Segment[] {
   const parts = Object.entries(map)
@@ -131,7 +274,7 @@ function pairs(parts: readonly string[], between: string, lead = ""): Segment[] 
 }
 
 export function renderShow(result: ShowSummary | ShowEntry, style: Style): string {
-  if ("entry" in result) return `${style.c.dim(`${sanitize(result.file)}:${result.line}`)}\n${sanitize(JSON.stringify(result.entry, null, 2))}\n`;
+  if ("entry" in result) return renderEntry(result, style);
   const p = result.problems;
   const { c } = style;
   const findings = `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;

@@ -12,6 +12,8 @@ export { type LineKind, type LineRecord } from "./read/line-table.js";
 export { IMAGE_DATA_LENGTH, imageBytes, PLAIN_TEXT, type ReadOptions } from "./read/pass-two.js";
 export { parseLine, LineFlag, salvagePieces, classifyText, normalizeLine, BrokenRun, type BrokenOutcome, type Pieces, type Piece } from "./read/salvage.js";
 export { applyLabel, messageGist, sessionName } from "./session/labels.js";
+export { compareSessions, forkOf, type ChangedEntry, type EntryAt, type SessionComparison } from "./session/compare.js";
+export { lineDiff } from "./common/line-diff.js";
 export { TreeIndex, type ParentProblem, type TreeProblem } from "./session/tree.js";
 export { buildContext, compactionSelection, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context/context.js";
 export { Validator, lineFindings, quickFindings, recordFindings, treeFindings } from "./check/validate.js";

@@ -35,7 +35,7 @@ const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
 const FLOORS: Record<string, { root: "bottom" | "top"; floors: string[][] }> = {
   format: { root: "top", floors: [["schema", "common"], ["read"], ["session"], ["context", "usage", "grep"], ["check"], ["write"]] },
   support: { root: "bottom", floors: [["inputs"], ["ls", "usage", "grep", "writers"], ["workers"]] },
-  render: { root: "bottom", floors: [["export"]] },
+  render: { root: "bottom", floors: [["export"], ["terminal"]] },
 };
 
 /** `format/read/scanner.ts` -> `read`; a file at the layer's root -> "" (undefined outside the layer). */

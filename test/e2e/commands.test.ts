@@ -14,7 +14,7 @@ describe("help", () => {
     const r = await cli(["--help"]);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe("");
-    for (const c of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "slim", "fork", "export", "completion"]) expect(r.stdout).toContain(`pi-session ${c}`);
+    for (const c of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "slim", "fork", "export", "diff", "completion"]) expect(r.stdout).toContain(`pi-session ${c}`);
     expect(r.stdout).toMatch(/Exit codes:[\s\S]*2 +usage error/);
   });
 
@@ -25,7 +25,7 @@ describe("help", () => {
     expect(fast.stdout.length).toBeGreaterThan(500);
   });
 
-  it.each(["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export"])("%s --help has an example", async (c) => {
+  it.each(["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export", "diff"])("%s --help has an example", async (c) => {
     const r = await cli([c, "--help"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("Examples:");
@@ -42,7 +42,7 @@ describe("help", () => {
   });
 
   it("usage errors say what was wrong and what was expected", async () => {
-    expect((await cli(["frob"])).stderr).toBe("pi-session: unknown command `frob`; the commands are ls, show, tree, path, context, check, migrate, repair, slim, fork, export, cat, usage, grep, completion (see pi-session --help)\n");
+    expect((await cli(["frob"])).stderr).toBe("pi-session: unknown command `frob`; the commands are ls, show, tree, path, context, check, migrate, repair, slim, fork, export, cat, diff, usage, grep, completion (see pi-session --help)\n");
     expect((await cli(["show"])).stderr).toBe("pi-session: `show` needs FILE (a path, - for stdin, or a session id); e.g. pi-session show session.jsonl\n");
     expect((await cli(["tree", "x", "--bogus"])).stderr).toBe("pi-session: unexpected option --bogus for `tree`; see pi-session tree --help\n");
     expect((await cli(["ls", "--limit", "-3"])).stderr).toBe('pi-session: --limit takes a whole number >= 0 (e.g. --limit 10), got "-3"; see pi-session --help\n');
@@ -108,8 +108,57 @@ describe("show", () => {
     expect(r.exitCode).toBe(0);
     expect(r.json.line).toBe(5);
     expect(r.json.entry.message.content[2]).toEqual({ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "ls src" } });
+    // on a terminal and piped, the entry rendered: the call as its command, and its result's line
     const human = await cli(["show", fixture("linear.jsonl"), "a0000004"]);
-    expect(human.stdout).toContain('"name": "bash"');
+    expect(human.exitCode).toBe(0);
+    expect(human.stdout).toMatch(/^.*linear\.jsonl:5 {2}message · assistant {2}a0000004\n/);
+    expect(human.stdout).toContain("→ bash $ ls src\n");
+    expect(human.stdout).toMatch(/\ncalls\n {2}call_1 bash: answered in a0000005 \(line 6\)\n/);
+    expect(human.stdout).not.toContain('"arguments"');
+  });
+
+  it("an entry where it stands: parent and children with their lines, its branch, its label, model, usage and cost; a result names its call", async () => {
+    const tools = fixture("tools.jsonl");
+    const lines = readFileSync(tools, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const call = lines.findIndex((e) => e.id === "t0000004") + 1;
+    const result = lines.findIndex((e) => e.id === "t0000005") + 1;
+    const callId = lines[call - 1].message.content.find((b: { type: string }) => b.type === "toolCall").id as string;
+    const a = (await cli(["show", tools, "t0000004"])).stdout;
+    expect(a).toContain(`parent    t0000003 (line ${call - 1}) `);
+    expect(a).toContain(`children  t0000005 (line ${result})\n`);
+    expect(a).toMatch(/branch {4}depth 3 · on the current branch \(the current leaf: t\d+ \(line \d+\)\)/);
+    const u = lines[call - 1].message.usage;
+    expect(a).toContain(`model     ${lines[call - 1].message.provider}/${lines[call - 1].message.model} · stop toolUse · ${u.input.toLocaleString("en-US")} in · ${u.output} out · $${u.cost.total.toFixed(4)}\n`);
+    expect(a).toContain(`  ${callId} bash: answered in t0000005 (line ${result})\n`);
+    const r = (await cli(["show", tools, "t0000005"])).stdout;
+    expect(r).toContain(`answers   ${callId}: the call in t0000004 (line ${call})\n`);
+    // a branch off the current one, and a label
+    const b = (await cli(["show", fixture("branched.jsonl"), "b0000004"])).stdout;
+    expect(b).toMatch(/not on the current branch|on the current branch/);
+    const labelled = readFileSync(fixture("branched.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l)).filter((e) => e.type === "label" && e.label);
+    const target = labelled.at(-1).targetId as string;
+    const lastLabel = readFileSync(fixture("branched.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l)).filter((e) => e.type === "label" && e.targetId === target).at(-1);
+    const shown = (await cli(["show", fixture("branched.jsonl"), target])).stdout;
+    if (lastLabel.label) expect(shown).toContain(`label     ${lastLabel.label}\n`);
+    else expect(shown).not.toMatch(/\nlabel /);
+    const mark = (await cli(["show", fixture("branched.jsonl"), lastLabel.id])).stdout;
+    expect(mark).toMatch(new RegExp(`\\nmarks +${target} \\(line \\d+\\)`));
+  });
+
+  it("a compaction shows where its kept part starts; a call with no result says so; session text cannot drive the terminal", async () => {
+    const compacted = readFileSync(fixture("compacted.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const c = compacted.find((e) => e.type === "compaction" && e.firstKeptEntryId)!;
+    const kept = compacted.findIndex((e) => e.id === c.firstKeptEntryId) + 1;
+    const out = (await cli(["show", fixture("compacted.jsonl"), c.id])).stdout;
+    expect(out).toContain(`keeps from  ${c.firstKeptEntryId} (line ${kept}) `);
+    expect(out).toContain(c.summary.split("\n")[0]);
+    const file = join(mkdtempSync(join(tmpdir(), "pi-session-show-")), "s.jsonl");
+    const turn = assistant("a0000001", "u0000001", "running");
+    writeFileSync(file, jsonl(header(), user("u0000001", null, "go \u001b]0;pwned\u0007 now"), { ...turn, message: { ...(turn.message as object), content: [{ type: "toolCall", id: "call_9", name: "bash", arguments: { command: "rm -rf \u001b[2J /tmp/x" } }], stopReason: "toolUse" } }, user("u0000002", "a0000001", "next")));
+    const lonely = await cli(["show", file, "a0000001"]);
+    expect(lonely.stdout).toContain("call_9 bash: no result below it (pi answers it with an error result)");
+    expect(lonely.stdout).not.toMatch(/\u001b/);
+    expect((await cli(["show", file, "u0000001"])).stdout).not.toMatch(/\u001b|\u0007/);
   });
 
   it("says a missing entry id is missing, and an ambiguous prefix is ambiguous", async () => {

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { pairingProblems, type SentMessage } from "../../src/format/index.js";
 import { cli, cliJson } from "../helpers/cli.js";
 import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
-import { pi, piEntries, piSent } from "../helpers/pi.js";
+import { branches, pi, piEntries, piSent } from "../helpers/pi.js";
 
 type Entry = Record<string, any>;
 
@@ -35,18 +35,6 @@ function copy(name: string): string {
   return file;
 }
 
-/** The leaves of pi's reading of a file, and the path to each (ids, root first). */
-function branches(entries: Entry[]): Map<string, string[]> {
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const parents = new Set(entries.map((e) => e.parentId));
-  const out = new Map<string, string[]>();
-  for (const leaf of entries.filter((e) => !parents.has(e.id))) {
-    const path: string[] = [];
-    for (let e: Entry | undefined = leaf; e; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e.id);
-    out.set(leaf.id, path);
-  }
-  return out;
-}
 
 /** Whether `small` is `big` with some items left out. */
 function inOrder(small: string[], big: string[]): boolean {

@@ -101,3 +101,16 @@ export function sentBreaks(file: string): Map<string, string[]> {
   }
   return out;
 }
+
+/** The leaves of entries as pi reads them (each entry no other names as its parent), and the path to each by the parent links (ids, root first). */
+export function branches(entries: Entry[]): Map<string, string[]> {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const parents = new Set(entries.map((e) => e.parentId));
+  const out = new Map<string, string[]>();
+  for (const leaf of entries.filter((e) => !parents.has(e.id))) {
+    const path: string[] = [];
+    for (let e: Entry | undefined = leaf; e; e = e.parentId ? byId.get(e.parentId) : undefined) path.unshift(e.id);
+    out.set(leaf.id, path);
+  }
+  return out;
+}

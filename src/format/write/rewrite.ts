@@ -1,4 +1,4 @@
-import { formatPatch, type StructuredPatch, type StructuredPatchHunk } from "diff";
+import type { StructuredPatchHunk } from "diff";
 import { forEachLine, type ByteSource } from "../read/source.js";
 
 /**
@@ -136,8 +136,4 @@ export function rewriteLines(source: ByteSource, decide: (index: number, bytes: 
 }
 
 /** The unified diff of a rewrite, as `diff -u` would print it. */
-export function formatDiff(oldName: string, newName: string, hunks: StructuredPatchHunk[]): string {
-  if (hunks.length === 0) return "";
-  const patch: StructuredPatch = { oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks };
-  return formatPatch(patch);
-}
+export { formatDiff } from "../common/line-diff.js";

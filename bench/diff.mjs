@@ -1,0 +1,49 @@
+/**
+ * `diff` on the benchmark's branched sessions (issue 40's target: within 2 × `context` of one leaf
+ * of the same file, in bounded memory), each a fresh process, peak RSS from the kernel:
+ *
+ * - `diff FILE LEAF_A LEAF_B`: the first leaf and the last, of one file;
+ * - `diff A B`: the file against a copy of it with three entries appended (made once, kept).
+ */
+import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { measureAll } from "./measure.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const fmt = (n, d = 0) => (n === undefined ? "-" : n.toFixed(d));
+
+export function diffReport({ file, runs, label }) {
+  const copy = join(dirname(file), "session-appended.jsonl");
+  if (!existsSync(copy)) {
+    copyFileSync(file, copy);
+    const text = readFileSync(file, "utf8");
+    const last = JSON.parse(text.slice(text.lastIndexOf("\n", text.length - 2) + 1));
+    let parent = last.id;
+    for (let k = 0; k < 3; k++) {
+      const id = `dff0000${k}`;
+      appendFileSync(copy, `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: "2026-12-01T00:00:00.000Z", message: { role: "user", content: `one more ${k}`, timestamp: 1 } })}\n`);
+      parent = id;
+    }
+  }
+  const listed = spawnSync(process.execPath, [join(ROOT, "bin/pi-session.js"), "path", file, "--leaves", "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const leaves = JSON.parse(listed.stdout).leaves.map((l) => l.id);
+  const [context, leavesDiff, filesDiff] = measureAll([
+    { task: "cli", args: ["context", file], files: [file] },
+    { task: "cli", args: ["diff", file, leaves[0], leaves[leaves.length - 1]], files: [file] },
+    { task: "cli", args: ["diff", file, copy], files: [file, copy] },
+  ], runs);
+  let failures = 0;
+  let text = `## diff, ${label}, Node ${process.versions.node}\n\n| contender | time ms | vs context | peak RSS MB | target |\n| --- | ---: | ---: | ---: | --- |\n`;
+  text += `| pi-session context (the current leaf) | ${context.error ? `error: ${context.error}` : fmt(context.ms)} | 1.00 | ${fmt(context.rssMB)} | |\n`;
+  for (const [name, m] of [[`diff FILE LEAF_A LEAF_B (the first and last of ${leaves.length} leaves)`, leavesDiff], ["diff A B (A, and A with three entries appended)", filesDiff]]) {
+    if (m.error || context.error) {
+      text += `| pi-session ${name} | error: ${m.error ?? context.error} | | | |\n`;
+      failures++;
+      continue;
+    }
+    text += `| pi-session ${name} | ${fmt(m.ms)} | ${(m.ms / context.ms).toFixed(2)} | ${fmt(m.rssMB)} | ≤ 2 × context: ${m.ms <= 2 * context.ms ? "met" : "MISSED"} |\n`;
+  }
+  return { text: text + "\n", failures };
+}

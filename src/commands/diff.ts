@@ -1,0 +1,179 @@
+import type { Args } from "../args.js";
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { ExitCode } from "../errors.js";
+import { compareSessions, contextMessages, contextSettingsAt, forkOf, lineDiff, nodeSummary, type EntryAt, type Session, type SessionComparison } from "../format/index.js";
+import { renderDiff } from "../render/diff.js";
+import { sanitize } from "../render/safe.js";
+import { makeStyle, type Style } from "../render/style.js";
+import { branchSteps, type PathStep } from "../render/terminal/branch.js";
+import { renderMessage, renderSettings } from "../render/terminal/message.js";
+import { plural } from "../render/units.js";
+import { preview } from "../render/width.js";
+import { nodeFor, readShape } from "../support/inputs/read.js";
+
+/*
+ * `diff`: two branches of one session (`diff FILE LEAF_A LEAF_B`: where they part, each side's
+ * entries after it, and what the model sees on each, as a unified diff), or two sessions (`diff A
+ * B`: entries added, removed and changed, matched by id, then the current leaves' contexts).
+ * Exit codes as diff(1) has them: 0 the same, 1 different, 2 trouble.
+ */
+
+export interface DiffOptions {
+  /** FILE LEAF_A LEAF_B, or A B. */
+  args: string[];
+  /** The counts alone. */
+  stat: boolean;
+  /** On a terminal, the contexts' diff whole (no folding, no cut lines). */
+  full: boolean;
+}
+
+export function options(args: Args): DiffOptions {
+  return { args: [args.string("a"), args.string("b"), ...(args.optionalString("c") !== undefined ? [args.string("c")] : [])], stat: args.flag("stat"), full: args.flag("full") };
+}
+
+/** A context as `context` prints it piped (no colour, no wrapping): the lines a diff compares. */
+function contextLines(session: Session, node: number): string[] {
+  if (node < 0) return [];
+  const plain = makeStyle(false, 80);
+  let text = renderSettings(contextSettingsAt(session, node), plain);
+  for (const m of contextMessages(session, node)) text += `\n${renderMessage(m, plain)}`;
+  return text.replace(/\n$/, "").split("\n");
+}
+
+export interface LeavesDiff {
+  file: string;
+  leafA: { id: string | null; line: number };
+  leafB: { id: string | null; line: number };
+  forkPoint: { id: string | null; line: number; preview: string } | null;
+  a: PathStep[];
+  b: PathStep[];
+  /** The two contexts as a unified diff ("" when the model sees the same on both). */
+  context: string;
+}
+
+/** An entry of one side as the diff lists it. */
+export interface EntryRow {
+  id: string | null;
+  line: number;
+  kind: string;
+  preview: string;
+}
+
+export interface SessionsDiff {
+  a: string;
+  b: string;
+  added: EntryRow[];
+  removed: EntryRow[];
+  changed: Array<{ id: string | null; lineA: number; lineB: number; fields: string[] }>;
+  header: string[];
+  context: string;
+}
+
+export async function diffLeaves(file: string, leafA: string, leafB: string, ctx: CommandContext): Promise<LeavesDiff> {
+  const { session } = await readShape(file, ctx);
+  try {
+    const na = nodeFor(session, leafA);
+    const nb = nodeFor(session, leafB);
+    const { fork, a, b } = forkOf(session, na, nb);
+    const ref = (n: number) => ({ id: session.nodeId(n) ?? null, line: session.nodeLine(n) });
+    return {
+      file: session.name,
+      leafA: ref(na),
+      leafB: ref(nb),
+      forkPoint: fork >= 0 ? { ...ref(fork), preview: nodeSummary(session, fork, 200) } : null,
+      a: [...branchSteps(session, a)],
+      b: [...branchSteps(session, b)],
+      context: lineDiff(`${session.name} @ ${session.nodeId(na) ?? na}`, `${session.name} @ ${session.nodeId(nb) ?? nb}`, contextLines(session, na), contextLines(session, nb)),
+    };
+  } finally {
+    session.close();
+  }
+}
+
+export async function diffSessions(fileA: string, fileB: string, ctx: CommandContext): Promise<SessionsDiff> {
+  const { session: a } = await readShape(fileA, ctx);
+  try {
+    const { session: b } = await readShape(fileB, ctx);
+    try {
+      const c: SessionComparison = compareSessions(a, b);
+      const described = (s: Session) => (e: EntryAt): EntryRow => ({ id: e.id, line: e.line, kind: kindOf(s, e.node), preview: nodeSummary(s, e.node, 200) });
+      return {
+        a: a.name,
+        b: b.name,
+        added: c.added.map(described(b)),
+        removed: c.removed.map(described(a)),
+        changed: c.changed.map((e) => ({ id: e.id, lineA: e.a.line, lineB: e.b.line, fields: e.fields })),
+        header: c.header,
+        context: lineDiff(a.name, b.name, contextLines(a, a.leafNode), contextLines(b, b.leafNode)),
+      };
+    } finally {
+      b.close();
+    }
+  } finally {
+    a.close();
+  }
+}
+
+function kindOf(s: Session, n: number): string {
+  const { type, role } = s.nodeKind(n);
+  return type === "message" && role ? role : String(type ?? "?");
+}
+
+export function renderLeavesDiff(d: LeavesDiff, style: Style, stat: boolean, full: boolean): string {
+  const { c } = style;
+  const id = (r: { id: string | null; line: number }) => `${sanitize(r.id ?? "(no id)")} (line ${r.line})`;
+  let out = d.forkPoint ? `${c.bold("fork point")}  ${id(d.forkPoint)}  ${c.dim(preview(d.forkPoint.preview, 60))}\n` : `${c.bold("fork point")}  none: the two share no entry\n`;
+  const side = (mark: string, leaf: LeavesDiff["leafA"], steps: PathStep[]) => `${c.bold(`${mark} ${id(leaf)}`)}: ${plural(steps.length, "entry", "entries")} after it\n`;
+  if (stat) {
+    return out + side("a", d.leafA, d.a) + side("b", d.leafB, d.b) + (d.context ? `the contexts differ: ${diffStat(d.context)}\n` : "the model sees the same on both\n");
+  }
+  out += `\n${side("---", d.leafA, d.a)}${stepsText(d.a, style)}\n${side("+++", d.leafB, d.b)}${stepsText(d.b, style)}`;
+  out += d.context ? `\n${c.bold("what the model sees")}\n${renderDiff(d.context, style, full)}` : `\n${c.dim("the model sees the same on both")}\n`;
+  return out;
+}
+
+function stepsText(steps: PathStep[], style: Style): string {
+  if (steps.length === 0) return style.c.dim("  (none: the leaf is the fork point)\n");
+  const width = String(steps[steps.length - 1]!.line).length;
+  return steps.map((s) => `${style.c.dim(String(s.line).padStart(width))}  ${style.c.bold(sanitize(s.id ?? "(no id)"))}  ${sanitize(s.kind.replace(/^message\//, ""))}  ${style.c.dim(preview(s.preview, Math.max(20, style.width - width - 30)))}\n`).join("");
+}
+
+/** "3 lines removed, 5 added" of a unified diff. */
+function diffStat(diff: string): string {
+  let removed = 0;
+  let added = 0;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("-") && !line.startsWith("---")) removed++;
+    else if (line.startsWith("+") && !line.startsWith("+++")) added++;
+  }
+  return `${plural(removed, "line")} removed, ${added} added`;
+}
+
+export function renderSessionsDiff(d: SessionsDiff, style: Style, stat: boolean, full: boolean): string {
+  const { c } = style;
+  const counts = `${plural(d.added.length, "entry", "entries")} added, ${d.removed.length} removed, ${d.changed.length} changed${d.header.length > 0 ? ", the header changed" : ""}`;
+  const contextLine = d.context ? `the current leaves' contexts differ: ${diffStat(d.context)}` : "the current leaves' contexts are the same";
+  if (stat) return `${counts}\n${contextLine}\n`;
+  let out = `${c.red(`--- ${sanitize(d.a)}`)}\n${c.green(`+++ ${sanitize(d.b)}`)}\n${counts}\n`;
+  const row = (mark: string, paint: (s: string) => string, e: SessionsDiff["added"][number]) => `${paint(`${mark} ${sanitize(e.id ?? "(no id)")}`)}  line ${e.line}  ${sanitize(e.kind)}  ${c.dim(preview(e.preview, Math.max(20, style.width - 40)))}\n`;
+  if (d.header.length > 0) out += `${c.yellow("~ header")}  ${sanitize(d.header.join(", "))}\n`;
+  for (const e of d.removed) out += row("-", c.red, e);
+  for (const e of d.added) out += row("+", c.green, e);
+  for (const e of d.changed) out += `${c.yellow(`~ ${sanitize(e.id ?? "(no id)")}`)}  line ${e.lineA} → ${e.lineB}  ${sanitize(e.fields.join(", "))}\n`;
+  out += d.context ? `\n${c.bold("the current leaves' contexts")}\n${renderDiff(d.context, style, full)}` : `\n${c.dim(contextLine)}\n`;
+  return out;
+}
+
+export async function run(options: DiffOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const [first, second, third] = options.args as [string, string, string | undefined];
+  if (third !== undefined) {
+    const d = await diffLeaves(first, second, third, ctx);
+    const same = d.a.length === 0 && d.b.length === 0 && d.context === "";
+    const json = options.stat ? { file: d.file, forkPoint: d.forkPoint, a: d.a.length, b: d.b.length, contextDiffers: d.context !== "" } : d;
+    return { json, human: ctx.json ? "" : renderLeavesDiff(d, ctx.style, options.stat, options.full), exitCode: same ? ExitCode.Ok : ExitCode.Findings };
+  }
+  const d = await diffSessions(first, second, ctx);
+  const same = d.added.length === 0 && d.removed.length === 0 && d.changed.length === 0 && d.header.length === 0 && d.context === "";
+  const json = options.stat ? { a: d.a, b: d.b, added: d.added.length, removed: d.removed.length, changed: d.changed.length, header: d.header.length > 0, contextDiffers: d.context !== "" } : d;
+  return { json, human: ctx.json ? "" : renderSessionsDiff(d, ctx.style, options.stat, options.full), exitCode: same ? ExitCode.Ok : ExitCode.Findings };
+}
