@@ -5,7 +5,7 @@
  * - `diff FILE LEAF_A LEAF_B`: the first leaf and the last, of one file;
  * - `diff A B`: the file against a copy of it with three entries appended (made once, kept).
  */
-import { appendFileSync, copyFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,20 +15,19 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const fmt = (n, d = 0) => (n === undefined ? "-" : n.toFixed(d));
 
 export function diffReport({ file, runs, label }) {
+  const listed = spawnSync(process.execPath, [join(ROOT, "bin/pi-session.js"), "path", file, "--leaves", "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const { leaves: tips, currentLeaf } = JSON.parse(listed.stdout);
+  const leaves = tips.map((l) => l.id);
   const copy = join(dirname(file), "session-appended.jsonl");
   if (!existsSync(copy)) {
     copyFileSync(file, copy);
-    const text = readFileSync(file, "utf8");
-    const last = JSON.parse(text.slice(text.lastIndexOf("\n", text.length - 2) + 1));
-    let parent = last.id;
+    let parent = currentLeaf;
     for (let k = 0; k < 3; k++) {
       const id = `dff0000${k}`;
       appendFileSync(copy, `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: "2026-12-01T00:00:00.000Z", message: { role: "user", content: `one more ${k}`, timestamp: 1 } })}\n`);
       parent = id;
     }
   }
-  const listed = spawnSync(process.execPath, [join(ROOT, "bin/pi-session.js"), "path", file, "--leaves", "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
-  const leaves = JSON.parse(listed.stdout).leaves.map((l) => l.id);
   const [context, leavesDiff, filesDiff] = measureAll([
     { task: "cli", args: ["context", file], files: [file] },
     { task: "cli", args: ["diff", file, leaves[0], leaves[leaves.length - 1]], files: [file] },

@@ -1,3 +1,4 @@
+import type { ByteSource } from "../read/source.js";
 import type { Session } from "./session.js";
 
 /*
@@ -33,41 +34,82 @@ export interface SessionComparison {
   header: string[];
 }
 
-const keyOf = (s: Session, n: number): string => {
-  const id = s.nodeId(n);
-  return id !== undefined ? `#${id}` : `@${s.nodeLine(n)}`;
-};
-
 const at = (s: Session, n: number): EntryAt => ({ id: s.nodeId(n) ?? null, node: n, line: s.nodeLine(n) });
 
-export function compareSessions(a: Session, b: Session): SessionComparison {
-  const inB = new Map<string, number>();
-  for (let n = 0; n < b.tree.size; n++) {
-    const k = keyOf(b, n);
-    if (!inB.has(k)) inB.set(k, n);
+/** The node of `s` an entry of another session matches: the one with its id (the first, where several hold it), else (no id) the one on its line. */
+function match(s: Session, id: string | undefined, line: number): number | undefined {
+  if (id !== undefined) return s.duplicateIds.get(id)?.[0] ?? s.nodeOf(id);
+  let lo = 0;
+  let hi = s.tree.size - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const l = s.nodeLine(mid);
+    if (l === line) return s.nodeId(mid) === undefined ? mid : undefined;
+    if (l < line) lo = mid + 1;
+    else hi = mid - 1;
   }
-  const seen = new Set<string>();
+  return undefined;
+}
+
+/** Whether `n` is the entry `match` finds for its own id (the first holder of an id it shares with others). */
+const isFirst = (s: Session, n: number): boolean => {
+  const id = s.nodeId(n);
+  return id === undefined || (s.duplicateIds.get(id)?.[0] ?? n) === n;
+};
+
+export function compareSessions(a: Session, b: Session): SessionComparison {
+  // A snapshot and the file it grew into, a .bak and its repair: the same bytes up to a point. The
+  // entries that lie whole within those bytes are the same in both (the same lines at the same
+  // places), and are passed over without a look; only those after are matched and compared.
+  const same = commonPrefix(a.source, b.source);
+  const inPrefix = (s: Session, n: number) => s.nodeOffset(n) + s.nodeLength(n) <= same;
+  let pa = 0;
+  while (pa < a.tree.size && inPrefix(a, pa)) pa++;
+  let pb = 0;
+  while (pb < b.tree.size && inPrefix(b, pb)) pb++;
   const removed: EntryAt[] = [];
   const changed: ChangedEntry[] = [];
-  for (let n = 0; n < a.tree.size; n++) {
-    const k = keyOf(a, n);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    const m = inB.get(k);
+  const matched = new Set<number>();
+  for (let n = pa; n < a.tree.size; n++) {
+    if (!isFirst(a, n)) continue;
+    const m = match(b, a.nodeId(n), a.nodeLine(n));
     if (m === undefined) {
       removed.push(at(a, n));
       continue;
     }
+    matched.add(m);
     if (a.nodeLength(n) === b.nodeLength(m) && a.nodeBytes(n).equals(b.nodeBytes(m))) continue;
     const fields = differingFields(a.entry(n), b.entry(m));
     if (fields.length > 0) changed.push({ id: a.nodeId(n) ?? null, a: at(a, n), b: at(b, m), fields });
   }
   const added: EntryAt[] = [];
-  for (let n = 0; n < b.tree.size; n++) {
-    const k = keyOf(b, n);
-    if (!seen.has(k) && inB.get(k) === n) added.push(at(b, n));
+  for (let m = pb; m < b.tree.size; m++) {
+    if (matched.has(m) || !isFirst(b, m)) continue;
+    // (one in the prefix of both is the same entry; another, found here, is A's too)
+    const n = match(a, b.nodeId(m), b.nodeLine(m));
+    if (n === undefined) added.push(at(b, m));
   }
+  // (an entry of A's prefix whose id B holds first after its prefix: matched above from B's side)
   return { added, removed, changed, header: differingFields(a.header ?? {}, b.header ?? {}) };
+}
+
+/** How many bytes two sources hold alike from their start (read a megabyte at a time). */
+function commonPrefix(a: ByteSource, b: ByteSource): number {
+  const chunk = 4 << 20;
+  const end = Math.min(a.size, b.size);
+  const bx = Buffer.allocUnsafe(Math.min(chunk, end));
+  const by = Buffer.allocUnsafe(Math.min(chunk, end));
+  for (let at = 0; at < end; at += chunk) {
+    const n = Math.min(chunk, end - at);
+    const x = bx.subarray(0, a.readInto(bx.subarray(0, n), at));
+    const y = by.subarray(0, b.readInto(by.subarray(0, n), at));
+    if (x.length < n || y.length < n) return at + Math.min(x.length, y.length);
+    if (x.equals(y)) continue;
+    let k = 0;
+    while (k < n && x[k] === y[k]) k++;
+    return at + k;
+  }
+  return end;
 }
 
 /** The fields of two values that differ, as JSON values, to `depth` levels (`message.content`). */
