@@ -176,7 +176,8 @@ export function openclawReport({ dataDir, sessions, runs }) {
   // grep's floor: a literal that is nowhere, and a rare one, against rg (Debian's package, where installed)
   const hasRg = spawnSync("rg", ["--version"]).status === 0;
   // (the store replays seven small transcripts: a literal of one of them is in one transcript in seven)
-  const searches = [["a literal that is nowhere", "zqxjkvbwpy-nowhere"], ["a literal in one transcript in seven", "GitHub Release"]].map(([what, needle]) => {
+  // (and one in every transcript: each replayed one has a message sent on a channel, stamped `[… GMT+8]`)
+  const searches = [["a literal that is nowhere", "zqxjkvbwpy-nowhere"], ["a literal in one transcript in seven", "GitHub Release"], ["a literal in every transcript", "GMT"]].map(([what, needle]) => {
     let ours;
     let theirs;
     for (let round = 0; round < runs; round++) {

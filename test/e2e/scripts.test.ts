@@ -422,6 +422,8 @@ describe("--help reads as a reader copies from it", () => {
     const all = (await cli(["--get-yargs-completions", "show", ""], { env })).stdout.split("\n");
     expect(all).toEqual(expect.arrayContaining(["0f1e2d3c-aaaa-4000-8000-000000000001", "9c8b7a6d-bbbb-4000-8000-000000000002", "--json"]));
     expect((await cli(["--get-yargs-completions", "show", "9c"], { env })).stdout).toBe("9c8b7a6d-bbbb-4000-8000-000000000002\n");
+    const diff = (await cli(["--get-yargs-completions", "diff", ""], { env })).stdout.split("\n");
+    expect(diff).toEqual(expect.arrayContaining(["0f1e2d3c-aaaa-4000-8000-000000000001", "--stat", "--full"]));
     const repair = (await cli(["--get-yargs-completions", "repair", ""], { env })).stdout.split("\n");
     expect(repair).toContain("--out");
     expect(repair.filter((c) => /^--.$/.test(c))).toEqual([]);

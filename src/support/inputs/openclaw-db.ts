@@ -184,19 +184,22 @@ class AgentDatabase {
    */
   *lines(id: string, fromSeq: number): Generator<Buffer> {
     const rows = this.db.prepare(ROWS);
-    for (const r of rows.iterate(id, fromSeq)) {
-      const seq = Number(r.seq);
-      if (r.json !== null) {
-        yield asBuffer(r.json as Uint8Array);
+    // (rows as arrays, not objects with named keys: a third less of reading a store's many rows)
+    rows.setReturnArrays(true);
+    for (const r of rows.iterate(id, fromSeq) as Iterable<unknown[]>) {
+      const [seq, json, zstd, len] = r as [number, Uint8Array | null, Uint8Array | null, number | null];
+      if (json !== null) {
+        yield asBuffer(json);
         continue;
       }
+      if (zstd === null) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds neither event_json nor event_zstd; the database is damaged there`);
       let line: Buffer;
       try {
-        line = decompressZstd(asBuffer(r.zstd as Uint8Array));
+        line = decompressZstd(asBuffer(zstd));
       } catch (error) {
         throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events does not decompress (${(error as Error).message}); the database is damaged there`);
       }
-      if (line.length !== Number(r.len)) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds ${line.length} bytes where event_utf8_bytes says ${Number(r.len)}; the database is damaged there`);
+      if (line.length !== Number(len)) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds ${line.length} bytes where event_utf8_bytes says ${Number(len)}; the database is damaged there`);
       yield line;
     }
   }
