@@ -149,10 +149,17 @@ function* entryIds(session: Session): Generator<{ id: string; line: number }> {
 }
 
 /** The entry ids a database transcript holds (undefined: the database has no such transcript). */
+/** The entry ids a session holds: a transcript in a database (none: undefined), or a file (unreadable: undefined). */
 function databaseEntryIds(ref: string): Set<string> | undefined {
   const parsed = transcriptRef(ref);
-  if (!parsed || !databaseHas(parsed)) return undefined;
-  const session = Session.open(openSource(ref), {});
+  if (parsed && !databaseHas(parsed)) return undefined;
+  let source;
+  try {
+    source = openSource(ref);
+  } catch {
+    return undefined;
+  }
+  const session = Session.open(source, {});
   try {
     const ids = new Set<string>();
     for (let node = 0; node < session.tree.size; node++) {

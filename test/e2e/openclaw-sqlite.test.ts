@@ -225,8 +225,10 @@ describe("a live gateway and its archives", () => {
     // the set-aside transcript is listed as such (so usage reads and counts it)
     const listed = await cliJson(["ls", root, "--no-cache"]);
     expect(listed.json.sessions.find((s: { path: string }) => s.path === aside)).toMatchObject({ notImported: true, copyOf: null });
-    // the database's own copy is sound
-    expect((await cli(["check", id], { env: { HOME: home } })).exitCode).toBe(0);
+    // the database's own transcript is sound, and says the JSONL beside it holds more
+    const own = await cliJson(["check", id], { env: { HOME: home } });
+    expect(own.exitCode).toBe(0);
+    expect(own.json.files[0].findings).toEqual([expect.objectContaining({ code: "openclaw-jsonl-has-more", severity: "warning", message: `the live JSONL of this session, ${live}, holds 2 entries this transcript lacks` })]);
   });
 
   it("cat of a plain file is its bytes, a damaged one included", async () => {

@@ -17,6 +17,7 @@ export type FindingCode =
   // the store around the file (OpenClaw's SQLite era: README, "OpenClaw's SQLite era")
   | "openclaw-sqlite-lacks"
   | "openclaw-not-imported"
+  | "openclaw-jsonl-has-more"
   | "header-invalid"
   | "version-invalid"
   | "version-unsupported"
@@ -94,6 +95,7 @@ export const FINDING_INFO = {
   "header-not-first": { severity: "error", hint: `pi refuses a file whose first record is not the header; ${REPAIR}` },
   "header-duplicate": { severity: "warning", hint: `pi ignores later headers; ${REPAIR} to drop them` },
   "openclaw-sqlite-lacks": { severity: "error", hint: "OpenClaw reads only its database now: keep a copy of what it holds (`pi-session cat ID > ID.from-sqlite.jsonl`), then bring the rest in with `openclaw doctor --session-sqlite recover`" },
+  "openclaw-jsonl-has-more": { severity: "warning", hint: "this transcript is sound; the live JSONL beside it holds history it lacks (an error there): `pi-session check` that file says which entries" },
   "openclaw-not-imported": { severity: "error", hint: "OpenClaw's importer set this transcript aside: it is in no database, and OpenClaw no longer reads it; keep the file, and see `openclaw doctor --session-sqlite recover`" },
   "session-concatenated": { severity: "error", hint: "pi opens the file as one session, the first's id and folder with the later one's conversation; `pi-session repair FILE` writes each session to a file of its own, keeping both" },
   "header-invalid": { severity: "error", hint: "pi needs a string `id`, `timestamp` and `cwd`; `pi-session repair FILE` fills them in from the file's name and folder" },

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { readHead } from "../../format/read/source.js";
 import { homedir } from "node:os";
 import { agentDatabasePath, databaseFacts, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed, DATABASE_NAME, transcriptRef } from "./openclaw-db.js";
@@ -469,7 +469,18 @@ function startedAt(pid: number, starttime: unknown): boolean {
  * the database's transcript does not (`ids`: the file's, with their lines); for a transcript the
  * importer set aside, that it is in no database. Undefined: neither.
  */
-export function databaseLacks(path: string, ids: Iterable<{ id: string; line: number }>, databaseIds: (ref: string) => Set<string> | undefined): { code: "openclaw-sqlite-lacks" | "openclaw-not-imported"; line?: number; message: string } | undefined {
+export function databaseLacks(path: string, ids: Iterable<{ id: string; line: number }>, idsOf: (path: string) => Set<string> | undefined): { code: "openclaw-sqlite-lacks" | "openclaw-not-imported" | "openclaw-jsonl-has-more"; line?: number; message: string } | undefined {
+  const ref = transcriptRef(path);
+  if (ref) {
+    // a database transcript: the live JSONL of its session, beside it, may hold more
+    const jsonl = join(dirname(dirname(ref.database)), "sessions", `${databaseFacts(ref)?.sessionId ?? ref.name}.jsonl`);
+    const inFile = existsSync(jsonl) ? idsOf(jsonl) : undefined;
+    if (!inFile) return undefined;
+    const held = new Set([...ids].map((e) => e.id));
+    const more = [...inFile].filter((id) => !held.has(id)).length;
+    if (more === 0) return undefined;
+    return { code: "openclaw-jsonl-has-more", message: `the live JSONL of this session, ${jsonl}, holds ${more} ${more === 1 ? "entry" : "entries"} this transcript lacks` };
+  }
   const dir = dirname(path);
   const name = basename(path);
   if (basename(dir) === IMPORT_FOLDER && SET_ASIDE.test(name) && !IMPORTED_CHECKPOINT.test(name)) {
@@ -479,7 +490,7 @@ export function databaseLacks(path: string, ids: Iterable<{ id: string; line: nu
   const db = agentDatabasePath(dirname(dir));
   if (!db) return undefined;
   const id = sessionIdOf(name);
-  const held = databaseIds(`${db}#${id}`);
+  const held = idsOf(`${db}#${id}`);
   if (!held) return undefined;
   const missing = [...ids].filter((e) => !held.has(e.id));
   if (missing.length === 0) return undefined;
