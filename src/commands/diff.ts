@@ -4,11 +4,11 @@ import { ExitCode } from "../errors.js";
 import { compareSessions, contextMessages, contextSettingsAt, forkOf, lineDiff, nodeSummary, type EntryAt, type Session, type SessionComparison } from "../format/index.js";
 import { renderDiff } from "../render/diff.js";
 import { sanitize } from "../render/safe.js";
-import { makeStyle, type Style } from "../render/style.js";
+import { layoutWidth, makeStyle, type Style } from "../render/style.js";
 import { branchSteps, type PathStep } from "../render/terminal/branch.js";
 import { renderMessage, renderSettings } from "../render/terminal/message.js";
 import { plural } from "../render/units.js";
-import { preview } from "../render/width.js";
+import { displayWidth, previewIn, wrapSegments } from "../render/width.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
 
 /*
@@ -122,7 +122,11 @@ function kindOf(s: Session, n: number): string {
 export function renderLeavesDiff(d: LeavesDiff, style: Style, stat: boolean, full: boolean): string {
   const { c } = style;
   const id = (r: { id: string | null; line: number }) => `${sanitize(r.id ?? "(no id)")} (line ${r.line})`;
-  let out = d.forkPoint ? `${c.bold("fork point")}  ${id(d.forkPoint)}  ${c.dim(preview(d.forkPoint.preview, 60))}\n` : `${c.bold("fork point")}  none: the two share no entry\n`;
+  // (on a terminal the preview takes the room the line leaves)
+  const fit = layoutWidth(style);
+  const head = d.forkPoint ? `fork point  ${id(d.forkPoint)}  ` : "";
+  const room = fit === undefined ? 60 : fit - displayWidth(head);
+  let out = d.forkPoint ? `${c.bold("fork point")}  ${id(d.forkPoint)}${room >= 8 ? `  ${c.dim(previewIn(d.forkPoint.preview, room, fit))}` : ""}\n` : `${c.bold("fork point")}  none: the two share no entry\n`;
   const side = (mark: string, leaf: LeavesDiff["leafA"], steps: PathStep[]) => `${c.bold(`${mark} ${id(leaf)}`)}: ${plural(steps.length, "entry", "entries")} after it\n`;
   if (stat) {
     return out + side("a", d.leafA, d.a) + side("b", d.leafB, d.b) + (d.context ? `the contexts differ: ${diffStat(d.context)}\n` : "the model sees the same on both\n");
@@ -135,7 +139,16 @@ export function renderLeavesDiff(d: LeavesDiff, style: Style, stat: boolean, ful
 function stepsText(steps: PathStep[], style: Style): string {
   if (steps.length === 0) return style.c.dim("  (none: the leaf is the fork point)\n");
   const width = String(steps[steps.length - 1]!.line).length;
-  return steps.map((s) => `${style.c.dim(String(s.line).padStart(width))}  ${style.c.bold(sanitize(s.id ?? "(no id)"))}  ${sanitize(s.kind.replace(/^message\//, ""))}  ${style.c.dim(preview(s.preview, Math.max(20, style.width - width - 30)))}\n`).join("");
+  return steps.map((s) => withPreview([[String(s.line).padStart(width), style.c.dim], [sanitize(s.id ?? "(no id)"), style.c.bold], [sanitize(s.kind.replace(/^message\//, ""))]], s.preview, style)).join("");
+}
+
+/** A row: its pieces two spaces apart, then the preview in the room the row leaves on a terminal (piped: 100 columns of it), dim. */
+function withPreview(pieces: Array<[string, ((s: string) => string)?]>, text: string, style: Style): string {
+  const plain = pieces.map(([t]) => t).join("  ");
+  const fit = layoutWidth(style);
+  const room = fit === undefined ? 100 : fit - displayWidth(plain) - 2;
+  const row = pieces.map(([t, paint]) => (paint ? paint(t) : t)).join("  ");
+  return `${row}${room >= 8 && text ? `  ${style.c.dim(previewIn(text, room, fit))}` : ""}\n`;
 }
 
 /** "3 lines removed, 5 added" of a unified diff. */
@@ -154,8 +167,10 @@ export function renderSessionsDiff(d: SessionsDiff, style: Style, stat: boolean,
   const counts = `${plural(d.added.length, "entry", "entries")} added, ${d.removed.length} removed, ${d.changed.length} changed${d.header.length > 0 ? ", the header changed" : ""}`;
   const contextLine = d.context ? `the current leaves' contexts differ: ${diffStat(d.context)}` : "the current leaves' contexts are the same";
   if (stat) return `${counts}\n${contextLine}\n`;
-  let out = `${c.red(`--- ${sanitize(d.a)}`)}\n${c.green(`+++ ${sanitize(d.b)}`)}\n${counts}\n`;
-  const row = (mark: string, paint: (s: string) => string, e: SessionsDiff["added"][number]) => `${paint(`${mark} ${sanitize(e.id ?? "(no id)")}`)}  line ${e.line}  ${sanitize(e.kind)}  ${c.dim(preview(e.preview, Math.max(20, style.width - 40)))}\n`;
+  const fit = layoutWidth(style);
+  const named = (mark: string, file: string, paint: (s: string) => string) => wrapSegments([[`${mark} `, paint], [sanitize(file), paint]], fit).map((l) => `${l}\n`).join("");
+  let out = `${named("---", d.a, c.red)}${named("+++", d.b, c.green)}${counts}\n`;
+  const row = (mark: string, paint: (s: string) => string, e: SessionsDiff["added"][number]) => withPreview([[`${mark} ${sanitize(e.id ?? "(no id)")}`, paint], [`line ${e.line}`], [sanitize(e.kind)]], e.preview, style);
   if (d.header.length > 0) out += `${c.yellow("~ header")}  ${sanitize(d.header.join(", "))}\n`;
   for (const e of d.removed) out += row("-", c.red, e);
   for (const e of d.added) out += row("+", c.green, e);

@@ -223,7 +223,9 @@ function renderEntry(result: ShowEntry, style: Style): string {
   if (e.type === "compaction") rows.push(["keeps from", v?.keptFrom ? `${at(v.keptFrom)}${quoted(v.keptFrom)}` : e.firstKeptEntryId ? `${String(e.firstKeptEntryId)} (not in the file)` : "nothing (the summary alone)"]);
   if (e.type === "label" && v) rows.push(["marks", v.marks ? `${at(v.marks)}${quoted(v.marks)}` : `${String(e.targetId)} (not in the file)`]);
   const width = Math.max(...rows.map(([k]) => k.length));
-  let out = `${c.bold(`${sanitize(result.file)}:${result.line}`)}  ${kind}${typeof e.id === "string" ? `  ${c.dim(sanitize(e.id))}` : ""}\n`;
+  const title: Segment[] = [[`${sanitize(result.file)}:${result.line}`, c.bold], ["  "], [sanitize(kind), undefined, "whole"]];
+  if (typeof e.id === "string") title.push(["  "], [sanitize(e.id), c.dim, "whole"]);
+  let out = wrapSegments(title, layoutWidth(style)).map((l) => `${l}\n`).join("");
   for (const [k, text] of rows) {
     const [main, quote] = text.split("\u0000");
     const segments: Segment[] = [[`${k.padEnd(width)}  `, c.dim, "whole"], [sanitize(main!)]];

@@ -223,6 +223,19 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("show FILE ENTRY and diff (two leaves, two files) fit 60, 80, 100 and 160 columns, in Arabic and Chinese sessions too", async () => {
+    const tools = join(FIXTURES, "tools.jsonl");
+    const displaced = join(FIXTURES, "pairing-displaced.jsonl");
+    const branched = join(FIXTURES, "branched.jsonl");
+    for (const args of [["show", tools, "t0000002"], ["show", tools, "t0000004"], ["diff", tools, "t0000003", "t0000029"], ["diff", branched, "b0000007", "b000000b"], ["diff", branched, displaced]]) {
+      for (const columns of [60, 80, 100, 160]) {
+        const lines = (await run(args, columns)).out.trimEnd().split("\n");
+        expect(lines.length, args.join(" ")).toBeGreaterThan(2);
+        for (const line of lines) expect(width(line), `${args.join(" ")} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      }
+    }
+  });
+
   it("ls of the corpus at 80 and 100 columns is one line a session", async () => {
     const sessions = (await run(["ls", CORPUS, "--json"], undefined)).out;
     const count = JSON.parse(sessions).sessions.length as number;
