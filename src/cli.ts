@@ -467,6 +467,9 @@ function usageMessage(msg: string, argv: readonly string[]): string {
     const names = unknown[1]!.split(", ").map((n) => (argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`)) ? `option --${n}` : `argument \`${n}\``));
     return `unexpected ${names.join(", ")} for \`${command}\`; see pi-session ${command} --help`;
   }
+  if (/^Not enough non-option arguments/.test(msg) && command === "diff") {
+    return "`diff` needs two sessions (paths or session ids), or a FILE and two of its entries; e.g. pi-session diff session.jsonl.bak session.jsonl, or pi-session diff session.jsonl LEAF_A LEAF_B";
+  }
   if (/^Not enough non-option arguments/.test(msg) && known) {
     const spec = COMMANDS.find((c) => c.command.split(" ")[0] === command);
     return `\`${command}\` needs ${spec?.command.split(" ").filter((w) => w.startsWith("<")).join(" ").toUpperCase().replace(/[<>]/g, "").replace("..", "...")} (a path, - for stdin, or a session id); e.g. pi-session ${command} session.jsonl`;

@@ -53,6 +53,8 @@ describe("diff FILE LEAF_A LEAF_B", () => {
     const stat = await cliJson(["diff", file, "b0000007", "b000000b", "--stat"]);
     expect(stat.json).toMatchObject({ forkPoint: { id: "b0000002" }, a: 5, b: 4, contextDiffers: true });
     expect((await cli(["diff", file, "b0000007", "b000000b", "--stat"])).stdout).toMatch(/the contexts differ: \d+ lines? removed, \d+ added\n$/);
+    const one = await cli(["diff", file]);
+    expect([one.exitCode, one.stdout, one.stderr]).toEqual([2, "", "pi-session: `diff` needs two sessions (paths or session ids), or a FILE and two of its entries; e.g. pi-session diff session.jsonl.bak session.jsonl, or pi-session diff session.jsonl LEAF_A LEAF_B\n"]);
     const missing = await cli(["diff", file, "b0000007", "zzzz"]);
     expect([missing.exitCode, missing.stdout]).toEqual([2, ""]);
     expect(missing.stderr).toMatch(/no entry `zzzz`; run `pi-session path/);
