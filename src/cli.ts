@@ -63,6 +63,8 @@ interface CommandSpec {
   load: () => Promise<CommandModule<unknown>>;
   /** Its output is a list: `--jsonl` writes it one JSON value a line. */
   jsonl?: boolean;
+  /** What it says it needs when an argument is missing (default: its positionals, each a path, - or a session id). */
+  needs?: string;
   /** It reports findings: `--format github` writes them as GitHub Actions annotations (writers: with --check). */
   annotates?: "always" | "with --check";
 }
@@ -309,6 +311,7 @@ const COMMANDS: CommandSpec[] = [
         .example("$0 diff a.jsonl b.jsonl --stat --json", "the counts, for a script")
         .epilogue("Exit status: 0 the same, 1 different, 2 trouble (as diff has it). Entries are matched by id and compared as JSON values: key order and spacing are no change. A damaged file is compared as check reads it, its problems said once on stderr."),
     load: () => import("./commands/diff.js"),
+    needs: "two sessions (paths or session ids), or a FILE and two of its entries; e.g. pi-session diff session.jsonl.bak session.jsonl, or pi-session diff session.jsonl LEAF_A LEAF_B",
   },
   {
     command: "usage [inputs..]",
@@ -467,11 +470,9 @@ function usageMessage(msg: string, argv: readonly string[]): string {
     const names = unknown[1]!.split(", ").map((n) => (argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`)) ? `option --${n}` : `argument \`${n}\``));
     return `unexpected ${names.join(", ")} for \`${command}\`; see pi-session ${command} --help`;
   }
-  if (/^Not enough non-option arguments/.test(msg) && command === "diff") {
-    return "`diff` needs two sessions (paths or session ids), or a FILE and two of its entries; e.g. pi-session diff session.jsonl.bak session.jsonl, or pi-session diff session.jsonl LEAF_A LEAF_B";
-  }
   if (/^Not enough non-option arguments/.test(msg) && known) {
     const spec = COMMANDS.find((c) => c.command.split(" ")[0] === command);
+    if (spec?.needs) return `\`${command}\` needs ${spec.needs}`;
     return `\`${command}\` needs ${spec?.command.split(" ").filter((w) => w.startsWith("<")).join(" ").toUpperCase().replace(/[<>]/g, "").replace("..", "...")} (a path, - for stdin, or a session id); e.g. pi-session ${command} session.jsonl`;
   }
   return `${msg}; see pi-session ${known ? `${command} ` : ""}--help`;

@@ -61,7 +61,7 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
       continue;
     }
     const findings = validator.findings(session);
-    const lacks = file === "-" ? undefined : databaseLacks(session.name, entryIds(session), (ref) => databaseEntryIds(ref));
+    const lacks = file === "-" ? undefined : databaseLacks(session.name, entryIds(session), entryIdsAt);
     session.close();
     if (lacks) findings.push(finding(lacks.code, lacks.message, lacks.line === undefined ? {} : { line: lacks.line }));
     const counts = countBySeverity(findings);
@@ -150,7 +150,7 @@ function* entryIds(session: Session): Generator<{ id: string; line: number }> {
 
 /** The entry ids a database transcript holds (undefined: the database has no such transcript). */
 /** The entry ids a session holds: a transcript in a database (none: undefined), or a file (unreadable: undefined). */
-function databaseEntryIds(ref: string): Set<string> | undefined {
+function entryIdsAt(ref: string): Set<string> | undefined {
   const parsed = transcriptRef(ref);
   if (parsed && !databaseHas(parsed)) return undefined;
   let source;

@@ -224,7 +224,7 @@ class AgentDatabase {
       const blob = this.coldBlob?.get(cold.sessionId)?.archive_blob;
       bytes = Buffer.from((blob ?? new Uint8Array()) as Uint8Array);
     } else {
-      const file = join(dirname(dirname(this.path)), "sessions", "cold", cold.name);
+      const file = join(sessionsFolderOf(this.path), "cold", cold.name);
       try {
         bytes = readFileSync(file);
       } catch (error) {
@@ -264,6 +264,9 @@ const ROWS = "SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, 
 
 /** A blob's bytes as a Buffer, not copied. */
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/** The `sessions/` folder of a database's agent (`agents/<agent>/sessions`): its archives, and cold storage's files. */
+const sessionsFolderOf = (database: string): string => join(dirname(dirname(database)), "sessions");
 
 function hasTable(db: DatabaseSync, table: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
@@ -378,7 +381,7 @@ export function databaseTranscripts(path: string, archives = true): string[] {
   }
   const live = [...db.summaries.keys()].map((id) => refPath(path, id));
   if (!archives) return live;
-  const sessions = join(dirname(dirname(path)), "sessions");
+  const sessions = sessionsFolderOf(path);
   const files = new Set(safeNames(sessions));
   const kept = db.archives.filter((a) => !a.published || !files.has(a.name)).map((a) => refPath(path, a.name));
   return [...live, ...kept];
