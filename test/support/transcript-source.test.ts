@@ -3,11 +3,14 @@
  * offset in any order (a seek), every read equal to the rows' lines as node:sqlite and zlib decode
  * them here, `event_zstd` rows included; two transcripts read in turn do not disturb each other.
  */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { DatabaseSync } from "node:sqlite";
-import { join } from "node:path";
-import { zstdDecompressSync } from "node:zlib";
+import { dirname, join } from "node:path";
+import { constants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { openSource } from "../../src/support/inputs/input.js";
+import { databaseTranscripts } from "../../src/support/inputs/openclaw-db.js";
 import { ROOT } from "../helpers/paths.js";
 
 const DB = join(ROOT, "../shared/openclaw-stores-sqlite/ccccx/agents/main/agent/openclaw-agent.sqlite");
@@ -71,5 +74,152 @@ describe("a database transcript as a source of bytes", () => {
       expect(Buffer.compare(sources.get(id)!.read(at, length), bytes.subarray(at, at + length)), `${id} ${at}+${length}`).toBe(0);
     }
     for (const s of sources.values()) s.close();
+  });
+});
+
+/**
+ * A database of many transcripts, made here: rows of every size (a few past a batch's bytes),
+ * compressed as OpenClaw compresses them (one frame declaring its length) and in the forms it does
+ * not write (no declared length, two frames), so that both ways of decompressing a batch are read.
+ * Rows are read in batches that run on from one transcript into the next; every transcript must
+ * read as its rows, in any order, a damaged row must fail only its own transcript, and a gateway's
+ * commit while a read goes on must not show in it.
+ */
+describe("a database of many transcripts, read in batches", () => {
+  const dir = mkdtempSync(join(tmpdir(), "pi-session-batches-"));
+  const db = join(dir, "agents/main/agent/openclaw-agent.sqlite");
+  const expected = new Map<string, Buffer>();
+  const r = rng(38);
+  const ids: string[] = [];
+  {
+    mkdirSync(dirname(db), { recursive: true });
+    const d = new DatabaseSync(db);
+    d.exec(`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq)) STRICT;
+      CREATE TABLE session_windows (session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT, channel TEXT, chat_type TEXT, spawned_by TEXT, display_name TEXT) STRICT;
+      CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, label TEXT, display_name TEXT, spawned_by TEXT) STRICT;`);
+    const insert = d.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, 1, ?, ?, ?)");
+    d.exec("BEGIN");
+    for (let t = 0; t < 300; t++) {
+      // (ids whose order as SQLite sorts them is not the order they were made in)
+      const id = `${(t * 7919) % 300}`.padStart(3, "0") + "-session";
+      ids.push(id);
+      const rows = t === 5 ? 3 : Math.floor(r() ** 3 * 400);
+      const lines: Buffer[] = [];
+      for (let seq = 0; seq < rows; seq++) {
+        const size = t === 5 ? 3_500_000 : r() < 0.1 ? 1500 + Math.floor(r() * 20000) : Math.floor(r() * 600);
+        const line = Buffer.from(JSON.stringify({ type: "message", id: `${t}-${seq}`, text: "abcdefgh".repeat(size / 8 + 1).slice(0, size) }));
+        lines.push(line, Buffer.from("\n"));
+        const form = line.length < 1024 ? "json" : (["one frame", "one frame", "no declared length", "two frames"] as const)[Math.floor(r() * 4)]!;
+        if (form === "json") insert.run(id, seq, line.toString(), null, null, null);
+        else {
+          const half = Math.floor(line.length / 2);
+          const packed =
+            form === "one frame"
+              ? zstdCompressSync(line)
+              : form === "no declared length"
+                ? zstdCompressSync(line, { params: { [constants.ZSTD_c_contentSizeFlag]: 0 } })
+                : Buffer.concat([zstdCompressSync(line.subarray(0, half)), zstdCompressSync(line.subarray(half))]);
+          insert.run(id, seq, null, packed, line.length, "{}");
+        }
+      }
+      if (rows > 0) expected.set(id, Buffer.concat(lines));
+    }
+    d.exec("COMMIT");
+    d.close();
+  }
+  const live = [...expected.keys()];
+  const read = (id: string, chunk = 65536): Buffer => {
+    const source = openSource(`${db}#${id}`);
+    const parts: Buffer[] = [];
+    for (let at = 0; at < source.size; ) {
+      const b = Buffer.alloc(chunk);
+      const n = source.readInto(b, at);
+      if (n === 0) break;
+      parts.push(b.subarray(0, n));
+      at += n;
+    }
+    source.close();
+    return Buffer.concat(parts);
+  };
+
+  it("has what it is for: transcripts past a batch's bytes and rows, and each form of compressed row", () => {
+    expect(Math.max(...[...expected.values()].map((b) => b.length))).toBeGreaterThan(8 * 1024 * 1024);
+    expect(live.filter((id) => expected.get(id)!.toString().split("\n").length > 129).length).toBeGreaterThan(5);
+  });
+
+  it("every transcript reads as its rows, in the order they are listed, backwards and shuffled", () => {
+    const listed = databaseTranscripts(db).map((p) => p.slice(p.indexOf("#") + 1));
+    expect(new Set(listed)).toEqual(new Set(live));
+    const shuffled = live.slice().sort(() => r() - 0.5);
+    for (const order of [listed, listed.slice().reverse(), shuffled]) {
+      for (const id of order) expect(Buffer.compare(read(id), expected.get(id)!), id).toBe(0);
+    }
+  });
+
+  it("several transcripts read a little at a time, in turn, each read is its rows", () => {
+    const sources = live.slice(0, 40).map((id) => ({ id, source: openSource(`${db}#${id}`), at: 0, parts: [] as Buffer[] }));
+    for (let open = sources; open.length > 0; open = open.filter((s) => s.at < s.source.size)) {
+      for (const s of open) {
+        const b = s.source.read(s.at, 1 + Math.floor(r() * 3000));
+        s.parts.push(b);
+        s.at += b.length;
+      }
+    }
+    for (const s of sources) expect(Buffer.compare(Buffer.concat(s.parts), expected.get(s.id)!), s.id).toBe(0);
+  });
+});
+
+describe("damage and a gateway's writes, with batches", () => {
+  const make = (): { db: string; ids: string[] } => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-batch-damage-"));
+    const db = join(dir, "agents/main/agent/openclaw-agent.sqlite");
+    mkdirSync(dirname(db), { recursive: true });
+    const d = new DatabaseSync(db);
+    d.exec(`PRAGMA journal_mode = WAL;
+      CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq)) STRICT;
+      CREATE TABLE session_windows (session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT, channel TEXT, chat_type TEXT, spawned_by TEXT, display_name TEXT) STRICT;
+      CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, label TEXT, display_name TEXT, spawned_by TEXT) STRICT;`);
+    const ids = ["a", "b", "c"];
+    const insert = d.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, 1, ?, ?, '{}')");
+    for (const id of ids) {
+      for (let seq = 0; seq < 4; seq++) {
+        const line = Buffer.from(JSON.stringify({ type: "message", id: `${id}${seq}`, text: "z".repeat(2000) }));
+        // b's third row records a length its frame does not hold; every other row is whole
+        insert.run(id, seq, null, zstdCompressSync(line), id === "b" && seq === 2 ? line.length + 1 : line.length);
+      }
+    }
+    d.close();
+    return { db, ids };
+  };
+
+  it("a damaged row fails its own transcript, naming it and the row; the transcripts around it read whole", () => {
+    const { db } = make();
+    const text = (id: string) => {
+      const s = openSource(`${db}#${id}`);
+      return s.read(0, s.size).toString();
+    };
+    expect(text("a").split("\n")).toHaveLength(5);
+    const held = Buffer.byteLength(JSON.stringify({ type: "message", id: "b2", text: "z".repeat(2000) }));
+    expect(() => text("b")).toThrow(`${db}#b: row 2 of transcript_events holds ${held} bytes where event_utf8_bytes says ${held + 1}; the database is damaged there`);
+    expect(text("c").split("\n")).toHaveLength(5);
+  });
+
+  it("what a gateway commits while a read goes on is not in it: each transcript reads as the database was when it was opened", () => {
+    const { db } = make();
+    const writer = new DatabaseSync(db);
+    // (the damaged row is mended first: this is about what is read, not what is wrong)
+    writer.exec("UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes - 1 WHERE session_id = 'b' AND seq = 2");
+    const rowsNow = (id: string) => Buffer.concat(writer.prepare("SELECT event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq").all(id).flatMap((row) => [zstdDecompressSync(row.event_zstd as Uint8Array), Buffer.from("\n")]));
+    const before = { a: rowsNow("a"), c: rowsNow("c") };
+    const a = openSource(`${db}#a`);
+    // a gateway rewrites a row of each and appends one (a repair of its own), after the reader opened the database
+    for (const id of ["a", "c"]) {
+      writer.prepare("UPDATE transcript_events SET event_json = ?, event_zstd = NULL, event_utf8_bytes = NULL WHERE session_id = ? AND seq = 1").run(JSON.stringify({ type: "custom", id: "rewritten" }), id);
+      writer.prepare("INSERT INTO transcript_events VALUES (?, 4, ?, 2, NULL, NULL, NULL)").run(id, JSON.stringify({ type: "custom", id: "appended" }));
+    }
+    expect(Buffer.compare(a.read(0, a.size + 100), before.a)).toBe(0);
+    const c = openSource(`${db}#c`);
+    expect(Buffer.compare(c.read(0, c.size + 100), before.c)).toBe(0);
+    writer.close();
   });
 });

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { decompressZstd } from "./zstd.js";
+import { decompressZstd, decompressZstdEach } from "./zstd.js";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { BufferSource, type ByteSource } from "../../format/read/source.js";
 
@@ -109,6 +109,14 @@ class AgentDatabase {
   readonly colds = new Map<string, Cold>();
   private readonly windows = new Map<string, WindowFacts>();
   private readonly lengths: StatementSync;
+  /** The rows' query (`ROWS`) and the next rows' lengths (`NEXT_LENGTHS`), prepared when a transcript is first read. */
+  private rows: StatementSync | undefined;
+  private nextLengths: StatementSync | undefined;
+  /** The batch of rows read last (`lines`). */
+  private batch: Batch | undefined;
+  /** The transcripts with rows, in the rows' order (SQLite's order of their ids), and where each stands in it. */
+  private readonly order: string[] = [];
+  private readonly position = new Map<string, number>();
   private readonly archiveBlob: StatementSync | undefined;
   private readonly coldBlob: StatementSync | undefined;
 
@@ -120,6 +128,8 @@ class AgentDatabase {
   ) {
     for (const r of db.prepare("SELECT session_id AS id, count(*) AS n, sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) + 1) AS bytes, max(created_at) AS t FROM transcript_events GROUP BY session_id ORDER BY session_id").all()) {
       this.summaries.set(String(r.id), { rows: Number(r.n), bytes: Number(r.bytes ?? 0), lastCreated: Number(r.t ?? 0) });
+      this.position.set(String(r.id), this.order.length);
+      this.order.push(String(r.id));
     }
     const nodes = new Map<string, { key: string; label: string | null; spawnedBy: string | null }[]>();
     for (const r of db.prepare("SELECT session_key, current_session_id, label, display_name, spawned_by FROM session_nodes").all()) {
@@ -180,28 +190,114 @@ class AgentDatabase {
 
   /**
    * The rows from `fromSeq` on, decoded: each line's bytes (without its newline), read as they are
-   * asked for. Each cursor has its statement (two cursors on one would reset each other).
+   * asked for. Rows are read in batches (`fetch`) that run on from one transcript into the next ones
+   * in the rows' own order, which is the order the transcripts are listed and read in: a store's
+   * small transcripts cost a query and a zstd call a batch, not a transcript and a row
+   * (BENCHMARKS.md, "the SQLite era's rows"). A batch is kept until another is read, so the next
+   * transcript takes its rows from it; several cursors may read at once, each from its own batch.
    */
   *lines(id: string, fromSeq: number): Generator<Buffer> {
-    const rows = this.db.prepare(ROWS);
-    // (rows as arrays, not objects with named keys: a third less of reading a store's many rows)
-    rows.setReturnArrays(true);
-    for (const r of rows.iterate(id, fromSeq) as Iterable<unknown[]>) {
-      const [seq, json, zstd, len] = r as [number, Uint8Array | null, Uint8Array | null, number | null];
-      if (json !== null) {
-        yield asBuffer(json);
-        continue;
+    let seq = fromSeq;
+    for (;;) {
+      let batch = this.batch;
+      let at = batch ? startIn(batch, id, seq) : -1;
+      if (at < 0) {
+        batch = this.batch = this.fetch(id, seq);
+        at = startIn(batch, id, seq);
+        if (at < 0) return;
       }
-      if (zstd === null) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds neither event_json nor event_zstd; the database is damaged there`);
-      let line: Buffer;
-      try {
-        line = decompressZstd(asBuffer(zstd));
-      } catch (error) {
-        throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events does not decompress (${(error as Error).message}); the database is damaged there`);
+      for (; at < batch!.ids.length; at++) {
+        if (batch!.ids[at] !== id) return;
+        const line = batch!.lines[at]!;
+        if (line instanceof Error) throw line;
+        yield line;
+        seq = batch!.seqs[at]! + 1;
       }
-      if (line.length !== Number(len)) throw new Error(`${refPath(this.path, id)}: row ${seq} of transcript_events holds ${line.length} bytes where event_utf8_bytes says ${Number(len)}; the database is damaged there`);
-      yield line;
+      if (!batch!.full) return;
     }
+  }
+
+  /**
+   * The rows from `(id, seq)` on, in the order of the table's key, decoded. From a transcript's
+   * start, as many rows as its and the next transcripts' summaries say fit in `BATCH_BYTES` (at most
+   * `ROWS_AT_ONCE`); inside one, or for one larger than that, as many of its own rows as their
+   * lengths say fit. Memory stays bounded as a file's reading is.
+   */
+  private fetch(id: string, seq: number): Batch {
+    if (!this.rows) {
+      this.rows = this.db.prepare(ROWS);
+      // (rows as arrays, not objects with named keys: a third less of reading a store's many rows)
+      this.rows.setReturnArrays(true);
+    }
+    const n = (seq === Number.MIN_SAFE_INTEGER ? this.rowsAhead(id) : undefined) ?? this.rowsWithin(id, seq);
+    const rows = this.rows.all(id, seq, n) as unknown as Row[];
+    return { from: { id, seq }, ids: rows.map((r) => r[0]), seqs: rows.map((r) => Number(r[1])), lines: this.decode(rows), full: rows.length === n };
+  }
+
+  /** The rows of `id` and of the transcripts after it that fit in a batch, by their summaries; undefined when `id` alone is larger. */
+  private rowsAhead(id: string): number | undefined {
+    const k = this.position.get(id);
+    if (k === undefined) return undefined;
+    let rows = 0;
+    let bytes = 0;
+    for (let i = k; i < this.order.length && rows < ROWS_AT_ONCE; i++) {
+      const s = this.summaries.get(this.order[i]!)!;
+      if (bytes + s.bytes > BATCH_BYTES) break;
+      rows += s.rows;
+      bytes += s.bytes;
+    }
+    return rows === 0 ? undefined : Math.min(rows, ROWS_AT_ONCE);
+  }
+
+  /** How many of `id`'s rows from `seq` on fit in `BATCH_BYTES`: at least one (a line is read whole), at most `ROWS_AT_ONCE`. */
+  private rowsWithin(id: string, seq: number): number {
+    if (!this.nextLengths) {
+      this.nextLengths = this.db.prepare(NEXT_LENGTHS);
+      this.nextLengths.setReturnArrays(true);
+    }
+    let n = 0;
+    let bytes = 0;
+    for (const [, len] of this.nextLengths.all(id, seq, ROWS_AT_ONCE) as unknown as Array<[number, number]>) {
+      bytes += Number(len) + 1;
+      if (n > 0 && bytes > BATCH_BYTES) break;
+      n++;
+    }
+    return Math.max(n, 1);
+  }
+
+  /**
+   * A batch's lines: `event_json` as it is, `event_zstd` decompressed (together where zstd allows)
+   * and held to `event_utf8_bytes`. A damaged row is its error, thrown to the reader of its own
+   * transcript when it gets there, not to the reader whose batch ran into it.
+   */
+  private decode(rows: Row[]): Array<Buffer | Error> {
+    const lines: Array<Buffer | Error> = new Array(rows.length);
+    const packed: number[] = [];
+    const damaged = (i: number, why: string) => new Error(`${refPath(this.path, rows[i]![0])}: row ${rows[i]![1]} of transcript_events ${why}; the database is damaged there`);
+    for (let i = 0; i < rows.length; i++) {
+      const [, , json, zstd] = rows[i]!;
+      if (json !== null) lines[i] = asBuffer(json);
+      else if (zstd === null) lines[i] = damaged(i, "holds neither event_json nor event_zstd");
+      else packed.push(i);
+    }
+    if (packed.length === 0) return lines;
+    const decoded = decompressZstdEach(
+      packed.map((i) => asBuffer(rows[i]![3]!)),
+      packed.map((i) => Number(rows[i]![4])),
+      (k, decompress) => {
+        const i = packed[k]!;
+        let line: Buffer;
+        try {
+          line = decompress();
+        } catch (error) {
+          return damaged(i, `does not decompress (${(error as Error).message})`);
+        }
+        const len = Number(rows[i]![4]);
+        return line.length === len ? line : damaged(i, `holds ${line.length} bytes where event_utf8_bytes says ${len}`);
+      },
+    );
+    packed.forEach((i, k) => (lines[i] = decoded[k]!));
+    return lines;
   }
 
   /** An archive kept in the database: its text. */
@@ -260,7 +356,44 @@ class AgentDatabase {
 }
 
 /** A transcript's rows from a seq on: the line as bytes (a TEXT cast to BLOB is its UTF-8, unchanged), or compressed. */
-const ROWS = "SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq";
+const ROWS = "SELECT session_id, seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE (session_id, seq) >= (?, ?) ORDER BY session_id, seq LIMIT ?";
+
+/** A row of `ROWS`: its session, seq, the line or null, the compressed line or null, the line's length when compressed. */
+type Row = [string, number, Uint8Array | null, Uint8Array | null, number | null];
+
+/** Rows read in one query (`ROWS`), from `from` on in the table's key order: their sessions, seqs and lines (a damaged row's error). */
+interface Batch {
+  from: { id: string; seq: number };
+  ids: string[];
+  seqs: number[];
+  lines: Array<Buffer | Error>;
+  /** As many rows as were asked for: more may follow. */
+  full: boolean;
+}
+
+/**
+ * Where `batch` holds the rows of `id` from `seq` on: the index of the first (or of the row after
+ * them, or the batch's end when it ends first and nothing can follow), or -1 when it cannot say (it
+ * holds none of `id`'s rows, or may have started after some of them: another batch is read).
+ */
+function startIn(batch: Batch, id: string, seq: number): number {
+  const first = batch.ids.indexOf(id);
+  if (first < 0) return -1;
+  // (rows of id at the batch's start may follow rows of id it started after, unless it started at or before seq)
+  if (first === 0 && batch.from.id === id && batch.from.seq > seq) return -1;
+  let at = first;
+  while (at < batch.ids.length && batch.ids[at] === id && batch.seqs[at]! < seq) at++;
+  return at === batch.ids.length && batch.full ? -1 : at;
+}
+
+/** The lengths of a transcript's rows from a seq on, as many as a batch may hold. */
+const NEXT_LENGTHS = "SELECT seq, coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
+
+/** Rows a query reads at most: a call or two for most transcripts. */
+const ROWS_AT_ONCE = 128;
+
+/** The bytes a batch of a large transcript's rows holds at most (or one row, when a line is larger): memory stays bounded as a file's reading is. */
+const BATCH_BYTES = 8 * 1024 * 1024;
 
 /** A blob's bytes as a Buffer, not copied. */
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
@@ -340,6 +473,9 @@ function openDatabase(path: string): AgentDatabase {
   }
   const db = new DatabaseSync(url, { readOnly: true, timeout: BUSY_MS });
   try {
+    // one read transaction for the process: every query sees the database as it was at the first
+    // (a transcript's size and its rows, read in batches, agree), while a gateway goes on writing
+    db.exec("BEGIN");
     const missing: string[] = [];
     for (const [table, columns] of Object.entries(NEEDED)) {
       const have = new Set(db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all().map((r) => String(r.name)));

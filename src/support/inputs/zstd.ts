@@ -1,4 +1,4 @@
-import { zstdDecompressSync } from "node:zlib";
+import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
 
 /**
  * zstd data decompressed whole, or an error when it is cut short or damaged. Node 22's
@@ -6,17 +6,66 @@ import { zstdDecompressSync } from "node:zlib";
  * throws), so the frames are walked first: each must reach its last block (and its checksum).
  */
 export function decompressZstd(bytes: Buffer): Buffer {
-  const frames: Array<[number, number]> = [];
+  const frames: Frame[] = [];
   const cut = incompleteAt(bytes, frames);
   if (cut !== undefined) throw new Error(`the data ends inside a zstd frame (byte ${cut} of ${bytes.length})`);
   // (frame by frame: Node 22 decompresses only the first of several)
-  return frames.length === 1 ? zstdDecompressSync(bytes) : Buffer.concat(frames.map(([a, b]) => zstdDecompressSync(bytes.subarray(a, b))));
+  return frames.length === 1 ? zstdDecompressSync(bytes) : Buffer.concat(frames.map(({ start, end }) => zstdDecompressSync(bytes.subarray(start, end))));
+}
+
+/**
+ * Several zstd blobs, each of which must decompress to the length given for it (OpenClaw's
+ * compressed rows record it), decompressed in one call where they can be: a call costs some tens
+ * of microseconds of its own, more than a row's bytes (BENCHMARKS.md, "the SQLite era's rows").
+ * One call is exact when every blob is one whole frame whose header declares that length: zstd
+ * refuses a frame that decodes to another length than its header declares, so the output splits at
+ * the declared lengths. Otherwise (several frames in a blob, no declared length, a Node that
+ * decompresses only the first of concatenated frames), or when the one call fails, each blob is
+ * decompressed on its own and `onEach` decides what its result means; the error names a blob.
+ */
+export function decompressZstdEach<T>(blobs: readonly Buffer[], lengths: readonly number[], onEach: (index: number, decompress: () => Buffer) => T): Array<Buffer | T> {
+  if (blobs.length > 1 && concatenatedFramesRead() && blobs.every((b, i) => declaredLength(b) === lengths[i])) {
+    let whole: Buffer | undefined;
+    try {
+      whole = zstdDecompressSync(Buffer.concat(blobs));
+    } catch {
+      // one blob is damaged: each on its own says which
+    }
+    if (whole && whole.length === lengths.reduce((a, b) => a + b, 0)) {
+      const out: Array<Buffer | T> = [];
+      let at = 0;
+      for (const n of lengths) out.push(whole.subarray(at, (at += n)));
+      return out;
+    }
+  }
+  return blobs.map((b, i) => onEach(i, () => decompressZstd(b)));
+}
+
+/** Whether this Node's `zstdDecompressSync` reads every frame of concatenated ones (24 does; 22 stops after the first). */
+let concatenated: boolean | undefined;
+function concatenatedFramesRead(): boolean {
+  concatenated ??= zstdDecompressSync(Buffer.concat([zstdCompressSync("a"), zstdCompressSync("b")])).toString("latin1") === "ab";
+  return concatenated;
+}
+
+/** The length a blob's one whole frame declares it decompresses to, or undefined (no such field, or not exactly one frame). */
+function declaredLength(bytes: Buffer): number | undefined {
+  const frames: Frame[] = [];
+  if (incompleteAt(bytes, frames) !== undefined || frames.length !== 1 || frames[0]!.start !== 0 || frames[0]!.end !== bytes.length) return undefined;
+  return frames[0]!.contentSize;
 }
 
 const MAGIC = 0xfd2fb528;
 
+interface Frame {
+  start: number;
+  end: number;
+  /** Frame_Content_Size, where the header gives it. */
+  contentSize: number | undefined;
+}
+
 /** Where the frames stop making sense, or undefined when every frame is whole; `frames` hears each data frame's bounds. */
-function incompleteAt(b: Buffer, frames: Array<[number, number]>): number | undefined {
+function incompleteAt(b: Buffer, frames: Frame[]): number | undefined {
   let at = 0;
   if (b.length === 0) return 0;
   while (at < b.length) {
@@ -38,7 +87,10 @@ function incompleteAt(b: Buffer, frames: Array<[number, number]>): number | unde
     const checksum = (fhd >> 2) & 1;
     const dictSize = [0, 1, 2, 4][fhd & 3]!;
     const fcsSize = [single ? 1 : 0, 2, 4, 8][fhd >> 6]!;
-    at += 1 + (single ? 0 : 1) + dictSize + fcsSize;
+    const fcsAt = at + 1 + (single ? 0 : 1) + dictSize;
+    at = fcsAt + fcsSize;
+    if (at > b.length) return b.length;
+    const contentSize = fcsSize === 0 ? undefined : fcsSize === 1 ? b[fcsAt]! : fcsSize === 2 ? b.readUInt16LE(fcsAt) + 256 : fcsSize === 4 ? b.readUInt32LE(fcsAt) : Number(b.readBigUInt64LE(fcsAt));
     for (;;) {
       if (at + 3 > b.length) return Math.min(at, b.length);
       const h = b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16);
@@ -52,7 +104,7 @@ function incompleteAt(b: Buffer, frames: Array<[number, number]>): number | unde
       at += 4;
       if (at > b.length) return b.length;
     }
-    frames.push([start, at]);
+    frames.push({ start, end: at, contentSize });
   }
   return undefined;
 }
