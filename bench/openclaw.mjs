@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { zstdCompressSync } from "node:zlib";
+import { constants, zstdCompressSync } from "node:zlib";
 import { rng } from "./generate.mjs";
 import { warmCache } from "./measure.mjs";
 
@@ -67,11 +67,12 @@ export function generateOpenclawStore({ dir, count, seed }) {
 /**
  * The SQLite era of a JSONL-era store, laid out as OpenClaw 2026.9.6's importer leaves one (the
  * shared stores in ../shared/openclaw-stores-sqlite are the model): per agent, the live transcripts
- * as rows of `agent/openclaw-agent.sqlite` (a line over 2 KB zstd-compressed into `event_zstd`, as
- * the importer does), `sessions.json` as `session_nodes` and `session_windows`, the reset archives
- * left in `sessions/` compressed (`.zst`, as 2026.9 writes them), and in
- * `session-sqlite-import-archive/` a copy of each imported transcript and the checkpoints. The
- * tables hold the columns read here (OpenClaw's own have more, and checks this reader does not need).
+ * as rows of `agent/openclaw-agent.sqlite`, each line compressed or not as OpenClaw's own rule
+ * decides (`openclawRow`), `sessions.json` as `session_nodes` and `session_windows`, the reset
+ * archives left in `sessions/` as they were (the importer leaves them; archives OpenClaw makes
+ * afterwards are `.zst`, which the tests read), and in `session-sqlite-import-archive/` a copy of
+ * each imported transcript and the checkpoints. The tables hold the columns read here (OpenClaw's
+ * own have more, and checks this reader does not need).
  */
 export function sqliteEraOf(jsonlRoot, root) {
   const { DatabaseSync } = process.getBuiltinModule("node:sqlite");
@@ -97,7 +98,7 @@ export function sqliteEraOf(jsonlRoot, root) {
       const text = readFileSync(join(from, name));
       if (name === "sessions.json") continue;
       if (/\.jsonl\.reset\./.test(name)) {
-        writeFileSync(join(dir, "sessions", `${name}.zst`), zstdCompressSync(text));
+        writeFileSync(join(dir, "sessions", name), text);
         continue;
       }
       const checkpoint = /^(.+)\.checkpoint\.(.+)\.jsonl$/.exec(name);
@@ -112,15 +113,40 @@ export function sqliteEraOf(jsonlRoot, root) {
       window.run(id, entry.key, entry.updatedAt, entry.updatedAt);
       const lines = text.toString("utf8").split("\n").filter(Boolean);
       lines.forEach((line, seq) => {
-        const bytes = Buffer.byteLength(line);
-        if (bytes > 2048) row.run(id, seq, null, at, zstdCompressSync(Buffer.from(line)), bytes, "{}");
-        else row.run(id, seq, line, at, null, null, null);
+        const { json, zstd, bytes, navigation } = openclawRow(line, seq);
+        row.run(id, seq, json, at, zstd, bytes, navigation);
       });
       writeFileSync(join(dir, "session-sqlite-import-archive", `agent_${entry.key.replace(/:/g, "_")}.${id}.jsonl.imported-${at}`), text);
     }
     db.exec("COMMIT");
     db.close();
   }
+}
+
+/**
+ * A line as OpenClaw 2026.9 stores it (its transcript payload rule, read in its own package): as
+ * text, its UTF-8 length beside it, unless it is 1 KB or more, not the header, holds no `\u` and
+ * no NUL, and zstd at level 1 with a checksum, with the navigation JSON OpenClaw keeps beside a
+ * compressed row, saves at least a tenth (and 64 bytes). The navigation JSON here is its shape: the
+ * entry's ids, time and type, and the message without its content.
+ */
+function openclawRow(line, seq) {
+  const bytes = Buffer.byteLength(line);
+  const plain = { json: line, zstd: null, bytes, navigation: null };
+  if (seq === 0 || bytes < 1024 || bytes > 4_194_304 || line.includes("\\u") || line.includes("\0")) return plain;
+  const zstd = zstdCompressSync(Buffer.from(line), { params: { [constants.ZSTD_c_compressionLevel]: 1, [constants.ZSTD_c_checksumFlag]: 1 } });
+  let navigation;
+  try {
+    const e = JSON.parse(line);
+    const entry = { type: e.type, id: e.id, parentId: e.parentId ?? null, timestamp: e.timestamp };
+    const { content: _content, ...message } = e.message ?? {};
+    const skeleton = { ...entry, ...(e.message ? { message: { role: e.message.role } } : {}) };
+    navigation = JSON.stringify({ version: 1, report: { kind: "canonical", hasParentId: e.parentId != null, entry }, navigation: skeleton, reset: skeleton, model: { ...entry, ...(e.message ? { message: { ...message, content: [] } } : {}) }, modelBytes: bytes, modelWithoutCheckpointBytes: bytes, withoutCustomDataBytes: bytes });
+  } catch {
+    return plain;
+  }
+  const most = bytes - Math.max(64, Math.ceil(bytes / 10));
+  return zstd.length + Buffer.byteLength(navigation) > most ? plain : { json: null, zstd, bytes, navigation };
 }
 
 function rustCcusage() {
@@ -222,10 +248,31 @@ export function openclawReport({ dataDir, sessions, runs }) {
   return { text: text + "\n", failures };
 }
 
+/** How many of a SQLite-era store's rows are compressed, and how much of the lines' bytes they hold. */
+function compressedShare(root) {
+  const { DatabaseSync } = process.getBuiltinModule("node:sqlite");
+  let rows = 0;
+  let packed = 0;
+  let bytes = 0;
+  let packedBytes = 0;
+  for (const agent of readdirSync(join(root, "agents"))) {
+    const db = new DatabaseSync(`file:${join(root, "agents", agent, "agent", "openclaw-agent.sqlite")}?immutable=1`, { readOnly: true });
+    const r = db.prepare("SELECT count(*) AS n, sum(event_json IS NULL) AS z, sum(event_utf8_bytes) AS b, sum(CASE WHEN event_json IS NULL THEN event_utf8_bytes ELSE 0 END) AS zb FROM transcript_events").get();
+    db.close();
+    rows += Number(r.n);
+    packed += Number(r.z);
+    bytes += Number(r.b);
+    packedBytes += Number(r.zb);
+  }
+  return `${packed.toLocaleString("en-US")} of ${rows.toLocaleString("en-US")} rows compressed, ${Math.round((100 * packedBytes) / bytes)} % of the lines' bytes`;
+}
+
 /** The same store in OpenClaw's SQLite era: `usage` and `ls` per transcript, against the JSONL era's figures. */
 function erasReport({ root, bin, runs, cold, warm, lsWarm, best }) {
-  const sqliteRoot = `${root}-sqlite`;
+  // (v2: rows compressed by OpenClaw's rule, archives as the importer leaves them: a store an older benchmark made is not reused)
+  const sqliteRoot = `${root}-sqlite.v2`;
   if (!existsSync(sqliteRoot)) sqliteEraOf(root, sqliteRoot);
+  const compressed = compressedShare(sqliteRoot);
   const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-openclaw-sqlite-"));
   const files = readdirSync(sqliteRoot, { recursive: true }).map(String).map((f) => join(sqliteRoot, f)).filter((f) => statSync(f).isFile());
   let sqlCold;
@@ -251,7 +298,7 @@ function erasReport({ root, bin, runs, cold, warm, lsWarm, best }) {
   let failures = sqlCold.error || sqlWarm.error ? 1 : 0;
   if (!sameTotals) failures++;
   const per = (ms, n) => (ms === undefined || !n ? "-" : ((ms * 1000) / n).toFixed(0));
-  let text = `\nThe same store in OpenClaw's SQLite era (its live transcripts as rows of one database per agent, a line over 2 KB zstd-compressed; archives \`.zst\`; the importer's copy of each transcript it imported, and the checkpoints, in its folder): ${nSqlite} transcripts listed, where the JSONL era lists ${nJsonl}. usage totals ${sameTotals ? "equal to the JSONL era's" : "DIFFER from the JSONL era's"}. A copy is read (it may hold entries the database lacks, which were paid for), so a whole run reads each session twice.\n\n`;
+  let text = `\nThe same store in OpenClaw's SQLite era (its live transcripts as rows of one database per agent, each line compressed or not as OpenClaw's rule says (${compressed}); archives as the importer leaves them; the importer's copy of each transcript it imported, and the checkpoints, in its folder): ${nSqlite} transcripts listed, where the JSONL era lists ${nJsonl}. usage totals ${sameTotals ? "equal to the JSONL era's" : "DIFFER from the JSONL era's"}. A copy is read (it may hold entries the database lacks, which were paid for), so a whole run reads each session twice.\n\n`;
   text += "| command | JSONL era ms | SQLite era ms | whole run, SQLite / JSONL | µs a transcript listed, JSONL / SQLite | target |\n| --- | ---: | ---: | ---: | ---: | --- |\n";
   for (const [name, a, b] of [
     ["usage (cold cache)", cold.ms, sqlCold.ms],

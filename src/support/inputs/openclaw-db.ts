@@ -75,6 +75,8 @@ interface Summary {
   /** The lines' bytes, each with its newline. */
   bytes: number;
   lastCreated: number;
+  /** The longest line's bytes: how many rows a batch of the transcript's own may hold. */
+  largestRow: number;
 }
 
 interface Archive {
@@ -109,8 +111,9 @@ class AgentDatabase {
   readonly colds = new Map<string, Cold>();
   private readonly windows = new Map<string, WindowFacts>();
   private readonly lengths: StatementSync;
-  /** The rows' query (`ROWS`) and the next rows' lengths (`NEXT_LENGTHS`), prepared when a transcript is first read. */
-  private rows: StatementSync | undefined;
+  /** The rows' queries (`ROWS_FROM`, `ROWS_OF`) and the next rows' lengths (`NEXT_LENGTHS`), prepared when a transcript is first read. */
+  private rowsFrom: StatementSync | undefined;
+  private rowsOf: StatementSync | undefined;
   private nextLengths: StatementSync | undefined;
   /** The batch of rows read last (`lines`). */
   private batch: Batch | undefined;
@@ -126,10 +129,12 @@ class AgentDatabase {
     readonly schemaVersion: number | null,
     private readonly copy: string | undefined,
   ) {
-    for (const r of db.prepare("SELECT session_id AS id, count(*) AS n, sum(coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) + 1) AS bytes, max(created_at) AS t FROM transcript_events GROUP BY session_id ORDER BY session_id").all()) {
-      this.summaries.set(String(r.id), { rows: Number(r.n), bytes: Number(r.bytes ?? 0), lastCreated: Number(r.t ?? 0) });
-      this.position.set(String(r.id), this.order.length);
-      this.order.push(String(r.id));
+    const summary = db.prepare("SELECT session_id, count(*), sum(coalesce(event_utf8_bytes, octet_length(event_json)) + 1), max(created_at), max(coalesce(event_utf8_bytes, octet_length(event_json))) FROM transcript_events GROUP BY session_id ORDER BY session_id");
+    summary.setReturnArrays(true);
+    for (const [id, rows, bytes, last, largest] of summary.all() as unknown as Array<[string, number, number | null, number | null, number | null]>) {
+      this.summaries.set(id, { rows: Number(rows), bytes: Number(bytes ?? 0), lastCreated: Number(last ?? 0), largestRow: Number(largest ?? 0) });
+      this.position.set(id, this.order.length);
+      this.order.push(id);
     }
     const nodes = new Map<string, { key: string; label: string | null; spawnedBy: string | null }[]>();
     for (const r of db.prepare("SELECT session_key, current_session_id, label, display_name, spawned_by FROM session_nodes").all()) {
@@ -153,7 +158,7 @@ class AgentDatabase {
         reason: str(r.reason),
       });
     }
-    this.lengths = db.prepare("SELECT seq, coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
+    this.lengths = db.prepare("SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
     if (hasTable(db, "session_transcript_archives")) {
       for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
         this.archives.push({ name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
@@ -166,8 +171,8 @@ class AgentDatabase {
         const id = String(r.session_id);
         if (this.summaries.has(id)) continue;
         this.colds.set(id, { sessionId: id, name: String(r.archive_name), storage: String(r.storage), sha256: String(r.archive_sha256), bytes: Number(r.archive_bytes), events: Number(r.event_count), lastSeq: Number(r.last_seq) });
-        // (raw_bytes is the lines joined by newlines; a source's lines each end in one)
-        this.summaries.set(id, { rows: Number(r.event_count), bytes: Number(r.raw_bytes) + 1, lastCreated: Number(r.archived_at) });
+        // (raw_bytes is the lines joined by newlines; a source's lines each end in one; read from its archive, never in batches of rows)
+        this.summaries.set(id, { rows: Number(r.event_count), bytes: Number(r.raw_bytes) + 1, lastCreated: Number(r.archived_at), largestRow: 0 });
       }
       this.coldBlob = db.prepare("SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ?");
     }
@@ -196,57 +201,77 @@ class AgentDatabase {
    * (BENCHMARKS.md, "the SQLite era's rows"). A batch is kept until another is read, so the next
    * transcript takes its rows from it; several cursors may read at once, each from its own batch.
    */
-  *lines(id: string, fromSeq: number): Generator<Buffer> {
+  *lines(id: string, fromSeq: number, row?: { seq: number }): Generator<Buffer> {
     let seq = fromSeq;
+    // (read from its start, how many of its rows are still to come is known: its summary's, less those read)
+    let left = fromSeq === Number.MIN_SAFE_INTEGER ? this.summaries.get(id)?.rows : undefined;
     for (;;) {
       let batch = this.batch;
       let at = batch ? startIn(batch, id, seq) : -1;
       if (at < 0) {
-        batch = this.batch = this.fetch(id, seq);
+        batch = this.batch = this.fetch(id, seq, left);
         at = startIn(batch, id, seq);
         if (at < 0) return;
       }
       for (; at < batch!.ids.length; at++) {
-        if (batch!.ids[at] !== id) return;
+        if (batch!.ids[at] !== id) {
+          batch!.next = at;
+          return;
+        }
         const line = batch!.lines[at]!;
         if (line instanceof Error) throw line;
+        if (row) row.seq = batch!.seqs[at]!;
         yield line;
         seq = batch!.seqs[at]! + 1;
+        if (left !== undefined) left--;
       }
-      if (!batch!.full) return;
+      if (!batch!.full || left === 0) return;
     }
   }
 
   /**
-   * The rows from `(id, seq)` on, in the order of the table's key, decoded. From a transcript's
-   * start, as many rows as its and the next transcripts' summaries say fit in `BATCH_BYTES` (at most
-   * `ROWS_AT_ONCE`); inside one, or for one larger than that, as many of its own rows as their
-   * lengths say fit. Memory stays bounded as a file's reading is.
+   * The rows from `(id, seq)` on, decoded. Read from a transcript's start, as many rows of it and
+   * of the transcripts after it (in the order of the table's key) as the summaries say fit in
+   * `BATCH_BYTES`, at most `ROWS_AT_ONCE`: a store's small transcripts come a batch of several at a
+   * time. Otherwise (a read from inside a transcript, or one larger than a batch) its own rows only,
+   * as many as fit by its longest row, or where those are few, by the rows' lengths. Memory stays
+   * bounded as a file's reading is.
    */
-  private fetch(id: string, seq: number): Batch {
-    if (!this.rows) {
-      this.rows = this.db.prepare(ROWS);
+  private fetch(id: string, seq: number, left: number | undefined): Batch {
+    const ahead = left !== undefined ? this.rowsAhead(id, left) : undefined;
+    const n = ahead ?? this.rowsFitting(id, seq);
+    if (!this.rowsFrom) {
+      this.rowsFrom = this.db.prepare(ROWS_FROM);
+      this.rowsOf = this.db.prepare(ROWS_OF);
       // (rows as arrays, not objects with named keys: a third less of reading a store's many rows)
-      this.rows.setReturnArrays(true);
+      this.rowsFrom.setReturnArrays(true);
+      this.rowsOf.setReturnArrays(true);
     }
-    const n = (seq === Number.MIN_SAFE_INTEGER ? this.rowsAhead(id) : undefined) ?? this.rowsWithin(id, seq);
-    const rows = this.rows.all(id, seq, n) as unknown as Row[];
-    return { from: { id, seq }, ids: rows.map((r) => r[0]), seqs: rows.map((r) => Number(r[1])), lines: this.decode(rows), full: rows.length === n };
+    const rows = (ahead !== undefined ? this.rowsFrom : this.rowsOf!).all(id, seq, n) as unknown as Row[];
+    return { from: { id, seq }, ids: rows.map((r) => r[0]), seqs: rows.map((r) => Number(r[1])), lines: this.decode(rows), full: rows.length === n, next: 0 };
   }
 
-  /** The rows of `id` and of the transcripts after it that fit in a batch, by their summaries; undefined when `id` alone is larger. */
-  private rowsAhead(id: string): number | undefined {
+  /** How many of `id`'s own rows from `seq` on a batch holds: as many as its longest row allows, else as many as the next rows' lengths allow. */
+  private rowsFitting(id: string, seq: number): number {
+    const largest = this.summaries.get(id)?.largestRow;
+    const fit = largest === undefined ? 0 : Math.floor(BATCH_BYTES / (largest + 1));
+    return fit >= ROWS_AT_ONCE ? ROWS_AT_ONCE : fit >= ROWS_AT_LEAST ? fit : this.rowsWithin(id, seq);
+  }
+
+  /** `left` rows of `id` (its bytes at most its summary's) and the rows of the transcripts after it, as many as fit in a batch; undefined when `id` alone may not. */
+  private rowsAhead(id: string, left: number): number | undefined {
     const k = this.position.get(id);
-    if (k === undefined) return undefined;
-    let rows = 0;
-    let bytes = 0;
-    for (let i = k; i < this.order.length && rows < ROWS_AT_ONCE; i++) {
+    if (k === undefined || left <= 0) return undefined;
+    let rows = left;
+    let bytes = this.summaries.get(id)!.bytes;
+    if (bytes > BATCH_BYTES) return undefined;
+    for (let i = k + 1; i < this.order.length && rows < ROWS_AT_ONCE; i++) {
       const s = this.summaries.get(this.order[i]!)!;
       if (bytes + s.bytes > BATCH_BYTES) break;
       rows += s.rows;
       bytes += s.bytes;
     }
-    return rows === 0 ? undefined : Math.min(rows, ROWS_AT_ONCE);
+    return Math.min(rows, ROWS_AT_ONCE);
   }
 
   /** How many of `id`'s rows from `seq` on fit in `BATCH_BYTES`: at least one (a line is read whole), at most `ROWS_AT_ONCE`. */
@@ -355,13 +380,15 @@ class AgentDatabase {
   }
 }
 
-/** A transcript's rows from a seq on: the line as bytes (a TEXT cast to BLOB is its UTF-8, unchanged), or compressed. */
-const ROWS = "SELECT session_id, seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE (session_id, seq) >= (?, ?) ORDER BY session_id, seq LIMIT ?";
+/** Rows from a key on, across transcripts: the line as bytes (a TEXT cast to BLOB is its UTF-8, unchanged), or compressed. */
+const ROWS_FROM = "SELECT session_id, seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE (session_id, seq) >= (?, ?) ORDER BY session_id, seq LIMIT ?";
+/** A transcript's own rows from a seq on. */
+const ROWS_OF = "SELECT session_id, seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
 
-/** A row of `ROWS`: its session, seq, the line or null, the compressed line or null, the line's length when compressed. */
+/** A row of `ROWS_FROM` and `ROWS_OF`: its session, seq, the line or null, the compressed line or null, the line's length when compressed. */
 type Row = [string, number, Uint8Array | null, Uint8Array | null, number | null];
 
-/** Rows read in one query (`ROWS`), from `from` on in the table's key order: their sessions, seqs and lines (a damaged row's error). */
+/** Rows read in one query (`ROWS_FROM` or `ROWS_OF`), from `from` on in the table's key order: their sessions, seqs and lines (a damaged row's error). */
 interface Batch {
   from: { id: string; seq: number };
   ids: string[];
@@ -369,6 +396,8 @@ interface Batch {
   lines: Array<Buffer | Error>;
   /** As many rows as were asked for: more may follow. */
   full: boolean;
+  /** Where the last transcript read from it ended: where the next one likely starts. */
+  next: number;
 }
 
 /**
@@ -377,7 +406,7 @@ interface Batch {
  * holds none of `id`'s rows, or may have started after some of them: another batch is read).
  */
 function startIn(batch: Batch, id: string, seq: number): number {
-  const first = batch.ids.indexOf(id);
+  const first = batch.ids[batch.next] === id && (batch.next === 0 || batch.ids[batch.next - 1] !== id) ? batch.next : batch.ids.indexOf(id);
   if (first < 0) return -1;
   // (rows of id at the batch's start may follow rows of id it started after, unless it started at or before seq)
   if (first === 0 && batch.from.id === id && batch.from.seq > seq) return -1;
@@ -387,10 +416,13 @@ function startIn(batch: Batch, id: string, seq: number): number {
 }
 
 /** The lengths of a transcript's rows from a seq on, as many as a batch may hold. */
-const NEXT_LENGTHS = "SELECT seq, coalesce(event_utf8_bytes, length(CAST(event_json AS BLOB))) AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
+const NEXT_LENGTHS = "SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
 
 /** Rows a query reads at most: a call or two for most transcripts. */
 const ROWS_AT_ONCE = 128;
+
+/** Below this many rows a batch by the longest row, the rows' lengths are asked for instead (a transcript of a few very long lines among many short ones). */
+const ROWS_AT_LEAST = 16;
 
 /** The bytes a batch of a large transcript's rows holds at most (or one row, when a line is larger): memory stays bounded as a file's reading is. */
 const BATCH_BYTES = 8 * 1024 * 1024;
@@ -601,16 +633,25 @@ class TranscriptSource implements ByteSource {
   private starts: Float64Array | undefined;
   private seqs: number[] | undefined;
   private cursor: Generator<Buffer> | undefined;
+  /** The seq of the row the cursor gave last. */
+  private readonly row = { seq: 0 };
   /** The row the cursor gave last, and the offset its line starts at. */
   private held: { start: number; bytes: Buffer } | undefined;
   /** The offset the cursor's next row starts at. */
   private next = 0;
+  /**
+   * Each row's offset and seq as a read from the start passes them, so that a later read elsewhere
+   * (a command's second pass) needs no query of the rows' lengths; kept for a transcript of at most
+   * `RECORDED_ROWS` rows (a larger one asks, when it is read elsewhere at all).
+   */
+  private recording: { starts: number[]; seqs: number[] } | undefined;
 
   constructor(
     readonly name: string,
     private readonly db: AgentDatabase,
     private readonly id: string,
     size: number,
+    private readonly rows: number,
   ) {
     this.size = size;
   }
@@ -637,18 +678,35 @@ class TranscriptSource implements ByteSource {
     };
     const held = this.held;
     if (!(held && offset >= held.start && offset < held.start + held.bytes.length + 1) && offset !== this.next) this.seek(offset);
-    else if (!this.cursor) this.cursor = this.db.lines(this.id, Number.MIN_SAFE_INTEGER);
+    else if (!this.cursor) {
+      this.cursor = this.db.lines(this.id, Number.MIN_SAFE_INTEGER, this.row);
+      if (!this.starts && this.next === 0 && this.rows <= RECORDED_ROWS) this.recording = { starts: [], seqs: [] };
+    }
     if (this.held && offset >= this.held.start && offset < this.next && !take()) return done;
     for (let r = this.cursor!.next(); !r.done; r = this.cursor!.next()) {
       this.held = { start: this.next, bytes: r.value };
       this.next += r.value.length + 1;
+      if (this.recording) this.record(this.held.start);
       if (!take()) break;
     }
     return done;
   }
 
+  /** A row passed from the start on: its offset and seq; at the end, what a seek needs. */
+  private record(start: number): void {
+    const recording = this.recording!;
+    recording.starts.push(start);
+    recording.seqs.push(this.row.seq);
+    if (this.next < this.size) return;
+    recording.starts.push(this.next);
+    this.starts = Float64Array.from(recording.starts);
+    this.seqs = recording.seqs;
+    this.recording = undefined;
+  }
+
   /** A cursor at the row whose line (or newline) holds byte `offset`. */
   private seek(offset: number): void {
+    this.recording = undefined;
     if (!this.starts) {
       const { seqs, lengths } = this.db.rowLengths(this.id);
       this.seqs = seqs;
@@ -664,7 +722,7 @@ class TranscriptSource implements ByteSource {
       else hi = mid - 1;
     }
     this.cursor?.return(undefined);
-    this.cursor = this.db.lines(this.id, this.seqs![lo]!);
+    this.cursor = this.db.lines(this.id, this.seqs![lo]!, this.row);
     this.held = undefined;
     this.next = starts[lo]!;
   }
@@ -675,8 +733,12 @@ class TranscriptSource implements ByteSource {
     this.cursor = undefined;
     this.held = undefined;
     this.next = 0;
+    this.recording = undefined;
   }
 }
+
+/** Rows a transcript may have for a read from its start to keep where each one is (16 bytes a row). */
+const RECORDED_ROWS = 65536;
 
 /** A transcript in a database, as bytes; throws a `DatabaseError` when it cannot be read or is not there. */
 export function openTranscript(ref: TranscriptRef, name: string): ByteSource {
@@ -684,7 +746,7 @@ export function openTranscript(ref: TranscriptRef, name: string): ByteSource {
   const cold = db.colds.get(ref.name);
   if (cold) return new BufferSource(name, db.coldText(cold));
   const summary = db.summaries.get(ref.name);
-  if (summary) return new TranscriptSource(name, db, ref.name, summary.bytes);
+  if (summary) return new TranscriptSource(name, db, ref.name, summary.bytes, summary.rows);
   const text = db.archiveText(ref.name);
   if (text) return new BufferSource(name, text);
   throw new DatabaseError(`${name}: no transcript ${ref.name} in ${ref.database}; run \`pi-session ls ${dirname(dirname(ref.database))}\` to see its transcripts`);

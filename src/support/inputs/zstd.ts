@@ -27,7 +27,7 @@ export function decompressZstdEach<T>(blobs: readonly Buffer[], lengths: readonl
   if (blobs.length > 1 && concatenatedFramesRead() && blobs.every((b, i) => declaredLength(b) === lengths[i])) {
     let whole: Buffer | undefined;
     try {
-      whole = zstdDecompressSync(Buffer.concat(blobs));
+      whole = zstdDecompressSync(Buffer.concat(blobs), { chunkSize: Math.max(64, lengths.reduce((a, b) => a + b, 0)) });
     } catch {
       // one blob is damaged: each on its own says which
     }
