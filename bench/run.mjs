@@ -22,7 +22,7 @@ import { librariesReport } from "./libraries.mjs";
 import { better, measureAll, runOnce, warmCache } from "./measure.mjs";
 import { complexityReport } from "./complexity.mjs";
 import { storeReport } from "./store.mjs";
-import { openclawReport } from "./openclaw.mjs";
+import { databaseTranscriptReport, openclawReport } from "./openclaw.mjs";
 import { diffReport } from "./diff.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -269,6 +269,17 @@ for (const size of sizes.filter((s) => s > 0)) {
   const { text, failures: f } = diffReport({ file, runs, label: `${shapes.includes("corpus") ? "corpus" : shapes[0]}, branched, ${fmt(statSync(file).size / MB)} MB` });
   console.log(text);
   failures += f;
+}
+
+// The same session as one transcript in OpenClaw's database, against the file.
+if (openclawStore > 0) {
+  for (const size of sizes.filter((s) => s > 0)) {
+    const shape = shapes.includes("corpus") ? "corpus" : shapes[0];
+    const { file } = sessionFile(shape, true, size);
+    const { text, failures: f } = databaseTranscriptReport({ file, runs, label: `${shape}, branched, ${fmt(statSync(file).size / MB)} MB` });
+    console.log(text);
+    failures += f;
+  }
 }
 
 // Start-up: whole processes, median of 15.
