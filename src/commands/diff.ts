@@ -131,24 +131,42 @@ export function renderLeavesDiff(d: LeavesDiff, style: Style, stat: boolean, ful
   if (stat) {
     return out + side("a", d.leafA, d.a) + side("b", d.leafB, d.b) + (d.context ? `the contexts differ: ${diffStat(d.context)}\n` : "the model sees the same on both\n");
   }
-  out += `\n${side("---", d.leafA, d.a)}${stepsText(d.a, style)}\n${side("+++", d.leafB, d.b)}${stepsText(d.b, style)}`;
+  // (one set of columns for both sides, so that their previews line up)
+  const rows = (steps: PathStep[]) => steps.map((s): Piece[] => [[String(s.line), c.dim, "start"], [sanitize(s.id ?? "(no id)"), c.bold], [sanitize(s.kind.replace(/^message\//, ""))]]);
+  const [a, b] = [rows(d.a), rows(d.b)];
+  const widths = columnWidths([...a, ...b]);
+  const stepsText = (pieces: Piece[][], steps: PathStep[]) => (steps.length === 0 ? c.dim("  (none: the leaf is the fork point)\n") : pieces.map((p, k) => withPreview(p, steps[k]!.preview, style, widths)).join(""));
+  out += `\n${side("---", d.leafA, d.a)}${stepsText(a, d.a)}\n${side("+++", d.leafB, d.b)}${stepsText(b, d.b)}`;
   out += d.context ? `\n${c.bold("what the model sees")}\n${renderDiff(d.context, style, full)}` : `\n${c.dim("the model sees the same on both")}\n`;
   return out;
 }
 
-function stepsText(steps: PathStep[], style: Style): string {
-  if (steps.length === 0) return style.c.dim("  (none: the leaf is the fork point)\n");
-  const width = String(steps[steps.length - 1]!.line).length;
-  return steps.map((s) => withPreview([[String(s.line).padStart(width), style.c.dim], [sanitize(s.id ?? "(no id)"), style.c.bold], [sanitize(s.kind.replace(/^message\//, ""))]], s.preview, style)).join("");
+/** A row's piece: its text, how it is painted, and which side it is padded from ("start": right-aligned, as numbers are). */
+type Piece = [string, ((s: string) => string)?, "start"?];
+
+/** The display width of each column over `rows`: what each piece is padded to. */
+function columnWidths(rows: Piece[][]): number[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach(([t], k) => (widths[k] = Math.max(widths[k] ?? 0, displayWidth(t))));
+  return widths;
 }
 
-/** A row: its pieces two spaces apart, then the preview in the room the row leaves on a terminal (piped: 100 columns of it), dim. */
-function withPreview(pieces: Array<[string, ((s: string) => string)?]>, text: string, style: Style): string {
-  const plain = pieces.map(([t]) => t).join("  ");
+/**
+ * A row: its pieces two spaces apart, each padded to its column's width (the last, before the
+ * preview, too, so that the previews of the rows line up), then the preview in the room the row
+ * leaves on a terminal (piped: 100 columns of it), dim.
+ */
+function withPreview(pieces: Piece[], text: string, style: Style, widths: number[]): string {
+  const padded = pieces.map(([t, paint, side], k): [string, ((s: string) => string)?] => {
+    const gap = " ".repeat(Math.max(0, (widths[k] ?? 0) - displayWidth(t)));
+    return [side === "start" ? gap + t : t + gap, paint];
+  });
+  const plain = padded.map(([t]) => t).join("  ");
   const fit = layoutWidth(style);
   const room = fit === undefined ? 100 : fit - displayWidth(plain) - 2;
-  const row = pieces.map(([t, paint]) => (paint ? paint(t) : t)).join("  ");
-  return `${row}${room >= 8 && text ? `  ${style.c.dim(previewIn(text, room, fit))}` : ""}\n`;
+  const row = padded.map(([t, paint]) => (paint ? paint(t) : t)).join("  ");
+  const preview = room >= 8 && text ? `  ${style.c.dim(previewIn(text, room, fit))}` : "";
+  return `${preview ? row : row.trimEnd()}${preview}\n`;
 }
 
 /** "3 lines removed, 5 added" of a unified diff. */
@@ -170,7 +188,9 @@ export function renderSessionsDiff(d: SessionsDiff, style: Style, stat: boolean,
   const fit = layoutWidth(style);
   const named = (mark: string, file: string, paint: (s: string) => string) => wrapSegments([[`${mark} `, paint], [sanitize(file), paint]], fit).map((l) => `${l}\n`).join("");
   let out = `${named("---", d.a, c.red)}${named("+++", d.b, c.green)}${counts}\n`;
-  const row = (mark: string, paint: (s: string) => string, e: SessionsDiff["added"][number]) => withPreview([[`${mark} ${sanitize(e.id ?? "(no id)")}`, paint], [`line ${e.line}`], [sanitize(e.kind)]], e.preview, style);
+  const pieces = (mark: string, paint: (s: string) => string, e: SessionsDiff["added"][number]): Piece[] => [[`${mark} ${sanitize(e.id ?? "(no id)")}`, paint], [`line ${e.line}`], [sanitize(e.kind)]];
+  const widths = columnWidths([...d.removed.map((e) => pieces("-", c.red, e)), ...d.added.map((e) => pieces("+", c.green, e))]);
+  const row = (mark: string, paint: (s: string) => string, e: SessionsDiff["added"][number]) => withPreview(pieces(mark, paint, e), e.preview, style, widths);
   if (d.header.length > 0) out += `${c.yellow("~ header")}  ${sanitize(d.header.join(", "))}\n`;
   for (const e of d.removed) out += row("-", c.red, e);
   for (const e of d.added) out += row("+", c.green, e);

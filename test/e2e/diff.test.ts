@@ -53,6 +53,11 @@ describe("diff FILE LEAF_A LEAF_B", () => {
     const stat = await cliJson(["diff", file, "b0000007", "b000000b", "--stat"]);
     expect(stat.json).toMatchObject({ forkPoint: { id: "b0000002" }, a: 5, b: 4, contextDiffers: true });
     expect((await cli(["diff", file, "b0000007", "b000000b", "--stat"])).stdout).toMatch(/the contexts differ: \d+ lines? removed, \d+ added\n$/);
+    // both sides' rows in one set of columns: every preview starts where the others do, by display width
+    const human = (await cli(["diff", file, "b0000007", "b000000b"])).stdout;
+    const rows = human.split("\n").filter((l) => /^ *\d+  b0000/.test(l));
+    expect(rows).toHaveLength(9);
+    expect(new Set(rows.map((l) => l.replace(/^( *\d+  b[0-9a-f]{7}  \S+ +)\S.*$/, "$1").length)).size).toBe(1);
     const one = await cli(["diff", file]);
     expect([one.exitCode, one.stdout, one.stderr]).toEqual([2, "", "pi-session: `diff` needs two sessions (paths or session ids), or a FILE and two of its entries; e.g. pi-session diff session.jsonl.bak session.jsonl, or pi-session diff session.jsonl LEAF_A LEAF_B\n"]);
     const missing = await cli(["diff", file, "b0000007", "zzzz"]);
@@ -104,7 +109,11 @@ describe("diff A B", () => {
     const human = (await cli(["diff", a, b])).stdout;
     expect(human).toContain("2 entries added, 1 removed, 1 changed\n");
     expect(human).toContain(`~ b0000009  line ${lineIn(a, "b0000009")} → ${lineIn(b, "b0000009")}  message.content\n`);
-    expect(human).toMatch(/\n- b0000007 {2}line \d+ {2}label /);
+    expect(human).toMatch(/\n- b0000007 {2}line \d+ {2,}label {2}/);
+    // each row's preview starts in one column (the rows' line numbers and kinds differ in width)
+    const rows = human.split("\n").filter((l) => /^[+-] [0-9a-f]{8} /.test(l));
+    expect(rows).toHaveLength(3);
+    expect(new Set(rows.map((l) => l.search(/\(cleared|one more|and another/))).size).toBe(1);
     const stat = await cliJson(["diff", a, b, "--stat"]);
     expect(stat.json).toMatchObject({ added: 2, removed: 1, changed: 1, header: false, contextDiffers: true });
   });
