@@ -90,7 +90,8 @@ const wideOption = { type: "boolean", default: false, describe: "on a terminal, 
 
 const COMPLETION_HELP = `pi-session completion
 
-Print a shell completion script (bash/zsh): commands, options, and the ids of the sessions in the session directory and in the OpenClaw stores found.
+Print a shell completion script (bash/zsh): commands, options, and the ids of
+the sessions in the session directory and in the OpenClaw stores found.
 
 Examples:
   # bash, for every new shell

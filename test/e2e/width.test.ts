@@ -142,6 +142,23 @@ describe("output that fits the terminal", () => {
     for (let i = 0; i + 1 < paragraph.length; i++) expect(width(paragraph[i]!) + 1 + width(paragraph[i + 1]!.split(" ")[0]!), paragraph[i]).toBeGreaterThan(80);
   });
 
+  it("every command's --help at 80 columns: no line wider", async () => {
+    for (const command of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export", "slim", "usage", "grep", "cat", "diff", "completion"]) {
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (...args: unknown[]) => printed.push(args.join(" "));
+      let out: string;
+      try {
+        out = (await run([command, "--help"], 80)).out;
+      } finally {
+        console.log = log;
+      }
+      const lines = `${printed.join("\n")}\n${out}`.split("\n");
+      expect(lines.length, command).toBeGreaterThan(5);
+      for (const line of lines) expect(width(line), `${command}: ${line}`).toBeLessThanOrEqual(80);
+    }
+  });
+
   it("a table cuts a file's path from its folders, so that its name reads from the start (the id ls shows)", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "pi-session-width-")), "--home-someone-with-a-long-name-projects-a-project-with-a-long-name--");
     mkdirSync(dir);
