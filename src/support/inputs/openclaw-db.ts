@@ -109,7 +109,7 @@ class AgentDatabase {
   readonly archives: Archive[] = [];
   /** Transcripts in cold storage, by session id (one with rows in `transcript_events` as well is read from those). */
   readonly colds = new Map<string, Cold>();
-  private readonly windows = new Map<string, WindowFacts>();
+  private windows: Map<string, WindowFacts> | undefined;
   private readonly lengths: StatementSync;
   /** The rows' queries (`ROWS_FROM`, `ROWS_OF`) and the next rows' lengths (`NEXT_LENGTHS`), prepared when a transcript is first read. */
   private rowsFrom: StatementSync | undefined;
@@ -136,28 +136,6 @@ class AgentDatabase {
       this.position.set(id, this.order.length);
       this.order.push(id);
     }
-    const nodes = new Map<string, { key: string; label: string | null; spawnedBy: string | null }[]>();
-    for (const r of db.prepare("SELECT session_key, current_session_id, label, display_name, spawned_by FROM session_nodes").all()) {
-      const id = String(r.current_session_id);
-      const list = nodes.get(id) ?? [];
-      list.push({ key: String(r.session_key), label: str(r.label) ?? str(r.display_name), spawnedBy: str(r.spawned_by) });
-      nodes.set(id, list);
-    }
-    for (const r of db.prepare("SELECT session_id, session_key, previous_session_id, reason, channel, chat_type, spawned_by, display_name FROM session_windows").all()) {
-      const id = String(r.session_id);
-      // (several keys name one session: a cron job's and its run's; the window's, else the longest, says the most)
-      const named = (nodes.get(id) ?? []).slice().sort((a, b) => b.key.length - a.key.length);
-      const key = str(r.session_key) ?? named[0]?.key ?? null;
-      this.windows.set(id, {
-        key,
-        label: named.map((n) => n.label).find((l) => l !== null) ?? str(r.display_name),
-        channel: str(r.channel),
-        chatType: str(r.chat_type),
-        spawnedBy: str(r.spawned_by) ?? named.find((n) => n.spawnedBy)?.spawnedBy ?? null,
-        previous: str(r.previous_session_id),
-        reason: str(r.reason),
-      });
-    }
     this.lengths = db.prepare("SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
     if (hasTable(db, "session_transcript_archives")) {
       for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
@@ -178,8 +156,39 @@ class AgentDatabase {
     }
   }
 
+  /** What `session_windows` and `session_nodes` say of each session, read when first asked (`usage` by day never asks). */
+  private windowsRead(): Map<string, WindowFacts> {
+    if (this.windows) return this.windows;
+    const windows = new Map<string, WindowFacts>();
+    const db = this.db;
+    const nodes = new Map<string, { key: string; label: string | null; spawnedBy: string | null }[]>();
+    for (const r of db.prepare("SELECT session_key, current_session_id, label, display_name, spawned_by FROM session_nodes").all()) {
+      const id = String(r.current_session_id);
+      const list = nodes.get(id) ?? [];
+      list.push({ key: String(r.session_key), label: str(r.label) ?? str(r.display_name), spawnedBy: str(r.spawned_by) });
+      nodes.set(id, list);
+    }
+    for (const r of db.prepare("SELECT session_id, session_key, previous_session_id, reason, channel, chat_type, spawned_by, display_name FROM session_windows").all()) {
+      const id = String(r.session_id);
+      // (several keys name one session: a cron job's and its run's; the window's, else the longest, says the most)
+      const named = (nodes.get(id) ?? []).slice().sort((a, b) => b.key.length - a.key.length);
+      const key = str(r.session_key) ?? named[0]?.key ?? null;
+      windows.set(id, {
+        key,
+        label: named.map((n) => n.label).find((l) => l !== null) ?? str(r.display_name),
+        channel: str(r.channel),
+        chatType: str(r.chat_type),
+        spawnedBy: str(r.spawned_by) ?? named.find((n) => n.spawnedBy)?.spawnedBy ?? null,
+        previous: str(r.previous_session_id),
+        reason: str(r.reason),
+      });
+    }
+    this.windows = windows;
+    return windows;
+  }
+
   facts(id: string): WindowFacts | undefined {
-    return this.windows.get(id);
+    return this.windowsRead().get(id);
   }
 
   /** Each row's seq and line length, in `seq` order: what reading at any offset needs (one query). */
@@ -601,15 +610,14 @@ export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "r
 
 /** The live transcripts of a database whose id starts with `prefix`, or whose key is `key`. */
 export function databaseTranscriptsNamed(path: string, query: string): string[] {
-  let db: AgentDatabase;
   try {
-    db = agentDatabase(path);
+    const db = agentDatabase(path);
+    const ids = [...db.summaries.keys()];
+    const hits = query.startsWith("agent:") ? ids.filter((id) => db.facts(id)?.key === query) : ids.filter((id) => id.startsWith(query));
+    return hits.map((id) => refPath(path, id));
   } catch {
     return [];
   }
-  const ids = [...db.summaries.keys()];
-  const hits = query.startsWith("agent:") ? ids.filter((id) => db.facts(id)?.key === query) : ids.filter((id) => id.startsWith(query));
-  return hits.map((id) => refPath(path, id));
 }
 
 /** Every live session id a database holds (completion offers them). */
