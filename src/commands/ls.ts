@@ -189,7 +189,8 @@ export function lsColumns(style: Style): Column[] {
   ];
 }
 
-const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 5, flex: true, min: 12, max: 30 };
+// (kept before the last activity, and cut before its mark: a transcript and its copy differ by "(copy)" alone)
+const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 3.5, flex: true, min: 12, max: 30, keep: "mark" };
 
 /** `main · cron`, `main · direct feishu (reset)`, `main · copy`: what an OpenClaw transcript is; "-" for pi's. */
 function openclawCell(r: SessionRow): string {

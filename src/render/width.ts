@@ -208,12 +208,25 @@ export function displayWidth(text: string): number {
 }
 
 /** `text` cut to at most `columns` display columns between whole graphemes, an ellipsis marking the cut. */
-export function cutToWidth(text: string, columns: number, keep: "start" | "end" | "file" = "start"): string {
+export function cutToWidth(text: string, columns: number, keep: "start" | "end" | "file" | "mark" = "start"): string {
   if (displayWidth(text) <= columns) return text;
   if (columns <= 0) return "";
   if (keep === "file") return cutPath(text, columns);
+  if (keep === "mark") return cutBeforeMark(text, columns);
   const part = within(text, columns - 1, keep);
   return keep === "start" ? part.trimEnd() + "…" : "…" + part.trimStart();
+}
+
+/**
+ * A text that ends in a mark in parentheses (`main · direct feishu (copy)`) cut before the mark,
+ * which stays whole where there is room for it and a character of the rest: it is what tells two
+ * rows that are otherwise alike apart.
+ */
+function cutBeforeMark(text: string, columns: number): string {
+  const mark = / \([^()]*\)$/.exec(text)?.[0];
+  const room = mark === undefined ? -1 : columns - displayWidth(mark);
+  if (room < 2) return cutToWidth(text, columns, "start");
+  return cutToWidth(text.slice(0, text.length - mark!.length), room, "start") + mark!;
 }
 
 /**

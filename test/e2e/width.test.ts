@@ -14,7 +14,7 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
-import { CORPUS, FIXTURES } from "../helpers/paths.js";
+import { CORPUS, FIXTURES, ROOT } from "../helpers/paths.js";
 
 async function run(args: string[], columns: number | undefined): Promise<{ code: number; out: string }> {
   const chunks: Buffer[] = [];
@@ -140,6 +140,21 @@ describe("output that fits the terminal", () => {
     expect(paragraph.join(" ")).toBe("FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.");
     // (a line is only cut short where the next word would not fit)
     for (let i = 0; i + 1 < paragraph.length; i++) expect(width(paragraph[i]!) + 1 + width(paragraph[i + 1]!.split(" ")[0]!), paragraph[i]).toBeGreaterThan(80);
+  });
+
+  it("ls of an OpenClaw store in its SQLite era at 60 and 80 columns: a transcript's copy still says (copy), its archives their mark", async () => {
+    const store = join(mkdtempSync(join(tmpdir(), "pi-session-width-")), "ccccx");
+    cpSync(join(ROOT, "../shared/openclaw-stores-sqlite/ccccx"), store, { recursive: true });
+    const json = JSON.parse((await run(["ls", store, "--json"], undefined)).out) as { sessions: Array<{ copyOf: string | null; archived: string | null }> };
+    const copies = json.sessions.filter((r) => r.copyOf).length;
+    const resets = json.sessions.filter((r) => r.archived === "reset").length;
+    expect(copies).toBeGreaterThan(0);
+    for (const columns of [60, 80]) {
+      const lines = (await run(["ls", store], columns)).out.split("\n");
+      expect(lines.filter((l) => l.includes("(copy)")).length, lines.join("\n")).toBe(copies);
+      expect(lines.filter((l) => l.includes("(reset)")).length).toBe(resets);
+      for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+    }
   });
 
   it("every command's --help at 80 columns: no line wider", async () => {

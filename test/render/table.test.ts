@@ -139,6 +139,18 @@ describe("cutToWidth and wrapSegments", () => {
     expect(cutToWidth("short", 10)).toBe("short");
   });
 
+  it("keeping a mark: the text before a trailing (mark) is cut, the mark stays whole while a character of the rest fits", () => {
+    expect(cutToWidth("main · direct feishu (copy)", 12, "mark")).toBe("main… (copy)");
+    expect(cutToWidth("main · cron (deleted)", 12, "mark")).toBe("m… (deleted)");
+    expect(cutToWidth("代理 · 直接 (copy)", 12, "mark")).toBe("代理… (copy)");
+    expect(cutToWidth("代理 · 直接 (copy)", 11, "mark")).toBe("代… (copy)");
+    expect(cutToWidth("代理 · 直接 (copy)", 10, "mark")).toBe("代… (copy)");
+    // (no room for the mark and a character before it, or no mark: cut as any text)
+    expect(cutToWidth("main · cron (not imported)", 12, "mark")).toBe("main · cron…");
+    expect(cutToWidth("main · direct feishu", 12, "mark")).toBe("main · dire…");
+    expect(cutToWidth("main (reset)", 12, "mark")).toBe("main (reset)");
+  });
+
   it("wraps to the width, later lines indented, long words broken; piped: one line", () => {
     const segments = [["/some/long/path/file.jsonl:12: "], ["error", (s: string) => `<${s}>`], [" code: a message that goes on and on past the edge (and a hint with a-very-long-unbreakable-token-that-exceeds-every-line)"]] as const;
     expect(wrapSegments(segments, undefined)).toHaveLength(1);
