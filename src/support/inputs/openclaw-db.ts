@@ -223,10 +223,7 @@ class AgentDatabase {
         if (at < 0) return;
       }
       for (; at < batch!.ids.length; at++) {
-        if (batch!.ids[at] !== id) {
-          batch!.next = at;
-          return;
-        }
+        if (batch!.ids[at] !== id) return;
         const line = batch!.lines[at]!;
         if (line instanceof Error) throw line;
         if (row) row.seq = batch!.seqs[at]!;
@@ -257,7 +254,10 @@ class AgentDatabase {
       this.rowsOf.setReturnArrays(true);
     }
     const rows = (ahead !== undefined ? this.rowsFrom : this.rowsOf!).all(id, seq, n) as unknown as Row[];
-    return { from: { id, seq }, ids: rows.map((r) => r[0]), seqs: rows.map((r) => Number(r[1])), lines: this.decode(rows), full: rows.length === n, next: 0 };
+    const ids = rows.map((r) => r[0]);
+    const firstOf = new Map<string, number>();
+    ids.forEach((id, k) => (k === 0 || ids[k - 1] !== id) && firstOf.set(id, k));
+    return { from: { id, seq }, ids, firstOf, seqs: rows.map((r) => Number(r[1])), lines: this.decode(rows), full: rows.length === n };
   }
 
   /** How many of `id`'s own rows from `seq` on a batch holds: as many as its longest row allows, else as many as the next rows' lengths allow. */
@@ -405,8 +405,8 @@ interface Batch {
   lines: Array<Buffer | Error>;
   /** As many rows as were asked for: more may follow. */
   full: boolean;
-  /** Where the last transcript read from it ended: where the next one likely starts. */
-  next: number;
+  /** Where each transcript's rows start in it. */
+  firstOf: Map<string, number>;
 }
 
 /**
@@ -415,8 +415,8 @@ interface Batch {
  * holds none of `id`'s rows, or may have started after some of them: another batch is read).
  */
 function startIn(batch: Batch, id: string, seq: number): number {
-  const first = batch.ids[batch.next] === id && (batch.next === 0 || batch.ids[batch.next - 1] !== id) ? batch.next : batch.ids.indexOf(id);
-  if (first < 0) return -1;
+  const first = batch.firstOf.get(id);
+  if (first === undefined) return -1;
   // (rows of id at the batch's start may follow rows of id it started after, unless it started at or before seq)
   if (first === 0 && batch.from.id === id && batch.from.seq > seq) return -1;
   let at = first;
