@@ -15,8 +15,8 @@ export function decompressZstd(bytes: Buffer): Buffer {
 
 /**
  * Several zstd blobs, each of which must decompress to the length given for it (OpenClaw's
- * compressed rows record it), decompressed in one call where they can be: a call costs some tens
- * of microseconds of its own, more than a row's bytes (BENCHMARKS.md, "the SQLite era's rows").
+ * compressed rows record it), decompressed in one call where they can be: a call costs about 15 µs
+ * of its own, as much as decoding a row of several KB (BENCHMARKS.md, "the SQLite era's rows").
  * One call is exact when every blob is one whole frame whose header declares that length: zstd
  * refuses a frame that decodes to another length than its header declares, so the output splits at
  * the declared lengths. Otherwise (several frames in a blob, no declared length, a Node that
