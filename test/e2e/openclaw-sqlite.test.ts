@@ -175,6 +175,37 @@ describe("a live gateway and its archives", () => {
     }
   });
 
+  it("an archive the database keeps and has not published to a file is listed and read from its row, counted once; published, it is the file alone", async () => {
+    const { root } = homeWith("ccccx");
+    const sessions = join(root, "agents/main/sessions");
+    const before = await cliJson(["usage", root, "--json", "--no-cache"]);
+    const plain = readdirSync(sessions).find((n) => n.includes(".jsonl.reset."))!;
+    const text = readFileSync(join(sessions, plain));
+    const name = `${plain}.zst`;
+    // the archive moved into its row of session_transcript_archives, as OpenClaw keeps one it has not published yet
+    rmSync(join(sessions, plain));
+    const blob = zstdCompressSync(text);
+    const writer = new DatabaseSync(dbOf(root));
+    writer.prepare("INSERT INTO session_transcript_archives (session_id, generation, session_key, reason, encoding, archive_blob, archive_sha256, archive_name, created_at, published_at) VALUES (?, 'g1', 'agent:main:main', 'reset', 'zstd', ?, ?, ?, 1, NULL)").run(plain.slice(0, plain.indexOf(".")), blob, createHash("sha256").update(blob).digest("hex"), name);
+    writer.close();
+    const ref = `${dbOf(root)}#${name}`;
+    const listed = await cliJson(["ls", root, "--json", "--no-cache"]);
+    const rows = listed.json.sessions.filter((r: { path: string }) => r.path.includes(plain));
+    expect(rows.map((r: { path: string; archived: string; source: string }) => [r.path, r.archived, r.source])).toEqual([[ref, "reset", "sqlite"]]);
+    const cat = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", ref], { encoding: "buffer", stripFinalNewline: false });
+    expect(Buffer.compare(Buffer.from(cat.stdout), text)).toBe(0);
+    const after = await cliJson(["usage", root, "--json", "--no-cache"]);
+    expect(after.json.total).toEqual(before.json.total);
+    // published: the file is the archive, and the row is not listed beside it
+    writeFileSync(join(sessions, name), blob);
+    const published = new DatabaseSync(dbOf(root));
+    published.prepare("UPDATE session_transcript_archives SET published_at = 2 WHERE archive_name = ?").run(name);
+    published.close();
+    const again = await cliJson(["ls", root, "--json", "--no-cache"]);
+    expect(again.json.sessions.filter((r: { path: string }) => r.path.includes(plain)).map((r: { path: string }) => r.path)).toEqual([join(sessions, name)]);
+    expect((await cliJson(["usage", root, "--json", "--no-cache"])).json.total).toEqual(before.json.total);
+  });
+
   it("a .zst archive (OpenClaw's zstd of the text) reads as the plain one: show, context, usage", async () => {
     const { root } = homeWith("ccccx");
     const sessions = join(root, "agents/main/sessions");

@@ -106,7 +106,8 @@ interface Cold {
 /** A database opened for reading, with what every transcript of it needs. */
 class AgentDatabase {
   readonly summaries = new Map<string, Summary>();
-  readonly archives: Archive[] = [];
+  /** The archives the database keeps (`session_transcript_archives`), by name. */
+  readonly archives = new Map<string, Archive>();
   /** Transcripts in cold storage, by session id (one with rows in `transcript_events` as well is read from those). */
   readonly colds = new Map<string, Cold>();
   private windows: Map<string, WindowFacts> | undefined;
@@ -139,7 +140,7 @@ class AgentDatabase {
     this.lengths = db.prepare("SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
     if (hasTable(db, "session_transcript_archives")) {
       for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
-        this.archives.push({ name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
+        this.archives.set(String(r.archive_name), { name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
       }
       this.archiveBlob = db.prepare("SELECT encoding, archive_blob FROM session_transcript_archives WHERE archive_name = ?");
     }
@@ -560,7 +561,7 @@ export function databaseTranscripts(path: string, archives = true): string[] {
   if (!archives) return live;
   const sessions = sessionsFolderOf(path);
   const files = new Set(safeNames(sessions));
-  const kept = db.archives.filter((a) => !a.published || !files.has(a.name)).map((a) => refPath(path, a.name));
+  const kept = [...db.archives.values()].filter((a) => !a.published || !files.has(a.name)).map((a) => refPath(path, a.name));
   return [...live, ...kept];
 }
 
@@ -578,7 +579,7 @@ export function transcriptStamp(ref: TranscriptRef): { size: number; mtimeMs: nu
     const db = agentDatabase(ref.database);
     const s = db.summaries.get(ref.name);
     if (s) return { size: s.bytes, mtimeMs: s.lastCreated, ino: s.rows };
-    const archive = db.archives.find((a) => a.name === ref.name);
+    const archive = db.archives.get(ref.name);
     return archive ? { size: -1, mtimeMs: statSync(ref.database).mtimeMs, ino: 0 } : undefined;
   } catch {
     return undefined;
@@ -589,7 +590,7 @@ export function transcriptStamp(ref: TranscriptRef): { size: number; mtimeMs: nu
 export function databaseHas(ref: TranscriptRef): boolean {
   try {
     const db = agentDatabase(ref.database);
-    return db.summaries.has(ref.name) || db.archives.some((a) => a.name === ref.name);
+    return db.summaries.has(ref.name) || db.archives.has(ref.name);
   } catch {
     return false;
   }
@@ -599,7 +600,7 @@ export function databaseHas(ref: TranscriptRef): boolean {
 export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "reset" | "deleted" | null; sessionId: string; cold: boolean }) | undefined {
   try {
     const db = agentDatabase(ref.database);
-    const archive = db.archives.find((a) => a.name === ref.name);
+    const archive = db.archives.get(ref.name);
     const id = archive?.sessionId ?? ref.name;
     const w = db.facts(id) ?? { key: null, label: null, channel: null, chatType: null, spawnedBy: null, previous: null, reason: null };
     return { ...w, sessionId: id, archived: archive ? (archive.reason === "deleted" ? "deleted" : "reset") : null, cold: db.colds.has(id) && !archive };
