@@ -116,6 +116,36 @@ describe.each(STORES)("the %s store in OpenClaw's database", (store) => {
     }
   });
 
+  it("every read-only command says of a database transcript what it says of the same lines in a file: tree, path, context --llm, check, export, show, grep", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-sqlite-as-file-"));
+    for (const [id, bytes] of rows) {
+      const ref = `${dbOf(root)}#${id}`;
+      const file = join(dir, `${id}.jsonl`);
+      writeFileSync(file, bytes);
+      const run = async (args: string[], at: string) => {
+        const r = await cli([...args.slice(0, 1), at, ...args.slice(1)], { env: env() });
+        // (the error result pi supplies for an unanswered call is stamped with the time it is made)
+        const stdout = r.stdout.split(at).join("FILE").replace(/("No result provided"\\?"?\}\],\\?"isError\\?":true,\\?"timestamp\\?":)\d+/g, "$1T");
+        return { exitCode: r.exitCode, stdout, stderr: r.stderr.split(at).join("FILE") };
+      };
+      for (const args of [["tree", "--json"], ["path", "--json"], ["path", "--leaves", "--json"], ["context", "--llm", "--json"], ["check", "--json"], ["export", "--format", "json"]]) {
+        expect(await run(args, ref), `${args.join(" ")} ${id}`).toEqual(await run(args, file));
+      }
+      // (what only the database knows is said beside it: the transcript's OpenClaw key and agent, and its label as the title; export jsonl's header is stamped now, as pi's /export stamps it)
+      const withoutStore = (r: { stdout: string }) => r.stdout.split("\n").slice(1).filter((l) => !l.startsWith("- **OpenClaw ")).join("\n");
+      expect(withoutStore(await run(["export"], ref)), `export ${id}`).toBe(withoutStore(await run(["export"], file)));
+      const body = (r: { stdout: string }) => r.stdout.split("\n").slice(1).join("\n");
+      expect(body(await run(["export", "--format", "jsonl"], ref)), `export jsonl ${id}`).toBe(body(await run(["export", "--format", "jsonl"], file)));
+      const shown = async (at: string) => {
+        const { openclaw: _store, ...rest } = JSON.parse((await run(["show", "--json"], at)).stdout);
+        return rest;
+      };
+      expect(await shown(ref), `show ${id}`).toEqual(await shown(file));
+      const grep = async (at: string) => (await run(["grep", "-F", "-i", "the", "--json"], at)).stdout;
+      expect(await grep(ref), `grep ${id}`).toBe(await grep(file));
+    }
+  });
+
   it("usage and grep give what the same store gives in its JSONL era", async () => {
     const totals = (json: { total: unknown; rows: Array<Record<string, unknown>> }) => ({ total: json.total, rows: json.rows });
     const sqlite = await cliJson(["usage", root, "--no-cache"]);
@@ -204,6 +234,32 @@ describe("a live gateway and its archives", () => {
     const again = await cliJson(["ls", root, "--json", "--no-cache"]);
     expect(again.json.sessions.filter((r: { path: string }) => r.path.includes(plain)).map((r: { path: string }) => r.path)).toEqual([join(sessions, name)]);
     expect((await cliJson(["usage", root, "--json", "--no-cache"])).json.total).toEqual(before.json.total);
+  });
+
+  it("a database without a column it reads is one line naming it, in ls too; the rest of the store is read; a search by id says it could not look there", async () => {
+    for (const [version, says] of [
+      [23, "an OpenClaw database of schema version 23, which should hold transcript_events.event_zstd and does not; it may be damaged or changed by hand: OpenClaw's `openclaw doctor` checks it"],
+      [24, "an OpenClaw database of schema version 24, which pi-session does not know (it reads version 23): it lacks transcript_events.event_zstd; `pi-session` may need updating"],
+    ] as const) {
+      const { home, root } = homeWith("ccccx");
+      const writer = new DatabaseSync(dbOf(root));
+      writer.exec("ALTER TABLE transcript_events RENAME COLUMN event_zstd TO event_blob");
+      writer.prepare("UPDATE schema_meta SET schema_version = ?").run(version);
+      writer.close();
+      const line = `pi-session: ${dbOf(root)}: ${says}\n`;
+      const listed = await cliJson(["ls", root, "--json", "--no-cache"]);
+      expect([listed.exitCode, listed.stderr]).toEqual([0, line]);
+      const row = listed.json.sessions.find((r: { path: string }) => r.path === dbOf(root));
+      expect(row).toMatchObject({ status: "unreadable", error: `${dbOf(root)}: ${says}` });
+      // (the importer's copies and the archives in sessions/ are still listed, and read)
+      expect(listed.json.sessions.filter((r: { status: string }) => r.status === "ok").length).toBeGreaterThan(10);
+      const human = await cli(["ls", root, "--no-cache"]);
+      expect([human.exitCode, human.stderr]).toEqual([0, line]);
+      const shown = await cli(["show", "b5b4ed18"], { env: { HOME: home } });
+      expect(shown.exitCode).toBe(2);
+      expect(shown.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+      expect(shown.stderr).toContain(`run \`pi-session ls\` to find sessions; not searched: ${dbOf(root)}: ${says}`);
+    }
   });
 
   it("a .zst archive (OpenClaw's zstd of the text) reads as the plain one: show, context, usage", async () => {
