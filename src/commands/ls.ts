@@ -248,5 +248,7 @@ function withStoreFacts(row: SessionRow): SessionRow {
 
 export async function run(options: LsOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await ls(options, ctx);
+  // (an unreadable row says why on stderr, a line each: a database locked, damaged or of a schema this does not read, a file it may not open)
+  for (const row of result.sessions) if (row.status === "unreadable" && row.error) ctx.warn(sanitize(row.error));
   return { json: result, jsonl: () => result.sessions, human: ctx.json ? "" : renderLs(result, ctx.style), exitCode: ExitCode.Ok };
 }

@@ -526,8 +526,11 @@ function openDatabase(path: string): AgentDatabase {
     }
     const version = hasTable(db, "schema_meta") ? ((db.prepare("SELECT max(schema_version) AS v FROM schema_meta").get()?.v as number | null) ?? null) : null;
     if (missing.length > 0) {
+      const lacks = `${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""}`;
+      // (the version this reads, yet without what it reads: changed by hand or damaged, not newer)
+      if (version !== null && version <= KNOWN_SCHEMA_VERSION) throw new DatabaseError(`${path}: an OpenClaw database of schema version ${version}, which should hold ${lacks} and does not; it may be damaged or changed by hand: OpenClaw's \`openclaw doctor\` checks it`);
       const which = version === null ? "no schema version" : `schema version ${version}`;
-      throw new DatabaseError(`${path}: an OpenClaw database of ${which}, which pi-session does not know (it reads version ${KNOWN_SCHEMA_VERSION}): it lacks ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""}; \`pi-session\` may need updating`);
+      throw new DatabaseError(`${path}: an OpenClaw database of ${which}, which pi-session does not know (it reads version ${KNOWN_SCHEMA_VERSION}): it lacks ${lacks}; \`pi-session\` may need updating`);
     }
     return new AgentDatabase(path, db, version, copy);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { readHead } from "../../format/read/source.js";
 import { homedir } from "node:os";
-import { agentDatabasePath, databaseFacts, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed, DATABASE_NAME, transcriptRef } from "./openclaw-db.js";
+import { agentDatabase, agentDatabasePath, databaseFacts, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed, DATABASE_NAME, transcriptRef } from "./openclaw-db.js";
 import { basename, dirname, join, resolve } from "node:path";
 
 /*
@@ -185,6 +185,18 @@ export function openclawSessionIds(env: NodeJS.ProcessEnv): string[] {
 /** Every `sessions/` folder of the OpenClaw roots found. */
 function sessionDirsOf(env: NodeJS.ProcessEnv): string[] {
   return openclawRoots(env).flatMap((root) => agentDirs(join(root, "agents")).map((a) => join(a, "sessions")));
+}
+
+/** Why each agent database of the OpenClaw roots found cannot be read, a line each: what a search by id or key could not look in. */
+export function unreadableDatabases(env: NodeJS.ProcessEnv): string[] {
+  return databasesOf(env).flatMap((db) => {
+    try {
+      agentDatabase(db);
+      return [];
+    } catch (error) {
+      return [(error as Error).message];
+    }
+  });
 }
 
 /** Every agent database of the OpenClaw roots found. */

@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { CliError, describeFsError } from "../../errors.js";
 import { transcriptRef } from "./openclaw-db.js";
-import { isTrajectory, noStoreMessage, openclawSessionId, openclawTranscripts, openclawTranscriptsNamed, storeRoots, type StoreChoice } from "./openclaw.js";
+import { isTrajectory, noStoreMessage, openclawSessionId, openclawTranscripts, openclawTranscriptsNamed, storeRoots, unreadableDatabases, type StoreChoice } from "./openclaw.js";
 
 /*
  * Where sessions are and which files they are: needed before any session is read (the parser's
@@ -143,7 +143,10 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     throw new CliError(oneId ? `session ${byKey ? "key" : "id"} \`${byKey ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
   const where = env ? `${dir} or an OpenClaw store` : dir;
-  throw new CliError(`${arg}: no such file, and no session ${byKey ? "key" : "id starting with it"} in ${where}; run \`pi-session ls\` to find sessions`);
+  // (a database that could not be read was not searched: said, with why, or the session seems not to be)
+  const unsearched = env ? unreadableDatabases(env) : [];
+  const not = unsearched.length > 0 ? `; not searched: ${unsearched.join("; ")}` : "";
+  throw new CliError(`${arg}: no such file, and no session ${byKey ? "key" : "id starting with it"} in ${where}; run \`pi-session ls\` to find sessions${not}`);
 }
 
 /**

@@ -3,6 +3,7 @@ import { countBySeverity, CURRENT_VERSION, messageGist, messageText, quickFindin
 import { openPath } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
 import type { FileStamp } from "../inputs/stamp.js";
+import { CliError, describeFsError } from "../../errors.js";
 
 export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
 
@@ -27,6 +28,8 @@ export interface SessionRow extends Partial<StoreFacts> {
   version: number | null;
   status: SessionStatus;
   errors: number;
+  /** Why a file is unreadable: one line naming it (never cached: an unreadable file is read again). */
+  error?: string;
 }
 
 /**
@@ -90,8 +93,9 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
     } finally {
       session.close();
     }
-  } catch {
-    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0 };
+  } catch (error) {
+    const why = error instanceof CliError ? error.message : describeFsError(path, error).message;
+    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0, error: why };
   }
 }
 
