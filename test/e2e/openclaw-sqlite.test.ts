@@ -236,6 +236,20 @@ describe("a live gateway and its archives", () => {
     expect((await cliJson(["usage", root, "--json", "--no-cache"])).json.total).toEqual(before.json.total);
   });
 
+  it("ls rows say what session_windows says: the session a reset replaced, who spawned it, its channel; usage --by key lists a sub-agent under its spawner", async () => {
+    const { root } = homeWith("ccccx");
+    const writer = new DatabaseSync(dbOf(root));
+    const child = "4cd0abc6-56b7-41af-ad24-4dfe17acb43c";
+    writer.prepare("UPDATE session_windows SET previous_session_id = ?, spawned_by = 'agent:main:main', channel = 'telegram' WHERE session_id = ?").run("2b3b234e-6291-453f-a086-ca332ab249c4", child);
+    writer.close();
+    const listed = await cliJson(["ls", root, "--json", "--no-cache"]);
+    const row = listed.json.sessions.find((r: { path: string }) => r.path === `${dbOf(root)}#${child}`);
+    expect(row).toMatchObject({ source: "sqlite", replaces: "2b3b234e-6291-453f-a086-ca332ab249c4", spawnedBy: "agent:main:main", channel: "telegram", kind: "direct" });
+    const byKey = await cliJson(["usage", root, "--by", "key", "--json", "--no-cache"]);
+    const spawner = byKey.json.rows.find((r: { key: string }) => r.key === "agent:main:main");
+    expect(spawner.spawned.map((x: { key: string }) => x.key)).toEqual([row.key]);
+  });
+
   it("a database without a column it reads is one line naming it, in ls too; the rest of the store is read; a search by id says it could not look there", async () => {
     for (const [version, says] of [
       [23, "an OpenClaw database of schema version 23, which should hold transcript_events.event_zstd and does not; it may be damaged or changed by hand: OpenClaw's `openclaw doctor` checks it"],
