@@ -332,6 +332,20 @@ describe("a live gateway and its archives", () => {
     expect(own.json.files[0].findings).toEqual([expect.objectContaining({ code: "openclaw-jsonl-has-more", severity: "warning", message: `the live JSONL of this session, ${live}, holds 2 entries this transcript lacks` })]);
   });
 
+  it("usage counts a transcript the importer set aside (its requests were paid for), and the importer's copies once", async () => {
+    const { root } = homeWith("ccccx");
+    const before = (await cliJson(["usage", root, "--json", "--no-cache"])).json.total;
+    const usage = { input: 100, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 110, cost: { input: 0.25, output: 0.5, cacheRead: 0, cacheWrite: 0, total: 0.75 } };
+    const lines = [
+      { type: "session", version: 3, id: "0f0f0f0f-1111-2222-3333-444444444444", timestamp: "2026-03-01T10:00:00.000Z", cwd: "/w" },
+      { type: "message", id: "aa000001", parentId: null, timestamp: "2026-03-01T10:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } },
+      { type: "message", id: "aa000002", parentId: "aa000001", timestamp: "2026-03-01T10:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "hello" }], provider: "anthropic", model: "claude", usage, stopReason: "stop", timestamp: 2 } },
+    ];
+    writeFileSync(join(root, "agents/main/session-sqlite-import-archive", "archive-tier.0f0f0f0f-1111-2222-3333-444444444444.jsonl.imported-1796192004999"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const after = (await cliJson(["usage", root, "--json", "--no-cache"])).json.total;
+    expect([after.requests - before.requests, Number((after.cost - before.cost).toFixed(9)), after.input - before.input]).toEqual([1, 0.75, 100]);
+  });
+
   it("cat of a plain file is its bytes, a damaged one included", async () => {
     for (const name of ["fused.jsonl", "crlf-bom.jsonl", "branched.jsonl"]) {
       const r = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", join(ROOT, "fixtures", name)], { encoding: "buffer", stripFinalNewline: false });
