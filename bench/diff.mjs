@@ -5,7 +5,7 @@
  * - `diff FILE LEAF_A LEAF_B`: the first leaf and the last, of one file;
  * - `diff A B`: the file against a copy of it with three entries appended (made once, kept).
  */
-import { appendFileSync, copyFileSync, existsSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, statSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,7 +42,9 @@ export function diffReport({ file, runs, label }) {
       failures++;
       continue;
     }
-    text += `| pi-session ${name} | ${fmt(m.ms)} | ${(m.ms / context.ms).toFixed(2)} | ${fmt(m.rssMB)} | ≤ 2 × context: ${m.ms <= 2 * context.ms ? "met" : "MISSED"} |\n`;
+    // (judged where the other speed targets are, from 200 MB: a few MB is Node's start-up on both sides)
+    const judged = statSync(file).size >= 150 * 2 ** 20;
+    text += `| pi-session ${name} | ${fmt(m.ms)} | ${(m.ms / context.ms).toFixed(2)} | ${fmt(m.rssMB)} | ${judged ? `≤ 2 × context: ${m.ms <= 2 * context.ms ? "met" : "MISSED"}` : "for the record (judged from 200 MB)"} |\n`;
   }
   return { text: text + "\n", failures };
 }
