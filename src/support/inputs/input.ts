@@ -115,7 +115,11 @@ export async function readSessionFile<T>(path: string, read: (source: ByteSource
       source.close();
     }
   } catch (error) {
-    const message = error instanceof CliError ? error.message : describeFsError(path, error).message;
-    return { ...empty(), path, kind: "unreadable", error: message, id: idFromFileName(path) ?? null, created: null, cwd: null };
+    return { ...empty(), path, kind: "unreadable", error: unreadableReason(path, error), id: idFromFileName(path) ?? null, created: null, cwd: null };
   }
+}
+
+/** Why a session could not be read, in one line naming it (a database's own words, or the file system's). */
+export function unreadableReason(path: string, error: unknown): string {
+  return error instanceof CliError ? error.message : describeFsError(path, error).message;
 }

@@ -111,11 +111,11 @@ class AgentDatabase {
   /** Transcripts in cold storage, by session id (one with rows in `transcript_events` as well is read from those). */
   readonly colds = new Map<string, Cold>();
   private windows: Map<string, WindowFacts> | undefined;
+  /** The rows' lengths from a seq on (`LENGTHS`): what a seek and a large transcript's batches are planned by. */
   private readonly lengths: StatementSync;
-  /** The rows' queries (`ROWS_FROM`, `ROWS_OF`) and the next rows' lengths (`NEXT_LENGTHS`), prepared when a transcript is first read. */
+  /** The rows' queries (`ROWS_FROM`, `ROWS_OF`), prepared when a transcript is first read. */
   private rowsFrom: StatementSync | undefined;
   private rowsOf: StatementSync | undefined;
-  private nextLengths: StatementSync | undefined;
   /** The batch of rows read last (`lines`). */
   private batch: Batch | undefined;
   /** The transcripts with rows, in the rows' order (SQLite's order of their ids), and where each stands in it. */
@@ -137,7 +137,8 @@ class AgentDatabase {
       this.position.set(id, this.order.length);
       this.order.push(id);
     }
-    this.lengths = db.prepare("SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? ORDER BY seq");
+    this.lengths = db.prepare(LENGTHS);
+    this.lengths.setReturnArrays(true);
     if (hasTable(db, "session_transcript_archives")) {
       for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
         this.archives.set(String(r.archive_name), { name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
@@ -196,9 +197,10 @@ class AgentDatabase {
   rowLengths(id: string): { seqs: number[]; lengths: number[] } {
     const seqs: number[] = [];
     const lengths: number[] = [];
-    for (const r of this.lengths.iterate(id)) {
-      seqs.push(Number(r.seq));
-      lengths.push(Number(r.len));
+    // (LIMIT -1: every row)
+    for (const [seq, len] of this.lengths.iterate(id, Number.MIN_SAFE_INTEGER, -1) as Iterable<[number, number]>) {
+      seqs.push(Number(seq));
+      lengths.push(Number(len));
     }
     return { seqs, lengths };
   }
@@ -286,13 +288,9 @@ class AgentDatabase {
 
   /** How many of `id`'s rows from `seq` on fit in `BATCH_BYTES`: at least one (a line is read whole), at most `ROWS_AT_ONCE`. */
   private rowsWithin(id: string, seq: number): number {
-    if (!this.nextLengths) {
-      this.nextLengths = this.db.prepare(NEXT_LENGTHS);
-      this.nextLengths.setReturnArrays(true);
-    }
     let n = 0;
     let bytes = 0;
-    for (const [, len] of this.nextLengths.all(id, seq, ROWS_AT_ONCE) as unknown as Array<[number, number]>) {
+    for (const [, len] of this.lengths.all(id, seq, ROWS_AT_ONCE) as unknown as Array<[number, number]>) {
       bytes += Number(len) + 1;
       if (n > 0 && bytes > BATCH_BYTES) break;
       n++;
@@ -425,8 +423,8 @@ function startIn(batch: Batch, id: string, seq: number): number {
   return at === batch.ids.length && batch.full ? -1 : at;
 }
 
-/** The lengths of a transcript's rows from a seq on, as many as a batch may hold. */
-const NEXT_LENGTHS = "SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
+/** The seqs and line lengths of a transcript's rows from a seq on, at most so many (-1: all). */
+const LENGTHS = "SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
 
 /** Rows a query reads at most: a call or two for most transcripts. */
 const ROWS_AT_ONCE = 128;

@@ -25,13 +25,14 @@ export function decompressZstd(bytes: Buffer): Buffer {
  */
 export function decompressZstdEach<T>(blobs: readonly Buffer[], lengths: readonly number[], onEach: (index: number, decompress: () => Buffer) => T): Array<Buffer | T> {
   if (blobs.length > 1 && concatenatedFramesRead() && blobs.every((b, i) => declaredLength(b) === lengths[i])) {
+    const total = lengths.reduce((a, b) => a + b, 0);
     let whole: Buffer | undefined;
     try {
-      whole = zstdDecompressSync(Buffer.concat(blobs), { chunkSize: Math.max(64, lengths.reduce((a, b) => a + b, 0)) });
+      whole = zstdDecompressSync(Buffer.concat(blobs), { chunkSize: Math.max(64, total) });
     } catch {
       // one blob is damaged: each on its own says which
     }
-    if (whole && whole.length === lengths.reduce((a, b) => a + b, 0)) {
+    if (whole && whole.length === total) {
       const out: Array<Buffer | T> = [];
       let at = 0;
       for (const n of lengths) out.push(whole.subarray(at, (at += n)));

@@ -1,9 +1,8 @@
 import type { StoreFacts } from "../inputs/openclaw.js";
 import { countBySeverity, CURRENT_VERSION, messageGist, messageText, quickFindings, sessionName, type AgentMessage } from "../../format/index.js";
-import { openPath } from "../inputs/input.js";
+import { openPath, unreadableReason } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
 import type { FileStamp } from "../inputs/stamp.js";
-import { CliError, describeFsError } from "../../errors.js";
 
 export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
 
@@ -94,8 +93,7 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
       session.close();
     }
   } catch (error) {
-    const why = error instanceof CliError ? error.message : describeFsError(path, error).message;
-    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0, error: why };
+    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0, error: unreadableReason(path, error) };
   }
 }
 
