@@ -1,12 +1,11 @@
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
-import { STORE_CHOICES, type StoreChoice } from "../support/inputs/openclaw.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { dayKey, type Calendar } from "../format/usage/calendar.js";
 import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
 import { FACET_GROUPS, usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
-import { transcriptFacts } from "../support/inputs/openclaw.js";
+import { STORE_CHOICES, transcriptFacts, twinKey, type StoreChoice } from "../support/inputs/openclaw.js";
 import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -76,7 +75,7 @@ export interface UsageResult {
 /** Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many). */
 async function readAll(files: readonly string[], cache: UsageCache | undefined, ctx: CommandContext): Promise<UsageFile[]> {
   const out: UsageFile[] = new Array(files.length);
-  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
+  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined; twin: string | undefined }> = [];
   for (const [index, path] of files.entries()) {
     if (path === "-") {
       out[index] = await (await import("../support/usage/read.js")).readUsage(path, ctx.stdin);
@@ -85,7 +84,7 @@ async function readAll(files: readonly string[], cache: UsageCache | undefined, 
     const stamp = fileStamp(path);
     const cached = stamp && cache?.get(path, stamp);
     if (cached) out[index] = cached;
-    else todo.push({ index, path, stamp });
+    else todo.push({ index, path, stamp, twin: twinKey(path, stamp?.size) });
   }
   const done = files.length - todo.length;
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;

@@ -3,15 +3,14 @@
  * offset in any order (a seek), every read equal to the rows' lines as node:sqlite and zlib decode
  * them here, `event_zstd` rows included; two transcripts read in turn do not disturb each other.
  */
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { DatabaseSync } from "node:sqlite";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { constants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { openSource } from "../../src/support/inputs/input.js";
 import { databaseTranscripts } from "../../src/support/inputs/openclaw-db.js";
 import { ROOT } from "../helpers/paths.js";
+import { agentDatabase } from "../helpers/agent-database.js";
 
 const DB = join(ROOT, "../shared/openclaw-stores-sqlite/ccccx/agents/main/agent/openclaw-agent.sqlite");
 
@@ -86,17 +85,11 @@ describe("a database transcript as a source of bytes", () => {
  * commit while a read goes on must not show in it.
  */
 describe("a database of many transcripts, read in batches", () => {
-  const dir = mkdtempSync(join(tmpdir(), "pi-session-batches-"));
-  const db = join(dir, "agents/main/agent/openclaw-agent.sqlite");
+  const { path: db, db: d } = agentDatabase("pi-session-batches-");
   const expected = new Map<string, Buffer>();
   const r = rng(38);
   const ids: string[] = [];
   {
-    mkdirSync(dirname(db), { recursive: true });
-    const d = new DatabaseSync(db);
-    d.exec(`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq)) STRICT;
-      CREATE TABLE session_windows (session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT, channel TEXT, chat_type TEXT, spawned_by TEXT, display_name TEXT) STRICT;
-      CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, label TEXT, display_name TEXT, spawned_by TEXT) STRICT;`);
     const insert = d.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, 1, ?, ?, ?)");
     d.exec("BEGIN");
     for (let t = 0; t < 300; t++) {
@@ -171,6 +164,26 @@ describe("a database of many transcripts, read in batches", () => {
     }
   });
 
+  it("compared with bytes (sameAs), it is the same as its rows' lines and no other bytes", () => {
+    for (const id of live.filter((_, k) => k % 5 === 0)) {
+      const bytes = expected.get(id)!;
+      const source = openSource(`${db}#${id}`);
+      expect(source.sameAs!(bytes), id).toBe(true);
+      // (a byte changed at the start, inside the first row and the last, at a row's newline, at the end; one byte fewer)
+      const newline = bytes.indexOf(10);
+      const lastStart = bytes.lastIndexOf(10, bytes.length - 2) + 1;
+      for (const at of [0, newline >> 1, newline, lastStart + ((bytes.length - 1 - lastStart) >> 1), bytes.length - 1]) {
+        const other = Buffer.from(bytes);
+        other[at] = other[at] === 10 ? 32 : 10;
+        expect(source.sameAs!(other), `${id} at ${at}`).toBe(false);
+      }
+      expect(source.sameAs!(bytes.subarray(0, bytes.length - 1)), id).toBe(false);
+      // (and read after, it still reads its rows)
+      expect(Buffer.compare(source.read(0, source.size), bytes), id).toBe(0);
+      source.close();
+    }
+  });
+
   it("several transcripts read a little at a time, in turn, each read is its rows", () => {
     const sources = live.slice(0, 40).map((id) => ({ id, source: openSource(`${db}#${id}`), at: 0, parts: [] as Buffer[] }));
     for (let open = sources; open.length > 0; open = open.filter((s) => s.at < s.source.size)) {
@@ -186,14 +199,7 @@ describe("a database of many transcripts, read in batches", () => {
 
 describe("damage and a gateway's writes, with batches", () => {
   const make = (): { db: string; ids: string[] } => {
-    const dir = mkdtempSync(join(tmpdir(), "pi-session-batch-damage-"));
-    const db = join(dir, "agents/main/agent/openclaw-agent.sqlite");
-    mkdirSync(dirname(db), { recursive: true });
-    const d = new DatabaseSync(db);
-    d.exec(`PRAGMA journal_mode = WAL;
-      CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq)) STRICT;
-      CREATE TABLE session_windows (session_id TEXT NOT NULL PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT, channel TEXT, chat_type TEXT, spawned_by TEXT, display_name TEXT) STRICT;
-      CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, label TEXT, display_name TEXT, spawned_by TEXT) STRICT;`);
+    const { path: db, db: d } = agentDatabase("pi-session-batch-damage-", true);
     const ids = ["a", "b", "c"];
     const insert = d.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, 1, ?, ?, '{}')");
     for (const id of ids) {

@@ -14,6 +14,8 @@ export interface ByteSource {
   read(offset: number, length: number): Buffer;
   /** Reads into `target`, returning how many bytes were read (0 at the end). */
   readInto(target: Buffer, offset: number): number;
+  /** Whether its bytes are `bytes`, byte for byte: where a source can say so without copying them out (a database transcript's rows). */
+  sameAs?(bytes: Buffer): boolean;
   close(): void;
 }
 

@@ -33,8 +33,10 @@ export async function openPath(path: string, options: OpenOptions = {}, stdin?: 
  */
 export function openSource(path: string): ByteSource {
   const ref = transcriptRef(path);
+  const held = lent.get(path);
   let source: ByteSource;
-  if (ref) {
+  if (held) source = new BufferSource(path, held);
+  else if (ref) {
     try {
       source = openTranscript(ref, path);
     } catch (error) {
@@ -59,6 +61,19 @@ export function openSource(path: string): ByteSource {
   } else source = new FileSource(path);
   sizeHint(source.size);
   return source;
+}
+
+/** Bytes of a path read already (`withBytes`): `openSource` serves them rather than reading the path again. */
+const lent = new Map<string, Buffer>();
+
+/** Runs `read` with `path`'s bytes as `bytes` (read already, to compare with its copies': `runUnit`), not read again. */
+export async function withBytes<T>(path: string, bytes: Buffer, read: () => Promise<T>): Promise<T> {
+  lent.set(path, bytes);
+  try {
+    return await read();
+  } finally {
+    lent.delete(path);
+  }
 }
 
 /** Opens a session for a read-only command: FILE as a path, `-` or a session id. */

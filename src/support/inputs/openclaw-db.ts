@@ -49,6 +49,8 @@ export interface TranscriptRef {
 
 /** The database and transcript a path names, or undefined for a file. */
 export function transcriptRef(path: string): TranscriptRef | undefined {
+  // (asked of every path a store-wide command reads: most hold no '#')
+  if (!path.includes("#")) return undefined;
   const m = REF.exec(path);
   return m ? { database: m[1]!, name: m[2]! } : undefined;
 }
@@ -702,6 +704,18 @@ class TranscriptSource implements ByteSource {
     return done;
   }
 
+  /** Whether the rows' lines, each with its newline, are `bytes`: each row compared where it lies, none copied. */
+  sameAs(bytes: Buffer): boolean {
+    if (bytes.length !== this.size) return false;
+    let at = 0;
+    for (const line of this.db.lines(this.id, Number.MIN_SAFE_INTEGER)) {
+      const end = at + line.length;
+      if (end >= bytes.length || bytes[end] !== 10 || bytes.compare(line, 0, line.length, at, end) !== 0) return false;
+      at = end + 1;
+    }
+    return at === bytes.length;
+  }
+
   /** A row passed from the start on: its offset and seq; at the end, what a seek needs. */
   private record(start: number): void {
     const recording = this.recording!;
@@ -764,9 +778,15 @@ export function openTranscript(ref: TranscriptRef, name: string): ByteSource {
 
 /** The database of an agent's folder, when it has one. */
 export function agentDatabasePath(agentDir: string): string | undefined {
+  if (databasesFound.has(agentDir)) return databasesFound.get(agentDir);
   const path = join(agentDir, "agent", DATABASE_NAME);
-  return existsSync(path) ? path : undefined;
+  if (!existsSync(path)) return undefined;
+  databasesFound.set(agentDir, path);
+  return path;
 }
+
+/** Agents' folders found to have a database (each copy in the importer's folder asks of its agent's). */
+const databasesFound = new Map<string, string>();
 
 /** Whether `path` is an agent's database file itself. */
 export function isDatabaseFile(path: string): boolean {

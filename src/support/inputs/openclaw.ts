@@ -379,6 +379,30 @@ function importedFacts(path: string): StoreFacts {
   return aside ? { ...base, notImported: true } : base;
 }
 
+/**
+ * What a session's likely byte-for-byte copies share (one agent, one session id, one size): a live
+ * transcript in the database, the importer's copy of what it imported, and a live JSONL beside
+ * them. Undefined for any other file. The store-wide readers compare such files' bytes and read
+ * them once when they are the same (`runUnit` in workers/tasks.ts); a key is only a guess, and
+ * never what decides.
+ */
+export function twinKey(path: string, size: number | undefined): string | undefined {
+  if (size === undefined || size === 0) return undefined;
+  const ref = transcriptRef(path);
+  // (an archive's name, `<id>.jsonl.reset.<time>`, is not a live transcript's)
+  if (ref) return ref.name.includes(".jsonl") ? undefined : `${dirname(dirname(ref.database))}\n${ref.name}\n${size}`;
+  const dir = dirname(path);
+  const folder = basename(dir);
+  const agentDir = dirname(dir);
+  if (basename(dirname(agentDir)) !== "agents") return undefined;
+  if (folder === IMPORT_FOLDER) {
+    const copy = IMPORTED_COPY.exec(basename(path));
+    return copy ? `${agentDir}\n${copy[2]!}\n${size}` : undefined;
+  }
+  const name = basename(path);
+  return folder === "sessions" && liveName(name) ? `${agentDir}\n${sessionIdOf(name)}\n${size}` : undefined;
+}
+
 /** A cron run's first message: `[cron:<jobId> <name>] …` (what OpenClaw writes), for a transcript its index no longer names. */
 function cronOf(text: string | null): { job: string; name: string } | undefined {
   const m = text ? /^\[cron:([^\s\]]+) ([^\]]*)\]/.exec(text) : null;

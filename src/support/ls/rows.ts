@@ -31,14 +31,28 @@ export interface SessionRow extends Partial<StoreFacts> {
   error?: string;
 }
 
-/**
- * One session's row, from a scan of its lines: only `session_info` entries and the first user
- * message are parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the
- * message's own timestamp, which pi writes at the same moment).
- */
-export async function describeSession(path: string, stamp: FileStamp | undefined): Promise<SessionRow> {
+/** What a session's bytes say for its row (a file byte for byte the same says the same), or why it cannot be read. */
+export type ScannedSession = { facts: Omit<SessionRow, "path" | "id" | "size" | "modified">; headerId: string | null; activity: number } | { error: string };
+
+/** A session's row: what its bytes say (`scanSession`), with its path and stamp (size, and the time last activity falls back on). */
+export function sessionRow(scanned: ScannedSession, path: string, stamp: FileStamp | undefined): SessionRow {
   const size = stamp?.size ?? 0;
   const mtime = stamp?.mtimeMs ?? 0;
+  if ("error" in scanned) {
+    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0, error: scanned.error };
+  }
+  const { title, cwd, created, messages, branches, version, status, errors } = scanned.facts;
+  const modified = Number.isNaN(scanned.activity) ? mtime : scanned.activity;
+  return { path, id: scanned.headerId ?? idFromFileName(path) ?? null, title, cwd, created, modified: modified ? new Date(modified).toISOString() : null, messages, branches, size, version, status, errors };
+}
+
+/**
+ * What a session's bytes say for its row (`sessionRow`), from a scan of its lines: only
+ * `session_info` entries and the first user message are parsed. Last activity is the latest
+ * user/assistant entry's timestamp (pi uses the message's own timestamp, which pi writes at the
+ * same moment). A file that cannot be read is its error, naming `path`.
+ */
+export async function scanSession(path: string): Promise<ScannedSession> {
   let name: string | undefined;
   try {
     const session = await openPath(path, {
@@ -69,32 +83,30 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
         title = (m && messageGist(messageText(m))) || undefined;
       }
       const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
-      const modified = lastActivity || (Number.isNaN(headerTime) ? mtime : headerTime);
       const version = h ? session.version : null;
       const kind = session.size === 0 ? "other" : session.fileKind;
       const status: SessionStatus =
         kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 problem" : errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
       return {
-        path,
-        id: typeof h?.id === "string" ? h.id : (idFromFileName(path) ?? null),
-        // a title is a preview: the first 200 characters are plenty (and keep the cache small)
-        title: title === undefined ? null : title.length > 200 ? title.slice(0, 200) : title,
-        cwd: typeof h?.cwd === "string" ? h.cwd : null,
-        created: typeof h?.timestamp === "string" ? h.timestamp : null,
-        modified: modified ? new Date(modified).toISOString() : null,
-        messages: kind === "session" ? messages : 0,
-        branches: kind === "session" ? session.tree.leaves().length : 0,
-        size,
-        version,
-        status,
-        errors,
+        headerId: typeof h?.id === "string" ? h.id : null,
+        // (last activity, else the header's time; NaN: neither, and the file's mtime is its path's: `sessionRow`)
+        activity: lastActivity || headerTime,
+        facts: {
+          // a title is a preview: the first 200 characters are plenty (and keep the cache small)
+          title: title === undefined ? null : title.length > 200 ? title.slice(0, 200) : title,
+          cwd: typeof h?.cwd === "string" ? h.cwd : null,
+          created: typeof h?.timestamp === "string" ? h.timestamp : null,
+          messages: kind === "session" ? messages : 0,
+          branches: kind === "session" ? session.tree.leaves().length : 0,
+          version,
+          status,
+          errors,
+        },
       };
     } finally {
       session.close();
     }
   } catch (error) {
-    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0, error: unreadableReason(path, error) };
+    return { error: unreadableReason(path, error) };
   }
 }
-
-

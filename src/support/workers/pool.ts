@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { FileJob, FileTask, TaskResult, TaskSettings } from "./tasks.js";
+import type { FileJob, FileTask, TaskResult, TaskSettings, Unit } from "./tasks.js";
 
 /**
  * Reading many session files at once (`ls`'s rows, `usage`'s records, `grep`'s matches): on
@@ -43,7 +43,7 @@ const IN_FLIGHT = 2;
 export interface Chunk {
   task: FileTask;
   settings: unknown;
-  jobs: Array<FileJob & { i: number }>;
+  jobs: Unit[];
 }
 
 /**
@@ -53,19 +53,21 @@ export interface Chunk {
  * than when the work left calls for them (`PI_SESSION_THREADS`).
  */
 export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads?: number, settings?: TaskSettings<T>): Promise<Array<TaskResult<T>>> {
-  const bytes = jobs.reduce((n, j) => n + (j.stamp?.size ?? 0), 0);
-  const workers = Math.min(threads ?? availableParallelism(), Math.floor(jobs.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), jobs.length);
-  const { runTask } = await import("./tasks.js");
+  const units = unitsOf(jobs);
+  const bytes = units.reduce((n, u) => n + weight(u), 0);
+  const workers = Math.min(threads ?? availableParallelism(), Math.floor(units.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), units.length);
+  const { runUnit } = await import("./tasks.js");
+  const results: Array<TaskResult<T>> = new Array(jobs.length);
   if (workers < 2) {
-    const results: Array<TaskResult<T>> = [];
-    for (const [i, job] of jobs.entries()) {
-      progress(i);
-      results.push(await runTask(task, job, settings));
+    let done = 0;
+    for (const unit of units) {
+      progress(done);
+      for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
+      done += 1 + (unit.twins?.length ?? 0);
     }
     return results;
   }
-  const chunks = chunked(task, jobs, settings);
-  const results: Array<TaskResult<T>> = new Array(jobs.length);
+  const chunks = chunked(task, units, settings);
   let done = 0;
   let next = 0;
   const helpers: Array<Promise<void>> = [];
@@ -107,12 +109,14 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   let bytesHere = 0;
   while (next < chunks.length) {
     const chunk = chunks[next++]!;
-    for (const job of chunk.jobs) {
-      results[job.i] = await runTask(task, job, settings);
-      bytesHere += job.stamp?.size ?? 0;
+    let n = 0;
+    for (const unit of chunk.jobs) {
+      for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
+      bytesHere += weight(unit);
+      n += 1 + (unit.twins?.length ?? 0);
     }
-    doneHere += chunk.jobs.length;
-    done += chunk.jobs.length;
+    doneHere += n;
+    done += n;
     progress(done);
     // (by bytes where the files' sizes are known, else by files)
     if (helpers.length === 0 && workersPay(performance.now() - start, bytes > 0 ? bytesHere : doneHere, bytes > 0 ? bytes : jobs.length)) callIn();
@@ -132,14 +136,36 @@ export function workersPay(spent: number, done: number, total: number): boolean 
   return spent >= PROBE_MS && done > 0 && (spent * (total - done)) / done > JOIN_MS;
 }
 
-/** Jobs in chunks of at most `CHUNK_FILES` files or about `CHUNK_BYTES` bytes. */
-function chunked(task: FileTask, jobs: readonly FileJob[], settings: unknown): Chunk[] {
+/**
+ * The jobs as units: each with the later jobs of its `twin` key, which may be its bytes again (an
+ * OpenClaw transcript in the database and the importer's copy of it), read with it (`runUnit`).
+ */
+export function unitsOf(jobs: readonly FileJob[]): Unit[] {
+  const units: Unit[] = [];
+  const byKey = new Map<string, Unit>();
+  jobs.forEach((job, i) => {
+    const first = job.twin === undefined ? undefined : byKey.get(job.twin);
+    if (first) (first.twins ??= []).push({ ...job, i });
+    else {
+      const unit: Unit = { ...job, i };
+      units.push(unit);
+      if (job.twin !== undefined) byKey.set(job.twin, unit);
+    }
+  });
+  return units;
+}
+
+/** What a unit weighs, in bytes: its job's (its twins, the same bytes, are mostly compared, not read). */
+const weight = (unit: Unit): number => unit.stamp?.size ?? 0;
+
+/** Units in chunks of at most `CHUNK_FILES` files or about `CHUNK_BYTES` bytes. */
+function chunked(task: FileTask, units: readonly Unit[], settings: unknown): Chunk[] {
   const chunks: Chunk[] = [];
   let chunk: Chunk = { task, settings, jobs: [] };
   let bytes = 0;
-  jobs.forEach((job, i) => {
-    chunk.jobs.push({ ...job, i });
-    bytes += job.stamp?.size ?? 0;
+  units.forEach((unit) => {
+    chunk.jobs.push(unit);
+    bytes += weight(unit);
     if (chunk.jobs.length >= CHUNK_FILES || bytes >= CHUNK_BYTES) {
       chunks.push(chunk);
       chunk = { task, settings, jobs: [] };

@@ -1,25 +1,170 @@
 import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.js";
-import { describeSession, type SessionRow } from "../ls/rows.js";
+import { scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
 import { readUsage, type UsageFile } from "../usage/read.js";
+import { openSource, withBytes } from "../inputs/input.js";
+import { idFromFileName } from "../inputs/session-files.js";
+import { transcriptRef } from "../inputs/openclaw-db.js";
+import type { ByteSource } from "../../format/index.js";
 import type { FileStamp } from "../inputs/stamp.js";
 
 /** A file to read, with its stamp (what the caches key it by). */
 export interface FileJob {
   path: string;
   stamp: FileStamp | undefined;
+  /**
+   * What the file's likely byte-for-byte copies share (`twinKey`: OpenClaw's importer copy of a
+   * transcript in its database): jobs with one key are read as one unit (`runUnit`).
+   */
+  twin?: string;
 }
 
-/** What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches. */
+/** A job as the pool hands it out: its place in the results, and the jobs that may be copies of it. */
+export type Unit = FileJob & { i: number; twins?: Array<FileJob & { i: number }> };
+
+/**
+ * What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches. A
+ * task reads a file's bytes (`read`, the costly part) and then adds what its path and stamp say
+ * (`finish`): a file byte for byte the same as another is finished from that one's read. A task
+ * without `finish` reads every file.
+ */
 const TASKS = {
-  describe: (job: FileJob): Promise<SessionRow> => describeSession(job.path, job.stamp),
-  usage: (job: FileJob): Promise<UsageFile> => readUsage(job.path),
-  grep: (job: FileJob, settings: GrepSettings): Promise<GrepFileResult> => grepPath(job.path, settings),
+  describe: {
+    read: (job: FileJob): Promise<ScannedSession> => scanSession(job.path),
+    finish: (scanned: ScannedSession, job: FileJob): SessionRow => sessionRow(scanned, job.path, job.stamp),
+    readable: (scanned: ScannedSession) => !("error" in scanned),
+  },
+  usage: {
+    read: (job: FileJob): Promise<UsageFile> => readUsage(job.path),
+    finish: (read: UsageFile, job: FileJob): UsageFile => (read.path === job.path ? read : { ...read, path: job.path }),
+    readable: (read: UsageFile) => read.kind !== "unreadable",
+  },
+  grep: {
+    read: (job: FileJob, settings: GrepSettings): Promise<GrepFileResult> => grepPath(job.path, settings),
+  },
 };
 
-export type FileTask = keyof typeof TASKS;
-export type TaskResult<T extends FileTask> = Awaited<ReturnType<(typeof TASKS)[T]>>;
-export type TaskSettings<T extends FileTask> = Parameters<(typeof TASKS)[T]>[1];
+type Tasks = typeof TASKS;
+export type FileTask = keyof Tasks;
+type Read<T extends FileTask> = Awaited<ReturnType<Tasks[T]["read"]>>;
+export type TaskResult<T extends FileTask> = Tasks[T] extends { finish: (...a: never[]) => infer R } ? R : Read<T>;
+export type TaskSettings<T extends FileTask> = Parameters<Tasks[T]["read"]>[1];
 
-export function runTask<T extends FileTask>(task: T, job: FileJob, settings?: TaskSettings<T>): Promise<TaskResult<T>> {
-  return (TASKS[task] as (job: FileJob, settings?: unknown) => Promise<TaskResult<T>>)(job, settings);
+interface AnyTask {
+  read(job: FileJob, settings?: unknown): Promise<unknown>;
+  finish?(read: unknown, job: FileJob): unknown;
+  readable?(read: unknown): boolean;
+}
+
+export async function runTask<T extends FileTask>(task: T, job: FileJob, settings?: TaskSettings<T>): Promise<TaskResult<T>> {
+  const t = TASKS[task] as AnyTask;
+  const read = await t.read(job, settings);
+  return (t.finish ? t.finish(read, job) : read) as TaskResult<T>;
+}
+
+/**
+ * A unit's results, by place: its job's, and each twin's. Where a twin's bytes are the job's, byte
+ * for byte, the two are read once and each finished from that read (an OpenClaw store holds each
+ * imported transcript twice, in the database and as the importer's copy: BENCHMARKS.md, "copies
+ * read once"); any other is read as itself. The bytes are read whole from a file among them where
+ * there is one (a file is read with one call, a database transcript row by row), held to compare
+ * the others with, and read from there (`HELD_BYTES`: a larger one is compared a chunk at a time
+ * and read again).
+ */
+export async function runUnit<T extends FileTask>(task: T, unit: Unit, settings?: TaskSettings<T>): Promise<Array<{ i: number; value: TaskResult<T> }>> {
+  const t = TASKS[task] as AnyTask;
+  const twins = unit.twins ?? [];
+  const jobs: Array<FileJob & { i: number }> = [unit, ...twins];
+  if (twins.length === 0 || !t.finish) {
+    const out = [];
+    for (const job of jobs) out.push({ i: job.i, value: await runTask(task, job, settings) });
+    return out;
+  }
+  const reader = jobs.find((j) => transcriptRef(j.path) === undefined) ?? unit;
+  const { held, same } = compareTwins(reader, jobs);
+  const read = held ? await withBytes(reader.path, held, () => t.read(reader, settings)) : await t.read(reader, settings);
+  const usable = t.readable!(read);
+  const out = [];
+  for (const [k, job] of jobs.entries()) out.push({ i: job.i, value: job === reader || (usable && same[k]) ? (t.finish(read, job) as TaskResult<T>) : await runTask(task, job, settings) });
+  return out;
+}
+
+/** Bytes read whole to compare with, and read from, up to this size. */
+const HELD_BYTES = 4 * 1024 * 1024;
+/** The chunk other files are compared by, read into one buffer. */
+const COMPARED_CHUNK = 256 * 1024;
+let scratch: Buffer | undefined;
+
+/**
+ * Which of `jobs` are `reader`'s bytes again, byte for byte (and named alike where a name gives the
+ * id a row falls back on), with `reader`'s bytes when they were read whole. A file that cannot be
+ * read is no one's twin: it is read as itself, and says why.
+ */
+function compareTwins(reader: FileJob, jobs: readonly FileJob[]): { held: Buffer | undefined; same: boolean[] } {
+  const same = jobs.map(() => false);
+  let source: ByteSource;
+  try {
+    source = openSource(reader.path);
+  } catch {
+    return { held: undefined, same };
+  }
+  try {
+    const size = source.size;
+    const held = size <= HELD_BYTES ? heldBuffer(size) : undefined;
+    if (held && readFully(source, held, 0) !== size) return { held: undefined, same };
+    const id = idFromFileName(reader.path);
+    jobs.forEach((job, k) => {
+      if (job === reader || idFromFileName(job.path) !== id) return;
+      let other: ByteSource | undefined;
+      try {
+        other = openSource(job.path);
+        same[k] = other.size === size && sameBytes(held ?? source, other);
+      } catch {
+        same[k] = false;
+      } finally {
+        other?.close();
+      }
+    });
+    return { held, same };
+  } catch {
+    return { held: undefined, same };
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * A buffer of `size` bytes to hold a unit's bytes in, the same memory unit after unit: a fresh
+ * buffer's pages are each faulted in and zeroed by the kernel, which cost a store's copies a
+ * third more than reading them (BENCHMARKS.md, "copies read once"). Nothing a task returns keeps
+ * a view of it.
+ */
+function heldBuffer(size: number): Buffer {
+  if (!memory || memory.length < size) memory = Buffer.allocUnsafeSlow(Math.min(HELD_BYTES, Math.max(size, 2 * (memory?.length ?? 0), COMPARED_CHUNK)));
+  return memory.subarray(0, size);
+}
+let memory: Buffer | undefined;
+
+/** Whether `b` holds `a`'s bytes (their sizes are equal): where `b` cannot say (`sameAs`), read a chunk at a time into one buffer. */
+function sameBytes(a: Buffer | ByteSource, b: ByteSource): boolean {
+  if (Buffer.isBuffer(a) && b.sameAs) return b.sameAs(a);
+  scratch ??= Buffer.allocUnsafe(COMPARED_CHUNK);
+  const other = Buffer.isBuffer(a) ? undefined : Buffer.allocUnsafe(COMPARED_CHUNK);
+  for (let at = 0; at < b.size; at += COMPARED_CHUNK) {
+    const n = Math.min(COMPARED_CHUNK, b.size - at);
+    if (readFully(b, scratch.subarray(0, n), at) !== n) return false;
+    const theirs = Buffer.isBuffer(a) ? a.subarray(at, at + n) : other!.subarray(0, readFully(a, other!.subarray(0, n), at));
+    if (!scratch.subarray(0, n).equals(theirs)) return false;
+  }
+  return true;
+}
+
+/** Reads `target.length` bytes at `offset`, or as many as there are. */
+function readFully(source: ByteSource, target: Buffer, offset: number): number {
+  let done = 0;
+  while (done < target.length) {
+    const n = source.readInto(target.subarray(done), offset + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
 }

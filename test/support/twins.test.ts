@@ -1,0 +1,60 @@
+/**
+ * A transcript in OpenClaw's database and the importer's copy of it, read once where they are the
+ * same bytes (`runUnit`): every result is what reading each file on its own gives (its path, its
+ * stamp's time, its own bytes where they differ), small and past what is held in memory
+ * (test/e2e/twins.test.ts: through the CLI, in worker threads).
+ */
+import { statSync } from "node:fs";
+import { basename } from "node:path";
+import { describe, expect, it } from "vitest";
+import { twinKey } from "../../src/support/inputs/openclaw.js";
+import { fileStamp } from "../../src/support/inputs/stamp.js";
+import { storeInputs } from "../../src/support/inputs/session-files.js";
+import { overFiles, unitsOf } from "../../src/support/workers/pool.js";
+import { runTask, type FileJob } from "../../src/support/workers/tasks.js";
+import { id, transcripts, twinsStore } from "../helpers/twins-store.js";
+
+const jobsOf = (root: string): FileJob[] =>
+  storeInputs([root], "/nonexistent", {}, "all").files.map((path) => {
+    const stamp = fileStamp(path);
+    return { path, stamp, twin: twinKey(path, stamp?.size) };
+  });
+
+describe("a database transcript and the importer's copy of it", () => {
+  const root = twinsStore();
+  const jobs = jobsOf(root);
+
+  it("are read as one unit: each transcript with its copy, nothing else", () => {
+    const units = unitsOf(jobs);
+    expect(jobs.length).toBe(10);
+    expect(units.map((u) => [basename(u.path), u.twins?.map((t) => basename(t.path))])).toEqual(
+      transcripts.map((t) => [`openclaw-agent.sqlite#${id(t.n)}`, [`agent_main_main.${id(t.n)}.jsonl.imported-1796192004837`]]),
+    );
+    // (sizes differ: no key in common)
+    expect(twinKey(`${root}/agents/main/agent/openclaw-agent.sqlite#${id(1)}`, 5)).not.toBe(twinKey(`${root}/agents/main/session-sqlite-import-archive/agent_main_main.${id(1)}.jsonl.imported-1`, 6));
+  });
+
+  for (const task of ["describe", "usage"] as const) {
+    it(`${task}: every file's result is what reading it on its own gives`, async () => {
+      const alone = [];
+      for (const job of jobs) alone.push(await runTask(task, { path: job.path, stamp: job.stamp }));
+      const together = await overFiles(task, jobs, () => {}, 1);
+      expect(together).toEqual(alone);
+      // (what makes the comparison mean something: copies that differ, and rows that are their path's)
+      expect(together.map((r) => r.path)).toEqual(jobs.map((j) => j.path));
+    });
+  }
+
+  it("a copy of other bytes is its own; a copy with no time in it is as old as its file", async () => {
+    const rows = await overFiles("describe", jobs, () => {}, 1);
+    const copy3 = rows.find((r) => r.path.includes(`agent_main_main.${id(3)}`))!;
+    const db3 = rows.find((r) => r.path.endsWith(`#${id(3)}`))!;
+    expect(copy3.modified).toBe(new Date(statSync(copy3.path).mtimeMs).toISOString());
+    expect(db3.modified).toBe("2026-01-01T00:00:00.000Z");
+    const read = await overFiles("usage", jobs, () => {}, 1);
+    const of = (n: number) => read.filter((r) => r.path.includes(id(n))).map((r) => [...r.usage.entries]);
+    expect(of(1)[0]).toEqual(of(1)[1]);
+    expect(of(2)[0]).not.toEqual(of(2)[1]);
+    expect(of(5)[0]).not.toEqual(of(5)[1]);
+  });
+});
