@@ -290,13 +290,19 @@ export interface SessionUsage {
  *
  * An entry two files hold has one time, so only records in a quarter hour that two files have
  * records in are looked up (`FileUsage.blocks`): in a store of sessions that share nothing, no
- * record is (a set of every record, probed at random, was most of a warm report).
+ * record is (a set of every record, probed at random, was most of a warm report). Sessions whose
+ * records are one object (files of the same bytes, read once: an OpenClaw transcript and the
+ * importer's copy of it) count as one here: the first of them is looked up as any session is, and
+ * each later one's records are all held by it, with no lookup.
  */
 export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Array | null> {
   const order = sessions.map((_, i) => i).sort((a, b) => byCreation(sessions[a]!, sessions[b]!));
   // quarter hour -> how many sessions have records in it (NaN: the records without a time)
   const holders = new Map<number, number>();
+  const distinct = new Set<FileUsage>();
   for (const { usage } of sessions) {
+    if (distinct.has(usage)) continue;
+    distinct.add(usage);
     const b = usage.blocks;
     let last: number | undefined;
     for (let at = 0; at < b.length; at += BLOCK_STRIDE) {
@@ -308,21 +314,31 @@ export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Arr
   }
   const busy = (block: number) => (holders.get(block) ?? 0) > 1;
   let candidates = 0;
+  const counted = new Set<FileUsage>();
   const involved = sessions.map(({ usage }) => {
     let any = false;
+    const again = counted.has(usage);
+    counted.add(usage);
     for (let at = 0; at < usage.blocks.length; at += BLOCK_STRIDE) {
       if (!busy(usage.blocks[at]!)) continue;
       any = true;
-      candidates += usage.blocks[at + 2]!;
+      if (!again) candidates += usage.blocks[at + 2]!;
     }
     return any;
   });
   const seen = new EntrySet(candidates);
   const flags: Array<Uint8Array | null> = new Array(sessions.length).fill(null);
+  const first = new Set<FileUsage>();
   order.forEach((i, rank) => {
-    if (!involved[i]) return;
-    const r = sessions[i]!.usage.entries;
+    const usage = sessions[i]!.usage;
+    const r = usage.entries;
     const n = r.length / ENTRY_STRIDE;
+    if (first.has(usage)) {
+      flags[i] = keyedRecords(r, n);
+      return;
+    }
+    first.add(usage);
+    if (!involved[i]) return;
     let shared: Uint8Array | null = null;
     let lastBlock = NaN;
     let lastBusy = false;
@@ -340,6 +356,13 @@ export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Arr
     }
     flags[i] = shared;
   });
+  return flags;
+}
+
+/** A flag for each record with an entry key (what another session can hold too), or null when none has one. */
+function keyedRecords(entries: Float64Array, n: number): Uint8Array | null {
+  let flags: Uint8Array | null = null;
+  for (let k = 0; k < n; k++) if (entries[k * ENTRY_STRIDE + 1]! >= 0) (flags ??= new Uint8Array(n))[k] = 1;
   return flags;
 }
 

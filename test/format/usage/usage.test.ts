@@ -42,7 +42,7 @@ describe("sharedRecords", () => {
     expect(flags([x, w, undated])).toEqual([[1, 1], null, [1]]);
   });
 
-  it("matches a set of every entry on random stores with forks and copies", () => {
+  it("matches a set of every entry on random stores with forks and copies (copies read once among them)", () => {
     const r = rng(9);
     for (let round = 0; round < 30; round++) {
       const sessions: SessionUsage[] = [];
@@ -61,6 +61,13 @@ describe("sharedRecords", () => {
           }
         }
         sessions.push(session(`s${s}.jsonl`, new Date(Date.UTC(2026, 0, 1) + Math.floor(r() * 5) * 3600_000).toISOString(), records));
+      }
+      // files of the same bytes read once: one records object, listed before or after the first, named to rank before or after it
+      for (let t = 0; t < 3; t++) {
+        const of = sessions[Math.floor(r() * 8)]!;
+        const twin = { ...of, file: `${r() < 0.5 ? "a" : "z"}-copy${t}.jsonl` };
+        if (r() < 0.5) sessions.push(twin);
+        else sessions.unshift(twin);
       }
       // the rule, plainly: in order of creation then path, a record is shared if an earlier session holds its entry
       const order = sessions.map((_, i) => i).sort((a, b) => sessions[a]!.created - sessions[b]!.created || (sessions[a]!.file < sessions[b]!.file ? -1 : 1));
