@@ -5,7 +5,7 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { emptyDirectoryNote, listSessionFiles, sqliteStores } from "../support/inputs/session-files.js";
-import { noStoreMessage, STORE_CHOICES, storeRoots, transcriptFacts, twinKey, type StoreChoice } from "../support/inputs/openclaw.js";
+import { noStoreMessage, STORE_CHOICES, storeRoots, transcriptFacts, withTwinKeys, type StoreChoice } from "../support/inputs/openclaw.js";
 import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
 import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
 import type { SessionRow } from "../support/ls/rows.js";
@@ -82,7 +82,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   const modified: Array<string | null> = new Array(files.length);
   const rows: Array<SessionRow | undefined> = new Array(files.length);
   const slots = new Int32Array(files.length).fill(-1);
-  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined; twin: string | undefined }> = [];
+  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
   for (let index = 0; index < files.length; index++) {
     const path = files[index]!;
     const stamp = fileStamp(path);
@@ -90,13 +90,13 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
     if (slot >= 0) {
       slots[index] = slot;
       modified[index] = cache!.modified(slot);
-    } else todo.push({ index, path, stamp, twin: twinKey(path, stamp?.size) });
+    } else todo.push({ index, path, stamp });
   }
   // PI_SESSION_THREADS caps the worker threads (1: none).
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
   // run reads none (BENCHMARKS.md, "the format library at start-up").
-  const described = todo.length === 0 ? [] : await (await import("../support/workers/pool.js")).overFiles("describe", todo, (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
+  const described = todo.length === 0 ? [] : await (await import("../support/workers/pool.js")).overFiles("describe", withTwinKeys(todo), (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
   todo.forEach(({ index, path, stamp }, k) => {
     const row = described[k]!;
     rows[index] = row;

@@ -5,7 +5,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { dayKey, type Calendar } from "../format/usage/calendar.js";
 import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
 import { FACET_GROUPS, usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
-import { STORE_CHOICES, transcriptFacts, twinKey, type StoreChoice } from "../support/inputs/openclaw.js";
+import { STORE_CHOICES, transcriptFacts, withTwinKeys, type StoreChoice } from "../support/inputs/openclaw.js";
 import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -75,7 +75,7 @@ export interface UsageResult {
 /** Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many). */
 async function readAll(files: readonly string[], cache: UsageCache | undefined, ctx: CommandContext): Promise<UsageFile[]> {
   const out: UsageFile[] = new Array(files.length);
-  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined; twin: string | undefined }> = [];
+  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
   for (const [index, path] of files.entries()) {
     if (path === "-") {
       out[index] = await (await import("../support/usage/read.js")).readUsage(path, ctx.stdin);
@@ -84,11 +84,11 @@ async function readAll(files: readonly string[], cache: UsageCache | undefined, 
     const stamp = fileStamp(path);
     const cached = stamp && cache?.get(path, stamp);
     if (cached) out[index] = cached;
-    else todo.push({ index, path, stamp, twin: twinKey(path, stamp?.size) });
+    else todo.push({ index, path, stamp });
   }
   const done = files.length - todo.length;
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
-  const read = todo.length === 0 ? [] : await overFiles("usage", todo, (n) => ctx.progress(done + n, files.length, "sessions"), threads);
+  const read = todo.length === 0 ? [] : await overFiles("usage", withTwinKeys(todo), (n) => ctx.progress(done + n, files.length, "sessions"), threads);
   todo.forEach(({ index, stamp }, k) => {
     const file = read[k]!;
     out[index] = file;

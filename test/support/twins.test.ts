@@ -7,18 +7,14 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
-import { twinKey } from "../../src/support/inputs/openclaw.js";
+import { withTwinKeys } from "../../src/support/inputs/openclaw.js";
 import { fileStamp } from "../../src/support/inputs/stamp.js";
 import { storeInputs } from "../../src/support/inputs/session-files.js";
 import { overFiles, unitsOf } from "../../src/support/workers/pool.js";
 import { runTask, type FileJob } from "../../src/support/workers/tasks.js";
 import { id, transcripts, twinsStore } from "../helpers/twins-store.js";
 
-const jobsOf = (root: string): FileJob[] =>
-  storeInputs([root], "/nonexistent", {}, "all").files.map((path) => {
-    const stamp = fileStamp(path);
-    return { path, stamp, twin: twinKey(path, stamp?.size) };
-  });
+const jobsOf = (root: string): FileJob[] => withTwinKeys(storeInputs([root], "/nonexistent", {}, "all").files.map((path) => ({ path, stamp: fileStamp(path) })));
 
 describe("a database transcript and the importer's copy of it", () => {
   const root = twinsStore();
@@ -30,8 +26,14 @@ describe("a database transcript and the importer's copy of it", () => {
     expect(units.map((u) => [basename(u.path), u.twins?.map((t) => basename(t.path))])).toEqual(
       transcripts.map((t) => [`openclaw-agent.sqlite#${id(t.n)}`, [`agent_main_main.${id(t.n)}.jsonl.imported-1796192004837`]]),
     );
-    // (sizes differ: no key in common)
-    expect(twinKey(`${root}/agents/main/agent/openclaw-agent.sqlite#${id(1)}`, 5)).not.toBe(twinKey(`${root}/agents/main/session-sqlite-import-archive/agent_main_main.${id(1)}.jsonl.imported-1`, 6));
+    // (sizes differ: no key in common; no database transcript among them, as in a store of the JSONL era: no keys)
+    const [a, b] = withTwinKeys([
+      { path: `${root}/agents/main/agent/openclaw-agent.sqlite#${id(1)}`, stamp: { size: 5, mtimeMs: 0, ino: 0 } },
+      { path: `${root}/agents/main/session-sqlite-import-archive/agent_main_main.${id(1)}.jsonl.imported-1`, stamp: { size: 6, mtimeMs: 0, ino: 0 } },
+    ]);
+    expect(a!.twin).toBeDefined();
+    expect(a!.twin).not.toBe(b!.twin);
+    expect(withTwinKeys(jobs.filter((j) => !j.path.includes("#")).map(({ path, stamp }) => ({ path, stamp }))).every((j) => j.twin === undefined)).toBe(true);
   });
 
   for (const task of ["describe", "usage"] as const) {

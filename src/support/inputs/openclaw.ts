@@ -386,7 +386,7 @@ function importedFacts(path: string): StoreFacts {
  * them once when they are the same (`runUnit` in workers/tasks.ts); a key is only a guess, and
  * never what decides.
  */
-export function twinKey(path: string, size: number | undefined): string | undefined {
+function twinKey(path: string, size: number | undefined): string | undefined {
   if (size === undefined || size === 0) return undefined;
   const ref = transcriptRef(path);
   // (an archive's name, `<id>.jsonl.reset.<time>`, is not a live transcript's)
@@ -401,6 +401,12 @@ export function twinKey(path: string, size: number | undefined): string | undefi
   }
   const name = basename(path);
   return folder === "sessions" && liveName(name) ? `${agentDir}\n${sessionIdOf(name)}\n${size}` : undefined;
+}
+
+/** Jobs with their `twinKey`s; none when no path is a database transcript (a store of the JSONL era has no twins, and is spared the keys). */
+export function withTwinKeys<T extends { path: string; stamp: { size: number } | undefined }>(jobs: T[]): Array<T & { twin?: string }> {
+  if (!jobs.some((j) => transcriptRef(j.path) !== undefined)) return jobs;
+  return jobs.map((j) => ({ ...j, twin: twinKey(j.path, j.stamp?.size) }));
 }
 
 /** A cron run's first message: `[cron:<jobId> <name>] …` (what OpenClaw writes), for a transcript its index no longer names. */

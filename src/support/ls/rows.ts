@@ -31,6 +31,11 @@ export interface SessionRow extends Partial<StoreFacts> {
   error?: string;
 }
 
+/** One session's row (`scanSession`, then `sessionRow`). */
+export async function describeSession(path: string, stamp: FileStamp | undefined): Promise<SessionRow> {
+  return sessionRow(await scanSession(path), path, stamp);
+}
+
 /** What a session's bytes say for its row (a file byte for byte the same says the same), or why it cannot be read. */
 export type ScannedSession = { facts: Omit<SessionRow, "path" | "id" | "size" | "modified">; headerId: string | null; activity: number } | { error: string };
 

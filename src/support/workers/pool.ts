@@ -56,13 +56,15 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   const units = unitsOf(jobs);
   const bytes = units.reduce((n, u) => n + weight(u), 0);
   const workers = Math.min(threads ?? availableParallelism(), Math.floor(units.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), units.length);
-  const { runUnit } = await import("./tasks.js");
+  const { runTask, runUnit } = await import("./tasks.js");
   const results: Array<TaskResult<T>> = new Array(jobs.length);
   if (workers < 2) {
     let done = 0;
     for (const unit of units) {
       progress(done);
-      for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
+      // (a lone file in one call, as most are; with its twins, `runUnit`)
+      if (!unit.twins) results[unit.i] = await runTask(task, unit, settings);
+      else for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
       done += 1 + (unit.twins?.length ?? 0);
     }
     return results;
@@ -111,7 +113,8 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
     const chunk = chunks[next++]!;
     let n = 0;
     for (const unit of chunk.jobs) {
-      for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
+      if (!unit.twins) results[unit.i] = await runTask(task, unit, settings);
+      else for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
       bytesHere += weight(unit);
       n += 1 + (unit.twins?.length ?? 0);
     }

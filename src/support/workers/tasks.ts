@@ -1,5 +1,5 @@
 import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.js";
-import { scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
+import { describeSession, scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
 import { readUsage, type UsageFile } from "../usage/read.js";
 import { openSource, withBytes } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
@@ -22,43 +22,45 @@ export interface FileJob {
 export type Unit = FileJob & { i: number; twins?: Array<FileJob & { i: number }> };
 
 /**
- * What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches. A
- * task reads a file's bytes (`read`, the costly part) and then adds what its path and stamp say
- * (`finish`): a file byte for byte the same as another is finished from that one's read. A task
- * without `finish` reads every file.
+ * What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches. A lone
+ * file is one call (`one`). Files that may be one another's bytes again (`runUnit`) are read in
+ * two steps: what the bytes say (`read`, the costly part), then what each file's path and stamp
+ * add (`finish`), so that a file byte for byte the same as another is finished from that one's
+ * read. A task without `finish` reads every file.
  */
 const TASKS = {
   describe: {
+    one: (job: FileJob): Promise<SessionRow> => describeSession(job.path, job.stamp),
     read: (job: FileJob): Promise<ScannedSession> => scanSession(job.path),
     finish: (scanned: ScannedSession, job: FileJob): SessionRow => sessionRow(scanned, job.path, job.stamp),
     readable: (scanned: ScannedSession) => !("error" in scanned),
   },
   usage: {
+    one: (job: FileJob): Promise<UsageFile> => readUsage(job.path),
     read: (job: FileJob): Promise<UsageFile> => readUsage(job.path),
     finish: (read: UsageFile, job: FileJob): UsageFile => (read.path === job.path ? read : { ...read, path: job.path }),
     readable: (read: UsageFile) => read.kind !== "unreadable",
   },
   grep: {
-    read: (job: FileJob, settings: GrepSettings): Promise<GrepFileResult> => grepPath(job.path, settings),
+    one: (job: FileJob, settings: GrepSettings): Promise<GrepFileResult> => grepPath(job.path, settings),
   },
 };
 
 type Tasks = typeof TASKS;
 export type FileTask = keyof Tasks;
-type Read<T extends FileTask> = Awaited<ReturnType<Tasks[T]["read"]>>;
-export type TaskResult<T extends FileTask> = Tasks[T] extends { finish: (...a: never[]) => infer R } ? R : Read<T>;
-export type TaskSettings<T extends FileTask> = Parameters<Tasks[T]["read"]>[1];
+export type TaskResult<T extends FileTask> = Awaited<ReturnType<Tasks[T]["one"]>>;
+export type TaskSettings<T extends FileTask> = Parameters<Tasks[T]["one"]>[1];
 
 interface AnyTask {
-  read(job: FileJob, settings?: unknown): Promise<unknown>;
+  one(job: FileJob, settings?: unknown): Promise<unknown>;
+  read?(job: FileJob, settings?: unknown): Promise<unknown>;
   finish?(read: unknown, job: FileJob): unknown;
   readable?(read: unknown): boolean;
 }
 
-export async function runTask<T extends FileTask>(task: T, job: FileJob, settings?: TaskSettings<T>): Promise<TaskResult<T>> {
-  const t = TASKS[task] as AnyTask;
-  const read = await t.read(job, settings);
-  return (t.finish ? t.finish(read, job) : read) as TaskResult<T>;
+/** A lone file's result: one call, as most files are read. */
+export function runTask<T extends FileTask>(task: T, job: FileJob, settings?: TaskSettings<T>): Promise<TaskResult<T>> {
+  return (TASKS[task] as AnyTask).one(job, settings) as Promise<TaskResult<T>>;
 }
 
 /**
@@ -74,14 +76,14 @@ export async function runUnit<T extends FileTask>(task: T, unit: Unit, settings?
   const t = TASKS[task] as AnyTask;
   const twins = unit.twins ?? [];
   const jobs: Array<FileJob & { i: number }> = [unit, ...twins];
-  if (twins.length === 0 || !t.finish) {
+  if (twins.length === 0 || !t.read || !t.finish) {
     const out = [];
     for (const job of jobs) out.push({ i: job.i, value: await runTask(task, job, settings) });
     return out;
   }
   const reader = jobs.find((j) => transcriptRef(j.path) === undefined) ?? unit;
   const { held, same } = compareTwins(reader, jobs);
-  const read = held ? await withBytes(reader.path, held, () => t.read(reader, settings)) : await t.read(reader, settings);
+  const read = held ? await withBytes(reader.path, held, () => t.read!(reader, settings)) : await t.read(reader, settings);
   const usable = t.readable!(read);
   const out = [];
   for (const [k, job] of jobs.entries()) out.push({ i: job.i, value: job === reader || (usable && same[k]) ? (t.finish(read, job) as TaskResult<T>) : await runTask(task, job, settings) });
