@@ -259,10 +259,21 @@ class AgentDatabase {
       this.rowsOf.setReturnArrays(true);
     }
     const rows = (ahead !== undefined ? this.rowsFrom : this.rowsOf!).all(id, seq, n) as unknown as Row[];
-    const ids = rows.map((r) => r[0]);
-    const firstOf = new Map<string, number>();
-    ids.forEach((id, k) => (k === 0 || ids[k - 1] !== id) && firstOf.set(id, k));
-    return { from: { id, seq }, ids, firstOf, seqs: rows.map((r) => Number(r[1])), lines: this.decode(rows), full: rows.length === n };
+    // Whose each row is, from the summaries rather than a session id a row (a string each, a tenth of
+    // the query's time): `left` rows of `id`, then each following transcript's rows, in key order,
+    // all of one read transaction.
+    const ids: string[] = new Array(rows.length);
+    const firstOf = new Map<string, number>([[id, 0]]);
+    let k = 0;
+    for (let until = ahead !== undefined ? left! : rows.length; k < Math.min(until, rows.length); k++) ids[k] = id;
+    for (let next = this.position.get(id)! + 1; k < rows.length && ahead !== undefined; next++) {
+      const other = this.order[next];
+      // (the rows and their counts are read in one transaction, from one index: only a damaged database disagrees)
+      if (other === undefined) throw new DatabaseError(`${this.path}: transcript_events holds more rows than it counts; the database may be damaged: OpenClaw's \`openclaw doctor\` checks it`);
+      firstOf.set(other, k);
+      for (let until = k + this.summaries.get(other)!.rows; k < Math.min(until, rows.length); k++) ids[k] = other;
+    }
+    return { from: { id, seq }, ids, firstOf, seqs: rows.map((r) => Number(r[0])), lines: this.decode(rows, ids), full: rows.length === n };
   }
 
   /** How many of `id`'s own rows from `seq` on a batch holds: as many as its longest row allows, else as many as the next rows' lengths allow. */
@@ -305,20 +316,20 @@ class AgentDatabase {
    * and held to `event_utf8_bytes`. A damaged row is its error, thrown to the reader of its own
    * transcript when it gets there, not to the reader whose batch ran into it.
    */
-  private decode(rows: Row[]): Array<Buffer | Error> {
+  private decode(rows: Row[], ids: readonly string[]): Array<Buffer | Error> {
     const lines: Array<Buffer | Error> = new Array(rows.length);
     const packed: number[] = [];
-    const damaged = (i: number, why: string) => new Error(`${refPath(this.path, rows[i]![0])}: row ${rows[i]![1]} of transcript_events ${why}; the database is damaged there`);
+    const damaged = (i: number, why: string) => new Error(`${refPath(this.path, ids[i]!)}: row ${rows[i]![0]} of transcript_events ${why}; the database is damaged there`);
     for (let i = 0; i < rows.length; i++) {
-      const [, , json, zstd] = rows[i]!;
+      const [, json, zstd] = rows[i]!;
       if (json !== null) lines[i] = asBuffer(json);
       else if (zstd === null) lines[i] = damaged(i, "holds neither event_json nor event_zstd");
       else packed.push(i);
     }
     if (packed.length === 0) return lines;
     const decoded = decompressZstdEach(
-      packed.map((i) => asBuffer(rows[i]![3]!)),
-      packed.map((i) => Number(rows[i]![4])),
+      packed.map((i) => asBuffer(rows[i]![2]!)),
+      packed.map((i) => Number(rows[i]![3])),
       (k, decompress) => {
         const i = packed[k]!;
         let line: Buffer;
@@ -327,7 +338,7 @@ class AgentDatabase {
         } catch (error) {
           return damaged(i, `does not decompress (${(error as Error).message})`);
         }
-        const len = Number(rows[i]![4]);
+        const len = Number(rows[i]![3]);
         return line.length === len ? line : damaged(i, `holds ${line.length} bytes where event_utf8_bytes says ${len}`);
       },
     );
@@ -391,12 +402,12 @@ class AgentDatabase {
 }
 
 /** Rows from a key on, across transcripts: the line as bytes (a TEXT cast to BLOB is its UTF-8, unchanged), or compressed. */
-const ROWS_FROM = "SELECT session_id, seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE (session_id, seq) >= (?, ?) ORDER BY session_id, seq LIMIT ?";
+const ROWS_FROM = "SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE (session_id, seq) >= (?, ?) ORDER BY session_id, seq LIMIT ?";
 /** A transcript's own rows from a seq on. */
-const ROWS_OF = "SELECT session_id, seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
+const ROWS_OF = "SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
 
-/** A row of `ROWS_FROM` and `ROWS_OF`: its session, seq, the line or null, the compressed line or null, the line's length when compressed. */
-type Row = [string, number, Uint8Array | null, Uint8Array | null, number | null];
+/** A row of `ROWS_FROM` and `ROWS_OF`: its seq, the line or null, the compressed line or null, the line's length when compressed. */
+type Row = [number, Uint8Array | null, Uint8Array | null, number | null];
 
 /** Rows read in one query (`ROWS_FROM` or `ROWS_OF`), from `from` on in the table's key order: their sessions, seqs and lines (a damaged row's error). */
 interface Batch {
