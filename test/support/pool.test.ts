@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { workersPay } from "../../src/support/workers/pool.js";
 
 describe("when worker threads are called in", () => {
@@ -21,5 +24,54 @@ describe("when worker threads are called in", () => {
   it("not when nothing is done yet, or everything is", () => {
     expect(workersPay(100, 0, 10)).toBe(false);
     expect(workersPay(100, 10, 10)).toBe(false);
+  });
+});
+
+describe("what calls workers in: this thread's CPU time, not the clock's", () => {
+  it("a run whose CPU time says much is left calls a worker in; the clock alone does not", async () => {
+    vi.resetModules();
+    const made: string[] = [];
+    // a worker that runs its chunks here (the real one is the built worker.js)
+    vi.doMock("node:worker_threads", async () => {
+      const { EventEmitter } = await import("node:events");
+      const { runTask } = await import("../../src/support/workers/tasks.js");
+      class Worker extends EventEmitter {
+        constructor(url: URL) {
+          super();
+          made.push(String(url));
+        }
+        postMessage(chunk: { task: "usage"; jobs: Array<{ i: number; path: string; stamp: undefined }> }) {
+          void (async () => {
+            const batch = [];
+            for (const job of chunk.jobs) batch.push({ i: job.i, value: await runTask(chunk.task, job) });
+            this.emit("message", batch);
+          })();
+        }
+        terminate() {
+          return Promise.resolve(0);
+        }
+      }
+      return { Worker };
+    });
+    const { overFiles } = await import("../../src/support/workers/pool.js");
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-pool-"));
+    const jobs = Array.from({ length: 200 }, (_, i) => {
+      const path = join(dir, `${i}.jsonl`);
+      writeFileSync(path, `${JSON.stringify({ type: "session", version: 3, id: `s${i}`, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" })}\n`);
+      return { path, stamp: undefined };
+    });
+    const alone = await overFiles("usage", jobs, () => {});
+    expect(made).toHaveLength(0);
+    // 400 ms of CPU each time the pool looks (a chunk of 32 files): 200 files take seconds by that measure
+    let cpu = 0;
+    const spy = vi.spyOn(process, "threadCpuUsage").mockImplementation(() => ({ user: (cpu += 400_000), system: 0 }));
+    try {
+      const helped = await overFiles("usage", jobs, () => {});
+      expect(made.length).toBeGreaterThan(0);
+      expect(helped).toEqual(alone);
+    } finally {
+      spy.mockRestore();
+      vi.doUnmock("node:worker_threads");
+    }
   });
 });

@@ -12,7 +12,10 @@ import type { FileJob, FileTask, TaskResult, TaskSettings, Unit } from "./tasks.
  * loaded and compiled anew, and the scanner's module: 120-150 ms on a 2-core machine, idle, before
  * its first result), so workers are called in only when what is left would take this thread longer
  * than `JOIN_MS` at the pace it has kept so far (BENCHMARKS.md, "workers called in"): a store of
- * small files is done before a worker would have started.
+ * small files is done before a worker would have started. The pace is this thread's CPU time, not
+ * the clock's: on a machine in a slow spell (other processes, a host taking the CPU back) the same
+ * work takes longer by the clock, and a worker, which needs a CPU of its own, would make it slower
+ * still (BENCHMARKS.md, "copies read once").
  */
 
 /** Below this weight (a file for each 64, a unit for each 64 MB), a worker could never pay for its start. */
@@ -26,7 +29,7 @@ const BYTES_A_UNIT = 64 * 1024 * 1024;
 const CHUNK_FILES = 32;
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
-/** How long this thread works before its pace is taken as a measure of what is left. */
+/** How long this thread works (CPU time) before its pace is taken as a measure of what is left. */
 const PROBE_MS = 50;
 /**
  * Work left (at this thread's pace) above which workers are called in. The pace of the first
@@ -106,7 +109,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
     });
   if (threads !== undefined) callIn();
   // This thread takes chunks too: it has the library loaded already.
-  const start = performance.now();
+  const start = cpuMs();
   let doneHere = 0;
   let bytesHere = 0;
   while (next < chunks.length) {
@@ -122,7 +125,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
     done += n;
     progress(done);
     // (by bytes where the files' sizes are known, else by files)
-    if (helpers.length === 0 && workersPay(performance.now() - start, bytes > 0 ? bytesHere : doneHere, bytes > 0 ? bytes : jobs.length)) callIn();
+    if (helpers.length === 0 && workersPay(cpuMs() - start, bytes > 0 ? bytesHere : doneHere, bytes > 0 ? bytes : jobs.length)) callIn();
     // (the other threads' messages are heard between chunks)
     if (helpers.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
@@ -130,8 +133,14 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   return results;
 }
 
+/** This thread's CPU time so far, in ms (user and system). */
+function cpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
 /**
- * Whether to call workers in, `spent` ms into this thread's share, with `done` of `total` (files
+ * Whether to call workers in, `spent` ms (of CPU) into this thread's share, with `done` of `total` (files
  * or bytes) done here: once its pace is a measure (`PROBE_MS`), when what is left would take it
  * longer than `JOIN_MS`.
  */
