@@ -12,7 +12,7 @@ export interface FileJob {
   path: string;
   stamp: FileStamp | undefined;
   /**
-   * What the file's likely byte-for-byte copies share (`twinKey`: OpenClaw's importer copy of a
+   * What the file's likely byte-for-byte copies share (`withTwinKeys`: OpenClaw's importer copy of a
    * transcript in its database): jobs with one key are read as one unit (`runUnit`).
    */
   twin?: string;
