@@ -70,6 +70,25 @@ export class BufferSource implements ByteSource {
   close(): void {}
 }
 
+/** How many bytes two sources hold alike from their start (read 4 MB at a time): `diff`'s common start, and whether two files are the same bytes. */
+export function commonPrefix(a: ByteSource, b: ByteSource): number {
+  const chunk = 4 << 20;
+  const end = Math.min(a.size, b.size);
+  const bx = Buffer.allocUnsafe(Math.min(chunk, end));
+  const by = Buffer.allocUnsafe(Math.min(chunk, end));
+  for (let at = 0; at < end; at += chunk) {
+    const n = Math.min(chunk, end - at);
+    const x = bx.subarray(0, a.readInto(bx.subarray(0, n), at));
+    const y = by.subarray(0, b.readInto(by.subarray(0, n), at));
+    if (x.length < n || y.length < n) return at + Math.min(x.length, y.length);
+    if (x.equals(y)) continue;
+    let k = 0;
+    while (k < n && x[k] === y[k]) k++;
+    return at + k;
+  }
+  return end;
+}
+
 /**
  * A file's first `length` bytes (fewer when it is shorter), read with one call: what a look at a
  * header or a first line needs, without opening the file as a source. Throws as `openSync` does.

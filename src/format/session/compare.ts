@@ -1,4 +1,4 @@
-import type { ByteSource } from "../read/source.js";
+import { commonPrefix } from "../read/source.js";
 import type { Session } from "./session.js";
 
 /*
@@ -91,25 +91,6 @@ export function compareSessions(a: Session, b: Session): SessionComparison {
   }
   // (an entry of A's prefix whose id B holds first after its prefix: matched above from B's side)
   return { added, removed, changed, header: differingFields(a.header ?? {}, b.header ?? {}) };
-}
-
-/** How many bytes two sources hold alike from their start (read a megabyte at a time). */
-function commonPrefix(a: ByteSource, b: ByteSource): number {
-  const chunk = 4 << 20;
-  const end = Math.min(a.size, b.size);
-  const bx = Buffer.allocUnsafe(Math.min(chunk, end));
-  const by = Buffer.allocUnsafe(Math.min(chunk, end));
-  for (let at = 0; at < end; at += chunk) {
-    const n = Math.min(chunk, end - at);
-    const x = bx.subarray(0, a.readInto(bx.subarray(0, n), at));
-    const y = by.subarray(0, b.readInto(by.subarray(0, n), at));
-    if (x.length < n || y.length < n) return at + Math.min(x.length, y.length);
-    if (x.equals(y)) continue;
-    let k = 0;
-    while (k < n && x[k] === y[k]) k++;
-    return at + k;
-  }
-  return end;
 }
 
 /** The fields of two values that differ, as JSON values, to `depth` levels (`message.content`). */

@@ -4,7 +4,7 @@ import { readUsage, type UsageFile } from "../usage/read.js";
 import { openSource, withBytes } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
 import { transcriptRef } from "../inputs/openclaw-db.js";
-import type { ByteSource } from "../../format/index.js";
+import { BufferSource, commonPrefix, type ByteSource } from "../../format/read/source.js";
 import type { FileStamp } from "../inputs/stamp.js";
 
 /** A file to read, with its stamp (what the caches key it by). */
@@ -92,9 +92,6 @@ export async function runUnit<T extends FileTask>(task: T, unit: Unit, settings?
 
 /** Bytes read whole to compare with, and read from, up to this size. */
 const HELD_BYTES = 4 * 1024 * 1024;
-/** The chunk other files are compared by, read into one buffer. */
-const COMPARED_CHUNK = 256 * 1024;
-let scratch: Buffer | undefined;
 
 /**
  * Which of `jobs` are `reader`'s bytes again, byte for byte (and named alike where a name gives the
@@ -114,12 +111,15 @@ function compareTwins(reader: FileJob, jobs: readonly FileJob[]): { held: Buffer
     const held = size <= HELD_BYTES ? heldBuffer(size) : undefined;
     if (held && readFully(source, held, 0) !== size) return { held: undefined, same };
     const id = idFromFileName(reader.path);
+    // (the bytes held, else the reader's source, read again)
+    const mine = held ? new BufferSource(reader.path, held) : source;
     jobs.forEach((job, k) => {
       if (job === reader || idFromFileName(job.path) !== id) return;
       let other: ByteSource | undefined;
       try {
         other = openSource(job.path);
-        same[k] = other.size === size && sameBytes(held ?? source, other);
+        // (a database transcript compares its rows where they lie; others are read and compared a chunk at a time)
+        same[k] = other.size === size && (held && other.sameAs ? other.sameAs(held) : commonPrefix(mine, other) === size);
       } catch {
         same[k] = false;
       } finally {
@@ -141,24 +141,10 @@ function compareTwins(reader: FileJob, jobs: readonly FileJob[]): { held: Buffer
  * a view of it.
  */
 function heldBuffer(size: number): Buffer {
-  if (!memory || memory.length < size) memory = Buffer.allocUnsafeSlow(Math.min(HELD_BYTES, Math.max(size, 2 * (memory?.length ?? 0), COMPARED_CHUNK)));
+  if (!memory || memory.length < size) memory = Buffer.allocUnsafeSlow(Math.min(HELD_BYTES, Math.max(size, 2 * (memory?.length ?? 0), 256 * 1024)));
   return memory.subarray(0, size);
 }
 let memory: Buffer | undefined;
-
-/** Whether `b` holds `a`'s bytes (their sizes are equal): where `b` cannot say (`sameAs`), read a chunk at a time into one buffer. */
-function sameBytes(a: Buffer | ByteSource, b: ByteSource): boolean {
-  if (Buffer.isBuffer(a) && b.sameAs) return b.sameAs(a);
-  scratch ??= Buffer.allocUnsafe(COMPARED_CHUNK);
-  const other = Buffer.isBuffer(a) ? undefined : Buffer.allocUnsafe(COMPARED_CHUNK);
-  for (let at = 0; at < b.size; at += COMPARED_CHUNK) {
-    const n = Math.min(COMPARED_CHUNK, b.size - at);
-    if (readFully(b, scratch.subarray(0, n), at) !== n) return false;
-    const theirs = Buffer.isBuffer(a) ? a.subarray(at, at + n) : other!.subarray(0, readFully(a, other!.subarray(0, n), at));
-    if (!scratch.subarray(0, n).equals(theirs)) return false;
-  }
-  return true;
-}
 
 /** Reads `target.length` bytes at `offset`, or as many as there are. */
 function readFully(source: ByteSource, target: Buffer, offset: number): number {
