@@ -91,7 +91,8 @@ describe("a database of many transcripts, read in batches", () => {
   const ids: string[] = [];
   {
     const insert = d.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, 1, ?, ?, ?)");
-    d.exec("BEGIN");
+    // (rows inserted in a shuffled order, as a gateway's turns interleave: the table's own order is not the key's)
+    const inserts: Array<[string, number, string | null, Buffer | null, number | null, string | null]> = [];
     for (let t = 0; t < 300; t++) {
       // (ids whose order as SQLite sorts them is not the order they were made in)
       const id = `${(t * 7919) % 300}`.padStart(3, "0") + "-session";
@@ -104,7 +105,7 @@ describe("a database of many transcripts, read in batches", () => {
         const line = Buffer.from(JSON.stringify({ type: "message", id: `${t}-${seq}`, text: "abcdefgh".repeat(size / 8 + 1).slice(0, size) }));
         lines.push(line, Buffer.from("\n"));
         const form = line.length < 1024 ? "json" : (["one frame", "one frame", "no declared length", "two frames"] as const)[Math.floor(r() * 4)]!;
-        if (form === "json") insert.run(id, seq, line.toString(), null, null, null);
+        if (form === "json") inserts.push([id, seq, line.toString(), null, null, null]);
         else {
           const half = Math.floor(line.length / 2);
           const packed =
@@ -113,11 +114,13 @@ describe("a database of many transcripts, read in batches", () => {
               : form === "no declared length"
                 ? zstdCompressSync(line, { params: { [constants.ZSTD_c_contentSizeFlag]: 0 } })
                 : Buffer.concat([zstdCompressSync(line.subarray(0, half)), zstdCompressSync(line.subarray(half))]);
-          insert.run(id, seq, null, packed, line.length, "{}");
+          inserts.push([id, seq, null, packed, line.length, "{}"]);
         }
       }
       if (rows > 0) expected.set(id, Buffer.concat(lines));
     }
+    d.exec("BEGIN");
+    for (const row of inserts.map((row) => ({ row, key: r() })).sort((a, b) => a.key - b.key)) insert.run(...row.row);
     d.exec("COMMIT");
     d.close();
   }
@@ -223,6 +226,31 @@ describe("damage and a gateway's writes, with batches", () => {
     const held = Buffer.byteLength(JSON.stringify({ type: "message", id: "b2", text: "z".repeat(2000) }));
     expect(() => text("b")).toThrow(`${db}#b: row 2 of transcript_events holds ${held} bytes where event_utf8_bytes says ${held + 1}; the database is damaged there`);
     expect(text("c").split("\n")).toHaveLength(5);
+  });
+
+  it("a row with neither column, or a frame that does not decompress, fails its own transcript, naming it and the row", () => {
+    const { path: db, db: d } = agentDatabase("pi-session-row-damage-");
+    const insert = d.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, 1, ?, ?, NULL)");
+    const line = (id: string, seq: number) => Buffer.from(JSON.stringify({ type: "message", id: `${id}${seq}`, text: "y".repeat(1500) }));
+    for (const id of ["a", "b", "c", "d"]) {
+      for (let seq = 0; seq < 3; seq++) {
+        const bytes = line(id, seq);
+        if (id === "b" && seq === 1) insert.run(id, seq, null, null, null);
+        else if (id === "c" && seq === 2) insert.run(id, seq, null, Buffer.from("not a zstd frame at all"), bytes.length);
+        else if (seq === 1) insert.run(id, seq, null, zstdCompressSync(bytes), bytes.length);
+        else insert.run(id, seq, bytes.toString(), null, null);
+      }
+    }
+    d.close();
+    const text = (id: string) => {
+      const s = openSource(`${db}#${id}`);
+      return s.read(0, s.size).toString();
+    };
+    const whole = (id: string) => [0, 1, 2].map((seq) => `${line(id, seq)}\n`).join("");
+    expect(text("a")).toBe(whole("a"));
+    expect(() => text("b")).toThrow(`${db}#b: row 1 of transcript_events holds neither event_json nor event_zstd; the database is damaged there`);
+    expect(() => text("c")).toThrow(new RegExp(`^${db.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}#c: row 2 of transcript_events does not decompress \\(.+\\); the database is damaged there$`));
+    expect(text("d")).toBe(whole("d"));
   });
 
   it("what a gateway commits while a read goes on is not in it: each transcript reads as the database was when it was opened", () => {

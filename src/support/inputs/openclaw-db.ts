@@ -258,22 +258,27 @@ class AgentDatabase {
       this.rowsFrom.setReturnArrays(true);
       this.rowsOf.setReturnArrays(true);
     }
-    const rows = (ahead !== undefined ? this.rowsFrom : this.rowsOf!).all(id, seq, n) as unknown as Row[];
+    const rows = (ahead !== undefined ? this.rowsFrom : this.rowsOf!).get(id, seq, n) as unknown as Rows;
+    const count = Number(rows[0]);
+    const seqs = integers(rows[2], count);
+    const lengths = integers(rows[3], count);
+    const packed = integers(rows[5], -1);
+    if (seqs === undefined || lengths === undefined || packed === undefined) throw new DatabaseError(`${this.path}: transcript_events gave rows that do not add up (seqs and lengths); the database may be damaged: OpenClaw's \`openclaw doctor\` checks it`);
     // Whose each row is, from the summaries rather than a session id a row (a string each, a tenth of
     // the query's time): `left` rows of `id`, then each following transcript's rows, in key order,
     // all of one read transaction.
-    const ids: string[] = new Array(rows.length);
+    const ids: string[] = new Array(count);
     const firstOf = new Map<string, number>([[id, 0]]);
     let k = 0;
-    for (let until = ahead !== undefined ? left! : rows.length; k < Math.min(until, rows.length); k++) ids[k] = id;
-    for (let next = this.position.get(id)! + 1; k < rows.length && ahead !== undefined; next++) {
+    for (let until = ahead !== undefined ? left! : count; k < Math.min(until, count); k++) ids[k] = id;
+    for (let next = this.position.get(id)! + 1; k < count && ahead !== undefined; next++) {
       const other = this.order[next];
       // (the rows and their counts are read in one transaction, from one index: only a damaged database disagrees)
       if (other === undefined) throw new DatabaseError(`${this.path}: transcript_events holds more rows than it counts; the database may be damaged: OpenClaw's \`openclaw doctor\` checks it`);
       firstOf.set(other, k);
-      for (let until = k + this.summaries.get(other)!.rows; k < Math.min(until, rows.length); k++) ids[k] = other;
+      for (let until = k + this.summaries.get(other)!.rows; k < Math.min(until, count); k++) ids[k] = other;
     }
-    return { from: { id, seq }, ids, firstOf, seqs: rows.map((r) => Number(r[0])), lines: this.decode(rows, ids), full: rows.length === n };
+    return { from: { id, seq }, ids, firstOf, seqs, lines: this.decode(rows, seqs, lengths, packed, ids), full: count === n };
   }
 
   /** How many of `id`'s own rows from `seq` on a batch holds: as many as its longest row allows, else as many as the next rows' lengths allow. */
@@ -313,36 +318,45 @@ class AgentDatabase {
 
   /**
    * A batch's lines: `event_json` as it is, `event_zstd` decompressed (together where zstd allows)
-   * and held to `event_utf8_bytes`. A damaged row is its error, thrown to the reader of its own
-   * transcript when it gets there, not to the reader whose batch ran into it.
+   * and held to `event_utf8_bytes`. Each line is a view of the batch's one buffer of lines, or of
+   * the one its compressed rows decode to. A damaged row is its error, thrown to the reader of its
+   * own transcript when it gets there, not to the reader whose batch ran into it.
    */
-  private decode(rows: Row[], ids: readonly string[]): Array<Buffer | Error> {
-    const lines: Array<Buffer | Error> = new Array(rows.length);
-    const packed: number[] = [];
-    const damaged = (i: number, why: string) => new Error(`${refPath(this.path, ids[i]!)}: row ${rows[i]![0]} of transcript_events ${why}; the database is damaged there`);
-    for (let i = 0; i < rows.length; i++) {
-      const [, json, zstd] = rows[i]!;
-      if (json !== null) lines[i] = asBuffer(json);
-      else if (zstd === null) lines[i] = damaged(i, "holds neither event_json nor event_zstd");
-      else packed.push(i);
+  private decode(rows: Rows, seqs: readonly number[], lengths: readonly number[], packed: readonly number[], ids: readonly string[]): Array<Buffer | Error> {
+    const lines: Array<Buffer | Error> = new Array(lengths.length);
+    const json = rows[1] ? asBuffer(rows[1]) : EMPTY;
+    const zstd = rows[4] ? asBuffer(rows[4]) : EMPTY;
+    const damaged = (i: number, why: string) => new Error(`${refPath(this.path, ids[i]!)}: row ${seqs[i]} of transcript_events ${why}; the database is damaged there`);
+    const blobs: Buffer[] = [];
+    const sizes: number[] = [];
+    const rowOf: number[] = [];
+    let at = 0;
+    let zat = 0;
+    for (let i = 0; i < lengths.length; i++) {
+      const len = lengths[i]!;
+      if (len >= 0) lines[i] = json.subarray(at, (at += len));
+      else if (len === NEITHER) lines[i] = damaged(i, "holds neither event_json nor event_zstd");
+      else {
+        const k = blobs.length;
+        blobs.push(zstd.subarray(zat, (zat += packed[2 * k] ?? 0)));
+        sizes.push(packed[2 * k + 1] ?? -1);
+        rowOf.push(i);
+      }
     }
-    if (packed.length === 0) return lines;
-    const decoded = decompressZstdEach(
-      packed.map((i) => asBuffer(rows[i]![2]!)),
-      packed.map((i) => Number(rows[i]![3])),
-      (k, decompress) => {
-        const i = packed[k]!;
-        let line: Buffer;
-        try {
-          line = decompress();
-        } catch (error) {
-          return damaged(i, `does not decompress (${(error as Error).message})`);
-        }
-        const len = Number(rows[i]![3]);
-        return line.length === len ? line : damaged(i, `holds ${line.length} bytes where event_utf8_bytes says ${len}`);
-      },
-    );
-    packed.forEach((i, k) => (lines[i] = decoded[k]!));
+    if (at !== json.length || zat !== zstd.length || packed.length !== 2 * blobs.length) throw new DatabaseError(`${this.path}: transcript_events gave rows whose lengths do not add up; the database may be damaged: OpenClaw's \`openclaw doctor\` checks it`);
+    if (blobs.length === 0) return lines;
+    const decoded = decompressZstdEach(blobs, sizes, (k, decompress) => {
+      const i = rowOf[k]!;
+      let line: Buffer;
+      try {
+        line = decompress();
+      } catch (error) {
+        return damaged(i, `does not decompress (${(error as Error).message})`);
+      }
+      const len = sizes[k]!;
+      return line.length === len ? line : damaged(i, `holds ${line.length} bytes where event_utf8_bytes says ${len < 0 ? "nothing" : len}`);
+    });
+    rowOf.forEach((i, k) => (lines[i] = decoded[k]!));
     return lines;
   }
 
@@ -401,13 +415,52 @@ class AgentDatabase {
   }
 }
 
-/** Rows from a key on, across transcripts: the line as bytes (a TEXT cast to BLOB is its UTF-8, unchanged), or compressed. */
-const ROWS_FROM = "SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE (session_id, seq) >= (?, ?) ORDER BY session_id, seq LIMIT ?";
+/**
+ * A batch's rows as one result row (a JavaScript value a row, and a buffer a line, cost more than
+ * SQLite's reading them: BENCHMARKS.md, "a batch as one row"): each aggregate takes the rows in the
+ * subquery's order, one row at a time, so their lists agree. `lengths` has a line's bytes for each
+ * row, `COMPRESSED` for a compressed one (its compressed and its line's length in `packed`), or
+ * `NEITHER`; `json` is the lines of the uncompressed rows, `zstd` the compressed rows' frames, each
+ * run together.
+ */
+const BATCH = (rows: string) =>
+  `SELECT count(*), CAST(group_concat(coalesce(event_json, ''), '') AS BLOB), group_concat(seq), group_concat(CASE WHEN event_json IS NOT NULL THEN octet_length(event_json) WHEN event_zstd IS NOT NULL THEN ${COMPRESSED} ELSE ${NEITHER} END), CAST(group_concat(CASE WHEN event_json IS NULL THEN event_zstd END, '') AS BLOB), group_concat(CASE WHEN event_json IS NULL AND event_zstd IS NOT NULL THEN octet_length(event_zstd) || ',' || coalesce(event_utf8_bytes, -1) END) FROM (${rows})`;
+const COMPRESSED = -1;
+const NEITHER = -2;
+/** Rows from a key on, across transcripts. */
+const ROWS_FROM = BATCH("SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE (session_id, seq) >= (?, ?) ORDER BY session_id, seq LIMIT ?");
 /** A transcript's own rows from a seq on. */
-const ROWS_OF = "SELECT seq, CAST(event_json AS BLOB) AS json, event_zstd AS zstd, event_utf8_bytes AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
+const ROWS_OF = BATCH("SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?");
 
-/** A row of `ROWS_FROM` and `ROWS_OF`: its seq, the line or null, the compressed line or null, the line's length when compressed. */
-type Row = [number, Uint8Array | null, Uint8Array | null, number | null];
+/** `BATCH`'s row: how many rows, the lines, the seqs, the lengths, the frames, the frames' and their lines' lengths. */
+type Rows = [number, Uint8Array | null, string | null, string | null, Uint8Array | null, string | null];
+
+/** A list of integers `group_concat` made (`,` between), or undefined when it does not hold `count` of them (-1: any number). */
+function integers(text: string | null, count: number): number[] | undefined {
+  const out: number[] = [];
+  if (text !== null && text !== "") {
+    let v = 0;
+    let sign = 1;
+    let digits = 0;
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : 44;
+      if (c === 44) {
+        if (digits === 0) return undefined;
+        out.push(sign * v);
+        v = 0;
+        sign = 1;
+        digits = 0;
+      } else if (c === 45 && digits === 0 && sign === 1) sign = -1;
+      else if (c >= 48 && c <= 57) {
+        v = v * 10 + (c - 48);
+        digits++;
+      } else return undefined;
+    }
+  }
+  return count < 0 || out.length === count ? out : undefined;
+}
+
+const EMPTY = Buffer.alloc(0);
 
 /** Rows read in one query (`ROWS_FROM` or `ROWS_OF`), from `from` on in the table's key order: their sessions, seqs and lines (a damaged row's error). */
 interface Batch {

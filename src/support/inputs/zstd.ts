@@ -28,7 +28,7 @@ export function decompressZstdEach<T>(blobs: readonly Buffer[], lengths: readonl
     const total = lengths.reduce((a, b) => a + b, 0);
     let whole: Buffer | undefined;
     try {
-      whole = zstdDecompressSync(Buffer.concat(blobs), { chunkSize: Math.max(64, total) });
+      whole = zstdDecompressSync(joined(blobs), { chunkSize: Math.max(64, total) });
     } catch {
       // one blob is damaged: each on its own says which
     }
@@ -40,6 +40,18 @@ export function decompressZstdEach<T>(blobs: readonly Buffer[], lengths: readonl
     }
   }
   return blobs.map((b, i) => onEach(i, () => decompressZstd(b)));
+}
+
+/** The blobs run together: a view of them where they lie one after another in one buffer already (a batch's frames do), else a copy. */
+function joined(blobs: readonly Buffer[]): Buffer {
+  const first = blobs[0]!;
+  let end = first.byteOffset + first.length;
+  for (let i = 1; i < blobs.length; i++) {
+    const b = blobs[i]!;
+    if (b.buffer !== first.buffer || b.byteOffset !== end) return Buffer.concat(blobs);
+    end += b.length;
+  }
+  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }
 
 /** Whether this Node's `zstdDecompressSync` reads every frame of concatenated ones (24 does; 22 stops after the first). */
