@@ -51,9 +51,17 @@ export interface TranscriptRef {
 export function transcriptRef(path: string): TranscriptRef | undefined {
   // (asked of every path a store-wide command reads: most hold no '#')
   if (!path.includes("#")) return undefined;
-  const m = REF.exec(path);
-  return m ? { database: m[1]!, name: m[2]! } : undefined;
+  // (and a database transcript's path is asked of several times a read: its stamp, its twin, its source)
+  let ref = refs.get(path);
+  if (ref === undefined) {
+    const m = REF.exec(path);
+    ref = m ? { database: m[1]!, name: m[2]! } : null;
+    if (refs.size >= 1 << 16) refs.clear();
+    refs.set(path, ref);
+  }
+  return ref ?? undefined;
 }
+const refs = new Map<string, TranscriptRef | null>();
 
 function refPath(database: string, name: string): string {
   return `${database}#${name}`;
