@@ -500,7 +500,7 @@ function startIn(batch: Batch, id: string, seq: number): number {
 /** The seqs and line lengths of a transcript's rows from a seq on, at most so many (-1: all). */
 const LENGTHS = "SELECT seq, coalesce(event_utf8_bytes, octet_length(event_json)) AS len FROM transcript_events WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?";
 
-/** Rows a query reads at most: a call for several of a store's small transcripts (512 against 128: 4 % less of a cold \`usage\` of the benchmark's store). */
+/** Rows a query reads at most: a call for several of a store's small transcripts (512 against 128: 4 % less of a cold `usage` of the benchmark's store). */
 const ROWS_AT_ONCE = 512;
 
 /** Below this many rows a batch by the longest row, the rows' lengths are asked for instead (a transcript of a few very long lines among many short ones). */
