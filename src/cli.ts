@@ -6,7 +6,7 @@ import { CliError, describeWriteError, ExitCode } from "./errors.js";
 import { idFromFileName, listSessionFiles, sessionDir } from "./support/inputs/session-files.js";
 import { openclawSessionIds } from "./support/inputs/openclaw.js";
 import { OutputClosed, streamSink, writeJsonLines } from "./render/sink.js";
-import { progressFrame } from "./render/progress.js";
+import { Progress } from "./render/progress.js";
 import { makeStyle } from "./render/style.js";
 
 /**
@@ -20,6 +20,8 @@ export interface Io {
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
   stdin?: AsyncIterable<Buffer | string>;
+  /** The clock the progress bar goes by (ms; tests give their own). */
+  now?: () => number;
 }
 
 // (a paragraph is one line: yargs wraps it to the terminal, and a line break of ours would break it twice)
@@ -574,11 +576,19 @@ function colorEnabled(flag: unknown, io: Io): boolean {
   return !!io.stdout.isTTY;
 }
 
+/** Each run's progress bar, by its `Io`: an error the run ends with clears a frame first, as a warning does. */
+const bars = new WeakMap<Io, Progress>();
+
+/** A line on stderr, on a line of its own should a frame of the progress bar be up. */
+function say(io: Io, line: string): void {
+  io.stderr.write(`${bars.get(io)?.aside() ?? ""}${line}\n`);
+}
+
 function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
   const json = argv.json === true;
   const jsonl = argv.jsonl === true;
   const github = argv.format === "github";
-  let lastDraw = 0;
+  let bar: Progress | undefined;
   let stdin: Promise<Buffer> | undefined;
   // (a terminal that reports no size, as a pty made without one: $COLUMNS, as `tput cols` reads it)
   const columns = io.stdout.columns || (io.stdout.isTTY ? Number.parseInt(io.env.COLUMNS ?? "", 10) || undefined : undefined);
@@ -594,14 +604,11 @@ function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
     stdin: () => (stdin ??= readAll(io.stdin)),
     progress: (done, total, label = "") => {
       if (!io.stderr.isTTY) return;
-      const now = Date.now();
-      if (done < total && now - lastDraw < 100) return;
-      lastDraw = now;
-      const columns = Math.max(20, (io.stderr.columns ?? 80) - 1);
-      io.stderr.write(`\r${progressFrame(done, total, label, columns)}`);
-      if (done >= total) io.stderr.write("\r" + " ".repeat(columns) + "\r");
+      if (!bar) bars.set(io, (bar = new Progress(Math.max(20, (io.stderr.columns ?? 80) - 1))));
+      const text = bar.update(done, total, label, (io.now ?? Date.now)());
+      if (text !== "") io.stderr.write(text);
     },
-    warn: (message) => io.stderr.write(`pi-session: ${message}\n`),
+    warn: (message) => say(io, `pi-session: ${message}`),
   };
 }
 
@@ -650,11 +657,11 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     // (a write the machine refused is the user's environment, not an internal error)
     const refused = error instanceof CliError ? error : describeWriteError(error);
     if (refused) {
-      io.stderr.write(`pi-session: ${refused.message}\n`);
+      say(io, `pi-session: ${refused.message}`);
       return refused.exitCode;
     }
-    if (debug) io.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-    else io.stderr.write(`pi-session: internal error: ${(error as Error)?.message ?? String(error)} (run again with --debug for details)\n`);
+    if (debug) say(io, (error as Error)?.stack ?? String(error));
+    else say(io, `pi-session: internal error: ${(error as Error)?.message ?? String(error)} (run again with --debug for details)`);
     return ExitCode.Usage;
   }
 }
