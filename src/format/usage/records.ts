@@ -293,14 +293,16 @@ export interface SessionUsage {
  * record is (a set of every record, probed at random, was most of a warm report). Sessions whose
  * records are one object (files of the same bytes, read once: an OpenClaw transcript and the
  * importer's copy of it) count as one here: the first of them is looked up as any session is, and
- * each later one's records are all held by it, with no lookup.
+ * each later one's records are all held by it, with no lookup. So do sessions whose records are the
+ * same entries, record for record (those files read apart: from a warm cache).
  */
 export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Array | null> {
   const order = sessions.map((_, i) => i).sort((a, b) => byCreation(sessions[a]!, sessions[b]!));
+  const usages = sameEntries(sessions);
   // quarter hour -> how many sessions have records in it (NaN: the records without a time)
   const holders = new Map<number, number>();
   const distinct = new Set<FileUsage>();
-  for (const { usage } of sessions) {
+  for (const usage of usages) {
     if (distinct.has(usage)) continue;
     distinct.add(usage);
     const b = usage.blocks;
@@ -315,7 +317,7 @@ export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Arr
   const busy = (block: number) => (holders.get(block) ?? 0) > 1;
   let candidates = 0;
   const counted = new Set<FileUsage>();
-  const involved = sessions.map(({ usage }) => {
+  const involved = usages.map((usage) => {
     let any = false;
     const again = counted.has(usage);
     counted.add(usage);
@@ -330,7 +332,7 @@ export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Arr
   const flags: Array<Uint8Array | null> = new Array(sessions.length).fill(null);
   const first = new Set<FileUsage>();
   order.forEach((i, rank) => {
-    const usage = sessions[i]!.usage;
+    const usage = usages[i]!;
     const r = usage.entries;
     const n = r.length / ENTRY_STRIDE;
     if (first.has(usage)) {
@@ -357,6 +359,41 @@ export function sharedRecords(sessions: readonly SessionUsage[]): Array<Uint8Arr
     flags[i] = shared;
   });
   return flags;
+}
+
+/**
+ * Each session's records, or where they are the same entries as an earlier session's (each
+ * record's time and key, in order) that session's: what `sharedRecords` would find of them by
+ * looking each record up (every keyed record held by the earlier one), found by comparing them.
+ */
+function sameEntries(sessions: readonly SessionUsage[]): FileUsage[] {
+  // (by how many records and the last one's time and key: candidates, then compared; a few of each at most)
+  const alike = new Map<number, FileUsage[]>();
+  return sessions.map(({ usage }) => {
+    const e = usage.entries;
+    if (e.length === 0) return usage;
+    const ends = (e.length * 4_294_967_311 + e[e.length - 1]!) * 1_000_003 + e[e.length - 2]!;
+    const earlier = alike.get(ends);
+    if (!earlier) {
+      alike.set(ends, [usage]);
+      return usage;
+    }
+    const same = earlier.find((other) => other === usage || sameNumbers(other.entries, e));
+    if (same) return same;
+    if (earlier.length < ALIKE_KEPT) earlier.push(usage);
+    return usage;
+  });
+}
+
+/** Sessions kept to compare with for one count and last record: past these, a session is looked up as any is (its results the same, found more slowly). */
+const ALIKE_KEPT = 8;
+
+/** Whether two arrays hold the same numbers, in order. */
+function sameNumbers(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false;
+  // (NaN, a record without a time, equals NaN here)
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && (a[i] === a[i] || b[i] === b[i])) return false;
+  return true;
 }
 
 /** A flag for each record with an entry key (what another session can hold too), or null when none has one. */

@@ -42,7 +42,7 @@ describe("sharedRecords", () => {
     expect(flags([x, w, undated])).toEqual([[1, 1], null, [1]]);
   });
 
-  it("matches a set of every entry on random stores with forks and copies (copies read once among them)", () => {
+  it("matches a set of every entry on random stores with forks and copies (copies read once among them, or apart, or alike only at their ends)", () => {
     const r = rng(9);
     for (let round = 0; round < 30; round++) {
       const sessions: SessionUsage[] = [];
@@ -62,10 +62,14 @@ describe("sharedRecords", () => {
         }
         sessions.push(session(`s${s}.jsonl`, new Date(Date.UTC(2026, 0, 1) + Math.floor(r() * 5) * 3600_000).toISOString(), records));
       }
-      // files of the same bytes read once: one records object, listed before or after the first, named to rank before or after it
-      for (let t = 0; t < 3; t++) {
+      // files of the same bytes read once: one records object, listed before or after the first, named to rank before or after it;
+      // read apart (from a warm cache): records of their own, the same entries; and records alike at their ends, another key between
+      for (let t = 0; t < 6; t++) {
         const of = sessions[Math.floor(r() * 8)]!;
-        const twin = { ...of, file: `${r() < 0.5 ? "a" : "z"}-copy${t}.jsonl` };
+        const u = of.usage;
+        const entries = t % 3 === 0 ? u.entries : u.entries.slice();
+        if (t % 3 === 2) entries[2 * Math.floor(entries.length / 4) + 1] = idHash(`between${t}`);
+        const twin = { ...of, file: `${r() < 0.5 ? "a" : "z"}-copy${t}.jsonl`, usage: t % 3 === 0 ? u : { ...u, entries, blocks: u.blocks.slice() } };
         if (r() < 0.5) sessions.push(twin);
         else sessions.unshift(twin);
       }
