@@ -34,8 +34,8 @@ const USAGE = `usage: npm run bench -- [options]
                  from ../shared/corpus replayed, its tool call ids repeating); repeatable; default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
   --usage-store N  sessions in the store usage and grep are timed on, against ccusage and ripgrep
-  --openclaw N   transcripts in the OpenClaw store usage and ls are timed on (default 3000; quick 100; 0 skips it)
                  (default 300 of about 1 MB each; quick 20; 0 skips it)
+  --openclaw N   transcripts in the OpenClaw store usage and ls are timed on (default 3000; quick 100; 0 skips it)
   --complexity N the complexity table's N: each command at N and 4N entries of the stress shapes
                  (default 100000; 0 skips it)
   --runs N       rounds; each contender's fastest counts (default 2)
