@@ -222,7 +222,7 @@ export function renderLs(result: LsResult, style: Style): string {
   const claw = result.sessions.some((r) => r.store === "openclaw");
   const columns = lsColumns(style);
   const table = renderTable(claw ? [...columns.slice(0, 2), OPENCLAW_COLUMN, ...columns.slice(2)] : columns, claw ? rows.map((row, i) => [...row.slice(0, 2), openclawCell(result.sessions[i]!), ...row.slice(2)]) : rows, style).trimEnd();
-  const more = result.total > result.sessions.length ? c.dim(`\n(${result.total - result.sessions.length} more; raise --limit)`) : "";
+  const more = result.total > result.sessions.length ? `\n${c.dim(`(${result.total - result.sessions.length} more; raise --limit)`)}` : "";
   return `${table}${more}\n`;
 }
 

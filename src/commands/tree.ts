@@ -220,7 +220,7 @@ function* drawTree(view: TreeResult, style: Style, compact: boolean, fold: (pref
     }
     const { node, linePrefix, childPrefix, root } = stack.pop()!;
     // Several roots (orphans, resets) would read as one chain without a divider.
-    if (root !== undefined && roots.length > 1) emitText(c.dim(`${root > 0 ? "\n" : ""}── root ${root + 1} of ${roots.length} ──`));
+    if (root !== undefined && roots.length > 1) emitText(`${root > 0 ? "\n" : ""}${c.dim(`── root ${root + 1} of ${roots.length} ──`)}`);
     emit(node, linePrefix);
     let kids = visibleChildren(node);
     // A linear run is walked here, without a stack item a line.

@@ -188,7 +188,8 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const { c } = style;
   const bySession = result.by === "session";
   if (result.rows.length === 0) {
-    return c.dim(`no usage${result.since || result.until ? ` between ${result.since ?? "the start"} and ${result.until ?? "today"}` : ""} in ${plural(result.sessions, "session")}\n`);
+    const range = result.since && result.until ? ` between ${result.since} and ${result.until}` : result.since ? ` since ${result.since}` : result.until ? ` until ${result.until}` : "";
+    return `${c.dim(`no usage${range} in ${plural(result.sessions, "session")}`)}\n`;
   }
   const dash = (s: string) => (s === "" ? s : s === "-" ? c.dim(s) : s);
   const columns: Column[] = [

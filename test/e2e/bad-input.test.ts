@@ -133,6 +133,9 @@ describe("corrupted sessions are shown as pi reads them, with what was skipped o
     expect(json.roots).toEqual(["d0000001", "d0000004"]);
     const human = await cli(["tree", fixture("orphans.jsonl")]);
     expect(human.stdout).toMatch(/^── root 1 of 2 ──\nd0000001 user one\n[\s\S]*\n\n── root 2 of 2 ──\nd0000004 user orphan/);
+    // (in colour, each root's line is dimmed on its own line: the blank line before it is not)
+    const coloured = await cli(["tree", fixture("orphans.jsonl")], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } });
+    expect(coloured.stdout).toContain("\n\n\u001b[2m── root 2 of 2 ──\u001b[22m\n");
   });
 
   it("a parent cycle finishes promptly (pi loops forever) and is reported", async () => {

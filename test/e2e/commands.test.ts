@@ -378,6 +378,11 @@ describe("ls", () => {
     const counts = json.sessions.map((s: { messages: number }) => s.messages);
     expect([...counts].sort((a, b) => b - a)).toEqual(counts);
     expect(json.sessions[0]).toMatchObject({ path: expect.stringContaining("fixtures/"), status: expect.any(String), branches: expect.any(Number) });
+    const human = await cli(["ls", FIXTURES, "--sort", "messages", "--limit", "3"]);
+    expect(human.stdout.endsWith(`\n(${json.total - 3} more; raise --limit)\n`)).toBe(true);
+    // (in colour the note is dimmed on its own line)
+    const coloured = await cli(["ls", FIXTURES, "--sort", "messages", "--limit", "3"], { env: { NO_COLOR: undefined, FORCE_COLOR: "1" } });
+    expect(coloured.stdout).toMatch(new RegExp(`\n\u001b\\[2m\\(${json.total - 3} more; raise --limit\\)\u001b\\[22m\n$`));
   });
 
   it("lists many sessions on worker threads exactly as on one thread, and a warm cache gives the same", async () => {

@@ -390,6 +390,17 @@ describe("what is not a session", () => {
     const given = await run([join(agent, "sessions")]);
     expect([given.stderr, given.stdout]).toEqual(["", expect.stringMatching(/^1 session; /m)]);
   });
+
+  it("no usage in the range asked for says the range as it was given (a date still to come included), the line's style ended before its newline", async () => {
+    const store = fixture("usage-store");
+    const since = await run([store, "--since", "20990101"], { FORCE_COLOR: "1" });
+    expect(since.exitCode).toBe(0);
+    expect(since.stdout).toMatch(/^\u001b\[2mno usage since 2099-01-01 in \d+ sessions\u001b\[22m\n$/);
+    const until = await run([store, "--until", "1999-12-31"]);
+    expect(until.stdout).toMatch(/^no usage until 1999-12-31 in \d+ sessions\n$/);
+    const both = await run([store, "--since", "1999-01-01", "--until", "1999-12-31"]);
+    expect(both.stdout).toMatch(/^no usage between 1999-01-01 and 1999-12-31 in \d+ sessions\n$/);
+  });
 });
 
 describe("what the report says it counted", () => {
