@@ -205,6 +205,33 @@ describe("a live gateway and its archives", () => {
     }
   });
 
+  it("a log without its index (-wal, no -shm): what only the log holds is read from a copy, and the copy is gone when the command ends", async () => {
+    const { home, root } = homeWith("ccccx");
+    const db = dbOf(root);
+    const id = "b5b4ed18-f040-49f7-aa6d-42132e00c908";
+    // the database as it was before the write, then the log with the write in it (a gateway that
+    // stopped before checkpointing, its -shm lost): the line is in the log alone
+    const before = readFileSync(db);
+    const writer = new DatabaseSync(db);
+    writer.exec("PRAGMA wal_autocheckpoint = 0");
+    const line = JSON.stringify({ type: "custom", customType: "in-the-log-only", data: {}, id: "0123abcd", parentId: "8b4ef49f", timestamp: "2026-03-15T16:09:00.000Z" });
+    writer.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 100, ?, 1)").run(id, line);
+    const log = readFileSync(`${db}-wal`);
+    writer.close();
+    writeFileSync(db, before);
+    writeFileSync(`${db}-wal`, log);
+    rmSync(`${db}-shm`, { force: true });
+    const kept = snapshot(root);
+    const tmp = mkdtempSync(join(tmpdir(), "pi-session-tmp-"));
+    const r = await cli(["cat", id], { env: { HOME: home, TMPDIR: tmp } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe(line);
+    const listed = await cliJson(["ls", root, "--no-cache"], { env: { HOME: home, TMPDIR: tmp } });
+    expect(listed.json.sessions.find((s: { path: string }) => s.path.endsWith(`#${id}`)).messages).toBeGreaterThan(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(snapshot(root)).toEqual(kept);
+  });
+
   it("an archive the database keeps and has not published to a file is listed and read from its row, counted once; published, it is the file alone", async () => {
     const { root } = homeWith("ccccx");
     const sessions = join(root, "agents/main/sessions");

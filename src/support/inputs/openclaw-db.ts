@@ -138,7 +138,6 @@ class AgentDatabase {
     readonly path: string,
     private readonly db: DatabaseSync,
     readonly schemaVersion: number | null,
-    private readonly copy: string | undefined,
   ) {
     const summary = db.prepare("SELECT session_id, count(*), sum(coalesce(event_utf8_bytes, octet_length(event_json)) + 1), max(created_at), max(coalesce(event_utf8_bytes, octet_length(event_json))) FROM transcript_events GROUP BY session_id ORDER BY session_id");
     summary.setReturnArrays(true);
@@ -416,11 +415,6 @@ class AgentDatabase {
     }
     return Buffer.from(events.map((e) => `${e.line}\n`).join(""), "utf8");
   }
-
-  close(): void {
-    this.db.close();
-    if (this.copy) rmSync(this.copy, { recursive: true, force: true });
-  }
 }
 
 /**
@@ -604,11 +598,13 @@ function openDatabase(path: string): AgentDatabase {
       const which = version === null ? "no schema version" : `schema version ${version}`;
       throw new DatabaseError(`${path}: an OpenClaw database of ${which}, which pi-session does not know (it reads version ${KNOWN_SCHEMA_VERSION}): it lacks ${lacks}; \`pi-session\` may need updating`);
     }
-    return new AgentDatabase(path, db, version, copy);
+    return new AgentDatabase(path, db, version);
   } catch (error) {
     db.close();
-    if (copy) rmSync(copy, { recursive: true, force: true });
     throw error;
+  } finally {
+    // (the copy's files stay open, read as they were, until the process ends: none is left behind, even by an interrupted run)
+    if (copy) rmSync(copy, { recursive: true, force: true });
   }
 }
 
