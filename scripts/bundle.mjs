@@ -60,7 +60,7 @@ function buildInfo() {
   const { version } = JSON.parse(readFileSync("package.json", "utf8"));
   const rules = readdirSync("src/format", { recursive: true }).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join("src/format", f));
   const hash = createHash("sha256");
-  for (const file of [...rules, "src/support/ls/rows.ts", "src/support/usage/read.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
+  for (const file of [...rules, "src/support/ls/rows.ts", "src/support/usage/read.ts", "src/support/inputs/openclaw-db.ts", "src/support/inputs/openclaw-facts.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
   return { version, rules: hash.digest("hex").slice(0, 16) };
 }
 

@@ -14,6 +14,8 @@ import { preview, wrapSegments } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
+import { saveDatabaseFacts, useFactsCache } from "../support/inputs/openclaw-db.js";
+import { factsCachePath, FactsFolder } from "../support/inputs/openclaw-facts.js";
 import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/inputs/session-files.js";
 import { UsageCache, usageCachePath } from "../support/usage/cache.js";
 import type { UsageFile } from "../support/usage/read.js";
@@ -102,12 +104,14 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
   const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
+  useFactsCache(options.noCache ? undefined : new FactsFolder(factsCachePath(ctx.env)));
   const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store);
   const files = await readAll(paths, cache, ctx);
   cache?.save();
   const result = report(files, options, calendar, since, until);
   result.ignored = namedNonSessions(files, named);
   result.empty = empty;
+  saveDatabaseFacts();
   return result;
 }
 

@@ -8,7 +8,7 @@
  * `-shm` included (absent ones not created).
  */
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -484,5 +484,123 @@ describe("transcripts in OpenClaw's cold storage", () => {
     const listed = await cliJson(["ls", root, "--no-cache"]);
     expect(listed.json.sessions.filter((s: { status: string }) => s.status === "ok")).toHaveLength(2);
     expect(listed.json.sessions).toHaveLength(4);
+  });
+});
+
+describe("a database's facts kept (ls and usage, warm)", () => {
+  /** A round time, exact in every clock's precision: a stamp set back to it is the stamp it had. */
+  const LONG_AGO = new Date("2026-11-01T00:00:00.000Z");
+  const still = (db: string) => {
+    for (const p of [db, `${db}-wal`, `${db}-shm`]) if (existsSync(p)) utimesSync(p, LONG_AGO, LONG_AGO);
+  };
+  const factsFiles = (cache: string) => (existsSync(join(cache, "pi-session/openclaw")) ? readdirSync(join(cache, "pi-session/openclaw")) : []);
+  /** The database's first bytes overwritten in place (its size, inode and, set back, its time as they were): opened, it is not a database. */
+  const spoil = (db: string): (() => void) => {
+    const fd = openSync(db, "r+");
+    const header = Buffer.alloc(16);
+    readSync(fd, header, 0, 16, 0);
+    writeSync(fd, Buffer.alloc(16, 0x78), 0, 16, 0);
+    closeSync(fd);
+    still(db);
+    return () => {
+      const back = openSync(db, "r+");
+      writeSync(back, header, 0, 16, 0);
+      closeSync(back);
+      still(db);
+    };
+  };
+
+  it("a warm run over databases whose files are as they were opens none of them: the same rows and report, from the facts cache", async () => {
+    const { home, root } = homeWith("ccccx");
+    const db = dbOf(root);
+    still(db);
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
+    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const cold = await cliJson(["ls", root], { env });
+    const coldUsage = await cliJson(["usage", root, "--by", "key"], { env });
+    expect(cold.exitCode).toBe(0);
+    expect(factsFiles(cache)).toHaveLength(1);
+    const restore = spoil(db);
+    try {
+      // read, the database would be "not a readable SQLite database"
+      const unread = await cli(["ls", root, "--no-cache"], { env });
+      expect(unread.stderr).toMatch(/not a readable SQLite database/);
+      const warm = await cliJson(["ls", root], { env });
+      expect(warm.stderr).toBe("");
+      expect(warm.json).toEqual(cold.json);
+      const warmUsage = await cliJson(["usage", root, "--by", "key"], { env });
+      expect(warmUsage.stderr).toBe("");
+      expect(warmUsage.json).toEqual(coldUsage.json);
+    } finally {
+      restore();
+    }
+  });
+
+  it("a database whose files changed is read again; facts read while its files were changing are not kept", async () => {
+    const { home, root } = homeWith("ccccx");
+    const db = dbOf(root);
+    still(db);
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
+    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const before = await cliJson(["ls", root], { env });
+    const id = "b5b4ed18-f040-49f7-aa6d-42132e00c908";
+    const keptRows = () => {
+      const files = factsFiles(cache);
+      expect(files).toHaveLength(1);
+      const { live } = JSON.parse(readFileSync(join(cache, "pi-session/openclaw", files[0]!), "utf8"));
+      return live.rows[live.id.indexOf(id)] as number;
+    };
+    const rowsBefore = keptRows();
+    const writer = new DatabaseSync(db);
+    const line = JSON.stringify({ type: "custom", customType: "written-after", data: {}, id: "feedf00d", parentId: "8b4ef49f", timestamp: "2026-03-15T16:09:00.000Z" });
+    writer.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 100, ?, 1)").run(id, line);
+    writer.close();
+    const after = await cliJson(["ls", root], { env });
+    const size = (r: typeof before) => r.json.sessions.find((s: { path: string }) => s.path === `${db}#${id}`).size;
+    expect(size(after)).toBe(size(before) + Buffer.byteLength(line) + 1);
+    // (written a moment ago: a gateway may be in the middle of a commit; what was kept before stays, and is not used)
+    expect(keptRows()).toBe(rowsBefore);
+    still(db);
+    await cliJson(["ls", root], { env });
+    expect(keptRows()).toBe(rowsBefore + 1);
+  });
+
+  it("rows read where the facts came from the cache are the database's own (the usage cache gone), and a facts file that does not read back is read again and rewritten", async () => {
+    const { home, root } = homeWith("ccccx");
+    still(dbOf(root));
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
+    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const expected = await cliJson(["usage", root, "--by", "key", "--no-cache"], { env });
+    await cliJson(["ls", root], { env });
+    const [file] = factsFiles(cache);
+    expect(file).toBeDefined();
+    const again = await cliJson(["usage", root, "--by", "key"], { env });
+    expect(again.json).toEqual(expected.json);
+    const path = join(cache, "pi-session/openclaw", file!);
+    const whole = readFileSync(path, "utf8");
+    writeFileSync(path, whole.slice(0, whole.length >> 1));
+    rmSync(join(cache, "pi-session/usage-index.bin"));
+    const torn = await cliJson(["usage", root, "--by", "key"], { env });
+    expect(torn.stderr).toBe("");
+    expect(torn.json).toEqual(expected.json);
+    expect(JSON.parse(readFileSync(path, "utf8")).path).toBe(dbOf(root));
+  });
+
+  it("--no-cache neither reads nor keeps a database's facts", async () => {
+    const { home, root } = homeWith("ccccx");
+    still(dbOf(root));
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
+    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    await cliJson(["ls", root, "--no-cache"], { env });
+    await cliJson(["usage", root, "--no-cache"], { env });
+    expect(factsFiles(cache)).toEqual([]);
+    await cliJson(["ls", root], { env });
+    const restore = spoil(dbOf(root));
+    try {
+      const r = await cli(["usage", root, "--no-cache"], { env });
+      expect(r.stderr).toMatch(/not a readable SQLite database/);
+    } finally {
+      restore();
+    }
   });
 });

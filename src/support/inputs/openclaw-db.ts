@@ -80,7 +80,7 @@ export interface WindowFacts {
 }
 
 /** A transcript's rows at a glance: what the caches key it by. */
-interface Summary {
+export interface Summary {
   rows: number;
   /** The lines' bytes, each with its newline. */
   bytes: number;
@@ -89,7 +89,7 @@ interface Summary {
   largestRow: number;
 }
 
-interface Archive {
+export interface Archive {
   name: string;
   sessionId: string;
   reason: string;
@@ -103,7 +103,7 @@ interface Archive {
  * ("sqlite"). The archive is JSON lines of records: a `header`, then an `event` record a row
  * (`{seq, event_json, created_at}`), then the index rows OpenClaw rebuilds from (read here: none).
  */
-interface Cold {
+export interface Cold {
   sessionId: string;
   name: string;
   storage: string;
@@ -113,16 +113,66 @@ interface Cold {
   lastSeq: number;
 }
 
-/** A database opened for reading, with what every transcript of it needs. */
-class AgentDatabase {
-  readonly summaries = new Map<string, Summary>();
+/**
+ * What a database says of its transcripts without their rows: all that listing them and the
+ * caches' stamps take. Kept by `ls` and `usage` in the facts cache (`openclaw-facts.ts`), so that
+ * a warm run over a store whose databases have not changed opens none of them.
+ */
+export interface DatabaseFacts {
+  /** Each transcript with rows, in the rows' order (SQLite's order of their ids), then each in cold storage. */
+  summaries: Map<string, Summary>;
   /** The archives the database keeps (`session_transcript_archives`), by name. */
-  readonly archives = new Map<string, Archive>();
+  archives: Map<string, Archive>;
   /** Transcripts in cold storage, by session id (one with rows in `transcript_events` as well is read from those). */
+  colds: Map<string, Cold>;
+  /** What `session_windows` and `session_nodes` say of each session, once read (`usage` by day never asks). */
+  windows: Map<string, WindowFacts> | undefined;
+}
+
+/** A database's files as they were when it was opened, or its facts read: what the facts cache keys them by. */
+export interface DatabaseStamp {
+  /** The database's size, modification time and inode. */
+  db: [number, number, number];
+  /** Its log's (`-wal`), or null where it has none. */
+  wal: [number, number, number] | null;
+}
+
+/** The stamp of the database at `path` now; undefined when it cannot be stat'ed. */
+function databaseStamp(path: string): DatabaseStamp | undefined {
+  const of = (p: string): [number, number, number] | null => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    return st ? [st.size, st.mtimeMs, st.ino] : null;
+  };
+  try {
+    const db = of(path);
+    return db ? { db, wal: of(`${path}-wal`) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const sameStamp = (a: DatabaseStamp, b: DatabaseStamp): boolean => a.db.every((v, i) => v === b.db[i]) && (a.wal === null ? b.wal === null : b.wal !== null && a.wal.every((v, i) => v === b.wal![i]));
+
+/** A database open to read: its connection, and its files' stamp taken before it was opened. */
+interface Connection {
+  db: DatabaseSync;
+  stamp: DatabaseStamp | undefined;
+}
+
+/**
+ * A database, with what every transcript of it needs. Its facts come from the database, or from
+ * the facts cache where its files have not changed since; the database is opened when a row is
+ * first asked for (and its facts then read again, in the one read transaction the rows are read in:
+ * a transcript's size and its rows agree).
+ */
+class AgentDatabase implements DatabaseFacts {
+  readonly summaries = new Map<string, Summary>();
+  readonly archives = new Map<string, Archive>();
   readonly colds = new Map<string, Cold>();
-  private windows: Map<string, WindowFacts> | undefined;
+  windows: Map<string, WindowFacts> | undefined;
+  private connection: Connection | undefined;
   /** The rows' lengths from a seq on (`LENGTHS`): what a seek and a large transcript's batches are planned by. */
-  private readonly lengths: StatementSync;
+  private lengthsQuery: StatementSync | undefined;
   /** The rows' queries (`ROWS_FROM`, `ROWS_OF`), prepared when a transcript is first read. */
   private rowsFrom: StatementSync | undefined;
   private rowsOf: StatementSync | undefined;
@@ -131,23 +181,49 @@ class AgentDatabase {
   /** The transcripts with rows, in the rows' order (SQLite's order of their ids), and where each stands in it. */
   private readonly order: string[] = [];
   private readonly position = new Map<string, number>();
-  private readonly archiveBlob: StatementSync | undefined;
-  private readonly coldBlob: StatementSync | undefined;
+  private archiveBlob: StatementSync | undefined;
+  private coldBlob: StatementSync | undefined;
 
   constructor(
     readonly path: string,
-    private readonly db: DatabaseSync,
-    readonly schemaVersion: number | null,
+    from: Connection | DatabaseFacts,
   ) {
+    if ("db" in from) {
+      this.connection = from;
+      this.readFacts(from.db);
+    } else {
+      for (const [id, s] of from.summaries) this.summaries.set(id, s);
+      for (const [name, a] of from.archives) this.archives.set(name, a);
+      for (const [id, c] of from.colds) this.colds.set(id, c);
+      this.windows = from.windows;
+      this.ordered();
+    }
+  }
+
+  /** Whether the facts were read from the database in this process (what the facts cache may keep), and the stamp its files had then. */
+  get readHere(): DatabaseStamp | undefined {
+    return this.connection?.stamp;
+  }
+
+  /** The database, opened for reading when first needed: its facts are then read again, in its read transaction. */
+  private db(): DatabaseSync {
+    if (this.connection) return this.connection.db;
+    this.connection = connect(this.path);
+    this.readFacts(this.connection.db);
+    return this.connection.db;
+  }
+
+  private readFacts(db: DatabaseSync): void {
+    this.summaries.clear();
+    this.archives.clear();
+    this.colds.clear();
+    this.windows = undefined;
+    this.batch = undefined;
     const summary = db.prepare("SELECT session_id, count(*), sum(coalesce(event_utf8_bytes, octet_length(event_json)) + 1), max(created_at), max(coalesce(event_utf8_bytes, octet_length(event_json))) FROM transcript_events GROUP BY session_id ORDER BY session_id");
     summary.setReturnArrays(true);
     for (const [id, rows, bytes, last, largest] of summary.all() as unknown as Array<[string, number, number | null, number | null, number | null]>) {
       this.summaries.set(id, { rows: Number(rows), bytes: Number(bytes ?? 0), lastCreated: Number(last ?? 0), largestRow: Number(largest ?? 0) });
-      this.position.set(id, this.order.length);
-      this.order.push(id);
     }
-    this.lengths = db.prepare(LENGTHS);
-    this.lengths.setReturnArrays(true);
     if (hasTable(db, "session_transcript_archives")) {
       for (const r of db.prepare("SELECT session_id, reason, archive_name, published_at FROM session_transcript_archives ORDER BY archive_name").all()) {
         this.archives.set(String(r.archive_name), { name: String(r.archive_name), sessionId: String(r.session_id), reason: String(r.reason), published: r.published_at !== null });
@@ -165,13 +241,33 @@ class AgentDatabase {
       }
       this.coldBlob = db.prepare("SELECT archive_blob FROM session_transcript_cold_archives WHERE session_id = ?");
     }
+    this.ordered();
+  }
+
+  /** The transcripts with rows (not those in cold storage), in order. */
+  private ordered(): void {
+    this.order.length = 0;
+    this.position.clear();
+    for (const id of this.summaries.keys()) {
+      if (this.colds.has(id)) continue;
+      this.position.set(id, this.order.length);
+      this.order.push(id);
+    }
+  }
+
+  private lengths(): StatementSync {
+    if (!this.lengthsQuery) {
+      this.lengthsQuery = this.db().prepare(LENGTHS);
+      this.lengthsQuery.setReturnArrays(true);
+    }
+    return this.lengthsQuery;
   }
 
   /** What `session_windows` and `session_nodes` say of each session, read when first asked (`usage` by day never asks). */
   private windowsRead(): Map<string, WindowFacts> {
     if (this.windows) return this.windows;
+    const db = this.db();
     const windows = new Map<string, WindowFacts>();
-    const db = this.db;
     const nodes = new Map<string, { key: string; label: string | null; spawnedBy: string | null }[]>();
     for (const r of db.prepare("SELECT session_key, current_session_id, label, display_name, spawned_by FROM session_nodes").all()) {
       const id = String(r.current_session_id);
@@ -207,7 +303,7 @@ class AgentDatabase {
     const seqs: number[] = [];
     const lengths: number[] = [];
     // (LIMIT -1: every row)
-    for (const [seq, len] of this.lengths.iterate(id, Number.MIN_SAFE_INTEGER, -1) as Iterable<[number, number]>) {
+    for (const [seq, len] of this.lengths().iterate(id, Number.MIN_SAFE_INTEGER, -1) as Iterable<[number, number]>) {
       seqs.push(Number(seq));
       lengths.push(Number(len));
     }
@@ -223,6 +319,8 @@ class AgentDatabase {
    * transcript takes its rows from it; several cursors may read at once, each from its own batch.
    */
   *lines(id: string, fromSeq: number, row?: { seq: number }): Generator<Buffer> {
+    // (the rows are read with the facts of their own transaction, not those the cache held)
+    this.db();
     let seq = fromSeq;
     // (read from its start, how many of its rows are still to come is known: its summary's, less those read)
     let left = fromSeq === Number.MIN_SAFE_INTEGER ? this.summaries.get(id)?.rows : undefined;
@@ -259,8 +357,8 @@ class AgentDatabase {
     const ahead = left !== undefined ? this.rowsAhead(id, left) : undefined;
     const n = ahead ?? this.rowsFitting(id, seq);
     if (!this.rowsFrom) {
-      this.rowsFrom = this.db.prepare(ROWS_FROM);
-      this.rowsOf = this.db.prepare(ROWS_OF);
+      this.rowsFrom = this.db().prepare(ROWS_FROM);
+      this.rowsOf = this.db().prepare(ROWS_OF);
       // (rows as arrays, not objects with named keys: a third less of reading a store's many rows)
       this.rowsFrom.setReturnArrays(true);
       this.rowsOf.setReturnArrays(true);
@@ -315,7 +413,7 @@ class AgentDatabase {
   private rowsWithin(id: string, seq: number): number {
     let n = 0;
     let bytes = 0;
-    for (const [, len] of this.lengths.all(id, seq, ROWS_AT_ONCE) as unknown as Array<[number, number]>) {
+    for (const [, len] of this.lengths().all(id, seq, ROWS_AT_ONCE) as unknown as Array<[number, number]>) {
       bytes += Number(len) + 1;
       if (n > 0 && bytes > BATCH_BYTES) break;
       n++;
@@ -369,6 +467,7 @@ class AgentDatabase {
 
   /** An archive kept in the database: its text. */
   archiveText(name: string): Buffer | undefined {
+    this.db();
     const r = this.archiveBlob?.get(name);
     if (!r) return undefined;
     const blob = Buffer.from(r.archive_blob as Uint8Array);
@@ -384,6 +483,7 @@ class AgentDatabase {
     const where = `${refPath(this.path, cold.sessionId)}: its cold-storage archive ${cold.name}`;
     let bytes: Buffer;
     if (cold.storage === "sqlite") {
+      this.db();
       const blob = this.coldBlob?.get(cold.sessionId)?.archive_blob;
       bytes = Buffer.from((blob ?? new Uint8Array()) as Uint8Array);
     } else {
@@ -539,12 +639,27 @@ export class DatabaseError extends Error {}
 /** Each database opened once per process (a store of thousands of transcripts reads one). */
 const opened = new Map<string, AgentDatabase | DatabaseError>();
 
-/** The database at `path`, opened for reading; throws a `DatabaseError` saying why it cannot be. */
+/**
+ * The facts cache (`openclaw-facts.ts`), where `ls` and `usage` use it (not with `--no-cache`): the
+ * facts of a database whose files are as they were, read without opening it.
+ */
+let factsCache: FactsCache | undefined;
+export interface FactsCache {
+  load(path: string, stamp: DatabaseStamp): DatabaseFacts | undefined;
+  save(path: string, stamp: DatabaseStamp, facts: DatabaseFacts): void;
+}
+export function useFactsCache(cache: FactsCache | undefined): void {
+  factsCache = cache;
+}
+
+/** The database at `path`, its facts read (from the facts cache where its files are as they were); throws a `DatabaseError` saying why it cannot be read. */
 export function agentDatabase(path: string): AgentDatabase {
   let db = opened.get(path);
   if (!db) {
+    const stamp = factsCache && databaseStamp(path);
+    const facts = stamp && factsCache!.load(path, stamp);
     try {
-      db = openDatabase(path);
+      db = new AgentDatabase(path, facts ?? connect(path));
     } catch (error) {
       db = error instanceof DatabaseError ? error : new DatabaseError(`${path}: ${describe(error)}`);
     }
@@ -552,6 +667,25 @@ export function agentDatabase(path: string): AgentDatabase {
   }
   if (db instanceof DatabaseError) throw db;
   return db;
+}
+
+/** How long a database's files must have been still for its facts to be kept: a gateway may be in the middle of a commit. */
+const QUIET_MS = 2000;
+
+/**
+ * Keeps in the facts cache the facts of each database read in this process whose files have not
+ * changed since it was opened, and had not for `QUIET_MS` before: what was read is what the stamp
+ * says. `ls` and `usage` call it when they are done.
+ */
+export function saveDatabaseFacts(now = Date.now()): void {
+  if (!factsCache) return;
+  for (const [path, db] of opened) {
+    if (db instanceof DatabaseError) continue;
+    const then = db.readHere;
+    const stamp = then && databaseStamp(path);
+    if (!stamp || !sameStamp(then!, stamp) || now - Math.max(stamp.db[1], stamp.wal?.[1] ?? 0) < QUIET_MS) continue;
+    factsCache.save(path, stamp, db);
+  }
 }
 
 function describe(error: unknown): string {
@@ -563,8 +697,18 @@ function describe(error: unknown): string {
   return text;
 }
 
-function openDatabase(path: string): AgentDatabase {
+/** The database opened for reading, its schema checked, in one read transaction for the process; throws a `DatabaseError` saying why it cannot be. */
+function connect(path: string): Connection {
+  try {
+    return connectTo(path);
+  } catch (error) {
+    throw error instanceof DatabaseError ? error : new DatabaseError(`${path}: ${describe(error)}`);
+  }
+}
+
+function connectTo(path: string): Connection {
   const { DatabaseSync } = sqliteModule();
+  const stamp = databaseStamp(path);
   const wal = fileSize(`${path}-wal`);
   const shm = fileSize(`${path}-shm`);
   let copy: string | undefined;
@@ -590,15 +734,15 @@ function openDatabase(path: string): AgentDatabase {
       if (have.size === 0) missing.push(`table ${table}`);
       else for (const c of columns) if (!have.has(c)) missing.push(`${table}.${c}`);
     }
-    const version = hasTable(db, "schema_meta") ? ((db.prepare("SELECT max(schema_version) AS v FROM schema_meta").get()?.v as number | null) ?? null) : null;
     if (missing.length > 0) {
+      const version = hasTable(db, "schema_meta") ? ((db.prepare("SELECT max(schema_version) AS v FROM schema_meta").get()?.v as number | null) ?? null) : null;
       const lacks = `${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""}`;
       // (the version this reads, yet without what it reads: changed by hand or damaged, not newer)
       if (version !== null && version <= KNOWN_SCHEMA_VERSION) throw new DatabaseError(`${path}: an OpenClaw database of schema version ${version}, which should hold ${lacks} and does not; it may be damaged or changed by hand: OpenClaw's \`openclaw doctor\` checks it`);
       const which = version === null ? "no schema version" : `schema version ${version}`;
       throw new DatabaseError(`${path}: an OpenClaw database of ${which}, which pi-session does not know (it reads version ${KNOWN_SCHEMA_VERSION}): it lacks ${lacks}; \`pi-session\` may need updating`);
     }
-    return new AgentDatabase(path, db, version);
+    return { db, stamp };
   } catch (error) {
     db.close();
     throw error;
