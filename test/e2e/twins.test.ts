@@ -3,6 +3,9 @@
  * counts each entry once and a differing copy's own turn too; `ls` gives each copy its own row
  * (test/support/twins.test.ts holds each result to what reading the file alone gives).
  */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliJson } from "../helpers/cli.js";
 import { id, twinsStore } from "../helpers/twins-store.js";
@@ -24,5 +27,38 @@ describe("a database transcript and the importer's copy of it, through the CLI",
       expect(rows.find((r) => r.path.endsWith(`#${id(3)}`))!.modified, threads).toBe("2026-01-01T00:00:00.000Z");
       expect(rows.filter((r) => r.messages === 2)).toHaveLength(8);
     }
+  });
+
+  it("usage's cache holds the numbers of a copy read once with its transcript once, and reads them back as one", async () => {
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-twins-cache-"));
+    const env = { XDG_CACHE_HOME: cache, PI_SESSION_THREADS: "1" };
+    const cold = await cliJson(["usage", root, "--by", "session"], { env });
+    expect(cold.exitCode).toBe(0);
+    expect(cold.json.total.requests).toBe(1 + 2 + 1 + 2);
+    const path = join(cache, "pi-session", "usage-index.bin");
+    const read = () => {
+      const bytes = readFileSync(path);
+      const nl = bytes.indexOf(10);
+      return { bytes, nl, meta: JSON.parse(bytes.toString("utf8", 0, nl)) };
+    };
+    const { bytes, nl, meta } = read();
+    const names: string[] = meta.name;
+    const at = (name: string) => names.findIndex((x) => x.includes(name));
+    // 1, 3 and 4 are their copies' bytes: each copy's numbers are its transcript's (whichever was written first holds them); 2 and 5 differ
+    const pairs = Object.entries(meta.same as Record<string, number>).map(([i, j]) => [names[Number(i)], names[j]].map((x) => x!.replace(/^.*#|^agent_main_main\.|\.jsonl.*$/g, "")).sort().join(" "));
+    expect(pairs.sort()).toEqual([1, 3, 4].map((n) => `${id(n)} ${id(n)}`));
+    for (const n of [2, 5]) expect(meta.same[at(`#${id(n)}`)]).toBeUndefined();
+    const warm = await cliJson(["usage", root, "--by", "session"], { env });
+    expect(warm.json).toEqual(cold.json);
+    // one that says a file's numbers are a later file's is rebuilt, never trusted
+    const [i, j] = Object.entries(meta.same as Record<string, number>)[0]!;
+    meta.same = { [j]: Number(i) };
+    const head = Buffer.from(JSON.stringify(meta));
+    const padded = Buffer.alloc(Math.ceil((head.length + 1) / 8) * 8, 0x20);
+    head.copy(padded);
+    padded[padded.length - 1] = 10;
+    writeFileSync(path, Buffer.concat([padded, bytes.subarray(nl + 1)]));
+    expect((await cliJson(["usage", root, "--by", "session"], { env })).json).toEqual(cold.json);
+    expect(Object.keys(read().meta.same)).toHaveLength(3);
   });
 });

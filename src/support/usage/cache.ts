@@ -14,7 +14,9 @@ import type { UsageFile } from "./read.js";
  *
  * Layout: a line of JSON (the build; then the files' facts a column each: each path cut after its
  * last `/`, what it is, its header's id, time and cwd, its stamp, its models, what pi cannot read
- * of it where there is something, and how many numbers it has in each region; repeated strings
+ * of it where there is something, and how many numbers it has in each region, or, for a file whose
+ * usage is an earlier file's (an OpenClaw transcript and the importer's copy of it, read once),
+ * that file's index and no numbers of its own; repeated strings
  * (folders, cwds, models) given once, by index), padded with spaces to a multiple of 8 bytes; then
  * three regions of float64s in this machine's byte order: every file's blocks (its usage by
  * quarter hour and model), every file's entries (a record's time and entry key), every file's
@@ -25,7 +27,7 @@ import type { UsageFile } from "./read.js";
  * usage cache in columns"). A cache that does not read back whole (another build or layout, a
  * torn write, numbers out of range) is ignored and rebuilt, never trusted.
  */
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 const MADE_BY = `${BUILD.version}+${BUILD.rules}`;
 
 /** The three regions, in order. */
@@ -55,6 +57,11 @@ interface Meta {
   models: number[][];
   /** What pi cannot read, for the files (by their index) where that is anything. */
   skipped: Record<string, FileUsage["skipped"]>;
+  /**
+   * The files (by their index) whose usage is an earlier file's, the one object (a transcript and
+   * the importer's copy of it, read once): that file's index. Such a file has no numbers of its own.
+   */
+  same: Record<string, number>;
   length: Record<Region, number[]>;
 }
 
@@ -86,6 +93,8 @@ export class UsageCache {
   /** Where each file's numbers start in each region (sums of the lengths before it). */
   private at: Record<Region, Float64Array> = { blocks: new Float64Array(0), entries: new Float64Array(0), amounts: new Float64Array(0) };
   private regions: Record<Region, Float64Array> = { blocks: new Float64Array(0), entries: new Float64Array(0), amounts: new Float64Array(0) };
+  /** Each file's usage as read back, made once: files that share one share it again. */
+  private usages: Array<FileUsage | undefined> = [];
   private readonly fresh = new Map<string, Held>();
   private dirty = false;
 
@@ -111,7 +120,12 @@ export class UsageCache {
     if (nl + 1 + (blocks + entries + amounts) * 8 !== bytes.length) throw new Error("torn");
     const count = Array.isArray(meta.name) ? meta.name.length : -1;
     const columns = [meta.dir, meta.kind, meta.id, meta.created, meta.cwd, meta.size, meta.mtimeMs, meta.ino, meta.models, ...REGIONS.map((r) => meta.length?.[r])];
-    if (count < 0 || !Array.isArray(meta.strings) || !columns.every((c) => Array.isArray(c) && c.length === count) || !meta.skipped || typeof meta.skipped !== "object") throw new Error("corrupt");
+    if (count < 0 || !Array.isArray(meta.strings) || !columns.every((c) => Array.isArray(c) && c.length === count) || !meta.skipped || typeof meta.skipped !== "object" || !meta.same || typeof meta.same !== "object") throw new Error("corrupt");
+    // (an earlier file's, itself one with numbers of its own, and none of its own)
+    for (const [k, j] of Object.entries(meta.same)) {
+      const i = Number(k);
+      if (!isCount(i) || !isCount(j) || j >= i || meta.same[j] !== undefined || REGIONS.some((r) => meta.length[r][i] !== 0)) throw new Error("corrupt");
+    }
     const string = (k: unknown) => isCount(k) && k < meta.strings.length && typeof meta.strings[k] === "string";
     const at = { blocks: new Float64Array(count), entries: new Float64Array(count), amounts: new Float64Array(count) };
     const sums = { blocks: 0, entries: 0, amounts: 0 };
@@ -152,8 +166,12 @@ export class UsageCache {
 
   private usageOf(i: number): FileUsage {
     const m = this.meta!;
+    const j = m.same[i];
+    if (j !== undefined) return this.usageOf(j);
+    const made = this.usages[i];
+    if (made) return made;
     const part = (r: Region) => this.regions[r].subarray(this.at[r][i], this.at[r][i]! + m.length[r][i]!);
-    return { blocks: part("blocks"), entries: part("entries"), amounts: part("amounts"), models: m.models[i]!.map((k) => m.strings[k]!), skipped: m.skipped[i] ?? NO_SKIPPED() };
+    return (this.usages[i] = { blocks: part("blocks"), entries: part("entries"), amounts: part("amounts"), models: m.models[i]!.map((k) => m.strings[k]!), skipped: m.skipped[i] ?? NO_SKIPPED() });
   }
 
   set(stamp: FileStamp, file: UsageFile): void {
@@ -179,7 +197,8 @@ export class UsageCache {
       if (k === undefined) interned.set(s, (k = strings.push(s) - 1));
       return k;
     };
-    const meta: Meta = { version: CACHE_VERSION, build: MADE_BY, endian: ENDIAN, regions: { blocks: 0, entries: 0, amounts: 0 }, strings, dir: [], name: [], kind: [], id: [], created: [], cwd: [], size: [], mtimeMs: [], ino: [], models: [], skipped: {}, length: { blocks: [], entries: [], amounts: [] } };
+    const meta: Meta = { version: CACHE_VERSION, build: MADE_BY, endian: ENDIAN, regions: { blocks: 0, entries: 0, amounts: 0 }, strings, dir: [], name: [], kind: [], id: [], created: [], cwd: [], size: [], mtimeMs: [], ino: [], models: [], skipped: {}, same: {}, length: { blocks: [], entries: [], amounts: [] } };
+    const written = new Map<FileUsage, number>();
     const parts: Record<Region, Float64Array[]> = { blocks: [], entries: [], amounts: [] };
     const add = (f: Held) => {
       const cut = f.path.lastIndexOf("/") + 1;
@@ -193,6 +212,15 @@ export class UsageCache {
       meta.size.push(f.stamp.size);
       meta.mtimeMs.push(f.stamp.mtimeMs);
       meta.ino.push(f.stamp.ino);
+      const first = written.get(f.usage);
+      if (first !== undefined) {
+        // (a copy read once with its transcript: the numbers once)
+        meta.same[i] = first;
+        meta.models.push([]);
+        for (const r of REGIONS) meta.length[r].push(0);
+        return;
+      }
+      written.set(f.usage, i);
       meta.models.push(f.usage.models.map(intern));
       const s = f.usage.skipped;
       if (s.requests > 0 || s.cost !== 0 || s.lines.length > 0 || s.wholeFile) meta.skipped[i] = s;
