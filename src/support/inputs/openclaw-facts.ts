@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { BUILD } from "../../build-info.js";
 import { sameStamp, type Archive, type Cold, type DatabaseFacts, type DatabaseStamp, type FactsCache, type Summary, type WindowFacts } from "./openclaw-db.js";
+import { cacheFolder } from "../cache-folder.js";
 
 /**
  * The facts cache: what an OpenClaw agent's database says of its transcripts without their rows
@@ -37,8 +37,7 @@ interface Stored {
 const WINDOW_FIELDS = ["key", "label", "channel", "chatType", "spawnedBy", "previous", "reason"] as const;
 
 export function factsCachePath(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CACHE_HOME ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
-  return join(base, "pi-session", "openclaw");
+  return join(cacheFolder(env), "openclaw");
 }
 
 export class FactsFolder implements FactsCache {

@@ -1,9 +1,9 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { BUILD } from "../../build-info.js";
 import type { FileStamp } from "../inputs/stamp.js";
 import type { SessionRow } from "./rows.js";
+import { cacheFolder } from "../cache-folder.js";
 
 /**
  * `ls`'s index cache: one file under `$XDG_CACHE_HOME/pi-session/` (else `~/.cache/pi-session/`),
@@ -47,8 +47,7 @@ interface Meta {
 export class CorruptCacheError extends Error {}
 
 export function cachePath(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CACHE_HOME ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
-  return join(base, "pi-session", "ls-index.json");
+  return join(cacheFolder(env), "ls-index.json");
 }
 
 const isLength = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;

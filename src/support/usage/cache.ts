@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { homedir } from "node:os";
 import { BUILD } from "../../build-info.js";
 import type { FileUsage } from "../../format/usage/records.js";
 import type { FileKind } from "../../format/schema/types.js";
 import type { FileStamp } from "../inputs/stamp.js";
 import type { UsageFile } from "./read.js";
+import { cacheFolder } from "../cache-folder.js";
 
 /**
  * `usage`'s cache: each session file's usage, keyed like `ls`'s index (path, size, mtime, inode,
@@ -79,8 +79,7 @@ interface Held {
 const ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? "LE" : "BE";
 
 export function usageCachePath(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CACHE_HOME ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
-  return join(base, "pi-session", "usage-index.bin");
+  return join(cacheFolder(env), "usage-index.bin");
 }
 
 const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
