@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -602,5 +602,24 @@ describe("a database's facts kept (ls and usage, warm)", () => {
     } finally {
       restore();
     }
+  });
+
+  it("a database is known by its absolute path: named from its folder in one run and absolute in the next, its facts are one file", async () => {
+    const { home, root } = homeWith("ccccx");
+    const db = dbOf(root);
+    still(db);
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
+    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const near = await cliJson(["usage", basename(root), "--by", "key"], { env, cwd: dirname(root) });
+    expect(near.exitCode).toBe(0);
+    expect(factsFiles(cache)).toHaveLength(1);
+    const kept = () => JSON.parse(readFileSync(join(cache, "pi-session/openclaw", factsFiles(cache)[0]!), "utf8"));
+    expect(kept().path).toBe(db);
+    const far = await cliJson(["usage", root, "--by", "key"], { env });
+    expect(far.stderr).toBe("");
+    expect(far.json.total).toEqual(near.json.total);
+    // (one database, one file: the run that named it absolutely kept its facts where the first did)
+    expect(factsFiles(cache)).toHaveLength(1);
+    expect(kept().path).toBe(db);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { BUILD } from "../../build-info.js";
 import { sameStamp, type Archive, type Cold, type DatabaseFacts, type DatabaseStamp, type FactsCache, type Summary, type WindowFacts } from "./openclaw-db.js";
 import { cacheFolder } from "../cache-folder.js";
@@ -14,7 +14,8 @@ import { cacheFolder } from "../cache-folder.js";
  * each transcript's stamp, its row in `ls`, come from here and the `ls` and `usage` caches
  * (BENCHMARKS.md, "a database's facts kept"). Only facts read while the database's files were
  * still, and had been for a while, are kept (`saveDatabaseFacts`); a file that does not read back
- * whole, or another build's, is ignored and rewritten, never trusted.
+ * whole, or another build's, is ignored and rewritten, never trusted. A database is known by its
+ * absolute path: named relative to one folder in one run and absolute in the next, it is one file.
  */
 const FACTS_VERSION = 1;
 const MADE_BY = `${BUILD.version}+${BUILD.rules}`;
@@ -43,13 +44,14 @@ export function factsCachePath(env: NodeJS.ProcessEnv): string {
 export class FactsFolder implements FactsCache {
   constructor(private readonly dir: string) {}
 
-  private fileOf(path: string): string {
-    return join(this.dir, `${createHash("sha256").update(path).digest("hex").slice(0, 32)}.json`);
+  private fileOf(absolute: string): string {
+    return join(this.dir, `${createHash("sha256").update(absolute).digest("hex").slice(0, 32)}.json`);
   }
 
   load(path: string, stamp: DatabaseStamp): DatabaseFacts | undefined {
+    const absolute = resolve(path);
     try {
-      return decode(JSON.parse(readFileSync(this.fileOf(path), "utf8")) as Stored, path, stamp);
+      return decode(JSON.parse(readFileSync(this.fileOf(absolute), "utf8")) as Stored, absolute, stamp);
     } catch {
       // missing, torn, another build's: the database is read
       return undefined;
@@ -67,8 +69,9 @@ export class FactsFolder implements FactsCache {
       live.largestRow.push(s.largestRow);
     }
     const windows = facts.windows ? { id: [...facts.windows.keys()], facts: [...facts.windows.values()].map((w) => WINDOW_FIELDS.map((f) => w[f])) } : null;
-    const stored: Stored = { version: FACTS_VERSION, build: MADE_BY, path, stamp, live, colds: [...facts.colds.values()].map((c) => ({ ...c, summary: facts.summaries.get(c.sessionId)! })), archives: [...facts.archives.values()], windows };
-    const file = this.fileOf(path);
+    const absolute = resolve(path);
+    const stored: Stored = { version: FACTS_VERSION, build: MADE_BY, path: absolute, stamp, live, colds: [...facts.colds.values()].map((c) => ({ ...c, summary: facts.summaries.get(c.sessionId)! })), archives: [...facts.archives.values()], windows };
+    const file = this.fileOf(absolute);
     try {
       mkdirSync(this.dir, { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;
@@ -85,9 +88,9 @@ const isNumber = (v: unknown): v is number => typeof v === "number" && Number.is
 const isCount = (v: unknown): v is number => isNumber(v) && Number.isSafeInteger(v) && v >= 0;
 const isStamp = (v: unknown): boolean => Array.isArray(v) && v.length === 3 && v.every(isNumber);
 
-/** The facts a stored file holds for `path` at `stamp`; throws where it holds anything else. */
-function decode(s: Stored, path: string, stamp: DatabaseStamp): DatabaseFacts {
-  if (s?.version !== FACTS_VERSION || s.build !== MADE_BY || s.path !== path) throw new Error("another database's or build's");
+/** The facts a stored file holds for the database at `absolute` at `stamp`; throws where it holds anything else. */
+function decode(s: Stored, absolute: string, stamp: DatabaseStamp): DatabaseFacts {
+  if (s?.version !== FACTS_VERSION || s.build !== MADE_BY || s.path !== absolute) throw new Error("another database's or build's");
   if (!s.stamp || !isStamp(s.stamp.db) || !(s.stamp.wal === null || isStamp(s.stamp.wal)) || !sameStamp(s.stamp, stamp)) throw new Error("changed since");
   const { live } = s;
   const n = live.id.length;
