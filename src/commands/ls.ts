@@ -95,7 +95,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
       modified[index] = cache!.modified(slot);
     } else todo.push({ index, path, stamp });
   }
-  // PI_SESSION_THREADS caps the worker threads (1: none).
+  // PI_SESSION_THREADS sets the threads (1: no worker).
   const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
   // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
   // run reads none (BENCHMARKS.md, "the format library at start-up").

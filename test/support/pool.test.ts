@@ -27,39 +27,49 @@ describe("when worker threads are called in", () => {
   });
 });
 
+/** `node:worker_threads` with a Worker that runs its chunks in this thread, each one made noted in `made`. */
+function mockWorkers(made: string[]): void {
+  // a worker that runs its chunks here (the real one is the built worker.js)
+  vi.doMock("node:worker_threads", async () => {
+    const { EventEmitter } = await import("node:events");
+    const { runTask } = await import("../../src/support/workers/tasks.js");
+    class Worker extends EventEmitter {
+      constructor(url: URL) {
+        super();
+        made.push(String(url));
+      }
+      postMessage(chunk: { task: "usage"; jobs: Array<{ i: number; path: string; stamp: undefined }> }) {
+        void (async () => {
+          const batch = [];
+          for (const job of chunk.jobs) batch.push({ i: job.i, value: await runTask(chunk.task, job) });
+          this.emit("message", batch);
+        })();
+      }
+      terminate() {
+        return Promise.resolve(0);
+      }
+    }
+    return { Worker };
+  });
+}
+
+/** `n` small session files. */
+function sessionFiles(n: number): Array<{ path: string; stamp: undefined }> {
+  const dir = mkdtempSync(join(tmpdir(), "pi-session-pool-"));
+  return Array.from({ length: n }, (_, i) => {
+    const path = join(dir, `${i}.jsonl`);
+    writeFileSync(path, `${JSON.stringify({ type: "session", version: 3, id: `s${i}`, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" })}\n`);
+    return { path, stamp: undefined };
+  });
+}
+
 describe("what calls workers in: this thread's CPU time, not the clock's", () => {
   it("a run whose CPU time says much is left calls a worker in; the clock alone does not", async () => {
     vi.resetModules();
     const made: string[] = [];
-    // a worker that runs its chunks here (the real one is the built worker.js)
-    vi.doMock("node:worker_threads", async () => {
-      const { EventEmitter } = await import("node:events");
-      const { runTask } = await import("../../src/support/workers/tasks.js");
-      class Worker extends EventEmitter {
-        constructor(url: URL) {
-          super();
-          made.push(String(url));
-        }
-        postMessage(chunk: { task: "usage"; jobs: Array<{ i: number; path: string; stamp: undefined }> }) {
-          void (async () => {
-            const batch = [];
-            for (const job of chunk.jobs) batch.push({ i: job.i, value: await runTask(chunk.task, job) });
-            this.emit("message", batch);
-          })();
-        }
-        terminate() {
-          return Promise.resolve(0);
-        }
-      }
-      return { Worker };
-    });
+    mockWorkers(made);
     const { overFiles } = await import("../../src/support/workers/pool.js");
-    const dir = mkdtempSync(join(tmpdir(), "pi-session-pool-"));
-    const jobs = Array.from({ length: 200 }, (_, i) => {
-      const path = join(dir, `${i}.jsonl`);
-      writeFileSync(path, `${JSON.stringify({ type: "session", version: 3, id: `s${i}`, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" })}\n`);
-      return { path, stamp: undefined };
-    });
+    const jobs = sessionFiles(200);
     const alone = await overFiles("usage", jobs, () => {});
     expect(made).toHaveLength(0);
     // 400 ms of CPU each time the pool looks (a chunk of 32 files): 200 files take seconds by that measure
@@ -71,6 +81,30 @@ describe("what calls workers in: this thread's CPU time, not the clock's", () =>
       expect(helped).toEqual(alone);
     } finally {
       spy.mockRestore();
+      vi.doUnmock("node:worker_threads");
+    }
+  });
+});
+
+describe("threads asked for (PI_SESSION_THREADS)", () => {
+  it("start with the first file, however little the work; at most one a unit; 1 is this thread alone", async () => {
+    vi.resetModules();
+    const made: string[] = [];
+    mockWorkers(made);
+    try {
+      const { overFiles } = await import("../../src/support/workers/pool.js");
+      const jobs = sessionFiles(3);
+      const alone = await overFiles("usage", jobs, () => {}, 1);
+      expect(made).toHaveLength(0);
+      // (three small files: left to itself, the pool would never start a worker for them)
+      expect(await overFiles("usage", jobs, () => {})).toEqual(alone);
+      expect(made).toHaveLength(0);
+      expect(await overFiles("usage", jobs, () => {}, 2)).toEqual(alone);
+      expect(made).toHaveLength(1);
+      made.length = 0;
+      expect(await overFiles("usage", jobs, () => {}, 8)).toEqual(alone);
+      expect(made).toHaveLength(2);
+    } finally {
       vi.doUnmock("node:worker_threads");
     }
   });

@@ -51,14 +51,15 @@ export interface Chunk {
 
 /**
  * Runs `task` on every job, with `settings` (what the task needs besides the file: `grep`'s
- * pattern; structured-cloneable); `progress` is called with how many are done. `threads`: at
- * most this many threads (1: this one only); given, the workers start with the first job rather
- * than when the work left calls for them (`PI_SESSION_THREADS`).
+ * pattern; structured-cloneable); `progress` is called with how many are done. `threads`: this
+ * many threads (1: this one only; at most one a unit), the workers started with the first job
+ * (`PI_SESSION_THREADS`, as README says); not given, as many as the cores and the work's weight
+ * allow, called in when the work left calls for them.
  */
 export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads?: number, settings?: TaskSettings<T>): Promise<Array<TaskResult<T>>> {
   const units = unitsOf(jobs);
   const bytes = units.reduce((n, u) => n + weight(u), 0);
-  const workers = Math.min(threads ?? availableParallelism(), Math.floor(units.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), units.length);
+  const workers = threads !== undefined ? Math.min(threads, units.length) : Math.min(availableParallelism(), Math.floor(units.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), units.length);
   const { runTask, runUnit } = await import("./tasks.js");
   const results: Array<TaskResult<T>> = new Array(jobs.length);
   if (workers < 2) {
