@@ -1,9 +1,11 @@
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
-import { STORE_CHOICES, transcriptFacts, type StoreChoice } from "../support/inputs/openclaw.js";
+import { sessionGroup, STORE_CHOICES, transcriptFacts, type StoreChoice } from "../support/inputs/openclaw.js";
+import { transcriptRef } from "../support/inputs/openclaw-db.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { compilePattern, PatternError } from "../format/grep/pattern.js";
+import type { GrepHit } from "../format/grep/read.js";
 import type { Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { sanitize } from "../render/safe.js";
@@ -143,7 +145,7 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
   const read = await overFiles("grep", jobs.filter((j) => j.path !== "-"), (n) => ctx.progress(n, jobs.length, "sessions"), threads, settings);
   if (stdin >= 0) read.splice(stdin, 0, await (await import("../support/grep/read.js")).grepPath("-", settings, ctx.stdin));
   ctx.progress(jobs.length, jobs.length);
-  const sessions = read.filter((f) => f.kind === "session");
+  const sessions = withoutRepeats(read.filter((f) => f.kind === "session"));
   return {
     pattern: options.pattern,
     sessions: sessions.length,
@@ -153,6 +155,43 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
     ignored: namedNonSessions(read, named),
     empty,
   };
+}
+
+/**
+ * Each match once. In OpenClaw's SQLite era a transcript's entries are in its database and again
+ * in the importer's copy of it (or a live JSONL left beside it): a match that the database
+ * transcript reports too, alike in all but the file (the entry's id, type, role and time, the
+ * field, where the match is and the text around it), is not reported again. What a copy holds
+ * that the database lacks still is, as is every match of a copy whose transcript cannot be read.
+ */
+function withoutRepeats(sessions: GrepFileResult[]): GrepFileResult[] {
+  // (a store without a database transcript among those searched, as every store of the JSONL era: nothing to do)
+  const refs = sessions.map((f) => (f.hits.length > 0 ? transcriptRef(f.path) : undefined));
+  if (!refs.some((r) => r !== undefined)) return sessions;
+  // each database transcript's matches, by the session it holds, then by entry (its id; one without, its line)
+  const reported = new Map<string, Map<string | number, GrepHit[]>>();
+  const entryOf = (h: GrepHit): string | number => h.id ?? h.line;
+  sessions.forEach((f, k) => {
+    const group = refs[k] !== undefined ? sessionGroup(f.path) : undefined;
+    if (group === undefined) return;
+    const byEntry = new Map<string | number, GrepHit[]>();
+    for (const h of f.hits) {
+      const list = byEntry.get(entryOf(h));
+      if (list) list.push(h);
+      else byEntry.set(entryOf(h), [h]);
+    }
+    reported.set(group, byEntry);
+  });
+  const alike = (a: GrepHit, b: GrepHit) =>
+    a.type === b.type && a.role === b.role && a.timestamp === b.timestamp && a.field === b.field && a.start === b.start && a.end === b.end && a.match === b.match && a.before === b.before && a.after === b.after;
+  return sessions.map((f, k) => {
+    if (f.hits.length === 0 || refs[k] !== undefined) return f;
+    const group = sessionGroup(f.path);
+    const byEntry = group === undefined ? undefined : reported.get(group);
+    if (!byEntry) return f;
+    const hits = f.hits.filter((h) => !byEntry.get(entryOf(h))?.some((r) => alike(r, h)));
+    return hits.length === f.hits.length ? f : { ...f, hits, title: hits.length > 0 ? f.title : null };
+  });
 }
 
 /** Each match as `--json`/`--jsonl` give it. */

@@ -153,12 +153,14 @@ describe.each(STORES)("the %s store in OpenClaw's database", (store) => {
     expect(sqlite.exitCode).toBe(0);
     expect(totals(sqlite.json)).toEqual(totals(jsonl.json));
     for (const pattern of [["-F", "-i", "github"], ["-i", "error|fail"]]) {
-      const count = async (dir: string) => {
+      const found = async (dir: string) => {
         const r = await cliJson(["grep", ...pattern, dir]);
-        // (each matching entry of each session once: the copies of either era hold the same entries)
-        return [...new Set((r.json.matches as Array<{ id: string; session: string }>).map((m) => `${m.session}:${m.id}`))].sort();
+        // (every match as it is reported: a copy that is its database transcript's bytes is searched once, as the transcript)
+        return { total: r.json.total, matches: (r.json.matches as Array<{ id: string; session: string; line: number; field: string }>).map((m) => `${m.session}:${m.id}:${m.line}:${m.field}`).sort() };
       };
-      expect(await count(root), pattern.join(" ")).toEqual(await count(join(JSONL_STORES, store)));
+      const sqlite = await found(root);
+      expect(sqlite.matches.length, pattern.join(" ")).toBeGreaterThan(0);
+      expect(sqlite, pattern.join(" ")).toEqual(await found(join(JSONL_STORES, store)));
     }
   });
 
@@ -296,6 +298,14 @@ describe("a live gateway and its archives", () => {
       expect(listed.json.sessions.filter((r: { status: string }) => r.status === "ok").length).toBeGreaterThan(10);
       const human = await cli(["ls", root, "--no-cache"]);
       expect([human.exitCode, human.stderr]).toEqual([0, line]);
+      // (the transcripts unread, what the importer's copies hold of them is what grep finds: no match of theirs is passed over)
+      const found = await cliJson(["grep", "-F", "-i", "github", root]);
+      expect(found.exitCode).toBe(2);
+      const live = (r: { json: { matches: Array<{ file: string; session: string; id: string }> } }, where: RegExp) => r.json.matches.filter((m) => where.test(m.file)).map((m) => `${m.session}:${m.id}`).sort();
+      // (the oracle: the live transcripts' matches in the store's JSONL era)
+      const before = await cliJson(["grep", "-F", "-i", "github", join(JSONL_STORES, "ccccx")]);
+      expect(live(found, /session-sqlite-import-archive/)).toEqual(live(before, /\/sessions\/[^/]+\.jsonl$/));
+      expect(live(found, /session-sqlite-import-archive/).length).toBeGreaterThan(20);
       const shown = await cli(["show", "b5b4ed18"], { env: { HOME: home } });
       expect(shown.exitCode).toBe(2);
       expect(shown.stderr.split("\n").filter(Boolean)).toHaveLength(1);

@@ -7,8 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliJson } from "../helpers/cli.js";
+import { cli, cliJson } from "../helpers/cli.js";
 import { id, twinsStore } from "../helpers/twins-store.js";
+import { jsonl, user } from "../helpers/builders.js";
 
 describe("a database transcript and the importer's copy of it, through the CLI", () => {
   const root = twinsStore();
@@ -26,6 +27,29 @@ describe("a database transcript and the importer's copy of it, through the CLI",
       expect(rows.find((r) => r.path.includes(`agent_main_main.${id(3)}`))!.modified, threads).toBe("2025-06-01T00:00:00.000Z");
       expect(rows.find((r) => r.path.endsWith(`#${id(3)}`))!.modified, threads).toBe("2026-01-01T00:00:00.000Z");
       expect(rows.filter((r) => r.messages === 2)).toHaveLength(8);
+    }
+  });
+
+  it("grep, in this thread and in worker threads: each match once, a copy's repeats of its transcript's passed over, what a copy holds that the database lacks found", async () => {
+    const store = twinsStore();
+    // (1's copy with an entry more: no longer its transcript's bytes, and what it adds is in no database)
+    const copy1 = join(store, "agents/main/session-sqlite-import-archive", `agent_main_main.${id(1)}.jsonl.imported-1796192004837`);
+    writeFileSync(copy1, Buffer.concat([readFileSync(copy1), jsonl(user("u9", "a1", "extra words"))]));
+    for (const threads of ["1", "2"]) {
+      const env = { PI_SESSION_THREADS: threads };
+      const { json, exitCode } = await cliJson(["grep", "hello|xxx|extra", store], { env });
+      expect(exitCode).toBe(0);
+      const where = (json.matches as Array<{ file: string; id: string }>).map((m) => `${m.file.includes("#") ? "db" : "copy"} ${m.file.includes(id(1)) ? 1 : m.file.includes(id(2)) ? 2 : m.file.includes(id(4)) ? 4 : m.file.includes(id(5)) ? 5 : 3} ${m.id}`).sort();
+      // every copy finds its user's entry too (2 and 5 of other bytes, 1 of more): reported once, by the database's transcript
+      expect(where, threads).toEqual(["copy 1 u9", "db 1 u1", "db 2 u2", "db 4 u4", "db 5 u5"]);
+      expect(json.total, threads).toEqual({ sessions: 5, matches: 5 });
+      const counted = await cli(["grep", "-c", "hello|xxx|extra", store], { env });
+      expect(counted.stdout.trimEnd().split("\n").sort(), threads).toEqual([`${copy1}:1`, ...[1, 2, 4, 5].map((n) => `${store}/agents/main/agent/openclaw-agent.sqlite#${id(n)}:1`)].sort());
+    }
+    // (what each file holds alone, the copies' repeats included)
+    for (const n of [1, 2, 4, 5]) {
+      const alone = await cliJson(["grep", "hello|xxx", join(store, "agents/main/session-sqlite-import-archive", `agent_main_main.${id(n)}.jsonl.imported-1796192004837`)]);
+      expect(alone.json.total, String(n)).toEqual({ sessions: 1, matches: 1 });
     }
   });
 

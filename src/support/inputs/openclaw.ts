@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { readHead } from "../../format/read/source.js";
 import { homedir } from "node:os";
 import { agentDatabase, agentDatabasePath, databaseFacts, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed, DATABASE_NAME, transcriptRef } from "./openclaw-db.js";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 
 /*
  * OpenClaw's stores (README, "OpenClaw's stores"): OpenClaw embeds pi's session manager, so its
@@ -401,6 +401,16 @@ function twinKey(path: string, size: number | undefined): string | undefined {
   }
   const name = basename(path);
   return folder === "sessions" && liveName(name) ? `${agentDir}\n${sessionIdOf(name)}\n${size}` : undefined;
+}
+
+/**
+ * The session a database transcript, the importer's copy of it, or a live JSONL beside it holds,
+ * whatever their sizes (one agent, one session id): what `grep` reports each match of once.
+ */
+export function sessionGroup(path: string): string | undefined {
+  // (passed over at once: a file in neither an agent's sessions/ nor the importer's folder)
+  if (!path.includes("#") && !path.includes(`${sep}${IMPORT_FOLDER}${sep}`) && !path.includes(`${sep}sessions${sep}`)) return undefined;
+  return twinKey(path, 1);
 }
 
 /** Jobs with their `twinKey`s; none when no path is a database transcript (a store of the JSONL era has no twins, and is spared the keys). */
