@@ -519,13 +519,17 @@ describe("a database's facts kept (ls and usage, warm)", () => {
       still(db);
     };
   };
-
-  it("a warm run over databases whose files are as they were opens none of them: the same rows and report, from the facts cache", async () => {
+  /** The ccccx store in a home of its own, its database still since long ago, and a cache folder of its own. */
+  const stillStore = () => {
     const { home, root } = homeWith("ccccx");
     const db = dbOf(root);
     still(db);
     const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
-    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    return { root, db, cache, env: { HOME: home, XDG_CACHE_HOME: cache } };
+  };
+
+  it("a warm run over databases whose files are as they were opens none of them: the same rows and report, from the facts cache", async () => {
+    const { root, db, cache, env } = stillStore();
     const cold = await cliJson(["ls", root], { env });
     const coldUsage = await cliJson(["usage", root, "--by", "key"], { env });
     expect(cold.exitCode).toBe(0);
@@ -547,11 +551,7 @@ describe("a database's facts kept (ls and usage, warm)", () => {
   });
 
   it("a database whose files changed is read again; facts read while its files were changing are not kept", async () => {
-    const { home, root } = homeWith("ccccx");
-    const db = dbOf(root);
-    still(db);
-    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
-    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const { root, db, cache, env } = stillStore();
     const before = await cliJson(["ls", root], { env });
     const id = "b5b4ed18-f040-49f7-aa6d-42132e00c908";
     const keptRows = () => {
@@ -576,10 +576,7 @@ describe("a database's facts kept (ls and usage, warm)", () => {
   });
 
   it("rows read where the facts came from the cache are the database's own (the usage cache gone), and a facts file that does not read back is read again and rewritten", async () => {
-    const { home, root } = homeWith("ccccx");
-    still(dbOf(root));
-    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
-    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const { root, cache, env } = stillStore();
     const expected = await cliJson(["usage", root, "--by", "key", "--no-cache"], { env });
     await cliJson(["ls", root], { env });
     const [file] = factsFiles(cache);
@@ -597,10 +594,7 @@ describe("a database's facts kept (ls and usage, warm)", () => {
   });
 
   it("--no-cache neither reads nor keeps a database's facts", async () => {
-    const { home, root } = homeWith("ccccx");
-    still(dbOf(root));
-    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
-    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const { root, cache, env } = stillStore();
     await cliJson(["ls", root, "--no-cache"], { env });
     await cliJson(["usage", root, "--no-cache"], { env });
     expect(factsFiles(cache)).toEqual([]);
@@ -615,11 +609,7 @@ describe("a database's facts kept (ls and usage, warm)", () => {
   });
 
   it("a database is known by its absolute path: named from its folder in one run and absolute in the next, its facts are one file", async () => {
-    const { home, root } = homeWith("ccccx");
-    const db = dbOf(root);
-    still(db);
-    const cache = mkdtempSync(join(tmpdir(), "pi-session-facts-cache-"));
-    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const { root, db, cache, env } = stillStore();
     const near = await cliJson(["usage", basename(root), "--by", "key"], { env, cwd: dirname(root) });
     expect(near.exitCode).toBe(0);
     expect(factsFiles(cache)).toHaveLength(1);
