@@ -20,6 +20,21 @@ if (oldNode(process.versions.node)) {
   process.exit(2);
 }
 
+/**
+ * Node 24's V8 makes code on its helper threads (Sparkplug's, and Maglev's code and deoptimisation
+ * data; Node 22's does neither by default), and a helper that needs a garbage collection for it
+ * waits for this thread to make one. Exiting joins the helpers without making it: the process then
+ * hangs for good with its work done (seen in a benchmark run: the main thread in
+ * NodePlatform::Shutdown, a helper in CollectionBarrier::AwaitCollectionBackground; Node's
+ * issues 54918 and 64274). With these off, V8 makes its code on this thread and no helper waits
+ * on it. Set before anything of the tool's is loaded; Node 22 is not told (a flag a V8 does not
+ * know is an error line on stderr).
+ */
+if (Number(process.versions.node.split(".")[0]) >= 24) {
+  const { setFlagsFromString } = await import("node:v8");
+  setFlagsFromString("--no-concurrent-sparkplug --no-maglev-build-code-on-background --no-maglev-deopt-data-on-background");
+}
+
 const { homedir } = await import("node:os");
 const { join } = await import("node:path");
 

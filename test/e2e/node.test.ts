@@ -32,6 +32,31 @@ describe("an older Node", () => {
   });
 });
 
+describe("V8's helper threads on Node 24", () => {
+  // Exiting while a helper thread waits for a garbage collection to finish its code hangs the
+  // process for good (bin/pi-session.js says why), so Node 24's V8 is told to make its code on the
+  // main thread. V8's own trace shows where Sparkplug's code is made: "[Concurrent Sparkplug …]"
+  // on a helper, "[compiling method …]" on the main thread.
+  it("makes its baseline code on the main thread once the bin starts: no concurrent Sparkplug compile after the first one there, no word of it on stderr", async () => {
+    const run = (...node: string[]) => execa(WITH_NODE, ["24", "node", ...node, BIN, "usage", fixture("."), "--no-cache"], { reject: false, env: { NO_COLOR: "1" } });
+    const plain = await run();
+    const r = await run("--trace-baseline");
+    expect(r.exitCode).toBe(0);
+    // (the flags are V8's own: one it did not know would be an error line here)
+    const warnings = (t: string) => t.split("\n").filter((l) => l !== "" && !l.startsWith("with-node: installing"));
+    expect(warnings(r.stderr)).toEqual(warnings(plain.stderr));
+    expect(warnings(r.stderr).every((l) => l.startsWith("pi-session: "))).toBe(true);
+    const lines = r.stdout.split("\n");
+    const firstHere = lines.findIndex((l) => l.startsWith("[compiling method "));
+    const helpers = lines.flatMap((l, i) => (l.startsWith("[Concurrent Sparkplug") ? [i] : []));
+    // (the tool's work compiles hundreds of functions: with V8's default, all of them on a helper)
+    expect(lines.filter((l) => l.startsWith("[compiling method ")).length).toBeGreaterThan(50);
+    expect(helpers.filter((i) => i > firstHere)).toEqual([]);
+    // the report itself is there, as without the trace
+    expect(lines.filter((l) => !l.startsWith("[")).join("\n")).toContain(plain.stdout.trim().split("\n").at(-1)!);
+  }, 120_000);
+});
+
 describe("the compile cache", () => {
   const compiled = (cache: string) => {
     const dir = join(cache, "pi-session/compile");
