@@ -10,6 +10,15 @@ import { fileURLToPath } from "node:url";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
+ * How long one timed process may run before it is killed and counted as failed: a process that
+ * hangs (an exit that never ends) is a result to print, not a benchmark that never finishes.
+ */
+export const RUN_LIMIT = { timeout: 15 * 60_000, killSignal: "SIGKILL" };
+
+/** A timed process's failure in a few words: killed at the limit, or its exit status. */
+export const stuckOr = (r, other) => (r.error?.code === "ETIMEDOUT" ? `killed after ${RUN_LIMIT.timeout / 60_000} min without exiting` : other);
+
+/**
  * Reads `paths` through once, untimed, so that a timed run finds them in the page cache: this
  * machine reclaims page cache on its own (kdamond), and a run that read part of a file from disk
  * measured the disk (profiled: 307 ms of reading in a 700 ms run, against 69 ms from memory).
@@ -30,12 +39,12 @@ export function warmCache(paths) {
 export function runOnce(task, args, env = {}, files = []) {
   warmCache(files);
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [join(ROOT, "bench/child.mjs"), task, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, [join(ROOT, "bench/child.mjs"), task, ...args], { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 20, ...RUN_LIMIT });
   const wall = performance.now() - t0;
   if (r.status !== 0) {
     // The line that names the error (a stack trace ends with Node's version).
-    const lines = (r.stderr || r.stdout).trim().split("\n");
-    return { error: lines.find((l) => /^([A-Z]\w*)?Error\b/.test(l))?.trim() ?? lines.slice(-1)[0] ?? `exit ${r.status}` };
+    const lines = (r.stderr || r.stdout || "").trim().split("\n");
+    return { error: stuckOr(r, lines.find((l) => /^([A-Z]\w*)?Error\b/.test(l))?.trim() ?? lines.slice(-1)[0] ?? `exit ${r.status}`) };
   }
   const out = JSON.parse(r.stdout.trim().split("\n").pop());
   return { ms: wall, rssMB: out.rssMB, result: out.result };

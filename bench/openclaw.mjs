@@ -19,7 +19,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { constants, zstdCompressSync } from "node:zlib";
 import { rng } from "./generate.mjs";
-import { measureAll, warmCache } from "./measure.mjs";
+import { measureAll, RUN_LIMIT, stuckOr, warmCache } from "./measure.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const STORES = join(ROOT, "../shared/openclaw-stores");
@@ -163,10 +163,10 @@ function rustCcusage() {
 
 function timed(command, args, env = {}) {
   const t0 = performance.now();
-  const r = spawnSync(command, args, { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(command, args, { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 256 * 1024 * 1024, ...RUN_LIMIT });
   const ms = performance.now() - t0;
   // (grep -c exits 1 when nothing matched: a result, not a failure)
-  return r.status === 0 || (r.status === 1 && args.includes("-c")) ? { ms, stdout: r.stdout } : { ms, error: (r.stderr || r.stdout).trim().split("\n").slice(-1)[0] || `exit ${r.status}` };
+  return r.status === 0 || (r.status === 1 && args.includes("-c")) ? { ms, stdout: r.stdout } : { ms, error: stuckOr(r, (r.stderr || r.stdout || "").trim().split("\n").slice(-1)[0] || `exit ${r.status}`) };
 }
 
 function medianMs(command, args, env = {}) {
@@ -310,7 +310,7 @@ function erasReport({ root, bin, runs, judged }) {
   for (let i = 0; i < 15; i++) for (const [era, dir] of [root, sqliteRoot].entries()) lsWarm[era].push(timed(process.execPath, [bin, "ls", dir, "--limit", "20"], { XDG_CACHE_HOME: caches[era] }));
   timesOf["ls (warm cache), 15 runs"] = lsWarm;
   const count = (dir) => {
-    const r = spawnSync(process.execPath, [bin, "ls", dir, "--json", "--no-cache"], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    const r = spawnSync(process.execPath, [bin, "ls", dir, "--json", "--no-cache"], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, ...RUN_LIMIT });
     return r.status === 0 ? JSON.parse(r.stdout).sessions.length : NaN;
   };
   const [nJsonl, nSqlite] = [count(root), count(sqliteRoot)];

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { generateLargeSession, generateReplayedSession, generateStore } from "./generate.mjs";
 import { librariesReport } from "./libraries.mjs";
-import { better, measureAll, runOnce, warmCache } from "./measure.mjs";
+import { better, measureAll, RUN_LIMIT, runOnce, warmCache } from "./measure.mjs";
 import { complexityReport } from "./complexity.mjs";
 import { storeReport } from "./store.mjs";
 import { databaseTranscriptReport, openclawReport } from "./openclaw.mjs";
@@ -287,7 +287,7 @@ function median(cmd, args, env = {}) {
   const times = [];
   for (let i = 0; i < 15; i++) {
     const t0 = performance.now();
-    spawnSync(cmd, args, { stdio: "ignore", env: { ...process.env, ...env } });
+    spawnSync(cmd, args, { stdio: "ignore", env: { ...process.env, ...env }, ...RUN_LIMIT });
     times.push(performance.now() - t0);
   }
   return times.sort((a, b) => a - b)[7];

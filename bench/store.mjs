@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateSessionStore } from "./generate.mjs";
-import { warmCache } from "./measure.mjs";
+import { RUN_LIMIT, stuckOr, warmCache } from "./measure.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -51,9 +51,9 @@ function timeProcess(command, args, env, files) {
   warmCache(files);
   const argv = TIME ? [TIME, ["-f", "%M", command, ...args]] : [command, args];
   const t0 = performance.now();
-  const r = spawnSync(argv[0], argv[1], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync(argv[0], argv[1], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 256 * 1024 * 1024, ...RUN_LIMIT });
   const ms = performance.now() - t0;
-  if (r.status !== 0) return { error: (r.stderr || r.stdout).trim().split("\n").slice(-2).join(" ") || `exit ${r.status}` };
+  if (r.status !== 0) return { error: stuckOr(r, (r.stderr || r.stdout || "").trim().split("\n").slice(-2).join(" ") || `exit ${r.status}`) };
   const rss = TIME ? Number(r.stderr.trim().split("\n").pop()) / 1024 : undefined;
   return { ms, rssMB: rss, stdout: r.stdout };
 }
