@@ -178,6 +178,7 @@ class AgentDatabase implements DatabaseFacts {
   private rowsOf: StatementSync | undefined;
   /** The batch of rows read last (`lines`). */
   private batch: Batch | undefined;
+
   /** The transcripts with rows, in the rows' order (SQLite's order of their ids), and where each stands in it. */
   private readonly order: string[] = [];
   private readonly position = new Map<string, number>();
@@ -400,7 +401,10 @@ class AgentDatabase implements DatabaseFacts {
     let rows = left;
     let bytes = this.summaries.get(id)!.bytes;
     if (bytes > BATCH_BYTES) return undefined;
+    // (only into the transcripts this thread reads next, where it shares the store with others)
+    const within = coming && (coming.get(this.path) ?? NONE);
     for (let i = k + 1; i < this.order.length && rows < ROWS_AT_ONCE; i++) {
+      if (within && !within.has(this.order[i]!)) break;
       const s = this.summaries.get(this.order[i]!)!;
       if (bytes + s.bytes > BATCH_BYTES) break;
       rows += s.rows;
@@ -668,6 +672,31 @@ export function agentDatabase(path: string): AgentDatabase {
   if (db instanceof DatabaseError) throw db;
   return db;
 }
+
+/**
+ * Which database transcripts this thread reads next: a batch of rows runs on into those and no
+ * others. Threads that share a store take it a chunk at a time, so rows read ahead past a chunk's
+ * last transcript are the other thread's, read twice: a third more rows, zstd and all, with two
+ * threads on the benchmark's 10,000-session store (BENCHMARKS.md). Undefined: every transcript
+ * that follows (one thread reads them all).
+ */
+export function readAheadWithin(paths: readonly string[] | undefined): void {
+  if (paths === undefined) {
+    coming = undefined;
+    return;
+  }
+  coming = new Map();
+  for (const path of paths) {
+    const ref = transcriptRef(path);
+    if (!ref) continue;
+    let ids = coming.get(ref.database);
+    if (!ids) coming.set(ref.database, (ids = new Set()));
+    ids.add(ref.name);
+  }
+}
+/** Database -> the transcripts of it this thread reads next (`readAheadWithin`). */
+let coming: Map<string, Set<string>> | undefined;
+const NONE: ReadonlySet<string> = new Set();
 
 /** How long a database's files must have been still for its facts to be kept: a gateway may be in the middle of a commit. */
 const QUIET_MS = 2000;

@@ -60,7 +60,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   const units = unitsOf(jobs);
   const bytes = units.reduce((n, u) => n + weight(u), 0);
   const workers = threads !== undefined ? Math.min(threads, units.length) : Math.min(availableParallelism(), Math.floor(units.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), units.length);
-  const { runTask, runUnit } = await import("./tasks.js");
+  const { runChunk, runTask, runUnit } = await import("./tasks.js");
   const results: Array<TaskResult<T>> = new Array(jobs.length);
   if (workers < 2) {
     let done = 0;
@@ -115,13 +115,11 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   let bytesHere = 0;
   while (next < chunks.length) {
     const chunk = chunks[next++]!;
-    let n = 0;
-    for (const unit of chunk.jobs) {
-      if (!unit.twins) results[unit.i] = await runTask(task, unit, settings);
-      else for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
-      bytesHere += weight(unit);
-      n += 1 + (unit.twins?.length ?? 0);
-    }
+    // (alone until workers are called in: its rows read ahead as far as a batch goes)
+    const read = await runChunk(task, chunk.jobs, settings, helpers.length > 0);
+    for (const { i, value } of read) results[i] = value;
+    for (const unit of chunk.jobs) bytesHere += weight(unit);
+    const n = read.length;
     doneHere += n;
     done += n;
     progress(done);

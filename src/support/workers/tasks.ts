@@ -3,7 +3,7 @@ import { describeSession, scanSession, sessionRow, type ScannedSession, type Ses
 import { readUsage, type UsageFile } from "../usage/read.js";
 import { openSource, withBytes } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
-import { transcriptRef } from "../inputs/openclaw-db.js";
+import { readAheadWithin, transcriptRef } from "../inputs/openclaw-db.js";
 import { BufferSource, commonPrefix, type ByteSource } from "../../format/read/source.js";
 import type { FileStamp } from "../inputs/stamp.js";
 
@@ -56,6 +56,25 @@ interface AnyTask {
   read?(job: FileJob, settings?: unknown): Promise<unknown>;
   finish?(read: unknown, job: FileJob): unknown;
   readable?(read: unknown): boolean;
+}
+
+/**
+ * A chunk's results, by place (`overFiles`): each unit as `runUnit` reads it. Where other threads
+ * take chunks of the same jobs (`shared`), a database's rows are read ahead only into the chunk's
+ * own transcripts.
+ */
+export async function runChunk<T extends FileTask>(task: T, units: readonly Unit[], settings: TaskSettings<T> | undefined, shared: boolean): Promise<Array<{ i: number; value: TaskResult<T> }>> {
+  if (shared) readAheadWithin(units.flatMap((u) => [u.path, ...(u.twins ?? []).map((t) => t.path)]));
+  try {
+    const out: Array<{ i: number; value: TaskResult<T> }> = [];
+    for (const unit of units) {
+      if (!unit.twins) out.push({ i: unit.i, value: await runTask(task, unit, settings) });
+      else out.push(...(await runUnit(task, unit, settings)));
+    }
+    return out;
+  } finally {
+    readAheadWithin(undefined);
+  }
 }
 
 /** A lone file's result: one call, as most files are read. */
