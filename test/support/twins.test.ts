@@ -60,3 +60,36 @@ describe("a database transcript and the importer's copy of it", () => {
     expect(of(5)[0]).not.toEqual(of(5)[1]);
   });
 });
+
+describe("which files may be a database transcript's twin, by name", () => {
+  const agent = "/store/agents/main";
+  const key = (path: string, size = 10) => withTwinKeys([{ path: `${agent}/agent/openclaw-agent.sqlite#s1`, stamp: { size: 10 } }, { path, stamp: { size } }])[1]!.twin;
+  const twin = `${agent}\ns1\n10`;
+
+  it("the importer's copy of a session, whatever its key holds (dots, underscores, colons written as '_'), is keyed by the session's id", () => {
+    for (const name of ["agent_main_main.s1.jsonl.imported-1", "agent_main_discord_channel_1.2.3.s1.jsonl.imported-1796192004837", "agent_x.s1.jsonl.imported-0", "agent_a_b_c.d.e.s1.jsonl.imported-42"]) {
+      expect(key(`${agent}/session-sqlite-import-archive/${name}`), name).toBe(twin);
+    }
+    // a live transcript beside the database, by its own name
+    expect(key(`${agent}/sessions/s1.jsonl`)).toBe(twin);
+    // another size: another key (a size is part of it)
+    expect(key(`${agent}/session-sqlite-import-archive/agent_main_main.s1.jsonl.imported-1`, 11)).not.toBe(twin);
+  });
+
+  it("no key for names that are not a copy of a session: no key, no id, no time, a time that is not digits, another prefix, another folder", () => {
+    for (const name of [
+      "agent_.s1.jsonl.imported-1",
+      "agent_main.jsonl.imported-1",
+      "agent_main_main..jsonl.imported-1",
+      "agent_main_main.s1.jsonl.imported-",
+      "agent_main_main.s1.jsonl.imported-12a",
+      "agent_main_main.s1.jsonl",
+      "archive-tier.s1.jsonl.imported-1",
+      "Agent_main_main.s1.jsonl.imported-1",
+    ]) {
+      expect(key(`${agent}/session-sqlite-import-archive/${name}`), name).toBeUndefined();
+    }
+    expect(key(`${agent}/elsewhere/agent_main_main.s1.jsonl.imported-1`)).toBeUndefined();
+    expect(key(`/store/not-agents/main/session-sqlite-import-archive/agent_main_main.s1.jsonl.imported-1`)).toBeUndefined();
+  });
+});

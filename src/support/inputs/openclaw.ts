@@ -106,8 +106,6 @@ const IMPORTED = /\.jsonl\.imported-\d+$/;
 const SET_ASIDE = /^archive-tier\.([^.]+(?:\.[^.]+)*?)\.jsonl\.imported-\d+$/;
 /** A checkpoint the importer moved aside. */
 const IMPORTED_CHECKPOINT = /^archive-tier\.(.+?)\.checkpoint\.[^.]+\.jsonl\.imported-\d+$/;
-/** An imported transcript's copy: `agent_<key, ':' as '_'>.<id>.jsonl.imported-<ms>`. */
-const IMPORTED_COPY = /^agent_(.+)\.([^.]+)\.jsonl\.imported-\d+$/;
 
 /** A live transcript, an archive (`.jsonl.reset.<time>`, `.jsonl.deleted.<time>`), or a copy (`.jsonl.bak…`, `.checkpoint.<id>.jsonl`). */
 const ARCHIVE = /\.jsonl\.(reset|deleted)\.[^/]+$/;
@@ -363,13 +361,13 @@ function importedFacts(path: string): StoreFacts {
   const name = basename(path);
   const agent = basename(dirname(dirname(path)));
   const base = { ...PI_FACTS, store: "openclaw" as const, agent, source: "jsonl" as const };
-  const copy = IMPORTED_COPY.exec(name);
+  const copy = importedCopy(name);
   if (copy) {
     // the key, its ':' written '_': the database's own key for that session is exact
-    const id = copy[2]!;
+    const id = copy.id;
     const db = agentDatabasePath(dirname(dirname(path)));
     const facts = db ? databaseFacts({ database: db, name: id }) : undefined;
-    const key = facts?.key ?? `agent_${copy[1]!}`.replace(/_/g, ":");
+    const key = facts?.key ?? `agent_${copy.key}`.replace(/_/g, ":");
     const read = readKey(key);
     return { ...base, key, label: facts?.label ?? null, kind: read.kind, job: read.job, channel: facts?.channel ?? read.channel, spawnedBy: facts?.spawnedBy ?? null, copyOf: id };
   }
@@ -390,17 +388,51 @@ function twinKey(path: string, size: number | undefined): string | undefined {
   if (size === undefined || size === 0) return undefined;
   const ref = transcriptRef(path);
   // (an archive's name, `<id>.jsonl.reset.<time>`, is not a live transcript's)
-  if (ref) return ref.name.includes(".jsonl") ? undefined : `${dirname(dirname(ref.database))}\n${ref.name}\n${size}`;
+  if (ref) return ref.name.includes(".jsonl") ? undefined : `${folderOf(dirname(ref.database)).agentDir}\n${ref.name}\n${size}`;
   const dir = dirname(path);
-  const folder = basename(dir);
-  const agentDir = dirname(dir);
-  if (basename(dirname(agentDir)) !== "agents") return undefined;
+  const { agentDir, folder, inAgents } = folderOf(dir);
+  if (!inAgents) return undefined;
+  const name = path.slice(dir.length + 1);
   if (folder === IMPORT_FOLDER) {
-    const copy = IMPORTED_COPY.exec(basename(path));
-    return copy ? `${agentDir}\n${copy[2]!}\n${size}` : undefined;
+    const copy = importedCopy(name);
+    return copy ? `${agentDir}\n${copy.id}\n${size}` : undefined;
   }
-  const name = basename(path);
   return folder === "sessions" && liveName(name) ? `${agentDir}\n${sessionIdOf(name)}\n${size}` : undefined;
+}
+
+/**
+ * A folder's name, the agent's folder it is in, and whether that is in an `agents` folder: asked
+ * of every file a store-wide read twins, all of a store's in a few folders (kept for those).
+ */
+function folderOf(dir: string): { folder: string; agentDir: string; inAgents: boolean } {
+  let f = folders.get(dir);
+  if (!f) {
+    const agentDir = dirname(dir);
+    f = { folder: basename(dir), agentDir, inAgents: basename(dirname(agentDir)) === "agents" };
+    if (folders.size >= 1024) folders.clear();
+    folders.set(dir, f);
+  }
+  return f;
+}
+const folders = new Map<string, { folder: string; agentDir: string; inAgents: boolean }>();
+
+/**
+ * An imported transcript's copy, `agent_<key, ':' as '_'>.<id>.jsonl.imported-<ms>`: its key as the
+ * name writes it and its session id, or undefined for another name. (A pattern for it backtracks
+ * over the whole name at each of a store's thousands of copies.)
+ */
+function importedCopy(name: string): { key: string; id: string } | undefined {
+  const tail = ".jsonl.imported-";
+  const at = name.lastIndexOf(tail);
+  if (!name.startsWith("agent_") || at < 0 || at + tail.length === name.length) return undefined;
+  for (let i = at + tail.length; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  const dot = name.lastIndexOf(".", at - 1);
+  // (a key of one character at least, and an id of one at least, without a dot)
+  if (dot < "agent_".length + 1 || dot === at - 1) return undefined;
+  return { key: name.slice("agent_".length, dot), id: name.slice(dot + 1, at) };
 }
 
 /**
