@@ -178,7 +178,6 @@ class AgentDatabase implements DatabaseFacts {
   private rowsOf: StatementSync | undefined;
   /** The batch of rows read last (`lines`). */
   private batch: Batch | undefined;
-
   /** The transcripts with rows, in the rows' order (SQLite's order of their ids), and where each stands in it. */
   private readonly order: string[] = [];
   private readonly position = new Map<string, number>();

@@ -60,15 +60,14 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   const units = unitsOf(jobs);
   const bytes = units.reduce((n, u) => n + weight(u), 0);
   const workers = threads !== undefined ? Math.min(threads, units.length) : Math.min(availableParallelism(), Math.floor(units.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), units.length);
-  const { runChunk, runTask, runUnit } = await import("./tasks.js");
+  const { runChunk } = await import("./tasks.js");
   const results: Array<TaskResult<T>> = new Array(jobs.length);
   if (workers < 2) {
     let done = 0;
     for (const unit of units) {
       progress(done);
-      // (a lone file in one call, as most are; with its twins, `runUnit`)
-      if (!unit.twins) results[unit.i] = await runTask(task, unit, settings);
-      else for (const { i, value } of await runUnit(task, unit, settings)) results[i] = value;
+      // (a unit at a time, so that progress moves with each file; alone, rows read ahead as far as a batch goes)
+      for (const { i, value } of await runChunk(task, [unit], settings, false)) results[i] = value;
       done += 1 + (unit.twins?.length ?? 0);
     }
     return results;

@@ -59,7 +59,8 @@ interface AnyTask {
 }
 
 /**
- * A chunk's results, by place (`overFiles`): each unit as `runUnit` reads it. Where other threads
+ * A chunk's results, by place (`overFiles`): a lone file in one call, as most are; a unit with its
+ * twins as `runUnit` reads it. Where other threads
  * take chunks of the same jobs (`shared`), a database's rows are read ahead only into the chunk's
  * own transcripts.
  */
@@ -91,7 +92,7 @@ export function runTask<T extends FileTask>(task: T, job: FileJob, settings?: Ta
  * the others with, and read from there (`HELD_BYTES`: a larger one is compared a chunk at a time
  * and read again).
  */
-export async function runUnit<T extends FileTask>(task: T, unit: Unit, settings?: TaskSettings<T>): Promise<Array<{ i: number; value: TaskResult<T> }>> {
+async function runUnit<T extends FileTask>(task: T, unit: Unit, settings?: TaskSettings<T>): Promise<Array<{ i: number; value: TaskResult<T> }>> {
   const t = TASKS[task] as AnyTask;
   const twins = unit.twins ?? [];
   const jobs: Array<FileJob & { i: number }> = [unit, ...twins];
