@@ -10,10 +10,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFile
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileSource, openSessionSync, planRepair, quickFindings, replaceFile, stampOf, writeRepair } from "../../src/format/index.js";
+import { FileSource, openSessionSync, planRepair, replaceFile, stampOf, Validator, writeRepair } from "../../src/format/index.js";
 import { corrupt, CORRUPTIONS } from "../helpers/corrupt.js";
 import { corpusFiles, fixture } from "../helpers/paths.js";
 import { pi, sentBreaks } from "../helpers/pi.js";
+import { generateSession } from "../helpers/generate.js";
 
 const SEEDS = Number(process.env.FUZZ_SEEDS ?? 1);
 const work = mkdtempSync(join(tmpdir(), "pi-session-fuzz-"));
@@ -23,11 +24,21 @@ afterAll(() => console.log(`repair fuzz: ${tally.repairs} corrupted files repair
 const BASES = [
   ...["linear.jsonl", "branched.jsonl", "compacted.jsonl", "v1.jsonl", "v2-hook.jsonl", "null-content.jsonl", "escapes.jsonl"].map(fixture),
   ...corpusFiles().filter((f) => statSync(f).size < 400_000 && !/header-only|corrupt/.test(f)),
+  // sessions pi's SessionManager writes: branches, compactions keeping from anywhere, summaries, context edits
+  ...[3, 11, 29].map((seed) => {
+    const dir = join(work, `generated-${seed}`);
+    mkdirSync(dir, { recursive: true });
+    const file = generateSession({ seed, dir, steps: 70 });
+    const named = join(work, `generated-${seed}.jsonl`);
+    copyFileSync(file, named);
+    return named;
+  }),
 ];
 
-/** A record's identity: its content without the tree links repair may change. */
+/** A record's identity: its content without the tree links repair may change (a compaction's first kept entry among them: `compaction-kept-moved`). */
 function identity(value: Record<string, unknown>): string {
   const { id: _i, parentId: _p, ...rest } = value;
+  if (rest.type === "compaction") delete rest.firstKeptEntryId;
   return JSON.stringify(rest);
 }
 
@@ -73,9 +84,10 @@ function check(base: string, kind: (typeof CORRUPTIONS)[number], seed: number): 
       if (callId !== undefined && plan.actions.some((a) => a.code === "result-removed" && a.message.includes(`\`${callId}\``))) return;
       expect(kept.has(identity(rec)), `${kind}: line ${i + 1} (${String(rec.type)}) lost`).toBe(true);
     });
-  // clean for check
-  const after = openSessionSync(path);
-  const errors = quickFindings(after).filter((f) => f.severity === "error");
+  // clean for check (the conversation's rules too)
+  const validator = new Validator();
+  const after = openSessionSync(path, { onRecord: validator.onRecord, skim: true });
+  const errors = validator.findings(after).filter((f) => f.severity === "error");
   expect(errors.map((f) => `${f.line}:${f.code}`), `${kind}: errors after repair`).toEqual([]);
   // idempotent
   expect(planRepair(after.source).changed, `${kind}: a second repair changes something`).toBe(false);

@@ -43,6 +43,10 @@ export const CORRUPTIONS = [
   "parent-self",
   "parent-forward",
   "message-without-role",
+  "truncated",
+  "line-lost",
+  "duplicate-earlier",
+  "compaction-kept-damaged",
 ] as const;
 
 export function corrupt(original: Buffer, kind: CorruptionKind, seed: number): Corrupted | undefined {
@@ -201,6 +205,52 @@ export function corrupt(original: Buffer, kind: CorruptionKind, seed: number): C
       const e = obj(i);
       e.message = { content: "no role" };
       destroyed.add(i);
+      const ls = [...lines];
+      ls[i] = JSON.stringify(e);
+      return { bytes: out(ls), destroyed, mustSurvive };
+    }
+    case "truncated": {
+      // the file cut off at a byte in its last quarter: the lines after lost, the one there torn
+      const cut = Math.floor(original.length * (0.75 + r() * 0.25));
+      let at = 0;
+      const ls: string[] = [];
+      for (const [i, l] of lines.entries()) {
+        const end = at + Buffer.byteLength(l) + 1;
+        if (end <= cut) ls.push(l);
+        else {
+          destroyed.add(i);
+          if (at < cut - 1) ls.push(Buffer.from(l).subarray(0, cut - at - 1).toString("utf8").replace(/\uFFFD$/, ""));
+        }
+        at = end;
+      }
+      if (ls.length < 2) return undefined;
+      return { bytes: out(ls, ""), destroyed, mustSurvive };
+    }
+    case "line-lost": {
+      // a line gone without a trace (a crash between two writes, a hand edit)
+      const i = pick();
+      destroyed.add(i);
+      const ls = lines.filter((_, j) => j !== i);
+      return { bytes: out(ls), destroyed, mustSurvive };
+    }
+    case "duplicate-earlier": {
+      // another entry written with an id used earlier, in the middle of the file
+      if (!v3) return undefined;
+      const i = pick();
+      const j = pickInner();
+      const e = { ...obj(i), timestamp: "2030-01-01T00:00:00.000Z", note: "a different entry with an earlier id" };
+      const ls = [...lines];
+      ls.splice(Math.max(i, j) + 1, 0, JSON.stringify(e));
+      return { bytes: out(ls), destroyed, mustSurvive };
+    }
+    case "compaction-kept-damaged": {
+      // a compaction made to keep from another entry of the file (a result among them) or from none
+      const candidates = entries.filter((i) => obj(i).type === "compaction");
+      if (candidates.length === 0 || !v3) return undefined;
+      const i = candidates[Math.floor(r() * candidates.length)]!;
+      const e = obj(i);
+      const others = entries.filter((j) => j < i && typeof obj(j).id === "string");
+      e.firstKeptEntryId = r() < 0.2 || others.length === 0 ? "zzzzzzzz" : (obj(others[Math.floor(r() * others.length)]!).id as string);
       const ls = [...lines];
       ls[i] = JSON.stringify(e);
       return { bytes: out(ls), destroyed, mustSurvive };

@@ -102,6 +102,25 @@ export function sentBreaks(file: string): Map<string, string[]> {
   return out;
 }
 
+/**
+ * `sentBreaks` for a reader that applies no context edits: OpenClaw 2026.9.6 builds its contexts
+ * itself and reads no `context_edit` entry (its package never names one), so an edit is an entry
+ * of no effect there. Each edit is read as a `custom` entry (kept in the tree, sending nothing).
+ */
+export function sentBreaksWithoutEdits(file: string): Map<string, string[]> {
+  const entries = piEntries(file).map((e) => (e.type === "context_edit" ? { ...e, type: "custom", customType: "context_edit" } : e));
+  const parents = new Set(entries.map((e) => e.parentId));
+  const leaves = new Set(entries.filter((e) => !parents.has(e.id)).map((e) => e.id as string));
+  if (entries.length > 0) leaves.add(entries[entries.length - 1]!.id);
+  const out = new Map<string, string[]>();
+  for (const leaf of leaves) {
+    const context = pi.buildSessionContext(entries, leaf);
+    const problems = broken(piSent(context.messages, { provider: context.model?.provider, id: context.model?.modelId }));
+    if (problems.length > 0) out.set(leaf, problems);
+  }
+  return out;
+}
+
 /** The leaves of entries as pi reads them (each entry no other names as its parent), and the path to each by the parent links (ids, root first). */
 export function branches(entries: Entry[]): Map<string, string[]> {
   const byId = new Map(entries.map((e) => [e.id, e]));

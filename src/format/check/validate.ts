@@ -1,13 +1,14 @@
 import { finding, type Finding } from "./findings.js";
+import { rootCauses } from "./causes.js";
 import { idHash } from "../common/hash.js";
 import { NodeNumbers, type LineRecord } from "../read/line-table.js";
 import { LineFlag } from "../read/salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "../session/session.js";
 import { plural } from "../common/units.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AgentMessage, type AnyEntry } from "../schema/types.js";
-import { pairingFindings, turnOf, Turn, type PairingFinding, type PairingInput } from "../context/pairing.js";
-import { sessionSends, type Sends } from "../context/sends.js";
+import { pairingFindings, turnOf, Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
+import { editEffectOf } from "../context/context.js";
 import type { TextClass } from "../read/salvage.js";
 
 /**
@@ -48,11 +49,15 @@ export function recordFindings(session: Session): Finding[] {
   return out;
 }
 
-/** Line, record and tree findings: everything a scan-only read can say, in line order. */
+/** Line, record and tree findings: everything a scan-only read can say, in line order, each under its root cause (`rootCauses`). */
 export function quickFindings(session: Session): Finding[] {
   const whole = notASession(session);
   if (whole) return [whole];
-  return sortByLine([...lineFindings(session), ...recordFindings(session), ...treeFindings(session)]);
+  return sortByLine(rootCauses(session, scanFindings(session)));
+}
+
+function scanFindings(session: Session): Finding[] {
+  return [...lineFindings(session), ...recordFindings(session), ...treeFindings(session)];
 }
 
 /**
@@ -198,6 +203,8 @@ export class Validator {
   private readonly unsent = new Set<number>();
   /** Each compaction's `firstKeptEntryId`. */
   private readonly compactions = new Map<number, unknown>();
+  /** Each context edit's target id and what it does to the pairing rules. */
+  private readonly edits = new Map<number, { target: string; omit: boolean; calls: number[] }>();
 
   readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
     if (record.kind === "entry") this.collect(value as AnyEntry, record);
@@ -232,16 +239,19 @@ export class Validator {
         return ref("compaction", entry.firstKeptEntryId);
       case "label":
         return ref("label", entry.targetId);
-      case "context_edit":
+      case "context_edit": {
+        const effect = editEffectOf(entry);
+        if (effect && record.node !== undefined) this.edits.set(record.node, effect);
         return ref("context_edit", entry.targetId);
+      }
     }
   }
 
   /** Every finding for the session, in line order (file-level findings first). */
   findings(session: Session): Finding[] {
-    const quick = quickFindings(session);
-    if (!session.isSessionLike) return quick;
-    return sortByLine([...quick, ...this.referenceFindings(session), ...this.toolFindings(session)]);
+    const whole = notASession(session);
+    if (whole) return [whole];
+    return sortByLine(rootCauses(session, [...scanFindings(session), ...this.referenceFindings(session), ...this.toolFindings(session)]));
   }
 
   private referenceFindings(session: Session): Finding[] {
@@ -277,15 +287,31 @@ export class Validator {
     return out;
   }
 
-  /** The pairing rules (`pairingFindings`) over the whole tree, as findings at the entries that break them. */
+  /**
+   * The pairing rules (`pairingFindings`) over the whole tree, as findings at the entries that break
+   * them: an error where some leaf sends the break, information (`pairing-not-sent`) where none does.
+   * A result a context edit took the call from is said at the edit, once (`context-edit-drops-calls`),
+   * each such result under it.
+   */
   private toolFindings(session: Session): Finding[] {
-    const input = new SessionPairing(session, this.calls, this.results, this.unsent, this.compactions);
+    const input = new SessionPairing(session, this.calls, this.results, this.unsent, this.compactions, this.edits);
     if (!input.hasResults && this.calls.count === 0) return [];
     const found = pairingFindings(input);
-    if (found.length === 0) return [];
-    // (judged by what some leaf sends: a break no leaf's context holds fails no request)
-    const sends = found.some((p) => p.kind !== "unanswered") ? sessionSends(session) : undefined;
-    return found.map((p) => (p.kind === "unanswered" || isSent(sends!, p) ? pairingFinding(session, p) : notSent(session, p)));
+    const out: Finding[] = [];
+    const byEdit = new Map<number, PairingFinding[]>();
+    for (const p of found) {
+      if (p.kind === "edited") {
+        if (!p.sent) continue; // (no leaf below the edit holds the result: nothing breaks)
+        const list = byEdit.get(p.cause);
+        if (list?.some((q) => q.resultNode === p.resultNode)) continue;
+        if (list) list.push(p);
+        else byEdit.set(p.cause, [p]);
+        continue;
+      }
+      out.push(p.kind === "unanswered" || p.sent ? pairingFinding(session, p) : notSent(session, p));
+    }
+    for (const [edit, results] of byEdit) out.push(...editFindings(session, edit, results));
+    return out;
   }
 }
 
@@ -304,11 +330,23 @@ class SessionPairing implements PairingInput {
     results: NodeNumbers,
     unsent: ReadonlySet<number>,
     private readonly compactions: ReadonlyMap<number, unknown>,
+    private readonly edits: ReadonlyMap<number, { target: string; omit: boolean; calls: number[] }>,
   ) {
     const { tree } = session;
     this.size = tree.size;
     this.kinds = new Uint8Array(this.size);
-    for (let n = 0; n < this.size; n++) this.kinds[n] = turnOf(session.nodeType(n), session.nodeRole(n), unsent.has(n));
+    // (what a node is depends on its type and role alone, but for the few pi leaves out: worked out once a kind)
+    const byKind = new Map<number, Turn>();
+    for (let n = 0; n < this.size; n++) {
+      const key = session.nodeKindKey(n);
+      if (key < 0 || unsent.has(n)) {
+        this.kinds[n] = turnOf(session.nodeType(n), session.nodeRole(n), unsent.has(n));
+        continue;
+      }
+      let turn = byKind.get(key);
+      if (turn === undefined) byKind.set(key, (turn = turnOf(session.nodeType(n), session.nodeRole(n), false)));
+      this.kinds[n] = turn;
+    }
     // calls by node (pass one adds them in node order)
     const start = (this.callStart_ = new Int32Array(this.size + 1));
     for (let k = 0; k < calls.count; k++) start[calls.node[k]! + 1]!++;
@@ -340,6 +378,15 @@ class SessionPairing implements PairingInput {
   resultHash(node: number): number {
     return this.resultHashes.length === 0 ? NaN : this.resultHashes[node]!;
   }
+  isLeaf(node: number): boolean {
+    return this.session.tree.childCount(node) === 0 || node === this.session.leafNode;
+  }
+  edit(node: number): EditEffect | undefined {
+    const e = this.edits.get(node);
+    if (!e) return undefined;
+    const holders = this.session.duplicateIds.get(e.target) ?? [this.session.nodeOf(e.target)];
+    return { targets: holders.filter((h): h is number => h !== undefined), omit: e.omit, calls: e.calls };
+  }
   keptFrom(node: number): number {
     const target = this.compactions.get(node);
     if (typeof target !== "string") return -1;
@@ -363,11 +410,21 @@ function callIdOf(session: Session, node: number, hash: number): string | undefi
 function pairingFinding(session: Session, p: PairingFinding): Finding {
   const f = pairingFindingOf(session, p);
   // (repair mends these once the file has ids)
-  if (session.version < 2 && f.severity === "error") f.message += "; a v1 file: `pi-session migrate` it before repair";
+  if (session.version < 2 && f.severity === "error") {
+    f.message += "; a v1 file: `pi-session migrate` it before repair";
+    f.next = "pi-session migrate FILE";
+  }
   return f;
 }
 
 function pairingFindingOf(session: Session, p: PairingFinding): Finding {
+  const f = pairingFindingText(session, p);
+  const callId = p.resultNode >= 0 ? callIdOf(session, p.resultNode, p.hash) : p.callNode >= 0 ? callIdOf(session, p.callNode, p.hash) : undefined;
+  if (callId !== undefined && p.kind !== "no-id") f.callId = callId;
+  return f;
+}
+
+function pairingFindingText(session: Session, p: PairingFinding): Finding {
   const where = (node: number) => {
     const id = session.nodeId(node);
     return { line: session.nodeLine(node), ...(id !== undefined ? { entryId: id } : {}) };
@@ -381,23 +438,38 @@ function pairingFindingOf(session: Session, p: PairingFinding): Finding {
       return finding("tool-result-no-id", `a tool result whose toolCallId is ${raw === "" ? "empty" : raw === undefined ? "missing" : `not a string (${JSON.stringify(raw)?.slice(0, 40)})`}`, where(p.node));
     }
     case "lost":
-      return finding("tool-result-orphan", `the result for ${call} follows no call: no entry above it on its branch holds the call`, where(p.node));
+      return finding("tool-result-orphan", `the result for ${call} has no call before it on its branch`, where(p.node));
     case "skipped-turn":
-      return finding("tool-result-orphan", `the result for ${call} answers a call in an assistant turn that ended in ${String((session.entry(p.callNode) as { message?: AgentMessage }).message?.stopReason)} (${line(p.callNode)}), which pi does not send`, where(p.node));
+      return finding("tool-result-orphan", `the result for ${call} answers a turn that ended in ${String((session.entry(p.callNode) as { message?: AgentMessage }).message?.stopReason)} (${line(p.callNode)}), which pi does not send`, where(p.node));
     case "displaced":
-      return finding("tool-result-orphan", `the result for ${call} is not right after its call (${line(p.callNode)}): a message or a compaction stands between them`, where(p.node));
+      return finding("tool-result-orphan", `the result for ${call} is cut off from its call (${line(p.callNode)}) by a message or a compaction`, where(p.node));
     case "duplicate":
-      return finding("tool-result-duplicate", `a second result for ${call} (its call: ${line(p.callNode)})`, where(p.node));
+      return finding("tool-result-duplicate", `a second result for ${call}, whose call (${line(p.callNode)}) is answered already`, where(p.node));
     case "kept-result":
-      return finding("compaction-keeps-result", `the compaction's kept part starts at the result for ${call} (${line(p.resultNode)}), whose call it leaves out`, where(p.node));
+      return finding("compaction-keeps-result", `the compaction keeps from the result for ${call} (${line(p.resultNode)}) but not from its call`, where(p.node));
+    case "edited":
+      return finding("tool-result-orphan", `the result for ${call} answers a call the context edit on line ${session.nodeLine(p.cause)} takes away`, where(p.node));
     case "unanswered":
       return finding("tool-call-unanswered", `call ${call} has no result on a branch through it`, where(p.node));
   }
 }
 
-/** Whether some leaf's context holds what a pairing finding is about: a compaction in force, or the result. */
-function isSent(sends: Sends, p: PairingFinding): boolean {
-  return p.kind === "kept-result" ? sends.inForce[p.node] === 1 : sends.sent[p.resultNode >= 0 ? p.resultNode : p.node] === 1;
+/**
+ * A context edit that takes calls away from results some leaf below it sends: the edit, and each
+ * result under it (`causedBy`).
+ */
+function editFindings(session: Session, edit: number, results: readonly PairingFinding[]): Finding[] {
+  const turn = results[0]!.callNode;
+  const omits = (session.entry(edit) as { replacement?: unknown }).replacement === null;
+  const id = session.nodeId(edit);
+  const what = `${results.length === 1 ? "its result" : `their ${results.length} results`} (line${results.length === 1 ? "" : "s"} ${results.map((r) => session.nodeLine(r.resultNode)).join(", ")})`;
+  const root = finding(
+    "context-edit-drops-calls",
+    omits ? `the edit omits the assistant turn on line ${session.nodeLine(turn)}, but not ${what}` : `the edit replaces the assistant turn on line ${session.nodeLine(turn)} without its calls, but keeps ${what}`,
+    { line: session.nodeLine(edit), ...(id !== undefined ? { entryId: id } : {}) },
+  );
+  const cause = { code: root.code, line: root.line! };
+  return [root, ...results.map((r) => ({ ...pairingFindingOf(session, r), causedBy: cause }))];
 }
 
 /** A break of a pairing rule no leaf sends: said, as information, with why pi never sends it. */
@@ -406,8 +478,8 @@ function notSent(session: Session, p: PairingFinding): Finding {
   const why =
     p.kind === "kept-result"
       ? "a later compaction stands on every branch through this one, so pi never starts a context from its kept part"
-      : "no leaf's context holds the result (a later compaction leaves it out of every branch through it)";
-  return { ...finding("pairing-not-sent", `${f.message}; not sent: ${why}`, { line: f.line, ...(f.entryId !== undefined ? { entryId: f.entryId } : {}) }) };
+      : "no leaf's context holds the result (a later compaction or a context edit leaves it out of every branch through it)";
+  return { ...finding("pairing-not-sent", `${f.message}; not sent: ${why}`, { line: f.line, ...(f.entryId !== undefined ? { entryId: f.entryId } : {}) }), ...(f.callId !== undefined ? { callId: f.callId } : {}) };
 }
 
 /** How many of a duplicated id's lines its findings name. */

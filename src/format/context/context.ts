@@ -8,6 +8,7 @@ import type {
   ModelRef,
   SessionContext,
 } from "../schema/types.js";
+import { idHash } from "../common/hash.js";
 
 /**
  * The context pi rebuilds for a leaf, from the entries on the root -> leaf path. Follows pi 1.6's
@@ -159,6 +160,24 @@ export function projectEntry(entry: AnyEntry, edit: ContextEditEntry | undefined
         : (raw as AgentMessage["content"]);
     return { ...message, content };
   });
+}
+
+/**
+ * What a context edit does to the conversation's shape (the pairing rules): the id it targets, and
+ * whether it omits it (`replacement: null`) or, for an assistant turn, which calls the replacement
+ * leaves it (their ids' hashes: none for text). Undefined for an edit without a string target or
+ * whose replacement is not an object (pi cannot apply it).
+ */
+export function editEffectOf(entry: AnyEntry): { target: string; omit: boolean; calls: number[] } | undefined {
+  if (entry.type !== "context_edit" || typeof entry.targetId !== "string") return undefined;
+  const replacement = entry.replacement as { content?: unknown } | null | undefined;
+  if (replacement === null) return { target: entry.targetId, omit: true, calls: [] };
+  if (typeof replacement !== "object" || replacement === undefined) return undefined;
+  const calls: number[] = [];
+  if (Array.isArray(replacement.content)) {
+    for (const b of replacement.content as Array<{ type?: unknown; id?: unknown } | null>) if (b && b.type === "toolCall" && typeof b.id === "string") calls.push(idHash(b.id));
+  }
+  return { target: entry.targetId, omit: false, calls };
 }
 
 export interface ProjectedEntry {

@@ -119,6 +119,41 @@ export interface LaterSession {
   cwd: string | undefined;
 }
 
+/** An entry's record (`Session.record`): its id and parent id read from the tables when asked for. */
+class NodeRecord implements LineRecord {
+  readonly index: number;
+  readonly line: number;
+  readonly offset: number;
+  readonly length: number;
+  readonly kind: LineKind;
+  readonly flags: number;
+  readonly time: number;
+  readonly node: number;
+  readonly type?: string;
+  readonly role?: string;
+  /** (a private field: a record spread into a plain object carries no session with it) */
+  readonly #session: Session;
+  constructor(session: Session, r: Omit<LineRecord, "id" | "parentId" | "node"> & { node: number }) {
+    this.#session = session;
+    this.index = r.index;
+    this.line = r.line;
+    this.offset = r.offset;
+    this.length = r.length;
+    this.kind = r.kind;
+    this.flags = r.flags;
+    this.time = r.time;
+    this.node = r.node;
+    if (r.type !== undefined) this.type = r.type;
+    if (r.role !== undefined) this.role = r.role;
+  }
+  get id(): string | undefined {
+    return this.#session.nodeId(this.node);
+  }
+  get parentId(): string | null | undefined {
+    return this.#session.nodeParentId(this.node);
+  }
+}
+
 function stringOr(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
@@ -238,9 +273,15 @@ export class Session {
     return this.table.lengthOf(i, !(this.table.flags[i]! & LineFlag.NO_NEWLINE));
   }
 
-  /** The record of line `index` (0-based). */
+  /**
+   * The record of line `index` (0-based). An entry's id and parent id are made into strings only
+   * when asked for (`onRecord` hands every entry's record on, and most readers never ask).
+   */
   record(index: number, node = this.nodeAtLine(index)): LineRecord {
     const t = this.table;
+    if (node >= 0) {
+      return new NodeRecord(this, { index, line: index + 1, offset: t.offsetOf(index), length: this.lengthOf(index), kind: KINDS[t.kind[index]!]!, flags: t.flags[index]!, time: this.nodes.timeOf(node), type: this.types.stringOf(t.type[index]!, index), role: this.roles.stringOf(t.role[index]!, index), node });
+    }
     const r: LineRecord = {
       index,
       line: index + 1,
@@ -248,20 +289,18 @@ export class Session {
       length: this.lengthOf(index),
       kind: KINDS[t.kind[index]!]!,
       flags: t.flags[index]!,
-      time: node >= 0 ? this.nodes.timeOf(node) : NaN,
+      time: NaN,
     };
     const type = this.types.stringOf(t.type[index]!, index);
     if (type !== undefined) r.type = type;
     const role = this.roles.stringOf(t.role[index]!, index);
     if (role !== undefined) r.role = role;
-    if (node >= 0) {
-      r.node = node;
-      const id = this.nodes.ids.idOf(node);
-      if (id !== undefined) r.id = id;
-      const parentId = this.parentIdOf(node);
-      if (parentId !== undefined) r.parentId = parentId;
-    }
     return r;
+  }
+
+  /** A node's `parentId` as the file has it (null, a string, or undefined for none or another value). */
+  nodeParentId(node: number): string | null | undefined {
+    return this.parentIdOf(node);
   }
 
   /** A node's `parentId` as the file has it (null, a string, or undefined for none or another value). */

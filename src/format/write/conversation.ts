@@ -1,5 +1,4 @@
-import { pairingFindings, Turn, type PairingFinding, type PairingInput } from "../context/pairing.js";
-import { whatLeavesSend, type Sends } from "../context/sends.js";
+import { pairingFindings, Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
 import { preorderNumbers } from "../session/tree.js";
 
 /**
@@ -13,9 +12,14 @@ import { preorderNumbers } from "../session/tree.js";
  *   under its call, after the results already there: its line goes right after theirs, the entry
  *   that followed them becomes its child, its own children its old parent's;
  * - a compaction whose kept part starts at a result: it keeps from the turn holding the call
- *   (none above: from the first message after the results).
+ *   (none above: from the first message after the results);
+ * - a result whose call a context edit takes away (the turn omitted, or replaced without it): an
+ *   edit omitting the result is added right after that edit, on every branch below it, as pi's
+ *   own `appendContextEdit` would write it (the history stays as it is; pi then sends neither, and
+ *   OpenClaw, which reads no context edits, both); a result below the edit, which no branch sends
+ *   with its call, is removed.
  *
- * Only what some leaf sends is mended (`whatLeavesSend`, the rule `check` judges by): a compaction
+ * Only what some leaf sends is mended (the walk's `sent`, the rule `check` judges by): a compaction
  * a later one supersedes on every branch, a result no leaf's context holds, are left as they are.
  * Findings are settled in pre-order, each on the tree as the ones before it left it. A displaced
  * result that is the file's last entry is moved only where the entry before it is its parent
@@ -34,13 +38,15 @@ export interface TurnRecords {
   resultHash(k: number): number;
   /** A compaction's first kept record (-1: none). */
   keptFrom(k: number): number;
+  /** A context edit's effect, its targets as records (undefined: no edit). */
+  edit(k: number): EditEffect | undefined;
 }
 
 export interface ConversationFix {
   /** The pairing finding this settles (its nodes are records). */
   finding: PairingFinding;
-  /** removed; moved (after `to`); kept-from (the compaction keeps from `to`, -1: from itself); left (not fixed). */
-  action: "removed" | "moved" | "kept-from" | "left";
+  /** removed; moved (after `to`); kept-from (the compaction keeps from `to`, -1: from itself); omitted (an edit omitting it added after the edit `to`); left (not fixed). */
+  action: "removed" | "moved" | "kept-from" | "omitted" | "left";
   to: number;
 }
 
@@ -54,164 +60,233 @@ export interface ConversationPlan {
   removed: Set<number>;
   /** Compactions whose `firstKeptEntryId` changes: compaction -> record (-1: the compaction itself). */
   keptFrom: Map<number, number>;
+  /**
+   * Context edits after which edits omitting results are added: edit -> the results, in order, and
+   * the edit's children (they move under the last edit added).
+   */
+  omissions: Map<number, { results: number[]; children: number[] }>;
+  /** The edits added, in order (record `size + j` in `parents` is the `j`th): each one's result and the edit it follows. */
+  added: Array<{ target: number; after: number }>;
 }
 
-/** The pre-order of a tree whose parents come before their children. */
-function shape(parent: Int32Array): { order: Int32Array; at: Int32Array; size: Int32Array } {
-  const { at, size } = preorderNumbers(parent);
-  const order = new Int32Array(parent.length);
-  for (let k = 0; k < parent.length; k++) order[at[k]!] = k;
-  return { order, at, size };
-}
+/**
+ * The tree as the fixes leave it, for the walk to judge again: records `0..size-1`, then the edits
+ * added (each omitting one result, in a chain right after the edit it follows). A fix can bring
+ * back into a context what was cut from it (a compaction made to keep from further back brings the
+ * edits in that range back into force), so the plan walks the tree again until nothing sent breaks.
+ */
+class FixedTree {
+  readonly parent: number[];
+  readonly children = new Map<number, number[]>();
+  readonly removed = new Set<number>();
+  /** Compactions' first kept records as fixed (-1: none kept). */
+  readonly keptFrom = new Map<number, number>();
+  /** Added edits: each one's target, and the edit whose chain it ends (records `size…`). */
+  readonly added: Array<{ target: number; after: number }> = [];
+  /** An edit's chain of added edits, last first: the edit -> its last added one. */
+  readonly chainEnd = new Map<number, number>();
 
-/** The pairing walk over records. */
-function recordPairing(r: TurnRecords): PairingInput {
-  const { order, at, size } = shape(r.parent);
-  return {
-    size: r.size,
-    preorder: () => order,
-    preorderIndex: (k) => at[k]!,
-    subtreeSizeOf: (k) => size[k]!,
-    turn: (k) => r.turn(k),
-    callStart: (k) => r.callStart(k),
-    callHash: (slot) => r.callHash(slot),
-    resultHash: (k) => r.resultHash(k),
-    keptFrom: (k) => r.keptFrom(k),
-  };
-}
-
-/** What some leaf sends, over records: the leaves, and the last record (pi's current leaf, where no `leaf` entry moves it). */
-function recordSends(r: TurnRecords): Sends {
-  const children = new Int32Array(r.size);
-  const depth = new Int32Array(r.size);
-  for (let k = 0; k < r.size; k++) {
-    const p = r.parent[k]!;
-    if (p >= 0) {
-      children[p]!++;
-      depth[k] = depth[p]! + 1;
-    }
+  constructor(private readonly r: TurnRecords) {
+    this.parent = Array.from(r.parent);
+    for (let k = 0; k < r.size; k++) this.link(k, this.parent[k]!);
   }
-  return whatLeavesSend({
-    size: r.size,
-    parent: (k) => r.parent[k]!,
-    isLeaf: (k) => children[k] === 0 || k === r.size - 1,
-    isCompaction: (k) => r.turn(k) === Turn.Compaction,
-    bounds: (c) => {
-      const from = r.keptFrom(c);
-      return { anchor: c, keptFrom: from >= 0 ? from : undefined };
-    },
-    sentWhenKept: (k) => r.turn(k) !== Turn.System,
-    depth: (k) => depth[k]!,
-  });
+
+  get size(): number {
+    return this.r.size + this.added.length;
+  }
+
+  private link(k: number, p: number): void {
+    if (p < 0) return;
+    const list = this.children.get(p);
+    if (list) list.push(k);
+    else this.children.set(p, [k]);
+  }
+
+  setParent(k: number, p: number): void {
+    const old = this.parent[k]!;
+    if (old === p) return;
+    if (old >= 0) {
+      const list = this.children.get(old)!;
+      list.splice(list.indexOf(k), 1);
+    }
+    this.parent[k] = p;
+    this.link(k, p);
+  }
+
+  remove(k: number): void {
+    for (const ch of [...(this.children.get(k) ?? [])]) this.setParent(ch, this.parent[k]!);
+    this.setParent(k, -1);
+    this.removed.add(k);
+  }
+
+  /** An edit omitting `target`, added at the end of edit `e`'s chain: what hung below the chain hangs below it. */
+  addOmission(e: number, target: number): void {
+    const k = this.size;
+    const tail = this.chainEnd.get(e) ?? e;
+    this.added.push({ target, after: e });
+    this.parent.push(-1);
+    for (const ch of [...(this.children.get(tail) ?? [])]) this.setParent(ch, k);
+    this.setParent(k, tail);
+    this.chainEnd.set(e, k);
+  }
+
+  /** The pairing walk over the tree as it stands; a leaf is a record without children, or the one written last (pi's current leaf). */
+  input(): PairingInput {
+    const { r } = this;
+    const n = this.size;
+    // file order: each added edit right after the edit whose chain it is in
+    const topo = new Int32Array(n);
+    const addedAfter = new Map<number, number[]>();
+    for (const [j, a] of this.added.entries()) {
+      const list = addedAfter.get(a.after);
+      if (list) list.push(r.size + j);
+      else addedAfter.set(a.after, [r.size + j]);
+    }
+    let at = 0;
+    let last = -1;
+    for (let k = 0; k < r.size; k++) {
+      topo[at++] = k;
+      if (!this.removed.has(k)) last = k;
+      for (const v of addedAfter.get(k) ?? []) {
+        topo[at++] = v;
+        last = v;
+      }
+    }
+    const parent = Int32Array.from(this.parent);
+    const { at: pre, size } = preorderNumbers(parent, topo);
+    const order = new Int32Array(n);
+    for (let k = 0; k < n; k++) order[pre[k]!] = k;
+    const added = (k: number) => k >= r.size;
+    return {
+      size: n,
+      preorder: () => order,
+      preorderIndex: (k) => pre[k]!,
+      subtreeSizeOf: (k) => size[k]!,
+      turn: (k) => (added(k) || this.removed.has(k) ? Turn.None : r.turn(k)),
+      callStart: (k) => (k >= r.size ? r.callStart(r.size) : r.callStart(k)),
+      callHash: (slot) => r.callHash(slot),
+      resultHash: (k) => (added(k) ? NaN : r.resultHash(k)),
+      keptFrom: (k) => this.keptFrom.get(k) ?? r.keptFrom(k),
+      isLeaf: (k) => size[k] === 1 || k === last,
+      edit: (k) => (added(k) ? { targets: [this.added[k - r.size]!.target], omit: true, calls: [] } : this.removed.has(k) ? undefined : r.edit(k)),
+    };
+  }
 }
+
+/** How many times the plan walks the tree again after its fixes (each round mends what the last one brought back into a context). */
+const ROUNDS = 4;
 
 /** What repair does to the conversation; an empty plan when nothing breaks the pairing rules. */
 export function planConversation(r: TurnRecords): ConversationPlan {
-  const plan: ConversationPlan = { fixes: [], parents: new Map(), after: new Map(), removed: new Set(), keptFrom: new Map() };
-  const all = pairingFindings(recordPairing(r), false);
-  if (all.length === 0) return plan;
-  const sends = recordSends(r);
-  const findings = all.filter((f) => (f.kind === "kept-result" ? sends.inForce[f.node] === 1 : sends.sent[f.resultNode] === 1));
-  if (findings.length === 0) return plan;
-  const parent = Int32Array.from(r.parent);
-  // children, as the fixes leave them (only asked of the few records a fix touches)
-  const children = new Map<number, number[]>();
-  for (let k = 0; k < r.size; k++) {
-    const p = parent[k]!;
-    if (p < 0) continue;
-    const list = children.get(p);
-    if (list) list.push(k);
-    else children.set(p, [k]);
-  }
+  const tree = new FixedTree(r);
+  const plan: ConversationPlan = { fixes: [], parents: new Map(), after: new Map(), removed: new Set(), keptFrom: new Map(), omissions: new Map(), added: tree.added };
+  const { parent, children } = tree;
   const setParent = (k: number, p: number) => {
-    const old = parent[k]!;
-    if (old === p) return;
-    if (old >= 0) {
-      const list = children.get(old)!;
-      list.splice(list.indexOf(k), 1);
-    }
-    parent[k] = p;
-    if (p >= 0) {
-      const list = children.get(p);
-      if (list) list.push(k);
-      else children.set(p, [k]);
-    }
+    if (parent[k] === p) return;
+    tree.setParent(k, p);
     plan.parents.set(k, p);
+  };
+  const remove = (k: number) => {
+    for (const ch of [...(children.get(k) ?? [])]) setParent(ch, parent[k]!);
+    tree.remove(k);
+    plan.removed.add(k);
   };
   /** The last record written after `k` by an earlier move (the place the next one goes). */
   const tailAfter = (k: number) => {
     const list = plan.after.get(k);
     return list ? list[list.length - 1]! : k;
   };
-  for (const f of findings) {
-    switch (f.kind) {
-      case "lost":
-      case "skipped-turn":
-      case "duplicate":
-      case "no-id": {
-        const k = f.resultNode;
-        for (const ch of [...(children.get(k) ?? [])]) setParent(ch, parent[k]!);
-        plan.removed.add(k);
-        plan.fixes.push({ finding: f, action: "removed", to: -1 });
-        break;
-      }
-      case "displaced": {
-        const k = f.resultNode;
-        const anchor = f.after >= 0 ? f.after : f.callNode;
-        const place = tailAfter(anchor);
-        // the entry under `place` on the way down to k
-        let c = parent[k]!;
-        let below = -1;
-        while (c >= 0 && c !== place) {
-          below = c;
-          c = parent[c]!;
-        }
-        let lastKept = r.size - 1;
-        while (lastKept >= 0 && plan.removed.has(lastKept)) lastKept--;
-        if (c !== place || below < 0 || (k === lastKept && lastKept - 1 !== parent[k])) {
-          plan.fixes.push({ finding: f, action: "left", to: -1 });
+  const added = (k: number) => k >= r.size;
+  for (let round = 0; round < ROUNDS; round++) {
+    const findings = pairingFindings(tree.input(), false).filter((f) => f.sent && !plan.removed.has(f.resultNode));
+    if (findings.length === 0) break;
+    for (const f of findings) {
+      switch (f.kind) {
+        case "lost":
+        case "skipped-turn":
+        case "duplicate":
+        case "no-id": {
+          remove(f.resultNode);
+          plan.fixes.push({ finding: f, action: "removed", to: -1 });
           break;
         }
-        const old = parent[k]!;
-        for (const ch of [...(children.get(k) ?? [])]) setParent(ch, old);
-        setParent(k, place);
-        setParent(below, k);
-        const list = plan.after.get(anchor);
-        if (list) list.push(k);
-        else plan.after.set(anchor, [k]);
-        plan.fixes.push({ finding: f, action: "moved", to: place });
-        break;
-      }
-      case "kept-result": {
-        const compaction = f.node;
-        let to = f.callNode;
-        if (to < 0) {
-          // no call above: keep from the first message after the leading results
-          to = -1;
-          for (let m = f.resultNode; m >= 0 && m !== compaction; ) {
-            const kind = r.turn(m);
-            if (kind !== Turn.Result && kind !== Turn.None && kind !== Turn.System) {
-              to = m;
-              break;
-            }
-            const next: number[] = children.get(m) ?? [];
-            // the child on the way to the compaction
-            m = next.find((ch) => isAbove(parent, ch, compaction)) ?? -1;
+        case "displaced": {
+          const k = f.resultNode;
+          const anchor = f.after >= 0 ? f.after : f.callNode;
+          const place = tailAfter(anchor);
+          // the entry under `place` on the way down to k
+          let c = parent[k]!;
+          let below = -1;
+          while (c >= 0 && c !== place) {
+            below = c;
+            c = parent[c]!;
           }
+          let lastKept = r.size - 1;
+          while (lastKept >= 0 && plan.removed.has(lastKept)) lastKept--;
+          if (c !== place || below < 0 || added(below) || (k === lastKept && lastKept - 1 !== parent[k])) {
+            plan.fixes.push({ finding: f, action: "left", to: -1 });
+            break;
+          }
+          const old = parent[k]!;
+          for (const ch of [...(children.get(k) ?? [])]) setParent(ch, old);
+          setParent(k, place);
+          setParent(below, k);
+          const list = plan.after.get(anchor);
+          if (list) list.push(k);
+          else plan.after.set(anchor, [k]);
+          plan.fixes.push({ finding: f, action: "moved", to: place });
+          break;
         }
-        plan.keptFrom.set(compaction, to);
-        plan.fixes.push({ finding: f, action: "kept-from", to });
-        break;
+        case "kept-result": {
+          const compaction = f.node;
+          let to = f.callNode;
+          if (to < 0) {
+            // no call above: keep from the first message after the leading results
+            to = -1;
+            for (let m = f.resultNode; m >= 0 && m !== compaction; ) {
+              const kind = r.turn(m);
+              if (!added(m) && kind !== Turn.Result && kind !== Turn.None && kind !== Turn.System) {
+                to = m;
+                break;
+              }
+              const next: number[] = children.get(m) ?? [];
+              // the child on the way to the compaction
+              m = next.find((ch) => isAbove(parent, ch, compaction)) ?? -1;
+            }
+          }
+          plan.keptFrom.set(compaction, to);
+          tree.keptFrom.set(compaction, to);
+          plan.fixes.push({ finding: f, action: "kept-from", to });
+          break;
+        }
+        case "edited": {
+          const k = f.resultNode;
+          if (isAbove(parent, f.edit, k)) {
+            // below the edit: no branch sends it with its call
+            remove(k);
+            plan.fixes.push({ finding: f, action: "removed", to: -1 });
+            break;
+          }
+          const o = plan.omissions.get(f.edit);
+          if (o?.results.includes(k)) break;
+          if (o) o.results.push(k);
+          else plan.omissions.set(f.edit, { results: [k], children: [] });
+          tree.addOmission(f.edit, k);
+          plan.fixes.push({ finding: f, action: "omitted", to: f.edit });
+          break;
+        }
+        case "unanswered":
+          break;
       }
-      case "unanswered":
-        break;
     }
   }
+  // what hangs below each chain of added edits (real records: they move under its last edit)
+  for (const [e, o] of plan.omissions) o.children = (children.get(tree.chainEnd.get(e)!) ?? []).filter((k) => !added(k));
   return plan;
 }
 
 /** Whether `a` is `k` or above it. */
-function isAbove(parent: Int32Array, a: number, k: number): boolean {
+function isAbove(parent: ArrayLike<number>, a: number, k: number): boolean {
   for (let c = k; c >= 0; c = parent[c]!) if (c === a) return true;
   return false;
 }

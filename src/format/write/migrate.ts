@@ -26,7 +26,7 @@ export interface MigrationPlan {
 export function planMigration(session: Session): MigrationPlan {
   const findings = quickFindings(session);
   const from = session.header ? session.version : null;
-  const errors = findings.filter((f) => f.severity === "error" && f.code !== "version-unsupported");
+  const errors = findings.filter((f) => f.severity === "error" && !f.causedBy && f.code !== "version-unsupported");
   if (session.size > 0 && !session.isSessionLike) return { status: "refused", from, reason: `${findings[0]!.message}; nothing to migrate`, findings };
   if (!session.header || session.size === 0) {
     const first = errors[0] ?? finding("header-missing", "no session header", { line: 1 });
@@ -40,14 +40,14 @@ export function planMigration(session: Session): MigrationPlan {
   }
   if (errors.length > 0) {
     const first = errors[0]!;
-    return { status: "refused", from, reason: `${errors.length} problem${errors.length > 1 ? "s" : ""} (line ${first.line ?? 1}: ${first.message}); ${nextStep(first)}`, findings };
+    return { status: "refused", from, reason: `damaged (line ${first.line ?? 1}: ${first.message}); ${nextStep(first)}`, findings };
   }
   return { status: session.version < CURRENT_VERSION ? "needed" : "current", from, findings };
 }
 
 /** What to do about the error that stops a migration: repair mends most; where it does not, the finding's own hint says what will. */
 function nextStep(error: Finding): string {
-  return error.hint.includes("pi-session repair") ? "run `pi-session repair` first" : error.hint;
+  return error.next?.startsWith("pi-session repair") ? "run `pi-session repair` first" : error.hint;
 }
 
 /**

@@ -11,9 +11,10 @@ import { plural } from "../common/units.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import { planConversation, type ConversationFix } from "./conversation.js";
 import { Turn, turnOf } from "../context/pairing.js";
+import { editEffectOf } from "../context/context.js";
 import { rewriteLines, type RewriteOptions, type RewriteResult } from "./rewrite.js";
 import { forEachLine, growthFor, readHead, type ByteSource } from "../read/source.js";
-import { CURRENT_VERSION, fileKindOf, messageText, missingHeaderFields, PI_EVENT_TYPES, type AgentMessage, type FileKind } from "../schema/types.js";
+import { CURRENT_VERSION, fileKindOf, messageText, missingHeaderFields, PI_EVENT_TYPES, type AgentMessage, type AnyEntry, type FileKind } from "../schema/types.js";
 
 /**
  * Repair (README, `repair`): every input line ends up in the repaired file, changed as little as possible,
@@ -49,6 +50,7 @@ export type RepairCode =
   | "result-removed"
   | "result-moved"
   | "compaction-kept-moved"
+  | "result-omitted"
   | "conversation-left"
   | "session-split";
 
@@ -88,6 +90,7 @@ export const REPAIR_CODES: Record<RepairCode, { dropped: boolean }> = {
   "result-removed": { dropped: true },
   "result-moved": { dropped: false },
   "compaction-kept-moved": { dropped: false },
+  "result-omitted": { dropped: false },
   "conversation-left": { dropped: false },
   "session-split": { dropped: false },
 };
@@ -171,6 +174,10 @@ class Candidates {
   readonly after = new Map<number, number[]>();
   /** Records written in another place (`after`), not at their own line. */
   readonly moved = new Set<number>();
+  /** Context edits (their target id, and what they do to the pairing rules). */
+  readonly edits = new Map<number, { target: string; omit: boolean; calls: number[] }>();
+  /** New records written right after a record's line (edits omitting results a context edit took the call from): record -> their text. */
+  readonly inserted = new Map<number, string[]>();
 
   /** `estimate`: how many candidates the file will likely hold, asked when the columns are full. */
   constructor(private readonly estimate: () => number) {}
@@ -251,6 +258,10 @@ function noteTurn(c: Candidates, k: number, v: Record<string, unknown>): void {
   c.turn[k] = turnOf(v.type as string, typeof role === "string" ? role : undefined, unsent);
   if (role === "assistant") for (const call of toolCallsOf(m!)) if (typeof call.id === "string") c.callHashes.add(k, idHash(call.id));
   if (role === "toolResult" && typeof m!.toolCallId === "string" && m!.toolCallId !== "") c.resultHashes.set(k, idHash(m!.toolCallId));
+  if (v.type === "context_edit") {
+    const effect = editEffectOf(v as AnyEntry);
+    if (effect) c.edits.set(k, effect);
+  }
 }
 
 /** A scanned line's part in the conversation, from the scanner's fields (the line parsed only where they do not say). */
@@ -267,7 +278,7 @@ function noteScannedTurn(c: Candidates, k: number, buffer: Buffer, start: number
 }
 
 /** Types whose lines repair parses in full (few, and it needs their references or value). */
-const PARSED_TYPES = new Set(["compaction", "label", "branch_summary", "session"]);
+const PARSED_TYPES = new Set(["compaction", "label", "branch_summary", "context_edit", "session"]);
 
 function shortHash(...parts: Array<string | number>): string {
   return createHash("sha256").update(parts.join(":")).digest("hex");
@@ -358,6 +369,10 @@ class RepairWork {
   /** The last input line (0-based), and whether it ended with a newline. */
   lastIndex = -1;
   lastTerminated = true;
+  /** A fresh id for a record added at `line` (unique in the file; set by the id phase). */
+  freshId: (line: number, salt: number) => string = () => {
+    throw new Error("no ids before the id phase");
+  };
 
   constructor(readonly source: ByteSource) {}
 
@@ -635,6 +650,7 @@ function settleIds(work: RepairWork, sessionId: string): void {
       }
     }
   };
+  work.freshId = fresh;
   const parentK = (c.parentK = new Int32Array(c.count).fill(-1));
   let entryNumber = -1;
   for (let k = 0; k < c.count; k++) {
@@ -739,6 +755,11 @@ function settleConversation(work: RepairWork, legacy: boolean): void {
   const hashes = new Float64Array(callStart[records.length]!);
   for (let j = 0, at = 0; j < c.callHashes.count; j++) if (recordOf[c.callHashes.node[j]!]! >= 0) hashes[at++] = c.callHashes.number[j]!;
   const idOf = (k: number): string | undefined => c.patches.get(k)?.id ?? c.ids.idOf(k);
+  /** The records holding `id` under it (a renamed one holds its new id). */
+  const holdersOf = (id: string): number[] => {
+    const holders = c.ids.duplicates.get(id) ?? [c.ids.findString(id)];
+    return holders.filter((h) => h >= 0 && recordOf[h]! >= 0 && c.patches.get(h)?.id === undefined).map((h) => recordOf[h]!);
+  };
   const plan = planConversation({
     size: records.length,
     parent,
@@ -758,6 +779,10 @@ function settleConversation(work: RepairWork, legacy: boolean): void {
       }
       return -1;
     },
+    edit: (r) => {
+      const e = c.edits.get(records[r]!);
+      return e && !legacy ? { targets: holdersOf(e.target), omit: e.omit, calls: e.calls } : undefined;
+    },
   });
   if (legacy) {
     // v1 entries have no ids to re-attach by: said, to be mended once the file is migrated
@@ -769,12 +794,28 @@ function settleConversation(work: RepairWork, legacy: boolean): void {
     if (!p) c.patches.set(k, (p = {}));
     return p;
   };
-  for (const [r, p] of plan.parents) patch(records[r]!).parentId = p < 0 ? null : (idOf(records[p]!) ?? null);
+  // (each edit added: an omission as pi's appendContextEdit writes it, timed as the edit it follows)
+  const addedIds = plan.added.map((a, j) => work.freshId(c.index[records[a.after]!]! + 1, -1 - j));
+  const recordId = (p: number): string | null => (p < 0 ? null : p >= records.length ? addedIds[p - records.length]! : (idOf(records[p]!) ?? null));
+  for (const [r, p] of plan.parents) patch(records[r]!).parentId = recordId(p);
   for (const [r, list] of plan.after) {
     c.after.set(records[r]!, list.map((m) => records[m]!));
     for (const m of list) c.moved.add(records[m]!);
   }
   for (const [r, to] of plan.keptFrom) patch(records[r]!).firstKeptEntryId = idOf(records[to < 0 ? r : to]!);
+  for (const [e, o] of plan.omissions) {
+    const k = records[e]!;
+    const timestamp = (JSON.parse(work.textOf(k)) as { timestamp?: unknown }).timestamp;
+    let parentId = idOf(k) ?? null;
+    const texts: string[] = [];
+    for (const [j, a] of plan.added.entries()) {
+      if (a.after !== e) continue;
+      texts.push(JSON.stringify({ type: "context_edit", id: addedIds[j], parentId, timestamp, targetId: idOf(records[a.target]!), replacement: null }));
+      parentId = addedIds[j]!;
+    }
+    c.inserted.set(k, texts);
+    for (const ch of o.children) patch(records[ch]!).parentId = parentId;
+  }
   for (const fix of plan.fixes) reportFix(work, fix, records, idOf, "moving it would change the session's current leaf");
   for (const r of plan.removed) c.flags[records[r]!]! |= C_DROPPED;
 }
@@ -797,6 +838,7 @@ function reportFix(work: RepairWork, fix: ConversationFix, records: readonly num
     duplicate: `its call (line ${f.callNode >= 0 ? lineOf(f.callNode) : "?"}) was already answered`,
     "no-id": `its toolCallId is ${callId === undefined ? "missing or not a string" : "empty"}`,
     displaced: "a message stood between them",
+    edited: `the context edit on line ${f.cause >= 0 ? lineOf(f.cause) : "?"} takes its call away`,
     "kept-result": "",
     unanswered: "",
   };
@@ -812,6 +854,9 @@ function reportFix(work: RepairWork, fix: ConversationFix, records: readonly num
       work.act("compaction-kept-moved", line, `the compaction kept from ${what}, without its call: it now keeps from entry ${idOf(records[to]!) ?? "?"} (line ${lineOf(to)})${fix.to >= 0 && f.callNode === fix.to ? ", the turn holding the call" : ""}`);
       break;
     }
+    case "omitted":
+      work.act("result-omitted", lineOf(fix.to), `added an edit omitting ${what} right after this edit: ${f.cause === fix.to ? "it" : `the edit on line ${lineOf(f.cause)}`} takes away its call (line ${lineOf(f.callNode)}), and pi then sends neither on any branch below`);
+      break;
     case "left":
       work.act("conversation-left", line, `left ${what || "the compaction"} as it is (${why[f.kind] || "its kept part starts at a result"}): ${whyLeft}`);
       break;
@@ -834,7 +879,7 @@ function decideLines(work: RepairWork, head: HeaderOutcome): number {
     let end = k + 1;
     while (end < c.count && c.index[end] === index) end++;
     // (most lines hold one candidate, kept as it is: decided without an array)
-    if (end === k + 1 && !(c.flags[k]! & C_DROPPED) && !c.texts.has(k) && !c.patches.has(k) && !c.moved.has(k) && !c.after.has(k)) {
+    if (end === k + 1 && !(c.flags[k]! & C_DROPPED) && !c.texts.has(k) && !c.patches.has(k) && !c.moved.has(k) && !c.after.has(k) && !c.inserted.has(k)) {
       if (k !== head.header) keptRecords++;
       if (linesWithRecords) linesWithRecords[index] = 1;
       if (c.flags[k]! & C_NORMALIZED) decisions.set(index, { kind: "normalize" });
@@ -853,7 +898,15 @@ function decideLines(work: RepairWork, head: HeaderOutcome): number {
     if (kept.length === 0) work.drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
     else {
       if (linesWithRecords) linesWithRecords[index] = 1;
-      decisions.set(index, { kind: "pieces", pieces: kept.map((j) => ({ ...(c.texts.has(j) ? { text: c.texts.get(j)! } : c.moved.has(j) ? { text: work.textOf(j) } : {}), ...(c.patches.has(j) ? { patch: c.patches.get(j)! } : {}) })) });
+      const pieces: OutPiece[] = [];
+      for (const j of kept) {
+        pieces.push({ ...(c.texts.has(j) ? { text: c.texts.get(j)! } : c.moved.has(j) ? { text: work.textOf(j) } : {}), ...(c.patches.has(j) ? { patch: c.patches.get(j)! } : {}) });
+        for (const text of c.inserted.get(j) ?? []) {
+          pieces.push({ text });
+          keptRecords++;
+        }
+      }
+      decisions.set(index, { kind: "pieces", pieces });
     }
     k = end;
   }

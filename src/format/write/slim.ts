@@ -1,4 +1,4 @@
-import { sessionSends } from "../context/sends.js";
+import { editedAway, sessionSends } from "../context/sends.js";
 import { finding, type Finding } from "../check/findings.js";
 import { imageBytes } from "../read/pass-two.js";
 import { LineFlag } from "../read/salvage.js";
@@ -48,10 +48,9 @@ export function planSlim(session: Session): SlimPlan {
   }
   if (session.version > CURRENT_VERSION) return { status: "refused", reason: `version ${session.version} is newer than this tool's ${CURRENT_VERSION}; upgrade pi-session`, findings };
   if (session.version < CURRENT_VERSION) return { status: "refused", reason: `a v${session.version} file: run \`pi-session migrate\` first (slim works on v3)`, findings };
-  const errors = findings.filter((f) => f.severity === "error");
-  if (errors.length > 0) {
-    const first = errors[0]!;
-    return { status: "refused", reason: `${errors.length} problem${errors.length > 1 ? "s" : ""} (line ${first.line ?? 1}: ${first.message}); run \`pi-session repair\` first`, findings };
+  const first = findings.find((f) => f.severity === "error" && !f.causedBy);
+  if (first) {
+    return { status: "refused", reason: `damaged (line ${first.line ?? 1}: ${first.message}); run \`pi-session repair\` first`, findings };
   }
   const live = liveNodes(session);
   let liveCount = 0;
@@ -59,9 +58,16 @@ export function planSlim(session: Session): SlimPlan {
   return { status: "ready", live, liveCount };
 }
 
-/** The nodes some leaf's context holds (`sessionSends`, the rule `check` and `repair` judge by too). */
+/**
+ * The nodes some leaf's context holds as they are written (`sessionSends`, the rule `check` and
+ * `repair` judge by too; an entry every such leaf sees omitted or replaced by a context edit is not:
+ * `editedAway`).
+ */
 export function liveNodes(session: Session): Uint8Array {
-  return sessionSends(session).sent;
+  const { sent } = sessionSends(session);
+  const away = editedAway(session);
+  for (let n = 0; n < sent.length; n++) if (away[n]) sent[n] = 0;
+  return sent;
 }
 
 /** What a slim did (or, for a dry run, would do). */

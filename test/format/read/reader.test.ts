@@ -267,7 +267,7 @@ describe("pass one with onRecord and imageData: length", () => {
     for (const open of files) {
       const full = entries(open, "full");
       const length = entries(open, "length");
-      const strip = (rs: Array<{ flags: number }>) => rs.map((r) => ({ ...r, flags: r.flags & ~LineFlag.RAW_MESSAGE & ~LineFlag.PLAIN_TEXT }));
+      const strip = (rs: Array<{ flags: number; id?: string; parentId?: string | null }>) => rs.map((r) => ({ ...r, id: r.id, parentId: r.parentId, flags: r.flags & ~LineFlag.RAW_MESSAGE & ~LineFlag.PLAIN_TEXT }));
       expect(length.entries).toEqual(full.entries);
       expect(strip(length.records)).toEqual(strip(full.records));
       expect(length.leaf).toBe(full.leaf);

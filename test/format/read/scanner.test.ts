@@ -355,7 +355,7 @@ describe("the scan path and the parse path index the same", () => {
     const scanned = openSessionSync(file);
     const parsed = openSessionSync(file, { onRecord: () => {} });
     // RAW_MESSAGE and PLAIN_TEXT are scan-path hints (only the scanner sees bytes and escapes).
-    const strip = (rs: Array<{ flags: number }>) => rs.map((r) => ({ ...r, flags: r.flags & ~LineFlag.RAW_MESSAGE & ~LineFlag.PLAIN_TEXT }));
+    const strip = (rs: Array<{ flags: number; id?: string; parentId?: string | null }>) => rs.map((r) => ({ ...r, id: r.id, parentId: r.parentId, flags: r.flags & ~LineFlag.RAW_MESSAGE & ~LineFlag.PLAIN_TEXT }));
     expect(strip(scanned.records)).toEqual(strip(parsed.records));
     const ids = (s: typeof scanned) => Array.from({ length: s.tree.size }, (_, n) => [s.nodeId(n), s.tree.parent[n]]);
     expect(ids(scanned)).toEqual(ids(parsed));

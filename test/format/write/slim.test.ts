@@ -29,6 +29,24 @@ function slimmed(bytes: Buffer, minSize = 1024): { out: Buffer; result: ReturnTy
 
 const entriesOf = (bytes: Buffer): Entry[] => pi.parseSessionEntries(bytes.toString("utf8")).filter((e) => e.type !== "session");
 
+/**
+ * The ids a leaf's context entries edit, as pi's `buildSessionProjection` applies edits: the latest
+ * edit of an id among them, an omission of any entry, a replacement of a user, assistant, result
+ * or custom message (the rest keep their message).
+ */
+function editedIn(context: Entry[]): Set<string> {
+  const latest = new Map<string, Entry>();
+  for (const e of context) if (e.type === "context_edit") latest.set(e.targetId, e);
+  const out = new Set<string>();
+  for (const e of context) {
+    const edit = latest.get(e.id);
+    if (!edit) continue;
+    const role = e.type === "custom_message" ? "custom" : e.type === "message" ? e.message?.role : undefined;
+    if (edit.replacement === null || ["user", "assistant", "toolResult", "custom"].includes(role)) out.add(e.id);
+  }
+  return out;
+}
+
 /** Every leaf pi could be asked for: the tree's leaves and the current leaf. */
 function leavesOf(entries: Entry[]): string[] {
   const parents = new Set(entries.map((e) => e.parentId));
@@ -111,9 +129,13 @@ describe("slim, proved against pi", () => {
       const entries = entriesOf(bytes);
       const inContext = new Set<string>();
       for (const leaf of leavesOf(entries)) {
-        // pi's context entries for the leaf; an older compaction after the first contributes nothing
-        pi.buildContextEntries(entries, leaf).forEach((e, k) => {
+        // pi's context entries for the leaf; an older compaction after the first contributes
+        // nothing, and an entry a context edit in it omits or replaces is not sent as written
+        const context = pi.buildContextEntries(entries, leaf);
+        const edited = editedIn(context);
+        context.forEach((e, k) => {
           if (e.type === "compaction" && k > 0) return;
+          if (edited.has(e.id)) return;
           if (["message", "custom_message", "compaction", "branch_summary"].includes(e.type)) inContext.add(e.id);
         });
       }
@@ -141,8 +163,9 @@ describe("slim, proved against pi", () => {
         const path = session.tree.pathTo(leaf);
         const view = { length: path.length, id: (i: number) => session.nodeId(path[i]!), type: (i: number) => session.nodeType(path[i]!), role: (i: number) => session.nodeRole(path[i]!) };
         const { compaction, selected } = compactionSelection(view, (i) => session.entry(path[i]!) as { id: unknown; firstKeptEntryId?: unknown });
-        if (compaction >= 0) byPath.add(path[compaction]!);
-        for (const i of selected) if (session.nodeType(path[i]!) !== "compaction") byPath.add(path[i]!);
+        const edited = editedIn([...(compaction >= 0 ? [compaction] : []), ...selected].map((i) => session.entry(path[i]!) as Entry));
+        if (compaction >= 0 && !edited.has(session.nodeId(path[compaction]!))) byPath.add(path[compaction]!);
+        for (const i of selected) if (session.nodeType(path[i]!) !== "compaction" && !edited.has(session.nodeId(path[i]!))) byPath.add(path[i]!);
       }
       const counted = (n: number) => ["message", "custom_message", "compaction", "branch_summary"].includes(session.nodeType(n)!);
       const ours = Array.from({ length: session.tree.size }, (_, n) => n).filter((n) => live[n] && counted(n));
