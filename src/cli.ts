@@ -194,6 +194,7 @@ const COMMANDS: CommandSpec[] = [
       y
         .positional("files", { type: "string", array: true, describe: "files, directories (searched for *.jsonl), - or session ids" })
         .option("quiet", { alias: "q", type: "boolean", default: false, describe: "print only errors and the summary" })
+        .option("verbose", { alias: "v", type: "boolean", default: false, describe: "under each finding, why it matters (what pi does, the provider's own error)" })
         .option("format", reportFormat)
         .option("wide", wideOption)
         .example("$0 check ~/.pi/agent/sessions", "every session, the CI gate")

@@ -17,12 +17,14 @@ import { sanitize } from "../render/safe.js";
 export interface CheckOptions {
   files: string[];
   quiet?: boolean;
+  /** Each finding's hint under it (why it matters, in pi's and the providers' words). */
+  verbose?: boolean;
   /** "github": the findings as GitHub Actions annotations. */
   format?: "text" | "github";
 }
 
 export function options(args: Args): CheckOptions {
-  return { files: args.strings("files"), quiet: args.flag("quiet"), format: args.choice("format", ["text", "github"] as const, "text") };
+  return { files: args.strings("files"), quiet: args.flag("quiet"), verbose: args.flag("verbose"), format: args.choice("format", ["text", "github"] as const, "text") };
 }
 
 export interface FileReport {
@@ -87,11 +89,11 @@ function verdict(r: FileReport): "not a session" | "invalid" | "ok with warnings
   return r.errors > 0 ? "invalid" : r.warnings > 0 ? "ok with warnings" : "ok";
 }
 
-export function renderCheck(result: CheckResult, style: Style, quiet = false): string {
+export function renderCheck(result: CheckResult, style: Style, quiet = false, verbose = false): string {
   const { c } = style;
   const paint = (v: string) => (v === "invalid" ? c.red(v) : v === "ok" ? c.green(v) : v === "not a session" ? c.dim(v) : c.yellow(v));
   let out = "";
-  for (const r of result.files) out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info" });
+  for (const r of result.files) out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info", verbose });
   const shown = result.files.filter((r) => !quiet || r.errors > 0);
   if (result.files.length === 1) {
     for (const r of shown) {
@@ -116,13 +118,20 @@ export function renderCheck(result: CheckResult, style: Style, quiet = false): s
 
 const LEVEL = { error: "error", warning: "warning", info: "notice" } as const satisfies Record<Severity, AnnotationLevel>;
 
-/** Every finding as a GitHub Actions annotation on its file and line (`--quiet`: errors only), then the summary. */
+/**
+ * Every root finding as a GitHub Actions annotation on its file and line (`--quiet`: errors only),
+ * with how many findings it causes and the command that mends it, then the summary.
+ */
 export function renderCheckGithub(result: CheckResult, quiet = false): string {
   let out = "";
   for (const r of result.files) {
+    const caused = new Map<string, number>();
+    for (const f of r.findings) if (f.causedBy) caused.set(`${f.causedBy.code}:${f.causedBy.line}`, (caused.get(`${f.causedBy.code}:${f.causedBy.line}`) ?? 0) + 1);
     for (const f of r.findings) {
-      if (quiet && f.severity !== "error") continue;
-      out += annotation(LEVEL[f.severity], { file: r.file, ...(f.line !== undefined ? { line: f.line } : {}), title: f.code }, `${f.message} (${hintFor(f.hint, r.file)})`);
+      if (f.causedBy || (quiet && f.severity !== "error")) continue;
+      const more = caused.get(`${f.code}:${f.line}`);
+      const text = `${f.message}${more ? `, and ${plural(more, "finding")} it causes` : ""} (${hintFor(f.hint, r.file)}${f.next ? `; next: ${hintFor(f.next, r.file)}` : ""})`;
+      out += annotation(LEVEL[f.severity], { file: r.file, ...(f.line !== undefined ? { line: f.line } : {}), title: f.code }, text);
     }
   }
   for (const u of result.unreadable) out += annotation("error", { file: u.file, title: "unreadable" }, u.error);
@@ -133,7 +142,7 @@ export function renderCheckGithub(result: CheckResult, quiet = false): string {
 export async function run(options: CheckOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await check(options, ctx);
   for (const u of result.unreadable) ctx.warn(u.error);
-  const human = ctx.json ? "" : options.format === "github" ? renderCheckGithub(result, options.quiet) : renderCheck(result, ctx.style, options.quiet);
+  const human = ctx.json ? "" : options.format === "github" ? renderCheckGithub(result, options.quiet) : renderCheck(result, ctx.style, options.quiet, options.verbose);
   const findings = function* () {
     for (const r of result.files) for (const f of r.findings) yield { file: r.file, ...f };
   };

@@ -3,11 +3,11 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import { join } from "node:path";
 import { rmSync } from "node:fs";
-import { BufferSource, createFile, formatDiff, openSessionSync, planRepair, splitSessions, stampOf, TargetExistsError, Validator, writeRepair, type ByteSource, type FileStamp, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
+import { BufferSource, countBySeverity, createFile, formatDiff, openSessionSync, planRepair, splitSessions, stampOf, TargetExistsError, Validator, writeRepair, type ByteSource, type FileStamp, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
 import { openSource } from "../support/inputs/input.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, type Style } from "../render/style.js";
-import { plural } from "../render/units.js";
+import { formatCount, plural } from "../render/units.js";
 import { renderDiff } from "../render/diff.js";
 import { sanitize } from "../render/safe.js";
 import { wrapSegments } from "../render/width.js";
@@ -82,8 +82,8 @@ function repairOne(path: string, options: RepairOptions, put: Put, dirOf: (path:
         const { failed, place } = put(path, stamp, (write) => writeRepair(source, plan, write));
         return failed ? { ...base, ...failed } : { ...base, status: "clean", ...place };
       }
-      const remaining = findingsOf(path).filter((f) => f.severity === "error");
-      return { ...base, status: "incomplete", remainingErrors: remaining.length, remaining };
+      const remaining = errorsOf(findingsOf(path));
+      return { ...base, status: "incomplete", remainingErrors: countBySeverity(remaining).error, remaining };
     }
     if (options.check) return { ...base, status: "needs-repair" };
     if (options.dryRun) {
@@ -95,11 +95,11 @@ function repairOne(path: string, options: RepairOptions, put: Put, dirOf: (path:
     });
     if (failed) return { ...base, ...failed };
     const result = place.out ?? path;
-    const remaining = findingsOf(result).filter((f) => f.severity === "error");
+    const remaining = errorsOf(findingsOf(result));
     return {
       ...base,
       status: remaining.length > 0 ? "incomplete" : "repaired",
-      remainingErrors: remaining.length,
+      remainingErrors: countBySeverity(remaining).error,
       ...(remaining.length > 0 ? { remaining } : {}),
       ...place,
     };
@@ -151,8 +151,14 @@ function repairSessions(path: string, source: ByteSource, stamp: FileStamp, whol
     return { ...base, ...failed };
   }
   const result = place.out ?? path;
-  const remaining = [result, ...made].flatMap((f) => findingsOf(f).filter((x) => x.severity === "error"));
-  return { ...base, status: remaining.length > 0 ? "incomplete" : "repaired", remainingErrors: remaining.length, ...(remaining.length > 0 ? { remaining } : {}), ...place };
+  const remaining = [result, ...made].flatMap((f) => errorsOf(findingsOf(f)));
+  return { ...base, status: remaining.length > 0 ? "incomplete" : "repaired", remainingErrors: countBySeverity(remaining).error, ...(remaining.length > 0 ? { remaining } : {}), ...place };
+}
+
+/** The errors among a file's findings, each with what it causes (the verdict's errors, as `check` counts them). */
+function errorsOf(findings: Finding[]): Finding[] {
+  const roots = new Set(findings.filter((f) => f.severity === "error" && !f.causedBy).map((f) => `${f.code}:${f.line}`));
+  return findings.filter((f) => (f.causedBy ? roots.has(`${f.causedBy.code}:${f.causedBy.line}`) : roots.has(`${f.code}:${f.line}`)));
 }
 
 /** A file's findings, as `check` finds them (the conversation's rules too). */
@@ -195,9 +201,10 @@ export function renderRepair(result: RepairResult, style: Style, full = false): 
   let out = "";
   for (const r of result.files) {
     if (r.diff) out += renderDiff(r.diff, style, full);
-    for (const a of r.actions) {
+    for (const a of foldActions(r.actions)) {
       const paint = a.dropped ? c.red : a.code === "reference-missing" ? c.yellow : c.cyan;
-      for (const line of wrapSegments([[`${sanitize(r.file)}:${a.line}: `], [a.code, paint], [`: ${sanitize(a.message)}`]], layoutWidth(style))) out += `${line}\n`;
+      const count = a.count > 1 ? ` (${formatCount(a.count)}, lines ${formatCount(a.line)}-${formatCount(a.last)})` : "";
+      for (const line of wrapSegments([[`${sanitize(r.file)}:${a.line}: `], [a.code, paint], [count], [`: ${sanitize(a.message)}${a.count > 1 ? `, and ${formatCount(a.count - 1)} more like it` : ""}`]], layoutWidth(style))) out += `${line}\n`;
     }
     if (r.remaining) out += renderFindings(r.out ?? r.file, r.remaining, style);
   }
@@ -209,6 +216,26 @@ export function renderRepair(result: RepairResult, style: Style, full = false): 
       note: (r) => placeNote(r) || (r.reason ?? ""),
     })
   );
+}
+
+/** Actions of one code from this many on are said once, with their count and lines (`--json` lists each). */
+const FOLD_ACTIONS = 6;
+
+/** The actions for people: each code with many actions once (the first one's words, how many, from which line to which). */
+function foldActions(actions: readonly RepairAction[]): Array<RepairAction & { count: number; last: number }> {
+  const byCode = new Map<string, RepairAction[]>();
+  for (const a of actions) {
+    const list = byCode.get(a.code);
+    if (list) list.push(a);
+    else byCode.set(a.code, [a]);
+  }
+  const out: Array<RepairAction & { count: number; last: number }> = [];
+  for (const a of actions) {
+    const same = byCode.get(a.code)!;
+    if (same.length < FOLD_ACTIONS) out.push({ ...a, count: 1, last: a.line });
+    else if (same[0] === a) out.push({ ...a, count: same.length, last: same[same.length - 1]!.line });
+  }
+  return out;
 }
 
 /** An action as an annotation: an error where data goes, a notice for a reference kept as it is, else a warning. */

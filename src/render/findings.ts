@@ -2,35 +2,105 @@ import type { Finding, Severity } from "../format/index.js";
 import { shellQuote } from "../errors.js";
 import { layoutWidth, type Style } from "./style.js";
 import { sanitizeOneLine } from "./safe.js";
+import { formatCount } from "./units.js";
 import { wrapSegments, type Segment } from "./width.js";
 
 /**
- * `file:line: severity code: message (hint)`, one finding a line; on a terminal, wrapped to its
- * width (later lines indented), so that no line runs past the edge.
- */
-/**
- * A finding's hint for `file`, a command to run: its FILE is the file; for standard input, repair
- * reads it again from stdin and writes the result elsewhere (`pi-session repair - --out
- * FIXED.jsonl`), and another command's FILE stays a placeholder (the input saved to a file).
+ * A finding's command for `file` (its `FILE` is the file); for standard input, repair reads it
+ * again from stdin and writes the result elsewhere (`pi-session repair - --out FIXED.jsonl`), and
+ * another command's FILE stays a placeholder (the input saved to a file).
  */
 export function hintFor(hint: string, file: string): string {
   if (file !== "<stdin>") return hint.replaceAll("FILE", shellQuote(file));
   return hint.replaceAll("pi-session repair FILE", "pi-session repair - --out FIXED.jsonl");
 }
 
-export function renderFindings(file: string, findings: readonly Finding[], style: Style, options: { indent?: string; minSeverity?: Severity; brief?: boolean } = {}): string {
+const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+/** Roots of one code on consecutive lines, from this many on, are said once with their count and lines. */
+const FOLD_FROM = 3;
+
+export interface FindingsOptions {
+  indent?: string;
+  minSeverity?: Severity;
+  /** Under a heading that names the file: each finding by its line, and no command. */
+  brief?: boolean;
+  /** Each finding's hint under it: why it matters, in pi's and the providers' words. */
+  verbose?: boolean;
+}
+
+/**
+ * A file's findings for people (README, "One verdict"): each root cause once, `file:line: severity
+ * code: message`; what it causes under it, a line per code with how many and on which lines; a run
+ * of roots of one code said once with their count and lines; then the commands that mend them, once
+ * each. On a terminal every line fits its width (later lines indented, a command never cut).
+ */
+export function renderFindings(file: string, findings: readonly Finding[], style: Style, options: FindingsOptions = {}): string {
   const { c } = style;
-  const rank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
-  const limit = rank[options.minSeverity ?? "info"];
+  const limit = RANK[options.minSeverity ?? "info"];
   const paint: Record<Severity, (s: string) => string> = { error: c.red, warning: c.yellow, info: c.dim };
-  let out = "";
+  const width = layoutWidth(style);
+  const indent = options.indent ?? "";
+  const caused = new Map<string, Finding[]>();
   for (const f of findings) {
-    if (rank[f.severity] > limit) continue;
-    // (brief: under a heading that names the file, each finding by its line, without the hint)
-    const where = options.brief ? (f.line !== undefined ? `line ${f.line}` : "file") : `${sanitizeOneLine(file)}${f.line !== undefined ? `:${f.line}` : ""}`;
-    const hint = hintFor(f.hint, file);
-    const segments: Segment[] = [[`${options.indent ?? ""}${where}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], [`: ${sanitizeOneLine(f.message)}`], ...(options.brief ? [] : [[` (${sanitizeOneLine(hint)})`, c.dim] as Segment])];
-    for (const line of wrapSegments(segments, layoutWidth(style))) out += `${line}\n`;
+    if (!f.causedBy) continue;
+    const key = `${f.causedBy.code}:${f.causedBy.line}`;
+    const list = caused.get(key);
+    if (list) list.push(f);
+    else caused.set(key, [f]);
+  }
+  const roots = findings.filter((f) => !f.causedBy && RANK[f.severity] <= limit);
+  let out = "";
+  const where = (line: number | undefined) => (options.brief ? (line !== undefined ? `line ${formatCount(line)}` : "file") : `${sanitizeOneLine(file)}${line !== undefined ? `:${line}` : ""}`);
+  /** A line of segments after a leading `lead` (kept whole: the wrapper keeps no leading space). */
+  const emit = (segments: Segment[], lineIndent = `${indent}    `, lead = indent) => {
+    for (const line of wrapSegments(lead ? [[lead, undefined, "whole"], ...segments] : segments, width, lineIndent)) out += `${line}\n`;
+  };
+  for (let i = 0; i < roots.length; ) {
+    const f = roots[i]!;
+    // (a root with what it causes under it is said alone)
+    let j = i + 1;
+    if (!caused.has(keyOf(f))) while (j < roots.length && roots[j]!.code === f.code && roots[j]!.severity === f.severity && !caused.has(keyOf(roots[j]!))) j++;
+    const run = j - i >= FOLD_FROM ? roots.slice(i, j) : [f];
+    const count = run.length > 1 ? [` (${formatCount(run.length)}, ${linesOf(run)})`] as Segment : undefined;
+    emit([[`${where(f.line)}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], ...(count ? [count] : []), [`: ${sanitizeOneLine(f.message)}`]]);
+    if (options.verbose) emit([[` ${sanitizeOneLine(hintFor(f.hint, file))}`, c.dim]], `${indent}    `, `${indent}   `);
+    for (const group of byCode((caused.get(keyOf(f)) ?? []).filter((g) => RANK[g.severity] <= limit))) {
+      const g = group[0]!;
+      const lines = group.length === 1 ? (g.line !== undefined ? `line ${formatCount(g.line)}` : "") : linesOf(group);
+      const head = group.length === 1 ? `${lines}: ` : `${formatCount(group.length)} × `;
+      const tail = group.length === 1 ? "" : ` (${lines})`;
+      emit([[` ${head}`], [g.severity, paint[g.severity]], [" "], [g.code, c.bold], [tail], [`: ${sanitizeOneLine(g.message)}`]], `${indent}        `, `${indent}    ↳`);
+    }
+    i += run.length;
+  }
+  if (!options.brief) {
+    const shown = roots.filter((f) => f.next !== undefined);
+    for (const next of new Set(shown.map((f) => hintFor(f.next!, file)))) emit([[" next: ", c.dim], [sanitizeOneLine(next), c.bold, "whole"]], `${indent}        `, `${indent} `);
   }
   return out;
+}
+
+function keyOf(f: Finding): string {
+  return `${f.code}:${f.line}`;
+}
+
+/** Findings grouped by code, in the order each code first comes. */
+function byCode(findings: readonly Finding[]): Finding[][] {
+  const groups = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const list = groups.get(f.code);
+    if (list) list.push(f);
+    else groups.set(f.code, [f]);
+  }
+  return [...groups.values()];
+}
+
+/** The lines of several findings: `lines 14-15`, `lines 3, 9 and 40-60`. */
+function linesOf(findings: readonly Finding[]): string {
+  const lines = [...new Set(findings.map((f) => f.line).filter((l): l is number => l !== undefined))].sort((a, b) => a - b);
+  if (lines.length === 0) return "the file";
+  const first = lines[0]!;
+  const last = lines[lines.length - 1]!;
+  return first === last ? `line ${formatCount(first)}` : `lines ${formatCount(first)}-${formatCount(last)}`;
 }

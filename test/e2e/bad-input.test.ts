@@ -122,10 +122,15 @@ describe("corrupted sessions are shown as pi reads them, with what was skipped o
     const r = await cli(["path", fixture("duplicate-ids.jsonl"), "d0000002"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("different content, same id");
-    // The repeated id also closes a parent loop (d0000003 -> the last d0000002 -> d0000003).
-    expect(r.stderr).toMatch(/duplicate-ids\.jsonl:4: 3 problems found \(parent-cycle\)/);
+    // The repeated id also closes a parent loop (d0000003 -> the last d0000002 -> d0000003): said
+    // under the id held twice, its cause; the first error is named, and check gives the count.
+    expect(r.stderr).toMatch(/duplicate-ids\.jsonl:5: id-duplicate: line 5 repeats line 3 exactly .*run `pi-session check/);
     const check = await cliJson(["check", fixture("duplicate-ids.jsonl")]);
     expect(check.json.files[0].findings.map((f: { code: string }) => f.code)).toEqual(expect.arrayContaining(["id-duplicate", "parent-cycle"]));
+    expect(check.json.files[0].findings.find((f: { code: string }) => f.code === "parent-cycle").causedBy).toEqual({ code: "id-duplicate", line: 6 });
+    expect(check.json.files[0].errors).toBe(2);
+    const show = await cli(["show", fixture("duplicate-ids.jsonl")]);
+    expect(show.stderr).toMatch(/duplicate-ids\.jsonl:5: invalid: 2 errors \(id-duplicate\)/);
   });
 
   it("orphans are roots", async () => {
@@ -143,7 +148,8 @@ describe("corrupted sessions are shown as pi reads them, with what was skipped o
     for (const cmd of READ_COMMANDS) {
       const r = await run(cmd, fixture("cycle.jsonl"), ["--json"]);
       expect(r.exitCode, cmd.join(" ")).toBe(0);
-      expect(r.stderr).toMatch(/cycle\.jsonl:3: 2 problems found \(parent-cycle\)/);
+      // (show judges the whole verdict and gives check's count; the tree's shape alone names the first error)
+      expect(r.stderr).toMatch(cmd[0] === "show" ? /cycle\.jsonl:3: invalid: 2 errors \(parent-cycle\)/ : /cycle\.jsonl:3: parent-cycle: parent links from here form a cycle/);
     }
     const ctx = await cliJson(["context", fixture("cycle.jsonl"), "--leaf", "d0000003"]);
     expect(ctx.json.messages.map((m: { content: Array<{ text: string }> }) => m.content[0]!.text)).toEqual(["cycle a", "cycle b"]);
@@ -161,13 +167,13 @@ describe("corrupted sessions are shown as pi reads them, with what was skipped o
     const r = await cli(["context", fixture("no-header.jsonl")]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("three");
-    expect(r.stderr).toMatch(/no-header\.jsonl:1: 1 problem found \(header-missing\)/);
+    expect(r.stderr).toMatch(/no-header\.jsonl:1: header-missing: no session header; run `pi-session check/);
   });
 
   it("a newer version is read and flagged", async () => {
     const r = await cli(["check", fixture("newer-version.jsonl")]);
     expect(r.exitCode).toBe(1);
-    expect(r.stdout).toContain("version 4 is newer than the supported 3 (this file was written by a newer pi; upgrade pi-session)");
+    expect(r.stdout).toContain("newer-version.jsonl:1: error version-unsupported: version 4 is newer than the supported 3\n  next: npm install -g pi-session@latest\n");
   });
 });
 

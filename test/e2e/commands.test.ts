@@ -318,10 +318,17 @@ describe("check", () => {
     expect(r.stdout).toMatch(/checked 2 files: 0 invalid, 0 errors, 1 warning\n/);
   });
 
-  it("exit 1 with file:line findings when there are errors", async () => {
+  it("exit 1 with file:line findings when there are errors, the command that mends them once, and why with --verbose", async () => {
     const r = await cli(["check", fixture("cycle.jsonl")]);
     expect(r.exitCode).toBe(1);
-    expect(r.stdout).toMatch(/cycle\.jsonl:3: error parent-cycle: .*\(pi loops forever on a parent cycle; run `pi-session repair .*cycle\.jsonl`\)/);
+    expect(r.stdout).toMatch(/cycle\.jsonl:3: error parent-cycle: parent links from here form a cycle; broken at this entry\n/);
+    // (the parent later in the file that closes the cycle is said under it)
+    expect(r.stdout).toMatch(/\n {4}↳ line 3: warning parent-forward: parent `d0000003` comes later in the file \(line 4\)\n/);
+    expect(r.stdout.match(/next: pi-session repair \S*cycle\.jsonl\n/g)).toHaveLength(1);
+    expect(r.stdout).not.toContain("pi loops forever");
+    const verbose = await cli(["check", "--verbose", fixture("cycle.jsonl")]);
+    expect(verbose.stdout).toMatch(/cycle\.jsonl:3: error parent-cycle: .*\n {4}pi loops forever on a parent cycle\n/);
+    expect(verbose.exitCode).toBe(1);
   });
 
   it("walks directories and reports JSON", async () => {
@@ -358,7 +365,7 @@ describe("ls", () => {
     // piped: the id whole, so that `ls | awk '{print $1}' | xargs pi-session show` works
     expect(r.stdout).toMatch(/0f1e2d3c-0000-4000-8000-[0-9a-f]{12} +List src .* ok/);
     expect(r.stdout).toMatch(/Start the refactor\. .* 1 +needs-migrate/);
-    expect(r.stdout).toMatch(/invalid: \d+ problems/);
+    expect(r.stdout).toMatch(/invalid: \d+ errors?/);
   });
 
   it("lists files that hold no session as such: pi's --mode json output, an empty file, another JSONL file", async () => {
@@ -414,7 +421,7 @@ describe("ls", () => {
       expect(few.total).toBe(150);
     }
     const statuses = new Set(one.json.sessions.map((s: { status: string }) => s.status));
-    expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 problems", "invalid: 1 problem", "not a session"]));
+    expect(statuses).toEqual(new Set(["ok", "needs-migrate", "invalid: 2 errors", "invalid: 1 error", "not a session"]));
     // grep and usage on worker threads, too, as on one
     for (const args of [["grep", "-i", "the", dir], ["grep", "-c", "-F", "-i", "the", dir], ["usage", dir, "--no-cache", "--by", "session"]]) {
       const single = await cliJson(args, { env: { PI_SESSION_THREADS: "1" } });

@@ -43,7 +43,7 @@ describe("one salvage rule for check and repair", () => {
     const file = sandbox("s.jsonl", `${JSON.stringify(header())}\n${u1}\n{"a":1}{"b":2}\n`);
     const checked = await cli(["check", file]);
     expect(checked.exitCode).toBe(1);
-    expect(checked.stdout).toContain(`${file}:3: error line-invalid-json: the line is not valid JSON and holds no record (pi skips the line; \`pi-session repair ${file}\` drops it`);
+    expect(checked.stdout).toContain(`${file}:3: error line-invalid-json: the line is not valid JSON and holds no record\n  next: pi-session repair ${file}\n`);
     const repaired = await cli(["repair", file]);
     expect(repaired.exitCode).toBe(0);
     expect(repaired.stdout).toContain(`${file}:3: invalid-dropped: not JSON, and no record could be recovered from it\n`);
@@ -53,8 +53,8 @@ describe("one salvage rule for check and repair", () => {
 });
 
 /**
- * A file showing each finding whose hint names repair. The test fails for a code with such a hint
- * and no example here, so a new one cannot be added without proving repair mends it.
+ * A file showing each finding whose next step is repair. The test fails for a code with such a
+ * next step and no example here, so a new one cannot be added without proving repair mends it.
  */
 const h = JSON.stringify(header());
 const a1 = JSON.stringify(assistant("d0000004", "d0000001", "ok"));
@@ -87,14 +87,18 @@ const EXAMPLES: Partial<Record<FindingCode, string | Buffer>> = {
   "tool-result-no-id": readFileSync(fixture("pairing-empty-id.jsonl")),
   "compaction-keeps-result": readFileSync(fixture("pairing-compaction-cut.jsonl")),
   "parent-cycle": `${h}\n${JSON.stringify(user("d0000005", "d0000006", "a"))}\n${JSON.stringify(user("d0000006", "d0000005", "b"))}\n`,
+  // the session appended to its own file again (a sync tool): its header and entries, twice over
+  "lines-repeated": `${h}\n${u1}\n${a1}\n${h}\n${u1}\n${a1}\n`,
+  // an edit that omits a turn holding a call, its result left in: what pi's appendContextEdit writes
+  "context-edit-drops-calls": `${h}\n${u1}\n${JSON.stringify(assistant("d0000002", "d0000001", "", { message: { role: "assistant", content: [{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "ls" } }], provider: "anthropic", model: "claude", stopReason: "toolUse" } }))}\n${JSON.stringify(entry("message", "d0000003", "d0000002", { message: { role: "toolResult", toolCallId: "call_1", toolName: "bash", content: [{ type: "text", text: "a b" }], isError: false } }))}\n${JSON.stringify(entry("context_edit", "d0000004", "d0000003", { targetId: "d0000002", replacement: null }))}\n${JSON.stringify(user("d0000005", "d0000004", "go on"))}\n`,
 };
 
-describe("a finding's hint names repair only where repair mends it", () => {
-  const codes = (Object.keys(FINDING_INFO) as FindingCode[]).filter((code) => /repair/.test(FINDING_INFO[code].hint));
+describe("a finding's next step is repair only where repair mends it", () => {
+  const codes = (Object.keys(FINDING_INFO) as FindingCode[]).filter((code) => /repair/.test((FINDING_INFO[code] as { next?: string }).next ?? ""));
   for (const code of codes) {
     it(code, async () => {
       const example = EXAMPLES[code];
-      expect(example, `an example of ${code} (its hint names repair)`).toBeDefined();
+      expect(example, `an example of ${code} (its next step is repair)`).toBeDefined();
       const file = sandbox("2026-01-01T00-00-00-000Z_11111111-2222-4333-8444-555555555555.jsonl", example!);
       const before = await cliJson(["check", file]);
       expect(before.json.files[0].findings.map((f: { code: string }) => f.code), "the example shows the finding").toContain(code);

@@ -52,9 +52,10 @@ describe("a session every request fails on", () => {
       expect(checked.exitCode).toBe(1);
       const errors = checked.json.files[0].findings.filter((f: { severity: string }) => f.severity === "error").map((f: { line: number; code: string }) => `${f.line}:${f.code}`);
       expect(errors).toEqual(expected.findings);
-      // each pairing finding names the call id, the entry and what to run
+      // each pairing finding names the call id, and the file's findings end with what to run
       const human = await cli(["check", file]);
-      for (const line of human.stdout.split("\n").filter((l) => /tool-result|compaction-keeps/.test(l))) expect(line).toMatch(/(`[^`]*`|toolCallId).*pi-session repair/);
+      for (const line of human.stdout.split("\n").filter((l) => /tool-result|compaction-keeps/.test(l))) expect(line).toMatch(/`[^`]*`|toolCallId/);
+      expect(human.stdout).toContain(`\n  next: pi-session repair ${file}\n`);
 
       const repaired = await cliJson(["repair", file]);
       expect(repaired.exitCode, repaired.stderr).toBe(0);
@@ -123,7 +124,9 @@ describe("a session every request fails on", () => {
     const before = readFileSync(file);
     const checked = await cli(["check", file]);
     expect(checked.exitCode).toBe(1);
-    expect(checked.stdout).toContain(`${file}:4: error tool-result-orphan: the result for \`c1\` answers a call in an assistant turn that ended in error (line 3), which pi does not send; a v1 file: \`pi-session migrate\` it before repair`);
+    expect(checked.stdout).toContain(`${file}:4: error tool-result-orphan: the result for \`c1\` answers a turn that ended in error (line 3), which pi does not send; a v1 file: \`pi-session migrate\` it before repair\n`);
+    expect(checked.stdout).toContain(`\n  next: pi-session migrate ${file}\n`);
+    expect(checked.stdout).not.toContain("next: pi-session repair");
     const repaired = await cli(["repair", file]);
     expect(repaired.exitCode).toBe(1);
     expect(repaired.stdout).toContain(`${file}:4: conversation-left: `);

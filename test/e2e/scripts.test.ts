@@ -140,7 +140,8 @@ describe("standard input", () => {
     const input = readFileSync(fixture("fused.jsonl"));
     const checked = await cli(["check", "-"], { input });
     expect(checked.exitCode).toBe(1);
-    expect(checked.stdout).toContain("<stdin>:3: error line-fused: a record and a torn fragment on one line (pi skips the whole line; `pi-session repair - --out FIXED.jsonl` puts");
+    expect(checked.stdout).toContain("<stdin>:3: error line-fused: a record and a torn fragment on one line\n");
+    expect(checked.stdout).toContain("\n  next: pi-session repair - --out FIXED.jsonl\n");
     expect(checked.stdout).not.toContain("'<stdin>'");
     const out = join(work, "fixed.jsonl");
     const repaired = await cli(["repair", "-", "--out", out], { input });

@@ -8,9 +8,12 @@
  * - Sessions written by pi's own SessionManager (seeded: compactions keeping from any entry, as pi's
  *   `appendCompaction` allows, branches, summaries, labels): `check` fails exactly those some leaf
  *   of which sends a broken pairing; `repair` leaves every other one byte for byte, and after it
- *   no leaf of any sends a broken pairing. Without context edits: an edit that drops or rewrites a
- *   turn holding calls leaves its results without them, which the pairing rules do not follow yet
- *   (README, "check": what it does not judge).
+ *   no leaf of any sends a broken pairing.
+ * - The same with context edits (pi's `appendContextEdit`, on any editable entry of the branch, as
+ *   pi's overflow recovery and extensions write them): an edit that omits an assistant turn holding
+ *   calls, or replaces its content without them, leaves its results without their calls on every
+ *   branch below it; `check` fails exactly the sessions pi then sends broken, and `repair` adds an
+ *   edit omitting each such result, losing nothing.
  * - A compaction keeping from a result, superseded on its only branch: valid (said as information)
  *   and left; the same on a side branch whose leaf it starts: an error, and repaired on that branch.
  */
@@ -20,7 +23,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
 import { generateSession, rng } from "../helpers/generate.js";
-import { pi, piEntries, sentBreaks } from "../helpers/pi.js";
+import { pi, piEntries, sentBreaks, sentBreaksWithoutEdits } from "../helpers/pi.js";
 
 type Entry = Record<string, any>;
 
@@ -77,6 +80,41 @@ describe("check and repair judge what pi sends", () => {
     expect(notSent).toBeGreaterThan(3);
   });
 
+  it("with context edits: check fails exactly the sessions pi sends broken after its edits; repair adds omissions, loses nothing, and is done in one run", async () => {
+    let sendsBroken = 0;
+    let byEdits = 0;
+    for (let seed = 101; seed <= 160; seed++) {
+      const dir = mkdtempSync(join(tmpdir(), `pi-session-edits-${seed}-`));
+      const file = generateSession({ seed, dir, steps: 80, contextEdits: true });
+      const before = readFileSync(file, "utf8");
+      const breaks = sentBreaks(file);
+      const checked = await cliJson(["check", file]);
+      const findings = checked.json.files[0].findings as Array<{ code: string; severity: string; causedBy?: { code: string } }>;
+      expect(checked.exitCode, `seed ${seed}: ${[...breaks.values()][0]}`).toBe(breaks.size > 0 ? 1 : 0);
+      if (breaks.size === 0) continue;
+      sendsBroken++;
+      if (findings.some((f) => f.code === "context-edit-drops-calls")) {
+        byEdits++;
+        expect(findings.filter((f) => f.causedBy?.code === "context-edit-drops-calls").every((f) => f.code === "tool-result-orphan")).toBe(true);
+      }
+      const repaired = await cliJson(["repair", file]);
+      expect(repaired.exitCode, `seed ${seed}: ${repaired.stderr}`).toBe(0);
+      expect(sentBreaks(file), `seed ${seed}: after repair`).toEqual(new Map());
+      // (and a reader that applies no edits, as OpenClaw's, sends no break the repair made)
+      if (sentBreaksWithoutEdits(`${file}.bak`).size === 0) expect(sentBreaksWithoutEdits(file), `seed ${seed}: without edits`).toEqual(new Map());
+      // every entry is still there but results removed (each listed); pi loads every line
+      const after = readFileSync(file, "utf8").trimEnd().split("\n");
+      const ids = new Set(after.map((l) => JSON.parse(l).id));
+      const gone = before.trimEnd().split("\n").filter((l) => !ids.has(JSON.parse(l).id)).length;
+      const actions = repaired.json.files[0].actions as Array<{ code: string }>;
+      expect(gone, `seed ${seed}`).toBe(actions.filter((a) => a.code === "result-removed").length);
+      expect(pi.SessionManager.open(file).getEntries(), `seed ${seed}`).toHaveLength(after.length - 1);
+      expect((await cli(["repair", file, "--check"])).exitCode, `seed ${seed}: a second repair`).toBe(0);
+    }
+    console.log(`${sendsBroken} of 60 sessions with edits sent broken, ${byEdits} by an edit`);
+    expect(byEdits).toBeGreaterThan(5);
+  });
+
   /** A session pi writes: a call and its result, then a compaction keeping from the result. */
   function keptFromResult(): { sm: any; compaction: string } {
     const sm = pi.SessionManager.create("/work/project", mkdtempSync(join(tmpdir(), "pi-session-sends-")));
@@ -102,7 +140,7 @@ describe("check and repair judge what pi sends", () => {
     const checked = await cliJson(["check", file]);
     expect(checked.exitCode).toBe(0);
     expect(checked.json.files[0].findings).toEqual([
-      expect.objectContaining({ code: "pairing-not-sent", severity: "info", line: 6, message: expect.stringMatching(/^the compaction's kept part starts at the result for `call_1` \(line 4\), whose call it leaves out; not sent: a later compaction stands on every branch through this one/) }),
+      expect.objectContaining({ code: "pairing-not-sent", severity: "info", line: 6, message: expect.stringMatching(/^the compaction keeps from the result for `call_1` \(line 4\) but not from its call; not sent: a later compaction stands on every branch through this one/) }),
     ]);
     const human = await cli(["check", file]);
     expect(human.stdout).toContain("pairing-not-sent");

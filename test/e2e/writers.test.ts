@@ -67,7 +67,7 @@ describe("migrate", () => {
     const r = await cli(["migrate", dir]);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^file +from +result +note/);
-    expect(r.stdout).toMatch(/fused\.jsonl +v3 +refused +1 problem \(line 3: a record and a torn fragment on one line\); run `pi/);
+    expect(r.stdout).toMatch(/fused\.jsonl +v3 +refused +damaged \(line 3: a record and a torn fragment on one line\); run `pi/);
     expect(r.stdout).toMatch(/newer-version\.jsonl +v4 +refused +version 4 is newer than this tool's 3; upgrade pi-session/);
     expect(r.stdout).toMatch(/v1\.jsonl +v1 +migrated +9 lines; backup v1\.jsonl\.bak/);
     expect(r.stdout).toMatch(/1 migrated, 1 already current, 2 refused\n$/);

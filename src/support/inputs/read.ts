@@ -1,7 +1,7 @@
 import type { CommandContext } from "../../command.js";
 import { shellQuote } from "../../errors.js";
 import { CliError } from "../../errors.js";
-import { applyLabel, EntryNotFoundError, quickFindings, resolveEntry, sessionName, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../../format/index.js";
+import { applyLabel, countBySeverity, EntryNotFoundError, quickFindings, resolveEntry, sessionName, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../../format/index.js";
 import { openInput, requireSession } from "./input.js";
 import { plural } from "../../render/units.js";
 
@@ -38,7 +38,7 @@ export async function readFull(file: string, ctx: CommandContext): Promise<FullR
     skim: true, // neither reads more of a message than the skim gives
   });
   const findings = validator.findings(session);
-  warnSkipped(session, findings, ctx);
+  warnSkipped(session, findings, ctx, true);
   return { session, findings, stats: stats.stats };
 }
 
@@ -75,16 +75,22 @@ export async function readShape(file: string, ctx: CommandContext): Promise<Shap
 
 const SKIPPED_LINE_CODES = new Set(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object"]);
 
-function warnSkipped(session: Session, findings: Finding[], ctx: CommandContext): void {
+/**
+ * What pi would skip or choke on, said on stderr: the lines it skips, else the first error. With
+ * `full` (the findings are `check`'s: `show`) the count of errors too, as `check` counts them; a
+ * read of the tree's shape alone (`tree`, `path`) states no count, since it has not judged the
+ * conversation, and sends to `check` for the verdict.
+ */
+function warnSkipped(session: Session, findings: Finding[], ctx: CommandContext, full = false): void {
   const skipped = findings.filter((f) => SKIPPED_LINE_CODES.has(f.code)).map((f) => f.line!);
-  const errors = findings.filter((f) => f.severity === "error").length;
+  const errors = countBySeverity(findings).error;
   const check = `run \`pi-session check ${shellQuote(session.name)}\` for details`;
   if (skipped.length > 0) {
     const list = skipped.slice(0, 5).join(", ") + (skipped.length > 5 ? ", …" : "");
     ctx.warn(`${session.name}:${skipped[0]}: skipped ${plural(skipped.length, "unreadable line")} (line${skipped.length > 1 ? "s" : ""} ${list}); ${check}`);
   } else if (errors > 0) {
-    const first = findings.find((f) => f.severity === "error")!;
-    ctx.warn(`${session.name}${first.line ? `:${first.line}` : ""}: ${plural(errors, "problem")} found (${first.code}); ${check}`);
+    const first = findings.find((f) => f.severity === "error" && !f.causedBy)!;
+    ctx.warn(`${session.name}${first.line ? `:${first.line}` : ""}: ${full ? `invalid: ${plural(errors, "error")} (${first.code})` : `${first.code}: ${first.message}`}; ${check}`);
   }
 }
 

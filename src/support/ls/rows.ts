@@ -1,10 +1,10 @@
 import type { StoreFacts } from "../inputs/openclaw.js";
-import { countBySeverity, CURRENT_VERSION, messageGist, messageText, quickFindings, sessionName, type AgentMessage } from "../../format/index.js";
+import { countBySeverity, CURRENT_VERSION, messageGist, messageText, sessionName, Validator, type AgentMessage } from "../../format/index.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
 import { idFromFileName } from "../inputs/session-files.js";
 import type { FileStamp } from "../inputs/stamp.js";
 
-export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 problem" | `invalid: ${number} problems` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
+export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 error" | `invalid: ${number} errors` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
 
 /** A file in the session directory that holds no session: empty, or another JSONL file. */
 const NOT_A_SESSION = "not a session";
@@ -52,22 +52,27 @@ export function sessionRow(scanned: ScannedSession, path: string, stamp: FileSta
 }
 
 /**
- * What a session's bytes say for its row (`sessionRow`), from a scan of its lines: only
- * `session_info` entries and the first user message are parsed. Last activity is the latest
- * user/assistant entry's timestamp (pi uses the message's own timestamp, which pi writes at the
- * same moment). A file that cannot be read is its error, naming `path`.
+ * What a session's bytes say for its row (`sessionRow`), from a skim of its lines: its status is
+ * `check`'s verdict (the validator's findings, counted as `check` counts them), read from the
+ * skeletons the scanner gives of its messages; only other entries and the first user message are
+ * parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the message's own
+ * timestamp, which pi writes at the same moment). A file that cannot be read is its error, naming
+ * `path`.
  */
 export async function scanSession(path: string): Promise<ScannedSession> {
   let name: string | undefined;
+  const validator = new Validator();
   try {
     const session = await openPath(path, {
-      only: new Set(["session_info"]),
-      onRecord: (entry) => {
-        name = sessionName(entry);
+      skim: true,
+      skimUsage: false,
+      onRecord: (entry, record) => {
+        validator.onRecord(entry, record);
+        if (entry.type === "session_info") name = sessionName(entry);
       },
     });
     try {
-      const errors = countBySeverity(quickFindings(session)).error;
+      const errors = countBySeverity(validator.findings(session)).error;
       const h = session.header;
       let messages = 0;
       let lastActivity = 0;
@@ -91,7 +96,7 @@ export async function scanSession(path: string): Promise<ScannedSession> {
       const version = h ? session.version : null;
       const kind = session.size === 0 ? "other" : session.fileKind;
       const status: SessionStatus =
-        kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 problem" : errors > 0 ? `invalid: ${errors} problems` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
+        kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 error" : errors > 0 ? `invalid: ${errors} errors` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
       return {
         headerId: typeof h?.id === "string" ? h.id : null,
         // (last activity, else the header's time; NaN: neither, and the file's mtime is its path's: `sessionRow`)
