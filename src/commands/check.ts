@@ -1,11 +1,10 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, type ExitCode as Code } from "../errors.js";
-import { countBySeverity, finding, Session, Validator, type Finding, type Severity } from "../format/index.js";
-import { databaseLacks } from "../support/inputs/openclaw.js";
-import { databaseHas, transcriptRef } from "../support/inputs/openclaw-db.js";
+import { countBySeverity, Validator, type Finding, type Session, type Severity } from "../format/index.js";
+import { sessionFindings } from "../support/inputs/verdict.js";
 import { annotation, type AnnotationLevel } from "../render/github.js";
-import { openPath, openSource } from "../support/inputs/input.js";
+import { openPath } from "../support/inputs/input.js";
 import { emptyDirectoryNote, expandInputs } from "../support/inputs/session-files.js";
 import { hintFor, renderFindings } from "../render/findings.js";
 import { renderTable, type Column } from "../render/table.js";
@@ -62,10 +61,8 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
       unreadable.push({ file, error: (error as Error).message });
       continue;
     }
-    const findings = validator.findings(session);
-    const lacks = file === "-" ? undefined : databaseLacks(session.name, entryIds(session), entryIdsAt);
+    const findings = sessionFindings(session, validator, file === "-" ? "-" : session.name);
     session.close();
-    if (lacks) findings.push(finding(lacks.code, lacks.message, lacks.line === undefined ? {} : { line: lacks.line }));
     const counts = countBySeverity(findings);
     reports.push({ file: session.name, version: session.header ? session.version : null, errors: counts.error, warnings: counts.warning, info: counts.info, findings });
   }
@@ -147,36 +144,4 @@ export async function run(options: CheckOptions, ctx: CommandContext): Promise<C
     for (const r of result.files) for (const f of r.findings) yield { file: r.file, ...f };
   };
   return { json: result, jsonl: findings, human, exitCode: checkExitCode(result) };
-}
-
-/** A session's entry ids with their lines. */
-function* entryIds(session: Session): Generator<{ id: string; line: number }> {
-  for (let node = 0; node < session.tree.size; node++) {
-    const id = session.nodeId(node);
-    if (id !== undefined) yield { id, line: session.nodeLine(node) };
-  }
-}
-
-/** The entry ids a database transcript holds (undefined: the database has no such transcript). */
-/** The entry ids a session holds: a transcript in a database (none: undefined), or a file (unreadable: undefined). */
-function entryIdsAt(ref: string): Set<string> | undefined {
-  const parsed = transcriptRef(ref);
-  if (parsed && !databaseHas(parsed)) return undefined;
-  let source;
-  try {
-    source = openSource(ref);
-  } catch {
-    return undefined;
-  }
-  const session = Session.open(source, {});
-  try {
-    const ids = new Set<string>();
-    for (let node = 0; node < session.tree.size; node++) {
-      const id = session.nodeId(node);
-      if (id !== undefined) ids.add(id);
-    }
-    return ids;
-  } finally {
-    session.close();
-  }
 }

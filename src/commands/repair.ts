@@ -166,6 +166,7 @@ function findingsOf(path: string): Finding[] {
   const validator = new Validator();
   const session = openSessionSync(path, { onRecord: validator.onRecord, skim: true, skimUsage: false });
   try {
+    // (the file repair wrote, judged by itself: what the store around it says, repair cannot mend)
     return validator.findings(session);
   } finally {
     session.close();

@@ -360,9 +360,12 @@ describe("a live gateway and its archives", () => {
     ]);
     const text = await cli(["check", live], { env: { HOME: home } });
     expect(text.stdout).toContain(`${live}:${lines + 1}: error openclaw-sqlite-lacks: 2 entries of session ${id} (from line ${lines + 1}, entry extra001) are not in OpenClaw's database`);
-    // the set-aside transcript is listed as such (so usage reads and counts it)
+    // the set-aside transcript is listed as such (so usage reads and counts it), and ls states check's verdict of both
     const listed = await cliJson(["ls", root, "--no-cache"]);
-    expect(listed.json.sessions.find((s: { path: string }) => s.path === aside)).toMatchObject({ notImported: true, copyOf: null });
+    expect(listed.json.sessions.find((s: { path: string }) => s.path === aside)).toMatchObject({ notImported: true, copyOf: null, status: "invalid: 1 error", errors: 1 });
+    expect(listed.json.sessions.find((s: { path: string }) => s.path === live)).toMatchObject({ status: "invalid: 1 error", errors: 1 });
+    const shown = await cliJson(["show", live], { env: { HOME: home } });
+    expect(shown.json.problems.errors).toBe(1);
     // the database's own transcript is sound, and says the JSONL beside it holds more
     const own = await cliJson(["check", id], { env: { HOME: home } });
     expect(own.exitCode).toBe(0);

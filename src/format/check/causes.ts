@@ -20,6 +20,7 @@ import type { Session } from "../session/session.js";
  * now fails on is an error, whatever a missing parent alone would be.
  */
 export function rootCauses(session: Session, findings: Finding[]): Finding[] {
+  if (findings.length === 0) return findings;
   const out = [...repeats(session, findings), ...findings];
   // (the skipped lines first: a missing parent they explain is then no root of its own)
   for (const causeOf of [skippedIds(session, out), duplicateParents(session, out), treeBreaks(session, out)]) {
@@ -30,7 +31,7 @@ export function rootCauses(session: Session, findings: Finding[]): Finding[] {
       if (cause && cause !== f) f.causedBy = { code: cause.code, line: cause.line! };
     }
   }
-  return escalate(toRoots(out));
+  return out.some((f) => f.causedBy) ? escalate(toRoots(out)) : out;
 }
 
 /** Each `causedBy` made to name the root: a cause that has a cause of its own hands over to it. */

@@ -194,6 +194,14 @@ type RefKind = "compaction" | "label" | "branch_summary" | "context_edit";
  * `findings` adds them to the quick findings.
  */
 export class Validator {
+  /**
+   * `notes: false`: the conversation's notes (a call pi answers itself, a break no leaf sends) are
+   * not worked out: they are information, so the errors and warnings, and their causes, are the
+   * same; what they cost (each reads its entry again) is saved where only the error count is said
+   * (`ls`).
+   */
+  constructor(private readonly options: { notes?: boolean } = {}) {}
+
   private readonly refs: Array<{ line: number; node: number | undefined; id: string | undefined; kind: RefKind; target: unknown }> = [];
   /** Each tool call declared (its node, the hash of its id), in file order. */
   private readonly calls = new NodeNumbers();
@@ -296,7 +304,8 @@ export class Validator {
   private toolFindings(session: Session): Finding[] {
     const input = new SessionPairing(session, this.calls, this.results, this.unsent, this.compactions, this.edits);
     if (!input.hasResults && this.calls.count === 0) return [];
-    const found = pairingFindings(input);
+    const notes = this.options.notes !== false;
+    const found = pairingFindings(input, notes);
     const out: Finding[] = [];
     const byEdit = new Map<number, PairingFinding[]>();
     for (const p of found) {
@@ -308,7 +317,8 @@ export class Validator {
         else byEdit.set(p.cause, [p]);
         continue;
       }
-      out.push(p.kind === "unanswered" || p.sent ? pairingFinding(session, p) : notSent(session, p));
+      if (p.kind === "unanswered" || p.sent) out.push(pairingFinding(session, p));
+      else if (notes) out.push(notSent(session, p));
     }
     for (const [edit, results] of byEdit) out.push(...editFindings(session, edit, results));
     return out;

@@ -203,7 +203,15 @@ export class TreeIndex {
     if (this.preorderAt) return;
     const n = this.size;
     const parent = this.parent;
-    // parents first: a counting sort by depth (file order is that already unless a parent comes later)
+    // parents first: file order is that already unless a parent comes later (then a counting sort by depth)
+    let ordered = true;
+    for (let i = 0; i < n && ordered; i++) if (parent[i]! >= i) ordered = false;
+    if (ordered) {
+      const { at, size } = preorderNumbers(parent);
+      this.preorderAt = at;
+      this.subtreeSize = size;
+      return;
+    }
     let maxDepth = 0;
     for (let i = 0; i < n; i++) maxDepth = Math.max(maxDepth, this.depth(i));
     const byDepth = new Int32Array(maxDepth + 2);

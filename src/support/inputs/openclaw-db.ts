@@ -1020,13 +1020,13 @@ export function openTranscript(ref: TranscriptRef, name: string): ByteSource {
 export function agentDatabasePath(agentDir: string): string | undefined {
   if (databasesFound.has(agentDir)) return databasesFound.get(agentDir);
   const path = join(agentDir, "agent", DATABASE_NAME);
-  if (!existsSync(path)) return undefined;
-  databasesFound.set(agentDir, path);
-  return path;
+  const found = existsSync(path) ? path : undefined;
+  databasesFound.set(agentDir, found);
+  return found;
 }
 
-/** Agents' folders found to have a database (each copy in the importer's folder asks of its agent's). */
-const databasesFound = new Map<string, string>();
+/** Agents' folders asked whether they have a database, and the answer (each transcript and copy asks of its agent's). */
+const databasesFound = new Map<string, string | undefined>();
 
 /** Whether `path` is an agent's database file itself. */
 export function isDatabaseFile(path: string): boolean {

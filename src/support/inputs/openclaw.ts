@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { readHead } from "../../format/read/source.js";
 import { homedir } from "node:os";
 import { agentDatabase, agentDatabasePath, databaseFacts, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed, DATABASE_NAME, transcriptRef } from "./openclaw-db.js";
@@ -547,6 +547,25 @@ function startedAt(pid: number, starttime: unknown): boolean {
   }
 }
 
+/** Whether a file in `dir` may lack something its store holds: an agent's `sessions/` beside its database, or the importer's folder. */
+function lacksPossible(dir: string): boolean {
+  let possible = lacksByFolder.get(dir);
+  if (possible === undefined) {
+    possible = basename(dir) === IMPORT_FOLDER || (basename(dir) === "sessions" && basename(dirname(dirname(dir))) === "agents" && agentDatabasePath(dirname(dir)) !== undefined);
+    lacksByFolder.set(dir, possible);
+  }
+  return possible;
+}
+const lacksByFolder = new Map<string, boolean>();
+
+/** The names in a folder, read once a process (a store's `sessions/`, asked of each of its transcripts). */
+function namesIn(dir: string): ReadonlySet<string> {
+  let found = folderNames.get(dir);
+  if (!found) folderNames.set(dir, (found = new Set(names(dir))));
+  return found;
+}
+const folderNames = new Map<string, Set<string>>();
+
 /**
  * What OpenClaw's database lacks of a file (README, "OpenClaw's SQLite era"): for a live JSONL
  * transcript (`sessions/<id>.jsonl`) whose agent's database holds the same session, the entries
@@ -555,10 +574,14 @@ function startedAt(pid: number, starttime: unknown): boolean {
  */
 export function databaseLacks(path: string, ids: Iterable<{ id: string; line: number }>, idsOf: (path: string) => Set<string> | undefined): { code: "openclaw-sqlite-lacks" | "openclaw-not-imported" | "openclaw-jsonl-has-more"; line?: number; message: string } | undefined {
   const ref = transcriptRef(path);
+  // (most files are in folders where none of this can be: said once a folder)
+  if (!ref && !lacksPossible(dirname(path))) return undefined;
   if (ref) {
     // a database transcript: the live JSONL of its session, beside it, may hold more
-    const jsonl = join(dirname(dirname(ref.database)), "sessions", `${databaseFacts(ref)?.sessionId ?? ref.name}.jsonl`);
-    const inFile = existsSync(jsonl) ? idsOf(jsonl) : undefined;
+    const sessions = join(dirname(dirname(ref.database)), "sessions");
+    const name = `${databaseFacts(ref)?.sessionId ?? ref.name}.jsonl`;
+    const jsonl = join(sessions, name);
+    const inFile = namesIn(sessions).has(name) ? idsOf(jsonl) : undefined;
     if (!inFile) return undefined;
     const held = new Set([...ids].map((e) => e.id));
     const more = [...inFile].filter((id) => !held.has(id)).length;

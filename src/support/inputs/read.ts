@@ -3,6 +3,7 @@ import { shellQuote } from "../../errors.js";
 import { CliError } from "../../errors.js";
 import { applyLabel, countBySeverity, EntryNotFoundError, quickFindings, resolveEntry, sessionName, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../../format/index.js";
 import { openInput, requireSession } from "./input.js";
+import { sessionFindings } from "./verdict.js";
 import { plural } from "../../render/units.js";
 
 /**
@@ -37,7 +38,7 @@ export async function readFull(file: string, ctx: CommandContext): Promise<FullR
     },
     skim: true, // neither reads more of a message than the skim gives
   });
-  const findings = validator.findings(session);
+  const findings = sessionFindings(session, validator, file === "-" ? "-" : session.name);
   warnSkipped(session, findings, ctx, true);
   return { session, findings, stats: stats.stats };
 }

@@ -1,6 +1,7 @@
 import type { StoreFacts } from "../inputs/openclaw.js";
 import { countBySeverity, CURRENT_VERSION, messageGist, messageText, sessionName, Validator, type AgentMessage } from "../../format/index.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
+import { sessionFindings } from "../inputs/verdict.js";
 import { idFromFileName } from "../inputs/session-files.js";
 import type { FileStamp } from "../inputs/stamp.js";
 
@@ -61,7 +62,8 @@ export function sessionRow(scanned: ScannedSession, path: string, stamp: FileSta
  */
 export async function scanSession(path: string): Promise<ScannedSession> {
   let name: string | undefined;
-  const validator = new Validator();
+  // (the row says the error count: the notes, which cost a read each, are left out)
+  const validator = new Validator({ notes: false });
   try {
     const session = await openPath(path, {
       skim: true,
@@ -72,7 +74,7 @@ export async function scanSession(path: string): Promise<ScannedSession> {
       },
     });
     try {
-      const errors = countBySeverity(validator.findings(session)).error;
+      const errors = countBySeverity(sessionFindings(session, validator, path)).error;
       const h = session.header;
       let messages = 0;
       let lastActivity = 0;

@@ -1,0 +1,49 @@
+import { finding, Session, type Finding, type Validator } from "../../format/index.js";
+import { openSource } from "./input.js";
+import { databaseLacks } from "./openclaw.js";
+import { databaseHas, transcriptRef } from "./openclaw-db.js";
+
+/**
+ * A session's findings as every command states them (README, "One verdict"): the validator's, and
+ * what its store says of it: an OpenClaw live JSONL holding entries its database transcript lacks,
+ * a database transcript whose live JSONL holds more, a transcript the importer set aside
+ * (`databaseLacks`). `path` is where the session was found (`-` for standard input: no store).
+ */
+export function sessionFindings(session: Session, validator: Validator, path: string): Finding[] {
+  const findings = validator.findings(session);
+  if (path === "-" || !session.isSessionLike) return findings;
+  const lacks = databaseLacks(path, entryIds(session), entryIdsAt);
+  if (lacks) findings.push(finding(lacks.code, lacks.message, lacks.line === undefined ? {} : { line: lacks.line }));
+  return findings;
+}
+
+/** A session's entry ids with their lines. */
+function* entryIds(session: Session): Generator<{ id: string; line: number }> {
+  for (let node = 0; node < session.tree.size; node++) {
+    const id = session.nodeId(node);
+    if (id !== undefined) yield { id, line: session.nodeLine(node) };
+  }
+}
+
+/** The entry ids a session holds: a transcript in a database (none: undefined), or a file (unreadable: undefined). */
+function entryIdsAt(ref: string): Set<string> | undefined {
+  const parsed = transcriptRef(ref);
+  if (parsed && !databaseHas(parsed)) return undefined;
+  let source;
+  try {
+    source = openSource(ref);
+  } catch {
+    return undefined;
+  }
+  const session = Session.open(source, {});
+  try {
+    const ids = new Set<string>();
+    for (let node = 0; node < session.tree.size; node++) {
+      const id = session.nodeId(node);
+      if (id !== undefined) ids.add(id);
+    }
+    return ids;
+  } finally {
+    session.close();
+  }
+}
