@@ -14,7 +14,8 @@ import type { Session } from "../session/session.js";
  *   line held (its bytes name their ids), and a call whose result it held;
  * - a broken link in the tree (a parent that is missing, later in the file, the entry itself, a
  *   cycle, or an id several entries hold): a result below it with no call above it;
- * - a context edit that takes calls away (set where it is found: `context-edit-drops-calls`).
+ * - a context edit that takes calls away (set where it is found: `context-edit-drops-calls`);
+ * - a result cut off from its call by a message, or written twice: the call it leaves unanswered.
  *
  * A cause is given the highest severity of what it causes: a lost line whose results every request
  * now fails on is an error, whatever a missing parent alone would be.
@@ -23,7 +24,7 @@ export function rootCauses(session: Session, findings: Finding[]): Finding[] {
   if (findings.length === 0) return findings;
   const out = [...repeats(session, findings), ...findings];
   // (the skipped lines first: a missing parent they explain is then no root of its own)
-  for (const causeOf of [skippedIds(session, out), duplicateParents(session, out), treeBreaks(session, out)]) {
+  for (const causeOf of [skippedIds(session, out), duplicateParents(session, out), treeBreaks(session, out), answeredElsewhere(out)]) {
     if (!causeOf) continue;
     for (const f of out) {
       if (f.causedBy || f.line === undefined) continue;
@@ -158,6 +159,18 @@ function treeBreaks(session: Session, findings: readonly Finding[]): ((f: Findin
     const cause = causes[broken[node]!]!;
     return cause.causedBy ? findings.find((g) => g.code === cause.causedBy!.code && g.line === cause.causedBy!.line) : cause;
   };
+}
+
+/**
+ * For a call left unanswered: the result for it that a message cut off from it (or that answers it
+ * twice): moved back under its call, it answers it.
+ */
+function answeredElsewhere(findings: readonly Finding[]): ((f: Finding) => Finding | undefined) | undefined {
+  const results = new Map<string, Finding>();
+  // (a result a context edit took the call from is said under the edit: its call is not unanswered)
+  for (const f of findings) if ((f.code === "tool-result-orphan" || f.code === "tool-result-duplicate") && !f.causedBy && f.callId !== undefined && !results.has(f.callId)) results.set(f.callId, f);
+  if (results.size === 0) return undefined;
+  return (f) => (f.code === "tool-call-unanswered" && f.callId !== undefined ? results.get(f.callId) : undefined);
 }
 
 /** Runs shorter than this are said line by line (`id-duplicate`: a line written twice). */
