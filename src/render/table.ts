@@ -58,10 +58,16 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
         const body = text === "" ? "" : paint(isolate(text), i);
         return columns[i]!.align === "right" ? pad + body : last ? body : body + pad;
       })
-      .join(" ".repeat(GAP))
-      .replace(/ +$/, ""); // (empty cells at the end: padding is never inside a paint)
-  const out = [line(columns.map((c) => c.head), (t) => bold(t))];
-  cells.forEach((r, k) => out.push(line(r, (t, i) => (columns[i]!.paint ? columns[i]!.paint!(t, k) : t))));
+      .join(" ".repeat(GAP));
+  // (empty cells at the end: padding is never inside a paint; trimmed from the end by hand, as the
+  // pattern / +$/ tries each run of spaces in a padded row: 50 ms of a 3,000-row `ls`)
+  const trimmed = (text: string) => {
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) === 32) end--;
+    return text.slice(0, end);
+  };
+  const out = [trimmed(line(columns.map((c) => c.head), (t) => bold(t)))];
+  cells.forEach((r, k) => out.push(trimmed(line(r, (t, i) => (columns[i]!.paint ? columns[i]!.paint!(t, k) : t)))));
   return out.join("\n") + "\n";
 }
 
