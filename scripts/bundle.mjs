@@ -54,13 +54,14 @@ const stripAnsiOnce = {
 
 /**
  * The build's identity (src/build-info.ts): the package version, and a hash of every source that
- * decides what `ls` says of a session (the format library and the row it describes).
+ * decides what `ls` says of a session (the format library, the stores, the row it describes and
+ * the verdict it states).
  */
 function buildInfo() {
   const { version } = JSON.parse(readFileSync("package.json", "utf8"));
-  const rules = readdirSync("src/format", { recursive: true }).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join("src/format", f));
+  const under = (dir) => readdirSync(dir, { recursive: true }).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join(dir, f));
   const hash = createHash("sha256");
-  for (const file of [...rules, "src/support/ls/rows.ts", "src/support/usage/read.ts", "src/support/inputs/openclaw-db.ts", "src/support/inputs/openclaw-facts.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
+  for (const file of [...under("src/format"), ...under("src/stores"), "src/support/ls/rows.ts", "src/support/usage/read.ts", "src/support/inputs/verdict.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
   return { version, rules: hash.digest("hex").slice(0, 16) };
 }
 

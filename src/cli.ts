@@ -3,8 +3,7 @@ import { Args } from "./args.js";
 import { BUILD } from "./build-info.js";
 import type { CommandContext, CommandModule, CommandOutcome } from "./command.js";
 import { CliError, describeWriteError, ExitCode } from "./errors.js";
-import { idFromFileName, listSessionFiles, sessionDir } from "./support/inputs/session-files.js";
-import { openclawSessionIds } from "./support/inputs/openclaw.js";
+import { beginRun, currentRun, idFromFileName, listSessionFiles, sessionDir, storeSessionIds, type StoreRun } from "./stores/index.js";
 import { OutputClosed, streamSink, writeJsonLines } from "./render/sink.js";
 import { Progress } from "./render/progress.js";
 import { makeStyle } from "./render/style.js";
@@ -439,7 +438,7 @@ function completionsFor(current: string, argv: Record<string, unknown>, defaults
     // no session directory: OpenClaw's may have some
   }
   // (and the OpenClaw transcripts' ids: `show ID` finds them too)
-  ids.push(...openclawSessionIds(env));
+  ids.push(...storeSessionIds(env));
   return [...options, ...[...new Set(ids.filter((id) => id.startsWith(current)))].sort().slice(0, 500)];
 }
 
@@ -533,7 +532,7 @@ function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext)
       return spec.jsonl ? built : built.option("jsonl", { ...JSONL_OPTION, hidden: true });
     }, async (argv) => {
       checkOutputOptions(spec, argv);
-      const ctx = makeContext(argv, io);
+      const ctx = makeContext(argv, io, currentRun());
       const command = await spec.load();
       onOutcome(await command.run(command.options(new Args(normalise(argv as Record<string, unknown>))), ctx), ctx);
     });
@@ -585,7 +584,7 @@ function say(io: Io, line: string): void {
   io.stderr.write(`${bars.get(io)?.aside() ?? ""}${line}\n`);
 }
 
-function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
+function makeContext(argv: Record<string, unknown>, io: Io, run: StoreRun): CommandContext {
   const json = argv.json === true;
   const jsonl = argv.jsonl === true;
   const github = argv.format === "github";
@@ -610,6 +609,7 @@ function makeContext(argv: Record<string, unknown>, io: Io): CommandContext {
       if (text !== "") io.stderr.write(text);
     },
     warn: (message) => say(io, `pi-session: ${message}`),
+    run,
   };
 }
 
@@ -623,6 +623,8 @@ async function readAll(stream: AsyncIterable<Buffer | string> | undefined): Prom
 /** Runs the command line; returns the exit code (never calls `process.exit`). */
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }): Promise<number> {
   const debug = optionArgs(argv).includes("--debug");
+  // (what the command opens of the stores: closed when it is done, whatever happens)
+  const run = beginRun();
   try {
     checkGithubFormat(optionArgs(argv));
     // (yargs' completion command prints its script for --help too)
@@ -664,5 +666,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     if (debug) say(io, (error as Error)?.stack ?? String(error));
     else say(io, `pi-session: internal error: ${(error as Error)?.message ?? String(error)} (run again with --debug for details)`);
     return ExitCode.Usage;
+  } finally {
+    run.close();
   }
 }

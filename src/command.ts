@@ -2,6 +2,7 @@ import type { Args } from "./args.js";
 import type { ExitCode } from "./errors.js";
 import type { Sink } from "./render/sink.js";
 import type { Style } from "./render/style.js";
+import type { StoreRun } from "./stores/index.js";
 
 /**
  * What every command gets from the CLI layer: how output is styled and which form it takes, and
@@ -21,6 +22,8 @@ export interface CommandContext {
   progress: (done: number, total: number, label?: string) => void;
   /** One diagnostic line on stderr. */
   warn: (message: string) => void;
+  /** What the command opens of the stores (databases, caches kept), closed when it is done. */
+  run: StoreRun;
 }
 
 /**

@@ -4,7 +4,7 @@ import { CliError, describeFsError, ExitCode } from "../errors.js";
 import type { ByteSource } from "../format/index.js";
 import type { Sink } from "../render/sink.js";
 import { openSource } from "../support/inputs/input.js";
-import { resolveInput } from "../support/inputs/session-files.js";
+import { resolveInput } from "../stores/index.js";
 
 /**
  * `cat FILE`: a session's file as it is stored, wherever that is: a file's bytes, a `.zst` archive

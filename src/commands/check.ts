@@ -5,7 +5,7 @@ import { countBySeverity, Validator, type Finding, type Session, type Severity }
 import { sessionFindings } from "../support/inputs/verdict.js";
 import { annotation, type AnnotationLevel } from "../render/github.js";
 import { openPath } from "../support/inputs/input.js";
-import { emptyDirectoryNote, expandInputs } from "../support/inputs/session-files.js";
+import { emptyDirectoryNote, expandInputs } from "../stores/index.js";
 import { hintFor, renderFindings } from "../render/findings.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";

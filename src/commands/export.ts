@@ -8,7 +8,7 @@ import { writeAll, type Sink } from "../render/sink.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
 import { formatCount, plural } from "../render/units.js";
 import { graphemes } from "../render/width.js";
-import { transcriptFacts } from "../support/inputs/openclaw.js";
+import { transcriptFacts } from "../stores/index.js";
 
 export type { ExportFormat };
 

@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
-import { sessionGroup, STORE_CHOICES, transcriptFacts, type StoreChoice } from "../support/inputs/openclaw.js";
-import { transcriptRef } from "../support/inputs/openclaw-db.js";
+import { emptyDirectoryNote, fileStamp, namedNonSessions, refOf, sessionGroup, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { compilePattern, PatternError } from "../format/grep/pattern.js";
@@ -14,8 +13,6 @@ import { formatTime, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, isolate, preview } from "../render/width.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import type { GrepFileResult, GrepSettings } from "../support/grep/read.js";
-import { fileStamp } from "../support/inputs/stamp.js";
-import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/inputs/session-files.js";
 import { overFiles } from "../support/workers/pool.js";
 
 export interface GrepOptions {
@@ -166,7 +163,7 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
  */
 function withoutRepeats(sessions: GrepFileResult[]): GrepFileResult[] {
   // (a store without a database transcript among those searched, as every store of the JSONL era: nothing to do)
-  const refs = sessions.map((f) => (f.hits.length > 0 ? transcriptRef(f.path) : undefined));
+  const refs = sessions.map((f) => (f.hits.length > 0 && refOf(f.path).kind === "transcript" ? f.path : undefined));
   if (!refs.some((r) => r !== undefined)) return sessions;
   // each database transcript's matches, by the session it holds, then by entry (its id; one without, its line)
   const reported = new Map<string, Map<string | number, GrepHit[]>>();

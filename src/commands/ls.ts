@@ -4,11 +4,7 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { emptyDirectoryNote, listSessionFiles, sqliteStores } from "../support/inputs/session-files.js";
-import { noStoreMessage, STORE_CHOICES, storeRoots, transcriptFacts, withTwinKeys, type StoreChoice } from "../support/inputs/openclaw.js";
-import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
-import { saveDatabaseFacts, useFactsCache } from "../support/inputs/openclaw-db.js";
-import { factsCachePath, FactsFolder } from "../support/inputs/openclaw-facts.js";
+import { emptyDirectoryNote, fileStamp, type FileStamp, keepDatabaseFacts, listSessionFiles, noStoreMessage, saveDatabaseFacts, sqliteStores, STORE_CHOICES, type StoreChoice, storeRoots, transcriptFacts, withTwinKeys } from "../stores/index.js";
 import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
 import type { SessionRow } from "../support/ls/rows.js";
 
@@ -64,7 +60,7 @@ const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
 };
 
 export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
-  useFactsCache(options.noCache ? undefined : new FactsFolder(factsCachePath(ctx.env)));
+  keepDatabaseFacts(ctx.run, options.noCache ? undefined : ctx.env);
   let dirs: string[];
   if (options.dir) {
     const dir = resolve(options.dir);
@@ -122,7 +118,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
     throw error;
   }
   cache?.save(files);
-  saveDatabaseFacts();
+  saveDatabaseFacts(ctx.run);
   return result;
 }
 

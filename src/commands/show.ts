@@ -10,7 +10,7 @@ import { formatBytes, formatCount, formatTime, plural } from "../render/units.js
 import { displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readFull } from "../support/inputs/read.js";
-import { transcriptFacts, type StoreFacts } from "../support/inputs/openclaw.js";
+import { transcriptFacts, type StoreFacts } from "../stores/index.js";
 
 export interface ShowOptions {
   file: string;

@@ -10,7 +10,7 @@ import { layoutWidth, type Style } from "../render/style.js";
 import { isoTime, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
 import { readShape } from "../support/inputs/read.js";
-import { transcriptFacts } from "../support/inputs/openclaw.js";
+import { transcriptFacts } from "../stores/index.js";
 
 export interface TreeOptions {
   file: string;

@@ -5,7 +5,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { dayKey, type Calendar } from "../format/usage/calendar.js";
 import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
 import { FACET_GROUPS, usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
-import { STORE_CHOICES, transcriptFacts, withTwinKeys, type StoreChoice } from "../support/inputs/openclaw.js";
+import { emptyDirectoryNote, fileStamp, type FileStamp, keepDatabaseFacts, namedNonSessions, saveDatabaseFacts, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts, withTwinKeys } from "../stores/index.js";
 import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -13,10 +13,6 @@ import { costBar, formatCost, formatCount, formatTime, formatTokens, plural } fr
 import { preview, wrapSegments } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
-import { fileStamp, type FileStamp } from "../support/inputs/stamp.js";
-import { saveDatabaseFacts, useFactsCache } from "../support/inputs/openclaw-db.js";
-import { factsCachePath, FactsFolder } from "../support/inputs/openclaw-facts.js";
-import { emptyDirectoryNote, namedNonSessions, storeInputs } from "../support/inputs/session-files.js";
 import { UsageCache, usageCachePath } from "../support/usage/cache.js";
 import type { UsageFile } from "../support/usage/read.js";
 import { overFiles } from "../support/workers/pool.js";
@@ -104,14 +100,14 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
   const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
-  useFactsCache(options.noCache ? undefined : new FactsFolder(factsCachePath(ctx.env)));
+  keepDatabaseFacts(ctx.run, options.noCache ? undefined : ctx.env);
   const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store);
   const files = await readAll(paths, cache, ctx);
   cache?.save();
   const result = report(files, options, calendar, since, until);
   result.ignored = namedNonSessions(files, named);
   result.empty = empty;
-  saveDatabaseFacts();
+  saveDatabaseFacts(ctx.run);
   return result;
 }
 

@@ -34,6 +34,8 @@ const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
  */
 const FLOORS: Record<string, { root: "bottom" | "top"; floors: string[][] }> = {
   format: { root: "top", floors: [["schema", "common"], ["read"], ["session"], ["context", "usage", "grep"], ["check"], ["write"]] },
+  // (a store is a folder on the middle floor, beside the others: a new store is a new folder there)
+  stores: { root: "top", floors: [["common"], ["pi", "openclaw-jsonl", "openclaw-sqlite"], ["openclaw"]] },
   support: { root: "bottom", floors: [["inputs"], ["ls", "usage", "grep", "writers"], ["workers"]] },
   render: { root: "bottom", floors: [["export"], ["terminal"]] },
 };
@@ -101,6 +103,22 @@ describe("layers", () => {
     }
   });
 
+  it("the stores sit on the format library: they import nothing of render, support, the commands or the CLI", () => {
+    for (const { file, imports } of graph.filter((g) => under("stores")(g.file))) {
+      const upward = imports.filter((i) => i.endsWith(".ts") && (under("render")(i) || under("support")(i) || under("commands")(i) || i === "cli.ts" || i === "command.ts"));
+      expect(upward, file).toEqual([]);
+    }
+  });
+
+  it("nothing outside the stores reaches past their face (src/stores/index.ts), nor takes a transcript's name apart", () => {
+    for (const { file, imports, text } of graph.filter((g) => !under("stores")(g.file))) {
+      expect(imports.filter((i) => under("stores")(i) && i !== "stores/index.ts"), file).toEqual([]);
+      // (a transcript in a database is named `<database>#<id>`: only its store parses that)
+      const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+      expect(code.match(/transcriptRef|\.(?:split|indexOf|lastIndexOf|includes)\("#"\)/g) ?? [], file).toEqual([]);
+    }
+  });
+
   it("renderers turn data into text: no file system, no commands, no command support", () => {
     for (const { file, imports } of graph.filter((g) => under("render")(g.file))) {
       expect(imports.filter((i) => i === "node:fs" || i === "fs" || under("commands")(i) || under("support")(i) || i === "cli.ts"), file).toEqual([]);
@@ -113,7 +131,7 @@ describe("layers", () => {
     }
   });
 
-  it("every folder of format, support and render has its floor", () => {
+  it("every folder of format, stores, support and render has its floor", () => {
     for (const layer of Object.keys(FLOORS)) {
       const folders = new Set(graph.map((g) => folderOf(layer, g.file)).filter((f): f is string => f !== undefined && f !== ""));
       expect(folders.size, layer).toBeGreaterThan(0);

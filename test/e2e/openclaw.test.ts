@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
 import { CORPUS, fixture, ROOT } from "../helpers/paths.js";
 import { piEntries, piSessionStats } from "../helpers/pi.js";
-import type { StoreFacts } from "../../src/support/inputs/openclaw.js";
+import type { StoreFacts } from "../../src/stores/index.js";
 
 const STORES = join(CORPUS, "..", "openclaw-stores");
 const home = mkdtempSync(join(tmpdir(), "pi-session-openclaw-"));

@@ -7,12 +7,12 @@
 import { zstdCompressSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
 import { openSource } from "../../src/support/inputs/input.js";
-import { readAheadWithin } from "../../src/support/inputs/openclaw-db.js";
-import { decompressZstdEach } from "../../src/support/inputs/zstd.js";
+import { readAheadWithin } from "../../src/stores/index.js";
+import { decompressZstdEach } from "../../src/stores/common/zstd.js";
 import { agentDatabase } from "../helpers/agent-database.js";
 
-vi.mock("../../src/support/inputs/zstd.js", async (original) => {
-  const m = await original<typeof import("../../src/support/inputs/zstd.js")>();
+vi.mock("../../src/stores/common/zstd.js", async (original) => {
+  const m = await original<typeof import("../../src/stores/common/zstd.js")>();
   return { ...m, decompressZstdEach: vi.fn(m.decompressZstdEach) };
 });
 const decompressed = () => vi.mocked(decompressZstdEach).mock.calls.reduce((n, [blobs]) => n + blobs.length, 0);

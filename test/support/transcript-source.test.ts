@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { constants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { openSource } from "../../src/support/inputs/input.js";
-import { databaseTranscripts } from "../../src/support/inputs/openclaw-db.js";
+import { databaseTranscripts } from "../../src/stores/openclaw-sqlite/transcripts.js";
 import { ROOT } from "../helpers/paths.js";
 import { agentDatabase } from "../helpers/agent-database.js";
 

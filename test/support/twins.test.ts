@@ -7,9 +7,7 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
-import { withTwinKeys } from "../../src/support/inputs/openclaw.js";
-import { fileStamp } from "../../src/support/inputs/stamp.js";
-import { storeInputs } from "../../src/support/inputs/session-files.js";
+import { fileStamp, storeInputs, withTwinKeys } from "../../src/stores/index.js";
 import { overFiles, unitsOf } from "../../src/support/workers/pool.js";
 import { runTask, type FileJob } from "../../src/support/workers/tasks.js";
 import { id, transcripts, twinsStore } from "../helpers/twins-store.js";

@@ -1,6 +1,6 @@
 import { constants, zstdCompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decompressZstd, decompressZstdEach } from "../../src/support/inputs/zstd.js";
+import { decompressZstd, decompressZstdEach } from "../../src/stores/common/zstd.js";
 
 describe("decompressZstd", () => {
   const text = Buffer.from(Array.from({ length: 400 }, (_, i) => JSON.stringify({ type: "message", id: `e${i}`, text: "x".repeat(i % 37) })).join("\n") + "\n");

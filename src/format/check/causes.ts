@@ -1,4 +1,4 @@
-import { finding, type Finding, type FindingCode, type Severity } from "./findings.js";
+import { finding, type Finding, type Severity } from "./findings.js";
 import { formatCount } from "../common/units.js";
 import type { Session } from "../session/session.js";
 
@@ -52,11 +52,11 @@ function toRoots(findings: Finding[]): Finding[] {
 }
 
 /** Line-level findings of a line pi skips: it holds records pi does not read. */
-const SKIPPED = new Set<FindingCode>(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object", "line-split", "entry-no-type"]);
+const SKIPPED = new Set<string>(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object", "line-split", "entry-no-type"]);
 
 /** Findings about what an entry or a call needs of another entry. */
-const NEEDS_PARENT = new Set<FindingCode>(["parent-missing"]);
-const NEEDS_CALL = new Set<FindingCode>(["tool-result-orphan", "tool-call-unanswered"]);
+const NEEDS_PARENT = new Set<string>(["parent-missing"]);
+const NEEDS_CALL = new Set<string>(["tool-result-orphan", "tool-call-unanswered"]);
 
 /** How many bytes of a skipped line are searched for the ids it held (a torn record's are near its start). */
 const SKIPPED_BYTES = 4 << 20;
@@ -111,7 +111,7 @@ function duplicateParents(session: Session, findings: readonly Finding[]): ((f: 
 }
 
 /** Tree findings that break the link from an entry up to its parent. */
-const LINK_CODES = new Set<FindingCode>(["parent-missing", "parent-forward", "parent-self", "parent-cycle"]);
+const LINK_CODES = new Set<string>(["parent-missing", "parent-forward", "parent-self", "parent-cycle"]);
 
 /**
  * For a result with no call (or a second one): the nearest broken link above it in the tree, as

@@ -5,6 +5,9 @@
 
 export type Severity = "error" | "warning" | "info";
 
+/** A code a store of sessions gives a finding of its own (kebab-case, beginning with the store's name): any other string. */
+export type StoreFindingCode = string & { readonly storeCode?: never };
+
 export type FindingCode =
   // file and lines
   | "file-empty"
@@ -15,10 +18,6 @@ export type FindingCode =
   | "header-duplicate"
   | "session-concatenated"
   | "lines-repeated"
-  // the store around the file (OpenClaw's SQLite era: README, "OpenClaw's SQLite era")
-  | "openclaw-sqlite-lacks"
-  | "openclaw-not-imported"
-  | "openclaw-jsonl-has-more"
   | "header-invalid"
   | "version-invalid"
   | "version-unsupported"
@@ -64,8 +63,12 @@ export type FindingCode =
   | "tool-call-unanswered"
   | "leaf-target-missing";
 
+/**
+ * A finding: one of this library's codes (`FindingCode`, keyed in `FINDING_INFO`), or a store's own
+ * (a store's adapter says what it holds beyond the file's lines: README, "Finding codes").
+ */
 export interface Finding {
-  code: FindingCode;
+  code: FindingCode | StoreFindingCode;
   severity: Severity;
   /** 1-based line in the file, when the finding is about one line. */
   line?: number;
@@ -88,7 +91,7 @@ export interface Finding {
    * parent or call, a lost parent, a session repeated in the file, a context edit): mending that
    * mends this. Counts and output go by the root.
    */
-  causedBy?: { code: FindingCode; line?: number };
+  causedBy?: { code: FindingCode | StoreFindingCode; line?: number };
 }
 
 interface FindingInfo {
@@ -108,9 +111,6 @@ export const FINDING_INFO = {
   "header-missing": { severity: "error", hint: "pi refuses a file whose first record is not a header", next: REPAIR },
   "header-not-first": { severity: "error", hint: "pi refuses a file whose first record is not the header", next: REPAIR },
   "header-duplicate": { severity: "warning", hint: "pi ignores later headers; repair drops them", next: REPAIR },
-  "openclaw-sqlite-lacks": { severity: "error", hint: "OpenClaw reads only its database now: keep a copy of what it holds (`pi-session cat ID > ID.from-sqlite.jsonl`), then bring the rest in with `openclaw doctor --session-sqlite recover`", next: "openclaw doctor --session-sqlite recover" },
-  "openclaw-jsonl-has-more": { severity: "warning", hint: "this transcript is sound; the live JSONL beside it holds history it lacks (an error there): `pi-session check` that file says which entries" },
-  "openclaw-not-imported": { severity: "error", hint: "OpenClaw's importer set this transcript aside: it is in no database, and OpenClaw no longer reads it; keep the file, and see `openclaw doctor --session-sqlite recover`", next: "openclaw doctor --session-sqlite recover" },
   "session-concatenated": { severity: "error", hint: "pi opens the file as one session, the first's id and folder with the later one's conversation; repair writes each session to a file of its own, keeping both", next: REPAIR },
   "lines-repeated": { severity: "error", hint: "the same lines written again (a sync tool's append, a copy concatenated): every id in them is held twice, and pi resolves each to its last copy; repair drops the exact repeats", next: REPAIR },
   "header-invalid": { severity: "error", hint: "pi needs a string `id`, `timestamp` and `cwd`; repair fills them in from the file's name and folder", next: REPAIR },

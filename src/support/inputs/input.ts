@@ -1,12 +1,9 @@
 import { relative, resolve } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, shellQuote } from "../../errors.js";
-import { BufferSource, FileSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../../format/index.js";
-import { readFileSync } from "node:fs";
-import { decompressZstd } from "./zstd.js";
+import { BufferSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../../format/index.js";
 import { sizeHint } from "./memory.js";
-import { agentDatabase, databaseTranscripts, DatabaseError, isDatabaseFile, openTranscript, transcriptRef } from "./openclaw-db.js";
-import { idFromFileName, resolveInput } from "./session-files.js";
+import { idFromFileName, openSource as storedSource, resolveInput } from "../../stores/index.js";
 
 /**
  * Opens a resolved path, or `-` (standard input, from `stdin`), turning file-system errors into
@@ -27,53 +24,14 @@ export async function openPath(path: string, options: OpenOptions = {}, stdin?: 
 }
 
 /**
- * A session's bytes as stored, for a command about to read all of them (`sizeHint`): a file's, a
- * `.zst` archive's decompressed (OpenClaw's), or a transcript's rows in OpenClaw's database
- * (`<database>#<session id>`). Every reader goes through here, so that none knows which it was.
+ * A session's bytes as stored (the store's: a file's, a `.zst` archive's decompressed, a transcript's
+ * rows in OpenClaw's database), for a command about to read all of them: the heap is sized for it
+ * (`sizeHint`). Every reader goes through here, so that none knows which it was.
  */
 export function openSource(path: string): ByteSource {
-  const ref = transcriptRef(path);
-  const held = lent.get(path);
-  let source: ByteSource;
-  if (held) source = new BufferSource(path, held);
-  else if (ref) {
-    try {
-      source = openTranscript(ref, path);
-    } catch (error) {
-      throw new CliError(error instanceof DatabaseError ? error.message : `${path}: ${(error as Error).message}`);
-    }
-  } else if (isDatabaseFile(path)) {
-    let count: number;
-    try {
-      count = databaseTranscripts(path, false).filter((p) => p !== path).length;
-      agentDatabase(path);
-    } catch (error) {
-      throw new CliError((error as Error).message);
-    }
-    throw new CliError(`${path}: OpenClaw's database of an agent's transcripts (${count} live), not one transcript; name one as ${path}#<session id>, by its id or key, or give the store's folder`);
-  } else if (path.endsWith(".zst")) {
-    const bytes = readFileSync(path);
-    try {
-      source = new BufferSource(path, decompressZstd(bytes));
-    } catch (error) {
-      throw new CliError(`${path}: not a readable zstd archive (${(error as Error).message}); the file may be cut short or damaged`);
-    }
-  } else source = new FileSource(path);
+  const source = storedSource(path);
   sizeHint(source.size);
   return source;
-}
-
-/** Bytes of a path read already (`withBytes`): `openSource` serves them rather than reading the path again. */
-const lent = new Map<string, Buffer>();
-
-/** Runs `read` with `path`'s bytes as `bytes` (read already, to compare with its copies': `runUnit`), not read again. */
-export async function withBytes<T>(path: string, bytes: Buffer, read: () => Promise<T>): Promise<T> {
-  lent.set(path, bytes);
-  try {
-    return await read();
-  } finally {
-    lent.delete(path);
-  }
 }
 
 /** Opens a session for a read-only command: FILE as a path, `-` or a session id. */

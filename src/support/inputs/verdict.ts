@@ -1,7 +1,6 @@
-import { finding, Session, type Finding, type Validator } from "../../format/index.js";
+import { Session, type Finding, type Validator } from "../../format/index.js";
 import { openSource } from "./input.js";
-import { databaseLacks } from "./openclaw.js";
-import { databaseHas, transcriptRef } from "./openclaw-db.js";
+import { storeFindings } from "../../stores/index.js";
 
 /**
  * A session's findings as every command states them (README, "One verdict"): the validator's, and
@@ -12,8 +11,7 @@ import { databaseHas, transcriptRef } from "./openclaw-db.js";
 export function sessionFindings(session: Session, validator: Validator, path: string): Finding[] {
   const findings = validator.findings(session);
   if (path === "-" || !session.isSessionLike) return findings;
-  const lacks = databaseLacks(path, entryIds(session), entryIdsAt);
-  if (lacks) findings.push(finding(lacks.code, lacks.message, lacks.line === undefined ? {} : { line: lacks.line }));
+  findings.push(...storeFindings(path, entryIds(session), entryIdsAt));
   return findings;
 }
 
@@ -25,10 +23,8 @@ function* entryIds(session: Session): Generator<{ id: string; line: number }> {
   }
 }
 
-/** The entry ids a session holds: a transcript in a database (none: undefined), or a file (unreadable: undefined). */
+/** The entry ids a session holds (one that is not there, or cannot be read: undefined). */
 function entryIdsAt(ref: string): Set<string> | undefined {
-  const parsed = transcriptRef(ref);
-  if (parsed && !databaseHas(parsed)) return undefined;
   let source;
   try {
     source = openSource(ref);

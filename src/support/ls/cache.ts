@@ -1,9 +1,9 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD } from "../../build-info.js";
-import type { FileStamp } from "../inputs/stamp.js";
+import type { FileStamp } from "../../stores/index.js";
 import type { SessionRow } from "./rows.js";
-import { cacheFolder } from "../cache-folder.js";
+import { cacheFolder } from "../../stores/index.js";
 
 /**
  * `ls`'s index cache: one file under `$XDG_CACHE_HOME/pi-session/` (else `~/.cache/pi-session/`),

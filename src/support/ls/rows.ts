@@ -1,9 +1,7 @@
-import type { StoreFacts } from "../inputs/openclaw.js";
+import { type FileStamp, idFromFileName, type StoreFacts } from "../../stores/index.js";
 import { countBySeverity, CURRENT_VERSION, messageGist, messageText, sessionName, Validator, type AgentMessage } from "../../format/index.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
 import { sessionFindings } from "../inputs/verdict.js";
-import { idFromFileName } from "../inputs/session-files.js";
-import type { FileStamp } from "../inputs/stamp.js";
 
 export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 error" | `invalid: ${number} errors` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
 

@@ -3,9 +3,9 @@ import { dirname, join } from "node:path";
 import { BUILD } from "../../build-info.js";
 import type { FileUsage } from "../../format/usage/records.js";
 import type { FileKind } from "../../format/schema/types.js";
-import type { FileStamp } from "../inputs/stamp.js";
+import type { FileStamp } from "../../stores/index.js";
 import type { UsageFile } from "./read.js";
-import { cacheFolder } from "../cache-folder.js";
+import { cacheFolder } from "../../stores/index.js";
 
 /**
  * `usage`'s cache: each session file's usage, keyed like `ls`'s index (path, size, mtime, inode,

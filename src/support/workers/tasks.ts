@@ -1,11 +1,9 @@
 import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.js";
 import { describeSession, scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
 import { readUsage, type UsageFile } from "../usage/read.js";
-import { openSource, withBytes } from "../inputs/input.js";
-import { idFromFileName } from "../inputs/session-files.js";
-import { readAheadWithin, transcriptRef } from "../inputs/openclaw-db.js";
+import { openSource } from "../inputs/input.js";
+import { type FileStamp, idFromFileName, readAheadWithin, refOf, withBytes } from "../../stores/index.js";
 import { BufferSource, commonPrefix, type ByteSource } from "../../format/read/source.js";
-import type { FileStamp } from "../inputs/stamp.js";
 
 /** A file to read, with its stamp (what the caches key it by). */
 export interface FileJob {
@@ -101,7 +99,7 @@ async function runUnit<T extends FileTask>(task: T, unit: Unit, settings?: TaskS
     for (const job of jobs) out.push({ i: job.i, value: await runTask(task, job, settings) });
     return out;
   }
-  const reader = jobs.find((j) => transcriptRef(j.path) === undefined) ?? unit;
+  const reader = jobs.find((j) => refOf(j.path).kind !== "transcript") ?? unit;
   const { held, same } = compareTwins(reader, jobs);
   const read = held ? await withBytes(reader.path, held, () => t.read!(reader, settings)) : await t.read(reader, settings);
   const usable = t.readable!(read);

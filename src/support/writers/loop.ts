@@ -2,9 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, ExitCode, shellQuote } from "../../errors.js";
-import { transcriptRef } from "../inputs/openclaw-db.js";
-import { emptyDirectoryNote, expandInputs } from "../inputs/session-files.js";
-import { lockOf } from "../inputs/openclaw.js";
+import { emptyDirectoryNote, expandInputs, lockOf, refOf } from "../../stores/index.js";
 import { renderTable, type Column } from "../../render/table.js";
 import { annotation } from "../../render/github.js";
 import { layoutWidth, type Style } from "../../render/style.js";
@@ -247,9 +245,10 @@ function summaryLine<S extends string>(summary: Record<S, number>, table: Status
  * a writer refuses either before anything is written, saying how to get a file it can work on.
  */
 function refuseStored(command: string, file: string): void {
-  const ref = transcriptRef(file);
-  const id = ref?.name ?? basename(file).replace(/\.zst$/, "");
-  const copy = `\`pi-session cat ${shellQuote(ref ? ref.name : file)} > ${shellQuote(ref ? `${ref.name}.jsonl` : basename(id))}\`, then \`pi-session ${command}\` that file`;
+  const stored = refOf(file);
+  const ref = stored.kind === "transcript" ? stored : undefined;
+  const id = ref?.id ?? basename(file).replace(/\.zst$/, "");
+  const copy = `\`pi-session cat ${shellQuote(ref ? ref.id : file)} > ${shellQuote(ref ? `${ref.id}.jsonl` : basename(id))}\`, then \`pi-session ${command}\` that file`;
   if (ref) throw new CliError(`${file}: the transcript is in OpenClaw's database, which OpenClaw alone writes; nothing was written. For a file of it: ${copy}`);
   if (file.endsWith(".zst")) throw new CliError(`${file}: a zstd-compressed archive; nothing was written. For a file of it: ${copy}`);
 }

@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BUILD } from "../../build-info.js";
-import { sameStamp, type Archive, type Cold, type DatabaseFacts, type DatabaseStamp, type FactsCache, type Summary, type WindowFacts } from "./openclaw-db.js";
-import { cacheFolder } from "../cache-folder.js";
+import { sameStamp, type DatabaseStamp } from "./connection.js";
+import type { Archive, Cold, DatabaseFacts, Summary, WindowFacts } from "./database.js";
+import type { FactsCache } from "./run.js";
+import { cacheFolder } from "../common/cache-folder.js";
 
 /**
  * The facts cache: what an OpenClaw agent's database says of its transcripts without their rows

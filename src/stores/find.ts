@@ -1,23 +1,20 @@
-import { existsSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
-import { homedir } from "node:os";
-import { basename, join, resolve } from "node:path";
-import { CliError, describeFsError } from "../../errors.js";
-import { transcriptRef } from "./openclaw-db.js";
-import { isTrajectory, noStoreMessage, openclawSessionId, openclawTranscripts, openclawTranscriptsNamed, storeRoots, unreadableDatabases, type StoreChoice } from "./openclaw.js";
+import { existsSync, readdirSync, statSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { CliError, describeFsError } from "../errors.js";
+import { isTrajectory, openclawSessionId } from "./common/openclaw-layout.js";
+import { openclawRoots, openclawTranscripts, openclawTranscriptsNamed, unreadableDatabases } from "./openclaw/index.js";
+import { idFromFileName, piSessionFiles } from "./pi/index.js";
+import { refOf } from "./open.js";
 
 /*
- * Where sessions are and which files they are: needed before any session is read (the parser's
- * defaults, a warm `ls` that reads none), so kept apart from the format library, which every
- * other import of input.ts loads (BENCHMARKS.md, "the format library at start-up").
+ * Where sessions are and which files they are (README, "Commands"): needed before any session is
+ * read (the parser's defaults, a warm `ls` that reads none), so kept apart from the format
+ * library, which every other import of the readers loads (BENCHMARKS.md, "the format library at
+ * start-up"). Each store says what it keeps; this puts them together.
  */
 
-/** The session directory: `--session-dir`, else pi's environment variables, else `~/.pi/agent/sessions`. */
-export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (flag) return resolve(flag);
-  if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(env.PI_CODING_AGENT_SESSION_DIR);
-  if (env.PI_CODING_AGENT_DIR) return resolve(env.PI_CODING_AGENT_DIR, "sessions");
-  return join(homedir(), ".pi", "agent", "sessions");
-}
+export const STORE_CHOICES = ["pi", "openclaw", "all"] as const;
+export type StoreChoice = (typeof STORE_CHOICES)[number];
 
 /**
  * The session files of a directory, sorted: every `.jsonl` file directly in it and in its
@@ -27,49 +24,7 @@ export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
  * stores side by side) lists each. Trajectories are passed over.
  */
 export function listSessionFiles(dir: string, archives = true): string[] {
-  const claw = openclawTranscripts(dir, archives);
-  if (claw) return claw;
-  const out: string[] = [];
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    throw describeFsError(dir, error);
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    let isDir = entry.isDirectory();
-    let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
-      try {
-        const st = statSync(path);
-        isDir = st.isDirectory();
-        isFile = st.isFile();
-      } catch {
-        continue;
-      }
-    }
-    if (isFile && entry.name.endsWith(".jsonl")) {
-      if (!isTrajectory(path)) out.push(path);
-    } else if (isDir) {
-      // (a project folder of pi's is `--<cwd>--`; any other may be an OpenClaw root)
-      const inner = entry.name.startsWith("--") ? undefined : openclawTranscripts(path, archives);
-      if (inner) {
-        out.push(...inner);
-        continue;
-      }
-      let files: string[];
-      try {
-        files = readdirSync(path);
-      } catch {
-        continue;
-      }
-      // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
-      for (const f of files.sort()) if (f.endsWith(".jsonl") && !isTrajectory(`${path}/${f}`)) out.push(`${path}/${f}`);
-    }
-  }
-  return out;
+  return openclawTranscripts(dir, archives) ?? piSessionFiles(dir, (inner) => openclawTranscripts(inner, archives), isTrajectory);
 }
 
 /**
@@ -97,12 +52,6 @@ export function expandInputs(args: string[], sessionDir: string, found: { empty?
   return out;
 }
 
-/** The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`). */
-export function idFromFileName(path: string): string | undefined {
-  const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));
-  return m?.[1];
-}
-
 /**
  * A command's FILE argument: a path, `-` for stdin, or a session id / unique id prefix looked up in
  * the session directory (as pi's `--session` does) and, given `env`, in the OpenClaw roots found,
@@ -121,8 +70,8 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     return arg;
   }
   // (a transcript in OpenClaw's database, as `ls` names it: the reader says what is wrong with it)
-  const ref = transcriptRef(arg);
-  if (ref && existsSync(ref.database)) return arg;
+  const ref = refOf(arg);
+  if (ref.kind === "transcript" && existsSync(ref.container)) return arg;
   if (arg.includes("/") || arg.endsWith(".jsonl")) throw describeFsError(arg, Object.assign(new Error(), { code: "ENOENT" }));
   let files: string[] = [];
   try {
@@ -207,4 +156,28 @@ export function sqliteStores(dir: string): string[] {
 /** The files named one by one (`named`) that hold no session: a store-wide command says it left them out. */
 export function namedNonSessions(files: ReadonlyArray<{ path: string; kind: string }>, named: ReadonlySet<string>): Array<{ file: string; reason?: string }> {
   return files.filter((f) => named.has(f.path) && (f.kind === "other" || f.kind === "event-stream")).map((f) => ({ file: f.path, ...(f.kind === "event-stream" ? { reason: "pi's --mode json event stream" } : {}) }));
+}
+/**
+ * The stores a store-wide command reads when given no directory: pi's session directory and
+ * every OpenClaw root found, as `choice` narrows them; a store that is absent is passed over.
+ */
+export function storeRoots(piDir: string, env: NodeJS.ProcessEnv, choice: StoreChoice): string[] {
+  return [...(choice !== "openclaw" && isDir(piDir) ? [piDir] : []), ...(choice !== "pi" ? openclawRoots(env) : [])];
+}
+
+/** What to say when no store was found, naming where each was looked for. */
+export function noStoreMessage(piDir: string, choice: StoreChoice): string {
+  const pi = `pi's session directory (${piDir}; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it)`;
+  const claw = "an OpenClaw root ($OPENCLAW_STATE_DIR, ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot)";
+  const missing = choice === "pi" ? `${pi} is not there` : choice === "openclaw" ? `no ${claw} is there` : `neither ${pi} nor ${claw} is there`;
+  return `no session store found: ${missing}; give session files or directories`;
+}
+
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,74 @@
+import { readdirSync, statSync, type Dirent } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { describeFsError } from "../../errors.js";
+
+/*
+ * pi's own store (README, "Commands"): session files in the session directory, a folder a project
+ * (`--<cwd>--/<timestamp>_<id>.jsonl`), as pi 1.6's `SessionManager` lays them out.
+ */
+
+/** The session directory: `--session-dir`, else pi's environment variables, else `~/.pi/agent/sessions`. */
+export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  if (flag) return resolve(flag);
+  if (env.PI_CODING_AGENT_SESSION_DIR) return resolve(env.PI_CODING_AGENT_SESSION_DIR);
+  if (env.PI_CODING_AGENT_DIR) return resolve(env.PI_CODING_AGENT_DIR, "sessions");
+  return join(homedir(), ".pi", "agent", "sessions");
+}
+
+/**
+ * The session files of a directory in pi's layout, sorted: every `.jsonl` file directly in it and
+ * in its project folders (`dir/--cwd--/*.jsonl`); a folder that is not a project folder is asked of
+ * `other` first (another store laid out there: an OpenClaw root among pi's folders), and `skip`
+ * passes over a file that is no session (an OpenClaw trajectory).
+ */
+export function piSessionFiles(dir: string, other: (dir: string) => string[] | undefined, skip: (path: string) => boolean): string[] {
+  const out: string[] = [];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    throw describeFsError(dir, error);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        const st = statSync(path);
+        isDir = st.isDirectory();
+        isFile = st.isFile();
+      } catch {
+        continue;
+      }
+    }
+    if (isFile && entry.name.endsWith(".jsonl")) {
+      if (!skip(path)) out.push(path);
+    } else if (isDir) {
+      // (a project folder of pi's is `--<cwd>--`; any other may be another store's root)
+      const inner = entry.name.startsWith("--") ? undefined : other(path);
+      if (inner) {
+        out.push(...inner);
+        continue;
+      }
+      let files: string[];
+      try {
+        files = readdirSync(path);
+      } catch {
+        continue;
+      }
+      // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
+      for (const f of files.sort()) if (f.endsWith(".jsonl") && !skip(`${path}/${f}`)) out.push(`${path}/${f}`);
+    }
+  }
+  return out;
+}
+
+/** The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`). */
+export function idFromFileName(path: string): string | undefined {
+  const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));
+  return m?.[1];
+}
+
