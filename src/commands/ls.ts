@@ -196,7 +196,7 @@ const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 3.5, flex: tr
 function openclawCell(r: SessionRow): string {
   if (r.store !== "openclaw") return "-";
   const what = [r.kind, r.channel].filter(Boolean).join(" ");
-  const mark = r.archived ? `(${r.archived})` : r.copyOf ? "(copy)" : r.notImported ? "(not imported)" : r.cold ? "(cold)" : "";
+  const mark = r.archived ? `(${r.archived})` : r.copyOf ? "(copy)" : r.notImported ? "(not imported)" : r.besideDatabase ? "(jsonl beside db)" : r.cold ? "(cold)" : "";
   return preview([r.agent ?? "?", what ? `· ${what}` : "", mark].filter(Boolean).join(" "), 100);
 }
 

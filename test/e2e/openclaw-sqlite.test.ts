@@ -363,7 +363,12 @@ describe("a live gateway and its archives", () => {
     // the set-aside transcript is listed as such (so usage reads and counts it), and ls states check's verdict of both
     const listed = await cliJson(["ls", root, "--no-cache"]);
     expect(listed.json.sessions.find((s: { path: string }) => s.path === aside)).toMatchObject({ notImported: true, copyOf: null, status: "invalid: 1 error", errors: 1 });
-    expect(listed.json.sessions.find((s: { path: string }) => s.path === live)).toMatchObject({ status: "invalid: 1 error", errors: 1 });
+    // the live JSONL left beside the database is that session, under its key, marked as what it is
+    const dbRow = listed.json.sessions.find((s: { path: string }) => s.path.endsWith(`openclaw-agent.sqlite#${id}`));
+    expect(listed.json.sessions.find((s: { path: string }) => s.path === live)).toMatchObject({ status: "invalid: 1 error", errors: 1, key: dbRow.key, label: dbRow.label, agent: "main", besideDatabase: true, source: "jsonl" });
+    expect(dbRow.key).toBe("agent:main:main");
+    const table = await cli(["ls", root, "--no-cache", "--wide"], { env: { HOME: home } });
+    expect(table.stdout.split("\n").find((l) => l.startsWith(id) && l.includes("(jsonl beside db)"))).toMatch(/invalid: 1 error$/);
     const shown = await cliJson(["show", live], { env: { HOME: home } });
     expect(shown.json.problems.errors).toBe(1);
     // the database's own transcript is sound, and says the JSONL beside it holds more

@@ -33,11 +33,17 @@ export interface StoreFacts {
   replaces: string | null;
   /** A transcript OpenClaw's importer set aside and did not import: the only copy of its entries. */
   notImported: boolean;
+  /**
+   * A live JSONL transcript left in `sessions/` beside its agent's database (the SQLite era): the
+   * same session as the database's transcript, which OpenClaw reads now (its key and label are the
+   * database's); what it holds that the database lacks is the verdict's (`openclaw-sqlite-lacks`).
+   */
+  besideDatabase: boolean;
   /** A database transcript in OpenClaw's cold storage: read from its archive (OpenClaw restores it before use). */
   cold: boolean;
 }
 
-export const PI_FACTS: StoreFacts = { store: "pi", agent: null, key: null, label: null, kind: null, job: null, channel: null, spawnedBy: null, archived: null, copyOf: null, source: null, replaces: null, notImported: false, cold: false };
+export const PI_FACTS: StoreFacts = { store: "pi", agent: null, key: null, label: null, kind: null, job: null, channel: null, spawnedBy: null, archived: null, copyOf: null, source: null, replaces: null, notImported: false, besideDatabase: false, cold: false };
 
 /** A key's kind, channel and cron job: `agent:<agent>:<rest>`. */
 export function readKey(key: string): { kind: string | null; channel: string | null; job: string | null } {

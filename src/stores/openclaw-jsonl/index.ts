@@ -111,6 +111,7 @@ export function jsonlFacts(path: string): StoreFacts {
     source: "jsonl",
     replaces: null,
     notImported: false,
+    besideDatabase: false,
     cold: false,
   };
 }

@@ -43,6 +43,7 @@ export function databaseStoreFacts(ref: TranscriptRef): StoreFacts {
     source: "sqlite",
     replaces: facts?.previous ?? null,
     notImported: false,
+    besideDatabase: false,
     cold: facts?.cold ?? false,
   };
 }

@@ -62,6 +62,15 @@ export function transcriptStamp(ref: TranscriptRef): { size: number; mtimeMs: nu
   }
 }
 
+/** Whether a database holds a live transcript of this session (false: not, or it cannot be read). */
+export function databaseHolds(database: string, id: string): boolean {
+  try {
+    return agentDatabase(database).summaries.has(id);
+  } catch {
+    return false;
+  }
+}
+
 /** What the database says of a transcript: its window's facts, and the archive it is, if it is one. */
 export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "reset" | "deleted" | null; sessionId: string; cold: boolean }) | undefined {
   try {

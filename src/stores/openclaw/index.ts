@@ -1,10 +1,10 @@
 import { basename, dirname, join } from "node:path";
-import { agentDatabasePath, agentDirs, DATABASE_NAME, databasesOf, IMPORT_FOLDER, isAgentDir, isDir, openclawRoots } from "../common/openclaw-layout.js";
+import { agentDatabasePath, agentDirs, DATABASE_NAME, databasesOf, IMPORT_FOLDER, isAgentDir, isDir, liveName, openclawRoots, sessionIdOf } from "../common/openclaw-layout.js";
 import { PI_FACTS, withCronFacts, type StoreFacts } from "../common/store-facts.js";
 import { jsonlFacts, jsonlSessionIds, jsonlTranscriptsNamed, transcriptsIn } from "../openclaw-jsonl/index.js";
 import { databaseStoreFacts, importedFacts, importedTranscripts } from "../openclaw-sqlite/imported.js";
 import { transcriptRef } from "../openclaw-sqlite/ref.js";
-import { agentDatabase, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed } from "../openclaw-sqlite/transcripts.js";
+import { agentDatabase, databaseHolds, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed } from "../openclaw-sqlite/transcripts.js";
 
 /*
  * OpenClaw's stores (README, "OpenClaw's stores"): one family, two eras. A root's agents keep
@@ -84,7 +84,12 @@ function storeFacts(path: string): StoreFacts {
   const dir = dirname(path);
   if (basename(dir) === IMPORT_FOLDER && basename(dirname(dirname(dir))) === "agents") return importedFacts(path);
   if (basename(dir) !== "sessions" || basename(dirname(dirname(dir))) !== "agents") return PI_FACTS;
-  return jsonlFacts(path);
+  const facts = jsonlFacts(path);
+  // (a live transcript its agent's database holds too: that session, as the database names it)
+  const db = liveName(basename(path)) ? agentDatabasePath(dirname(dir)) : undefined;
+  if (!db || !databaseHolds(db, sessionIdOf(basename(path)))) return facts;
+  const named = databaseStoreFacts({ database: db, name: sessionIdOf(basename(path)) });
+  return { ...named, archived: null, source: "jsonl", cold: false, besideDatabase: true };
 }
 
 /**
