@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { rmSync } from "node:fs";
 import { BufferSource, countBySeverity, createFile, formatDiff, openSessionSync, planRepair, splitSessions, stampOf, TargetExistsError, Validator, writeRepair, type ByteSource, type FileStamp, type Finding, type RepairAction, type RepairPlan } from "../format/index.js";
 import { openSource } from "../support/inputs/input.js";
+import { cwdAround } from "../stores/index.js";
 import { renderFindings } from "../render/findings.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatCount, plural } from "../render/units.js";
@@ -63,7 +64,7 @@ function repairOne(path: string, options: RepairOptions, put: Put, dirOf: (path:
     stamp = path === "-" ? { size: stdin!.length, mtimeMs: Date.now() } : stampOf(path);
     source = path === "-" ? new BufferSource("<stdin>", stdin!) : openSource(path);
     // Planned from each line's own scan: repair builds no index of the session first.
-    plan = planRepair(source, stamp.mtimeMs);
+    plan = planRepair(source, stamp.mtimeMs, cwdAround);
   } catch (error) {
     source?.close();
     return { ...unreadable(path, error), actions: [] };

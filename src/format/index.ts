@@ -26,7 +26,7 @@ export { FileSource, BufferSource, SliceSource, forEachLine, readHead, type Byte
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./write/migrate.js";
 export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./write/rewrite.js";
 export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type FileStamp, type Producer } from "./write/atomic.js";
-export { planRepair, writeRepair, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan, type SessionStart } from "./write/repair.js";
+export { planRepair, writeRepair, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan, type SessionStart } from "./write/repair/index.js";
 export { splitSessions, type SessionPart } from "./write/split.js";
 export { planSlim, writeSlim, liveNodes, placeholder, DEFAULT_MIN_SIZE, SLIM_KINDS, type SlimPlan, type SlimResult, type SlimKind } from "./write/slim.js";
 export { formatBytes, formatCount, plural } from "./common/units.js";

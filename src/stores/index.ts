@@ -8,6 +8,6 @@
 export { STORE_CHOICES, type StoreChoice, listSessionFiles, expandInputs, resolveInput, storeInputs, emptyDirectoryNote, sqliteStores, namedNonSessions, storeRoots, noStoreMessage } from "./find.js";
 export { refOf, openSource, withBytes, fileStamp, type FileStamp } from "./open.js";
 export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepDatabaseFacts, saveDatabaseFacts, readAheadWithin, type StoreFacts } from "./describe.js";
-export { sessionDir, idFromFileName } from "./pi/index.js";
+export { sessionDir, idFromFileName, cwdAround } from "./pi/index.js";
 export { beginRun, currentRun, StoreRun } from "./common/run.js";
 export { cacheFolder } from "./common/cache-folder.js";

@@ -1,6 +1,6 @@
 import { SliceSource, type ByteSource } from "../read/source.js";
 import { sessionFileName } from "./fork.js";
-import { planRepair, type RepairAction, type RepairPlan, type SessionStart } from "./repair.js";
+import { planRepair, type RepairAction, type RepairPlan, type SessionStart } from "./repair/index.js";
 
 /**
  * A file that holds several sessions one after another (`cat a.jsonl b.jsonl`) is repaired as

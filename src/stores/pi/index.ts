@@ -1,6 +1,7 @@
 import { readdirSync, statSync, type Dirent } from "node:fs";
 import { homedir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { readHead } from "../../format/read/source.js";
 import { describeFsError } from "../../errors.js";
 
 /*
@@ -70,5 +71,38 @@ export function piSessionFiles(dir: string, other: (dir: string) => string[] | u
 export function idFromFileName(path: string): string | undefined {
   const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));
   return m?.[1];
+}
+
+
+/** How many sessions beside a file are read for the cwd they say. */
+const SIBLINGS_READ = 64;
+
+/**
+ * The cwd the other sessions in `path`'s folder say (the most common), and how many say it (what
+ * `repair` synthesizes a missing header's cwd from, first): pi
+ * keeps one project's sessions in one folder, whose name encodes the cwd lossily (`-` stands for
+ * `/`, `\\` and `:`), so what the sessions themselves say is the better source.
+ */
+export function cwdAround(path: string): { cwd: string; count: number } | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path)).filter((n) => n.endsWith(".jsonl") && n !== basename(path)).sort().slice(0, SIBLINGS_READ);
+  } catch {
+    return undefined;
+  }
+  const counts = new Map<string, number>();
+  for (const name of names) {
+    try {
+      const head = readHead(join(dirname(path), name), 16 * 1024);
+      const end = head.indexOf(0x0a);
+      const value = JSON.parse(head.toString("utf8", 0, end < 0 ? head.length : end)) as { type?: unknown; cwd?: unknown };
+      if (value.type === "session" && typeof value.cwd === "string") counts.set(value.cwd, (counts.get(value.cwd) ?? 0) + 1);
+    } catch {
+      // not a session, or its header longer than the read: it says nothing
+    }
+  }
+  let best: { cwd: string; count: number } | undefined;
+  for (const [cwd, count] of counts) if (!best || count > best.count) best = { cwd, count };
+  return best;
 }
 

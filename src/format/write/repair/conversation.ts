@@ -1,0 +1,147 @@
+import { messageText, type AgentMessage } from "../../schema/types.js";
+import { Turn } from "../../context/pairing.js";
+import { planConversation, type ConversationFix } from "../conversation.js";
+import type { Patch } from "./plan.js";
+import { C_DROPPED, C_HEADER, type RepairWork } from "./work.js";
+
+/**
+ * Phase four (v2 and v3 files): the conversation (`planConversation`), on the tree phase three
+ * leaves: results a provider refuses removed or moved back under their call, compactions made to
+ * keep whole turns. Each fix is an action of the report, with the call id and the result's text.
+ */
+export function settleConversation(work: RepairWork, legacy: boolean): void {
+  const { c } = work;
+  const records: number[] = [];
+  const recordOf = new Int32Array(c.count).fill(-1);
+  let results = 0;
+  for (let k = 0; k < c.count; k++) {
+    if (c.flags[k]! & (C_DROPPED | C_HEADER)) continue;
+    recordOf[k] = records.length;
+    records.push(k);
+    if (c.turn[k] === Turn.Result) results++;
+  }
+  if (results === 0) return;
+  // (a v1 file is one branch: each record's parent is the one before)
+  const parent = new Int32Array(records.length);
+  for (let r = 0; r < records.length; r++) {
+    const p = legacy ? -2 : c.parentK[records[r]!]!;
+    parent[r] = p === -2 ? r - 1 : p >= 0 ? recordOf[p]! : -1;
+  }
+  // calls by record (candidates add them in candidate order; a dropped candidate's are left out)
+  const callStart = new Int32Array(records.length + 1);
+  for (let j = 0; j < c.callHashes.count; j++) {
+    const r = recordOf[c.callHashes.node[j]!]!;
+    if (r >= 0) callStart[r + 1]!++;
+  }
+  for (let r = 0; r < records.length; r++) callStart[r + 1]! += callStart[r]!;
+  const hashes = new Float64Array(callStart[records.length]!);
+  for (let j = 0, at = 0; j < c.callHashes.count; j++) if (recordOf[c.callHashes.node[j]!]! >= 0) hashes[at++] = c.callHashes.number[j]!;
+  const idOf = (k: number): string | undefined => c.patches.get(k)?.id ?? c.ids.idOf(k);
+  /** The records holding `id` under it (a renamed one holds its new id). */
+  const holdersOf = (id: string): number[] => {
+    const holders = c.ids.duplicates.get(id) ?? [c.ids.findString(id)];
+    return holders.filter((h) => h >= 0 && recordOf[h]! >= 0 && c.patches.get(h)?.id === undefined).map((h) => recordOf[h]!);
+  };
+  const plan = planConversation({
+    size: records.length,
+    parent,
+    turn: (r) => c.turn[records[r]!]! as Turn,
+    callStart: (r) => callStart[r]!,
+    callHash: (slot) => hashes[slot]!,
+    resultHash: (r) => c.resultHashes.get(records[r]!) ?? NaN,
+    keptFrom: (r) => {
+      const k = records[r]!;
+      if (legacy) return -1; // (a v1 compaction keeps by index: what migrate turns into an id)
+      const ref = c.refs.get(k);
+      if (!ref || ref.type !== "compaction") return -1;
+      const holders = c.ids.duplicates.get(ref.ref) ?? [c.ids.findString(ref.ref)];
+      for (let j = holders.length - 1; j >= 0; j--) {
+        const h = holders[j]!;
+        if (h >= 0 && h < k && recordOf[h]! >= 0 && c.patches.get(h)?.id === undefined) return recordOf[h]!;
+      }
+      return -1;
+    },
+    edit: (r) => {
+      const e = c.edits.get(records[r]!);
+      return e && !legacy ? { targets: holdersOf(e.target), omit: e.omit, calls: e.calls } : undefined;
+    },
+  });
+  if (legacy) {
+    // v1 entries have no ids to re-attach by: said, to be mended once the file is migrated
+    for (const fix of plan.fixes) reportFix(work, { ...fix, action: "left" }, records, idOf, "a v1 file: run `pi-session migrate FILE`, then repair it");
+    return;
+  }
+  const patch = (k: number): Patch => {
+    let p = c.patches.get(k);
+    if (!p) c.patches.set(k, (p = {}));
+    return p;
+  };
+  // (each edit added: an omission as pi's appendContextEdit writes it, timed as the edit it follows)
+  const addedIds = plan.added.map((a, j) => work.freshId(c.index[records[a.after]!]! + 1, -1 - j));
+  const recordId = (p: number): string | null => (p < 0 ? null : p >= records.length ? addedIds[p - records.length]! : (idOf(records[p]!) ?? null));
+  for (const [r, p] of plan.parents) patch(records[r]!).parentId = recordId(p);
+  for (const [r, list] of plan.after) {
+    c.after.set(records[r]!, list.map((m) => records[m]!));
+    for (const m of list) c.moved.add(records[m]!);
+  }
+  for (const [r, to] of plan.keptFrom) patch(records[r]!).firstKeptEntryId = idOf(records[to < 0 ? r : to]!);
+  for (const [e, o] of plan.omissions) {
+    const k = records[e]!;
+    const timestamp = (JSON.parse(work.textOf(k)) as { timestamp?: unknown }).timestamp;
+    let parentId = idOf(k) ?? null;
+    const texts: string[] = [];
+    for (const [j, a] of plan.added.entries()) {
+      if (a.after !== e) continue;
+      texts.push(JSON.stringify({ type: "context_edit", id: addedIds[j], parentId, timestamp, targetId: idOf(records[a.target]!), replacement: null }));
+      parentId = addedIds[j]!;
+    }
+    c.inserted.set(k, texts);
+    for (const ch of o.children) patch(records[ch]!).parentId = parentId;
+  }
+  for (const fix of plan.fixes) reportFix(work, fix, records, idOf, "moving it would change the session's current leaf");
+  for (const r of plan.removed) c.flags[records[r]!]! |= C_DROPPED;
+}
+
+/** A conversation fix as an action of the report: the line, the entry, the call id, the start of the result's text. */
+function reportFix(work: RepairWork, fix: ConversationFix, records: readonly number[], idOf: (k: number) => string | undefined, whyLeft: string): void {
+  const { c } = work;
+  const f = fix.finding;
+  const result = f.resultNode >= 0 ? records[f.resultNode]! : -1;
+  const value = result >= 0 ? (JSON.parse(work.textOf(result)) as { message?: AgentMessage }).message : undefined;
+  const callId = value && typeof value.toolCallId === "string" ? value.toolCallId : undefined;
+  const text = value ? messageText(value).replace(/\s+/g, " ").trim() : "";
+  const quoted = text.length > 0 ? `, "${text.length > 48 ? `${text.slice(0, 47)}…` : text}"` : "";
+  const what = result >= 0 ? `the result for \`${callId ?? ""}\` (entry ${idOf(result) ?? "without id"}${quoted})` : "";
+  const lineOf = (r: number) => c.index[records[r]!]! + 1;
+  const line = fix.action === "kept-from" ? lineOf(f.node) : result >= 0 ? c.index[result]! + 1 : lineOf(f.node);
+  const why: Record<typeof f.kind, string> = {
+    lost: "no call for it above it on its branch",
+    "skipped-turn": `its call is in an assistant turn pi does not send (line ${f.callNode >= 0 ? lineOf(f.callNode) : "?"})`,
+    duplicate: `its call (line ${f.callNode >= 0 ? lineOf(f.callNode) : "?"}) was already answered`,
+    "no-id": `its toolCallId is ${callId === undefined ? "missing or not a string" : "empty"}`,
+    displaced: "a message stood between them",
+    edited: `the context edit on line ${f.cause >= 0 ? lineOf(f.cause) : "?"} takes its call away`,
+    "kept-result": "",
+    unanswered: "",
+  };
+  switch (fix.action) {
+    case "removed":
+      work.act("result-removed", line, `removed ${what}: ${why[f.kind]}`);
+      break;
+    case "moved":
+      work.act("result-moved", line, `moved ${what} back under its call (line ${lineOf(f.callNode)}), after line ${lineOf(fix.to)}: ${why[f.kind]}`);
+      break;
+    case "kept-from": {
+      const to = fix.to < 0 ? f.node : fix.to;
+      work.act("compaction-kept-moved", line, `the compaction kept from ${what}, without its call: it now keeps from entry ${idOf(records[to]!) ?? "?"} (line ${lineOf(to)})${fix.to >= 0 && f.callNode === fix.to ? ", the turn holding the call" : ""}`);
+      break;
+    }
+    case "omitted":
+      work.act("result-omitted", lineOf(fix.to), `added an edit omitting ${what} right after this edit: ${f.cause === fix.to ? "it" : `the edit on line ${lineOf(f.cause)}`} takes away its call (line ${lineOf(f.callNode)}), and pi then sends neither on any branch below`);
+      break;
+    case "left":
+      work.act("conversation-left", line, `left ${what || "the compaction"} as it is (${why[f.kind] || "its kept part starts at a result"}): ${whyLeft}`);
+      break;
+  }
+}
+
