@@ -1,12 +1,13 @@
-import { isUtf8 } from "node:buffer";
-import { KIND_CODE, KINDS, Interner, LineTable, NodeTable, type LineKind, type LineRecord } from "../read/line-table.js";
-import { migrateEntryV1ToV2, migrateEntryV2ToV3, V1IdAllocator } from "../schema/migrations.js";
-import { parseAt, parseSkimmed, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
-import { LineFlag, LineSalvager, parseLine, type BrokenOutcome, type TextClass } from "../read/salvage.js";
-import { beginsSession, emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
-import { BufferSource, FileSource, forEachLine, growthFor, type ByteSource } from "../read/source.js";
-import { TreeIndex } from "./tree.js";
+import { KINDS, type LineKind, type LineRecord } from "../read/line-table.js";
+import { migrateEntryV1ToV2, migrateEntryV2ToV3 } from "../schema/migrations.js";
+import { parseAt, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
+import { LineFlag, parseLine } from "../read/salvage.js";
+import { BufferSource, FileSource, type ByteSource } from "../read/source.js";
+import type { TreeIndex } from "./tree.js";
 import { CURRENT_VERSION, fileKindOf, PI_EVENT_TYPES, type AnyEntry, type FileKind, type SessionHeader } from "../schema/types.js";
+import type { OpenOptions } from "./options.js";
+import { OVERFLOW, SessionParts, type LaterSession, type LineSalvage } from "./parts.js";
+import { messageBytes, PassOne } from "./pass-one.js";
 
 /**
  * The one reader every command shares. Pass one walks the bytes line by line and keeps a compact
@@ -19,105 +20,6 @@ import { CURRENT_VERSION, fileKindOf, PI_EVENT_TYPES, type AnyEntry, type FileKi
  * rule that `repair` follows), orphans are roots, and v1/v2 files are upgraded in memory (with
  * deterministic v1 ids) so that every command works on the v3 shape.
  */
-
-export interface OpenOptions {
-  /**
-   * Called in pass one with entries (upgraded to v3 shape) and the header, for commands that need
-   * to see entries anyway (`show`, `check`, names for `tree` and `ls`): they gather what they need
-   * without a second read. Which entries, and how whole, `only` and `skim` say; without either,
-   * every entry is parsed whole.
-   */
-  onRecord?: (value: AnyEntry | SessionHeader, record: LineRecord) => void;
-  /**
-   * With `onRecord`: parse and pass on only entries of these types (and the header); every other
-   * line goes through the scanner alone. `tree` asks for labels, `ls` for session names.
-   */
-  only?: ReadonlySet<string>;
-  /**
-   * With `onRecord`: every entry is passed on, but a message (the bulk of a session) as the
-   * skeleton the scanner read without parsing it: `{ type, message: { role, provider, model,
-   * usage, toolCallId, content: [{ type: "toolCall", id }…] } }`, the tool calls' ids and nothing
-   * else of the content (its id and parent are the record's). Other entries are parsed whole
-   * (they are few and small). What `show` and `check` need of every entry, at a fraction of
-   * `JSON.parse`'s cost.
-   */
-  skim?: boolean;
-  /**
-   * With `skim`: whether a message's `usage` is parsed into its skeleton (the one part of a skim
-   * that costs a parse; default true). `check` reads none.
-   */
-  skimUsage?: boolean;
-  /**
-   * With `skim`: only entries that may carry usage are passed on (messages with a `usage` object,
-   * as skeletons without their tool calls; `usage` entries, compactions and branch summaries,
-   * whole), and the header: `usage`'s read. Every line is still scanned and recorded.
-   */
-  usageOnly?: boolean;
-  /**
-   * With `onRecord` for whole entries: "length" hands them on as `ReadOptions.imageData` does, a
-   * large image's data left out. A line of 64 KB or more is parsed without its long plain string.
-   * Default "full".
-   */
-  imageData?: "full" | "length";
-  /**
-   * Called with each record the salvage rule finds on a line pi skips (a record fused with torn
-   * text, one split by a raw newline): what pi does not read, but `repair` would keep.
-   */
-  onSkipped?: (value: Record<string, unknown>, line: number) => void;
-}
-
-/** What pass one carries from line to line (`Session.scan`). */
-interface ScanState {
-  /** The scanner's fields of the current line (one object, refilled). */
-  fields: ScanFields;
-  onRecord: OpenOptions["onRecord"];
-  only: OpenOptions["only"];
-  skim: boolean;
-  /** Every entry parsed whole for `onRecord`. */
-  whole: boolean;
-  skimImages: boolean;
-  skimUsage: boolean;
-  usageOnly: boolean;
-  /** Records pi keeps so far (v1 `firstKeptEntryIndex` counts them). */
-  ordinal: number;
-  prevV1Id: string | null;
-  /** The current line's offset in the file. */
-  at: number;
-  salvager: LineSalvager;
-  growNodes: () => number;
-}
-
-/** Entry types that may carry usage besides messages (`usage/records.ts`). */
-const USAGE_TYPES = new Set(["usage", "compaction", "branch_summary"]);
-
-/** Entry types a skim still parses whole (few and small; their fields are what show and check read). */
-const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "context_edit", "model_change", "thinking_level_change", "session_info", "usage", "leaf", "active_tools_change"]);
-
-/** A code for a type or role that the table's byte column cannot hold (the rest are in `overflow`). */
-const OVERFLOW = 255;
-
-/** Interned strings in a byte column, the 255th and later kept beside it by line. */
-class ByteInterner extends Interner {
-  readonly overflow = new Map<number, string>();
-  codeFor(s: string | undefined, line: number): number {
-    const c = this.code(s);
-    if (c < OVERFLOW) return c;
-    this.overflow.set(line, s!);
-    return OVERFLOW;
-  }
-  stringOf(code: number, line: number): string | undefined {
-    return code === OVERFLOW ? this.overflow.get(line) : this.strings[code];
-  }
-}
-
-/** A session concatenated after the file's first (`Session.laterSessions`). */
-export interface LaterSession {
-  /** 1-based line of its header. */
-  line: number;
-  id: string;
-  timestamp: string | undefined;
-  cwd: string | undefined;
-}
 
 /** An entry's record (`Session.record`): its id and parent id read from the tables when asked for. */
 class NodeRecord implements LineRecord {
@@ -154,48 +56,38 @@ class NodeRecord implements LineRecord {
   }
 }
 
-function stringOr(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
 export class Session {
-  private readonly table: LineTable;
-  private readonly nodes: NodeTable;
-  private readonly types = new ByteInterner();
-  private readonly roles = new ByteInterner();
-  header: SessionHeader | null = null;
-  headerRecord: LineRecord | null = null;
+  /** What pass one filled in. */
+  private readonly p: SessionParts;
   tree!: TreeIndex;
   /** The current leaf's node index; -1 when there is none (no entries, or a harness leaf of null). */
   leafNode = -1;
+
+  private constructor(readonly source: ByteSource) {
+    this.p = new SessionParts(source.size);
+  }
+
+  /** The session header (the first one, wherever it is), and its line's record. */
+  get header(): SessionHeader | null {
+    return this.p.header;
+  }
+  get headerRecord(): LineRecord | null {
+    return this.p.headerRecord;
+  }
   /** Whether the file uses agent-core harness `leaf` entries. */
-  isHarness = false;
-  private v1Ids: V1IdAllocator | undefined;
-  /** ids by ordinal, for v1 `firstKeptEntryIndex`. */
-  private idsByOrdinal: Array<string | undefined> = [];
-  private fkIndexByLine = new Map<number, string | undefined>();
-  /** The line of the first record pi's loader keeps (the header should be it), or -1. */
-  private firstRecordIndex = -1;
-  /** The parent ids of nodes whose link was cut to break a cycle (for their records). */
-  private readonly cutParents = new Map<number, string>();
-  /** What the salvage rule makes of each line pi skips, by line index (such lines are few). */
-  private readonly salvage = new Map<number, LineSalvage>();
+  get isHarness(): boolean {
+    return this.p.isHarness;
+  }
   /** Harness `leaf` entries (line, table index, target), in file order. */
-  readonly leafMoves: Array<{ line: number; index: number; target: string | null }> = [];
+  get leafMoves(): ReadonlyArray<{ line: number; index: number; target: string | null }> {
+    return this.p.leafMoves;
+  }
   /**
    * Later sessions concatenated into the file (`cat a.jsonl b.jsonl`): each a later header with an
    * id of its own whose next entry starts a tree (no parent; in a v1 file, any such header).
    */
-  readonly laterSessions: LaterSession[] = [];
-  /** A later header, until the next entry says whether a session begins there (`beginsSession`). */
-  private pendingSession: (Omit<LaterSession, "id"> & { id: unknown }) | undefined;
-
-  private constructor(readonly source: ByteSource) {
-    // Sized for a line per 512 bytes, capped so that a big file does not reserve more than it may
-    // need; later growth is sized from the lines a byte so far (`grow`).
-    const capacity = Math.min(1 << 16, Math.max(64, Math.ceil(source.size / 512) || 0));
-    this.table = new LineTable(capacity);
-    this.nodes = new NodeTable(capacity);
+  get laterSessions(): readonly LaterSession[] {
+    return this.p.laterSessions;
   }
 
   get name(): string {
@@ -204,7 +96,7 @@ export class Session {
 
   /** The version the file declares (1 when the header has none). */
   get version(): number {
-    const v = this.header?.version;
+    const v = this.p.header?.version;
     return typeof v === "number" ? v : 1;
   }
 
@@ -224,29 +116,29 @@ export class Session {
   /** What the file is (`fileKindOf`): a session, pi's `--mode json` event stream, or another file. */
   get fileKind(): FileKind {
     let entryWithId = false;
-    for (let node = 0; node < this.nodes.count && !entryWithId; node++) if (this.nodes.ids.has(node) && this.table.type[this.nodes.line[node]!] !== 0) entryWithId = true;
-    return fileKindOf({ header: this.header !== null, entryWithId, events: entryWithId ? 0 : this.eventCount });
+    for (let node = 0; node < this.p.nodes.count && !entryWithId; node++) if (this.p.nodes.ids.has(node) && this.p.table.type[this.p.nodes.line[node]!] !== 0) entryWithId = true;
+    return fileKindOf({ header: this.p.header !== null, entryWithId, events: entryWithId ? 0 : this.eventCount });
   }
 
   /** How many of the file's records are pi `--mode json` events. */
   get eventCount(): number {
     let events = 0;
-    for (let i = 0; i < this.table.count; i++) if (PI_EVENT_TYPES.has(this.types.stringOf(this.table.type[i]!, i) ?? "")) events++;
+    for (let i = 0; i < this.p.table.count; i++) if (PI_EVENT_TYPES.has(this.p.types.stringOf(this.p.table.type[i]!, i) ?? "")) events++;
     return events;
   }
 
   get lineCount(): number {
-    return this.table.count;
+    return this.p.table.count;
   }
 
   /** What pass one made of line `index` (0-based): its kind, its `LineFlag`s, its length and, for a line pi skips, what the salvage rule makes of it. */
   lineState(index: number): { kind: LineKind; flags: number; length: number; salvage: LineSalvage | undefined } {
-    return { kind: KINDS[this.table.kind[index]!]!, flags: this.table.flags[index]!, length: this.lengthOf(index), salvage: this.salvage.get(index) };
+    return { kind: KINDS[this.p.table.kind[index]!]!, flags: this.p.table.flags[index]!, length: this.lengthOf(index), salvage: this.p.salvage.get(index) };
   }
 
   static open(source: ByteSource, options: OpenOptions = {}): Session {
     const session = new Session(source);
-    session.scan(options);
+    new PassOne(session, session.p).scan(options);
     return session;
   }
 
@@ -256,9 +148,9 @@ export class Session {
 
   /** The node of line `index` (0-based), or -1 (nodes are numbered in file order: a binary search). */
   nodeAtLine(index: number): number {
-    const lines = this.nodes.line;
+    const lines = this.p.nodes.line;
     let lo = 0;
-    let hi = this.nodes.count - 1;
+    let hi = this.p.nodes.count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const l = lines[mid]!;
@@ -270,7 +162,7 @@ export class Session {
   }
 
   private lengthOf(i: number): number {
-    return this.table.lengthOf(i, !(this.table.flags[i]! & LineFlag.NO_NEWLINE));
+    return this.p.table.lengthOf(i, !(this.p.table.flags[i]! & LineFlag.NO_NEWLINE));
   }
 
   /**
@@ -278,9 +170,9 @@ export class Session {
    * when asked for (`onRecord` hands every entry's record on, and most readers never ask).
    */
   record(index: number, node = this.nodeAtLine(index)): LineRecord {
-    const t = this.table;
+    const t = this.p.table;
     if (node >= 0) {
-      return new NodeRecord(this, { index, line: index + 1, offset: t.offsetOf(index), length: this.lengthOf(index), kind: KINDS[t.kind[index]!]!, flags: t.flags[index]!, time: this.nodes.timeOf(node), type: this.types.stringOf(t.type[index]!, index), role: this.roles.stringOf(t.role[index]!, index), node });
+      return new NodeRecord(this, { index, line: index + 1, offset: t.offsetOf(index), length: this.lengthOf(index), kind: KINDS[t.kind[index]!]!, flags: t.flags[index]!, time: this.p.nodes.timeOf(node), type: this.p.types.stringOf(t.type[index]!, index), role: this.p.roles.stringOf(t.role[index]!, index), node });
     }
     const r: LineRecord = {
       index,
@@ -291,9 +183,9 @@ export class Session {
       flags: t.flags[index]!,
       time: NaN,
     };
-    const type = this.types.stringOf(t.type[index]!, index);
+    const type = this.p.types.stringOf(t.type[index]!, index);
     if (type !== undefined) r.type = type;
-    const role = this.roles.stringOf(t.role[index]!, index);
+    const role = this.p.roles.stringOf(t.role[index]!, index);
     if (role !== undefined) r.role = role;
     return r;
   }
@@ -305,27 +197,27 @@ export class Session {
 
   /** A node's `parentId` as the file has it (null, a string, or undefined for none or another value). */
   private parentIdOf(node: number): string | null | undefined {
-    const flags = this.table.flags[this.nodes.line[node]!]!;
+    const flags = this.p.table.flags[this.p.nodes.line[node]!]!;
     if (!(flags & LineFlag.HAS_PARENT_KEY)) return undefined;
     if (flags & LineFlag.PARENT_NULL) return null;
-    const p = this.tree ? this.tree.parent[node]! : this.nodes.parent[node]!;
-    if (p >= 0) return this.nodes.ids.idOf(p);
-    return this.tree?.missingParents.get(node) ?? this.cutParents.get(node) ?? (this.nodes.selfParents.includes(node) ? this.nodes.ids.idOf(node) : undefined);
+    const p = this.tree ? this.tree.parent[node]! : this.p.nodes.parent[node]!;
+    if (p >= 0) return this.p.nodes.ids.idOf(p);
+    return this.tree?.missingParents.get(node) ?? this.p.cutParents.get(node) ?? (this.p.nodes.selfParents.includes(node) ? this.p.nodes.ids.idOf(node) : undefined);
   }
 
   /** Every line's record (materialised: for small files and tests). */
   get records(): LineRecord[] {
-    return Array.from({ length: this.table.count }, (_, i) => this.record(i));
+    return Array.from({ length: this.p.table.count }, (_, i) => this.record(i));
   }
 
   /** The line of the first record pi keeps (1-based), or undefined. */
   get firstRecordLine(): number | undefined {
-    return this.firstRecordIndex >= 0 ? this.firstRecordIndex + 1 : undefined;
+    return this.p.firstRecordIndex >= 0 ? this.p.firstRecordIndex + 1 : undefined;
   }
 
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
   entry(node: number, options: ReadOptions = {}): AnyEntry {
-    const i = this.nodes.line[node]!;
+    const i = this.p.nodes.line[node]!;
     const value = readLines(this.source, 1, () => this.spanOf(i), options).next().value!;
     return this.upgrade(value, this.record(i, node));
   }
@@ -338,8 +230,8 @@ export class Session {
   *entriesInOrder(nodes: ArrayLike<number>, options: ReadOptions = {}): Generator<{ node: number; entry: AnyEntry }> {
     let k = 0;
     // A v3 file's entries need no upgrade (nor, then, their records).
-    const current = !this.v1Ids && this.version >= CURRENT_VERSION;
-    for (const value of readLines(this.source, nodes.length, (j) => this.spanOf(this.nodes.line[nodes[j]!]!), options)) {
+    const current = !this.p.v1Ids && this.version >= CURRENT_VERSION;
+    for (const value of readLines(this.source, nodes.length, (j) => this.spanOf(this.p.nodes.line[nodes[j]!]!), options)) {
       const node = nodes[k++]!;
       yield { node, entry: current ? (value as AnyEntry) : this.upgrade(value, this.nodeRecord(node)) };
     }
@@ -350,59 +242,59 @@ export class Session {
    * valid until the next is asked for.
    */
   *linesInOrder(nodes: ArrayLike<number>): Generator<Buffer> {
-    yield* readLineBytes(this.source, nodes.length, (j) => this.spanOf(this.nodes.line[nodes[j]!]!));
+    yield* readLineBytes(this.source, nodes.length, (j) => this.spanOf(this.p.nodes.line[nodes[j]!]!));
   }
 
   /** A node's entry from its line's bytes (from `linesInOrder`), upgraded to the v3 shape. */
   entryFromBytes(node: number, bytes: Buffer): AnyEntry {
-    const i = this.nodes.line[node]!;
+    const i = this.p.nodes.line[node]!;
     return this.upgrade(parseAt(this.source, this.spanOf(i), bytes), this.record(i, node));
   }
 
   private spanOf(i: number): LineSpan {
-    const t = this.table;
+    const t = this.p.table;
     const long = t.long.get(i);
     return { line: i + 1, offset: t.offsetOf(i), length: this.lengthOf(i), longStart: long ? long.start : -1, longEnd: long ? long.end : -1, plain: (t.flags[i]! & LineFlag.PLAIN_TEXT) !== 0 };
   }
 
   nodeRecord(node: number): LineRecord {
-    return this.record(this.nodes.line[node]!, node);
+    return this.record(this.p.nodes.line[node]!, node);
   }
 
   /** Entry id of a node, without materialising its record. */
   nodeId(node: number): string | undefined {
-    return this.nodes.ids.idOf(node);
+    return this.p.nodes.ids.idOf(node);
   }
 
   /** Line number (1-based) of a node. */
   nodeLine(node: number): number {
-    return this.nodes.line[node]! + 1;
+    return this.p.nodes.line[node]! + 1;
   }
 
   nodeTime(node: number): number {
-    return this.nodes.timeOf(node);
+    return this.p.nodes.timeOf(node);
   }
 
   /** A node's `LineFlag`s, without materialising its record. */
   nodeFlags(node: number): number {
-    return this.table.flags[this.nodes.line[node]!]!;
+    return this.p.table.flags[this.p.nodes.line[node]!]!;
   }
 
   /** The entry type and message role of a node, without reading its line. */
   nodeKind(node: number): { type: string | undefined; role: string | undefined } {
-    const i = this.nodes.line[node]!;
-    return { type: this.types.stringOf(this.table.type[i]!, i), role: this.roles.stringOf(this.table.role[i]!, i) };
+    const i = this.p.nodes.line[node]!;
+    return { type: this.p.types.stringOf(this.p.table.type[i]!, i), role: this.p.roles.stringOf(this.p.table.role[i]!, i) };
   }
 
   /** Whether a node has an id (without making its string). */
   nodeHasId(node: number): boolean {
-    return this.nodes.ids.has(node);
+    return this.p.nodes.ids.has(node);
   }
 
   /** The entry type of a node, without reading its line. */
   nodeType(node: number): string | undefined {
-    const i = this.nodes.line[node]!;
-    return this.types.stringOf(this.table.type[i]!, i);
+    const i = this.p.nodes.line[node]!;
+    return this.p.types.stringOf(this.p.table.type[i]!, i);
   }
 
   /**
@@ -410,42 +302,42 @@ export class Session {
    * for one of the rare types or roles kept by line (`OVERFLOW`).
    */
   nodeKindKey(node: number): number {
-    const i = this.nodes.line[node]!;
-    const type = this.table.type[i]!;
-    const role = this.table.role[i]!;
+    const i = this.p.nodes.line[node]!;
+    const type = this.p.table.type[i]!;
+    const role = this.p.table.role[i]!;
     return type === OVERFLOW || role === OVERFLOW ? -1 : (type << 8) | role;
   }
 
   /** The message role of a node, without reading its line. */
   nodeRole(node: number): string | undefined {
-    const i = this.nodes.line[node]!;
-    return this.roles.stringOf(this.table.role[i]!, i);
+    const i = this.p.nodes.line[node]!;
+    return this.p.roles.stringOf(this.p.table.role[i]!, i);
   }
 
   /** Where a node's line starts in the file. */
   nodeOffset(node: number): number {
-    return this.table.offsetOf(this.nodes.line[node]!);
+    return this.p.table.offsetOf(this.p.nodes.line[node]!);
   }
 
   /** A node's line length in bytes (without its newline). */
   nodeLength(node: number): number {
-    return this.lengthOf(this.nodes.line[node]!);
+    return this.lengthOf(this.p.nodes.line[node]!);
   }
 
   /** The raw bytes of line `index` (0-based). */
   lineBytes(index: number): Buffer {
-    return this.source.read(this.table.offsetOf(index), this.lengthOf(index));
+    return this.source.read(this.p.table.offsetOf(index), this.lengthOf(index));
   }
 
   /** Whether a node's line holds a long plain string (a base64 image, usually: `previewBytes` leaves most of it out). */
   nodeHasLong(node: number): boolean {
-    return this.table.long.has(this.nodes.line[node]!);
+    return this.p.table.long.has(this.p.nodes.line[node]!);
   }
 
   /** The raw bytes of a node's line, at most `max` of them (a preview needs only the start). */
   nodeBytes(node: number, max = Number.POSITIVE_INFINITY): Buffer {
-    const i = this.nodes.line[node]!;
-    return this.source.read(this.table.offsetOf(i), Math.min(this.lengthOf(i), max));
+    const i = this.p.nodes.line[node]!;
+    return this.source.read(this.p.table.offsetOf(i), Math.min(this.lengthOf(i), max));
   }
 
   /**
@@ -454,8 +346,8 @@ export class Session {
    * cut is clean, and no preview shows more of a string; a line of megabytes costs a few KB.
    */
   previewBytes(node: number, keep = 1024): Buffer {
-    const i = this.nodes.line[node]!;
-    const t = this.table;
+    const i = this.p.nodes.line[node]!;
+    const t = this.p.table;
     const offset = t.offsetOf(i);
     const length = this.lengthOf(i);
     const long = t.long.get(i);
@@ -468,8 +360,8 @@ export class Session {
    * (see `LineFlag.RAW_MESSAGE`); undefined otherwise. `line`: the node's line, if read already.
    */
   rawMessage(node: number, line?: Buffer): Buffer | undefined {
-    const i = this.nodes.line[node]!;
-    const t = this.table;
+    const i = this.p.nodes.line[node]!;
+    const t = this.p.table;
     if (!(t.flags[i]! & LineFlag.RAW_MESSAGE)) return undefined;
     const bytes = line ?? this.source.read(t.offsetOf(i), this.lengthOf(i));
     return messageBytes(bytes, t.msgStart[i]!);
@@ -478,18 +370,18 @@ export class Session {
   /** The node holding `id` (the last one, as pi resolves ids), or undefined. */
   nodeOf(id: string): number | undefined {
     if (typeof id !== "string") return undefined;
-    const node = this.nodes.ids.findString(id);
+    const node = this.p.nodes.ids.findString(id);
     return node >= 0 ? node : undefined;
   }
 
   /** Ids held by more than one node, with those nodes in file order. */
   get duplicateIds(): ReadonlyMap<string, number[]> {
-    return this.nodes.ids.duplicates;
+    return this.p.nodes.ids.duplicates;
   }
 
   /** Nodes whose id starts with `prefix`. */
   nodesWithPrefix(prefix: string): number[] {
-    return this.nodes.ids.withPrefix(prefix);
+    return this.p.nodes.ids.withPrefix(prefix);
   }
 
   /** Re-reads and parses one line; throws if it no longer parses (the file changed). */
@@ -506,11 +398,11 @@ export class Session {
   upgrade(value: Record<string, unknown>, record: LineRecord): AnyEntry {
     if (record.kind !== "entry") return value as AnyEntry;
     let out = value;
-    if (this.v1Ids && record.id !== undefined) {
+    if (this.p.v1Ids && record.id !== undefined) {
       out = migrateEntryV1ToV2(out, {
         id: record.id,
         parentId: record.parentId ?? null,
-        firstKeptEntryId: this.fkIndexByLine.get(record.line),
+        firstKeptEntryId: this.p.fkIndexByLine.get(record.line),
       });
     }
     if (this.version < CURRENT_VERSION) out = migrateEntryV2ToV3(out);
@@ -518,302 +410,19 @@ export class Session {
   }
 
   /**
-   * Pass one: every line read once, in order (`forEachLine`), classified and recorded in the line
-   * table (`readRecordLine` for the lines the scanner accepts, `readOtherLine` for the rest), each
-   * entry registered as a node (`addRecord`); then the tree, the current leaf and the line findings.
-   */
-  private scan(options: OpenOptions): void {
-    const t = this.table;
-    const nodes = this.nodes;
-    const size = this.source.size;
-    const { onRecord, only } = options;
-    const skim = onRecord !== undefined && options.skim === true && only === undefined;
-    const whole = onRecord !== undefined && !skim && only === undefined;
-    const state: ScanState = {
-      fields: emptyFields(),
-      onRecord,
-      only,
-      skim,
-      whole,
-      skimImages: whole && options.imageData === "length",
-      skimUsage: options.skimUsage !== false,
-      usageOnly: skim && options.usageOnly === true,
-      ordinal: 0,
-      prevV1Id: null,
-      at: 0,
-      // Lines pi skips are described by the salvage rule `repair` follows (what it would keep).
-      salvager: new LineSalvager((outcome) => this.noteSalvage(outcome, options.onSkipped)),
-      // Tables grow to what the file's bytes so far say the rest will need (a little over).
-      growNodes: () => growthFor(nodes.count, state.at, size),
-    };
-    const growLines = () => growthFor(t.count, state.at, size);
-    forEachLine(this.source, (buffer, start, end, line, offset, terminated) => {
-      state.at = offset;
-      // (the line's own view is made only where it is needed: most lines need none)
-      const i = t.add(offset, growLines);
-      const flags = terminated ? 0 : LineFlag.NO_NEWLINE;
-      // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
-      // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
-      // a line outside its memory) take the JSON.parse path.
-      const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim);
-      if (verdict === Verdict.Valid && state.fields.object) {
-        this.addRecord(state, i, line, this.readRecordLine(state, buffer, start, end, i), flags | this.recordFlags(state.fields, buffer, start, end, i), buffer, start, end);
-        return;
-      }
-      this.readOtherLine(state, buffer, start, end, i, line, terminated, flags);
-    });
-    t.end = this.source.size;
-    state.salvager.flush();
-    this.tree = new TreeIndex(nodes);
-    for (const { node, problem } of this.tree.problems) {
-      if (problem !== "cycle") continue;
-      // the link the tree cut: its id, for the entry's record
-      const flags = t.flags[nodes.line[node]!]!;
-      if (flags & LineFlag.HAS_PARENT_KEY && !(flags & LineFlag.PARENT_NULL)) this.cutParents.set(node, this.cutParentId(node));
-    }
-    this.leafNode = this.findLeaf();
-  }
-
-  /** The flags of a line the scanner accepted (its fields in `f`), and its message's place when it can be copied as it is. */
-  private recordFlags(f: ScanFields, buffer: Buffer, start: number, end: number, i: number): number {
-    const t = this.table;
-    let flags = 0;
-    if (end > start && buffer[end - 1] === 13) flags |= LineFlag.CRLF;
-    if (!f.ascii && !isUtf8(buffer.subarray(start, end))) flags |= LineFlag.BAD_UTF8;
-    if (f.plainText) flags |= LineFlag.PLAIN_TEXT;
-    if (f.longPlain) t.long.set(i, { start: f.longStart, end: f.longEnd });
-    if (f.messageStart >= 0 && f.messageStart < 65536 && endsWithMessage(buffer, start + f.messageEnd, end)) {
-      t.msgStart[i] = f.messageStart;
-      const role = f.role;
-      const nullable = role === "system" || role === "user" || role === "assistant" || role === "toolResult";
-      if (role !== undefined && (!nullable || f.contentKind === 2) && !(flags & LineFlag.BAD_UTF8) && this.version >= CURRENT_VERSION) flags |= LineFlag.RAW_MESSAGE;
-    }
-    return flags;
-  }
-
-  /**
-   * The fast path: a line the scanner accepted as a JSON object. Its value is parsed only where
-   * it matters here (the header, harness leaves, v1 compactions) or to the caller (`only`,
-   * `whole`), or skimmed (`skim`); most lines are not parsed at all.
-   */
-  private readRecordLine(state: ScanState, buffer: Buffer, start: number, end: number, i: number): Record<string, unknown> | undefined {
-    const f = state.fields;
-    if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
-    state.ordinal++;
-    const type = f.type;
-    const wanted = state.only !== undefined && type !== undefined && state.only.has(type);
-    const own = type === "session" || type === "leaf" || (this.v1Ids && type === "compaction");
-    // (`usageOnly`: what carries no usage is not passed on, so not read)
-    if (state.usageOnly && !own && !(type === "message" ? f.usageStart >= 0 : type !== undefined && USAGE_TYPES.has(type))) return undefined;
-    // (a message whose `responseModel`, the model that answered, is not a string is parsed whole
-    // when usage is asked for: the skeleton keeps only a string)
-    const parse =
-      own || wanted || state.whole ||
-      (state.skim && (type === undefined || PARSED_WHEN_SKIMMED.has(type) || (type === "message" && (f.calls < 0 || (state.skimUsage && f.responseModelKind === 2)))));
-    if (parse) return f.longPlain ? parseSkimmed(buffer.subarray(start, end), f) : (JSON.parse(buffer.toString(f.plainText ? "latin1" : "utf8", start, end)) as Record<string, unknown>);
-    return state.skim ? skeleton(buffer, start, f, state.skimUsage, !state.usageOnly) : undefined;
-  }
-
-  /**
-   * Any other line, read as pi reads it (`parseLine`): blank, not JSON (then described by the
-   * salvage rule: what `repair` makes of it), JSON that is not an object, or a record the scanner
-   * left to `JSON.parse` (line 1, NULs, lines outside its memory).
-   */
-  private readOtherLine(state: ScanState, buffer: Buffer, start: number, end: number, i: number, line: number, terminated: boolean, lineFlags: number): void {
-    const t = this.table;
-    const bytes = buffer.subarray(start, end);
-    const parsed = parseLine(bytes, line === 1);
-    let flags = lineFlags | parsed.flags;
-    const value = parsed.value;
-    let kind: LineKind;
-    if (parsed.blank) {
-      kind = "blank";
-      state.salvager.blank(i);
-    } else if (value === undefined) {
-      kind = "invalid";
-      const { cls, held } = state.salvager.classify(i, bytes, line === 1, terminated);
-      if (cls?.kind === "broken") flags |= LineFlag.BROKEN;
-      // (held blank: its outcome says; too long for a string: no rule reads it)
-      else if (cls !== undefined && !held) this.salvage.set(i, { kind: "normalized", to: cls.kind });
-    } else {
-      state.salvager.flush();
-      // pi keeps every truthy JSON value it parses.
-      if (value) {
-        if (this.firstRecordIndex < 0) this.firstRecordIndex = i;
-        state.ordinal++;
-      }
-      kind = typeof value !== "object" || value === null || Array.isArray(value) ? "not-object" : "entry";
-    }
-    if (kind !== "entry") {
-      t.kind[i] = KIND_CODE[kind];
-      t.flags[i] = flags;
-      return;
-    }
-    const obj = value as Record<string, unknown>;
-    fieldsOf(obj, state.fields);
-    this.addRecord(state, i, line, obj, flags, buffer, start, end);
-  }
-
-  /**
-   * A record (its fields in `state.fields`, its value in `obj` if it was parsed) as the session
-   * holds it: the header, a harness leaf move, or an entry, a node of the tree (v1 entries given
-   * their deterministic ids); the caller's `onRecord` hears it.
-   */
-  private addRecord(state: ScanState, i: number, line: number, obj: Record<string, unknown> | undefined, lineFlags: number, buffer: Buffer, start: number, end: number): void {
-    const t = this.table;
-    const f = state.fields;
-    let flags = lineFlags;
-    const type = f.type;
-    if (type === undefined) flags |= LineFlag.NO_TYPE;
-    t.type[i] = this.types.codeFor(type, i);
-    if (type === "session") {
-      obj ??= JSON.parse(buffer.toString("utf8", start, end)) as Record<string, unknown>;
-      t.flags[i] = flags;
-      if (this.header) {
-        t.kind[i] = KIND_CODE["extra-header"];
-        this.pendingSession = { line, id: obj.id, timestamp: stringOr(obj.timestamp), cwd: stringOr(obj.cwd) };
-        return;
-      }
-      t.kind[i] = KIND_CODE.header;
-      this.header = obj as SessionHeader;
-      if (this.version < 2) this.v1Ids = new V1IdAllocator(String(obj.id ?? ""));
-      this.headerRecord = this.record(i, -1);
-      state.onRecord?.(this.header, this.headerRecord);
-      return;
-    }
-    t.kind[i] = KIND_CODE.entry;
-    if (type === "message" && f.role !== undefined) t.role[i] = this.roles.codeFor(f.role === "hookMessage" && this.version < 3 ? "custom" : f.role, i);
-    if (f.hasTimestamp) flags |= LineFlag.HAS_TIME;
-    if (type === "leaf") {
-      if (f.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
-      t.flags[i] = flags;
-      this.isHarness = true;
-      const target = (obj as { targetId?: unknown }).targetId;
-      this.leafMoves.push({ line, index: i, target: typeof target === "string" ? target : null });
-      return;
-    }
-    const pending = this.pendingSession;
-    if (pending) {
-      if (beginsSession(pending.id, this.laterSessions.at(-1)?.id ?? this.header?.id, f.parentKind)) this.laterSessions.push({ ...pending, id: pending.id });
-      this.pendingSession = undefined;
-    }
-    const nodes = this.nodes;
-    let node: number;
-    if (this.v1Ids) {
-      const id = this.v1Ids.next(line);
-      const prev = state.prevV1Id;
-      flags |= LineFlag.HAS_PARENT_KEY | (prev === null ? LineFlag.PARENT_NULL : 0);
-      node = nodes.add(i, f.time, hexOf(id), undefined, prev === null ? 2 : 1, prev === null ? -1 : hexOf(prev), undefined, state.growNodes);
-      state.prevV1Id = id;
-      // Before resolving the index: a compaction may name itself (pi has given it its id by then).
-      this.idsByOrdinal[state.ordinal - 1] = id;
-      if (type === "compaction" && obj && typeof obj.firstKeptEntryIndex === "number") this.fkIndexByLine.set(line, this.idsByOrdinal[obj.firstKeptEntryIndex]);
-    } else {
-      if (f.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
-      if (f.parentKind === 2) flags |= LineFlag.PARENT_NULL;
-      node = nodes.add(i, f.time, f.idHex, f.id, f.parentKind, f.parentHex, f.parentId, state.growNodes);
-    }
-    t.flags[i] = flags;
-    const only = state.only;
-    if (state.onRecord && obj && (only === undefined || (type !== undefined && only.has(type)))) {
-      const record = this.record(i, node);
-      state.onRecord(this.upgrade(obj, record), record);
-    }
-  }
-
-  /** The parent id of a node whose link was cut to break a cycle, read again from its line. */
-  private cutParentId(node: number): string {
-    const value = JSON.parse(this.nodeBytes(node).toString("utf8")) as { parentId?: unknown };
-    return String(value.parentId);
-  }
-
-  private noteSalvage(outcome: BrokenOutcome, onSkipped: OpenOptions["onSkipped"]): void {
-    switch (outcome.kind) {
-      case "joined":
-        this.salvage.set(outcome.first, { kind: "joined", last: outcome.last });
-        for (let i = outcome.first + 1; i <= outcome.last; i++) this.salvage.set(i, { kind: "joined-part" });
-        onSkipped?.(outcome.value, outcome.first + 1);
-        return;
-      case "pieces":
-        this.salvage.set(outcome.index, { kind: "pieces", records: outcome.records.length, fragments: outcome.fragments.length, terminated: outcome.terminated });
-        for (const r of outcome.records) onSkipped?.(r.value, outcome.index + 1);
-        return;
-      case "blank":
-        // a blank line held in a run that did not join (a line of NULs, once normalised)
-        this.salvage.set(outcome.index, { kind: "normalized", to: "blank" });
-        return;
-    }
-  }
-
-  /**
    * pi's current leaf: the last entry of the file. In a harness file, a `leaf` entry moves it to
    * its `targetId` (null: before the first entry) until the next ordinary entry.
    */
-  private findLeaf(): number {
-    const lastNode = this.nodes.count - 1;
+  findLeaf(): number {
+    const lastNode = this.p.nodes.count - 1;
     // pi resolves the leaf id through byId, so a duplicated id names its last holder.
-    const resolve = (node: number) => this.nodes.ids.holderOf(node);
-    const lastMove = this.leafMoves[this.leafMoves.length - 1];
+    const resolve = (node: number) => this.p.nodes.ids.holderOf(node);
+    const lastMove = this.p.leafMoves[this.p.leafMoves.length - 1];
     if (!lastMove) return lastNode >= 0 ? resolve(lastNode) : -1;
     // An ordinary entry after the last move wins.
-    if (lastNode >= 0 && this.nodes.line[lastNode]! > lastMove.index) return resolve(lastNode);
-    return lastMove.target === null ? -1 : this.nodes.ids.findString(lastMove.target);
+    if (lastNode >= 0 && this.p.nodes.line[lastNode]! > lastMove.index) return resolve(lastNode);
+    return lastMove.target === null ? -1 : this.p.nodes.ids.findString(lastMove.target);
   }
-}
-
-/** What the salvage rule makes of a line pi skips (`BrokenOutcome`, kept small: counts, not text). */
-export type LineSalvage =
-  | { kind: "joined"; last: number }
-  | { kind: "joined-part" }
-  | { kind: "pieces"; records: number; fragments: number; terminated: boolean }
-  /** The line once normalised (its NULs removed) is this. */
-  | { kind: "normalized"; to: Exclude<TextClass["kind"], "broken"> };
-
-/** Whether nothing but whitespace and the line's closing brace follow the `message` object (it is the last key): `bytes[messageEnd..end)`. */
-function endsWithMessage(bytes: Buffer, messageEnd: number, end: number): boolean {
-  let k = messageEnd;
-  while (k < end && (bytes[k] === 0x20 || bytes[k] === 0x09)) k++;
-  if (k >= end || bytes[k] !== 0x7d) return false;
-  for (k++; k < end; k++) if (bytes[k] !== 0x20 && bytes[k] !== 0x09 && bytes[k] !== 0x0d) return false;
-  return true;
-}
-
-/** The `message` object's bytes of a line whose last key it is (`endsWithMessage`), from where it starts. */
-function messageBytes(line: Buffer, start: number): Buffer {
-  let end = line.length;
-  // back over trailing whitespace, the line's closing brace, and whitespace before it
-  while (end > start && line[end - 1] !== 0x7d) end--;
-  end--;
-  while (end > start && (line[end - 1] === 0x20 || line[end - 1] === 0x09)) end--;
-  return line.subarray(start, end);
-}
-
-/**
- * A message entry as a skim hands it on (`OpenOptions.skim`): what the scanner read of it, in the
- * shape of the entry, without parsing the line (only `usage`, a few dozen bytes, is parsed). The
- * line is `bytes` from `at` (the scanner's positions are the line's own; no view is made of it).
- */
-function skeleton(bytes: Buffer, at: number, f: ScanFields, usage: boolean, calls = true): Record<string, unknown> {
-  // (its id and parent are the record's: `LineRecord.id`, `parentId`)
-  const entry: Record<string, unknown> = { type: f.type };
-  if (f.type !== "message" || f.messageStart < 0) return entry;
-  const message: Record<string, unknown> = {};
-  if (f.role !== undefined) message.role = f.role;
-  if (f.provider !== undefined) message.provider = f.provider;
-  if (f.model !== undefined) message.model = f.model;
-  if (f.responseModel !== undefined) message.responseModel = f.responseModel;
-  if (usage && f.usageStart >= 0) message.usage = JSON.parse(bytes.toString("latin1", at + f.usageStart, at + f.usageEnd));
-  if (f.toolCallId !== undefined) message.toolCallId = f.toolCallId;
-  // what decides whether pi sends the message: an assistant turn's end, a bash run's exclusion
-  if (f.role === "assistant" && (f.stopReason === "error" || f.stopReason === "aborted")) message.stopReason = f.stopReason;
-  if (f.role === "bashExecution" && unsentMessage(bytes, at, f)) message.excludeFromContext = true;
-  if (calls && f.calls > 0) {
-    const content: Array<{ type: string; id: string }> = [];
-    for (let k = 0; k < f.calls; k++) content.push({ type: "toolCall", id: JSON.parse(bytes.toString("utf8", at + f.callOpen[k]! - 1, at + f.callClose[k]! + 1)) as string });
-    message.content = content;
-  }
-  entry.message = message;
-  return entry;
 }
 
 /** Opens a session file (for bytes already in memory, as standard input is, `openSessionBuffer`). */
@@ -828,3 +437,6 @@ export function openSessionSync(path: string, options: OpenOptions = {}): Sessio
 export function openSessionBuffer(name: string, bytes: Buffer, options: OpenOptions = {}): Session {
   return Session.open(new BufferSource(name, bytes), options);
 }
+
+export type { OpenOptions } from "./options.js";
+export type { LaterSession, LineSalvage } from "./parts.js";

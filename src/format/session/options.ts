@@ -1,0 +1,49 @@
+import type { LineRecord } from "../read/line-table.js";
+import type { AnyEntry, SessionHeader } from "../schema/types.js";
+
+export interface OpenOptions {
+  /**
+   * Called in pass one with entries (upgraded to v3 shape) and the header, for commands that need
+   * to see entries anyway (`show`, `check`, names for `tree` and `ls`): they gather what they need
+   * without a second read. Which entries, and how whole, `only` and `skim` say; without either,
+   * every entry is parsed whole.
+   */
+  onRecord?: (value: AnyEntry | SessionHeader, record: LineRecord) => void;
+  /**
+   * With `onRecord`: parse and pass on only entries of these types (and the header); every other
+   * line goes through the scanner alone. `tree` asks for labels, `ls` for session names.
+   */
+  only?: ReadonlySet<string>;
+  /**
+   * With `onRecord`: every entry is passed on, but a message (the bulk of a session) as the
+   * skeleton the scanner read without parsing it: `{ type, message: { role, provider, model,
+   * usage, toolCallId, content: [{ type: "toolCall", id }…] } }`, the tool calls' ids and nothing
+   * else of the content (its id and parent are the record's). Other entries are parsed whole
+   * (they are few and small). What `show` and `check` need of every entry, at a fraction of
+   * `JSON.parse`'s cost.
+   */
+  skim?: boolean;
+  /**
+   * With `skim`: whether a message's `usage` is parsed into its skeleton (the one part of a skim
+   * that costs a parse; default true). `check` reads none.
+   */
+  skimUsage?: boolean;
+  /**
+   * With `skim`: only entries that may carry usage are passed on (messages with a `usage` object,
+   * as skeletons without their tool calls; `usage` entries, compactions and branch summaries,
+   * whole), and the header: `usage`'s read. Every line is still scanned and recorded.
+   */
+  usageOnly?: boolean;
+  /**
+   * With `onRecord` for whole entries: "length" hands them on as `ReadOptions.imageData` does, a
+   * large image's data left out. A line of 64 KB or more is parsed without its long plain string.
+   * Default "full".
+   */
+  imageData?: "full" | "length";
+  /**
+   * Called with each record the salvage rule finds on a line pi skips (a record fused with torn
+   * text, one split by a raw newline): what pi does not read, but `repair` would keep.
+   */
+  onSkipped?: (value: Record<string, unknown>, line: number) => void;
+}
+
