@@ -105,7 +105,7 @@ describe("layers", () => {
 
   it("the stores sit on the format library: they import nothing of render, support, the commands or the CLI", () => {
     for (const { file, imports } of graph.filter((g) => under("stores")(g.file))) {
-      const upward = imports.filter((i) => i.endsWith(".ts") && (under("render")(i) || under("support")(i) || under("commands")(i) || i === "cli.ts" || i === "command.ts"));
+      const upward = imports.filter((i) => i.endsWith(".ts") && (under("render")(i) || under("support")(i) || under("commands")(i) || i === "cli.ts" || under("cli")(i) || i === "command.ts"));
       expect(upward, file).toEqual([]);
     }
   });
@@ -121,13 +121,16 @@ describe("layers", () => {
 
   it("renderers turn data into text: no file system, no commands, no command support", () => {
     for (const { file, imports } of graph.filter((g) => under("render")(g.file))) {
-      expect(imports.filter((i) => i === "node:fs" || i === "fs" || under("commands")(i) || under("support")(i) || i === "cli.ts"), file).toEqual([]);
+      expect(imports.filter((i) => i === "node:fs" || i === "fs" || under("commands")(i) || under("support")(i) || i === "cli.ts" || under("cli")(i)), file).toEqual([]);
     }
   });
 
-  it("no command imports another; command support imports no command", () => {
+  it("no command imports another; command support imports no command; only the CLI imports cli/", () => {
     for (const { file, imports } of graph.filter((g) => under("commands")(g.file) || under("support")(g.file))) {
       expect(imports.filter(under("commands")), file).toEqual([]);
+    }
+    for (const { file, imports } of graph.filter((g) => g.file !== "cli.ts" && !under("cli")(g.file))) {
+      expect(imports.filter(under("cli")), file).toEqual([]);
     }
   });
 

@@ -1,0 +1,9 @@
+/** The process as the CLI sees it (`main` is given it; tests give their own). */
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  env: NodeJS.ProcessEnv;
+  stdin?: AsyncIterable<Buffer | string>;
+  /** The clock the progress bar goes by (ms; tests give their own). */
+  now?: () => number;
+}

@@ -1,0 +1,127 @@
+import yargs, { type Argv, type Options } from "yargs";
+import { Args } from "../args.js";
+import { BUILD } from "../build-info.js";
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError } from "../errors.js";
+import { currentRun, idFromFileName, listSessionFiles, sessionDir, storeSessionIds } from "../stores/index.js";
+import { normalise } from "./arguments.js";
+import { COMMANDS, JSONL_OPTION } from "./commands.js";
+import { makeContext } from "./context.js";
+import type { Io } from "./io.js";
+import { checkOutputOptions, usageMessage } from "./usage-errors.js";
+
+/** The yargs parser, built from the list of commands, its help shaped as a reader copies from it. */
+
+// (a paragraph is one line: yargs wraps it to the terminal, and a line break of ours would break it twice)
+const EPILOG = `Exit codes:
+  0  done, nothing wrong (warnings alone are not a failure)
+  1  problems found or work left (check found errors)
+  2  usage error, missing or unreadable input, refused write
+
+FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.
+
+pi-session COMMAND --help shows a command's options and examples.`;
+
+/**
+ * A command's help as a reader copies from it: each example a comment line, then the command
+ * whole on its own line (yargs' two columns wrap a long command into its left one); an option's
+ * choices and default said in its description (yargs' "[boolean] [default: false]" tags are
+ * hidden: they ran into descriptions, and told nothing a flag's name does not).
+ */
+function helpShaped(y: Argv): Argv {
+  const example = y.example.bind(y);
+  const option = y.option.bind(y);
+  const shaped = y as Argv & { example: typeof y.example; option: typeof y.option };
+  shaped.example = ((command: string, description?: string) => {
+    if (description) example(`# ${description}`, "");
+    return example(command, "");
+  }) as typeof y.example;
+  shaped.option = ((key: string, opt?: Options) => {
+    if (typeof key !== "string" || !opt || typeof opt !== "object") return option(key as never, opt as never);
+    const said: string[] = [];
+    if (opt.choices) said.push((opt.choices as readonly unknown[]).join(", "));
+    if (opt.default !== undefined && opt.type !== "boolean" && !(Array.isArray(opt.default) && opt.default.length === 0)) said.push(`default: ${String(opt.default)}`);
+    return option(key, said.length > 0 && typeof opt.describe === "string" ? { ...opt, describe: `${opt.describe} (${said.join("; ")})` } : opt);
+  }) as typeof y.option;
+  return shaped;
+}
+
+/**
+ * What the shell completes: yargs' commands and options without the one-letter aliases it also
+ * offers as `--o`, and, where a command takes sessions, the ids of those in the session directory.
+ */
+function completionsFor(current: string, argv: Record<string, unknown>, defaults: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const options = defaults.filter((c) => !/^--[^-:]([:]|$)/.test(c));
+  const command = (argv._ as unknown[] | undefined)?.[0];
+  if (typeof command !== "string" || command === "ls" || command === "completion" || current.startsWith("-")) return options;
+  let ids: string[] = [];
+  try {
+    ids = listSessionFiles(sessionDir(argv.sessionDir as string | undefined, env))
+      .map(idFromFileName)
+      .filter((id): id is string => id !== undefined);
+  } catch {
+    // no session directory: OpenClaw's may have some
+  }
+  // (and the OpenClaw transcripts' ids: `show ID` finds them too)
+  ids.push(...storeSessionIds(env));
+  return [...options, ...[...new Set(ids.filter((id) => id.startsWith(current)))].sort().slice(0, 500)];
+}
+
+/**
+ * Before running a command, yargs formats that command's whole help text and keeps it, in case a
+ * failure later wants to show it (`cacheHelpMessage`). Our failures never show help (the `fail`
+ * handler in `buildParser` turns every one into a one-line message), and that formatting (cliui layout,
+ * Unicode string widths) is a noticeable part of every run (BENCHMARKS.md, "yargs' help cache"). So it
+ * is switched off through yargs' internal usage instance (yargs is pinned; if the internals move,
+ * this does nothing and help is cached as before). `--help` itself formats help as always.
+ */
+function skipHelpCaching(parser: Argv): void {
+  type Usage = { cacheHelpMessage?: () => void };
+  const internals = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => Usage | undefined } }).getInternalMethods?.();
+  const usage = internals?.getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
+}
+
+export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext) => void, argv: readonly string[] = []): Argv {
+  let parser = yargs()
+    .scriptName("pi-session")
+    .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
+    .option("json", { type: "boolean", default: false, describe: "print one JSON document on stdout" })
+    .option("jsonl", JSONL_OPTION)
+    .option("color", { type: "boolean", describe: "colour output (default: on a TTY; honours NO_COLOR, FORCE_COLOR)" })
+    .option("session-dir", { type: "string", describe: "session directory for ids, ls, usage and grep" })
+    .option("debug", { type: "boolean", default: false, describe: "print stack traces for unexpected errors" })
+    .epilog(EPILOG)
+    .strict()
+    .demandCommand(1, "give a command")
+    .completion("completion", "Print a shell completion script (bash/zsh)", (current: string, argv: Record<string, unknown>, fallback: (done: (err: unknown, completions: string[] | undefined) => void) => void, done: (completions: string[]) => void) => {
+      fallback((_error, completions) => done(completionsFor(current, argv, completions ?? [], io.env)));
+    })
+    .help()
+    .alias("h", "help")
+    .version(BUILD.version)
+    .wrap(Math.min(100, io.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((msg, err) => {
+      // yargs wraps errors thrown while it parses (e.g. by a coerce) in its own YError.
+      if (err && err.name === "YError") throw new CliError(err.message.includes("pi-session --help") ? err.message : usageMessage(err.message, argv));
+      if (err) throw err;
+      throw new CliError(usageMessage(msg, argv));
+    });
+  skipHelpCaching(parser);
+  // (not in yargs' types; see `helpShaped`)
+  (parser as unknown as { usageConfiguration(config: Record<string, boolean>): unknown }).usageConfiguration({ "hide-types": true });
+  for (const spec of COMMANDS) {
+    // (--version is the program's, and --jsonl is for list-shaped commands: each said only where it applies)
+    parser = parser.command(spec.command, spec.describe, (y) => {
+      const built = spec.builder(helpShaped(y.version(false)));
+      return spec.jsonl ? built : built.option("jsonl", { ...JSONL_OPTION, hidden: true });
+    }, async (argv) => {
+      checkOutputOptions(spec, argv);
+      const ctx = makeContext(argv, io, currentRun());
+      const command = await spec.load();
+      onOutcome(await command.run(command.options(new Args(normalise(argv as Record<string, unknown>))), ctx), ctx);
+    });
+  }
+  return parser;
+}
