@@ -1,6 +1,7 @@
 import type { Argv } from "yargs";
 import type { CommandModule } from "../command.js";
 import { CliError } from "../errors.js";
+import { STORE_CHOICES } from "../stores/index.js";
 
 /**
  * Every command and what it takes, in one list: the parser registers each from it, the usage
@@ -52,7 +53,7 @@ Examples:
 `;
 
 /** Which stores a store-wide command reads by default (README, "OpenClaw's stores"). */
-const storeOption = { choices: ["pi", "openclaw", "all"] as const, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
+const storeOption = { choices: STORE_CHOICES, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
 
 export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, usage, grep): one JSON value a line, streamed" } as const;
 

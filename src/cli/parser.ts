@@ -3,7 +3,7 @@ import { Args } from "../args.js";
 import { BUILD } from "../build-info.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError } from "../errors.js";
-import { currentRun, idFromFileName, listSessionFiles, sessionDir, storeSessionIds } from "../stores/index.js";
+import { currentRun, sessionDir, storeSessionIds } from "../stores/index.js";
 import { normalise } from "./arguments.js";
 import { COMMANDS, JSONL_OPTION } from "./commands.js";
 import { makeContext } from "./context.js";
@@ -54,16 +54,8 @@ function completionsFor(current: string, argv: Record<string, unknown>, defaults
   const options = defaults.filter((c) => !/^--[^-:]([:]|$)/.test(c));
   const command = (argv._ as unknown[] | undefined)?.[0];
   if (typeof command !== "string" || command === "ls" || command === "completion" || current.startsWith("-")) return options;
-  let ids: string[] = [];
-  try {
-    ids = listSessionFiles(sessionDir(argv.sessionDir as string | undefined, env))
-      .map(idFromFileName)
-      .filter((id): id is string => id !== undefined);
-  } catch {
-    // no session directory: OpenClaw's may have some
-  }
-  // (and the OpenClaw transcripts' ids: `show ID` finds them too)
-  ids.push(...storeSessionIds(env));
+  // (pi's session directory's, and OpenClaw's transcripts': `show ID` finds them too)
+  const ids = storeSessionIds(sessionDir(argv.sessionDir as string | undefined, env), env);
   return [...options, ...[...new Set(ids.filter((id) => id.startsWith(current)))].sort().slice(0, 500)];
 }
 

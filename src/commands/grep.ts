@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
-import { emptyDirectoryNote, fileStamp, namedNonSessions, refOf, sessionGroup, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
+import { emptyDirectoryNote, namedNonSessions, refOf, sessionGroup, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { compilePattern, PatternError } from "../format/grep/pattern.js";
@@ -13,7 +13,7 @@ import { formatTime, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, isolate, preview } from "../render/width.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import type { GrepFileResult, GrepSettings } from "../support/grep/read.js";
-import { overFiles } from "../support/workers/pool.js";
+import { StoreRead } from "../support/workers/store-wide.js";
 
 export interface GrepOptions {
   pattern: string;
@@ -136,12 +136,14 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
   };
   // (a file's size only weighs how many threads to start and how to chunk the work; hundreds of
   // files justify the threads by their count, and a stat of each would be a tenth of the run)
-  const jobs = files.map((path) => ({ path, stamp: files.length >= MANY_FILES ? undefined : fileStamp(path) }));
-  const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
-  const stdin = jobs.findIndex((j) => j.path === "-");
-  const read = await overFiles("grep", jobs.filter((j) => j.path !== "-"), (n) => ctx.progress(n, jobs.length, "sessions"), threads, settings);
-  if (stdin >= 0) read.splice(stdin, 0, await (await import("../support/grep/read.js")).grepPath("-", settings, ctx.stdin));
-  ctx.progress(jobs.length, jobs.length);
+  // (grep keeps no cache, nor the stores' facts: every session is read whole whatever they say)
+  const reading = new StoreRead(ctx, false);
+  // (a file's stamp only weighs how many threads to start and how to chunk the work; hundreds of
+  // files justify the threads by their count, and a stat of each would be a tenth of the run)
+  const found = await reading.read("grep", files, { stamps: files.length < MANY_FILES, settings });
+  const stdin = files.includes("-") ? await (await import("../support/grep/read.js")).grepPath("-", settings, ctx.stdin) : undefined;
+  const read = Array.from(found, (f) => f ?? stdin!);
+  reading.done();
   const sessions = withoutRepeats(read.filter((f) => f.kind === "session"));
   return {
     pattern: options.pattern,

@@ -4,7 +4,8 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { emptyDirectoryNote, fileStamp, type FileStamp, keepDatabaseFacts, listSessionFiles, noStoreMessage, saveDatabaseFacts, sqliteStores, STORE_CHOICES, type StoreChoice, storeRoots, transcriptFacts, withTwinKeys } from "../stores/index.js";
+import { emptyStoreNote, listSessionFiles, noStoreMessage, STORE_CHOICES, type StoreChoice, storeRoots, transcriptFacts } from "../stores/index.js";
+import { StoreRead, type ReadCache } from "../support/workers/store-wide.js";
 import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
 import type { SessionRow } from "../support/ls/rows.js";
 
@@ -60,7 +61,7 @@ const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
 };
 
 export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
-  keepDatabaseFacts(ctx.run, options.noCache ? undefined : ctx.env);
+  const reading = new StoreRead(ctx, !options.noCache);
   let dirs: string[];
   if (options.dir) {
     const dir = resolve(options.dir);
@@ -73,36 +74,28 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   const dir = dirs.join("; ");
   const files = [...new Set(dirs.flatMap((d) => listSessionFiles(d)))];
   // (a root whose transcripts are in SQLite: said, rather than listing nothing without a word)
-  if (files.length === 0 && options.dir && sqliteStores(dirs[0]!).length > 0) ctx.warn(sanitize(emptyDirectoryNote(dirs[0]!)));
+  const note = files.length === 0 && options.dir ? emptyStoreNote(dirs[0]!) : undefined;
+  if (note) ctx.warn(sanitize(note));
   const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
   // Per file: its default sort key, and its row (described now) or its slot in the cache (a row
   // parsed only if shown or needed to filter and sort). Columns, not an object per file: a warm run
   // over thousands of sessions does little else.
   const modified: Array<string | null> = new Array(files.length);
-  const rows: Array<SessionRow | undefined> = new Array(files.length);
   const slots = new Int32Array(files.length).fill(-1);
-  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
-  for (let index = 0; index < files.length; index++) {
-    const path = files[index]!;
-    const stamp = fileStamp(path);
-    const slot = stamp && cache ? cache.find(path, index, stamp.size, stamp.mtimeMs, stamp.ino) : -1;
-    if (slot >= 0) {
+  const held: ReadCache<SessionRow> | undefined = cache && {
+    holds(path, index, stamp) {
+      const slot = cache.find(path, index, stamp.size, stamp.mtimeMs, stamp.ino);
+      if (slot < 0) return false;
       slots[index] = slot;
-      modified[index] = cache!.modified(slot);
-    } else todo.push({ index, path, stamp });
-  }
-  // PI_SESSION_THREADS sets the threads (1: no worker).
-  const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
-  // Reading sessions (the format library, worker threads) is loaded only when one needs it: a warm
-  // run reads none (BENCHMARKS.md, "the format library at start-up").
-  const described = todo.length === 0 ? [] : await (await import("../support/workers/pool.js")).overFiles("describe", withTwinKeys(todo), (done) => ctx.progress(files.length - todo.length + done, files.length, "sessions"), threads);
-  todo.forEach(({ index, path, stamp }, k) => {
-    const row = described[k]!;
-    rows[index] = row;
-    modified[index] = row.modified;
-    if (stamp && row.status !== "unreadable") cache?.set(path, stamp, row);
+      modified[index] = cache.modified(slot);
+      return true;
+    },
+    keep: (path, stamp, row) => row.status !== "unreadable" && cache.set(path, stamp, row),
+  };
+  const rows = await reading.read("describe", files, { cache: held });
+  rows.forEach((row, index) => {
+    if (row) modified[index] = row.modified;
   });
-  ctx.progress(files.length, files.length);
   // (what a file is to its store is read beside the cache: sessions.json changes without the file)
   const facts: Array<SessionRow | undefined> = new Array(files.length);
   const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!))));
@@ -118,7 +111,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
     throw error;
   }
   cache?.save(files);
-  saveDatabaseFacts(ctx.run);
+  reading.done();
   return result;
 }
 

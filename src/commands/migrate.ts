@@ -8,7 +8,7 @@ import { renderDiff } from "../render/diff.js";
 import { type Style } from "../render/style.js";
 import { annotation } from "../render/github.js";
 import { copyOf } from "../support/writers/write-back.js";
-import { unreadable, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { unreadable, writeEach, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export type MigrateOptions = WriterOptions;
 
@@ -70,7 +70,7 @@ function migrateOne(path: string, options: MigrateOptions, put: Put): MigrateFil
 }
 
 export async function migrate(options: MigrateOptions, ctx: CommandContext): Promise<MigrateResult> {
-  return overFiles<MigrateStatus, MigrateFileResult>("migrate", options, ctx, Object.keys(STATUS) as MigrateStatus[], (file, put) => migrateOne(file, options, put));
+  return writeEach<MigrateStatus, MigrateFileResult>("migrate", options, ctx, Object.keys(STATUS) as MigrateStatus[], (file, put) => migrateOne(file, options, put));
 }
 
 function describe(r: MigrateFileResult): string {

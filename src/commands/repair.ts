@@ -13,7 +13,7 @@ import { renderDiff } from "../render/diff.js";
 import { sanitize } from "../render/safe.js";
 import { wrapSegments } from "../render/width.js";
 import { annotation } from "../render/github.js";
-import { unreadable, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { unreadable, writeEach, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export type RepairOptions = WriterOptions;
 
@@ -176,7 +176,7 @@ function findingsOf(path: string): Finding[] {
 
 export async function repair(options: RepairOptions, ctx: CommandContext): Promise<RepairResult> {
   const stdin = options.files.includes("-") && options.out !== undefined ? await ctx.stdin() : undefined;
-  return overFiles<RepairStatus, RepairFileResult>("repair", options, ctx, Object.keys(STATUS) as RepairStatus[], (file, put, dirOf) => repairOne(file, options, put, dirOf, stdin));
+  return writeEach<RepairStatus, RepairFileResult>("repair", options, ctx, Object.keys(STATUS) as RepairStatus[], (file, put, dirOf) => repairOne(file, options, put, dirOf, stdin));
 }
 
 function describe(r: RepairFileResult): string {

@@ -6,7 +6,7 @@ import { openSource } from "../support/inputs/input.js";
 import { annotation } from "../render/github.js";
 import { type Style } from "../render/style.js";
 import { plural } from "../render/units.js";
-import { unreadable, overFiles, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { unreadable, writeEach, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
 
 export interface SlimOptions extends WriterOptions {
   /** The least size of a payload slimmed (`--min-size`). */
@@ -92,7 +92,7 @@ function slimFile(path: string, options: SlimOptions, put: Put): Omit<SlimFileRe
 class NothingToSlim extends Error {}
 
 export async function slim(options: SlimOptions, ctx: CommandContext): Promise<SlimReport> {
-  return overFiles<SlimStatus, SlimFileResult>("slim", options, ctx, Object.keys(STATUS) as SlimStatus[], (file, put) => slimOne(file, options, put));
+  return writeEach<SlimStatus, SlimFileResult>("slim", options, ctx, Object.keys(STATUS) as SlimStatus[], (file, put) => slimOne(file, options, put));
 }
 
 /** `212 MB -> 18.1 MB (saved 194 MB: tool output 180 MB, images 10.1 MB, ...)` */

@@ -5,7 +5,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { dayKey, type Calendar } from "../format/usage/calendar.js";
 import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
 import { FACET_GROUPS, usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
-import { emptyDirectoryNote, fileStamp, type FileStamp, keepDatabaseFacts, namedNonSessions, saveDatabaseFacts, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts, withTwinKeys } from "../stores/index.js";
+import { emptyDirectoryNote, namedNonSessions, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
@@ -15,7 +15,7 @@ import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import { UsageCache, usageCachePath } from "../support/usage/cache.js";
 import type { UsageFile } from "../support/usage/read.js";
-import { overFiles } from "../support/workers/pool.js";
+import { StoreRead, type ReadCache } from "../support/workers/store-wide.js";
 
 export interface UsageOptions {
   /** Files and directories (default: the session directory, every project). */
@@ -70,44 +70,30 @@ export interface UsageResult {
   empty?: string[];
 }
 
-/** Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many). */
-async function readAll(files: readonly string[], cache: UsageCache | undefined, ctx: CommandContext): Promise<UsageFile[]> {
-  const out: UsageFile[] = new Array(files.length);
-  const todo: Array<{ index: number; path: string; stamp: FileStamp | undefined }> = [];
-  for (const [index, path] of files.entries()) {
-    if (path === "-") {
-      out[index] = await (await import("../support/usage/read.js")).readUsage(path, ctx.stdin);
-      continue;
-    }
-    const stamp = fileStamp(path);
-    const cached = stamp && cache?.get(path, stamp);
-    if (cached) out[index] = cached;
-    else todo.push({ index, path, stamp });
-  }
-  const done = files.length - todo.length;
-  const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
-  const read = todo.length === 0 ? [] : await overFiles("usage", withTwinKeys(todo), (n) => ctx.progress(done + n, files.length, "sessions"), threads);
-  todo.forEach(({ index, stamp }, k) => {
-    const file = read[k]!;
-    out[index] = file;
-    if (stamp && file.kind !== "unreadable") cache?.set(stamp, file);
-  });
-  ctx.progress(files.length, files.length);
-  return out;
-}
-
 export async function usage(options: UsageOptions, ctx: CommandContext): Promise<UsageResult> {
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
   const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
-  keepDatabaseFacts(ctx.run, options.noCache ? undefined : ctx.env);
+  const reading = new StoreRead(ctx, !options.noCache);
   const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store);
-  const files = await readAll(paths, cache, ctx);
+  // Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many).
+  const found = new Map<number, UsageFile>();
+  const held: ReadCache<UsageFile> | undefined = cache && {
+    holds(path, index, stamp) {
+      const file = cache.get(path, stamp);
+      if (file) found.set(index, file);
+      return file !== undefined;
+    },
+    keep: (_path, stamp, file) => file.kind !== "unreadable" && cache.set(stamp, file),
+  };
+  const read = await reading.read("usage", paths, { cache: held });
+  const stdin = paths.includes("-") ? await (await import("../support/usage/read.js")).readUsage("-", ctx.stdin) : undefined;
+  const files = Array.from(read, (file, index) => file ?? found.get(index) ?? stdin!);
   cache?.save();
   const result = report(files, options, calendar, since, until);
   result.ignored = namedNonSessions(files, named);
   result.empty = empty;
-  saveDatabaseFacts(ctx.run);
+  reading.done();
   return result;
 }
 

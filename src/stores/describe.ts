@@ -1,17 +1,13 @@
 import type { Finding } from "../format/check/findings.js";
-import { withTwinKeys as twinKeysOf, sessionGroup as groupOf } from "./openclaw-sqlite/twins.js";
-import { databaseLacks } from "./openclaw-sqlite/lacks.js";
-import { lockOf as jsonlLock } from "./openclaw-jsonl/index.js";
-import { openclawSessionIds, transcriptFacts as openclawFacts } from "./openclaw/index.js";
-import type { StoreFacts } from "./common/store-facts.js";
+import { PI_FACTS, type StoreFacts } from "./common/store-facts.js";
 import type { StoreRun } from "./common/run.js";
-import { databases, databasesIn } from "./openclaw-sqlite/run.js";
-import { factsCachePath, FactsFolder } from "./openclaw-sqlite/facts-cache.js";
+import { STORES } from "./registry.js";
 
 /*
  * What a session is to its store, beyond its lines (README, "Stores"): the facts a row carries
  * (agent, key, label, kind, lineage), a writer's lock, what the store holds that the session lacks,
  * which sessions may be one another's bytes again, and what a run of a store-wide command keeps.
+ * Each is asked of the stores in turn (`STORES`).
  */
 
 export type { StoreFacts };
@@ -22,7 +18,11 @@ export type { StoreFacts };
  * `[cron:<job> <name>]`; `firstText` is that message where the caller has it).
  */
 export function transcriptFacts(path: string, firstText?: string | null): StoreFacts {
-  return openclawFacts(path, firstText);
+  for (const store of STORES) {
+    const facts = store.facts?.(path, firstText);
+    if (facts) return facts;
+  }
+  return PI_FACTS;
 }
 
 /**
@@ -30,7 +30,11 @@ export function transcriptFacts(path: string, firstText?: string | null): StoreF
  * runs on this machine now; undefined: no lock, or one that names no pid.
  */
 export function lockOf(path: string): { lock: string; pid: number; live: boolean } | undefined {
-  return jsonlLock(path);
+  for (const store of STORES) {
+    const lock = store.lock?.(path);
+    if (lock) return lock;
+  }
+  return undefined;
 }
 
 /**
@@ -40,44 +44,48 @@ export function lockOf(path: string): { lock: string; pid: number; live: boolean
  * with their lines; `idsOf` reads another session's ids (undefined: it cannot be read).
  */
 export function storeFindings(path: string, ids: Iterable<{ id: string; line: number }>, idsOf: (path: string) => Set<string> | undefined): Finding[] {
-  const lacks = databaseLacks(path, ids, idsOf);
-  return lacks ? [lacks] : [];
+  const list = [...ids];
+  return STORES.flatMap((s) => s.findings?.(path, list, idsOf) ?? []);
 }
 
 /**
  * Jobs with what their likely byte-for-byte copies share (a transcript in OpenClaw's database, the
  * importer's copy of it, a live JSONL beside them): the store-wide readers compare such files'
- * bytes and read them once when they are the same. None when no job is a database transcript.
+ * bytes and read them once when they are the same. None when no store keeps copies among them.
  */
-export function withTwinKeys<T extends { path: string; stamp: { size: number } | undefined }>(jobs: T[]): Array<T & { twin?: string }> {
-  return twinKeysOf(jobs);
+export function withTwinKeys<T extends { path: string; stamp: { size: number } | undefined; twin?: string }>(jobs: T[]): T[] {
+  return STORES.reduce((out, s) => s.withTwinKeys?.(out) ?? out, jobs);
 }
 
 /** The session a database transcript, the importer's copy of it, or a live JSONL beside it holds (what `grep` reports each match of once). */
 export function sessionGroup(path: string): string | undefined {
-  return groupOf(path);
+  for (const store of STORES) {
+    const group = store.group?.(path);
+    if (group !== undefined) return group;
+  }
+  return undefined;
 }
 
-/** The ids of the sessions every store found keeps, beyond pi's session directory (what completion offers). */
-export function storeSessionIds(env: NodeJS.ProcessEnv): string[] {
-  return openclawSessionIds(env);
+/** The ids of the sessions the stores found keep (what completion offers). */
+export function storeSessionIds(piDir: string, env: NodeJS.ProcessEnv): string[] {
+  return [...new Set(STORES.flatMap((s) => s.sessionIds?.({ piDir, env }) ?? []))];
 }
 
 /**
- * A store-wide command's run keeps what OpenClaw's databases say of their transcripts (`ls`,
- * `usage`; not with `--no-cache`: `env` undefined), so that a warm run over databases whose files
- * are as they were opens none of them.
+ * A store-wide command's run keeps what the stores cache between runs (OpenClaw's databases'
+ * facts: `ls`, `usage`; not with `--no-cache`: `env` undefined), so that a warm run over databases
+ * whose files are as they were opens none of them.
  */
-export function keepDatabaseFacts(run: StoreRun, env: NodeJS.ProcessEnv | undefined): void {
-  databasesIn(run).factsCache = env ? new FactsFolder(factsCachePath(env)) : undefined;
+export function keepStoreFacts(run: StoreRun, env: NodeJS.ProcessEnv | undefined): void {
+  for (const store of STORES) store.keep?.(run, env);
 }
 
-/** What the run read of each database, kept where its files were still (`keepDatabaseFacts`). */
-export function saveDatabaseFacts(run: StoreRun): void {
-  databasesIn(run).saveFacts();
+/** What the run kept, saved (`keepStoreFacts`). */
+export function saveStoreFacts(run: StoreRun): void {
+  for (const store of STORES) store.save?.(run);
 }
 
 /** Which sessions this thread reads next (a worker's chunk): rows read ahead stop at them (undefined: all that follow). */
 export function readAheadWithin(paths: readonly string[] | undefined): void {
-  databases().readAheadWithin(paths);
+  for (const store of STORES) store.readAheadWithin?.(paths);
 }

@@ -1,16 +1,15 @@
-import { existsSync, readdirSync, statSync, type Stats } from "node:fs";
+import { existsSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { CliError, describeFsError } from "../errors.js";
-import { isTrajectory, openclawSessionId } from "./common/openclaw-layout.js";
-import { openclawRoots, openclawTranscripts, openclawTranscriptsNamed, unreadableDatabases } from "./openclaw/index.js";
-import { idFromFileName, piSessionFiles } from "./pi/index.js";
+import type { Others, Store } from "./common/store.js";
 import { refOf } from "./open.js";
+import { STORES } from "./registry.js";
 
 /*
  * Where sessions are and which files they are (README, "Commands"): needed before any session is
  * read (the parser's defaults, a warm `ls` that reads none), so kept apart from the format
  * library, which every other import of the readers loads (BENCHMARKS.md, "the format library at
- * start-up"). Each store says what it keeps; this puts them together.
+ * start-up"). Each store says what it keeps (`STORES`); this puts them together.
  */
 
 export const STORE_CHOICES = ["pi", "openclaw", "all"] as const;
@@ -24,7 +23,37 @@ export type StoreChoice = (typeof STORE_CHOICES)[number];
  * stores side by side) lists each. Trajectories are passed over.
  */
 export function listSessionFiles(dir: string, archives = true): string[] {
-  return openclawTranscripts(dir, archives) ?? piSessionFiles(dir, (inner) => openclawTranscripts(inner, archives), isTrajectory);
+  for (const store of STORES) {
+    const others = othersThan(store, archives);
+    const listed = store.list(dir, archives, others);
+    if (listed) return listed;
+  }
+  return [];
+}
+
+/** What the stores but `store` say of a folder or a file inside one of its folders. */
+function othersThan(store: Store, archives: boolean): Others {
+  const rest = STORES.filter((s) => s !== store);
+  const none: Others = { list: () => undefined, passOver: () => false };
+  return {
+    list: (dir) => {
+      for (const other of rest) {
+        const listed = other.list(dir, archives, none);
+        if (listed) return listed;
+      }
+      return undefined;
+    },
+    passOver: (path) => rest.some((s) => s.passOver?.(path) === true),
+  };
+}
+
+/** The session id a path names, as its store says (undefined: none). */
+function idOf(path: string): string | undefined {
+  for (const store of STORES) {
+    const id = store.idOf(path);
+    if (id !== undefined) return id;
+  }
+  return undefined;
 }
 
 /**
@@ -73,15 +102,9 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
   const ref = refOf(arg);
   if (ref.kind === "transcript" && existsSync(ref.container)) return arg;
   if (arg.includes("/") || arg.endsWith(".jsonl")) throw describeFsError(arg, Object.assign(new Error(), { code: "ENOENT" }));
-  let files: string[] = [];
-  try {
-    files = listSessionFiles(dir);
-  } catch {
-    // no session directory: fall through to OpenClaw's, then "not found"
-  }
-  const idOf = (f: string) => idFromFileName(f) ?? openclawSessionId(f);
   const byKey = arg.startsWith("agent:");
-  const matches = [...files.filter((f) => idFromFileName(f)?.startsWith(arg)), ...(env ? openclawTranscriptsNamed(arg, env) : [])];
+  const where = { piDir: dir, env };
+  const matches = [...new Set(STORES.flatMap((s) => s.named(arg, where)))];
   const exact = matches.filter((f) => idOf(f) === arg);
   if (exact.length === 1 || matches.length === 1) return (exact[0] ?? matches[0])!;
   if (matches.length > 1) {
@@ -91,11 +114,11 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     const oneId = new Set(matches.map(idOf)).size === 1;
     throw new CliError(oneId ? `session ${byKey ? "key" : "id"} \`${byKey ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
-  const where = env ? `${dir} or an OpenClaw store` : dir;
+  const looked = env ? `${dir} or an OpenClaw store` : dir;
   // (a database that could not be read was not searched: said, with why, or the session seems not to be)
-  const unsearched = env ? unreadableDatabases(env) : [];
+  const unsearched = env ? STORES.flatMap((s) => s.unsearched?.(env) ?? []) : [];
   const not = unsearched.length > 0 ? `; not searched: ${unsearched.join("; ")}` : "";
-  throw new CliError(`${arg}: no such file, and no session ${byKey ? "key" : "id starting with it"} in ${where}; run \`pi-session ls\` to find sessions${not}`);
+  throw new CliError(`${arg}: no such file, and no session ${byKey ? "key" : "id starting with it"} in ${looked}; run \`pi-session ls\` to find sessions${not}`);
 }
 
 /**
@@ -134,23 +157,20 @@ export function storeInputs(inputs: readonly string[], sessionDir: string, env: 
 
 /** What to say of a directory given that holds no session file, with where pi keeps them when that is inside it. */
 export function emptyDirectoryNote(dir: string): string {
-  const sqlite = sqliteStores(dir);
-  if (sqlite.length > 0) return `${dir}: its live transcripts are in OpenClaw's database (${sqlite.join(", ")}), which only OpenClaw writes; read them with any read-only command, or take a file of one with \`pi-session cat ID > ID.jsonl\``;
+  const stored = emptyStoreNote(dir);
+  if (stored) return stored;
   const inner = join(dir, "sessions");
   const hint = existsSync(inner) ? `; pi keeps them in ${inner}: give that` : "";
   return `${dir}: no session files in it or in its project folders${hint}`;
 }
 
-/** The SQLite stores newer OpenClaw releases keep transcripts in (`agents/<agent>/agent/openclaw-agent.sqlite`). */
-export function sqliteStores(dir: string): string[] {
-  const agents = join(dir, "agents");
-  let names: string[];
-  try {
-    names = readdirSync(agents).sort();
-  } catch {
-    return [];
+/** What a store says of a folder of its own that holds no session file (OpenClaw's, whose transcripts are in its databases), or undefined. */
+export function emptyStoreNote(dir: string): string | undefined {
+  for (const store of STORES) {
+    const note = store.emptyNote?.(dir);
+    if (note) return note;
   }
-  return names.map((a) => join(agents, a, "agent", "openclaw-agent.sqlite")).filter((p) => existsSync(p));
+  return undefined;
 }
 
 /** The files named one by one (`named`) that hold no session: a store-wide command says it left them out. */
@@ -162,22 +182,18 @@ export function namedNonSessions(files: ReadonlyArray<{ path: string; kind: stri
  * every OpenClaw root found, as `choice` narrows them; a store that is absent is passed over.
  */
 export function storeRoots(piDir: string, env: NodeJS.ProcessEnv, choice: StoreChoice): string[] {
-  return [...(choice !== "openclaw" && isDir(piDir) ? [piDir] : []), ...(choice !== "pi" ? openclawRoots(env) : [])];
+  // (pi's directory first, as it always was listed)
+  return [...chosen(choice)].reverse().flatMap((s) => s.roots({ piDir, env }));
+}
+
+/** The stores `--store` chooses. */
+function chosen(choice: StoreChoice): readonly Store[] {
+  return choice === "all" ? STORES : STORES.filter((s) => s.name === choice);
 }
 
 /** What to say when no store was found, naming where each was looked for. */
 export function noStoreMessage(piDir: string, choice: StoreChoice): string {
-  const pi = `pi's session directory (${piDir}; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it)`;
-  const claw = "an OpenClaw root ($OPENCLAW_STATE_DIR, ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot)";
-  const missing = choice === "pi" ? `${pi} is not there` : choice === "openclaw" ? `no ${claw} is there` : `neither ${pi} nor ${claw} is there`;
+  const looked = [...chosen(choice)].reverse().map((s) => s.lookedFor(piDir));
+  const missing = looked.length === 1 ? `${looked[0]} is not there` : looked.length === 2 ? `neither ${looked[0]} nor ${looked[1]} is there` : `none of ${looked.slice(0, -1).join(", ")} or ${looked.at(-1)} is there`;
   return `no session store found: ${missing}; give session files or directories`;
-}
-
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

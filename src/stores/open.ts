@@ -2,60 +2,43 @@ import { readFileSync, statSync } from "node:fs";
 import { BufferSource, FileSource, type ByteSource } from "../format/read/source.js";
 import { CliError } from "../errors.js";
 import { decompressZstd } from "./common/zstd.js";
-import { isDatabaseFile } from "./common/openclaw-layout.js";
-import { DatabaseError } from "./openclaw-sqlite/connection.js";
-import { transcriptRef } from "./openclaw-sqlite/ref.js";
-import { agentDatabase, databaseTranscripts, openDatabaseTranscript, transcriptStamp } from "./openclaw-sqlite/transcripts.js";
+import type { SessionRef, SessionStamp } from "./common/store.js";
+import { STORES } from "./registry.js";
 
-/**
- * A session as its store keeps it, named once where it is found (README, "Stores"): a file (pi's,
- * or OpenClaw's JSONL), a zstd-compressed archive (`.zst`), or a transcript in a container that
- * holds several (OpenClaw's database: `<database>#<session id>`). Every reader asks what a path is
- * here, and nothing after takes its name apart.
+/*
+ * A session named and opened (README, "Stores"): what a path is is asked here once, of the stores,
+ * and every reader opens its bytes here, so that none knows which store kept them.
  */
-export type SessionRef = { kind: "file"; path: string } | { kind: "archive"; path: string } | { kind: "transcript"; path: string; container: string; id: string };
 
-/** What `path` names (parsed once a path: the stores memoise it). */
+export type { SessionRef, SessionStamp };
+
+/** What `path` names: a transcript in a container (as its store says), a `.zst` archive, or a file. */
 export function refOf(path: string): SessionRef {
-  const t = transcriptRef(path);
-  if (t) return { kind: "transcript", path, container: t.database, id: t.name };
+  for (const store of STORES) {
+    const ref = store.ref?.(path);
+    if (ref) return ref;
+  }
   return path.endsWith(".zst") ? { kind: "archive", path } : { kind: "file", path };
 }
 
 /**
- * A session's bytes as stored, for a command about to read all of them (`sizeHint`): a file's, a
- * `.zst` archive's decompressed (OpenClaw's), or a transcript's rows in OpenClaw's database
- * (`<database>#<session id>`). Every reader goes through here, so that none knows which it was.
+ * A session's bytes as stored, for a command about to read all of them: as its store keeps them
+ * (a transcript's rows in OpenClaw's database), a `.zst` archive's decompressed, or a file's.
  */
 export function openSource(path: string): ByteSource {
-  const ref = transcriptRef(path);
   const held = lent.get(path);
-  let source: ByteSource;
-  if (held) source = new BufferSource(path, held);
-  else if (ref) {
-    try {
-      source = openDatabaseTranscript(ref, path);
-    } catch (error) {
-      throw new CliError(error instanceof DatabaseError ? error.message : `${path}: ${(error as Error).message}`);
-    }
-  } else if (isDatabaseFile(path)) {
-    let count: number;
-    try {
-      count = databaseTranscripts(path, false).filter((p) => p !== path).length;
-      agentDatabase(path);
-    } catch (error) {
-      throw new CliError((error as Error).message);
-    }
-    throw new CliError(`${path}: OpenClaw's database of an agent's transcripts (${count} live), not one transcript; name one as ${path}#<session id>, by its id or key, or give the store's folder`);
-  } else if (path.endsWith(".zst")) {
-    const bytes = readFileSync(path);
-    try {
-      source = new BufferSource(path, decompressZstd(bytes));
-    } catch (error) {
-      throw new CliError(`${path}: not a readable zstd archive (${(error as Error).message}); the file may be cut short or damaged`);
-    }
-  } else source = new FileSource(path);
-  return source;
+  if (held) return new BufferSource(path, held);
+  for (const store of STORES) {
+    const source = store.open?.(path);
+    if (source) return source;
+  }
+  if (!path.endsWith(".zst")) return new FileSource(path);
+  const bytes = readFileSync(path);
+  try {
+    return new BufferSource(path, decompressZstd(bytes));
+  } catch (error) {
+    throw new CliError(`${path}: not a readable zstd archive (${(error as Error).message}); the file may be cut short or damaged`);
+  }
 }
 
 /** Bytes of a path read already (`withBytes`): `openSource` serves them rather than reading the path again. */
@@ -71,17 +54,12 @@ export async function withBytes<T>(path: string, bytes: Buffer, read: () => Prom
   }
 }
 
-/** What the caches (`ls`, `usage`, `grep`) key a file by: a file whose stamp is unchanged is read from the cache. */
-export interface FileStamp {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-}
-
-/** A session's stamp now (what the caches key it by), or undefined when it cannot be stat'ed: such a session is described by its read, never cached. */
-export function fileStamp(path: string): FileStamp | undefined {
-  const ref = transcriptRef(path);
-  if (ref) return transcriptStamp(ref);
+/** A session's stamp now (what the caches key it by), or undefined when it has none (it cannot be stat'ed): such a session is described by its read, never cached. */
+export function sessionStamp(path: string): SessionStamp | undefined {
+  for (const store of STORES) {
+    const stamp = store.stamp?.(path);
+    if (stamp !== undefined) return stamp ?? undefined;
+  }
   try {
     const st = statSync(path, { throwIfNoEntry: false });
     return st ? { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } : undefined;

@@ -119,6 +119,20 @@ describe("layers", () => {
     }
   });
 
+  it("a store is a folder and one line in stores/registry.ts: the face asks the registry, never a store's folder", () => {
+    const faces = graph.filter((g) => folderOf("stores", g.file) === "");
+    expect(faces.map((g) => g.file)).toContain("stores/registry.ts");
+    for (const { file, imports } of faces.filter((g) => g.file !== "stores/registry.ts" && g.file !== "stores/index.ts")) {
+      const reached = imports.filter((i) => under("stores")(i) && !["", "common"].includes(folderOf("stores", i)!));
+      expect(reached, file).toEqual([]);
+    }
+    // (each store's folder gives one Store, registered once)
+    const registry = graph.find((g) => g.file === "stores/registry.ts")!;
+    const registered = registry.imports.filter((i) => under("stores")(i) && folderOf("stores", i) !== "common").map((i) => folderOf("stores", i));
+    expect(new Set(registered).size).toBe(registered.length);
+    expect(registered.length).toBeGreaterThanOrEqual(2);
+  });
+
   it("renderers turn data into text: no file system, no commands, no command support", () => {
     for (const { file, imports } of graph.filter((g) => under("render")(g.file))) {
       expect(imports.filter((i) => i === "node:fs" || i === "fs" || under("commands")(i) || under("support")(i) || i === "cli.ts" || under("cli")(i)), file).toEqual([]);

@@ -7,12 +7,12 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileStamp, storeInputs, withTwinKeys } from "../../src/stores/index.js";
+import { sessionStamp, storeInputs, withTwinKeys } from "../../src/stores/index.js";
 import { overFiles, unitsOf } from "../../src/support/workers/pool.js";
 import { runTask, type FileJob } from "../../src/support/workers/tasks.js";
 import { id, transcripts, twinsStore } from "../helpers/twins-store.js";
 
-const jobsOf = (root: string): FileJob[] => withTwinKeys(storeInputs([root], "/nonexistent", {}, "all").files.map((path) => ({ path, stamp: fileStamp(path) })));
+const jobsOf = (root: string): FileJob[] => withTwinKeys(storeInputs([root], "/nonexistent", {}, "all").files.map((path) => ({ path, stamp: sessionStamp(path) })));
 
 describe("a database transcript and the importer's copy of it", () => {
   const root = twinsStore();

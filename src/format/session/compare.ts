@@ -1,5 +1,6 @@
 import { commonPrefix } from "../read/source.js";
 import type { Session } from "./session.js";
+import { isObject } from "../common/guards.js";
 
 /*
  * Two sessions compared entry by entry, and two branches of one session compared from where they
@@ -102,10 +103,6 @@ function differingFields(x: unknown, y: unknown, depth = 2, prefix = ""): string
     if (!sameJson(x[k], y[k])) out.push(...differingFields(x[k], y[k], depth - 1, prefix ? `${prefix}.${k}` : k));
   }
   return out;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** Whether two values are the same JSON value (objects whatever their key order). */

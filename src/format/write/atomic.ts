@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BATCH_SIZE, ChunkBatch } from "./batch.js";
+import { isAlive } from "../common/guards.js";
 
 /**
  * Writing session files safely, for every command that writes (README, "Writing safely"): a temporary file in the
@@ -67,16 +68,6 @@ export function cleanLeftovers(target: string): string[] {
     }
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** `<file>.bak`, else `.bak.1`, `.bak.2`, … (never ending in `.jsonl`, so pi does not list it). */

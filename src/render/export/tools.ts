@@ -1,6 +1,7 @@
 import { createPatch } from "diff";
 import { idHash } from "../../format/index.js";
 import type { Block, MessageBlock, Part, ToolCall, ToolResult, ToolShown } from "./blocks.js";
+import { isNumber, isString } from "../../format/common/guards.js";
 
 /**
  * Tool calls as what they did. pi's own tools (bash, read, write, edit, ls, find, grep) are shown
@@ -38,8 +39,6 @@ export function languageFor(path: string, text: string): string {
   return BINARY.test(text) ? "" : languageOf(path);
 }
 
-const isString = (v: unknown): v is string => typeof v === "string";
-const isCount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
 /**
  * The view of a call: `name` and `args` as the session holds them, every string through `clean`
@@ -58,11 +57,11 @@ export function toolCall(id: string, name: string, args: unknown, clean: (s: unk
   const optional = (k: string, ok: (v: unknown) => boolean) => a[k] === undefined || ok(a[k]);
   switch (name) {
     case "bash":
-      if (!isString(a.command) || !optional("timeout", isCount)) return asJson();
-      return call({ kind: "bash", command: clean(a.command), ...(isCount(a.timeout) ? { timeout: a.timeout } : {}) }, ["command", "timeout"]);
+      if (!isString(a.command) || !optional("timeout", isNumber)) return asJson();
+      return call({ kind: "bash", command: clean(a.command), ...(isNumber(a.timeout) ? { timeout: a.timeout } : {}) }, ["command", "timeout"]);
     case "read":
-      if (!isString(a.path) || !optional("offset", isCount) || !optional("limit", isCount)) return asJson();
-      return call({ kind: "read", path: clean(a.path), ...(isCount(a.offset) ? { offset: a.offset } : {}), ...(isCount(a.limit) ? { limit: a.limit } : {}) }, ["path", "offset", "limit"]);
+      if (!isString(a.path) || !optional("offset", isNumber) || !optional("limit", isNumber)) return asJson();
+      return call({ kind: "read", path: clean(a.path), ...(isNumber(a.offset) ? { offset: a.offset } : {}), ...(isNumber(a.limit) ? { limit: a.limit } : {}) }, ["path", "offset", "limit"]);
     case "write":
       if (!isString(a.path) || !isString(a.content)) return asJson();
       return call({ kind: "write", path: clean(a.path), content: clean(a.content), lang: languageFor(a.path, a.content) }, ["path", "content"]);
@@ -77,19 +76,19 @@ export function toolCall(id: string, name: string, args: unknown, clean: (s: unk
       return call({ kind: "edit", path: clean(a.path), pairs: [{ oldText: clean(a.oldText), newText: clean(a.newText) }] }, ["path", "oldText", "newText"]);
     }
     case "ls":
-      if (!optional("path", isString) || !optional("limit", isCount)) return asJson();
+      if (!optional("path", isString) || !optional("limit", isNumber)) return asJson();
       return call({ kind: "search", tool: "ls", line: [[[clean(a.path ?? "."), true]], ...limit(a.limit)] }, ["path", "limit"]);
     case "find":
-      if (!isString(a.pattern) || !optional("path", isString) || !optional("limit", isCount)) return asJson();
+      if (!isString(a.pattern) || !optional("path", isString) || !optional("limit", isNumber)) return asJson();
       return call({ kind: "search", tool: "find", line: [[[clean(a.pattern), true], ["in"], [clean(a.path ?? "."), true]], ...limit(a.limit)] }, ["pattern", "path", "limit"]);
     case "grep": {
       const flags = ["ignoreCase", "literal"].every((k) => optional(k, (v) => typeof v === "boolean"));
-      if (!isString(a.pattern) || !optional("path", isString) || !optional("glob", isString) || !flags || !optional("context", isCount) || !optional("limit", isCount)) return asJson();
+      if (!isString(a.pattern) || !optional("path", isString) || !optional("glob", isString) || !flags || !optional("context", isNumber) || !optional("limit", isNumber)) return asJson();
       const line: Array<Array<[string, boolean?]>> = [[[clean(a.pattern), true], ["in"], [clean(a.path ?? "."), true]]];
       if (isString(a.glob)) line.push([["files"], [clean(a.glob), true]]);
       if (a.ignoreCase === true) line.push([["ignoring case"]]);
       if (a.literal === true) line.push([["literal"]]);
-      if (isCount(a.context)) line.push([[`${a.context} line${a.context === 1 ? "" : "s"} of context`]]);
+      if (isNumber(a.context)) line.push([[`${a.context} line${a.context === 1 ? "" : "s"} of context`]]);
       line.push(...limit(a.limit));
       return call({ kind: "search", tool: "grep", line }, ["pattern", "path", "glob", "ignoreCase", "literal", "context", "limit"]);
     }
@@ -100,7 +99,7 @@ export function toolCall(id: string, name: string, args: unknown, clean: (s: unk
 
 /** A search's limit as a group of its header ("at most 20"), or none. */
 function limit(value: unknown): Array<Array<[string]>> {
-  return isCount(value) ? [[[`at most ${value}`]]] : [];
+  return isNumber(value) ? [[[`at most ${value}`]]] : [];
 }
 
 /**

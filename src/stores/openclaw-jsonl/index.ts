@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ARCHIVE, BACKUP, CHECKPOINT, isArchiveOrCopy, isTrajectory, liveName, names, sessionDirsOf, sessionIdOf, transcriptName } from "../common/openclaw-layout.js";
 import { readKey, str, type StoreFacts } from "../common/store-facts.js";
+import { isAlive } from "../../format/common/guards.js";
 
 /*
  * OpenClaw's JSONL era (README, "OpenClaw's stores"), read from OpenClaw 2026.2 to 2026.7 and what
@@ -132,16 +133,7 @@ export function lockOf(path: string): { lock: string; pid: number; live: boolean
   }
   const pid = value?.pid;
   if (typeof pid !== "number" || !Number.isInteger(pid) || pid <= 0) return undefined;
-  return { lock, pid, live: alive(pid) && startedAt(pid, value.starttime) };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return { lock, pid, live: isAlive(pid) && startedAt(pid, value.starttime) };
 }
 
 /** Whether `pid` started at `starttime` (clock ticks after boot, /proc/<pid>/stat's 22nd field); true when either is unknown. */

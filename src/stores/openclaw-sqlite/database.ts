@@ -6,6 +6,7 @@ import { decompressZstd } from "../common/zstd.js";
 import { transcriptPath } from "./ref.js";
 import { connect, DatabaseError, hasTable, type Connection, type DatabaseStamp } from "./connection.js";
 import { BATCH_BYTES, decodeRows, integers, LENGTHS, ROWS_AT_LEAST, ROWS_AT_ONCE, ROWS_FROM, ROWS_OF, startIn, type Batch, type Rows } from "./rows.js";
+import { str } from "../common/store-facts.js";
 
 /*
  * An agent's database (README, "OpenClaw's SQLite era"): since 2026.8.1 an agent's live
@@ -414,4 +415,3 @@ export class AgentDatabase implements DatabaseFacts {
 /** The `sessions/` folder of a database's agent (`agents/<agent>/sessions`): its archives, and cold storage's files. */
 export const sessionsFolderOf = (database: string): string => join(dirname(dirname(database)), "sessions");
 
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);

@@ -6,6 +6,7 @@ import { sameStamp, type DatabaseStamp } from "./connection.js";
 import type { Archive, Cold, DatabaseFacts, Summary, WindowFacts } from "./database.js";
 import type { FactsCache } from "./run.js";
 import { cacheFolder } from "../common/cache-folder.js";
+import { isCount, isNumber, isString } from "../../format/common/guards.js";
 
 /**
  * The facts cache: what an OpenClaw agent's database says of its transcripts without their rows
@@ -85,9 +86,6 @@ export class FactsFolder implements FactsCache {
   }
 }
 
-const isString = (v: unknown): v is string => typeof v === "string";
-const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
-const isCount = (v: unknown): v is number => isNumber(v) && Number.isSafeInteger(v) && v >= 0;
 const isStamp = (v: unknown): boolean => Array.isArray(v) && v.length === 3 && v.every(isNumber);
 
 /** The facts a stored file holds for the database at `absolute` at `stamp`; throws where it holds anything else. */

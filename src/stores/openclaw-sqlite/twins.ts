@@ -36,8 +36,8 @@ export function sessionGroup(path: string): string | undefined {
 }
 
 /** Jobs with their `twinKey`s; none when no path is a database transcript (a store of the JSONL era has no twins, and is spared the keys). */
-export function withTwinKeys<T extends { path: string; stamp: { size: number } | undefined }>(jobs: T[]): Array<T & { twin?: string }> {
+export function withTwinKeys<T extends { path: string; stamp: { size: number } | undefined; twin?: string }>(jobs: T[]): T[] {
   if (!jobs.some((j) => transcriptRef(j.path) !== undefined)) return jobs;
-  return jobs.map((j) => ({ ...j, twin: twinKey(j.path, j.stamp?.size) }));
+  return jobs.map((j) => ({ ...j, twin: twinKey(j.path, j.stamp?.size) ?? j.twin }));
 }
 

@@ -1,9 +1,10 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD } from "../../build-info.js";
-import type { FileStamp } from "../../stores/index.js";
+import type { SessionStamp } from "../../stores/index.js";
 import type { SessionRow } from "./rows.js";
 import { cacheFolder } from "../../stores/index.js";
+import { isCount } from "../../format/common/guards.js";
 
 /**
  * `ls`'s index cache: one file under `$XDG_CACHE_HOME/pi-session/` (else `~/.cache/pi-session/`),
@@ -50,7 +51,6 @@ export function cachePath(env: NodeJS.ProcessEnv): string {
   return join(cacheFolder(env), "ls-index.json");
 }
 
-const isLength = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
 
 export class LsCache {
   private fd: number | undefined;
@@ -63,7 +63,7 @@ export class LsCache {
   private slots: Map<string, number> | undefined;
   /** Slot of the listing's file 0, as far as the cache holds the listing in order. */
   private base = 0;
-  private readonly fresh = new Map<string, { stamp: FileStamp; row: SessionRow }>();
+  private readonly fresh = new Map<string, { stamp: SessionStamp; row: SessionRow }>();
   private dirty = false;
 
   /** `rebuild`: start empty whatever is on disk (after a row turned out corrupt). */
@@ -92,7 +92,7 @@ export class LsCache {
     const nl = head.subarray(0, readSync(fd, head, 0, head.length, 0)).indexOf(10);
     if (nl < 0) throw new CorruptCacheError();
     const meta = JSON.parse(head.toString("utf8", 0, nl)) as Meta;
-    if (meta?.version !== CACHE_VERSION || meta.build !== MADE_BY || ![meta.count, meta.paths, meta.modified, meta.stamps].every(isLength)) throw new CorruptCacheError();
+    if (meta?.version !== CACHE_VERSION || meta.build !== MADE_BY || ![meta.count, meta.paths, meta.modified, meta.stamps].every(isCount)) throw new CorruptCacheError();
     const n = meta.count;
     const indexBytes = meta.paths + meta.modified + meta.stamps + 3;
     this.rowsAt = nl + 1 + indexBytes;
@@ -167,7 +167,7 @@ export class LsCache {
     return bytes;
   }
 
-  set(path: string, stamp: FileStamp, row: SessionRow): void {
+  set(path: string, stamp: SessionStamp, row: SessionRow): void {
     this.fresh.set(path, { stamp, row });
     this.dirty = true;
   }

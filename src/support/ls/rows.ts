@@ -1,4 +1,4 @@
-import { type FileStamp, idFromFileName, type StoreFacts } from "../../stores/index.js";
+import { type SessionStamp, idFromFileName, type StoreFacts } from "../../stores/index.js";
 import { countBySeverity, CURRENT_VERSION, messageGist, messageText, sessionName, Validator, type AgentMessage } from "../../format/index.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
 import { sessionFindings } from "../inputs/verdict.js";
@@ -31,7 +31,7 @@ export interface SessionRow extends Partial<StoreFacts> {
 }
 
 /** One session's row (`scanSession`, then `sessionRow`). */
-export async function describeSession(path: string, stamp: FileStamp | undefined): Promise<SessionRow> {
+export async function describeSession(path: string, stamp: SessionStamp | undefined): Promise<SessionRow> {
   return sessionRow(await scanSession(path), path, stamp);
 }
 
@@ -39,7 +39,7 @@ export async function describeSession(path: string, stamp: FileStamp | undefined
 export type ScannedSession = { facts: Omit<SessionRow, "path" | "id" | "size" | "modified">; headerId: string | null; activity: number } | { error: string };
 
 /** A session's row: what its bytes say (`scanSession`), with its path and stamp (size, and the time last activity falls back on). */
-export function sessionRow(scanned: ScannedSession, path: string, stamp: FileStamp | undefined): SessionRow {
+export function sessionRow(scanned: ScannedSession, path: string, stamp: SessionStamp | undefined): SessionRow {
   const size = stamp?.size ?? 0;
   const mtime = stamp?.mtimeMs ?? 0;
   if ("error" in scanned) {

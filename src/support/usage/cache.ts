@@ -3,9 +3,10 @@ import { dirname, join } from "node:path";
 import { BUILD } from "../../build-info.js";
 import type { FileUsage } from "../../format/usage/records.js";
 import type { FileKind } from "../../format/schema/types.js";
-import type { FileStamp } from "../../stores/index.js";
+import type { SessionStamp } from "../../stores/index.js";
 import type { UsageFile } from "./read.js";
 import { cacheFolder } from "../../stores/index.js";
+import { isCount } from "../../format/common/guards.js";
 
 /**
  * `usage`'s cache: each session file's usage, keyed like `ls`'s index (path, size, mtime, inode,
@@ -72,7 +73,7 @@ interface Held {
   id: string | null;
   created: string | null;
   cwd: string | null;
-  stamp: FileStamp;
+  stamp: SessionStamp;
   usage: FileUsage;
 }
 
@@ -82,7 +83,6 @@ export function usageCachePath(env: NodeJS.ProcessEnv): string {
   return join(cacheFolder(env), "usage-index.bin");
 }
 
-const isCount = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
 const NO_SKIPPED = (): FileUsage["skipped"] => ({ requests: 0, cost: 0, lines: [] });
 
 export class UsageCache {
@@ -149,7 +149,7 @@ export class UsageCache {
   }
 
   /** The file's usage when the cache holds it for this stamp. */
-  get(path: string, stamp: FileStamp): UsageFile | undefined {
+  get(path: string, stamp: SessionStamp): UsageFile | undefined {
     const i = this.index.get(path);
     const m = this.meta;
     if (i === undefined || !m || m.size[i] !== stamp.size || m.mtimeMs[i] !== stamp.mtimeMs || m.ino[i] !== stamp.ino) return undefined;
@@ -173,7 +173,7 @@ export class UsageCache {
     return (this.usages[i] = { blocks: part("blocks"), entries: part("entries"), amounts: part("amounts"), models: m.models[i]!.map((k) => m.strings[k]!), skipped: m.skipped[i] ?? NO_SKIPPED() });
   }
 
-  set(stamp: FileStamp, file: UsageFile): void {
+  set(stamp: SessionStamp, file: UsageFile): void {
     this.fresh.set(file.path, { path: file.path, kind: file.kind, id: file.id, created: file.created, cwd: file.cwd, stamp, usage: file.usage });
     this.dirty = true;
   }

@@ -2,13 +2,13 @@ import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.j
 import { describeSession, scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
 import { readUsage, type UsageFile } from "../usage/read.js";
 import { openSource } from "../inputs/input.js";
-import { type FileStamp, idFromFileName, readAheadWithin, refOf, withBytes } from "../../stores/index.js";
+import { type SessionStamp, idFromFileName, readAheadWithin, refOf, withBytes } from "../../stores/index.js";
 import { BufferSource, commonPrefix, type ByteSource } from "../../format/read/source.js";
 
 /** A file to read, with its stamp (what the caches key it by). */
 export interface FileJob {
   path: string;
-  stamp: FileStamp | undefined;
+  stamp: SessionStamp | undefined;
   /**
    * What the file's likely byte-for-byte copies share (`withTwinKeys`: OpenClaw's importer copy of a
    * transcript in its database): jobs with one key are read as one unit (`runUnit`).

@@ -44,7 +44,7 @@ export interface WriterReport<S extends string, R extends WriterFileResult<S>> {
   summary: Record<S, number>;
 }
 
-/** A writer's run: its report, and whether it was over several files (`overFiles`: then a table). */
+/** A writer's run: its report, and whether it was over several files (`writeEach`: then a table). */
 export interface WriterRun<S extends string, R extends WriterFileResult<S>> extends WriterReport<S, R> {
   many: boolean;
   /** Directories given that hold no session file (said on stderr; with --check, exit 2). */
@@ -65,7 +65,7 @@ export const REFUSED_ABORTED_UNREADABLE = {
 
 /**
  * A file a writer could not open, as its result: the reason as the read-only commands give it
- * (`describeFsError`: the file, the cause, what to do), said on stderr by `overFiles`. An error
+ * (`describeFsError`: the file, the cause, what to do), said on stderr by `writeEach`. An error
  * that is not the file system's is a bug, and is thrown on.
  */
 export function unreadable(path: string, error: unknown): { file: string; status: "unreadable"; reason: string } {
@@ -89,7 +89,7 @@ export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFile
  * progress shown, and a count by status. `many`, decided here once: several files, or a directory
  * given (however many files it holds), so `--out` is a directory and the report a table.
  */
-export function overFiles<S extends string, R extends WriterFileResult<S>>(
+export function writeEach<S extends string, R extends WriterFileResult<S>>(
   command: string,
   options: WriterOptions,
   ctx: CommandContext,

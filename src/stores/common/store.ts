@@ -1,0 +1,91 @@
+import type { Finding } from "../../format/check/findings.js";
+import type { ByteSource } from "../../format/read/source.js";
+import type { StoreRun } from "./run.js";
+import type { StoreFacts } from "./store-facts.js";
+
+/*
+ * What a store is to the rest of the tool (src/stores/README.md): one object per store folder,
+ * registered in `stores/registry.ts`. Every question the layers above ask of sessions (where
+ * they are, which one an argument names, their bytes, their stamp, what they are to their owner)
+ * is asked of each store in turn; a store answers those it knows and passes on the rest
+ * (undefined, or nothing). Only `name`, `roots`, `list` and `named` are required: a store of
+ * plain files in a folder needs no more.
+ */
+
+/**
+ * A session as its store keeps it, named once where it is found: a file (pi's, or OpenClaw's
+ * JSONL), a compressed archive, or a transcript in a container that holds several (OpenClaw's
+ * database: `<database>#<session id>`). Nothing outside the store that named it takes it apart.
+ */
+export type SessionRef = { kind: "file"; path: string } | { kind: "archive"; path: string } | { kind: "transcript"; path: string; container: string; id: string };
+
+/** What the caches (`ls`, `usage`) key a session by: one whose stamp is unchanged is read from the cache. */
+export interface SessionStamp {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** Where a command looks: pi's session directory (as flags and environment set it) and the environment (other stores' roots). */
+interface Where {
+  piDir: string;
+  /** Not given: only the session directory is searched (a library caller's lookup). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What the other stores say of what lies inside a store's folder. */
+export interface Others {
+  /** The sessions of a folder laid out by another store (undefined: none's). */
+  list(dir: string): string[] | undefined;
+  /** Whether a file is one another store's listing passes over. */
+  passOver(path: string): boolean;
+}
+
+export interface Store {
+  /** As `--store` names it, and as a row's `store` says. */
+  readonly name: "pi" | "openclaw";
+  /** Where this store's roots are looked for, said when none is found. */
+  readonly lookedFor: (piDir: string) => string;
+  /** The roots of this store on this machine, that a store-wide command given no directory reads. */
+  roots(where: Required<Where>): string[];
+  /**
+   * The sessions of `dir` when it is (or is inside) this store's layout, sorted; undefined: not
+   * this store's. `archives`: with archives and copies (writers leave them alone unless named);
+   * `others`: what the other stores say of a folder or a file inside `dir` (a store laid out within another).
+   */
+  list(dir: string, archives: boolean, others: Others): string[] | undefined;
+  /** A file in this store's layout that is no session (a trace beside its transcripts): every store's listing passes over it. */
+  passOver?(path: string): boolean;
+  /** The sessions a FILE argument names: a session id, the start of one, or a key the store gives. */
+  named(query: string, where: Where): string[];
+  /** The session id in a path this store names (undefined: none it knows). */
+  idOf(path: string): string | undefined;
+  /** The ids of the sessions it keeps (what shell completion offers). */
+  sessionIds?(where: Required<Where>): string[];
+  /** Why a place of this store could not be searched, a line each. */
+  unsearched?(env: NodeJS.ProcessEnv): string[];
+  /** What `path` is, where it is a session this store names specially (a transcript in a container, an archive). */
+  ref?(path: string): SessionRef | undefined;
+  /** A session's bytes as stored, where this store keeps them otherwise than as a file (undefined: a plain file). */
+  open?(path: string): ByteSource | undefined;
+  /** A session's stamp, where it is not its file's (null: this store's, but it has none now, so it is never cached). */
+  stamp?(path: string): SessionStamp | null | undefined;
+  /** What a session is to this store (undefined: not one of its own); `firstText`: its first user message, where the caller has it. */
+  facts?(path: string, firstText?: string | null): StoreFacts | undefined;
+  /** The process a session's lock names, and whether it runs now. */
+  lock?(path: string): { lock: string; pid: number; live: boolean } | undefined;
+  /** What the store says of a session beyond its lines (its own finding codes). */
+  findings?(path: string, ids: Iterable<{ id: string; line: number }>, idsOf: (path: string) => Set<string> | undefined): Finding[];
+  /** Jobs with what sessions that may be one another's bytes again share (`twin`: read once when they are); the jobs as they are where none is this store's. */
+  withTwinKeys?<T extends { path: string; stamp: { size: number } | undefined; twin?: string }>(jobs: T[]): T[];
+  /** The session a path holds, where several paths hold one (grep reports each match once). */
+  group?(path: string): string | undefined;
+  /** What to say of a directory of this store given that holds no session file (undefined: nothing special). */
+  emptyNote?(dir: string): string | undefined;
+  /** A store-wide command's run keeps (`env`) or does not keep (undefined) what this store caches between runs. */
+  keep?(run: StoreRun, env: NodeJS.ProcessEnv | undefined): void;
+  /** What the run keeps, saved. */
+  save?(run: StoreRun): void;
+  /** Which sessions this thread reads next (a worker's chunk; undefined: all that follow). */
+  readAheadWithin?(paths: readonly string[] | undefined): void;
+}

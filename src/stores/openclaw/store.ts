@@ -1,0 +1,91 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { CliError } from "../../errors.js";
+import { DATABASE_NAME, isDatabaseFile, isTrajectory, openclawSessionId } from "../common/openclaw-layout.js";
+import type { Store } from "../common/store.js";
+import { existsSync } from "node:fs";
+import { lockOf } from "../openclaw-jsonl/index.js";
+import { DatabaseError } from "../openclaw-sqlite/connection.js";
+import { factsCachePath, FactsFolder } from "../openclaw-sqlite/facts-cache.js";
+import { databaseLacks } from "../openclaw-sqlite/lacks.js";
+import { transcriptRef } from "../openclaw-sqlite/ref.js";
+import { databases, databasesIn } from "../openclaw-sqlite/run.js";
+import { agentDatabase, databaseTranscripts, openDatabaseTranscript, transcriptStamp } from "../openclaw-sqlite/transcripts.js";
+import { sessionGroup, withTwinKeys } from "../openclaw-sqlite/twins.js";
+import { openclawRoots, openclawSessionIds, openclawTranscripts, openclawTranscriptsNamed, transcriptFacts, unreadableDatabases } from "./index.js";
+
+/** OpenClaw's stores, both eras, as one store (README, "OpenClaw's stores"). */
+export const openclawStore: Store = {
+  name: "openclaw",
+  lookedFor: () => "an OpenClaw root ($OPENCLAW_STATE_DIR, ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot)",
+  roots: ({ env }) => openclawRoots(env),
+  list: (dir, archives) => openclawTranscripts(dir, archives),
+  named: (query, { env }) => (env ? openclawTranscriptsNamed(query, env) : []),
+  idOf: openclawSessionId,
+  sessionIds: ({ env }) => openclawSessionIds(env),
+  unsearched: unreadableDatabases,
+  passOver: isTrajectory,
+  ref(path) {
+    const t = transcriptRef(path);
+    return t ? { kind: "transcript", path, container: t.database, id: t.name } : undefined;
+  },
+  open(path) {
+    const ref = transcriptRef(path);
+    if (ref) {
+      try {
+        return openDatabaseTranscript(ref, path);
+      } catch (error) {
+        throw new CliError(error instanceof DatabaseError ? error.message : `${path}: ${(error as Error).message}`);
+      }
+    }
+    if (!isDatabaseFile(path)) return undefined;
+    let count: number;
+    try {
+      count = databaseTranscripts(path, false).filter((p) => p !== path).length;
+      agentDatabase(path);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+    throw new CliError(`${path}: OpenClaw's database of an agent's transcripts (${count} live), not one transcript; name one as ${path}#<session id>, by its id or key, or give the store's folder`);
+  },
+  stamp(path) {
+    const ref = transcriptRef(path);
+    return ref ? (transcriptStamp(ref) ?? null) : undefined;
+  },
+  facts(path, firstText) {
+    const facts = transcriptFacts(path, firstText);
+    return facts.store === "openclaw" ? facts : undefined;
+  },
+  lock: lockOf,
+  findings(path, ids, idsOf) {
+    const lacks = databaseLacks(path, ids, idsOf);
+    return lacks ? [lacks] : [];
+  },
+  withTwinKeys,
+  group: sessionGroup,
+  emptyNote(dir) {
+    const found = sqliteStores(dir);
+    return found.length > 0 ? `${dir}: its live transcripts are in OpenClaw's database (${found.join(", ")}), which only OpenClaw writes; read them with any read-only command, or take a file of one with \`pi-session cat ID > ID.jsonl\`` : undefined;
+  },
+  keep(run, env) {
+    databasesIn(run).factsCache = env ? new FactsFolder(factsCachePath(env)) : undefined;
+  },
+  save(run) {
+    databasesIn(run).saveFacts();
+  },
+  readAheadWithin(paths) {
+    databases().readAheadWithin(paths);
+  },
+};
+
+/** The SQLite stores newer OpenClaw releases keep transcripts in (`agents/<agent>/agent/openclaw-agent.sqlite`). */
+function sqliteStores(dir: string): string[] {
+  const agents = join(dir, "agents");
+  let names: string[];
+  try {
+    names = readdirSync(agents).sort();
+  } catch {
+    return [];
+  }
+  return names.map((a) => join(agents, a, "agent", DATABASE_NAME)).filter((p) => existsSync(p));
+}

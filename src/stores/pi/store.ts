@@ -1,0 +1,35 @@
+import { statSync } from "node:fs";
+import type { Store } from "../common/store.js";
+import { idFromFileName, piSessionFiles } from "./index.js";
+
+/** pi's own store: the session directory, a folder a project (README, "Commands"). */
+export const piStore: Store = {
+  name: "pi",
+  lookedFor: (piDir) => `pi's session directory (${piDir}; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it)`,
+  roots: ({ piDir }) => (isDir(piDir) ? [piDir] : []),
+  list: (dir, _archives, others) => piSessionFiles(dir, others.list, others.passOver),
+  named(query, { piDir }) {
+    try {
+      return piSessionFiles(piDir, () => undefined, () => false).filter((f) => idFromFileName(f)?.startsWith(query));
+    } catch {
+      // no session directory: nothing is named in it
+      return [];
+    }
+  },
+  idOf: idFromFileName,
+  sessionIds({ piDir }) {
+    try {
+      return piSessionFiles(piDir, () => undefined, () => false).flatMap((f) => idFromFileName(f) ?? []);
+    } catch {
+      return [];
+    }
+  },
+};
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
