@@ -1,7 +1,7 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, describeFsError, ExitCode } from "../errors.js";
-import type { ByteSource } from "../format/index.js";
+import type { ByteSource } from "../format/read/source.js";
 import type { Sink } from "../render/sink.js";
 import { openSource } from "../support/inputs/input.js";
 import { resolveInput } from "../stores/index.js";

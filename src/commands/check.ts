@@ -1,7 +1,9 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, type ExitCode as Code } from "../errors.js";
-import { countBySeverity, Validator, type Finding, type Session, type Severity } from "../format/index.js";
+import { countBySeverity, type Finding, type Severity } from "../format/check/findings.js";
+import { Validator } from "../format/check/validate.js";
+import type { Session } from "../format/session/session.js";
 import { sessionFindings } from "../support/inputs/verdict.js";
 import { annotation, type AnnotationLevel } from "../render/github.js";
 import { openPath } from "../support/inputs/input.js";

@@ -1,7 +1,11 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { contextMessages, contextParts, contextSettingsAt, RawMessage, PairingCheck, sentAt, type AgentMessage, type PairingProblem, type BuiltContext, type SentMessage, type Session } from "../format/index.js";
+import { contextMessages, contextParts, contextSettingsAt, RawMessage } from "../format/context/branch.js";
+import type { BuiltContext } from "../format/context/context.js";
+import { PairingCheck, sentAt, type PairingProblem, type SentMessage } from "../format/context/send.js";
+import type { AgentMessage } from "../format/schema/types.js";
+import type { Session } from "../format/session/session.js";
 import { RawJson, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import type { Style } from "../render/style.js";
 import { renderMessage, renderSettings, textLines } from "../render/terminal/message.js";

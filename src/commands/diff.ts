@@ -1,7 +1,11 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { compareSessions, contextMessages, contextSettingsAt, forkOf, lineDiff, nodeSummary, type EntryAt, type Session, type SessionComparison } from "../format/index.js";
+import { lineDiff } from "../format/common/line-diff.js";
+import { contextMessages, contextSettingsAt } from "../format/context/branch.js";
+import { compareSessions, forkOf, type EntryAt, type SessionComparison } from "../format/session/compare.js";
+import type { Session } from "../format/session/session.js";
+import { nodeSummary } from "../format/session/summary.js";
 import { renderDiff } from "../render/diff.js";
 import { sanitize } from "../render/safe.js";
 import { layoutWidth, makeStyle, type Style } from "../render/style.js";

@@ -1,7 +1,12 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
-import { contextMessages, contextSettingsAt, createFile, CURRENT_VERSION, messageGist, messageText, StatsCollector, TargetExistsError, type AgentMessage, type AnyEntry, type Session } from "../format/index.js";
+import { contextMessages, contextSettingsAt } from "../format/context/branch.js";
+import { CURRENT_VERSION, messageText, type AgentMessage, type AnyEntry } from "../format/schema/types.js";
+import { messageGist } from "../format/session/labels.js";
+import type { Session } from "../format/session/session.js";
+import { StatsCollector } from "../format/usage/stats.js";
+import { createFile, TargetExistsError } from "../format/write/atomic.js";
 import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/export/entry.js";
 import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export/document.js";
 import { writeAll, type Sink } from "../render/sink.js";

@@ -4,7 +4,8 @@ import { dirname, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
-import { createFile, planFork, sessionPathFor, TargetExistsError } from "../format/index.js";
+import { createFile, TargetExistsError } from "../format/write/atomic.js";
+import { planFork, sessionPathFor } from "../format/write/fork.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
 
 export interface ForkCommandOptions {

@@ -1,7 +1,10 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { formatDiff, planMigration, Session, stampOf, writeMigration } from "../format/index.js";
+import { Session } from "../format/session/session.js";
+import { stampOf } from "../format/write/atomic.js";
+import { planMigration, writeMigration } from "../format/write/migrate.js";
+import { formatDiff } from "../format/write/rewrite.js";
 import { openSource } from "../support/inputs/input.js";
 import { plural } from "../render/units.js";
 import { renderDiff } from "../render/diff.js";

@@ -1,7 +1,11 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, shellQuote } from "../errors.js";
-import { countBySeverity, nodeSummary, toolCallsOf, type AgentMessage, type AnyEntry, type Finding, type Session, type SessionHeader } from "../format/index.js";
+import { countBySeverity, type Finding } from "../format/check/findings.js";
+import { toolCallsOf } from "../format/context/send.js";
+import type { AgentMessage, AnyEntry, SessionHeader } from "../format/schema/types.js";
+import type { Session } from "../format/session/session.js";
+import { nodeSummary } from "../format/session/summary.js";
 import { renderMessage, textLines } from "../render/terminal/message.js";
 import { renderFindings } from "../render/findings.js";
 import { sanitize } from "../render/safe.js";

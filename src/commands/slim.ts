@@ -1,7 +1,10 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { DEFAULT_MIN_SIZE, formatBytes, planSlim, Session, SLIM_KINDS, stampOf, writeSlim, type SlimKind, type SlimResult } from "../format/index.js";
+import { formatBytes } from "../format/common/units.js";
+import { Session } from "../format/session/session.js";
+import { stampOf } from "../format/write/atomic.js";
+import { DEFAULT_MIN_SIZE, planSlim, SLIM_KINDS, writeSlim, type SlimKind, type SlimResult } from "../format/write/slim.js";
 import { openSource } from "../support/inputs/input.js";
 import { annotation } from "../render/github.js";
 import { type Style } from "../render/style.js";

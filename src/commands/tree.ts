@@ -1,7 +1,8 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
-import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries, type Session } from "../format/index.js";
+import type { Session } from "../format/session/session.js";
+import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries } from "../format/session/summary.js";
 import { KindNames } from "../render/kinds.js";
 import { previewOf } from "../render/preview.js";
 import { sanitize, sanitizeOneLine } from "../render/safe.js";

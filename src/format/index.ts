@@ -1,41 +1,36 @@
 /**
- * pi-session's format core: a typed library with no printing and no `process.exit`.
+ * pi-session's format library (README, "The library"): a typed library with no printing and no
+ * `process.exit`. What it exports here is what README documents; the rest of `src/format` is the
+ * tool's own and may change.
  *
  *     import { openSession, contextAt } from "pi-session";
  *     const session = await openSession("session.jsonl");
  *     const context = contextAt(session, session.leafNode);
  */
-export * from "./schema/types.js";
-export * from "./check/findings.js";
+
+// Reading: a session file (or bytes) as a compact index; entries parsed when asked for
 export { Session, openSession, openSessionSync, openSessionBuffer, type OpenOptions } from "./session/session.js";
-export { type LineKind, type LineRecord } from "./read/line-table.js";
-export { IMAGE_DATA_LENGTH, imageBytes, PLAIN_TEXT, type ReadOptions } from "./read/pass-two.js";
-export { parseLine, LineFlag, salvagePieces, classifyText, normalizeLine, BrokenRun, type BrokenOutcome, type Pieces, type Piece } from "./read/salvage.js";
-export { applyLabel, messageGist, sessionName } from "./session/labels.js";
-export { compareSessions, forkOf, type ChangedEntry, type EntryAt, type SessionComparison } from "./session/compare.js";
-export { lineDiff } from "./common/line-diff.js";
-export { TreeIndex, type ParentProblem, type TreeProblem } from "./session/tree.js";
-export { buildContext, compactionSelection, contextEntries, projectContext, projectEntry, toLlmMessages, bashExecutionText, type BuiltContext, type ProjectedEntry } from "./context/context.js";
-export { Validator, lineFindings, quickFindings, recordFindings, treeFindings } from "./check/validate.js";
-export { scanLine, emptyFields, Verdict, type ScanFields } from "./read/scanner.js";
-export { StatsCollector, type SessionStats } from "./usage/stats.js";
-export { migrateEntryV1ToV2, migrateEntryV2ToV3, migrateHeader, V1IdAllocator } from "./schema/migrations.js";
-export { contextAt, contextMessages, contextParts, tracedMessages, targetModelAt, RawMessage, contextSettingsAt, resolveEntry, EntryNotFoundError } from "./context/branch.js";
-export { sentAt, sendSequence, llmMessages, pairingProblems, PairingCheck, toolCallsOf, isSkippedTurn, NO_RESULT_TEXT, type SentMessage, type TargetModel, type TracedMessage, type PairingProblem } from "./context/send.js";
-export { FileSource, BufferSource, SliceSource, forEachLine, readHead, type ByteSource } from "./read/source.js";
+export { FileSource, BufferSource, type ByteSource } from "./read/source.js";
+export { CURRENT_VERSION } from "./schema/types.js";
+export type { SessionHeader, SessionEntry, AnyEntry, EntryType, MessageEntry, ModelChangeEntry, ThinkingLevelChangeEntry, UsageEntry, CompactionEntry, BranchSummaryEntry, CustomEntry, CustomMessageEntry, ContextEditEntry, LabelEntry, SessionInfoEntry, LeafEntry, ActiveToolsChangeEntry } from "./schema/types.js";
+export type { AgentMessage, MessageRole, ContentBlock, TextContent, ImageContent, ThinkingContent, ToolCallContent, Usage, SessionContext, FileKind } from "./schema/types.js";
+
+// The context pi builds at a leaf, and the messages it sends
+export { contextAt, resolveEntry, EntryNotFoundError } from "./context/branch.js";
+export type { BuiltContext } from "./context/context.js";
+export { sentAt, type SentMessage, type TargetModel } from "./context/send.js";
+
+// Checking: every finding `pi-session check` reports
+export { Validator } from "./check/validate.js";
+export { countBySeverity, FINDING_INFO, type Finding, type FindingCode, type StoreFindingCode, type Severity } from "./check/findings.js";
+
+// Writing: a plan first, then the bytes (to any sink; the original is the caller's to keep)
 export { planMigration, writeMigration, type MigrationPlan, type MigrationStatus } from "./write/migrate.js";
-export { rewriteLines, formatDiff, type LineDecision, type RewriteResult } from "./write/rewrite.js";
-export { replaceFile, createFile, cleanLeftovers, backupPathFor, stampOf, ConcurrentWriteError, TargetExistsError, type FileStamp, type Producer } from "./write/atomic.js";
-export { planRepair, writeRepair, synthesizeHeader, REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan, type SessionStart } from "./write/repair/index.js";
-export { splitSessions, type SessionPart } from "./write/split.js";
-export { planSlim, writeSlim, liveNodes, placeholder, DEFAULT_MIN_SIZE, SLIM_KINDS, type SlimPlan, type SlimResult, type SlimKind } from "./write/slim.js";
-export { formatBytes, formatCount, plural } from "./common/units.js";
-export { idHash } from "./common/hash.js";
-export { entrySummary, kindName, nodeSummary, summaryFromBytes, summaryWindow, partialEntry, SummaryReader, SUMMARY_WINDOW, withSummaries, type Line } from "./session/summary.js";
-export { planFork, sessionFolderName, sessionFileName, sessionPathFor, type ForkOptions, type ForkPlan } from "./write/fork.js";
-export { entryUsage, totalTokens, usageAmounts, sharedRecords, forEachRecord, UsageCollector, UsageTotals, TOOLS_AND_SUMMARIES, ENTRY_STRIDE, AMOUNT_STRIDE, BLOCK_STRIDE, BLOCK_MS, blocksOf, forEachBlock, messageUsageKey, type UsageBlockView, type EntryUsage, type FileUsage, type SessionUsage, type SkippedUsage, type UsageAmounts, type UsageRecordView } from "./usage/records.js";
-export { usageReport, USAGE_GROUPS, NO_DATE, type UsageGroup, type UsageReport, type UsageReportOptions, type UsageRow, type UsageSums, type ModelSums, type AttributedSession } from "./usage/report.js";
-export { Calendar, isTimeZone, localTimeZone, dayKey, weekKey, monthKey, parseDay, addMonths } from "./usage/calendar.js";
-export { readFileUsage, referenceUsage, type UsageRead } from "./usage/read.js";
-export { compilePattern, entryRole, firstMatch, requiredLiteral, searchableTexts, PatternError, type GrepPattern, type PatternOptions, type TextMatch } from "./grep/pattern.js";
-export { grepFile, referenceGrep, type GrepFilter, type GrepHit, type GrepRead } from "./grep/read.js";
+export { planRepair, writeRepair, REPAIR_CODES, type RepairPlan, type RepairAction, type RepairCode } from "./write/repair/index.js";
+export { planSlim, writeSlim, type SlimPlan } from "./write/slim.js";
+export type { RewriteResult } from "./write/rewrite.js";
+
+// Usage and search, as `usage` and `grep` read a session
+export { readFileUsage, type UsageRead } from "./usage/read.js";
+export { compilePattern, type GrepPattern, type PatternOptions } from "./grep/pattern.js";
+export { grepFile, type GrepFilter, type GrepHit, type GrepRead } from "./grep/read.js";

@@ -1,4 +1,4 @@
-import type { Finding, Severity } from "../format/index.js";
+import type { Finding, Severity } from "../format/check/findings.js";
 import { shellQuote } from "../errors.js";
 import { layoutWidth, type Style } from "./style.js";
 import { sanitizeOneLine } from "./safe.js";

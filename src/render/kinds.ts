@@ -1,4 +1,5 @@
-import { kindName, type Session } from "../format/index.js";
+import type { Session } from "../format/session/session.js";
+import { kindName } from "../format/session/summary.js";
 import { displayWidth } from "./width.js";
 
 // eslint-disable-next-line no-control-regex

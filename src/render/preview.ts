@@ -1,4 +1,4 @@
-import { summaryFromBytes, summaryWindow } from "../format/index.js";
+import { summaryFromBytes, summaryWindow } from "../format/session/summary.js";
 import { preview } from "./width.js";
 
 /**

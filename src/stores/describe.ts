@@ -44,8 +44,10 @@ export function lockOf(path: string): { lock: string; pid: number; live: boolean
  * with their lines; `idsOf` reads another session's ids (undefined: it cannot be read).
  */
 export function storeFindings(path: string, ids: Iterable<{ id: string; line: number }>, idsOf: (path: string) => Set<string> | undefined): Finding[] {
-  const list = [...ids];
-  return STORES.flatMap((s) => s.findings?.(path, list, idsOf) ?? []);
+  const asked = STORES.filter((s) => s.findings);
+  // (one store asks: the ids as given, read only if it needs them; several: read once for all)
+  const given = asked.length > 1 ? [...ids] : ids;
+  return asked.flatMap((s) => s.findings!(path, given, idsOf));
 }
 
 /**

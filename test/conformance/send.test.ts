@@ -7,7 +7,9 @@
  */
 import { basename } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openSessionSync, sentAt, targetModelAt, type TargetModel } from "../../src/format/index.js";
+import { targetModelAt } from "../../src/format/context/branch.js";
+import { sentAt, type TargetModel } from "../../src/format/context/send.js";
+import { openSessionSync } from "../../src/format/session/session.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 import { pi, piEntries, piSent, piWalkLoops } from "../helpers/pi.js";
 

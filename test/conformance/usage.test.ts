@@ -10,7 +10,11 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AMOUNT_STRIDE, BufferSource, FileSource, openSessionSync, readFileUsage, referenceUsage, StatsCollector, type FileUsage } from "../../src/format/index.js";
+import { BufferSource, FileSource } from "../../src/format/read/source.js";
+import { openSessionSync } from "../../src/format/session/session.js";
+import { readFileUsage, referenceUsage } from "../../src/format/usage/read.js";
+import { AMOUNT_STRIDE, type FileUsage } from "../../src/format/usage/records.js";
+import { StatsCollector } from "../../src/format/usage/stats.js";
 import { CORRUPTIONS, corrupt } from "../helpers/corrupt.js";
 import { generateSession, rng } from "../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FINDING_INFO, type FindingCode } from "../../src/format/index.js";
+import { FINDING_INFO, type FindingCode } from "../../src/format/check/findings.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { cli, cliJson } from "../helpers/cli.js";
 import { fixture } from "../helpers/paths.js";

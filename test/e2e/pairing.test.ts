@@ -11,7 +11,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { pairingProblems, type SentMessage } from "../../src/format/index.js";
+import { pairingProblems, type SentMessage } from "../../src/format/context/send.js";
 import { cli, cliJson } from "../helpers/cli.js";
 import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
 import { branches, pi, piEntries, piSent } from "../helpers/pi.js";

@@ -10,7 +10,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFile
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FileSource, openSessionSync, planRepair, replaceFile, stampOf, Validator, writeRepair } from "../../src/format/index.js";
+import { Validator } from "../../src/format/check/validate.js";
+import { FileSource } from "../../src/format/read/source.js";
+import { openSessionSync } from "../../src/format/session/session.js";
+import { replaceFile, stampOf } from "../../src/format/write/atomic.js";
+import { planRepair, writeRepair } from "../../src/format/write/repair/index.js";
 import { corrupt, CORRUPTIONS } from "../helpers/corrupt.js";
 import { corpusFiles, fixture } from "../helpers/paths.js";
 import { pi, sentBreaks } from "../helpers/pi.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createFile } from "../../src/format/index.js";
+import { createFile } from "../../src/format/write/atomic.js";
 import { streamSink } from "../../src/render/sink.js";
 import { rng } from "../helpers/generate.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { entrySummary, openSessionSync, partialEntry as partialFromBytes } from "../../src/format/index.js";
+import { openSessionSync } from "../../src/format/session/session.js";
+import { entrySummary, partialEntry as partialFromBytes } from "../../src/format/session/summary.js";
 import { previewFromBytes } from "../../src/render/preview.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 import { fitPreview, lineTail, preview } from "../../src/render/width.js";

@@ -16,7 +16,7 @@ import type { TextClass } from "../read/salvage.js";
  * unknown types and roles, and the harness's leaf targets. Every error code is found here or in
  * `treeFindings`, so a scan-only command reports the same errors as `check`.
  */
-export function recordFindings(session: Session): Finding[] {
+function recordFindings(session: Session): Finding[] {
   const out: Finding[] = [];
   const legacy = session.version < 2;
   // Read from the columns, not a record per node: most nodes have nothing to report, and this runs
@@ -496,7 +496,7 @@ function notSent(session: Session, p: PairingFinding): Finding {
 const DUPLICATE_LINES_NAMED = 10;
 
 /** Duplicate ids and broken parent links. */
-export function treeFindings(session: Session): Finding[] {
+function treeFindings(session: Session): Finding[] {
   const out: Finding[] = [];
   const { tree } = session;
   const where = (node: number) => {

@@ -90,7 +90,7 @@ export function compactionSelection(path: PathView, compactionAt: (i: number) =>
 }
 
 /** The entries the context is made of (see `compactionSelection`), the compaction first. */
-export function contextEntries(path: readonly AnyEntry[]): AnyEntry[] {
+function contextEntries(path: readonly AnyEntry[]): AnyEntry[] {
   const view: PathView = {
     length: path.length,
     id: (i) => path[i]!.id,
@@ -180,7 +180,7 @@ export function editEffectOf(entry: AnyEntry): { target: string; omit: boolean; 
   return { target: entry.targetId, omit: false, calls };
 }
 
-export interface ProjectedEntry {
+interface ProjectedEntry {
   entry: AnyEntry;
   messages: AgentMessage[];
   /** The context edit applied to this entry, if any. */
@@ -188,7 +188,7 @@ export interface ProjectedEntry {
 }
 
 /** The context entries with the messages each contributes. */
-export function projectContext(path: readonly AnyEntry[]): ProjectedEntry[] {
+function projectContext(path: readonly AnyEntry[]): ProjectedEntry[] {
   const selected = contextEntries(path);
   const edits = new Map<unknown, ContextEditEntry>();
   for (const entry of selected) if (entry.type === "context_edit") edits.set(entry.targetId, entry as ContextEditEntry);
@@ -221,7 +221,7 @@ const BRANCH_PREFIX = "The following is a summary of a branch that this conversa
 const BRANCH_SUFFIX = "</summary>";
 
 /** pi's rendering of a bash execution for the model. */
-export function bashExecutionText(m: AgentMessage): string {
+function bashExecutionText(m: AgentMessage): string {
   let text = `Ran \`${m.command}\`\n`;
   text += m.output ? `\`\`\`\n${m.output}\n\`\`\`` : "(no output)";
   if (m.cancelled) text += "\n\n(command cancelled)";

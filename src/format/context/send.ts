@@ -30,7 +30,7 @@ export interface SentMessage {
 }
 
 /** A context message and the node it came from. */
-export interface TracedMessage {
+interface TracedMessage {
   message: AgentMessage;
   node: number;
 }
@@ -38,7 +38,7 @@ export interface TracedMessage {
 const USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)";
 const TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)";
 /** The text of the result pi supplies for an unanswered call. */
-export const NO_RESULT_TEXT = "No result provided";
+const NO_RESULT_TEXT = "No result provided";
 
 /** Images as one placeholder a run, for a model without vision. */
 function withoutImages(content: ContentBlock[], placeholder: string): ContentBlock[] {
@@ -99,7 +99,7 @@ export function isSkippedTurn(m: AgentMessage): boolean {
  * a system message that comes while calls wait is held until they are answered; every result
  * passes as it is. `now` dates the synthetic results (pi uses the time of sending).
  */
-export function* sendSequence(messages: Iterable<TracedMessage>, model: TargetModel, now: () => number = Date.now): Generator<SentMessage> {
+function* sendSequence(messages: Iterable<TracedMessage>, model: TargetModel, now: () => number = Date.now): Generator<SentMessage> {
   let pending: Array<{ id: unknown; name: unknown }> = [];
   let pendingNode = -1;
   let answered = new Set<unknown>();
@@ -152,7 +152,7 @@ export function* sendSequence(messages: Iterable<TracedMessage>, model: TargetMo
 }
 
 /** Context messages converted as pi's `convertToLlm` converts them, each with its node. */
-export function* llmMessages(messages: Iterable<TracedMessage>): Generator<TracedMessage> {
+function* llmMessages(messages: Iterable<TracedMessage>): Generator<TracedMessage> {
   for (const { message, node } of messages) for (const m of toLlmMessages([message])) yield { message: m, node };
 }
 

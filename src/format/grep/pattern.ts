@@ -51,7 +51,7 @@ function stringsIn(value: unknown, path: string, visit: TextVisitor, tool: strin
  * call that returns true, and says whether one did. `tool` is the tool a text belongs to (a call's
  * name, a result's `toolName`), for `--tool`.
  */
-export function searchableTexts(entry: Json, visit: TextVisitor): boolean {
+function searchableTexts(entry: Json, visit: TextVisitor): boolean {
   switch (entry.type) {
     case "message": {
       const m = entry.message;

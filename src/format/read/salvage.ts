@@ -126,7 +126,7 @@ export type TextClass =
   /** Not JSON: for steps 3 and 4. */
   | { kind: "broken" };
 
-export function classifyText(text: string): TextClass {
+function classifyText(text: string): TextClass {
   if (!text.trim()) return { kind: "blank" };
   let value: unknown;
   try {
@@ -138,7 +138,7 @@ export function classifyText(text: string): TextClass {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? { kind: "no-type" } : { kind: "not-object" };
 }
 
-export interface Piece {
+interface Piece {
   /** The record's text, trimmed. */
   text: string;
   value: SessionRecord;

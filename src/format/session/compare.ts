@@ -16,7 +16,7 @@ export interface EntryAt {
   line: number;
 }
 
-export interface ChangedEntry {
+interface ChangedEntry {
   id: string | null;
   a: EntryAt;
   b: EntryAt;

@@ -15,7 +15,7 @@ import { hexString } from "../read/scanner.js";
  * needs none of them, `path --leaves` the counts, `tree` all three.
  */
 
-export type ParentProblem = "missing" | "self" | "forward" | "cycle";
+type ParentProblem = "missing" | "self" | "forward" | "cycle";
 
 export interface TreeProblem {
   node: number;

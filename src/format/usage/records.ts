@@ -11,7 +11,7 @@ import type { AnyEntry } from "../schema/types.js";
  */
 
 /** The key pi's breakdown gives whatever is no model's own request: tool results and summaries. */
-export const TOOLS_AND_SUMMARIES = "Tools/summaries";
+const TOOLS_AND_SUMMARIES = "Tools/summaries";
 
 export interface UsageAmounts {
   input: number;
@@ -118,7 +118,7 @@ export class UsageTotals implements UsageAmounts {
  * entry without one, never shared); and `amounts`, `AMOUNT_STRIDE` a record: its model (an index
  * into `FileUsage.models`), then input, output, cache read, cache write and cost.
  */
-export const ENTRY_STRIDE = 2;
+const ENTRY_STRIDE = 2;
 export const AMOUNT_STRIDE = 6;
 
 /** Records summed by quarter hour of UTC: every zone's offset since 1980 is a whole number of them (a report buckets records one by one where it is not). */
@@ -245,7 +245,7 @@ function grown(a: Float64Array): Float64Array {
 }
 
 /** The records summed by quarter hour and model (`FileUsage.blocks`). */
-export function blocksOf(entries: Float64Array, amounts: Float64Array): Float64Array {
+function blocksOf(entries: Float64Array, amounts: Float64Array): Float64Array {
   // (block, model) -> its row; records come in runs of one quarter hour and model
   const sums = new Map<number | string, number[]>();
   let lastId: number | string = NaN;

@@ -16,15 +16,15 @@ export const FACET_GROUPS: ReadonlySet<UsageGroup> = new Set(["agent", "key", "j
 const NO_FACET = "-";
 
 /** A group's key when its records have no time (no entry timestamp, no header timestamp). */
-export const NO_DATE = "unknown";
+const NO_DATE = "unknown";
 
-export interface UsageSums extends UsageAmounts {
+interface UsageSums extends UsageAmounts {
   requests: number;
   /** input + output + cache read + cache write. */
   total: number;
 }
 
-export interface ModelSums extends UsageSums {
+interface ModelSums extends UsageSums {
   model: string;
   sessions: number;
 }

@@ -71,7 +71,7 @@ export function cleanLeftovers(target: string): string[] {
 }
 
 /** `<file>.bak`, else `.bak.1`, `.bak.2`, … (never ending in `.jsonl`, so pi does not list it). */
-export function backupPathFor(target: string, backupDir?: string): string {
+function backupPathFor(target: string, backupDir?: string): string {
   const base = join(backupDir ?? dirname(target), basename(target));
   if (!existsSync(`${base}.bak`)) return `${base}.bak`;
   for (let i = 1; ; i++) if (!existsSync(`${base}.bak.${i}`)) return `${base}.bak.${i}`;

@@ -30,7 +30,7 @@ export interface ForkPlan {
 }
 
 /** pi's folder name for a cwd inside the sessions directory. */
-export function sessionFolderName(cwd: string): string {
+function sessionFolderName(cwd: string): string {
   return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 

@@ -131,7 +131,7 @@ function carriesPayload(type: string | undefined): boolean {
 const PLACEHOLDER_START = "[removed by pi-session slim: ";
 
 /** The placeholder of a payload: what it was and how big. */
-export function placeholder(what: string, bytes: number): string {
+function placeholder(what: string, bytes: number): string {
   return `${PLACEHOLDER_START}${what}, ${formatBytes(bytes)}]`;
 }
 

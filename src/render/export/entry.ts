@@ -1,4 +1,7 @@
-import { imageBytes, StatsCollector, type AgentMessage, type AnyEntry, type LineRecord, type ReadOptions } from "../../format/index.js";
+import type { LineRecord } from "../../format/read/line-table.js";
+import { imageBytes, type ReadOptions } from "../../format/read/pass-two.js";
+import type { AgentMessage, AnyEntry } from "../../format/schema/types.js";
+import { StatsCollector } from "../../format/usage/stats.js";
 import type { Block } from "./blocks.js";
 import { BlockBuilder } from "./model.js";
 import { ToolPairing } from "./tools.js";

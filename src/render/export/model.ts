@@ -1,4 +1,5 @@
-import { imageBytes, PLAIN_TEXT, type AgentMessage, type AnyEntry, type ContentBlock } from "../../format/index.js";
+import { imageBytes, PLAIN_TEXT } from "../../format/read/pass-two.js";
+import type { AgentMessage, AnyEntry, ContentBlock } from "../../format/schema/types.js";
 import type { Block, MessageBlock, Part, SummaryBlock } from "./blocks.js";
 import { toolCall } from "./tools.js";
 import type { Redactor } from "./redact.js";

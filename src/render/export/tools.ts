@@ -1,5 +1,5 @@
 import { createPatch } from "diff";
-import { idHash } from "../../format/index.js";
+import { idHash } from "../../format/common/hash.js";
 import type { Block, MessageBlock, Part, ToolCall, ToolResult, ToolShown } from "./blocks.js";
 import { isNumber, isString } from "../../format/common/guards.js";
 

@@ -1,4 +1,5 @@
-import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries, type Session } from "../../format/index.js";
+import type { Session } from "../../format/session/session.js";
+import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries } from "../../format/session/summary.js";
 import { KindNames } from "../kinds.js";
 import { previewOf } from "../preview.js";
 import { sanitize } from "../safe.js";

@@ -1,4 +1,6 @@
-import { imageBytes, type AgentMessage, type BuiltContext, type ContentBlock } from "../../format/index.js";
+import type { BuiltContext } from "../../format/context/context.js";
+import { imageBytes } from "../../format/read/pass-two.js";
+import type { AgentMessage, ContentBlock } from "../../format/schema/types.js";
 import type { ToolCall } from "../export/blocks.js";
 import { editDiff, toolCall } from "../export/tools.js";
 import { sanitize, sanitizeOneLine } from "../safe.js";

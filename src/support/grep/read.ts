@@ -1,4 +1,6 @@
-import { Calendar, compilePattern, grepFile, type GrepHit, type PatternOptions } from "../../format/index.js";
+import { compilePattern, type PatternOptions } from "../../format/grep/pattern.js";
+import { grepFile, type GrepHit } from "../../format/grep/read.js";
+import { Calendar } from "../../format/usage/calendar.js";
 import { readSessionFile, type FileFacts } from "../inputs/input.js";
 
 /** What `grep` asks of each file: serializable, so that worker threads get it as it is. */

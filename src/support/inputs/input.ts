@@ -1,7 +1,9 @@
 import { relative, resolve } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, shellQuote } from "../../errors.js";
-import { BufferSource, openSessionBuffer, Session, type ByteSource, type FileKind, type OpenOptions, type SessionHeader } from "../../format/index.js";
+import { BufferSource, type ByteSource } from "../../format/read/source.js";
+import type { FileKind, SessionHeader } from "../../format/schema/types.js";
+import { openSessionBuffer, Session, type OpenOptions } from "../../format/session/session.js";
 import { sizeHint } from "./memory.js";
 import { idFromFileName, openSource as storedSource, resolveInput } from "../../stores/index.js";
 

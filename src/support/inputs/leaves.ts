@@ -1,4 +1,5 @@
-import { nodeSummary, summaryWindow, type Session } from "../../format/index.js";
+import type { Session } from "../../format/session/session.js";
+import { nodeSummary, summaryWindow } from "../../format/session/summary.js";
 import { isoTime } from "../../render/units.js";
 import { JSON_PREVIEW_CHARS, preview } from "../../render/width.js";
 

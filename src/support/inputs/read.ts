@@ -1,7 +1,13 @@
 import type { CommandContext } from "../../command.js";
 import { shellQuote } from "../../errors.js";
 import { CliError } from "../../errors.js";
-import { applyLabel, countBySeverity, EntryNotFoundError, quickFindings, resolveEntry, sessionName, StatsCollector, Validator, type Finding, type LineRecord, type OpenOptions, type Session, type SessionStats } from "../../format/index.js";
+import { countBySeverity, type Finding } from "../../format/check/findings.js";
+import { quickFindings, Validator } from "../../format/check/validate.js";
+import { EntryNotFoundError, resolveEntry } from "../../format/context/branch.js";
+import type { LineRecord } from "../../format/read/line-table.js";
+import { applyLabel, sessionName } from "../../format/session/labels.js";
+import type { OpenOptions, Session } from "../../format/session/session.js";
+import { StatsCollector, type SessionStats } from "../../format/usage/stats.js";
 import { openInput, requireSession } from "./input.js";
 import { sessionFindings } from "./verdict.js";
 import { plural } from "../../render/units.js";

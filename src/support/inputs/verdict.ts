@@ -1,4 +1,6 @@
-import { Session, type Finding, type Validator } from "../../format/index.js";
+import type { Finding } from "../../format/check/findings.js";
+import type { Validator } from "../../format/check/validate.js";
+import { Session } from "../../format/session/session.js";
 import { openSource } from "./input.js";
 import { storeFindings } from "../../stores/index.js";
 

@@ -1,5 +1,8 @@
 import { type SessionStamp, idFromFileName, type StoreFacts } from "../../stores/index.js";
-import { countBySeverity, CURRENT_VERSION, messageGist, messageText, sessionName, Validator, type AgentMessage } from "../../format/index.js";
+import { countBySeverity } from "../../format/check/findings.js";
+import { Validator } from "../../format/check/validate.js";
+import { CURRENT_VERSION, messageText, type AgentMessage } from "../../format/schema/types.js";
+import { messageGist, sessionName } from "../../format/session/labels.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
 import { sessionFindings } from "../inputs/verdict.js";
 

@@ -1,4 +1,5 @@
-import { readFileUsage, type FileUsage } from "../../format/index.js";
+import { readFileUsage } from "../../format/usage/read.js";
+import type { FileUsage } from "../../format/usage/records.js";
 import { readSessionFile, type FileFacts } from "../inputs/input.js";
 
 /** One file of a usage report, as read (or as the usage cache kept it). */

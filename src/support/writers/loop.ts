@@ -9,7 +9,7 @@ import { layoutWidth, type Style } from "../../render/style.js";
 import { preview, wrapSegments } from "../../render/width.js";
 import { sanitize } from "../../render/safe.js";
 import type { Args } from "../../args.js";
-import type { FileStamp, Producer } from "../../format/index.js";
+import type { FileStamp, Producer } from "../../format/write/atomic.js";
 import { outTargets, writeBack, type WriteOptions, type WriteOutcome } from "./write-back.js";
 
 /**

@@ -2,8 +2,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "
 import { describeWriteError } from "../../errors.js";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { CliError } from "../../errors.js";
-import { cleanLeftovers, ConcurrentWriteError, createFile, replaceFile, TargetExistsError, type Producer } from "../../format/index.js";
-import type { FileStamp } from "../../format/index.js";
+import { cleanLeftovers, ConcurrentWriteError, createFile, replaceFile, TargetExistsError, type Producer } from "../../format/write/atomic.js";
+import type { FileStamp } from "../../format/write/atomic.js";
 
 /** How a writing command puts its result in place (`--out`'s target is decided per file: `outTargets`). */
 export interface WriteOptions {

@@ -1,6 +1,8 @@
 /** The validator on every fixture: each corruption gets its code, clean files get no errors. */
 import { describe, expect, it } from "vitest";
-import { FINDING_INFO, openSessionBuffer, openSessionSync, Validator, type FindingCode } from "../../../src/format/index.js";
+import { FINDING_INFO, type FindingCode } from "../../../src/format/check/findings.js";
+import { Validator } from "../../../src/format/check/validate.js";
+import { openSessionBuffer, openSessionSync } from "../../../src/format/session/session.js";
 import { assistant, entry, header, jsonl, user } from "../../helpers/builders.js";
 import { corpusFiles, fixture, fixtureFiles } from "../../helpers/paths.js";
 

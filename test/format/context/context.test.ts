@@ -1,6 +1,7 @@
 /** The context builder on tiny hand-built paths, each compared with pi's own builder. */
 import { describe, expect, it } from "vitest";
-import { buildContext, toLlmMessages, type AnyEntry } from "../../../src/format/index.js";
+import { buildContext, toLlmMessages } from "../../../src/format/context/context.js";
+import type { AnyEntry } from "../../../src/format/schema/types.js";
 import { assistant, entry, user } from "../../helpers/builders.js";
 import { pi } from "../../helpers/pi.js";
 

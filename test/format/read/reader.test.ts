@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { BufferSource, FileSource, forEachLine, IMAGE_DATA_LENGTH, LineFlag, lineFindings, openSessionBuffer, quickFindings, openSessionSync, parseLine, SummaryReader, withSummaries, type OpenOptions, type Session } from "../../../src/format/index.js";
+import { lineFindings, quickFindings } from "../../../src/format/check/validate.js";
+import { IMAGE_DATA_LENGTH } from "../../../src/format/read/pass-two.js";
+import { LineFlag, parseLine } from "../../../src/format/read/salvage.js";
+import { BufferSource, FileSource, forEachLine } from "../../../src/format/read/source.js";
+import { openSessionBuffer, openSessionSync, type OpenOptions, type Session } from "../../../src/format/session/session.js";
+import { SummaryReader, withSummaries } from "../../../src/format/session/summary.js";
 import { assistant, entry, header, jsonl, user } from "../../helpers/builders.js";
 import { previewFromBytes, previewOf } from "../../../src/render/preview.js";
 import { corpusFiles, fixture, fixtureFiles } from "../../helpers/paths.js";

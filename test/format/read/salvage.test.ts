@@ -9,7 +9,13 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BrokenRun, BufferSource, FileSource, openSessionBuffer, openSessionSync, planRepair, quickFindings, replaceFile, salvagePieces, stampOf, writeRepair, type BrokenOutcome, type Finding } from "../../../src/format/index.js";
+import type { Finding } from "../../../src/format/check/findings.js";
+import { quickFindings } from "../../../src/format/check/validate.js";
+import { BrokenRun, salvagePieces, type BrokenOutcome } from "../../../src/format/read/salvage.js";
+import { BufferSource, FileSource } from "../../../src/format/read/source.js";
+import { openSessionBuffer, openSessionSync } from "../../../src/format/session/session.js";
+import { replaceFile, stampOf } from "../../../src/format/write/atomic.js";
+import { planRepair, writeRepair } from "../../../src/format/write/repair/index.js";
 import { assistant, header, jsonl, user } from "../../helpers/builders.js";
 import { rng } from "../../helpers/generate.js";
 import { corpusFiles, fixtureFiles } from "../../helpers/paths.js";

@@ -5,7 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { emptyFields, LineFlag, lineFindings, openSessionSync, scanLine, Verdict, type ScanFields } from "../../../src/format/index.js";
+import { lineFindings } from "../../../src/format/check/validate.js";
+import { LineFlag } from "../../../src/format/read/salvage.js";
+import { emptyFields, scanLine, Verdict, type ScanFields } from "../../../src/format/read/scanner.js";
+import { openSessionSync } from "../../../src/format/session/session.js";
 import { fieldsOf } from "../../../src/format/read/scanner.js";
 import { borrowChunk, inModuleMemory, returnChunk, simdFindNeedle } from "../../../src/format/read/wasm/simd.js";
 import { WASM } from "../../../src/format/read/wasm/scan-wasm.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { messageGist } from "../../../src/format/index.js";
+import { messageGist } from "../../../src/format/session/labels.js";
 import { CORPUS } from "../../helpers/paths.js";
 
 const STORES = join(CORPUS, "..", "openclaw-stores");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSessionBuffer, type Session } from "../../../src/format/index.js";
+import { openSessionBuffer, type Session } from "../../../src/format/session/session.js";
 import { entry, header, jsonl } from "../../helpers/builders.js";
 
 /** A session of bare entries: id, parent id (undefined: no key), and a timestamp in seconds. */

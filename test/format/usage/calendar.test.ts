@@ -4,7 +4,8 @@
  * own zone read through `Date`.
  */
 import { describe, expect, it } from "vitest";
-import { addMonths, BLOCK_MS, Calendar, dayKey, isTimeZone, monthKey, parseDay, weekKey } from "../../../src/format/index.js";
+import { addMonths, Calendar, dayKey, isTimeZone, monthKey, parseDay, weekKey } from "../../../src/format/usage/calendar.js";
+import { BLOCK_MS } from "../../../src/format/usage/records.js";
 import { rng } from "../../helpers/generate.js";
 
 /** The local date of `ms` in `zone`, as Intl prints it. */

@@ -4,7 +4,10 @@
  * zone's offset splits a quarter hour.
  */
 import { describe, expect, it } from "vitest";
-import { Calendar, dayKey, idHash, sharedRecords, usageReport, UsageCollector, type SessionUsage } from "../../../src/format/index.js";
+import { idHash } from "../../../src/format/common/hash.js";
+import { Calendar, dayKey } from "../../../src/format/usage/calendar.js";
+import { sharedRecords, UsageCollector, type SessionUsage } from "../../../src/format/usage/records.js";
+import { usageReport } from "../../../src/format/usage/report.js";
 import { rng } from "../../helpers/generate.js";
 
 const amounts = (cost: number) => ({ input: 10, output: 1, cacheRead: 100, cacheWrite: 0, cost });

@@ -47,11 +47,7 @@ function headerSources(path: string, firstEntry: Record<string, unknown> | undef
   return { id, timestamp, cwd, from: { id: m ? "the file name" : "a hash of the file's name and first entry", timestamp: timeFrom, cwd: cwdFrom } };
 }
 
-/** The header to write when none can be found (see `headerSources`). */
-export function synthesizeHeader(path: string, firstEntry: Record<string, unknown> | undefined, hasIds: boolean, fallbackTime: number, around?: CwdAround): Record<string, unknown> {
-  return synthesized(path, firstEntry, hasIds, fallbackTime, around).header;
-}
-
+/** The header to write when none can be found, and where each field came from (see `headerSources`). */
 function synthesized(path: string, firstEntry: Record<string, unknown> | undefined, hasIds: boolean, fallbackTime: number, around: CwdAround | undefined): { header: Record<string, unknown>; sources: HeaderSources } {
   const header: Record<string, unknown> = { type: "session" };
   if (hasIds) header.version = CURRENT_VERSION;

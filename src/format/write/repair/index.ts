@@ -9,7 +9,7 @@ import { readCandidates } from "./read.js";
 import { C_BAD_MESSAGE, C_DROPPED, RepairWork } from "./work.js";
 
 export { REPAIR_CODES, type RepairAction, type RepairCode, type RepairPlan, type SessionStart } from "./plan.js";
-export { synthesizeHeader, type CwdAround } from "./header.js";
+export type { CwdAround } from "./header.js";
 export { writeRepair } from "./lines.js";
 
 /**
