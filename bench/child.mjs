@@ -100,9 +100,24 @@ async function run() {
   }
 }
 
+/**
+ * This process's peak RSS, MB. Linux's `getrusage` high-water mark (`resourceUsage().maxRSS`) is
+ * carried across `exec` from the process that forked it, so a child of a benchmark that has grown
+ * (its generated stores) would report the parent's size; `VmHWM` is this process's own memory's.
+ */
+function peakRssMB() {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"));
+    if (hwm) return Number(hwm[1]) / 1024;
+  } catch {
+    // not Linux: the kernel's figure
+  }
+  return resourceUsage().maxRSS / 1024;
+}
+
 const result = await run();
 const ms = performance.now() - started;
-process.stdout.write(JSON.stringify({ ms, rssMB: resourceUsage().maxRSS / 1024, result }) + "\n");
+process.stdout.write(JSON.stringify({ ms, rssMB: peakRssMB(), result }) + "\n");
 // Every contender ends as bin/pi-session.js does once its output is written: at once, without
 // Node first draining the tasks V8 queued (garbage collection it scheduled while working).
 process.exit(0);
