@@ -5,7 +5,7 @@
  * - `diff FILE LEAF_A LEAF_B`: the first leaf and the last, of one file;
  * - `diff A B`: the file against a copy of it with three entries appended (made once, kept).
  */
-import { appendFileSync, copyFileSync, existsSync, statSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,8 +18,10 @@ export function diffReport({ file, runs, label }) {
   const listed = spawnSync(process.execPath, [join(ROOT, "bin/pi-session.js"), "path", file, "--leaves", "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
   const { leaves: tips, currentLeaf } = JSON.parse(listed.stdout);
   const leaves = tips.map((l) => l.id);
-  const copy = join(dirname(file), "session-appended.jsonl");
+  // (beside the session's folder, not in it: `ls (one file)` lists that folder)
+  const copy = join(`${dirname(file)}-extra`, "session-appended.jsonl");
   if (!existsSync(copy)) {
+    mkdirSync(dirname(copy), { recursive: true });
     copyFileSync(file, copy);
     let parent = currentLeaf;
     for (let k = 0; k < 3; k++) {

@@ -360,7 +360,8 @@ function costOf(file) {
  */
 export function databaseTranscriptReport({ file, runs, label }) {
   const { DatabaseSync } = process.getBuiltinModule("node:sqlite");
-  const root = join(dirname(file), "openclaw-sqlite");
+  // (beside the session's folder, not in it: `ls (one file)` lists that folder)
+  const root = join(`${dirname(file)}-extra`, "openclaw-sqlite");
   const db = join(root, "agents", "main", "agent", "openclaw-agent.sqlite");
   const id = "0b1e9d2c-5a1f-4c3e-9d7a-1f2e3d4c5b6a";
   if (!existsSync(db)) {

@@ -185,7 +185,7 @@ for (const size of sizes.filter((s) => s > 0)) {
           failures++;
           continue;
         }
-        // The targets (BENCHMARKS.md, "Summary"), judged in this run against baselines measured here:
+        // The targets (BENCHMARKS.md, "Targets"), judged in this run against baselines measured here:
         // at 200 MB, tree-shape commands ≤ 0.8 × naive, full-read ones ≤ 1.0 × naive and ≤ 0.5 × pi;
         // at 1 GB, peak RSS ≤ 256 MB; at 4 GB, completing under 1 GB. Other sizes are for the record.
         const vsNaive = naive.ms ? m.ms / naive.ms : undefined;

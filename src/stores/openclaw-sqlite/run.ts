@@ -41,7 +41,7 @@ export class DatabaseRun {
    * Which database transcripts this thread reads next: a batch of rows runs on into those and no
    * others. Threads that share a store take it a chunk at a time, so rows read ahead past a chunk's
    * last transcript are the other thread's, read twice: a third more rows, zstd and all, with two
-   * threads on the benchmark's 10,000-session store (BENCHMARKS.md). Undefined: every transcript
+   * threads on the benchmark's 10,000-session store (BENCHMARKS.md, "rows read ahead"). Undefined: every transcript
    * that follows (one thread reads them all).
    */
   readAheadWithin(paths: readonly string[] | undefined): void {
