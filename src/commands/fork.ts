@@ -7,6 +7,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { createFile, TargetExistsError } from "../format/write/atomic.js";
 import { planFork, sessionPathFor } from "../format/write/fork.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
+import { writeRefusal } from "../stores/index.js";
 
 export interface ForkCommandOptions {
   file: string;
@@ -36,6 +37,9 @@ export async function fork(options: ForkCommandOptions, ctx: CommandContext): Pr
   if (options.file === "-") throw new CliError("fork needs the source as a file (its path becomes the new session's parentSession), not - (stdin)");
   const { session } = await readShape(options.file, ctx);
   try {
+    // (a session its store keeps in a form pi cannot open, agent-core's format 4: `migrate` first)
+    const refused = writeRefusal(session.name, "fork");
+    if (refused !== undefined) throw new CliError(refused);
     if (!session.header) throw new CliError(`${session.name}: no session header; run \`pi-session repair ${shellQuote(session.name)}\` first`);
     const leaf = options.leaf !== undefined ? nodeFor(session, options.leaf) : undefined;
     const plan = planFork(session, { leaf, cwd: options.cwd, sourcePath: resolve(session.name) });

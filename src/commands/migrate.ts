@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
@@ -6,6 +8,7 @@ import { stampOf } from "../format/write/atomic.js";
 import { planMigration, writeMigration } from "../format/write/migrate.js";
 import { formatDiff } from "../format/write/rewrite.js";
 import { openSource } from "../support/inputs/input.js";
+import { storedVersion } from "../stores/index.js";
 import { plural } from "../render/units.js";
 import { renderDiff } from "../render/diff.js";
 import { type Style } from "../render/style.js";
@@ -25,6 +28,8 @@ export interface MigrateFileResult extends WriterFileResult<MigrateStatus> {
   from: number | null;
   changedLines?: number;
   diff?: string;
+  /** A session pi cannot open as stored (agent-core's format 4): its v3 copy, written by an earlier run and up to date. */
+  copy?: string;
 }
 
 export type MigrateResult = WriterRun<MigrateStatus, MigrateFileResult>;
@@ -37,7 +42,65 @@ const STATUS = {
   ...REFUSED_ABORTED_UNREADABLE,
 } as const satisfies StatusTable<MigrateStatus>;
 
-function migrateOne(path: string, options: MigrateOptions, put: Put): MigrateFileResult {
+/** No stamp to hold a file to: a stored session is never written in its place. */
+const NOT_REPLACED = { size: -1, mtimeMs: -1 };
+
+/**
+ * The name of the v3 copy of a session pi cannot open as it is stored (agent-core's format 4):
+ * beside a JSONL file, its name with `.v3` before `.jsonl` (the same id and time: pi's name for
+ * it is taken); for a session in a database, pi's own name (`<time>_<id>.jsonl`), from its header.
+ */
+function copyName(path: string, header: { id?: unknown; timestamp?: unknown }): string {
+  if (path.endsWith(".jsonl")) return `${basename(path).slice(0, -".jsonl".length)}.v3.jsonl`;
+  const time = typeof header.timestamp === "string" ? header.timestamp.replace(/[:.]/g, "-") : "session";
+  return `${time}_${String(header.id)}.jsonl`;
+}
+
+/**
+ * A session stored in a form pi cannot open (agent-core's format 4, `from`): its lines as pi's,
+ * which every reader of this tool reads (`openSource`), written as a new file beside it (or to
+ * `--out`); the original is left byte for byte as it is.
+ */
+function migrateStored(path: string, from: number, options: MigrateOptions, put: Put, besideOf: (path: string, beside: string) => string): MigrateFileResult {
+  const base = { file: path, from };
+  let bytes: Buffer;
+  try {
+    const source = openSource(path);
+    try {
+      bytes = source.read(0, source.size);
+    } finally {
+      source.close();
+    }
+  } catch (error) {
+    return { ...unreadable(path, error), from };
+  }
+  const text = bytes.toString("utf8");
+  const changedLines = text.split("\n").length - 1;
+  const header = JSON.parse(text.slice(0, text.indexOf("\n"))) as { id?: unknown; timestamp?: unknown };
+  const name = copyName(path, header);
+  // (a copy an earlier run wrote, the same bytes: nothing left to do; one that differs is refused below unless --force)
+  const copy = besideOf(path, name);
+  if (sameBytes(copy, bytes)) return { ...base, status: "current", copy };
+  if (options.check) return { ...base, status: "needs-migrate" };
+  if (options.dryRun) return { ...base, status: "would-migrate", changedLines };
+  const { failed, place } = put(path, NOT_REPLACED, (write) => write(bytes), name);
+  if (failed) return { ...base, ...failed };
+  return { ...base, status: "migrated", changedLines, ...place };
+}
+
+/** Whether the file at `path` holds exactly `bytes`. */
+function sameBytes(path: string, bytes: Buffer): boolean {
+  try {
+    const st = statSync(path);
+    return st.isFile() && st.size === bytes.length && readFileSync(path).equals(bytes);
+  } catch {
+    return false;
+  }
+}
+
+function migrateOne(path: string, options: MigrateOptions, put: Put, besideOf: (path: string, beside: string) => string): MigrateFileResult {
+  const stored = storedVersion(path);
+  if (stored !== undefined) return migrateStored(path, stored, options, put, besideOf);
   let session: Session;
   let stamp;
   try {
@@ -73,19 +136,22 @@ function migrateOne(path: string, options: MigrateOptions, put: Put): MigrateFil
 }
 
 export async function migrate(options: MigrateOptions, ctx: CommandContext): Promise<MigrateResult> {
-  return writeEach<MigrateStatus, MigrateFileResult>("migrate", options, ctx, Object.keys(STATUS) as MigrateStatus[], (file, put) => migrateOne(file, options, put));
+  return writeEach<MigrateStatus, MigrateFileResult>("migrate", options, ctx, Object.keys(STATUS) as MigrateStatus[], (file, put, _dirOf, besideOf) => migrateOne(file, options, put, besideOf));
 }
 
 function describe(r: MigrateFileResult): string {
   const from = r.from === null ? "" : ` v${r.from}`;
   switch (r.status) {
     case "migrated":
+      if (r.from !== null && r.from > 3) return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")}); written to ${r.out}, the original left as it is`;
       return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")} changed)${r.backup ? `; the original is kept as ${r.backup}` : ""}${r.out ? `; written to ${r.out}` : ""}`;
     case "would-migrate":
+      if (r.from !== null && r.from > 3) return `would migrate${from} -> v3 (${plural(r.changedLines ?? 0, "line")} to write beside it); nothing written`;
       return `would migrate${from} -> v3 (${plural(r.changedLines ?? 0, "line")} to change); nothing written`;
     case "needs-migrate":
       return `needs migrating${from} -> v3; run \`pi-session migrate ${r.file}\``;
     case "current":
+      if (r.copy) return `v${r.from} (agent-core's storage format), left as it is; its v3 copy ${r.copy} is up to date`;
       return r.out ? `already v3; copied to ${r.out}` : `already v3; left untouched`;
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
@@ -99,7 +165,7 @@ export function renderMigrate(result: MigrateResult, style: Style, full = false)
     renderWriterReport(result, style, STATUS, describe, {
       extra: [{ head: "from" }],
       cells: (r) => [r.from === null ? "-" : `v${r.from}`],
-      note: (r) => (r.status === "migrated" ? `${plural(r.changedLines ?? 0, "line")}; ${placeNote(r)}` : r.out ? `copied ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? plural(r.changedLines, "line") : ""))),
+      note: (r) => (r.status === "migrated" ? `${plural(r.changedLines ?? 0, "line")}; ${placeNote(r)}` : r.copy ? `v3 copy up to date: ${r.copy}` : r.out ? `copied ${placeNote(r)}` : (r.reason ?? (r.changedLines !== undefined ? plural(r.changedLines, "line") : ""))),
     })
   );
 }

@@ -14,7 +14,7 @@ import { formatBytes, formatCount, formatTime, plural } from "../render/units.js
 import { displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readFull } from "../support/inputs/read.js";
-import { transcriptFacts, type StoreFacts } from "../stores/index.js";
+import { storedVersion, transcriptFacts, type StoreFacts } from "../stores/index.js";
 
 export interface ShowOptions {
   file: string;
@@ -175,7 +175,8 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
       openclaw: store === "openclaw" ? (facts as Omit<StoreFacts, "store">) : null,
       size: session.size,
       lines: session.lineCount,
-      version: session.version,
+      // (the version it is stored in, where pi cannot read it as it is: agent-core's 4)
+      version: storedVersion(session.name) ?? session.version,
       header: session.header,
       name: stats.name ?? null,
       entries: tree.size,
@@ -298,7 +299,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
   const h = result.header;
   const fit = layoutWidth(style);
   const rows: Array<[string, Segment[]]> = [];
-  rows.push(["Session", h ? [[sanitize(String(h.id))], [`  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
+  rows.push(["Session", h ? [[sanitize(String(h.id))], [result.version > 3 ? `  (v${result.version}: agent-core's storage format, read as pi's v3 lines)` : `  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
   rows.push(["File", [[sanitize(result.file)], [`  ${formatBytes(result.size)}, ${plural(result.lines, "line")}`, c.dim]]]);
   if (result.name) rows.push(["Name", [[previewIn(result.name, 80, fit)]]]);
   const o = result.openclaw;

@@ -1,6 +1,7 @@
 import type { Finding } from "../format/check/findings.js";
 import { PI_FACTS, type StoreFacts } from "./common/store-facts.js";
 import type { StoreRun } from "./common/run.js";
+import type { StoredRequest } from "./common/store.js";
 import { STORES } from "./registry.js";
 
 /*
@@ -10,7 +11,7 @@ import { STORES } from "./registry.js";
  * Each is asked of the stores in turn (`STORES`).
  */
 
-export type { StoreFacts };
+export type { StoreFacts, StoredRequest };
 
 /**
  * What a session file is to its owner: pi's (`store` "pi"), or an OpenClaw transcript with what its
@@ -37,6 +38,9 @@ export function lockOf(path: string): { lock: string; pid: number; live: boolean
   return undefined;
 }
 
+/** The stores that say more of a session than its lines. */
+const ASKED = STORES.filter((s) => s.findings);
+
 /**
  * What a session's store says of it beyond its lines, as findings (the store's own codes): an
  * OpenClaw live JSONL holding entries its database transcript lacks, a database transcript whose
@@ -44,10 +48,10 @@ export function lockOf(path: string): { lock: string; pid: number; live: boolean
  * with their lines; `idsOf` reads another session's ids (undefined: it cannot be read).
  */
 export function storeFindings(path: string, ids: Iterable<{ id: string; line: number }>, idsOf: (path: string) => Set<string> | undefined): Finding[] {
-  const asked = STORES.filter((s) => s.findings);
-  // (one store asks: the ids as given, read only if it needs them; several: read once for all)
-  const given = asked.length > 1 ? [...ids] : ids;
-  return asked.flatMap((s) => s.findings!(path, given, idsOf));
+  // (the ids read only if a store needs them, and then once for all)
+  let read: Array<{ id: string; line: number }> | undefined;
+  const given: Iterable<{ id: string; line: number }> = { [Symbol.iterator]: () => (read ??= [...ids])[Symbol.iterator]() };
+  return ASKED.flatMap((s) => s.findings!(path, given, idsOf));
 }
 
 /**
@@ -90,4 +94,40 @@ export function saveStoreFacts(run: StoreRun): void {
 /** Which sessions this thread reads next (a worker's chunk): rows read ahead stop at them (undefined: all that follow). */
 export function readAheadWithin(paths: readonly string[] | undefined): void {
   for (const store of STORES) store.readAheadWithin?.(paths);
+}
+
+/** The format version a session is stored in where pi cannot read it as it is (agent-core's 4), else undefined. */
+export function storedVersion(path: string): number | undefined {
+  for (const store of STORES) {
+    const v = store.storedVersion?.(path);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+/** Why `command` may not write the session at `path`, in one line naming it (its store's word), else undefined. */
+export function writeRefusal(path: string, command: string): string | undefined {
+  for (const store of STORES) {
+    const why = store.refusal?.(path, command);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+/** The session's usage as its store keeps it (agent-core's ledger), where that, not its messages', is what counts; else undefined. */
+export function storedUsage(path: string): StoredRequest[] | undefined {
+  for (const store of STORES) {
+    const u = store.usage?.(path);
+    if (u !== undefined) return u;
+  }
+  return undefined;
+}
+
+/** Where a session's lines as read come from, where not its file's (agent-core's format 4): read line -> its file's line (0: none); else undefined. */
+export function storedLines(path: string): ((line: number) => number) | undefined {
+  for (const store of STORES) {
+    const map = store.lines?.(path);
+    if (map) return map;
+  }
+  return undefined;
 }

@@ -34,7 +34,8 @@ export function listSessionFiles(dir: string, archives = true): string[] {
 /** What the stores but `store` say of a folder or a file inside one of its folders. */
 function othersThan(store: Store, archives: boolean): Others {
   const rest = STORES.filter((s) => s !== store);
-  const none: Others = { list: () => undefined, passOver: () => false };
+  const none: Others = { list: () => undefined, passOver: () => false, among: () => [] };
+  const askedAmong = rest.filter((s) => s.among);
   return {
     list: (dir) => {
       for (const other of rest) {
@@ -44,6 +45,7 @@ function othersThan(store: Store, archives: boolean): Others {
       return undefined;
     },
     passOver: (path) => rest.some((s) => s.passOver?.(path) === true),
+    among: (dir, names) => (askedAmong.length === 0 ? [] : askedAmong.flatMap((s) => s.among!(dir, names))),
   };
 }
 
@@ -183,7 +185,7 @@ export function namedNonSessions(files: ReadonlyArray<{ path: string; kind: stri
  */
 export function storeRoots(piDir: string, env: NodeJS.ProcessEnv, choice: StoreChoice): string[] {
   // (pi's directory first, as it always was listed)
-  return [...chosen(choice)].reverse().flatMap((s) => s.roots({ piDir, env }));
+  return [...new Set([...chosen(choice)].reverse().flatMap((s) => s.roots?.({ piDir, env }) ?? []))];
 }
 
 /** The stores `--store` chooses. */
@@ -193,7 +195,7 @@ function chosen(choice: StoreChoice): readonly Store[] {
 
 /** What to say when no store was found, naming where each was looked for. */
 export function noStoreMessage(piDir: string, choice: StoreChoice): string {
-  const looked = [...chosen(choice)].reverse().map((s) => s.lookedFor(piDir));
+  const looked = [...chosen(choice)].reverse().flatMap((s) => (s.lookedFor ? [s.lookedFor(piDir)] : []));
   const missing = looked.length === 1 ? `${looked[0]} is not there` : looked.length === 2 ? `neither ${looked[0]} nor ${looked[1]} is there` : `none of ${looked.slice(0, -1).join(", ")} or ${looked.at(-1)} is there`;
   return `no session store found: ${missing}; give session files or directories`;
 }

@@ -1,6 +1,6 @@
 /**
  * The stores of sessions (README, "Stores"; ARCHITECTURE.md, "src/stores"): where sessions are
- * kept, each store an adapter in a folder of its own (`pi/`, `openclaw-jsonl/`, `openclaw-sqlite/`,
+ * kept, each store an adapter in a folder of its own (`pi/`, `agent-core/`, `openclaw-jsonl/`, `openclaw-sqlite/`,
  * with what OpenClaw's two eras share in `openclaw/` and `common/`). This is the one face the layers
  * above import: finding sessions (`find.ts`), naming and opening them (`open.ts`), and what they
  * are to their store (`describe.ts`), each asking the stores `registry.ts` lists, each a `Store`
@@ -8,7 +8,7 @@
  */
 export { STORE_CHOICES, type StoreChoice, listSessionFiles, expandInputs, resolveInput, storeInputs, emptyDirectoryNote, emptyStoreNote, namedNonSessions, storeRoots, noStoreMessage } from "./find.js";
 export { refOf, openSource, withBytes, sessionStamp, type SessionStamp } from "./open.js";
-export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepStoreFacts, saveStoreFacts, readAheadWithin, type StoreFacts } from "./describe.js";
+export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepStoreFacts, saveStoreFacts, readAheadWithin, storedVersion, storedLines, writeRefusal, storedUsage, type StoreFacts, type StoredRequest } from "./describe.js";
 export { sessionDir, idFromFileName, cwdAround } from "./pi/index.js";
 export { beginRun, currentRun, StoreRun } from "./common/run.js";
 export { cacheFolder } from "./common/cache-folder.js";

@@ -32,13 +32,34 @@ export function openSource(path: string): ByteSource {
     const source = store.open?.(path);
     if (source) return source;
   }
-  if (!path.endsWith(".zst")) return new FileSource(path);
+  if (!path.endsWith(".zst")) return recognised(new FileSource(path));
   const bytes = readFileSync(path);
   try {
     return new BufferSource(path, decompressZstd(bytes));
   } catch (error) {
     throw new CliError(`${path}: not a readable zstd archive (${(error as Error).message}); the file may be cut short or damaged`);
   }
+}
+
+/** Stores that know a plain file by its first bytes. */
+const RECOGNISING = STORES.filter((s) => s.recognise);
+
+/** Bytes of a file's start a store is shown to know it by (read into one buffer, over and over: a store keeps no view of it). */
+const HEAD = Buffer.allocUnsafe(4096);
+
+/** A plain file, or what a store that knows it by its first bytes reads it as (agent-core's format 4, as pi's lines). */
+function recognised(file: FileSource): ByteSource {
+  if (RECOGNISING.length === 0 || file.size === 0) return file;
+  let head: Buffer | undefined;
+  const headOf = () => (head ??= HEAD.subarray(0, file.readInto(HEAD, 0)));
+  for (const store of RECOGNISING) {
+    const source = store.recognise!(file.name, headOf);
+    if (source) {
+      file.close();
+      return source;
+    }
+  }
+  return file;
 }
 
 /** Bytes of a path read already (`withBytes`): `openSource` serves them rather than reading the path again. */

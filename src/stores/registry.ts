@@ -1,4 +1,5 @@
 import type { Store } from "./common/store.js";
+import { agentCoreStore } from "./agent-core/store.js";
 import { openclawStore } from "./openclaw/store.js";
 import { piStore } from "./pi/store.js";
 
@@ -9,5 +10,6 @@ import { piStore } from "./pi/store.js";
  */
 export const STORES: readonly Store[] = [
   openclawStore,
+  agentCoreStore,
   piStore,
 ];

@@ -285,7 +285,8 @@ export class Validator {
           if (!exists) out.push(finding("label-target-missing", `targetId \`${String(target)}\` does not exist`, at));
           break;
         case "branch_summary":
-          if (!exists && target !== "root") out.push(finding("branch-summary-from-missing", `fromId \`${String(target)}\` does not exist`, at));
+          // (pi writes "root" for a summary of a branch left from before the first entry; agent-core, null)
+          if (!exists && target !== "root" && target !== null) out.push(finding("branch-summary-from-missing", `fromId \`${String(target)}\` does not exist`, at));
           break;
         case "context_edit":
           if (!exists) out.push(finding("context-edit-target-missing", `targetId \`${String(target)}\` does not exist`, at));

@@ -11,7 +11,7 @@ import type { AnyEntry } from "../schema/types.js";
  */
 
 /** The key pi's breakdown gives whatever is no model's own request: tool results and summaries. */
-const TOOLS_AND_SUMMARIES = "Tools/summaries";
+export const TOOLS_AND_SUMMARIES = "Tools/summaries";
 
 export interface UsageAmounts {
   input: number;

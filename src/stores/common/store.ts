@@ -1,5 +1,6 @@
 import type { Finding } from "../../format/check/findings.js";
 import type { ByteSource } from "../../format/read/source.js";
+import type { UsageAmounts } from "../../format/usage/records.js";
 import type { StoreRun } from "./run.js";
 import type { StoreFacts } from "./store-facts.js";
 
@@ -8,7 +9,7 @@ import type { StoreFacts } from "./store-facts.js";
  * registered in `stores/registry.ts`. Every question the layers above ask of sessions (where
  * they are, which one an argument names, their bytes, their stamp, what they are to their owner)
  * is asked of each store in turn; a store answers those it knows and passes on the rest
- * (undefined, or nothing). Only `name`, `roots`, `list` and `named` are required: a store of
+ * (undefined, or nothing). Only `name`, `list`, `named` and `idOf` are required: a store of
  * plain files in a folder needs no more.
  */
 
@@ -39,15 +40,28 @@ export interface Others {
   list(dir: string): string[] | undefined;
   /** Whether a file is one another store's listing passes over. */
   passOver(path: string): boolean;
+  /** The sessions other stores keep among a folder's files (`names`), besides the ones its own store lists. */
+  among(dir: string, names: readonly string[]): string[];
+}
+
+/** A request of a session's usage as its store keeps it (a ledger), where that, not its messages, is what it used. */
+export interface StoredRequest {
+  /** Whose: `provider/model`, or what the request stands for. */
+  key: string;
+  amounts: UsageAmounts;
+  /** `idHash` of its entry (a copy of the session holding that entry counts it once with this), else of the request. */
+  entryKey: number;
+  /** Milliseconds since the epoch. */
+  time: number;
 }
 
 export interface Store {
-  /** As `--store` names it, and as a row's `store` says. */
+  /** As `--store` names it (a store kept inside another's folders goes by that one's name). */
   readonly name: "pi" | "openclaw";
-  /** Where this store's roots are looked for, said when none is found. */
-  readonly lookedFor: (piDir: string) => string;
+  /** Where this store's roots are looked for, said when none is found (none: it has no roots of its own). */
+  readonly lookedFor?: (piDir: string) => string;
   /** The roots of this store on this machine, that a store-wide command given no directory reads. */
-  roots(where: Required<Where>): string[];
+  roots?(where: Required<Where>): string[];
   /**
    * The sessions of `dir` when it is (or is inside) this store's layout, sorted; undefined: not
    * this store's. `archives`: with archives and copies (writers leave them alone unless named);
@@ -56,6 +70,8 @@ export interface Store {
   list(dir: string, archives: boolean, others: Others): string[] | undefined;
   /** A file in this store's layout that is no session (a trace beside its transcripts): every store's listing passes over it. */
   passOver?(path: string): boolean;
+  /** Its sessions among the files of a folder another store lists (`names`: the folder's), named as it names them. */
+  among?(dir: string, names: readonly string[]): string[];
   /** The sessions a FILE argument names: a session id, the start of one, or a key the store gives. */
   named(query: string, where: Where): string[];
   /** The session id in a path this store names (undefined: none it knows). */
@@ -68,12 +84,30 @@ export interface Store {
   ref?(path: string): SessionRef | undefined;
   /** A session's bytes as stored, where this store keeps them otherwise than as a file (undefined: a plain file). */
   open?(path: string): ByteSource | undefined;
+  /**
+   * A plain file this store knows by its first bytes, as pi's lines (undefined: not one of its
+   * own). `head()` reads them (a view valid during the call alone): a store asks only of a file
+   * whose name it may have.
+   */
+  recognise?(path: string, head: () => Buffer): ByteSource | undefined;
   /** A session's stamp, where it is not its file's (null: this store's, but it has none now, so it is never cached). */
   stamp?(path: string): SessionStamp | null | undefined;
   /** What a session is to this store (undefined: not one of its own); `firstText`: its first user message, where the caller has it. */
   facts?(path: string, firstText?: string | null): StoreFacts | undefined;
   /** The process a session's lock names, and whether it runs now. */
   lock?(path: string): { lock: string; pid: number; live: boolean } | undefined;
+  /** The format version a session is stored in, where pi cannot read it as it is (agent-core's 4): `ls` says so, and that it needs migrating. */
+  storedVersion?(path: string): number | undefined;
+  /**
+   * Where a session's lines as pi's come from, where they are not its file's (agent-core's format 4,
+   * read as pi's lines): line -> the line of its file (0: none: a line the reading adds, or a
+   * database's). Findings and matches name the file's lines.
+   */
+  lines?(path: string): ((line: number) => number) | undefined;
+  /** Why `command` may not write the session, in one line naming it (undefined: it may). */
+  refusal?(path: string, command: string): string | undefined;
+  /** The session's usage as the store keeps it, where that is what counts (a ledger), not its messages'. */
+  usage?(path: string): StoredRequest[] | undefined;
   /** What the store says of a session beyond its lines (its own finding codes). */
   findings?(path: string, ids: Iterable<{ id: string; line: number }>, idsOf: (path: string) => Set<string> | undefined): Finding[];
   /** Jobs with what sessions that may be one another's bytes again share (`twin`: read once when they are); the jobs as they are where none is this store's. */

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { CliError } from "../../errors.js";
+import { CliError, shellQuote } from "../../errors.js";
 import { DATABASE_NAME, isDatabaseFile, isTrajectory, openclawSessionId } from "../common/openclaw-layout.js";
 import type { Store } from "../common/store.js";
 import { existsSync } from "node:fs";
@@ -57,6 +57,12 @@ export const openclawStore: Store = {
     return facts.store === "openclaw" ? facts : undefined;
   },
   lock: lockOf,
+  refusal(path, command) {
+    const ref = transcriptRef(path);
+    // (a fork writes a new session of its own, the transcript left as it is)
+    if (!ref || command === "fork") return undefined;
+    return `${path}: the transcript is in OpenClaw's database, which OpenClaw alone writes; nothing was written. For a file of it: \`pi-session cat ${shellQuote(ref.name)} > ${shellQuote(`${ref.name}.jsonl`)}\`, then \`pi-session ${command}\` that file`;
+  },
   findings(path, ids, idsOf) {
     const lacks = databaseLacks(path, ids, idsOf);
     return lacks ? [lacks] : [];

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { readHead } from "../../format/read/source.js";
 import { describeFsError } from "../../errors.js";
+import type { Others } from "../common/store.js";
 
 /*
  * pi's own store (README, "Commands"): session files in the session directory, a folder a project
@@ -19,11 +20,12 @@ export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
 
 /**
  * The session files of a directory in pi's layout, sorted: every `.jsonl` file directly in it and
- * in its project folders (`dir/--cwd--/*.jsonl`); a folder that is not a project folder is asked of
- * `other` first (another store laid out there: an OpenClaw root among pi's folders), and `skip`
- * passes over a file that is no session (an OpenClaw trajectory).
+ * in its project folders (`dir/--cwd--/*.jsonl`), and what the other stores keep among each
+ * folder's files (`others.among`: agent-core's databases); a folder that is not a project folder
+ * is asked of the other stores first (another store laid out there: an OpenClaw root among pi's
+ * folders), and a file another store passes over is no session (an OpenClaw trajectory).
  */
-export function piSessionFiles(dir: string, other: (dir: string) => string[] | undefined, skip: (path: string) => boolean): string[] {
+export function piSessionFiles(dir: string, others: Others): string[] {
   const out: string[] = [];
   let entries: Dirent[];
   try {
@@ -32,6 +34,7 @@ export function piSessionFiles(dir: string, other: (dir: string) => string[] | u
     throw describeFsError(dir, error);
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const here: string[] = [];
   for (const entry of entries) {
     const path = join(dir, entry.name);
     let isDir = entry.isDirectory();
@@ -45,11 +48,12 @@ export function piSessionFiles(dir: string, other: (dir: string) => string[] | u
         continue;
       }
     }
-    if (isFile && entry.name.endsWith(".jsonl")) {
-      if (!skip(path)) out.push(path);
+    if (isFile) {
+      here.push(entry.name);
+      if (entry.name.endsWith(".jsonl") && !others.passOver(path)) out.push(path);
     } else if (isDir) {
       // (a project folder of pi's is `--<cwd>--`; any other may be another store's root)
-      const inner = entry.name.startsWith("--") ? undefined : other(path);
+      const inner = entry.name.startsWith("--") ? undefined : others.list(path);
       if (inner) {
         out.push(...inner);
         continue;
@@ -61,15 +65,20 @@ export function piSessionFiles(dir: string, other: (dir: string) => string[] | u
         continue;
       }
       // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
-      for (const f of files.sort()) if (f.endsWith(".jsonl") && !skip(`${path}/${f}`)) out.push(`${path}/${f}`);
+      for (const f of files.sort()) if (f.endsWith(".jsonl") && !others.passOver(`${path}/${f}`)) out.push(`${path}/${f}`);
+      out.push(...others.among(path, files));
     }
   }
+  out.push(...others.among(dir, here));
   return out;
 }
 
-/** The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`). */
+/**
+ * The session id in a file name that follows pi's naming (`<timestamp>_<id>.jsonl`), or names the
+ * v3 copy `migrate` writes beside a session pi cannot open as stored (`<timestamp>_<id>.v3.jsonl`).
+ */
 export function idFromFileName(path: string): string | undefined {
-  const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+)\.jsonl$/.exec(basename(path));
+  const m = /^\d{4}-\d{2}-\d{2}T[\d-]+Z_(.+?)(?:\.v3)?\.jsonl$/.exec(basename(path));
   return m?.[1];
 }
 

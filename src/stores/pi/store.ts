@@ -2,15 +2,18 @@ import { statSync } from "node:fs";
 import type { Store } from "../common/store.js";
 import { idFromFileName, piSessionFiles } from "./index.js";
 
+/** pi's files alone: what names a pi session by its file name (no other store asked). */
+const ALONE = { list: () => undefined, passOver: () => false, among: () => [] };
+
 /** pi's own store: the session directory, a folder a project (README, "Commands"). */
 export const piStore: Store = {
   name: "pi",
   lookedFor: (piDir) => `pi's session directory (${piDir}; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it)`,
   roots: ({ piDir }) => (isDir(piDir) ? [piDir] : []),
-  list: (dir, _archives, others) => piSessionFiles(dir, others.list, others.passOver),
+  list: (dir, _archives, others) => piSessionFiles(dir, others),
   named(query, { piDir }) {
     try {
-      return piSessionFiles(piDir, () => undefined, () => false).filter((f) => idFromFileName(f)?.startsWith(query));
+      return piSessionFiles(piDir, ALONE).filter((f) => idFromFileName(f)?.startsWith(query));
     } catch {
       // no session directory: nothing is named in it
       return [];
@@ -19,7 +22,7 @@ export const piStore: Store = {
   idOf: idFromFileName,
   sessionIds({ piDir }) {
     try {
-      return piSessionFiles(piDir, () => undefined, () => false).flatMap((f) => idFromFileName(f) ?? []);
+      return piSessionFiles(piDir, ALONE).flatMap((f) => idFromFileName(f) ?? []);
     } catch {
       return [];
     }

@@ -2,6 +2,7 @@ import { compilePattern, type PatternOptions } from "../../format/grep/pattern.j
 import { grepFile, type GrepHit } from "../../format/grep/read.js";
 import { Calendar } from "../../format/usage/calendar.js";
 import { readSessionFile, type FileFacts } from "../inputs/input.js";
+import { storedLines } from "../../stores/index.js";
 
 /** What `grep` asks of each file: serializable, so that worker threads get it as it is. */
 export interface GrepSettings {
@@ -32,7 +33,14 @@ export interface GrepFileResult extends FileFacts {
 let compiled: { key: string; pattern: ReturnType<typeof compilePattern>; calendar: Calendar } | undefined;
 
 /** Searches one file (`grepFile`); a file that cannot be read is described, not thrown. `-`: standard input. */
-export function grepPath(path: string, settings: GrepSettings, stdin?: () => Promise<Buffer>): Promise<GrepFileResult> {
+export async function grepPath(path: string, settings: GrepSettings, stdin?: () => Promise<Buffer>): Promise<GrepFileResult> {
+  const found = await grepLines(path, settings, stdin);
+  // (a session read as pi's lines from another form, agent-core's format 4: its matches name its file's lines)
+  const lines = path === "-" || found.hits.length === 0 ? undefined : storedLines(path);
+  return lines ? { ...found, hits: found.hits.map((h) => ({ ...h, line: lines(h.line) })) } : found;
+}
+
+function grepLines(path: string, settings: GrepSettings, stdin?: () => Promise<Buffer>): Promise<GrepFileResult> {
   // (compiled once per run, not per file: a store of small sessions is thousands of files)
   const key = JSON.stringify([settings.pattern, settings.options, settings.timezone, settings.local]);
   if (compiled?.key !== key) compiled = { key, pattern: compilePattern(settings.pattern, settings.options), calendar: new Calendar(settings.timezone, settings.local) };

@@ -10,6 +10,7 @@ import type { OpenOptions, Session } from "../../format/session/session.js";
 import { StatsCollector, type SessionStats } from "../../format/usage/stats.js";
 import { openInput, requireSession } from "./input.js";
 import { sessionFindings } from "./verdict.js";
+import { storedUsage, type StoredRequest } from "../../stores/index.js";
 import { plural } from "../../render/units.js";
 
 /**
@@ -46,7 +47,24 @@ export async function readFull(file: string, ctx: CommandContext): Promise<FullR
   });
   const findings = sessionFindings(session, validator, file === "-" ? "-" : session.name);
   warnSkipped(session, findings, ctx, true);
-  return { session, findings, stats: stats.stats };
+  // (what a session used, where its store keeps that apart from its messages: agent-core's ledger, as `usage` counts it)
+  const stored = file === "-" ? undefined : storedUsage(session.name);
+  return { session, findings, stats: stored ? withStoredUsage(stats.stats, stored) : stats.stats };
+}
+
+/** `stats` with its tokens and cost those of the store's requests. */
+function withStoredUsage(stats: SessionStats, requests: readonly StoredRequest[]): SessionStats {
+  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+  let cost = 0;
+  for (const { amounts: a } of requests) {
+    tokens.input += a.input;
+    tokens.output += a.output;
+    tokens.cacheRead += a.cacheRead;
+    tokens.cacheWrite += a.cacheWrite;
+    cost += a.cost;
+  }
+  tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
+  return { ...stats, tokens, cost };
 }
 
 export interface ShapeRead {

@@ -2,7 +2,7 @@ import type { Finding } from "../../format/check/findings.js";
 import type { Validator } from "../../format/check/validate.js";
 import { Session } from "../../format/session/session.js";
 import { openSource } from "./input.js";
-import { storeFindings } from "../../stores/index.js";
+import { storedLines, storeFindings } from "../../stores/index.js";
 
 /**
  * A session's findings as every command states them (README, "One verdict"): the validator's, and
@@ -13,8 +13,23 @@ import { storeFindings } from "../../stores/index.js";
 export function sessionFindings(session: Session, validator: Validator, path: string): Finding[] {
   const findings = validator.findings(session);
   if (path === "-" || !session.isSessionLike) return findings;
-  findings.push(...storeFindings(path, entryIds(session), entryIdsAt));
-  return findings;
+  // (a session read as pi's lines from another form, agent-core's format 4: its findings name its file's lines)
+  const lines = storedLines(path);
+  const found = lines ? findings.map((f) => onFileLines(f, lines)) : findings;
+  found.push(...storeFindings(path, entryIds(session), entryIdsAt));
+  return found;
+}
+
+/** A finding with its lines (and its cause's) those of the file the session was read from (0: none). */
+function onFileLines(f: Finding, lines: (line: number) => number): Finding {
+  const { line, causedBy, ...rest } = f;
+  const at = line === undefined ? 0 : lines(line);
+  const cause = causedBy ? { ...causedBy, line: causedBy.line === undefined ? 0 : lines(causedBy.line) } : undefined;
+  return {
+    ...rest,
+    ...(at > 0 ? { line: at } : {}),
+    ...(cause ? { causedBy: cause.line > 0 ? cause : { code: cause.code } } : {}),
+  } as Finding;
 }
 
 /** A session's entry ids with their lines. */

@@ -1,4 +1,4 @@
-import { type SessionStamp, idFromFileName, type StoreFacts } from "../../stores/index.js";
+import { type SessionStamp, idFromFileName, storedVersion, type StoreFacts } from "../../stores/index.js";
 import { countBySeverity } from "../../format/check/findings.js";
 import { Validator } from "../../format/check/validate.js";
 import { CURRENT_VERSION, messageText, type AgentMessage } from "../../format/schema/types.js";
@@ -96,10 +96,12 @@ export async function scanSession(path: string): Promise<ScannedSession> {
         title = (m && messageGist(messageText(m))) || undefined;
       }
       const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
-      const version = h ? session.version : null;
+      // (a session its store keeps in a form pi cannot open, agent-core's format 4: that version, and migrate)
+      const stored = storedVersion(path);
+      const version = stored ?? (h ? session.version : null);
       const kind = session.size === 0 ? "other" : session.fileKind;
       const status: SessionStatus =
-        kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 error" : errors > 0 ? `invalid: ${errors} errors` : version !== null && version < CURRENT_VERSION ? "needs-migrate" : "ok";
+        kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 error" : errors > 0 ? `invalid: ${errors} errors` : version !== null && version !== CURRENT_VERSION && (stored !== undefined || version < CURRENT_VERSION) ? "needs-migrate" : "ok";
       return {
         headerId: typeof h?.id === "string" ? h.id : null,
         // (last activity, else the header's time; NaN: neither, and the file's mtime is its path's: `sessionRow`)

@@ -1,8 +1,8 @@
 import { existsSync, statSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, ExitCode, shellQuote } from "../../errors.js";
-import { emptyDirectoryNote, expandInputs, lockOf, refOf } from "../../stores/index.js";
+import { emptyDirectoryNote, expandInputs, lockOf, writeRefusal } from "../../stores/index.js";
 import { renderTable, type Column } from "../../render/table.js";
 import { annotation } from "../../render/github.js";
 import { layoutWidth, type Style } from "../../render/style.js";
@@ -94,7 +94,7 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   options: WriterOptions,
   ctx: CommandContext,
   statuses: readonly S[],
-  one: (file: string, put: Put, dirOf: (path: string) => string) => R,
+  one: (file: string, put: Put, dirOf: (path: string) => string, besideOf: (path: string, beside: string) => string) => R,
 ): WriterRun<S, R> {
   const inputs = options.files;
   // (standard input can be repaired, to --out: nothing to replace)
@@ -112,16 +112,21 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
   const write: WriteOptions = { backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
   const targetOf = options.out !== undefined ? outTargets(options.out, inputs, files, origins, many) : undefined;
-  const put: Put = (path, stamp, produce) => {
+  const put: Put = (path, stamp, produce, beside) => {
     // (a transcript an OpenClaw gateway is writing is left alone; a lock its writer left behind is said and passed over)
     const lock = path === "-" || options.out !== undefined ? undefined : lockOf(path);
     if (lock?.live) return { failed: { status: "refused", refusal: "locked", reason: `${path} is being written: its lock ${lock.lock} names process ${lock.pid}, which is running; nothing was written (stop the OpenClaw gateway, or wait, and run again)` } };
     if (lock) ctx.warn(sanitize(`${lock.lock} names process ${lock.pid}, which is not running here: a stale lock, passed over`));
-    return settle(writeBack(path, stamp, write, produce, targetOf?.(path)), ctx.warn);
+    return settle(writeBack(path, stamp, write, produce, targetBeside(path, beside)), ctx.warn);
+  };
+  // (a new file beside the original, the original left as it is: in --out's folder where one is given)
+  const targetBeside = (path: string, beside: string | undefined) => {
+    const out = targetOf?.(path);
+    return beside === undefined ? out : out ? (out.inDir ? { file: join(dirname(out.file), beside), inDir: true } : out) : { file: join(dirname(path), beside), inDir: false };
   };
   for (const [i, file] of files.entries()) {
     ctx.progress(i, files.length, basename(file));
-    const r = one(file, put, (path) => dirname(targetOf?.(path).file ?? path));
+    const r = one(file, put, (path) => dirname(targetOf?.(path).file ?? path), (path, beside) => targetBeside(path, beside)!.file);
     // (on stderr, as the read-only commands say it: the report on stdout is for what was done)
     if (r.status === "unreadable" && r.reason) ctx.warn(sanitize(r.reason));
     results.push(r);
@@ -150,10 +155,11 @@ export interface WriterOptions {
 
 /**
  * Writes a file's new content (`produce`) in its place, keeping a backup, or to `--out`, and says
- * how that went (`Settled`). `PI_SESSION_TEST_PAUSE_MS`, a test hook, waits that long between
+ * how that went (`Settled`). `beside`: a new file of that name beside the original (in `--out`'s
+ * folder where one is given), the original left as it is (`migrate` of agent-core's format 4). `PI_SESSION_TEST_PAUSE_MS`, a test hook, waits that long between
  * writing the new content and committing it, so that a test can change the file meanwhile.
  */
-export type Put = (path: string, stamp: FileStamp, produce: Producer) => Settled;
+export type Put = (path: string, stamp: FileStamp, produce: Producer, beside?: string) => Settled;
 
 export function writerOptions(args: Args): WriterOptions {
   return {
@@ -241,14 +247,13 @@ function summaryLine<S extends string>(summary: Record<S, number>, table: Status
 }
 
 /**
- * A transcript in OpenClaw's database is OpenClaw's to write, and a `.zst` archive is compressed:
- * a writer refuses either before anything is written, saying how to get a file it can work on.
+ * A session its store keeps for another program to write (a transcript in OpenClaw's database), or
+ * in a form pi cannot open (agent-core's format 4, which `migrate` alone reads to write a copy),
+ * or a `.zst` archive (compressed): a writer refuses it before anything is written, saying how to
+ * get a file it can work on (the store's words: `writeRefusal`).
  */
 function refuseStored(command: string, file: string): void {
-  const stored = refOf(file);
-  const ref = stored.kind === "transcript" ? stored : undefined;
-  const id = ref?.id ?? basename(file).replace(/\.zst$/, "");
-  const copy = `\`pi-session cat ${shellQuote(ref ? ref.id : file)} > ${shellQuote(ref ? `${ref.id}.jsonl` : basename(id))}\`, then \`pi-session ${command}\` that file`;
-  if (ref) throw new CliError(`${file}: the transcript is in OpenClaw's database, which OpenClaw alone writes; nothing was written. For a file of it: ${copy}`);
-  if (file.endsWith(".zst")) throw new CliError(`${file}: a zstd-compressed archive; nothing was written. For a file of it: ${copy}`);
+  const why = writeRefusal(file, command);
+  if (why !== undefined) throw new CliError(why);
+  if (file.endsWith(".zst")) throw new CliError(`${file}: a zstd-compressed archive; nothing was written. For a file of it: \`pi-session cat ${shellQuote(file)} > ${shellQuote(basename(file).replace(/\.zst$/, ""))}\`, then \`pi-session ${command}\` that file`);
 }
