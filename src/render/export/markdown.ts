@@ -465,11 +465,13 @@ export function renderHtml(safe: string): string {
       tokens[idx]!.attrSet("rel", "nofollow noopener noreferrer");
       return self.renderToken(tokens, idx, options);
     };
-    // Paragraphs and list items take their direction from their own text: Arabic or Hebrew reads
-    // right to left, code (its own blocks) stays left to right.
-    for (const rule of ["paragraph_open", "list_item_open"] as const) {
+    // A paragraph, a list and a quote take their direction from their own text: Arabic or Hebrew
+    // reads right to left, code (its own blocks) stays left to right. A list's items and a quote's
+    // paragraphs take the list's or the quote's, so that one list is aligned one way.
+    for (const rule of ["paragraph_open", "bullet_list_open", "ordered_list_open", "blockquote_open"] as const) {
       r.renderer.rules[rule] = (tokens, idx, options, _env, self) => {
-        tokens[idx]!.attrSet("dir", "auto");
+        const token = tokens[idx]!;
+        if (rule !== "paragraph_open" || token.level === 0) token.attrSet("dir", "auto");
         return self.renderToken(tokens, idx, options);
       };
     }

@@ -152,3 +152,18 @@ describe("the shortcut for prose", () => {
     expect(taken).toBeGreaterThan(500);
   });
 });
+
+describe("the direction of a block", () => {
+  it("a list and a quote are aligned as one, by their own text; a paragraph alone by its own", () => {
+    // (an Arabic list whose second item starts with an English word: each item its own direction would align them apart)
+    const list = renderHtml(safeMarkdown("- الملفات اللي أنشأتها\n- README فيه الشرح\n"));
+    expect(list).toMatch(/^<ul dir="auto">\n<li>الملفات/);
+    expect(list).not.toMatch(/<li dir=/);
+    const loose = renderHtml(safeMarkdown("1. أولاً\n\n2. Second\n"));
+    expect(loose).toMatch(/^<ol dir="auto">/);
+    expect(loose).not.toMatch(/<p dir=/);
+    const quote = renderHtml(safeMarkdown("> سطر\n>\n> line\n"));
+    expect(quote).toMatch(/^<blockquote dir="auto">\n<p>سطر/);
+    expect(renderHtml(safeMarkdown("مرحبا\n\nhello\n"))).toBe('<p dir="auto">مرحبا</p>\n<p dir="auto">hello</p>\n');
+  });
+});
