@@ -45,7 +45,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     if (!outcome) return ExitCode.Ok; // --help, --version, completion
     const done: CommandOutcome = outcome;
     // A closed pipe (as in `| head`) is not an error: the sink stops writing.
-    const sink = streamSink(io.stdout);
+    const sink = streamSink(done.reportTo === "stderr" ? io.stderr : io.stdout);
     if (done.stream) await done.stream(sink);
     else if (jsonl && done.jsonl) await writeJsonLines(sink, done.jsonl());
     else await sink.write(json ? JSON.stringify(done.json, null, 2) + "\n" : (done.human ?? ""));

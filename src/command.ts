@@ -22,6 +22,8 @@ export interface CommandContext {
   progress: (done: number, total: number, label?: string) => void;
   /** One diagnostic line on stderr. */
   warn: (message: string) => void;
+  /** The command's own output written to stdout as it is made (`--out -`), each chunk taken before it returns; a closed stdout throws `OutputClosed`. */
+  stdoutSync: (chunk: string | Uint8Array) => void;
   /** What the command opens of the stores (databases, caches kept), closed when it is done. */
   run: StoreRun;
 }
@@ -36,6 +38,8 @@ export interface CommandOutcome {
   jsonl?: () => Iterable<unknown>;
   human?: string;
   stream?: (out: Sink) => Promise<void>;
+  /** "stderr": stdout carries the command's own output (`--out -`), so its report goes to stderr. */
+  reportTo?: "stderr";
   exitCode: ExitCode;
 }
 

@@ -19,6 +19,8 @@ export interface CommandSpec {
   needs?: string;
   /** It reports findings: `--format github` writes them as GitHub Actions annotations (writers: with --check). */
   annotates?: "always" | "with --check";
+  /** Options of one value it takes more than once, each value added (`grep --role`); any other given twice is a usage error. */
+  repeatable?: readonly string[];
 }
 
 /** A count option: a whole number >= 0, or a usage error naming the option and what it got. */
@@ -293,6 +295,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     command: "grep [pattern] [inputs..]",
     describe: "Find the entries whose text matches, across sessions (exit 0 found, 1 none, 2 error)",
+    repeatable: ["role"],
     builder: (y) =>
       y
         .positional("pattern", { type: "string", describe: "a JavaScript regular expression (-F: a fixed string), matched against each entry's decoded text; one that starts with - goes after -e, or after --" })

@@ -1,7 +1,9 @@
+import { writeSync } from "node:fs";
 import type { CommandContext } from "../command.js";
+import { OutputClosed } from "../render/sink.js";
 import { Progress } from "../render/progress.js";
 import { makeStyle } from "../render/style.js";
-import { sessionDir, type StoreRun } from "../stores/index.js";
+import { sessionDir, sessionDirEnv, type StoreRun } from "../stores/index.js";
 import type { Io } from "./io.js";
 
 /** What a command is given of the process: its style, its streams, its progress bar and its run. */
@@ -38,7 +40,7 @@ export function makeContext(argv: Record<string, unknown>, io: Io, run: StoreRun
     json,
     jsonl,
     sessionDir: sessionDir(argv.sessionDir as string | undefined, io.env),
-    env: io.env,
+    env: sessionDirEnv(argv.sessionDir as string | undefined, io.env),
     stdin: () => (stdin ??= readAll(io.stdin)),
     progress: (done, total, label = "") => {
       if (!io.stderr.isTTY) return;
@@ -47,6 +49,7 @@ export function makeContext(argv: Record<string, unknown>, io: Io, run: StoreRun
       if (text !== "") io.stderr.write(text);
     },
     warn: (message) => say(io, `pi-session: ${message}`),
+    stdoutSync: syncWriter(io.stdout),
     run,
   };
 }
@@ -56,4 +59,28 @@ async function readAll(stream: AsyncIterable<Buffer | string> | undefined): Prom
   const chunks: Buffer[] = [];
   if (stream) for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks);
+}
+
+/**
+ * Writes to `stream` synchronously, where it has a file descriptor (the process's stdout: a pipe, a
+ * file, a terminal), each chunk taken whole before it returns, waiting while a pipe is full; a
+ * stream without one (a test's) is written as a stream.
+ */
+function syncWriter(stream: Io["stdout"]): (chunk: string | Uint8Array) => void {
+  const fd = (stream as { fd?: unknown }).fd;
+  if (typeof fd !== "number") return (chunk) => void stream.write(chunk);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  return (chunk) => {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    for (let at = 0; at < bytes.length; ) {
+      try {
+        at += writeSync(fd, bytes, at, bytes.length - at);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EAGAIN") Atomics.wait(pause, 0, 0, 1);
+        else if (code === "EPIPE") throw new OutputClosed();
+        else throw error;
+      }
+    }
+  };
 }

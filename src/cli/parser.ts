@@ -8,7 +8,7 @@ import { normalise } from "./arguments.js";
 import { COMMANDS, JSONL_OPTION } from "./commands.js";
 import { makeContext } from "./context.js";
 import type { Io } from "./io.js";
-import { checkOutputOptions, usageMessage } from "./usage-errors.js";
+import { checkOutputOptions, checkRepeated, usageMessage, type DeclaredOptions } from "./usage-errors.js";
 
 /** The yargs parser, built from the list of commands, its help shaped as a reader copies from it. */
 
@@ -18,7 +18,7 @@ const EPILOG = `Exit codes:
   1  problems found or work left (check found errors)
   2  usage error, missing or unreadable input, refused write
 
-FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.
+FILE is a path, - for stdin, or a session id (or unique prefix) or OpenClaw key looked up in the stores: pi's session directory (--session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions) and OpenClaw's ($OPENCLAW_STATE_DIR, else ~/.openclaw; --session-dir takes an OpenClaw root too).
 
 pi-session COMMAND --help shows a command's options and examples.`;
 
@@ -75,13 +75,14 @@ function skipHelpCaching(parser: Argv): void {
 }
 
 export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext) => void, argv: readonly string[] = []): Argv {
+  const argv_ = argv;
   let parser = yargs()
     .scriptName("pi-session")
     .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
     .option("json", { type: "boolean", default: false, describe: "print one JSON document on stdout" })
     .option("jsonl", JSONL_OPTION)
     .option("color", { type: "boolean", describe: "colour output (default: on a TTY; honours NO_COLOR, FORCE_COLOR)" })
-    .option("session-dir", { type: "string", describe: "session directory for ids, ls, usage and grep" })
+    .option("session-dir", { type: "string", describe: "the store to read for ids, keys, ls, usage and grep: pi's session directory, or an OpenClaw state directory (as $OPENCLAW_STATE_DIR)" })
     .option("debug", { type: "boolean", default: false, describe: "print stack traces for unexpected errors" })
     .epilog(EPILOG)
     .strict()
@@ -105,10 +106,14 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandC
   (parser as unknown as { usageConfiguration(config: Record<string, boolean>): unknown }).usageConfiguration({ "hide-types": true });
   for (const spec of COMMANDS) {
     // (--version is the program's, and --jsonl is for list-shaped commands: each said only where it applies)
+    let declared: DeclaredOptions | undefined;
     parser = parser.command(spec.command, spec.describe, (y) => {
       const built = spec.builder(helpShaped(y.version(false)));
-      return spec.jsonl ? built : built.option("jsonl", { ...JSONL_OPTION, hidden: true });
+      const all = spec.jsonl ? built : built.option("jsonl", { ...JSONL_OPTION, hidden: true });
+      declared = (all as unknown as { getOptions(): DeclaredOptions }).getOptions();
+      return all;
     }, async (argv) => {
+      if (declared) checkRepeated(declared, argv_, spec.repeatable);
       checkOutputOptions(spec, argv);
       const ctx = makeContext(argv, io, currentRun());
       const command = await spec.load();

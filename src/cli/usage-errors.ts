@@ -65,3 +65,42 @@ export function checkGithubFormat(argv: readonly string[]): void {
   const annotating = COMMANDS.filter((c) => c.annotates).map((c) => (c.annotates === "always" ? name(c) : `${name(c)} --check`));
   throw new CliError(`--format github is for the commands that report findings (${annotating.join(", ")}); \`${name(spec)}\` has none to annotate`);
 }
+
+/** What yargs was told of a command's options (its `getOptions()`): the kinds that take no single value, and the aliases. */
+export interface DeclaredOptions {
+  array: string[];
+  boolean: string[];
+  count: string[];
+  alias: Record<string, string[]>;
+}
+
+/**
+ * An option that takes one value given more than once (`usage --by model --by day`): a usage
+ * error naming the values, where a command would keep one and say nothing. Flags, options that
+ * take a list and those a command adds up (`repeatable`) are left alone; nothing after `--` is an
+ * option.
+ */
+export function checkRepeated(options: DeclaredOptions, argv: readonly string[], repeatable: readonly string[] = []): void {
+  const canonical = new Map<string, string>();
+  for (const [key, aliases] of Object.entries(options.alias)) for (const a of [key, ...aliases]) canonical.set(a, key);
+  const many = new Set([...options.array, ...options.boolean, ...options.count, ...repeatable].flatMap((k) => [k, ...(options.alias[k] ?? [])]));
+  const given = new Map<string, { as: string; values: string[] }>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") break;
+    const m = /^--?([^=]+)(?:=(.*))?$/s.exec(arg);
+    if (!m || arg === "-" || /^-\d/.test(arg)) continue;
+    // (`-abc` is three flags: never one that takes a value here)
+    if (!arg.startsWith("--") && m[1]!.length > 1) continue;
+    const name = m[1]!;
+    if (many.has(name) || name.startsWith("no-")) continue;
+    const key = canonical.get(name) ?? name;
+    const value = m[2] ?? (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("-") ? argv[i + 1]! : "");
+    const seen = given.get(key) ?? { as: arg.startsWith("--") ? `--${name}` : `-${name}`, values: [] };
+    seen.values.push(value);
+    given.set(key, seen);
+  }
+  for (const { as, values } of given.values()) {
+    if (values.length > 1) throw new CliError(`${as} given ${values.length} times (${values.map((v) => (v === "" ? "-" : v)).join(", ")}): it takes one value; give it once`);
+  }
+}

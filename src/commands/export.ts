@@ -1,5 +1,6 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
+import { isDevice, isStdout, writeToDevice } from "../support/writers/output.js";
 import { CliError, ExitCode } from "../errors.js";
 import { contextMessages, contextSettingsAt } from "../format/context/branch.js";
 import { CURRENT_VERSION, messageText, type AgentMessage, type AnyEntry } from "../format/schema/types.js";
@@ -284,9 +285,12 @@ export interface ExportFileResult {
 /** Writes the document to `out` atomically (never over an existing file without `force`), and closes it. */
 export function saveExport(doc: ExportDocument, out: string, force: boolean): ExportFileResult {
   try {
-    createFile(out, (write) => {
+    const produce = (write: (chunk: string | Uint8Array) => void) => {
       for (const pieces of doc.pieces()) for (const piece of pieces) write(piece);
-    }, { force });
+    };
+    // (a device, /dev/null or a FIFO, cannot be replaced: it is written as it is)
+    if (isDevice(out)) writeToDevice(out, produce);
+    else createFile(out, produce, { force });
   } catch (error) {
     if (error instanceof TargetExistsError) throw new CliError(`${out} already exists; pass --force to replace it`);
     throw error;
@@ -302,7 +306,8 @@ export async function run(options: ExportOptions, ctx: CommandContext): Promise<
     const { count, summary } = doc.redacted;
     if (options.redact) ctx.warn(`redacted ${plural(count, "credential-shaped string")}${count ? ` (${summary})` : ""}`);
   };
-  if (options.out) {
+  // (`-o -`, or standard output by name: the document streamed there, as without -o)
+  if (options.out && !isStdout(options.out)) {
     const written = saveExport(doc, options.out, options.force === true);
     report();
     return { human: ctx.json ? "" : `${written.file}\n`, json: written, exitCode: ExitCode.Ok };

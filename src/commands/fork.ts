@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
+import { isDevice, isStdout, writeToDevice } from "../support/writers/output.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { createFile, TargetExistsError } from "../format/write/atomic.js";
 import { planFork, sessionPathFor } from "../format/write/fork.js";
@@ -44,19 +45,20 @@ export async function fork(options: ForkCommandOptions, ctx: CommandContext): Pr
     const leaf = options.leaf !== undefined ? nodeFor(session, options.leaf) : undefined;
     const plan = planFork(session, { leaf, cwd: options.cwd, sourcePath: resolve(session.name) });
     const header = plan.header as { id: string; timestamp: string; cwd: string; parentSession: string };
-    const target = options.out ?? sessionPathFor(ctx.sessionDir, header.cwd, header.timestamp, header.id);
+    const toStdout = isStdout(options.out);
+    const target = toStdout ? "-" : (options.out ?? sessionPathFor(ctx.sessionDir, header.cwd, header.timestamp, header.id));
     if (!options.out) mkdirSync(dirname(target), { recursive: true });
-    else if (!existsSync(dirname(resolve(target)))) throw new CliError(`${dirname(target)}: no such directory for --out`);
+    else if (!toStdout && !existsSync(dirname(resolve(target)))) throw new CliError(`${dirname(target)}: no such directory for --out`);
     let entries = 0;
+    const produce = (write: (chunk: string | Uint8Array) => void) => {
+      write(JSON.stringify(plan.header) + "\n");
+      entries = plan.writeEntries((line) => write(line + "\n"));
+    };
     try {
-      createFile(
-        target,
-        (write) => {
-          write(JSON.stringify(plan.header) + "\n");
-          entries = plan.writeEntries((line) => write(line + "\n"));
-        },
-        { force: options.force },
-      );
+      // (standard output, or a device that cannot be replaced: written as it is made)
+      if (toStdout) produce(ctx.stdoutSync);
+      else if (isDevice(target)) writeToDevice(target, produce);
+      else createFile(target, produce, { force: options.force });
     } catch (error) {
       if (error instanceof TargetExistsError) throw new CliError(`${target} already exists; fork never overwrites (pass --force to replace it)`);
       throw error;
@@ -69,5 +71,6 @@ export async function fork(options: ForkCommandOptions, ctx: CommandContext): Pr
 
 export async function run(options: ForkCommandOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await fork(options, ctx);
-  return { json: result, human: `${result.file}\n`, exitCode: ExitCode.Ok };
+  // (the session on stdout: what was written is said on stderr)
+  return { json: result, human: `${result.file}\n`, ...(isStdout(options.out) ? { reportTo: "stderr" as const } : {}), exitCode: ExitCode.Ok };
 }

@@ -15,6 +15,7 @@ import { type Style } from "../render/style.js";
 import { annotation } from "../render/github.js";
 import { copyOf } from "../support/writers/write-back.js";
 import { unreadable, writeEach, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { outName } from "../support/writers/output.js";
 
 export type MigrateOptions = WriterOptions;
 
@@ -143,8 +144,8 @@ function describe(r: MigrateFileResult): string {
   const from = r.from === null ? "" : ` v${r.from}`;
   switch (r.status) {
     case "migrated":
-      if (r.from !== null && r.from > 3) return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")}); written to ${r.out}, the original left as it is`;
-      return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")} changed)${r.backup ? `; the original is kept as ${r.backup}` : ""}${r.out ? `; written to ${r.out}` : ""}`;
+      if (r.from !== null && r.from > 3) return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")}); written to ${outName(r.out)}, the original left as it is`;
+      return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")} changed)${r.backup ? `; the original is kept as ${r.backup}` : ""}${r.out ? `; written to ${outName(r.out)}` : ""}`;
     case "would-migrate":
       if (r.from !== null && r.from > 3) return `would migrate${from} -> v3 (${plural(r.changedLines ?? 0, "line")} to write beside it); nothing written`;
       return `would migrate${from} -> v3 (${plural(r.changedLines ?? 0, "line")} to change); nothing written`;
@@ -152,7 +153,7 @@ function describe(r: MigrateFileResult): string {
       return `needs migrating${from} -> v3; run \`pi-session migrate ${r.file}\``;
     case "current":
       if (r.copy) return `v${r.from} (agent-core's storage format), left as it is; its v3 copy ${r.copy} is up to date`;
-      return r.out ? `already v3; copied to ${r.out}` : `already v3; left untouched`;
+      return r.out ? `already v3; copied to ${outName(r.out)}` : `already v3; left untouched`;
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
@@ -177,5 +178,5 @@ export async function run(options: MigrateOptions, ctx: CommandContext): Promise
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-migrate" ? annotation("error", { file: r.file, line: 1, title: "needs-migrate" }, describe(r)) : ""))
       : renderMigrate(result, ctx.style, options.full);
-  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
+  return { json: writerJson(result), human, ...(result.reportTo ? { reportTo: result.reportTo } : {}), exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
 }

@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { countBySeverity, type Finding } from "../format/check/findings.js";
 import { Validator } from "../format/check/validate.js";
 import { BufferSource, type ByteSource } from "../format/read/source.js";
-import { openSessionSync } from "../format/session/session.js";
+import { openSessionBuffer, openSessionSync } from "../format/session/session.js";
 import { createFile, stampOf, TargetExistsError, type FileStamp } from "../format/write/atomic.js";
 import { planRepair, writeRepair, type RepairAction, type RepairPlan } from "../format/write/repair/index.js";
 import { formatDiff } from "../format/write/rewrite.js";
@@ -21,6 +21,7 @@ import { sanitize } from "../render/safe.js";
 import { wrapSegments } from "../render/width.js";
 import { annotation } from "../render/github.js";
 import { unreadable, writeEach, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { outName } from "../support/writers/output.js";
 
 export type RepairOptions = WriterOptions;
 
@@ -98,12 +99,11 @@ function repairOne(path: string, options: RepairOptions, put: Put, dirOf: (path:
       const r = writeRepair(source, plan, undefined, { diff: true });
       return { ...base, status: "would-repair", diff: formatDiff(path, path, r.hunks) };
     }
-    const { failed, place } = put(path, stamp, (write) => {
+    const { failed, place, written } = put(path, stamp, (write) => {
       writeRepair(source, plan, write);
     });
     if (failed) return { ...base, ...failed };
-    const result = place.out ?? path;
-    const remaining = errorsOf(findingsOf(result));
+    const remaining = errorsOf(findingsOf(place.out ?? path, written));
     return {
       ...base,
       status: remaining.length > 0 ? "incomplete" : "repaired",
@@ -169,10 +169,11 @@ function errorsOf(findings: Finding[]): Finding[] {
   return findings.filter((f) => (f.causedBy ? roots.has(`${f.causedBy.code}:${f.causedBy.line}`) : roots.has(`${f.code}:${f.line}`)));
 }
 
-/** A file's findings, as `check` finds them (the conversation's rules too). */
-function findingsOf(path: string): Finding[] {
+/** A file's findings, as `check` finds them (the conversation's rules too); `written`: its bytes, where they went to stdout. */
+function findingsOf(path: string, written?: Buffer): Finding[] {
   const validator = new Validator();
-  const session = openSessionSync(path, { onRecord: validator.onRecord, skim: true, skimUsage: false });
+  const options = { onRecord: validator.onRecord, skim: true, skimUsage: false };
+  const session = written ? openSessionBuffer("<stdout>", written, options) : openSessionSync(path, options);
   try {
     // (the file repair wrote, judged by itself: what the store around it says, repair cannot mend)
     return validator.findings(session);
@@ -190,7 +191,7 @@ function describe(r: RepairFileResult): string {
   const counts = `${plural(r.actions.length, "action")}, ${plural(r.dropped ?? 0, "line")} dropped, ${plural(r.kept ?? 0, "record")} kept`;
   switch (r.status) {
     case "repaired":
-      return `repaired (${counts}); ${r.backup ? `the original is kept as ${r.backup}` : `written to ${r.out}`}${r.sessions ? `; ${plural(r.sessions.length, "later session")} written to ${r.sessions.map((s) => s.file).join(", ")}` : ""}; ${r.sessions ? "they pass" : "it now passes"} check`;
+      return `repaired (${counts}); ${r.backup ? `the original is kept as ${r.backup}` : `written to ${outName(r.out)}`}${r.sessions ? `; ${plural(r.sessions.length, "later session")} written to ${r.sessions.map((s) => s.file).join(", ")}` : ""}; ${r.sessions ? "they pass" : "it now passes"} check`;
     case "incomplete":
       if (!r.backup && !r.out) return `left untouched: ${plural(r.remainingErrors ?? 0, "error")} that repair does not mend here (listed above)`;
       return `repaired (${counts}), but ${plural(r.remainingErrors ?? 0, "error")} that repair does not mend remain${r.remainingErrors === 1 ? "s" : ""} (listed above)`;
@@ -199,7 +200,7 @@ function describe(r: RepairFileResult): string {
     case "needs-repair":
       return `needs repair (${counts}); run \`pi-session repair ${r.file}\``;
     case "clean":
-      return r.out ? `nothing to repair; copied to ${r.out}` : "nothing to repair; left untouched";
+      return r.out ? `nothing to repair; copied to ${outName(r.out)}` : "nothing to repair; left untouched";
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
@@ -259,5 +260,5 @@ export async function run(options: RepairOptions, ctx: CommandContext): Promise<
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => r.actions.map((a) => actionAnnotation(r.file, a)).join(""))
       : renderRepair(result, ctx.style, options.full);
-  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
+  return { json: writerJson(result), human, ...(result.reportTo ? { reportTo: result.reportTo } : {}), exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
 }

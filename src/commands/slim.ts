@@ -10,6 +10,7 @@ import { annotation } from "../render/github.js";
 import { type Style } from "../render/style.js";
 import { plural } from "../render/units.js";
 import { unreadable, writeEach, REFUSED_ABORTED_UNREADABLE, placeNote, renderWriterGithub, renderWriterReport, writerExitCode, writerJson, writerOptions, type Put, type Settled, type StatusTable, type WriterFileResult, type WriterOptions, type WriterRun } from "../support/writers/loop.js";
+import { outName } from "../support/writers/output.js";
 
 export interface SlimOptions extends WriterOptions {
   /** The least size of a payload slimmed (`--min-size`). */
@@ -114,13 +115,13 @@ function entries(r: SlimFileResult): string {
 function describe(r: SlimFileResult): string {
   switch (r.status) {
     case "slimmed":
-      return `slimmed ${sizes(r)}; ${entries(r)}; ${r.backup ? `the original is kept as ${r.backup}` : `written to ${r.out}`}`;
+      return `slimmed ${sizes(r)}; ${entries(r)}; ${r.backup ? `the original is kept as ${r.backup}` : `written to ${outName(r.out)}`}`;
     case "would-slim":
       return `would slim ${sizes(r)}; ${entries(r)}; nothing written`;
     case "needs-slim":
       return `could be slimmed ${sizes(r)}; run \`pi-session slim ${r.file}\``;
     case "clean":
-      return `nothing to slim (${plural(r.liveEntries ?? 0, "live entry", "live entries")}; nothing behind them holds ${formatBytes(r.minSize)} or more, or an image); ${r.out ? `copied to ${r.out}` : "left untouched"}`;
+      return `nothing to slim (${plural(r.liveEntries ?? 0, "live entry", "live entries")}; nothing behind them holds ${formatBytes(r.minSize)} or more, or an image); ${r.out ? `copied to ${outName(r.out)}` : "left untouched"}`;
     default:
       return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
   }
@@ -147,5 +148,5 @@ export async function run(options: SlimOptions, ctx: CommandContext): Promise<Co
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.status === "needs-slim" ? annotation("warning", { file: r.file, line: 1, title: "needs-slim" }, describe(r)) : ""))
       : renderSlim(result, ctx.style);
-  return { json: writerJson(result), human, exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
+  return { json: writerJson(result), human, ...(result.reportTo ? { reportTo: result.reportTo } : {}), exitCode: writerExitCode(result.files, STATUS, options.check === true && result.empty.length > 0) };
 }

@@ -174,6 +174,8 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const { c } = style;
   const bySession = result.by === "session";
   if (result.rows.length === 0) {
+    // (no session at all, a folder without them: stderr has said so, and there is nothing to report)
+    if (result.sessions === 0 && (result.empty?.length ?? 0) > 0) return "";
     const range = result.since && result.until ? ` between ${result.since} and ${result.until}` : result.since ? ` since ${result.since}` : result.until ? ` until ${result.until}` : "";
     return `${c.dim(`no usage${range} in ${plural(result.sessions, "session")}`)}\n`;
   }

@@ -1,5 +1,5 @@
 import { existsSync, statSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CliError, describeFsError } from "../errors.js";
 import type { Others, Store } from "./common/store.js";
 import { refOf } from "./open.js";
@@ -102,7 +102,7 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
   }
   // (a transcript in OpenClaw's database, as `ls` names it: the reader says what is wrong with it)
   const ref = refOf(arg);
-  if (ref.kind === "transcript" && existsSync(ref.container)) return arg;
+  if (ref.kind === "transcript" && existsSync(ref.container)) return inContainer(arg, ref);
   if (arg.includes("/") || arg.endsWith(".jsonl")) throw describeFsError(arg, Object.assign(new Error(), { code: "ENOENT" }));
   const byKey = arg.startsWith("agent:");
   const where = { piDir: dir, env };
@@ -116,11 +116,28 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     const oneId = new Set(matches.map(idOf)).size === 1;
     throw new CliError(oneId ? `session ${byKey ? "key" : "id"} \`${byKey ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
-  const looked = env ? `${dir} or an OpenClaw store` : dir;
+  const looked = env ? `${dir} or an OpenClaw store found ($OPENCLAW_STATE_DIR, ~/.openclaw; --session-dir names another store's root)` : dir;
   // (a database that could not be read was not searched: said, with why, or the session seems not to be)
   const unsearched = env ? STORES.flatMap((s) => s.unsearched?.(env) ?? []) : [];
   const not = unsearched.length > 0 ? `; not searched: ${unsearched.join("; ")}` : "";
   throw new CliError(`${arg}: no such file, and no session ${byKey ? "key" : "id starting with it"} in ${looked}; run \`pi-session ls\` to find sessions${not}`);
+}
+
+/**
+ * A session of a container named `<container>#<id>`, where the id may be the start of one, as ids
+ * are everywhere: the one session of that container it names; the name as given where none is
+ * (the reader says what is wrong with it).
+ */
+function inContainer(arg: string, ref: { container: string; id: string }): string {
+  const ids = (f: string) => {
+    const r = refOf(f);
+    return r.kind === "transcript" && r.container === ref.container ? r.id : undefined;
+  };
+  const held = listSessionFiles(dirname(ref.container)).filter((f) => ids(f)?.startsWith(ref.id));
+  if (held.length === 0 || held.some((f) => ids(f) === ref.id)) return arg;
+  if (held.length === 1) return held[0]!;
+  const named = held.slice(0, 4).map(ids).join(", ");
+  throw new CliError(`session id prefix \`${ref.id}\` is ambiguous in ${ref.container} (${held.length} sessions: ${named}${held.length > 4 ? `, and ${held.length - 4} more` : ""}); give more characters`);
 }
 
 /**
@@ -186,6 +203,20 @@ export function namedNonSessions(files: ReadonlyArray<{ path: string; kind: stri
 export function storeRoots(piDir: string, env: NodeJS.ProcessEnv, choice: StoreChoice): string[] {
   // (pi's directory first, as it always was listed)
   return [...new Set([...chosen(choice)].reverse().flatMap((s) => s.roots?.({ piDir, env }) ?? []))];
+}
+
+/**
+ * The environment a command runs in, `--session-dir` given: where another store takes that
+ * directory as its root (an OpenClaw state directory), the store finds it there, as it would
+ * `$OPENCLAW_STATE_DIR`; else the environment as it is.
+ */
+export function sessionDirEnv(flag: string | undefined, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!flag) return env;
+  for (const store of STORES) {
+    const adopted = store.rootEnv?.(flag, env);
+    if (adopted) return adopted;
+  }
+  return env;
 }
 
 /** The stores `--store` chooses. */

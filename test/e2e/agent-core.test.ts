@@ -73,6 +73,22 @@ describe("agent-core's format 4, read", () => {
     }
   });
 
+  it("a shared container's session is named <container>#<id prefix>; a prefix two sessions share is refused, naming both", async () => {
+    const container = join(FIXTURES, "shared", "sessions.sqlite");
+    const one = await shared("basic session");
+    const shown = await cliJson(["show", `${container}#${one.id.slice(0, 13)}`]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.json.header.id).toBe(one.id);
+    const other = await shared("first question");
+    let common = 0;
+    while (one.id[common] === other.id[common]) common++;
+    const prefix = one.id.slice(0, common);
+    const two = await cli(["show", `${container}#${prefix}`]);
+    expect(two.exitCode).toBe(2);
+    expect(two.stderr).toContain(`session id prefix \`${prefix}\` is ambiguous in`);
+    expect(two.stderr).toContain(one.id);
+  });
+
   it("show's tokens are the ledger's (a v3 file's upgrade: one adjustment row), as usage's", async () => {
     const row = await jsonl("upgraded");
     const [oracle] = [await agentCoreJsonl(row.path)];

@@ -48,6 +48,19 @@ describe("help", () => {
     expect((await cli(["ls", "--limit", "-3"])).stderr).toBe('pi-session: --limit takes a whole number >= 0 (e.g. --limit 10), got "-3"; see pi-session --help\n');
   });
 
+  it("an option that takes one value, given twice, is a usage error naming both (yargs kept the last); flags and lists may repeat", async () => {
+    const twice = await cli(["usage", fixture("linear.jsonl"), "--by", "model", "--by=day"]);
+    expect(twice.exitCode).toBe(2);
+    expect(twice.stdout).toBe("");
+    expect(twice.stderr).toBe("pi-session: --by given 2 times (model, day): it takes one value; give it once\n");
+    const alias = await cli(["export", fixture("linear.jsonl"), "-o", "a.md", "--out", "b.md"]);
+    expect(alias.exitCode).toBe(2);
+    expect(alias.stderr).toContain("given 2 times (a.md, b.md)");
+    // (a flag twice is still the flag; what follows -- is no option)
+    expect((await cli(["check", fixture("linear.jsonl"), "--json", "--json"])).exitCode).toBe(0);
+    expect((await cli(["grep", "-F", "-c", "--", "--by", fixture("linear.jsonl")])).exitCode).toBe(1);
+  });
+
   it("completion prints a shell script", async () => {
     const r = await cli(["completion"]);
     expect(r.exitCode).toBe(0);

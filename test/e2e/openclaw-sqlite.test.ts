@@ -93,6 +93,22 @@ describe.each(STORES)("the %s store in OpenClaw's database", (store) => {
     for (const s of r.json.sessions.filter((x: { path: string }) => x.path.includes("session-sqlite-import-archive"))) expect(s.copyOf, s.path).not.toBeNull();
   });
 
+  it("--session-dir takes the store's root wherever it is (a key found there); <database>#<prefix> names a transcript as an id prefix does", async () => {
+    const viaHome = await cli(["cat", "agent:main:main"], { env: env() });
+    expect(viaHome.exitCode, viaHome.stderr).toBe(0);
+    // (no ~/.openclaw and no $OPENCLAW_STATE_DIR: the root given is the store)
+    const viaFlag = await cli(["cat", "agent:main:main", "--session-dir", root]);
+    expect(viaFlag.exitCode, viaFlag.stderr).toBe(0);
+    expect(viaFlag.stdout).toBe(viaHome.stdout);
+    const missing = await cli(["cat", "agent:main:nope", "--session-dir", root]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain("--session-dir names another store's root");
+    const [id] = [...rows.keys()];
+    const shown = await cliJson(["show", `${dbOf(root)}#${id!.slice(0, 8)}`]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.json.header.id).toBe(id);
+  });
+
   it("cat prints each transcript byte for byte as its rows hold it (event_zstd decompressed), by id, key or path", async () => {
     for (const [id, bytes] of rows) {
       const byId = await execa("node", [join(ROOT, "bin/pi-session.js"), "cat", id], { env: { HOME: home, XDG_CACHE_HOME: join(home, ".cache") }, encoding: "buffer", stripFinalNewline: false, reject: false });

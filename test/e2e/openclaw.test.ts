@@ -336,7 +336,7 @@ describe("a transcript named by its session id or key", () => {
     // a key that names no session, and an id prefix that names several, are said so
     const missing = await cli(["show", "agent:ops:nothing"], { env });
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toBe("pi-session: agent:ops:nothing: no such file, and no session key in " + piDir + " or an OpenClaw store; run `pi-session ls` to find sessions\n");
+    expect(missing.stderr).toBe("pi-session: agent:ops:nothing: no such file, and no session key in " + piDir + " or an OpenClaw store found ($OPENCLAW_STATE_DIR, ~/.openclaw; --session-dir names another store's root); run `pi-session ls` to find sessions\n");
     const several = await cli(["show", "019"], { env });
     expect(several.exitCode).toBe(2);
     expect(several.stderr).toMatch(/^pi-session: session id prefix `019` is ambiguous \(\d+ sessions: /);

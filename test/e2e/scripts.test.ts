@@ -3,7 +3,7 @@
  * pattern that starts with `-`, a closed pipe ends a command with exit 0, and a gate given a
  * directory with no session file fails instead of passing on nothing.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -154,6 +154,46 @@ describe("standard input", () => {
   });
 });
 
+describe("- is standard output for every output option", () => {
+  it("repair - --out -, export -o -, migrate --out -, fork --out -: the output on stdout, the report on stderr, no file named -", async () => {
+    const dir = mkdtempSync(join(work, "stdout-"));
+    const input = readFileSync(fixture("fused.jsonl"));
+    const repaired = await cli(["repair", "-", "--out", "-"], { input, cwd: dir });
+    expect(repaired.exitCode, repaired.stderr).toBe(0);
+    expect(repaired.stderr).toContain("<stdin>: repaired (3 actions, 1 line dropped, 4 records kept); written to standard output; it now passes check");
+    writeFileSync(join(dir, "fixed.jsonl"), repaired.stdout);
+    expect((await cli(["check", join(dir, "fixed.jsonl")])).exitCode).toBe(0);
+    const json = await cli(["repair", "-", "--out", "-", "--json"], { input, cwd: dir });
+    expect(JSON.parse(json.stderr).files[0]).toMatchObject({ status: "repaired", out: "-" });
+    expect(json.stdout).toBe(repaired.stdout);
+
+    const exported = await cli(["export", fixture("linear.jsonl"), "-o", "-"], { cwd: dir });
+    expect(exported.exitCode).toBe(0);
+    expect(exported.stdout).toBe((await cli(["export", fixture("linear.jsonl")])).stdout);
+    for (const name of ["/dev/stdout", "/dev/fd/1"]) expect((await cli(["export", fixture("linear.jsonl"), "-o", name], { cwd: dir })).stdout, name).toBe(exported.stdout);
+    const devNull = await cli(["export", fixture("linear.jsonl"), "-o", "/dev/null"], { cwd: dir });
+    expect(devNull).toMatchObject({ exitCode: 0, stdout: "/dev/null\n" });
+
+    const before = readFileSync(fixture("v1.jsonl"));
+    const migrated = await cli(["migrate", fixture("v1.jsonl"), "--out", "-"], { cwd: dir });
+    expect(migrated.exitCode, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout.split("\n")[0]!)).toMatchObject({ type: "session", version: 3 });
+    expect(migrated.stderr).toContain("written to standard output");
+    expect(readFileSync(fixture("v1.jsonl")).equals(before)).toBe(true);
+
+    const forked = await cli(["fork", fixture("linear.jsonl"), "--out", "-"], { cwd: dir });
+    expect(forked.exitCode, forked.stderr).toBe(0);
+    expect(JSON.parse(forked.stdout.split("\n")[0]!)).toMatchObject({ type: "session", parentSession: fixture("linear.jsonl") });
+    expect(forked.stderr).toBe("-\n");
+
+    // several sessions cannot share one stream
+    const many = await cli(["migrate", fixture("v1.jsonl"), fixture("v2-hook.jsonl"), "--out", "-"], { cwd: dir });
+    expect(many.exitCode).toBe(2);
+    expect(many.stderr).toContain("--out - takes one session's output");
+    expect(readdirSync(dir)).toEqual(["fixed.jsonl"]);
+  });
+});
+
 describe("messages a new user meets", () => {
   it("a mistyped command gets a suggestion, an invalid choice names the choices, --limit 0 says what it hides", async () => {
     const typo = await cli(["lss"]);
@@ -287,9 +327,13 @@ describe("a directory with no session file", () => {
       expect(gate.exitCode, writer).toBe(2);
       expect(gate.stderr, writer).toContain(`${empty}: no session files in it`);
     }
-    const repaired = await cli(["repair", empty]);
-    expect(repaired.exitCode).toBe(0);
-    expect(repaired.stderr).toContain(`${empty}: no session files in it`);
+    // every other command: nothing to do, said on stderr, nothing on stdout (no header-only table), exit as for nothing wrong
+    for (const [args, code] of [[["repair", empty], 0], [["migrate", empty], 0], [["slim", empty], 0], [["usage", empty], 0], [["grep", "x", empty], 1]] as const) {
+      const r = await cli([...args]);
+      expect(r.exitCode, args[0]).toBe(code);
+      expect(r.stderr, args[0]).toContain(`${empty}: no session files in it`);
+      expect(r.stdout, args[0]).toBe("");
+    }
     // a directory that holds sessions passes as before
     const full = join(work, "full");
     mkdirSync(full);

@@ -137,7 +137,7 @@ describe("output that fits the terminal", () => {
     const start = lines.findIndex((l) => l.startsWith("FILE is a path"));
     const end = lines.indexOf("", start);
     const paragraph = lines.slice(start, end);
-    expect(paragraph.join(" ")).toBe("FILE is a path, - for stdin, or a session id (or unique prefix) looked up in the session directory: --session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions.");
+    expect(paragraph.join(" ")).toBe("FILE is a path, - for stdin, or a session id (or unique prefix) or OpenClaw key looked up in the stores: pi's session directory (--session-dir, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions, else ~/.pi/agent/sessions) and OpenClaw's ($OPENCLAW_STATE_DIR, else ~/.openclaw; --session-dir takes an OpenClaw root too).");
     // (a line is only cut short where the next word would not fit)
     for (let i = 0; i + 1 < paragraph.length; i++) expect(width(paragraph[i]!) + 1 + width(paragraph[i + 1]!.split(" ")[0]!), paragraph[i]).toBeGreaterThan(80);
   });

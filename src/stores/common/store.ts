@@ -62,6 +62,8 @@ export interface Store {
   readonly lookedFor?: (piDir: string) => string;
   /** The roots of this store on this machine, that a store-wide command given no directory reads. */
   roots?(where: Required<Where>): string[];
+  /** `dir`, given as `--session-dir`, taken as this store's root: the environment under which the store finds it there (undefined: not one of its roots). */
+  rootEnv?(dir: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv | undefined;
   /**
    * The sessions of `dir` when it is (or is inside) this store's layout, sorted; undefined: not
    * this store's. `archives`: with archives and copies (writers leave them alone unless named);

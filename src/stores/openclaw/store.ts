@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { CliError, shellQuote } from "../../errors.js";
-import { DATABASE_NAME, isDatabaseFile, isTrajectory, openclawSessionId } from "../common/openclaw-layout.js";
+import { DATABASE_NAME, isDatabaseFile, isDir, isTrajectory, openclawSessionId } from "../common/openclaw-layout.js";
 import type { Store } from "../common/store.js";
 import { existsSync } from "node:fs";
 import { lockOf } from "../openclaw-jsonl/index.js";
@@ -19,6 +19,7 @@ export const openclawStore: Store = {
   name: "openclaw",
   lookedFor: () => "an OpenClaw root ($OPENCLAW_STATE_DIR, ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot)",
   roots: ({ env }) => openclawRoots(env),
+  rootEnv: (dir, env) => (isDir(join(dir, "agents")) ? { ...env, OPENCLAW_STATE_DIR: resolve(dir) } : undefined),
   list: (dir, archives) => openclawTranscripts(dir, archives),
   named: (query, { env }) => (env ? openclawTranscriptsNamed(query, env) : []),
   idOf: openclawSessionId,

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from "node:fs";
+import { isStdout, outName } from "./output.js";
 import { basename, dirname, join } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError, describeFsError, ExitCode, shellQuote } from "../../errors.js";
@@ -49,6 +50,8 @@ export interface WriterRun<S extends string, R extends WriterFileResult<S>> exte
   many: boolean;
   /** Directories given that hold no session file (said on stderr; with --check, exit 2). */
   empty: string[];
+  /** "stderr": the session went to stdout (`--out -`), so the report goes to stderr. */
+  reportTo?: "stderr";
 }
 
 /** What `--json` prints of a run: the report. */
@@ -110,7 +113,7 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
-  const write: WriteOptions = { backupDir: options.backupDir, force: options.force, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
+  const write: WriteOptions = { backupDir: options.backupDir, force: options.force, stdout: ctx.stdoutSync, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
   const targetOf = options.out !== undefined ? outTargets(options.out, inputs, files, origins, many) : undefined;
   const put: Put = (path, stamp, produce, beside) => {
     // (a transcript an OpenClaw gateway is writing is left alone; a lock its writer left behind is said and passed over)
@@ -134,7 +137,7 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   ctx.progress(files.length, files.length);
   const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
   for (const r of results) summary[r.status]++;
-  return { files: results, summary, many, empty };
+  return { files: results, summary, many, empty, ...(isStdout(options.out) ? { reportTo: "stderr" as const } : {}) };
 }
 
 /** The options every writer takes, from the parsed arguments. */
@@ -192,10 +195,10 @@ export function renderWriterGithub<S extends string, R extends WriterFileResult<
   return out + summaryLine(result.summary, table);
 }
 
-/** What a file's result says of `writeBack`: why it was not written, or where it went. */
+/** What a file's result says of `writeBack`: why it was not written, or where it went (`written`: the bytes, where they went to stdout). */
 export type Settled =
-  | { failed: { status: "aborted" | "refused"; refusal?: Refusal; reason: string }; place?: undefined }
-  | { failed?: undefined; place: { backup?: string; out?: string } };
+  | { failed: { status: "aborted" | "refused"; refusal?: Refusal; reason: string }; place?: undefined; written?: undefined }
+  | { failed?: undefined; place: { backup?: string; out?: string }; written?: Buffer };
 
 /**
  * `writeBack`'s outcome as a file's result takes it, the same for every writer: the leftovers of
@@ -206,12 +209,12 @@ function settle(written: WriteOutcome, warn: (message: string) => void): Settled
   for (const leftover of written.cleaned) warn(`removed ${leftover}, left by an interrupted run`);
   if (written.error === "aborted") return { failed: { status: "aborted", reason: written.reason! } };
   if (written.error === "exists") return { failed: { status: "refused", refusal: "output-exists", reason: written.reason! } };
-  return { place: { ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) } };
+  return { place: { ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) }, ...(written.written ? { written: written.written } : {}) };
 }
 
 /** Where the result went: the backup kept, or the --out file. */
 export function placeNote(r: WriterFileResult<string>): string {
-  return r.backup ? `backup ${basename(r.backup)}` : r.out ? `-> ${r.out}` : "";
+  return r.backup ? `backup ${basename(r.backup)}` : r.out ? `-> ${outName(r.out)}` : "";
 }
 
 /**
@@ -226,6 +229,8 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
   columns: { extra: Array<Pick<Column, "head" | "align">>; cells: (r: R) => string[]; note: (r: R) => string },
 ): string {
   const { c } = style;
+  // (no file at all, a folder without sessions: stderr has said so, and there is nothing to report)
+  if (result.files.length === 0) return "";
   // (one file that could not be read: stderr has said so, stdout stays empty)
   if (!result.many) return result.files.filter((r) => r.status !== "unreadable").flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
   // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.

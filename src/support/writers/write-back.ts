@@ -4,6 +4,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { CliError } from "../../errors.js";
 import { cleanLeftovers, ConcurrentWriteError, createFile, replaceFile, TargetExistsError, type Producer } from "../../format/write/atomic.js";
 import type { FileStamp } from "../../format/write/atomic.js";
+import { isDevice, isStdout, writeToDevice } from "./output.js";
 
 /** How a writing command puts its result in place (`--out`'s target is decided per file: `outTargets`). */
 export interface WriteOptions {
@@ -13,11 +14,15 @@ export interface WriteOptions {
   force?: boolean;
   /** Called between writing the new content and committing it (tests pause there: see `writerOptions`). */
   beforeCommit?: () => void;
+  /** Standard output, for `--out -`. */
+  stdout?: (chunk: string | Uint8Array) => void;
 }
 
 export interface WriteOutcome {
   backup?: string;
   out?: string;
+  /** What was written to stdout (`--out -`). */
+  written?: Buffer;
   /** "aborted": the file changed meanwhile; "exists": --out exists without --force. */
   error?: "aborted" | "exists";
   reason?: string;
@@ -58,6 +63,10 @@ export interface OutTarget {
  * `--out` names a folder) holds them in the inputs' layout (`outLayout`); else `--out` is the file.
  */
 export function outTargets(out: string, inputs: readonly string[], files: readonly string[], origins: ReadonlyMap<string, string>, many: boolean): (path: string) => OutTarget {
+  if (isStdout(out) || isDevice(out)) {
+    if (many) throw new CliError(`--out ${out} takes one session's output; give one file, or a folder for --out`);
+    return () => ({ file: out, inDir: false });
+  }
   if (!many && !(existsSync(out) && statSync(out).isDirectory())) return () => ({ file: out, inDir: false });
   const layout = outLayout(inputs, files, origins, out);
   return (path) => ({ file: layout.get(path) ?? join(out, basename(path)), inDir: true });
@@ -68,6 +77,20 @@ export function writeBack(path: string, stamp: FileStamp, options: WriteOptions,
   // (standard input leaves no temporary files beside itself)
   const cleaned = path === "-" ? [] : cleanLeftovers(path);
   try {
+    if (target && isStdout(target.file) && options.stdout) {
+      // (what went to stdout is kept, to be judged as a file written would be read back)
+      const chunks: Buffer[] = [];
+      const stdout = options.stdout;
+      produce((chunk) => {
+        stdout(chunk);
+        chunks.push(Buffer.from(chunk));
+      });
+      return { out: "-", written: Buffer.concat(chunks), cleaned };
+    }
+    if (target && isDevice(target.file)) {
+      writeToDevice(target.file, produce);
+      return { out: target.file, cleaned };
+    }
     if (target) {
       if (target.inDir) makeDirectory(dirname(target.file), "--out's folder");
       createFile(target.file, produce, { force: options.force });

@@ -1,0 +1,40 @@
+import { closeSync, openSync, statSync, writeSync } from "node:fs";
+import type { Producer } from "../../format/write/atomic.js";
+
+/*
+ * Where an output option (`--out`, `-o`) may point besides a file written atomically: `-` (and
+ * the names of standard output: `/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`) is standard output,
+ * as `-` is standard input for every input; a place that is no regular file (`/dev/null`, a FIFO)
+ * is written as it is, since it cannot be replaced.
+ */
+
+const STDOUT_NAMES = new Set(["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]);
+
+/** Whether an output option names standard output. */
+export const isStdout = (out: string | undefined): boolean => out !== undefined && STDOUT_NAMES.has(out);
+
+/** Whether `out` is a place that exists and is not a regular file or a folder: a device, a FIFO, a socket. */
+export function isDevice(out: string): boolean {
+  try {
+    const st = statSync(out);
+    return !st.isFile() && !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes what `produce` makes to the device at `out`, as it is (no temporary file, no rename). */
+export function writeToDevice(out: string, produce: Producer): void {
+  const fd = openSync(out, "w");
+  try {
+    produce((chunk) => {
+      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** An output place as a report names it: `-` is "standard output". */
+export const outName = (out: string | undefined): string => (out === "-" ? "standard output" : (out ?? ""));
