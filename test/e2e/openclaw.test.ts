@@ -314,6 +314,13 @@ describe("a channel message's envelope", () => {
       expect(out, args.join(" ")).toContain("Wake up, my friend!");
       expect(out, args.join(" ")).not.toMatch(/\[Sat 2026-02-07 05:07 GMT\+1\]|message_id: 23556853/);
     }
+    // (the envelope is taken off before the preview is cut: piped at any width, and as --jsonl, the words whole)
+    const sender = join(ROOT, "../shared/openclaw-stores/ccccx/agents/main/sessions/b5b4ed18-f040-49f7-aa6d-42132e00c908.jsonl");
+    for (const args of [["tree", sender], ["path", sender], ["path", sender, "--jsonl"], ["tree", sender, "--jsonl"]]) {
+      const out = (await cli(args, { env })).stdout;
+      expect(out, args.join(" ")).toContain("Wake up, my friend!");
+      expect(out, args.join(" ")).not.toMatch(/Sender \(untrusted|\[Mon 2026/);
+    }
     const md = (await cli(["export", file], { env })).stdout;
     expect(md).toContain("[message_id: 23556853-1bfb-470f-9579-cb531a9c9b45]");
   });

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { openSessionSync } from "../../src/format/session/session.js";
 import { entrySummary, partialEntry as partialFromBytes } from "../../src/format/session/summary.js";
 import { previewFromBytes } from "../../src/render/preview.js";
-import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { corpusFiles, fixtureFiles, ROOT } from "../helpers/paths.js";
 import { fitPreview, lineTail, preview } from "../../src/render/width.js";
 import { formatCount, formatDateTime, formatTime, isoTime } from "../../src/render/units.js";
 import { sanitize } from "../../src/render/safe.js";
@@ -75,6 +77,27 @@ describe("one summary rule", () => {
       session.close();
     }
     expect(compared).toBeGreaterThan(3000);
+  });
+
+  it("an OpenClaw user message previews as what the person wrote, its envelope off before the cut, at every width (the real stores' transcripts)", () => {
+    const stores = join(ROOT, "../shared/openclaw-stores");
+    const transcripts = readdirSync(stores, { recursive: true, encoding: "utf8" }).filter((f) => /\/sessions\/[^/]+\.jsonl$/.test(f)).map((f) => join(stores, f));
+    let enveloped = 0;
+    for (const file of transcripts) {
+      const session = openSessionSync(file);
+      for (let node = 0; node < session.tree.size; node++) {
+        const { type, role } = session.nodeKind(node);
+        if (role !== "user") continue;
+        const entry = session.entry(node);
+        const content = (entry.message as { content?: unknown } | undefined)?.content;
+        if (Array.isArray(content) && content.filter((b) => b?.type === "text").length > 1) continue;
+        const whole = entrySummary(entry);
+        if (/untrusted metadata|System: \[/.test(JSON.stringify(entry.message))) enveloped++;
+        for (const max of [15, 40, 80, 200]) expect(previewFromBytes(session.nodeBytes(node), type, role, max), `${file}:${session.nodeLine(node)} at ${max}`).toBe(preview(whole, max));
+      }
+      session.close();
+    }
+    expect(enveloped).toBeGreaterThan(2);
   });
 
   it("holds for generated texts of every kind of whitespace, escapes and wide letters, cut at every width", () => {

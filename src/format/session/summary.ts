@@ -290,8 +290,9 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
     const at = find(line, CONTENT_KEY);
     const read = (size: number) => (at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? stringAfter(line, CONTENT_KEY, size, at) : undefined) ?? stringAfter(line, TEXT_KEY, size, Math.max(0, at));
     let text = read(window);
-    // (a user message in OpenClaw's envelope is previewed by what follows it: read far enough to pass it)
-    if (role === "user" && text !== undefined && text.length >= window && ENVELOPE_START.test(text)) text = read(Math.max(window, ENVELOPE_WINDOW));
+    // (a user message in OpenClaw's envelope is previewed by what follows it: read far enough to pass
+    // it, whatever the first read's length says: a window of bytes decodes to fewer characters)
+    if (role === "user" && text !== undefined && window < ENVELOPE_WINDOW && ENVELOPE_START.test(text)) text = read(ENVELOPE_WINDOW);
     if (text !== undefined) {
       content.push({ type: "text", text });
       return entry;
