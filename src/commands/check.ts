@@ -121,13 +121,18 @@ const LEVEL = { error: "error", warning: "warning", info: "notice" } as const sa
  * Every root finding as a GitHub Actions annotation on its file and line (`--quiet`: errors only),
  * with how many findings it causes and the command that mends it, then the summary.
  */
-export function renderCheckGithub(result: CheckResult, quiet = false): string {
+/**
+ * The findings as GitHub Actions annotations: errors and warnings (`quiet`: errors alone); the
+ * notes (info: nothing to mend, as a call pi answers for itself) only with `verbose`, as CI
+ * wants what fails or may.
+ */
+export function renderCheckGithub(result: CheckResult, quiet = false, verbose = false): string {
   let out = "";
   for (const r of result.files) {
     const caused = new Map<string, number>();
     for (const f of r.findings) if (f.causedBy) caused.set(`${f.causedBy.code}:${f.causedBy.line}`, (caused.get(`${f.causedBy.code}:${f.causedBy.line}`) ?? 0) + 1);
     for (const f of r.findings) {
-      if (f.causedBy || (quiet && f.severity !== "error")) continue;
+      if (f.causedBy || (quiet && f.severity !== "error") || (f.severity === "info" && !verbose)) continue;
       const more = caused.get(`${f.code}:${f.line}`);
       const text = `${f.message}${more ? `, and ${plural(more, "finding")} it causes` : ""} (${hintFor(f.hint, r.file)}${f.next ? `; next: ${hintFor(f.next, r.file)}` : ""})`;
       out += annotation(LEVEL[f.severity], { file: r.file, ...(f.line !== undefined ? { line: f.line } : {}), title: f.code }, text);
@@ -141,7 +146,7 @@ export function renderCheckGithub(result: CheckResult, quiet = false): string {
 export async function run(options: CheckOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await check(options, ctx);
   for (const u of result.unreadable) ctx.warn(u.error);
-  const human = ctx.json ? "" : options.format === "github" ? renderCheckGithub(result, options.quiet) : renderCheck(result, ctx.style, options.quiet, options.verbose);
+  const human = ctx.json ? "" : options.format === "github" ? renderCheckGithub(result, options.quiet, options.verbose) : renderCheck(result, ctx.style, options.quiet, options.verbose);
   const findings = function* () {
     for (const r of result.files) for (const f of r.findings) yield { file: r.file, ...f };
   };

@@ -38,7 +38,7 @@ export type MigrateResult = WriterRun<MigrateStatus, MigrateFileResult>;
 const STATUS = {
   migrated: { text: "migrated", exit: ExitCode.Ok, paint: "green" },
   current: { text: "already current", exit: ExitCode.Ok, paint: "green" },
-  "needs-migrate": { text: "needs migrating", exit: ExitCode.Findings, paint: "yellow" },
+  "needs-migrate": { text: "needs migrating", many: "need migrating", exit: ExitCode.Findings, paint: "yellow" },
   "would-migrate": { text: "would migrate", exit: ExitCode.Findings, paint: "yellow" },
   ...REFUSED_ABORTED_UNREADABLE,
 } as const satisfies StatusTable<MigrateStatus>;

@@ -50,7 +50,7 @@ export type RepairResult = WriterRun<RepairStatus, RepairFileResult>;
 const STATUS = {
   repaired: { text: "repaired", exit: ExitCode.Ok, paint: "green" },
   clean: { text: "nothing to repair", exit: ExitCode.Ok, paint: "green" },
-  "needs-repair": { text: "needs repair", exit: ExitCode.Findings, paint: "yellow" },
+  "needs-repair": { text: "needs repair", many: "need repair", exit: ExitCode.Findings, paint: "yellow" },
   "would-repair": { text: "would repair", exit: ExitCode.Findings, paint: "yellow" },
   incomplete: { text: "repaired, errors remain", exit: ExitCode.Findings, paint: "red" },
   ...REFUSED_ABORTED_UNREADABLE,

@@ -164,6 +164,8 @@ describe("agent-core's format 4, written", () => {
     const check = await cliJson(["migrate", "--check", store]);
     expect(check.exitCode).toBe(1);
     expect(check.json.summary["needs-migrate"]).toBe(15);
+    // (the count agrees with its number)
+    expect((await cli(["migrate", "--check", store])).stdout).toMatch(/\n15 need migrating\n$/);
     const dry = await cli(["migrate", "--dry-run", join(store, "shared")]);
     expect(dry.exitCode).toBe(1);
     expect(dry.stdout).toMatch(/v4 +would migrate +13 lines/);

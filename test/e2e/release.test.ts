@@ -90,7 +90,11 @@ describe("--format github", () => {
     const file = join(dir, "s,1:x.jsonl");
     const hostile = "evil::error file=/etc/passwd::pwned 100%\r\n::warning::again";
     writeFileSync(file, jsonl(header(), user("u0000001", null, "hi"), { type: hostile, id: "x0000001", parentId: "u0000001", timestamp: "2026-01-01T00:00:00.000Z" }, "not json"));
-    const r = await cli(["check", file, "--format", "github"]);
+    // (a note, info, is annotated with --verbose alone: CI wants what fails or may)
+    const plain = await cli(["check", file, "--format", "github"]);
+    expect(plain.exitCode).toBe(1);
+    expect(plain.stdout.split("\n").filter((l) => l.startsWith("::")).map((l) => l.slice(0, l.indexOf(" ")))).toEqual(["::error"]);
+    const r = await cli(["check", file, "--format", "github", "--verbose"]);
     expect(r.exitCode).toBe(1);
     const out = r.stdout.trimEnd().split("\n");
     const annotations = out.filter((l) => l.startsWith("::"));

@@ -37,7 +37,8 @@ export interface WriterFileResult<S extends string> {
 }
 
 /** How a writer's statuses count (exit codes as README says), checked by `satisfies` so no status is left out. */
-export type StatusTable<S extends string> = Record<S, { text: string; exit: ExitCode; paint: "green" | "yellow" | "red" }>;
+/** A writer's statuses: how a file's is said (`many`: how the count says it where it is not one, "2 need repair"), its exit code, its colour. */
+export type StatusTable<S extends string> = Record<S, { text: string; many?: string; exit: ExitCode; paint: "green" | "yellow" | "red" }>;
 
 /** A writer's result: a report a file, and how many files ended in each status. */
 export interface WriterReport<S extends string, R extends WriterFileResult<S>> {
@@ -247,7 +248,7 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
 
 /** "3 migrated, 1 refused": the non-zero counts of a summary, in words. */
 function summaryLine<S extends string>(summary: Record<S, number>, table: StatusTable<S>): string {
-  const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${table[k].text}`);
+  const parts = (Object.entries(summary) as Array<[S, number]>).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${n === 1 ? table[k].text : (table[k].many ?? table[k].text)}`);
   return `${parts.join(", ") || "no files"}\n`;
 }
 
