@@ -1,6 +1,6 @@
 import { renderTable, type Column } from "../render/table.js";
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
@@ -169,7 +169,7 @@ export function lsColumns(style: Style): Column[] {
   const dash = (s: string) => (s === "-" ? c.dim(s) : s);
   return [
     { head: "id", priority: 1, max: 13 },
-    { head: "name / first message", priority: 3, flex: true, min: 16, max: 40, paint: dash },
+    { head: "name / first message", priority: 3, flex: true, min: 16, max: 40, paint: dash, keep: "mark" },
     { head: "cwd", priority: 7, flex: true, min: 10, max: 30, keep: "end" },
     { head: "created", priority: 8 },
     { head: "last activity", priority: 4 },
@@ -199,9 +199,28 @@ export function renderLs(result: LsResult, style: Style): string {
     // (--limit 0: sessions there are, none asked for)
     return c.dim(result.total > 0 ? `${plural(result.total, "session")} in ${sanitize(result.dir)}, none shown (--limit 0)\n` : `no sessions in ${sanitize(result.dir)}\n`);
   }
+  // (a row always says which file it is: one with no session id by its file's name, copies that share one by what tells their names apart)
+  // (copies: what their names share at the start left out, so that the part that differs shows: `….v3.jsonl`)
+  const names = new Map<string, string[]>();
+  for (const r of result.sessions) if (r.id) names.set(r.id, [...(names.get(r.id) ?? []), basename(r.path)]);
+  const shared = new Map<string, number>();
+  for (const [id, group] of names) {
+    if (group.length < 2) continue;
+    let n = 0;
+    while (group.every((g) => n < g.length && g[n] === group[0]![n])) n++;
+    shared.set(id, n);
+  }
+  const nameOf = (r: SessionRow) => {
+    const file = basename(r.path);
+    const title = r.label ? preview(r.label, 200) : r.title ? preview(r.title, 200) : undefined;
+    if (!r.id) return title ? `${title} (${preview(file, 200)})` : preview(file, 200);
+    const common = shared.get(r.id);
+    if (common === undefined) return title ?? "-";
+    return `${title ?? "-"} (${preview(common > 0 ? `…${file.slice(common)}` : file, 200)})`;
+  };
   const rows = result.sessions.map((r) => [
     preview(r.id ?? "-", 200),
-    r.label ? preview(r.label, 200) : r.title ? preview(r.title, 200) : "-",
+    nameOf(r),
     r.cwd ? preview(r.cwd, 200) : "-",
     formatTime(r.created ?? undefined),
     formatTime(r.modified ?? undefined),

@@ -118,7 +118,8 @@ describe("noise: one finding for a file-wide trait, a repeated line said as such
     const checked = await cliJson(["check", file]);
     const crlf = checked.json.files[0].findings.filter((f: { code: string }) => f.code === "line-crlf");
     expect(crlf).toEqual([expect.objectContaining({ line: 1, severity: "info", message: "8 lines end with CR LF (lines 1, 2, 3, 4, 5, …)" })]);
-    const github = await cli(["check", file, "--format", "github"]);
+    // (a note: annotated with --verbose)
+    const github = await cli(["check", file, "--format", "github", "--verbose"]);
     expect(github.stdout.split("\n").filter((l) => l.includes("line-crlf"))).toHaveLength(1);
     const repaired = await cliJson(["repair", file]);
     expect(repaired.json.files[0].actions).toEqual([expect.objectContaining({ code: "crlf-normalized", line: 1, message: "CRLF line ends made LF on 8 lines (lines 1, 2, 3, 4, 5, …)" })]);

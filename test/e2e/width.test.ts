@@ -157,6 +157,23 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("ls at 80 columns: a row always says which file it is (a file with no session by its name, copies of one session by what tells their names apart)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-width-rows-"));
+    const session = jsonl(header({ id: "0f1e2d3c-aaaa-4000-8000-000000000001" }), user("u0000001", null, "the same question"));
+    writeFileSync(join(dir, "2026-03-01T10-00-00-000Z_0f1e2d3c-aaaa-4000-8000-000000000001.jsonl"), session);
+    writeFileSync(join(dir, "2026-03-01T10-00-00-000Z_0f1e2d3c-aaaa-4000-8000-000000000001.v3.jsonl"), session);
+    writeFileSync(join(dir, "notes.jsonl"), "not a session\n");
+    const { code, out } = await run(["ls", dir], 80);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split("\n").slice(1);
+    expect(lines).toHaveLength(3);
+    expect(new Set(lines).size).toBe(3);
+    expect(lines.some((l) => /^-\s+notes\.jsonl\s/.test(l))).toBe(true);
+    expect(lines.some((l) => l.includes("(…jsonl)"))).toBe(true);
+    expect(lines.some((l) => l.includes("(…v3.jsonl)"))).toBe(true);
+    for (const l of lines) expect(width(l)).toBeLessThanOrEqual(80);
+  });
+
   it("every command's --help at 80 columns: no line wider", async () => {
     for (const command of ["ls", "show", "tree", "path", "context", "check", "migrate", "repair", "fork", "export", "slim", "usage", "grep", "cat", "diff", "completion"]) {
       const printed: string[] = [];
