@@ -177,8 +177,8 @@ export function lsColumns(style: Style): Column[] {
     { head: "branches", priority: 9, align: "right" },
     { head: "size", priority: 6, align: "right" },
     { head: "v", priority: 10 },
-    // (a long status, "not a session: …", is cut before the name is, and drops no column)
-    { head: "status", priority: 2, flex: true, shrink: 8, min: 13, paint: statusPaint },
+    // (a long status, "not a session: …", gives up room before the name does, and wraps: it is never cut)
+    { head: "status", priority: 2, flex: true, shrink: 8, min: 13, paint: statusPaint, wrap: true },
   ];
 }
 

@@ -31,6 +31,11 @@ export interface Column {
   keep?: "start" | "end" | "file" | "mark";
   /** Colour for a cell's text, applied after it is cut and before it is padded. */
   paint?: (text: string, row: number) => string;
+  /**
+   * On a terminal, a cell wider than its column goes on over the lines below, at its word breaks,
+   * rather than being cut: what it says is never lost (a status, a reason).
+   */
+  wrap?: boolean;
 }
 
 const GAP = 2;
@@ -44,15 +49,16 @@ function cutCell(text: string, width: number, keep: Column["keep"]): string {
 }
 
 export function renderTable(columns: readonly Column[], rows: readonly string[][], style: Style): string {
-  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && layoutWidth(style) !== undefined ? cutCell(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
+  const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !col.wrap && layoutWidth(style) !== undefined ? cutCell(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
   const natural = columns.map((col, i) => Math.max(displayWidth(col.head), ...cells.map((r) => displayWidth(r[i]!))));
   const { shown, width } = fit(columns, natural, layoutWidth(style));
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;
+  const wrapping = layoutWidth(style) === undefined ? [] : shown.filter((i) => columns[i]!.wrap);
   const line = (texts: readonly string[], paint: (text: string, i: number) => string) =>
     shown
       .map((i, k) => {
-        const text = cutCell(texts[i]!, width[i]!, columns[i]!.keep);
-        const pad = " ".repeat(width[i]! - displayWidth(text));
+        const text = columns[i]!.wrap && wrapping.includes(i) ? texts[i]! : cutCell(texts[i]!, width[i]!, columns[i]!.keep);
+        const pad = " ".repeat(Math.max(0, width[i]! - displayWidth(text)));
         const last = k === shown.length - 1;
         // (an empty cell is not painted: colour codes around nothing would keep the line's trailing spaces)
         const body = text === "" ? "" : paint(isolate(text), i);
@@ -67,8 +73,51 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
     return text.slice(0, end);
   };
   const out = [trimmed(line(columns.map((c) => c.head), (t) => bold(t)))];
-  cells.forEach((r, k) => out.push(trimmed(line(r, (t, i) => (columns[i]!.paint ? columns[i]!.paint!(t, k) : t)))));
+  cells.forEach((r, k) => {
+    const paint = (t: string, i: number) => (columns[i]!.paint ? columns[i]!.paint!(t, k) : t);
+    // (cells that wrap: their first line in the row, the rest on lines of their own below it, the other cells blank)
+    const more = new Map<number, string[]>();
+    for (const i of wrapping) {
+      if (displayWidth(r[i]!) <= width[i]!) continue;
+      const [first, ...rest] = wrapWords(r[i]!, width[i]!);
+      more.set(i, rest);
+      r = r.map((t, j) => (j === i ? first! : t));
+    }
+    out.push(trimmed(line(r, paint)));
+    const depth = Math.max(0, ...[...more.values()].map((m) => m.length));
+    for (let d = 0; d < depth; d++) {
+      const texts = columns.map((_, i) => more.get(i)?.[d] ?? "");
+      out.push(trimmed(line(texts, paint)).replace(/^ +$/, ""));
+    }
+  });
   return out.join("\n") + "\n";
+}
+
+/** `text` in lines of at most `width` columns, broken at spaces (a word wider than that is broken too: the table keeps its width). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let current = "";
+  const words = text.split(" ").flatMap((word) => {
+    const parts: string[] = [];
+    let rest = word;
+    while (displayWidth(rest) > width) {
+      const head = cutToWidth(rest, width + 1, "start").slice(0, -1);
+      const take = head.length > 0 ? head.length : 1;
+      parts.push(rest.slice(0, take));
+      rest = rest.slice(take);
+    }
+    return [...parts, rest];
+  });
+  for (const word of words) {
+    if (current === "") current = word;
+    else if (displayWidth(current) + 1 + displayWidth(word) <= width) current += ` ${word}`;
+    else {
+      lines.push(current);
+      current = word;
+    }
+  }
+  lines.push(current);
+  return lines;
 }
 
 /**

@@ -157,6 +157,21 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("migrate of a folder at 60 and 80 columns: why a file was refused, and what to run, reads whole (wrapped under its note, never cut)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-width-refused-"));
+    for (const f of ["fused.jsonl", "newer-version.jsonl", "v1.jsonl"]) cpSync(join(FIXTURES, f), join(dir, f));
+    for (const columns of [60, 80]) {
+      const { out } = await run(["migrate", dir, "--check"], columns);
+      const lines = out.trimEnd().split("\n");
+      for (const l of lines) expect(width(l)).toBeLessThanOrEqual(columns);
+      const joined = out.replace(/\n {10,}/g, " ");
+      expect(joined).toContain("damaged (line 3: a record and a torn fragment on one line); run `pi-session repair` first");
+      expect(joined).toContain("version 4 is newer than this tool's 3; upgrade pi-session");
+      // (a note is never cut: no line of the table ends in an ellipsis; a path may lose its folders)
+      for (const l of lines) expect(l).not.toMatch(/…$/);
+    }
+  });
+
   it("ls at 80 columns: a row always says which file it is (a file with no session by its name, copies of one session by what tells their names apart)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pi-session-width-rows-"));
     const session = jsonl(header({ id: "0f1e2d3c-aaaa-4000-8000-000000000001" }), user("u0000001", null, "the same question"));
@@ -285,12 +300,17 @@ describe("output that fits the terminal", () => {
     }
   });
 
-  it("ls of the corpus at 80 and 100 columns is one line a session", async () => {
-    const sessions = (await run(["ls", CORPUS, "--json"], undefined)).out;
-    const count = JSON.parse(sessions).sessions.length as number;
+  it("ls of the corpus at 80 and 100 columns: a row a session, its status whole (what does not fit goes on under it, never cut)", async () => {
+    const sessions = JSON.parse((await run(["ls", CORPUS, "--json"], undefined)).out).sessions as Array<{ status: string }>;
     for (const columns of [80, 100]) {
       const { out } = await run(["ls", CORPUS], columns);
-      expect(out.trimEnd().split("\n")).toHaveLength(1 + count);
+      const lines = out.trimEnd().split("\n");
+      expect(lines.filter((l) => !l.startsWith(" "))).toHaveLength(1 + sessions.length);
+      for (const l of lines) expect(width(l)).toBeLessThanOrEqual(columns);
+      expect(out).not.toMatch(/(invalid|not a sess)[^\n]*…/);
+      // (each status reads whole: its first line in the row, the rest under it)
+      const statuses = out.replace(/\n {20,}/g, " ");
+      for (const s of new Set(sessions.map((x) => x.status))) expect(statuses, s).toContain(s);
     }
   });
 });

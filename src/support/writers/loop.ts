@@ -240,9 +240,10 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
     { head: "file", priority: 1, flex: true, min: 16, max: 60, keep: "file" },
     ...columns.extra.map((col, k): Column => ({ ...col, priority: 4 + k })),
     { head: "result", priority: 2, paint: (text, row) => c[table[statusOf[row]!].paint](text) },
-    { head: "note", priority: 3, flex: true, min: 10, max: 70 },
+    // (a note says why a file was refused and what to run: it wraps, never cut)
+    { head: "note", priority: 3, flex: true, min: 20, max: 70, wrap: true },
   ];
-  const rows = result.files.map((r) => [preview(r.file, 300), ...columns.cells(r), table[r.status].text, preview(columns.note(r), 300)]);
+  const rows = result.files.map((r) => [preview(r.file, 300), ...columns.cells(r), table[r.status].text, preview(columns.note(r), 2000)]);
   return renderTable(layout, rows, style) + summaryLine(result.summary, table);
 }
 
