@@ -62,14 +62,14 @@ if (!options.includes("--no-cache")) {
 }
 
 /**
- * The top-level help is rendered at build time (dist/help.txt) for a pipe or a terminal at least
- * 100 columns wide, so printing it needs no parser; everything else goes to `main`.
+ * The top-level help is rendered at build time (dist/help.txt for a terminal at least 100 columns
+ * wide, dist/help-piped.txt for a pipe), so printing it needs no parser; everything else goes to `main`.
  */
 async function prerenderedHelp(args) {
   if (args.length !== 1 || (args[0] !== "--help" && args[0] !== "-h") || (process.stdout.columns ?? 100) < 100) return undefined;
   const { readFileSync } = await import("node:fs");
   try {
-    return readFileSync(new URL("../dist/help.txt", import.meta.url), "utf8");
+    return readFileSync(new URL(process.stdout.isTTY ? "../dist/help.txt" : "../dist/help-piped.txt", import.meta.url), "utf8");
   } catch {
     return undefined; // not built with it: the parser renders it
   }

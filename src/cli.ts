@@ -41,6 +41,11 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       },
       optionArgs(argv),
     );
+    // (no command at all: the help, which lists them, rather than a line saying one is missing)
+    if (argv.length === 0) {
+      await parser.parseAsync(["--help"]);
+      return ExitCode.Usage;
+    }
     await parser.parseAsync(forParser(argv));
     if (!outcome) return ExitCode.Ok; // --help, --version, completion
     const done: CommandOutcome = outcome;

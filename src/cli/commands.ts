@@ -249,7 +249,7 @@ export const COMMANDS: CommandSpec[] = [
         .positional("file", { type: "string", describe: "session file or session id (an OpenClaw key names one too)" })
         .example("$0 cat agent:main:main > main.jsonl", "a copy of OpenClaw's live main transcript, to repair, grep or open in pi")
         .example("$0 cat 4cd0abc6 | jq -c 'select(.type == \"compaction\")'", "the transcript's lines, for jq")
-        .example("$0 cat ~/.openclaw/agents/main/sessions/ID.jsonl.reset.2026-09-02T10-00-00.000Z.zst | wc -l", "an archive, decompressed"),
+        .example("$0 cat sessions/ID.jsonl.reset.TIME.zst | wc -l", "an archive in an OpenClaw agent's sessions/ folder (TIME: its reset), decompressed"),
     load: () => import("../commands/cat.js"),
   },
   {

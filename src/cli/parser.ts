@@ -28,12 +28,13 @@ pi-session COMMAND --help shows a command's options and examples.`;
  * choices and default said in its description (yargs' "[boolean] [default: false]" tags are
  * hidden: they ran into descriptions, and told nothing a flag's name does not).
  */
-function helpShaped(y: Argv): Argv {
+function helpShaped(y: Argv, width: number | null): Argv {
   const example = y.example.bind(y);
   const option = y.option.bind(y);
   const shaped = y as Argv & { example: typeof y.example; option: typeof y.option };
   shaped.example = ((command: string, description?: string) => {
-    if (description) example(`# ${description}`, "");
+    // (a comment wrapped by us, each line a comment: yargs would wrap its second half into a line that, pasted, runs)
+    if (description) for (const line of commentLines(description, width === null ? Infinity : width - 4)) example(line, "");
     return example(command, "");
   }) as typeof y.example;
   shaped.option = ((key: string, opt?: Options) => {
@@ -44,6 +45,20 @@ function helpShaped(y: Argv): Argv {
     return option(key, said.length > 0 && typeof opt.describe === "string" ? { ...opt, describe: `${opt.describe} (${said.join("; ")})` } : opt);
   }) as typeof y.option;
   return shaped;
+}
+
+/** `# text` in lines of at most `width` columns, each a comment. */
+function commentLines(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "#";
+  for (const word of text.split(" ")) {
+    if (line !== "#" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = "#";
+    }
+    line += ` ${word}`;
+  }
+  return [...lines, line];
 }
 
 /**
@@ -76,6 +91,7 @@ function skipHelpCaching(parser: Argv): void {
 
 export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext) => void, argv: readonly string[] = []): Argv {
   const argv_ = argv;
+  const helpWidth = io.stdout.isTTY ? Math.min(100, io.stdout.columns ?? 100) : null;
   let parser = yargs()
     .scriptName("pi-session")
     .usage("$0 <command> [options]\n\nInspect, validate and repair pi coding-agent session files.")
@@ -93,7 +109,8 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandC
     .help()
     .alias("h", "help")
     .version(BUILD.version)
-    .wrap(Math.min(100, io.stdout.columns ?? 100))
+    // (on a terminal, to its width; piped, nothing wrapped: an example stays one line, whole)
+    .wrap(helpWidth)
     .exitProcess(false)
     .fail((msg, err) => {
       // yargs wraps errors thrown while it parses (e.g. by a coerce) in its own YError.
@@ -108,7 +125,7 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandC
     // (--version is the program's, and --jsonl is for list-shaped commands: each said only where it applies)
     let declared: DeclaredOptions | undefined;
     parser = parser.command(spec.command, spec.describe, (y) => {
-      const built = spec.builder(helpShaped(y.version(false)));
+      const built = spec.builder(helpShaped(y.version(false), helpWidth));
       const all = spec.jsonl ? built : built.option("jsonl", { ...JSONL_OPTION, hidden: true });
       declared = (all as unknown as { getOptions(): DeclaredOptions }).getOptions();
       return all;

@@ -32,7 +32,7 @@ describe("help", () => {
   });
 
   it("a usage error is one line on stderr and exit 2", async () => {
-    for (const args of [["frobnicate"], ["show"], ["tree", fixture("linear.jsonl"), "--depth", "x"], []]) {
+    for (const args of [["frobnicate"], ["show"], ["tree", fixture("linear.jsonl"), "--depth", "x"]]) {
       const r = await cli(args);
       expect(r.exitCode, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
@@ -59,6 +59,13 @@ describe("help", () => {
     // (a flag twice is still the flag; what follows -- is no option)
     expect((await cli(["check", fixture("linear.jsonl"), "--json", "--json"])).exitCode).toBe(0);
     expect((await cli(["grep", "-F", "-c", "--", "--by", fixture("linear.jsonl")])).exitCode).toBe(1);
+  });
+
+  it("pi-session alone prints the help, which lists the commands (exit 2: no command was given)", async () => {
+    const r = await cli([]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toMatch(/^pi-session <command> \[options\]/);
+    for (const command of ["ls", "show", "check", "repair", "usage", "grep"]) expect(r.stdout).toContain(`pi-session ${command} `);
   });
 
   it("completion prints a shell script", async () => {

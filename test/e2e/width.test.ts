@@ -14,6 +14,7 @@ import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
+import { cli } from "../helpers/cli.js";
 import { CORPUS, FIXTURES, ROOT } from "../helpers/paths.js";
 
 async function run(args: string[], columns: number | undefined): Promise<{ code: number; out: string }> {
@@ -203,7 +204,28 @@ describe("output that fits the terminal", () => {
       const lines = `${printed.join("\n")}\n${out}`.split("\n");
       expect(lines.length, command).toBeGreaterThan(5);
       for (const line of lines) expect(width(line), `${command}: ${line}`).toBeLessThanOrEqual(80);
+      // (each example, pasted line by line, runs as written: a comment's every line a comment, a command whole)
+      const examples = lines.slice(lines.indexOf("Examples:") + 1);
+      for (const line of examples.slice(0, examples.indexOf(""))) expect(line, `${command}: ${line}`).toMatch(/^ {2}(# |pi-session )/);
     }
+  });
+
+  it("piped, a command's --help wraps nothing: an example is one line, whole", async () => {
+    for (const command of ["cat", "diff", "usage", "grep"]) {
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (...args: unknown[]) => printed.push(args.join(" "));
+      try {
+        await run([command, "--help"], undefined);
+      } finally {
+        console.log = log;
+      }
+      const lines = printed.join("\n").split("\n");
+      const examples = lines.slice(lines.indexOf("Examples:") + 1);
+      for (const line of examples.slice(0, examples.indexOf(""))) expect(line, `${command}: ${line}`).toMatch(/^ {2}(# |pi-session )/);
+    }
+    const cat = await cli(["cat", "--help"]);
+    expect(cat.stdout).toContain("pi-session cat 4cd0abc6 | jq -c 'select(.type == \"compaction\")'\n");
   });
 
   it("a table cuts a file's path from its folders, so that its name reads from the start (the id ls shows)", async () => {
