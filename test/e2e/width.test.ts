@@ -6,7 +6,7 @@
  * terminal; the most important columns are always there; `--wide` keeps them all; piped output
  * is one layout whatever the width.
  */
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -208,6 +208,16 @@ describe("output that fits the terminal", () => {
       const examples = lines.slice(lines.indexOf("Examples:") + 1);
       for (const line of examples.slice(0, examples.indexOf(""))) expect(line, `${command}: ${line}`).toMatch(/^ {2}(# |pi-session )/);
     }
+  });
+
+  it("context of the corpus at 80 columns: no line wider, a tool call's indented lines included", async () => {
+    let lines = 0;
+    for (const file of readdirSync(CORPUS).filter((f) => f.endsWith(".jsonl")).slice(0, 16)) {
+      const { out } = await run(["context", join(CORPUS, file)], 80);
+      for (const line of out.split("\n")) expect(width(line), `${file}: ${line}`).toBeLessThanOrEqual(80);
+      lines += out.split("\n").length;
+    }
+    expect(lines).toBeGreaterThan(1000);
   });
 
   it("piped, a command's --help wraps nothing: an example is one line, whole", async () => {

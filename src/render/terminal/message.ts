@@ -21,12 +21,15 @@ type Paint = (s: string) => string;
 
 /**
  * Session text as lines to print: made safe, at most `maxLines` of it (then how many more), each
- * line wrapped to the terminal's width when it is wider (piped: whole), then painted.
+ * line wrapped to the terminal's width (less the caller's `indent`) when it is wider (piped:
+ * whole), then painted.
  */
-export function textLines(text: string, style: Style, maxLines = Number.POSITIVE_INFINITY, paint?: Paint): string[] {
+export function textLines(text: string, style: Style, maxLines = Number.POSITIVE_INFINITY, paint?: Paint, indent = 0): string[] {
   const all = text.split("\n");
   const shown = all.length <= maxLines ? all : all.slice(0, maxLines);
-  const fit = layoutWidth(style);
+  // (`indent`: the columns the caller puts before each line, which the width leaves to it)
+  const width = layoutWidth(style);
+  const fit = width === undefined ? undefined : Math.max(10, width - indent);
   const out: string[] = [];
   for (const line of shown) for (const part of fit === undefined ? [sanitize(line)] : hardWrap(sanitize(line), fit)) out.push(paint ? paint(part) : part);
   if (shown.length < all.length) out.push(style.c.dim(`… ${plural(all.length - maxLines, "more line")}`));
@@ -72,7 +75,7 @@ const TOOL_CALL_LINES = 8;
 function toolCallLines(call: ToolCall, style: Style): string[] {
   const { c } = style;
   const head = (text: string) => textLines(`→ ${call.name} ${text}`, style, 1, c.yellow);
-  const body = (text: string, paint?: Paint) => textLines(text, style, TOOL_CALL_LINES, paint).map((l) => `  ${l}`);
+  const body = (text: string, paint?: Paint) => textLines(text, style, TOOL_CALL_LINES, paint, 2).map((l) => `  ${l}`);
   const s = call.shown;
   let out: string[];
   switch (s.kind) {
