@@ -245,7 +245,8 @@ export function renderUsageCsv(result: UsageResult): string {
   const lines = [csvLine(head)];
   for (const r of result.rows) {
     const tail = bySession ? [r.file ?? "", r.inherited?.requests ?? 0, csvCost(r.inherited?.cost ?? 0)] : [];
-    const values = (g: Record<(typeof CSV_HEADS)[number], number>) => CSV_HEADS.map((k) => (k === "cost" ? csvCost(g[k]) : g[k]));
+    // (requests whose provider recorded no cost: an empty cost, as the table's `-`, not a 0 that reads as free)
+    const values = (g: Record<(typeof CSV_HEADS)[number], number>) => CSV_HEADS.map((k) => (k === "cost" ? (g.cost === 0 && g.requests > 0 ? "" : csvCost(g[k])) : g[k]));
     if (breakdown) for (const m of r.breakdown ?? []) lines.push(csvLine([r.key, m.model, ...values(m), ...tail]));
     else lines.push(csvLine([r.key, ...values(r), r.models.join(" "), ...tail]));
   }

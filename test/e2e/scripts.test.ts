@@ -500,4 +500,18 @@ describe("a cost no provider recorded", () => {
     expect((await cliJson(["show", join(CORPUS, "coffee-shop__019f300b.v3.multimodel.jsonl")])).json.cost).toBe(0);
     expect((await cli(["show", fixture("linear.jsonl")])).stdout).toMatch(/^Cost +\$\d+\.\d{4}$/m);
   });
+
+  it("usage --format csv leaves the cost empty where the table says - (requests, no cost recorded), and keeps a recorded one", async () => {
+    const file = join(CORPUS, "coffee-shop__019f300b.v3.multimodel.jsonl");
+    const table = await cli(["usage", file, "--by", "model"]);
+    const csv = (await cli(["usage", file, "--by", "model", "--format", "csv"])).stdout.trimEnd().split("\r\n");
+    const head = csv[0]!.split(",");
+    const rows = csv.slice(1).map((l) => l.split(","));
+    const unpriced = rows.filter((r) => r[head.indexOf("cost")] === "");
+    expect(unpriced.length).toBeGreaterThan(0);
+    for (const r of unpriced) expect(Number(r[head.indexOf("requests")])).toBeGreaterThan(0);
+    expect(table.stdout).toMatch(/ - /);
+    const [pricedHead, pricedRow] = (await cli(["usage", fixture("linear.jsonl"), "--format", "csv"])).stdout.trimEnd().split("\r\n").map((l) => l.split(","));
+    expect(Number(pricedRow![pricedHead!.indexOf("cost")])).toBeGreaterThan(0);
+  });
 });
