@@ -211,7 +211,9 @@ export function renderRepair(result: RepairResult, style: Style, full = false): 
   let out = "";
   for (const r of result.files) {
     if (r.diff) out += renderDiff(r.diff, style, full);
-    for (const a of foldActions(r.actions)) {
+    // (a file refused or abandoned had nothing done to it: its actions are not said as if taken; --json keeps them)
+    const done = r.status !== "refused" && r.status !== "aborted";
+    for (const a of done ? foldActions(r.actions) : []) {
       const paint = a.dropped ? c.red : a.code === "reference-missing" ? c.yellow : c.cyan;
       const count = a.count > 1 ? ` (${formatCount(a.count)}, lines ${formatCount(a.line)}-${formatCount(a.last)})` : "";
       for (const line of wrapSegments([[`${sanitize(r.file)}:${a.line}: `], [a.code, paint], [count], [`: ${sanitize(a.message)}${a.count > 1 ? `, and ${formatCount(a.count - 1)} more like it` : ""}`]], layoutWidth(style))) out += `${line}\n`;

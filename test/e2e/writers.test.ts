@@ -74,6 +74,19 @@ describe("migrate", () => {
     expect(readFileSync(join(dir, "fused.jsonl")).equals(readFileSync(fixture("fused.jsonl")))).toBe(true);
   });
 
+  it("a refused repair says it was refused, not the actions it would have taken (--json keeps them)", async () => {
+    const dir = sandbox("fused.jsonl");
+    const out = join(dir, "taken.jsonl");
+    writeFileSync(out, "already here\n");
+    const r = await cli(["repair", join(dir, "fused.jsonl"), "--out", out]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toContain(`refused to overwrite ${out}`);
+    expect(r.stdout).not.toContain("fused-split");
+    const json = await cliJson(["repair", join(dir, "fused.jsonl"), "--out", out]);
+    expect(json.json.files[0].actions.map((a: { code: string }) => a.code)).toContain("fused-split");
+    expect(readFileSync(out, "utf8")).toBe("already here\n");
+  });
+
   it("--out writes elsewhere and never overwrites without --force; --backup-dir; .bak.1 when .bak is taken", async () => {
     const dir = sandbox("v1.jsonl");
     const file = join(dir, "v1.jsonl");
