@@ -106,6 +106,15 @@ describe("--format github", () => {
     expect(out.filter((l) => !l.startsWith("::"))).toEqual(["checked 1 file: 1 invalid, 1 error, 0 warnings"]);
   });
 
+  it("a refusal is annotated on the line its reason names (else the file's first): GitHub shows it there", async () => {
+    const r = await cli(["migrate", fixture("fused.jsonl"), fixture("newer-version.jsonl"), "--check", "--format", "github"]);
+    const lines = r.stdout.split("\n").filter((l) => l.startsWith("::error"));
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^::error file=${fixture("fused.jsonl").replace(/[.]/g, "\\.")},line=3,title=refused::damaged \\(line 3`)),
+      expect.stringMatching(new RegExp(`^::error file=${fixture("newer-version.jsonl").replace(/[.]/g, "\\.")},line=1,title=refused::version 4 is newer`)),
+    ]);
+  });
+
   it("migrate --check and repair --check annotate the files and lines left to change", async () => {
     const m = await cli(["migrate", fixture("v1.jsonl"), "--check", "--format", "github"]);
     expect(m.exitCode).toBe(1);

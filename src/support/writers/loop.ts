@@ -190,7 +190,8 @@ export function renderWriterGithub<S extends string, R extends WriterFileResult<
 ): string {
   let out = "";
   for (const r of result.files) {
-    if (table[r.status].exit === ExitCode.Usage || r.refusal) out += annotation("error", { file: r.file, title: r.status }, r.reason ?? table[r.status].text);
+    // (a refusal on the line its reason names, else on the file's first: a line for GitHub to show it at)
+    if (table[r.status].exit === ExitCode.Usage || r.refusal) out += annotation("error", { file: r.file, line: Number(/\bline (\d+)/.exec(r.reason ?? "")?.[1] ?? 1), title: r.status }, r.reason ?? table[r.status].text);
     else out += lines(r);
   }
   return out + summaryLine(result.summary, table);
