@@ -182,15 +182,20 @@ export function lsColumns(style: Style): Column[] {
   ];
 }
 
-// (kept before the last activity, and cut before its mark: a transcript and its copy differ by "(copy)" alone)
-const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 3.5, flex: true, min: 12, max: 30, keep: "mark" };
+// (given up before the size, which README keeps at 80 columns: what tells a transcript from its copy, "(copy)", is in the name's column)
+const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 6.5, flex: true, min: 12, max: 30 };
 
-/** `main · cron`, `main · direct feishu (reset)`, `main · copy`: what an OpenClaw transcript is; "-" for pi's. */
+/** `main · cron`, `main · direct feishu`: what an OpenClaw transcript is; "-" for pi's. */
 function openclawCell(r: SessionRow): string {
   if (r.store !== "openclaw") return "-";
   const what = [r.kind, r.channel].filter(Boolean).join(" ");
-  const mark = r.archived ? `(${r.archived})` : r.copyOf ? "(copy)" : r.notImported ? "(not imported)" : r.besideDatabase ? "(jsonl beside db)" : r.cold ? "(cold)" : "";
-  return preview([r.agent ?? "?", what ? `· ${what}` : "", mark].filter(Boolean).join(" "), 100);
+  return preview([r.agent ?? "?", what ? `· ${what}` : ""].filter(Boolean).join(" "), 100);
+}
+
+/** What an OpenClaw transcript is beside the live one: `reset`, `deleted`, `copy`, `cold`…; undefined: the live one, or pi's. */
+function openclawMark(r: SessionRow): string | undefined {
+  if (r.store !== "openclaw") return undefined;
+  return r.archived ?? (r.copyOf ? "copy" : r.notImported ? "not imported" : r.besideDatabase ? "jsonl beside db" : r.cold ? "cold" : undefined);
 }
 
 export function renderLs(result: LsResult, style: Style): string {
@@ -214,6 +219,9 @@ export function renderLs(result: LsResult, style: Style): string {
     const file = basename(r.path);
     const title = r.label ? preview(r.label, 200) : r.title ? preview(r.title, 200) : undefined;
     if (!r.id) return title ? `${title} (${preview(file, 200)})` : preview(file, 200);
+    // (an OpenClaw transcript's archive or copy says which it is)
+    const mark = openclawMark(r);
+    if (mark) return `${title ?? "-"} (${mark})`;
     const common = shared.get(r.id);
     if (common === undefined) return title ?? "-";
     return `${title ?? "-"} (${preview(common > 0 ? `…${file.slice(common)}` : file, 200)})`;

@@ -155,6 +155,8 @@ describe("output that fits the terminal", () => {
       expect(lines.filter((l) => l.includes("(copy)")).length, lines.join("\n")).toBe(copies);
       expect(lines.filter((l) => l.includes("(reset)")).length).toBe(resets);
       for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(columns);
+      // (README: id, name, last activity, messages, size and status stay at 80 columns, in every store)
+      if (columns === 80) expect(headOf(lines.join("\n"), "id")).toEqual(["id", "name / first message", "last activity", "msgs", "size", "status"]);
     }
   });
 
