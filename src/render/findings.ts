@@ -63,7 +63,8 @@ export function renderFindings(file: string, findings: readonly Finding[], style
     if (!caused.has(keyOf(f))) while (j < roots.length && roots[j]!.code === f.code && roots[j]!.severity === f.severity && !caused.has(keyOf(roots[j]!))) j++;
     const run = j - i >= FOLD_FROM ? roots.slice(i, j) : [f];
     const count = run.length > 1 ? [` (${formatCount(run.length)}, ${linesOf(run)})`] as Segment : undefined;
-    emit([[`${where(f.line)}: `], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], ...(count ? [count] : []), [`: ${sanitizeOneLine(f.message)}`]]);
+    // (the place, `file:line`, is never broken: it is pasted into an editor)
+    emit([[`${where(f.line)}:`, undefined, options.brief ? "whole" : "unbroken"], [" "], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], ...(count ? [count] : []), [`: ${sanitizeOneLine(f.message)}`]]);
     if (options.verbose) emit([[` ${sanitizeOneLine(hintFor(f.hint, file))}`, c.dim]], `${indent}    `, `${indent}   `);
     for (const group of byCode((caused.get(keyOf(f)) ?? []).filter((g) => RANK[g.severity] <= limit))) {
       const g = group[0]!;
@@ -76,7 +77,7 @@ export function renderFindings(file: string, findings: readonly Finding[], style
   }
   if (!options.brief) {
     const shown = roots.filter((f) => f.next !== undefined);
-    for (const next of new Set(shown.map((f) => hintFor(f.next!, file)))) emit([[" next: ", c.dim], [sanitizeOneLine(next), c.bold, "whole"]], `${indent}        `, `${indent} `);
+    for (const next of new Set(shown.map((f) => hintFor(f.next!, file)))) emit([[" next: ", c.dim], [sanitizeOneLine(next), c.bold, "unbroken"]], `${indent}        `, `${indent} `);
   }
   return out;
 }

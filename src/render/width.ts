@@ -100,8 +100,12 @@ export function lineTail(fit: number | undefined, used: number, label: string, g
   return { label: isolate(fitted), room: Math.min(max, fit - used - displayWidth(fitted) - gap) };
 }
 
-/** A piece of a line and how it is painted. */
-export type Segment = readonly [text: string, paint?: (s: string) => string, whole?: "whole"];
+/**
+ * A piece of a line and how it is painted. "whole": one word (a label and its value stay on one
+ * line); "unbroken": one word never broken, however wide (a path, a command: what a reader pastes),
+ * on a line of its own where it does not fit beside the rest.
+ */
+export type Segment = readonly [text: string, paint?: (s: string) => string, whole?: "whole" | "unbroken"];
 
 /**
  * One line of `segments`, or, with `width`, the same words wrapped to lines that fit it (later
@@ -111,10 +115,10 @@ export type Segment = readonly [text: string, paint?: (s: string) => string, who
  */
 export function wrapSegments(segments: readonly Segment[], width: number | undefined, indent = "    "): string[] {
   if (width === undefined) return [segments.map(([text, paint]) => (paint ? paint(text) : text)).join("")];
-  const words: Array<{ text: string; paint?: (s: string) => string; space: boolean }> = [];
+  const words: Array<{ text: string; paint?: (s: string) => string; space: boolean; unbroken?: boolean }> = [];
   for (const [text, paint, whole] of segments) {
     if (whole) {
-      if (text) words.push({ text, paint, space: false });
+      if (text) words.push({ text, paint, space: false, ...(whole === "unbroken" ? { unbroken: true } : {}) });
       continue;
     }
     text.split(/( )/).forEach((part) => {
@@ -145,10 +149,16 @@ export function wrapSegments(segments: readonly Segment[], width: number | undef
         used += space + displayWidth(text);
         break;
       }
-      // the word goes whole on the next line when it fits there (or nothing fits here)
-      if (used > indentWidth && (displayWidth(text) <= width - indentWidth || room < 1)) {
+      // the word goes whole on the next line when it fits there (or nothing fits here, or it is never broken)
+      if (used > indentWidth && (displayWidth(text) <= width - indentWidth || room < 1 || w.unbroken)) {
         flush();
         continue;
+      }
+      // (a word never broken, wider than a line: whole on its own, past the width)
+      if (w.unbroken) {
+        line += (pendingSpace ? " " : "") + (w.paint ? w.paint(text) : text);
+        used += space + displayWidth(text);
+        break;
       }
       // a word longer than a line: as much as fits here, the rest on the next
       const head = takeWidth(text, Math.max(1, room));
