@@ -173,8 +173,12 @@ class Prefix {
 
 const NO_PREFIX = new Prefix(undefined, "");
 
-/** How much of a preview the drawing shows at most (less under deep branches). */
-const treeTextWidth = (style: Style) => Math.max(30, style.width - 40);
+/**
+ * How much of a preview the drawing shows at most (less under deep branches): on a terminal, what
+ * a line leaves after its id and kind (each line then takes what it has room for); piped, a
+ * fixed share of the width, one layout for scripts.
+ */
+const treeTextWidth = (style: Style) => Math.max(30, style.width - (layoutWidth(style) === undefined ? 40 : 20));
 
 /**
  * A window of the drawing's lines: line k is node `nodes[k]` under the box-drawn prefix

@@ -226,6 +226,18 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("tree's previews take the room a line has: at 100 columns a long message is shown to the edge, not stopped at 60", async () => {
+    const file = join(ROOT, "../shared/openclaw-stores/ccccx/agents/main/sessions/4cd0abc6-56b7-41af-ad24-4dfe17acb43c.jsonl");
+    for (const columns of [80, 100, 160]) {
+      const lines = (await run(["tree", file], columns)).out.trimEnd().split("\n");
+      for (const l of lines) expect(width(l), l).toBeLessThanOrEqual(columns);
+      // (a line whose preview was cut reaches within a few columns of the edge)
+      const cut = lines.filter((l) => l.endsWith("…"));
+      expect(cut.length, `${columns}`).toBeGreaterThan(0);
+      for (const l of cut) expect(width(l), l).toBeGreaterThanOrEqual(columns - 4);
+    }
+  });
+
   it("context of the corpus at 80 columns: no line wider, a tool call's indented lines included", async () => {
     let lines = 0;
     for (const file of readdirSync(CORPUS).filter((f) => f.endsWith(".jsonl")).slice(0, 16)) {
