@@ -314,6 +314,9 @@ describe("a channel message's envelope", () => {
       expect(out, args.join(" ")).toContain("Wake up, my friend!");
       expect(out, args.join(" ")).not.toMatch(/\[Sat 2026-02-07 05:07 GMT\+1\]|message_id: 23556853/);
     }
+    // (a call previews as its command, as export shows it, in tree and path alike)
+    const calls = join(ROOT, "../shared/openclaw-stores/ccccx/agents/main/sessions/4cd0abc6-56b7-41af-ad24-4dfe17acb43c.jsonl");
+    for (const args of [["tree", calls], ["path", calls], ["path", calls, "--jsonl"]]) expect((await cli(args, { env })).stdout, args.join(" ")).toContain("→ exec cd /home/admin/.openclaw/workspace");
     // (the envelope is taken off before the preview is cut: piped at any width, and as --jsonl, the words whole)
     const sender = join(ROOT, "../shared/openclaw-stores/ccccx/agents/main/sessions/b5b4ed18-f040-49f7-aa6d-42132e00c908.jsonl");
     for (const args of [["tree", sender], ["path", sender], ["path", sender, "--jsonl"], ["tree", sender, "--jsonl"]]) {

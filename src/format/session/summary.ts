@@ -25,6 +25,7 @@ const CONTENT_KEY = Buffer.from('"content":');
 const THINKING_KEY = Buffer.from('"thinking":"');
 const CALL_KEY = Buffer.from('"type":"toolCall"');
 const COMMAND_KEY = Buffer.from('"command":"');
+const ARGUMENTS_KEY = Buffer.from('"arguments":');
 const IMAGE_KEY = Buffer.from('"type":"image"');
 const TOKENS_KEY = Buffer.from('"tokensBefore":');
 const STOP_KEY = Buffer.from('"stopReason":"');
@@ -298,8 +299,19 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
       return entry;
     }
     // every tool call's name (the summary lists them all), as far as a preview could show them
-    for (let at = find(line, CALL_KEY), n = 0; at >= 0 && n < window / 4; at = find(line, CALL_KEY, at + CALL_KEY.length), n++) {
-      content.push({ type: "toolCall", name: str(around(line, CALL_KEY, 200, at), "name") ?? "?" });
+    for (let at = find(line, CALL_KEY), n = 0; at >= 0 && n < window / 4; n++) {
+      const next = find(line, CALL_KEY, at + CALL_KEY.length);
+      const head = around(line, CALL_KEY, 200, at);
+      const call: Record<string, unknown> = { type: "toolCall", name: str(head, "name") ?? "?" };
+      // (its command: the arguments' `command`, in the call's own bytes, before the next call)
+      const args = find(line, ARGUMENTS_KEY, at);
+      if (args >= 0 && (next < 0 || args < next)) {
+        const command = line.bytes[args + ARGUMENTS_KEY.length] === 0x7b ? stringAfter(line, COMMAND_KEY, window, args) : undefined;
+        const where = command === undefined ? -1 : find(line, COMMAND_KEY, args);
+        if (command !== undefined && where === args + ARGUMENTS_KEY.length + 1) call.arguments = { command };
+      }
+      content.push(call);
+      at = next;
     }
     if (content.length === 0) {
       const thinking = stringAfter(line, THINKING_KEY, window);
@@ -355,6 +367,16 @@ function parsedWhole({ bytes, skipStart, skipEnd }: Line): AnyEntry | undefined 
   }
 }
 
+/**
+ * A call in a preview: its name, and its command where its arguments start with one as a string
+ * (the first key, as a line's bytes show it before anything else of the call is read).
+ */
+function callGist(call: { name?: unknown; arguments?: unknown }): string {
+  const args = call.arguments;
+  const command = args && typeof args === "object" && !Array.isArray(args) && Object.keys(args)[0] === "command" ? (args as { command?: unknown }).command : undefined;
+  return typeof command === "string" && command.trim() !== "" ? `${String(call.name)} ${command}` : `${String(call.name)}(…)`;
+}
+
 /** The text that best says what an entry holds, in one line once flattened (unsafe to print as it is: callers make it safe). */
 export function entrySummary(entry: AnyEntry): string {
   switch (entry.type) {
@@ -366,7 +388,8 @@ export function entrySummary(entry: AnyEntry): string {
       // (a message that came in on an OpenClaw channel: what the person wrote, without its envelope)
       if (text) return m.role === "user" ? messageGist(text) : text;
       if (Array.isArray(m.content)) {
-        const calls = m.content.filter((b) => b?.type === "toolCall").map((b) => `${String((b as { name?: unknown }).name)}(…)`);
+        // (a call by its command where it has one, as export and context show it: `→ exec git status`)
+        const calls = m.content.filter((b) => b?.type === "toolCall").map((b) => callGist(b as { name?: unknown; arguments?: unknown }));
         if (calls.length > 0) return `→ ${calls.join(", ")}`;
         const thinking = m.content.find((b) => b?.type === "thinking") as { thinking?: unknown } | undefined;
         if (thinking) return `(thinking) ${typeof thinking.thinking === "string" ? thinking.thinking : ""}`.trimEnd();
