@@ -238,6 +238,13 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("path on a terminal names its columns in a head line (the first is the file's line); piped, the lines alone", async () => {
+    const terminal = (await run(["path", join(FIXTURES, "linear.jsonl")], 80)).out.split("\n");
+    expect(terminal[0]).toMatch(/^line {2}id +kind +time +preview$/);
+    expect(terminal[1]).toMatch(/^ {3}2 {2}a0000001 {2}model_change/);
+    expect((await run(["path", join(FIXTURES, "linear.jsonl")], undefined)).out).toMatch(/^2 {2}a0000001 {2}model_change/);
+  });
+
   it("context of the corpus at 80 columns: no line wider, a tool call's indented lines included", async () => {
     let lines = 0;
     for (const file of readdirSync(CORPUS).filter((f) => f.endsWith(".jsonl")).slice(0, 16)) {

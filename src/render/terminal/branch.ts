@@ -41,7 +41,14 @@ export function* renderBranch(session: Session, nodes: Int32Array, style: Style)
   const fit = layoutWidth(style);
   const reader = new SummaryReader(session, textWidth, previewOf(textWidth));
   const kinds = new KindNames(session, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8).padEnd(21)) : c.magenta(sanitize(k).padEnd(21))));
-  const lineWidth = String(session.nodeLine(nodes[nodes.length - 1]!)).length;
+  // (on a terminal a head line names the columns, the line number's first: piped, the lines alone, for scripts)
+  const lineWidth = Math.max(String(session.nodeLine(nodes[nodes.length - 1]!)).length, fit === undefined ? 0 : 4);
+  if (fit !== undefined) {
+    const idWidth = displayWidth(sanitize(session.nodeId(nodes[0]!) ?? "(no id)"));
+    const head = `${"line".padStart(lineWidth)}  ${"id".padEnd(idWidth)}  ${"kind".padEnd(21)} ${"time".padEnd(16)}  preview`;
+    // (ASCII: cut to the width, as the lines under it are)
+    yield `${c.bold(head.slice(0, fit).trimEnd())}\n`;
+  }
   const previews: string[] = [];
   for (let from = 0; from < nodes.length; from += SUMMARY_WINDOW) {
     const window = nodes.subarray(from, from + SUMMARY_WINDOW);
