@@ -30,6 +30,8 @@ export function options(args: Args): CheckOptions {
 
 export interface FileReport {
   file: string;
+  /** How the session was named, where not by its path (an id, a prefix, a key): what a next step names it by. */
+  as?: string;
   version: number | null;
   errors: number;
   warnings: number;
@@ -48,7 +50,8 @@ export interface CheckResult {
 
 export async function check(options: CheckOptions, ctx: CommandContext): Promise<CheckResult> {
   const emptyDirectories: string[] = [];
-  const files = expandInputs(options.files, ctx.sessionDir, { empty: emptyDirectories, env: ctx.env });
+  const named = new Map<string, string>();
+  const files = expandInputs(options.files, ctx.sessionDir, { empty: emptyDirectories, named, env: ctx.env });
   // (a gate that checked nothing must not pass: a directory one level too high, a typo)
   for (const dir of emptyDirectories) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   const reports: FileReport[] = [];
@@ -66,7 +69,7 @@ export async function check(options: CheckOptions, ctx: CommandContext): Promise
     const findings = sessionFindings(session, validator, file === "-" ? "-" : session.name);
     session.close();
     const counts = countBySeverity(findings);
-    reports.push({ file: session.name, version: session.header ? session.version : null, errors: counts.error, warnings: counts.warning, info: counts.info, findings });
+    reports.push({ file: session.name, ...(named.has(file) ? { as: named.get(file)! } : {}), version: session.header ? session.version : null, errors: counts.error, warnings: counts.warning, info: counts.info, findings });
   }
   ctx.progress(files.length, files.length);
   const errors = reports.reduce((n, r) => n + r.errors, 0);
@@ -92,7 +95,7 @@ export function renderCheck(result: CheckResult, style: Style, quiet = false, ve
   const { c } = style;
   const paint = (v: string) => (v === "invalid" ? c.red(v) : v === "ok" ? c.green(v) : v === "not a session" ? c.dim(v) : c.yellow(v));
   let out = "";
-  for (const r of result.files) out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info", verbose });
+  for (const r of result.files) out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info", verbose, as: r.as });
   const shown = result.files.filter((r) => !quiet || r.errors > 0);
   if (result.files.length === 1) {
     for (const r of shown) {

@@ -27,6 +27,8 @@ export interface FindingsOptions {
   brief?: boolean;
   /** Each finding's hint under it: why it matters, in pi's and the providers' words. */
   verbose?: boolean;
+  /** How the user named the session, where not by its path (`019ebb22`): the commands name it so. */
+  as?: string;
 }
 
 /**
@@ -65,7 +67,7 @@ export function renderFindings(file: string, findings: readonly Finding[], style
     const count = run.length > 1 ? [` (${formatCount(run.length)}, ${linesOf(run)})`] as Segment : undefined;
     // (the place, `file:line`, is never broken: it is pasted into an editor)
     emit([[`${where(f.line)}:`, undefined, options.brief ? "whole" : "unbroken"], [" "], [f.severity, paint[f.severity]], [" "], [f.code, c.bold], ...(count ? [count] : []), [`: ${sanitizeOneLine(f.message)}`]]);
-    if (options.verbose) emit([[` ${sanitizeOneLine(hintFor(f.hint, file))}`, c.dim]], `${indent}    `, `${indent}   `);
+    if (options.verbose) emit([[` ${sanitizeOneLine(hintFor(f.hint, options.as ?? file))}`, c.dim]], `${indent}    `, `${indent}   `);
     for (const group of byCode((caused.get(keyOf(f)) ?? []).filter((g) => RANK[g.severity] <= limit))) {
       const g = group[0]!;
       const lines = group.length === 1 ? (g.line !== undefined ? `line ${formatCount(g.line)}` : "") : linesOf(group);
@@ -77,7 +79,7 @@ export function renderFindings(file: string, findings: readonly Finding[], style
   }
   if (!options.brief) {
     const shown = roots.filter((f) => f.next !== undefined);
-    for (const next of new Set(shown.map((f) => hintFor(f.next!, file)))) emit([[" next: ", c.dim], [sanitizeOneLine(next), c.bold, "unbroken"]], `${indent}        `, `${indent} `);
+    for (const next of new Set(shown.map((f) => hintFor(f.next!, options.as ?? file)))) emit([[" next: ", c.dim], [sanitizeOneLine(next), c.bold, "unbroken"]], `${indent}        `, `${indent} `);
   }
   return out;
 }

@@ -63,8 +63,8 @@ function idOf(path: string): string | undefined {
  * holds none is added to `empty`; `origins` hears which directory each file came from (for
  * `--out`'s layout); `archives: false` leaves OpenClaw's archives and copies out of directories.
  */
-export function expandInputs(args: string[], sessionDir: string, found: { empty?: string[]; origins?: Map<string, string>; archives?: boolean; env?: NodeJS.ProcessEnv } = {}): string[] {
-  const { empty = [], origins, archives = true, env } = found;
+export function expandInputs(args: string[], sessionDir: string, found: { empty?: string[]; origins?: Map<string, string>; named?: Map<string, string>; archives?: boolean; env?: NodeJS.ProcessEnv } = {}): string[] {
+  const { empty = [], origins, named, archives = true, env } = found;
   const out: string[] = [];
   for (const arg of args) {
     let isDir = false;
@@ -78,7 +78,12 @@ export function expandInputs(args: string[], sessionDir: string, found: { empty?
       if (files.length === 0) empty.push(arg);
       if (origins) for (const f of files) origins.set(f, arg);
       out.push(...files);
-    } else out.push(resolveInput(arg, sessionDir, env));
+    } else {
+      // (a session named by its id, a prefix or a key: `named` keeps how, for the commands said about it)
+      const path = resolveInput(arg, sessionDir, env);
+      if (named && path !== arg) named.set(path, arg);
+      out.push(path);
+    }
   }
   return out;
 }

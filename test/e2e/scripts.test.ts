@@ -155,6 +155,25 @@ describe("standard input", () => {
   });
 });
 
+describe("a session named by its id", () => {
+  it("check's next step names it as the user did (an id prefix), so that it runs where check ran; --json says how it was named", async () => {
+    const dir = mkdtempSync(join(work, "named-"));
+    mkdirSync(join(dir, "--w--"));
+    const file = join(dir, "--w--", "2026-03-01T10-00-00-000Z_019ebb22-aaaa-4000-8000-000000000001.jsonl");
+    copyFileSync(fixture("fused.jsonl"), file);
+    const env = { PI_CODING_AGENT_SESSION_DIR: dir };
+    const byId = await cli(["check", "019ebb22"], { env });
+    expect(byId.exitCode).toBe(1);
+    expect(byId.stdout).toContain("\n  next: pi-session repair 019ebb22\n");
+    expect(byId.stdout).toContain(`${file}:3: error line-fused`);
+    expect((await cliJson(["check", "019ebb22"], { env })).json.files[0].as).toBe("019ebb22");
+    // (named by its path: the path)
+    expect((await cli(["check", file], { env })).stdout).toContain(`\n  next: pi-session repair ${file}\n`);
+    // the step runs as written
+    expect((await cli(["repair", "019ebb22"], { env })).exitCode).toBe(0);
+  });
+});
+
 describe("- is standard output for every output option", () => {
   it("repair - --out -, export -o -, migrate --out -, fork --out -: the output on stdout, the report on stderr, no file named -", async () => {
     const dir = mkdtempSync(join(work, "stdout-"));
