@@ -54,7 +54,7 @@ Examples:
   pi-session completion >> ~/.zshrc
 `;
 
-/** Which stores a store-wide command reads by default (README, "OpenClaw's stores"). */
+/** Which stores a store-wide command reads by default (docs/stores.md, "OpenClaw's stores"). */
 const storeOption = { choices: STORE_CHOICES, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
 
 export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, usage, grep): one JSON value a line, streamed" } as const;
@@ -325,7 +325,7 @@ export const COMMANDS: CommandSpec[] = [
   },
 ];
 
-/** The options every writing command shares (README, "Writing safely"). */
+/** The options every writing command shares (docs/commands.md, "Writing safely"). */
 function writeOptions(y: Argv): Argv {
   return y
     .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })

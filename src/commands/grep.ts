@@ -86,7 +86,7 @@ export interface GrepMatch {
   type: string;
   role: string;
   timestamp: string | null;
-  /** The text the match is in (`text`, `thinking`, `tool.arguments.command`, …: README, "grep"). */
+  /** The text the match is in (`text`, `thinking`, `tool.arguments.command`, …: docs/commands.md, "grep"). */
   field: string;
   /** UTF-16 offsets of the match in that text. */
   start: number;
@@ -284,7 +284,7 @@ export async function run(options: GrepOptions, ctx: CommandContext): Promise<Co
         for (const m of matchesOf(result)) await out.write(`${JSON.stringify(m)}\n`);
       } else if (ctx.json) {
         const sessions = withHits.map((f) => {
-          // (an OpenClaw transcript: its key and label in its store, README "OpenClaw's stores")
+          // (an OpenClaw transcript: its key and label in its store, docs/stores.md, "OpenClaw's stores")
           const facts = f.path === "-" ? undefined : transcriptFacts(f.path, f.title);
           return { file: fileName(f.path), session: f.id, title: f.title, created: f.created, cwd: f.cwd, matches: f.hits.length, ...(facts?.store === "openclaw" ? { agent: facts.agent, key: facts.key, label: facts.label } : {}) };
         });

@@ -182,7 +182,7 @@ export function lsColumns(style: Style): Column[] {
   ];
 }
 
-// (given up before the size, which README keeps at 80 columns: what tells a transcript from its copy, "(copy)", is in the name's column)
+// (given up before the size, which docs/commands.md keeps at 80 columns: what tells a transcript from its copy, "(copy)", is in the name's column)
 const OPENCLAW_COLUMN: Column = { head: "agent · kind", priority: 6.5, flex: true, min: 12, max: 30 };
 
 /** `main · cron`, `main · direct feishu`: what an OpenClaw transcript is; "-" for pi's. */

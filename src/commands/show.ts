@@ -28,7 +28,7 @@ export function options(args: Args): ShowOptions {
 
 export interface ShowSummary {
   file: string;
-  /** An OpenClaw transcript's place in its store (agent, key, label, kind, …; README, "OpenClaw's stores"); null for pi's own. */
+  /** An OpenClaw transcript's place in its store (agent, key, label, kind, …; docs/stores.md, "OpenClaw's stores"); null for pi's own. */
   openclaw: Omit<StoreFacts, "store"> | null;
   size: number;
   lines: number;

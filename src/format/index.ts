@@ -1,6 +1,6 @@
 /**
- * pi-session's format library (README, "The library"): a typed library with no printing and no
- * `process.exit`. What it exports here is what README documents; the rest of `src/format` is the
+ * pi-session's format library (docs/reference.md, "The library"): a typed library with no printing and no
+ * `process.exit`. What it exports here is what that section documents; the rest of `src/format` is the
  * tool's own and may change.
  *
  *     import { openSession, contextAt } from "pi-session";

@@ -32,7 +32,7 @@ export interface FindingsOptions {
 }
 
 /**
- * A file's findings for people (README, "One verdict"): each root cause once, `file:line: severity
+ * A file's findings for people (docs/commands.md, "One verdict"): each root cause once, `file:line: severity
  * code: message`; what it causes under it, a line per code with how many and on which lines; a run
  * of roots of one code said once with their count and lines; then the commands that mend them, once
  * each. On a terminal every line fits its width (later lines indented, a command never cut).

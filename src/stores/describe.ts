@@ -5,7 +5,7 @@ import type { StoredRequest } from "./common/store.js";
 import { STORES } from "./registry.js";
 
 /*
- * What a session is to its store, beyond its lines (README, "Stores"): the facts a row carries
+ * What a session is to its store, beyond its lines (docs/stores.md, "Stores"): the facts a row carries
  * (agent, key, label, kind, lineage), a writer's lock, what the store holds that the session lacks,
  * which sessions may be one another's bytes again, and what a run of a store-wide command keeps.
  * Each is asked of the stores in turn (`STORES`).

@@ -6,7 +6,7 @@ import { refOf } from "./open.js";
 import { STORES } from "./registry.js";
 
 /*
- * Where sessions are and which files they are (README, "Commands"): needed before any session is
+ * Where sessions are and which files they are (docs/commands.md, "Commands"): needed before any session is
  * read (the parser's defaults, a warm `ls` that reads none), so kept apart from the format
  * library, which every other import of the readers loads (BENCHMARKS.md, "the format library at
  * start-up"). Each store says what it keeps (`STORES`); this puts them together.

@@ -1,5 +1,5 @@
 /**
- * The stores of sessions (README, "Stores"; ARCHITECTURE.md, "src/stores"): where sessions are
+ * The stores of sessions (docs/stores.md, "Stores"; ARCHITECTURE.md, "src/stores"): where sessions are
  * kept, each store an adapter in a folder of its own (`pi/`, `agent-core/`, `openclaw-jsonl/`, `openclaw-sqlite/`,
  * with what OpenClaw's two eras share in `openclaw/` and `common/`). This is the one face the layers
  * above import: finding sessions (`find.ts`), naming and opening them (`open.ts`), and what they

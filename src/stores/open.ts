@@ -6,7 +6,7 @@ import type { SessionRef, SessionStamp } from "./common/store.js";
 import { STORES } from "./registry.js";
 
 /*
- * A session named and opened (README, "Stores"): what a path is is asked here once, of the stores,
+ * A session named and opened (docs/stores.md, "Stores"): what a path is is asked here once, of the stores,
  * and every reader opens its bytes here, so that none knows which store kept them.
  */
 

@@ -16,7 +16,7 @@ function files(dir: string): string[] {
 describe("BENCHMARKS.md's citations", () => {
   const reference = readFileSync(join(ROOT, "BENCHMARKS.md"), "utf8");
   const named = new Set([...reference.matchAll(/\*\*([^*]+)\*\*/g), ...reference.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.toLowerCase()));
-  const citing = [...files("src"), ...files("bench"), ...files("scripts"), "README.md", "ARCHITECTURE.md"];
+  const citing = [...files("src"), ...files("bench"), ...files("scripts"), "README.md", "ARCHITECTURE.md", ...readdirSync(join(ROOT, "docs")).map((f) => join("docs", f))];
   const cited = citing.flatMap((f) => [...readFileSync(join(ROOT, f), "utf8").replace(/\n\s*(\*|\/\/)\s*/g, " ").matchAll(/BENCHMARKS\.md, "([^"]+)"/g)].map((m) => ({ file: f, name: m[1]! })));
 
   it("finds the citations", () => {

@@ -1,5 +1,5 @@
 /**
- * agent-core's storage format 4 through the CLI (README, "agent-core's storage format 4"): the
+ * agent-core's storage format 4 through the CLI (docs/stores.md, "agent-core's storage format 4"): the
  * sessions of fixtures/agent-core (made by agent-core 0.99.1's JSONL repository and the 0.87.1
  * SQLite backend: scripts/agent-core-fixtures.mjs), found in pi's session directory by id or
  * given as a path, read by every read-only command; `migrate` writes a v3 copy beside each; the

@@ -1,5 +1,5 @@
 /**
- * OpenClaw's stores as their owners lay them out (README, "OpenClaw's stores"): a home with pi's
+ * OpenClaw's stores as their owners lay them out (docs/stores.md, "OpenClaw's stores"): a home with pi's
  * session directory and an OpenClaw root holding a real store (`../shared/openclaw-stores/ccccx`:
  * archives by reset and delete, a lock, `sessions.json`) and a second agent built from the corpus
  * (a main session, a sub-agent, a group chat, a cron run, a checkpoint and a backup copy, a

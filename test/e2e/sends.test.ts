@@ -1,5 +1,5 @@
 /**
- * A gate that fails only what is broken (README, "check"): the pairing rules judged by what pi
+ * A gate that fails only what is broken (docs/commands.md, "check"): the pairing rules judged by what pi
  * sends. The oracle is pi 1.6 itself: for every leaf of a file (each entry without children, and
  * the current leaf), its `buildSessionContext`, `convertToLlm` and pi-ai's `transformMessages`, then
  * a plain reading of the provider's rule (a tool result answers a call of the assistant message

@@ -1,5 +1,5 @@
 /**
- * One verdict per session (README, "One verdict"): every command that states a session's health
+ * One verdict per session (docs/commands.md, "One verdict"): every command that states a session's health
  * states the one `check` finds. On damaged files of every kind (the fixtures, the corpus, real
  * sessions with a line lost, sessions pi's own SessionManager writes with context edits, a session
  * repeated in its own file), `ls`, `show` and `check` give each the same error count, and a session

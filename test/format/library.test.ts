@@ -1,15 +1,15 @@
 /**
- * The library's face (README, "The library"): the package's entry exports what README's table
- * lists, no more and no less, and README's example does what it says on a fixture.
+ * The library's face (docs/reference.md, "The library"): the package's entry exports what its table
+ * lists, no more and no less, and its example does what it says on a fixture.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as library from "../../src/format/index.js";
 
-const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const README = readFileSync(new URL("../../docs/reference.md", import.meta.url), "utf8");
 const INDEX = readFileSync(new URL("../../src/format/index.ts", import.meta.url), "utf8");
 
-/** The names README's table of the library lists. */
+/** The names docs/reference.md's table of the library lists. */
 function documented(): string[] {
   const section = README.slice(README.indexOf("## The library"), README.indexOf("\n## ", README.indexOf("## The library") + 1));
   const rows = section.split("\n").filter((l) => /^\| [a-z]/.test(l) && !l.startsWith("| For"));

@@ -3,7 +3,7 @@ import { formatCount } from "../common/units.js";
 import type { Session } from "../session/session.js";
 
 /**
- * Root causes (README, "One verdict"): one damage is said once, where it is, and what it brings
+ * Root causes (docs/commands.md, "One verdict"): one damage is said once, where it is, and what it brings
  * about is said under it (`causedBy`), so that a count is of what is wrong, and the advice is what
  * mends it. The causes, first found first:
  *

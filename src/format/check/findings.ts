@@ -65,7 +65,7 @@ export type FindingCode =
 
 /**
  * A finding: one of this library's codes (`FindingCode`, keyed in `FINDING_INFO`), or a store's own
- * (a store's adapter says what it holds beyond the file's lines: README, "Finding codes").
+ * (a store's adapter says what it holds beyond the file's lines: docs/reference.md, "Finding codes").
  */
 export interface Finding {
   code: FindingCode | StoreFindingCode;

@@ -1,7 +1,7 @@
 /**
  * What `grep` searches, and how a pattern is matched: the rule, in one place.
  *
- * An entry's searchable texts are its decoded strings, each on its own (README, "grep"): message text
+ * An entry's searchable texts are its decoded strings, each on its own (docs/commands.md, "grep"): message text
  * (user, assistant, custom, system), an assistant's `errorMessage`, thinking text, tool calls'
  * names and every string value of their arguments, tool results' `toolName` and text,
  * `bashExecution` command and output, `custom_message` content, compaction and branch summaries,

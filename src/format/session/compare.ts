@@ -4,7 +4,7 @@ import { isObject } from "../common/guards.js";
 
 /*
  * Two sessions compared entry by entry, and two branches of one session compared from where they
- * part (`diff`, README). Entries are matched by id (an entry without one, as in a v1 file, by its
+ * part (`diff`, docs/commands.md). Entries are matched by id (an entry without one, as in a v1 file, by its
  * line); two entries with one id differ when their values do, compared as JSON values: key order
  * and spacing are no change. Lines whose bytes are the same are not parsed.
  */

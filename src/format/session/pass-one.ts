@@ -26,7 +26,7 @@ interface Filled {
 }
 
 /*
- * Pass one (README, "Large sessions"): every line of a session read once, in order, classified and
+ * Pass one (docs/reference.md, "Large sessions"): every line of a session read once, in order, classified and
  * recorded in its tables (`SessionParts`); what a caller asked to see of each entry handed to it
  * (`OpenOptions`); then the tree and the current leaf.
  */

@@ -5,7 +5,7 @@ import { BATCH_SIZE, ChunkBatch } from "./batch.js";
 import { isAlive } from "../common/guards.js";
 
 /**
- * Writing session files safely, for every command that writes (README, "Writing safely"): a temporary file in the
+ * Writing session files safely, for every command that writes (docs/commands.md, "Writing safely"): a temporary file in the
  * target's directory, fsync, rename over the target, fsync of the directory, so that a crash at
  * any instant leaves the old file or the new one, never a mix. The original is kept first as a
  * backup, and the target is re-checked just before the rename: if someone else (pi, appending)

@@ -2,7 +2,7 @@ import { pairingFindings, Turn, type EditEffect, type PairingFinding, type Pairi
 import { preorderNumbers } from "../session/tree.js";
 
 /**
- * Repair's conversation phase (README, "A session every request fails on"): what to do so that
+ * Repair's conversation phase (docs/commands.md, "A session every request fails on"): what to do so that
  * every branch is sendable again, without taking any sound entry off its branch. On the tree the
  * line-level repair leaves (records in file order, each parent before its children):
  *

@@ -7,7 +7,7 @@ import { CURRENT_VERSION } from "../schema/types.js";
 import { quickFindings } from "../check/validate.js";
 
 /**
- * Migration to v3 (README, `migrate`), as pi's `migrateSessionEntries` does it, with deterministic v1 ids
+ * Migration to v3 (docs/commands.md, `migrate`), as pi's `migrateSessionEntries` does it, with deterministic v1 ids
  * (the reader's), changed lines re-serialised with their keys in order, every other line kept
  * byte-for-byte. A v3 file is current; a newer one, or a corrupted one, is refused: migrate never
  * drops a line (`repair` does that, saying so).

@@ -2,7 +2,7 @@ import type { Finding } from "../../format/check/findings.js";
 import type { Read } from "./run.js";
 
 /**
- * This store's own findings (README, "Finding codes"): what a format-4 session is beyond its lines
+ * This store's own findings (docs/reference.md, "Finding codes"): what a format-4 session is beyond its lines
  * as pi reads them. Keyed by every code, as the format library's are.
  */
 type AgentCoreCode = "agent-core-format-4" | "agent-core-kept-tail" | "agent-core-unreadable-lines" | "agent-core-torn-line" | "agent-core-operation-open";

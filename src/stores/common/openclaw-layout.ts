@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { readHead } from "../../format/read/source.js";
 
 /*
- * OpenClaw's layout, as both its eras leave it (README, "OpenClaw's stores"): a root
+ * OpenClaw's layout, as both its eras leave it (docs/stores.md, "OpenClaw's stores"): a root
  * (`$OPENCLAW_STATE_DIR`, else `~/.openclaw`, or older names) holds `agents/<agent>/` folders, each
  * with `sessions/` (transcripts as JSONL files, their archives and copies, `sessions.json`), since
  * 2026.8 `agent/openclaw-agent.sqlite` (the live transcripts as rows) and the importer's

@@ -1,5 +1,5 @@
 /**
- * What one command opens of the stores (README, "Stores"): the run holds each store's state for it
+ * What one command opens of the stores (docs/stores.md, "Stores"): the run holds each store's state for it
  * (OpenClaw's databases opened once, the facts cache where the command keeps one, the transcripts a
  * thread reads next) and closes it at the end. The CLI begins a run for each command it runs and
  * closes it when the command is done; a worker thread has a run of its own for its life. Nothing of

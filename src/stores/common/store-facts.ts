@@ -1,7 +1,7 @@
 import { readHead } from "../../format/read/source.js";
 
 /*
- * What a session file is to its owner (README, "OpenClaw's stores"): the facts a row of `ls`, a
+ * What a session file is to its owner (docs/stores.md, "OpenClaw's stores"): the facts a row of `ls`, a
  * group of `usage`, a match of `grep` carry.
  */
 

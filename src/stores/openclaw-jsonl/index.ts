@@ -5,7 +5,7 @@ import { readKey, str, type StoreFacts } from "../common/store-facts.js";
 import { isAlive } from "../../format/common/guards.js";
 
 /*
- * OpenClaw's JSONL era (README, "OpenClaw's stores"), read from OpenClaw 2026.2 to 2026.7 and what
+ * OpenClaw's JSONL era (docs/stores.md, "OpenClaw's stores"), read from OpenClaw 2026.2 to 2026.7 and what
  * an SQLite-era store keeps of it: an agent's `sessions/` folder holds each transcript as a pi
  * session file (`<id>.jsonl`), the archives a reset or a delete leaves (`.jsonl.reset.<time>`,
  * `.jsonl.deleted.<time>`, since 2026.8 zstd-compressed: `.zst`), copies (`.jsonl.bak…`,

@@ -2,7 +2,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { describeSqliteError, hasTable, openReadOnly, type DatabaseStamp } from "../common/sqlite.js";
 
 /*
- * An agent's database opened to read (README, "OpenClaw's SQLite era"), and nothing under the store
+ * An agent's database opened to read (docs/stores.md, "OpenClaw's SQLite era"), and nothing under the store
  * changed (`openReadOnly`, common/sqlite.ts); its schema is checked for what is read here.
  */
 

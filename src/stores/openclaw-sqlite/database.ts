@@ -9,7 +9,7 @@ import { BATCH_BYTES, decodeRows, integers, LENGTHS, ROWS_AT_LEAST, ROWS_AT_ONCE
 import { str } from "../common/store-facts.js";
 
 /*
- * An agent's database (README, "OpenClaw's SQLite era"): since 2026.8.1 an agent's live
+ * An agent's database (docs/stores.md, "OpenClaw's SQLite era"): since 2026.8.1 an agent's live
  * transcripts are rows of `agents/<agent>/agent/openclaw-agent.sqlite`, one row a line of the pi
  * session file (`transcript_events`: `event_json`, or where that is NULL `event_zstd`, the line
  * compressed), with `session_nodes` and `session_windows` for what `sessions.json` held, the

@@ -5,7 +5,7 @@ import { transcriptPath, transcriptRef } from "./ref.js";
 import { databaseFacts } from "./transcripts.js";
 
 /**
- * This store's own findings (README, "Finding codes"): what OpenClaw's importer and database say of
+ * This store's own findings (docs/reference.md, "Finding codes"): what OpenClaw's importer and database say of
  * a transcript beyond its lines. Keyed by every code, as the format library's are.
  */
 type LacksCode = "openclaw-sqlite-lacks" | "openclaw-not-imported" | "openclaw-jsonl-has-more";
@@ -41,7 +41,7 @@ function namesIn(dir: string): ReadonlySet<string> {
 const folderNames = new Map<string, Set<string>>();
 
 /**
- * What OpenClaw's database lacks of a file (README, "OpenClaw's SQLite era"): for a live JSONL
+ * What OpenClaw's database lacks of a file (docs/stores.md, "OpenClaw's SQLite era"): for a live JSONL
  * transcript (`sessions/<id>.jsonl`) whose agent's database holds the same session, the entries
  * the database's transcript does not (`ids`: the file's, with their lines); for a transcript the
  * importer set aside, that it is in no database. Undefined: neither.

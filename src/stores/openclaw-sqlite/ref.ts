@@ -1,6 +1,6 @@
 
 /*
- * How OpenClaw's SQLite era names its transcripts (README, "OpenClaw's SQLite era"): a transcript in
+ * How OpenClaw's SQLite era names its transcripts (docs/stores.md, "OpenClaw's SQLite era"): a transcript in
  * an agent's database is named as a path is, `<database>#<session id>` (an archive kept in the
  * database only, `<database>#<archive name>`). This is the one place such a name is taken apart.
  */

@@ -3,7 +3,7 @@ import { transcriptPath } from "./ref.js";
 import { DatabaseError } from "./connection.js";
 
 /*
- * A transcript's rows read in batches (README, "OpenClaw's SQLite era"; BENCHMARKS.md, "the SQLite
+ * A transcript's rows read in batches (docs/stores.md, "OpenClaw's SQLite era"; BENCHMARKS.md, "the SQLite
  * era's rows"): the queries, what a batch holds, and its rows decoded into lines.
  */
 

@@ -7,7 +7,7 @@ import { transcriptRef } from "../openclaw-sqlite/ref.js";
 import { agentDatabase, databaseHolds, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed } from "../openclaw-sqlite/transcripts.js";
 
 /*
- * OpenClaw's stores (README, "OpenClaw's stores"): one family, two eras. A root's agents keep
+ * OpenClaw's stores (docs/stores.md, "OpenClaw's stores"): one family, two eras. A root's agents keep
  * their transcripts as files in `sessions/` (the JSONL era, `openclaw-jsonl/`) and, since 2026.8,
  * as rows of a database per agent with what the importer left beside it (the SQLite era,
  * `openclaw-sqlite/`). This is the family as the stores layer sees it: its roots, its transcripts

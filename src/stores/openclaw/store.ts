@@ -14,7 +14,7 @@ import { agentDatabase, databaseTranscripts, openDatabaseTranscript, transcriptS
 import { sessionGroup, withTwinKeys } from "../openclaw-sqlite/twins.js";
 import { openclawRoots, openclawSessionIds, openclawTranscripts, openclawTranscriptsNamed, transcriptFacts, unreadableDatabases } from "./index.js";
 
-/** OpenClaw's stores, both eras, as one store (README, "OpenClaw's stores"). */
+/** OpenClaw's stores, both eras, as one store (docs/stores.md, "OpenClaw's stores"). */
 export const openclawStore: Store = {
   name: "openclaw",
   lookedFor: () => "an OpenClaw root ($OPENCLAW_STATE_DIR, ~/.openclaw, ~/.clawdbot, ~/.moltbot, ~/.moldbot)",

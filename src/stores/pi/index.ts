@@ -6,7 +6,7 @@ import { describeFsError } from "../../errors.js";
 import type { Others } from "../common/store.js";
 
 /*
- * pi's own store (README, "Commands"): session files in the session directory, a folder a project
+ * pi's own store (docs/commands.md, "Commands"): session files in the session directory, a folder a project
  * (`--<cwd>--/<timestamp>_<id>.jsonl`), as pi 1.6's `SessionManager` lays them out.
  */
 

@@ -5,7 +5,7 @@ import { idFromFileName, piSessionFiles } from "./index.js";
 /** pi's files alone: what names a pi session by its file name (no other store asked). */
 const ALONE = { list: () => undefined, passOver: () => false, among: () => [] };
 
-/** pi's own store: the session directory, a folder a project (README, "Commands"). */
+/** pi's own store: the session directory, a folder a project (docs/commands.md, "Commands"). */
 export const piStore: Store = {
   name: "pi",
   lookedFor: (piDir) => `pi's session directory (${piDir}; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it)`,

@@ -5,7 +5,7 @@ import { openSource } from "./input.js";
 import { storedLines, storeFindings } from "../../stores/index.js";
 
 /**
- * A session's findings as every command states them (README, "One verdict"): the validator's, and
+ * A session's findings as every command states them (docs/commands.md, "One verdict"): the validator's, and
  * what its store says of it: an OpenClaw live JSONL holding entries its database transcript lacks,
  * a database transcript whose live JSONL holds more, a transcript the importer set aside
  * (`databaseLacks`). `path` is where the session was found (`-` for standard input: no store).

@@ -59,7 +59,7 @@ export interface Chunk {
  * Runs `task` on every job, with `settings` (what the task needs besides the file: `grep`'s
  * pattern; structured-cloneable); `progress` is called with how many are done. `threads`: this
  * many threads (1: this one only; at most one a unit), the workers started with the first job
- * (`PI_SESSION_THREADS`, as README says); not given, as many as the cores and the work's weight
+ * (`PI_SESSION_THREADS`, as docs/commands.md says of `ls`); not given, as many as the cores and the work's weight
  * allow, called in when the work left calls for them.
  */
 export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads?: number, settings?: TaskSettings<T>): Promise<Array<TaskResult<T>>> {

@@ -31,7 +31,7 @@ export interface WriteOutcome {
 }
 
 /**
- * Where each file's result goes under `--out DIR` (README, "Writing"): the inputs' layout, so that
+ * Where each file's result goes under `--out DIR` (docs/commands.md, "Writing"): the inputs' layout, so that
  * OUT is a store as the inputs were. One directory given: its files at their paths under it;
  * several inputs: each directory's under its own name, each file given by name at the top. Two
  * files that would land on one path are refused before anything is written.

@@ -1,7 +1,7 @@
 import type { FileKind } from "../../schema/types.js";
 
 /**
- * Repair (README, `repair`): every input line ends up in the repaired file, changed as little as possible,
+ * Repair (docs/commands.md, `repair`): every input line ends up in the repaired file, changed as little as possible,
  * or in the report as dropped, with its line number and a stable code. Pass one decides (line
  * level, then the tree); pass two writes through the shared rewriter, so the result (or its diff)
  * streams out and the original is never held whole. The phases each have a file of this folder;
