@@ -1,7 +1,8 @@
 /**
  * Code and docs cite measured figures by name (`BENCHMARKS.md, "the bundle"`) instead of carrying
  * them: each name cited is a bold entry or a heading of BENCHMARKS.md, so a figure cannot be
- * dropped from the reference while something still leans on it.
+ * dropped from the reference while something still leans on it. Likewise a section of README or
+ * docs/ cited by its heading (`docs/commands.md, "One verdict"`) is a heading there.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,5 +26,25 @@ describe("BENCHMARKS.md's citations", () => {
 
   it("each names an entry or a heading", () => {
     expect(cited.filter((c) => !named.has(c.name.toLowerCase()))).toEqual([]);
+  });
+});
+
+describe("the docs' citations", () => {
+  // (code and docs cite a section of README or docs/ by its heading: `docs/commands.md, "One verdict"`)
+  const citing = [...files("src"), ...files("test"), ...files("bench"), ...files("scripts"), "README.md", "ARCHITECTURE.md", ...readdirSync(join(ROOT, "docs")).map((f) => join("docs", f))];
+  const cited = citing.flatMap((f) => [...readFileSync(join(ROOT, f), "utf8").replace(/\n\s*(\*|\/\/)\s*/g, " ").matchAll(/\b(README|docs\/[\w-]+\.md), "([^"]+)"/g)].map((m) => ({ file: f, doc: m[1] === "README" ? "README.md" : m[1]!, name: m[2]! })));
+  const headings = (doc: string) => new Set([...readFileSync(join(ROOT, doc), "utf8").matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.replace(/`/g, "").toLowerCase()));
+
+  it("finds them", () => {
+    expect(cited.length).toBeGreaterThan(20);
+  });
+
+  it("each names a heading of the page it cites (a word of one, for a command's)", () => {
+    const missing = cited.filter((c) => {
+      const names = headings(c.doc);
+      const name = c.name.replace(/`/g, "").replace(/\s+/g, " ").toLowerCase();
+      return !names.has(name) && ![...names].some((h) => h.split(/[ —]+/).includes(name));
+    });
+    expect(missing).toEqual([]);
   });
 });
