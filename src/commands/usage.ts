@@ -93,8 +93,28 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const result = report(files, options, calendar, since, until);
   result.ignored = namedNonSessions(files, named);
   result.empty = empty;
+  if (options.by === "session") await nameSessions(result);
   reading.done();
   return result;
+}
+
+/**
+ * `--by session`: each row named as `ls` names its session (the label its store gives, else its
+ * name or first user message), so that a cost says which session it is. Read for the rows alone.
+ */
+async function nameSessions(result: UsageResult): Promise<void> {
+  const { scanSession } = await import("../support/ls/rows.js");
+  for (const row of result.rows) {
+    if (row.label !== undefined || row.file === undefined || row.file === "<stdin>") continue;
+    const label = transcriptFacts(row.file).label;
+    if (label) {
+      row.label = label;
+      continue;
+    }
+    const scanned = await scanSession(row.file).catch(() => undefined);
+    const title = scanned && !("error" in scanned) ? scanned.facts.title : null;
+    if (title) row.label = title;
+  }
 }
 
 function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, since: number | undefined, until: number | undefined): UsageResult {
@@ -181,7 +201,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
   }
   const dash = (s: string) => (s === "" ? s : s === "-" ? c.dim(s) : s);
   const columns: Column[] = [
-    { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { max: 13 } : result.by === "model" || FACET_GROUPS.has(result.by) ? { flex: true, min: 16, max: 48 } : {}) },
+    { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { flex: true, min: 28, max: 60, keep: "mark" as const } : result.by === "model" || FACET_GROUPS.has(result.by) ? { flex: true, min: 16, max: 48 } : {}) },
     ...(bySession ? [{ head: "created", priority: 9 }] : []),
     ...(bySession ? [] : [{ head: "sessions", priority: 12, align: "right" as const }]),
     { head: "requests", priority: 5, align: "right" },
@@ -215,7 +235,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const rows: string[][] = [];
   for (const r of result.rows) {
     // (a job's row by its label, its id after; the id alone where the store gives no label)
-    rows.push(cells(preview(r.label ? `${r.label} (${r.key.length > 12 ? `${r.key.slice(0, 8)}…` : r.key})` : r.key, 200), r, true, { created: formatTime(r.created ?? undefined), inherited: r.inherited && r.inherited.requests > 0 ? formatCost(r.inherited.cost) : "-" }));
+    rows.push(cells(r.label ? `${preview(r.label, bySession ? 48 : 200)} (${r.key.length > 12 ? `${r.key.slice(0, 8)}…` : r.key})` : preview(r.key, 200), r, true, { created: formatTime(r.created ?? undefined), inherited: r.inherited && r.inherited.requests > 0 ? formatCost(r.inherited.cost) : "-" }));
     for (const m of r.breakdown ?? []) rows.push(cells(`  ${preview(result.by === "model" ? m.model : shortModel(m.model), 200)}`, { ...m, models: [] }, false));
     if (r.breakdown) for (const k of r.spawned ?? []) rows.push(cells(`  ↳ ${preview(k.key, 200)}`, { ...k, sessions: 0, models: [] }, false));
   }

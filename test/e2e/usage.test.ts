@@ -255,6 +255,16 @@ describe("days, weeks and months in a time zone", () => {
 describe("output forms", () => {
   const store = fixture("usage-store");
 
+  it("--by session names each row as ls names its session (its name or first message), the id after it", async () => {
+    const byId = new Map(((await cliJson(["ls", store])).json.sessions as Array<{ id: string; title: string | null }>).map((s) => [s.id, s.title]));
+    const r = await run([store, "--by", "session", "--json"]);
+    const rows = JSON.parse(r.stdout).rows as Array<{ key: string; label?: string }>;
+    expect(rows.length).toBe(3);
+    for (const row of rows) expect(row.label, row.key).toBe(byId.get(row.key));
+    const human = await run([store, "--by", "session"]);
+    expect(human.stdout).toContain("用中文总结这个库的公共接口。 (019cd2f0…)");
+  });
+
   it("human: a row a day, a totals line, what was counted; piped output keeps every column", async () => {
     const r = await run([store]);
     expect(r.exitCode).toBe(0);
