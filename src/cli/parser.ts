@@ -83,10 +83,70 @@ function completionsFor(current: string, argv: Record<string, unknown>, defaults
  * this does nothing and help is cached as before). `--help` itself formats help as always.
  */
 function skipHelpCaching(parser: Argv): void {
-  type Usage = { cacheHelpMessage?: () => void };
-  const internals = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => Usage | undefined } }).getInternalMethods?.();
-  const usage = internals?.getUsageInstance?.();
+  const usage = usageOf(parser);
   if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
+}
+
+type Usage = { cacheHelpMessage?: () => void; help?: () => string };
+
+/** yargs' internal usage instance (yargs is pinned; undefined if its internals move). */
+function usageOf(parser: Argv): Usage | undefined {
+  const internals = (parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => Usage | undefined } }).getInternalMethods?.();
+  return internals?.getUsageInstance?.();
+}
+
+/** What each option that takes a value takes, as help names it (`--cwd DIR`): one word a name, the same in every command. */
+const PLACEHOLDERS: Record<string, string> = {
+  agent: "NAME",
+  "backup-dir": "DIR",
+  cwd: "PATH",
+  depth: "N",
+  kind: "KIND",
+  "larger-than": "SIZE",
+  leaf: "ID",
+  limit: "N",
+  "max-count": "N",
+  "min-size": "SIZE",
+  "older-than": "AGE",
+  out: "PATH",
+  regexp: "PATTERN",
+  role: "ROLE",
+  since: "DATE",
+  until: "DATE",
+  timezone: "ZONE",
+  tool: "NAME",
+  "session-dir": "DIR",
+};
+
+/**
+ * A help text with each option that takes a value shown with what it takes (`--cwd DIR`): where
+ * the name and its placeholder leave no room before the description's column, the description
+ * starts on the line under them, at its column (its lines as yargs wrapped them, none wider).
+ */
+function withPlaceholders(help: string): string {
+  const out: string[] = [];
+  for (const line of help.split("\n")) {
+    // (an option's line: `  -o, --out` or `      --cwd`, then its description's column)
+    const m = /^( {2}(?:-\w, | {4})--([\w-]+))( {2,})(\S.*)?$/.exec(line);
+    const placeholder = m ? PLACEHOLDERS[m[2]!] : undefined;
+    if (!m || !placeholder) {
+      out.push(line);
+      continue;
+    }
+    const named = `${m[1]} ${placeholder}`;
+    const column = m[1]!.length + m[3]!.length;
+    if (named.length + 2 <= column) out.push(`${named.padEnd(column)}${m[4] ?? ""}`.trimEnd());
+    else out.push(named, ...(m[4] ? [`${" ".repeat(column)}${m[4]}`] : []));
+  }
+  return out.join("\n");
+}
+
+/** Help printed with its options' placeholders (`withPlaceholders`). */
+function showPlaceholders(parser: Argv): void {
+  const usage = usageOf(parser);
+  if (!usage || typeof usage.help !== "function") return;
+  const help = usage.help.bind(usage);
+  usage.help = () => withPlaceholders(help());
 }
 
 export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandContext) => void, argv: readonly string[] = []): Argv {
@@ -119,6 +179,7 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandC
       throw new CliError(usageMessage(msg, argv));
     });
   skipHelpCaching(parser);
+  showPlaceholders(parser);
   // (not in yargs' types; see `helpShaped`)
   (parser as unknown as { usageConfiguration(config: Record<string, boolean>): unknown }).usageConfiguration({ "hide-types": true });
   for (const spec of COMMANDS) {

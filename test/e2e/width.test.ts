@@ -256,6 +256,28 @@ describe("output that fits the terminal", () => {
     expect(lines).toBeGreaterThan(1000);
   });
 
+  it("--help names what an option takes (--cwd PATH, --limit N), its description at its column or on the line under it", async () => {
+    for (const columns of [80, undefined]) {
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (...args: unknown[]) => printed.push(args.join(" "));
+      try {
+        await run(["ls", "--help"], columns);
+      } finally {
+        console.log = log;
+      }
+      const lines = printed.join("\n").split("\n");
+      expect(lines).toContainEqual(expect.stringMatching(/^ {6}--cwd PATH {2,}only sessions whose working directory is PATH/));
+      expect(lines).toContainEqual(expect.stringMatching(/^ {6}--limit N {2,}show at most N sessions$/));
+      const dir = lines.findIndex((l) => /^ {6}--session-dir DIR/.test(l));
+      expect(dir).toBeGreaterThan(0);
+      // (no room beside it: the description under it, at the column the others start at)
+      const column = lines.find((l) => l.startsWith("      --json"))!.indexOf("print");
+      expect(lines[dir + 1]!.indexOf("the store")).toBe(column);
+      if (columns) for (const l of lines) expect(width(l), l).toBeLessThanOrEqual(columns);
+    }
+  });
+
   it("piped, a command's --help wraps nothing: an example is one line, whole", async () => {
     for (const command of ["cat", "diff", "usage", "grep"]) {
       const printed: string[] = [];
