@@ -141,6 +141,23 @@ function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, s
     });
     for (const row of report.rows) if (labels.has(row.key)) row.label = labels.get(row.key);
   }
+  // (the `-` row of a facet: why those sessions have none, as far as their store says)
+  if (FACET_GROUPS.has(options.by)) {
+    const none = report.rows.find((r) => r.key === "-");
+    if (none) {
+      let archives = 0;
+      let pi = 0;
+      let other = 0;
+      facts.forEach((f, i) => {
+        if (facetOf(i) !== undefined || !chosen[i]!.session.usage.entries.length) return;
+        if (f.store !== "openclaw") pi++;
+        else if (f.archived) archives++;
+        else other++;
+      });
+      const parts = [archives ? `${plural(archives, "reset or deleted archive")} its store records no ${options.by} for` : "", pi ? `${plural(pi, "pi session")} (pi has no ${options.by})` : "", other ? `${plural(other, "OpenClaw transcript")} with no ${options.by} in its index` : ""].filter(Boolean);
+      if (parts.length > 0) none.why = parts.join("; ");
+    }
+  }
   if (options.by === "key") {
     // A sub-agent's key row stays; its spawner's row also says what the sub-agents it spawned cost
     // (`spawned`; shown under it with --breakdown), so that a task's whole cost can be read off.
@@ -247,7 +264,8 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const counted = result.total.sessions;
   const sessions = `${plural(counted, "session")}${counted !== result.sessions ? ` (of ${formatCount(result.sessions)} read)` : ""}`;
   const noCost = result.rows.some((r) => r.cost === 0 && r.requests > 0) ? "; -: no cost recorded" : "";
-  const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" || FACET_GROUPS.has(result.by) ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}`;
+  const why = result.rows.find((r) => r.why)?.why;
+  const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" || FACET_GROUPS.has(result.by) ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}${why ? `; ${result.by} -: ${why}` : ""}`;
   const zone = wrapSegments([[footer, c.dim]], layoutWidth(style), "").join("\n");
   return `${table.join("\n")}\n${c.bold(last)}\n${zone}\n`;
 }

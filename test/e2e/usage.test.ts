@@ -11,7 +11,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { jsonl, header, user, assistant, entry } from "../helpers/builders.js";
 import { cli, cliJson } from "../helpers/cli.js";
-import { BIN, fixture } from "../helpers/paths.js";
+import { BIN, fixture, ROOT } from "../helpers/paths.js";
 import { pi, piSessionStats } from "../helpers/pi.js";
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-usage-e2e-"));
@@ -254,6 +254,17 @@ describe("days, weeks and months in a time zone", () => {
 
 describe("output forms", () => {
   const store = fixture("usage-store");
+
+  it("a facet's - row says why its sessions have none: pi has no agent; OpenClaw's reset and deleted archives carry no key", async () => {
+    const pi = JSON.parse((await run([store, "--by", "agent", "--json"])).stdout).rows as Array<{ key: string; sessions: number; why?: string }>;
+    expect(pi).toEqual([expect.objectContaining({ key: "-", sessions: 3, why: "3 pi sessions (pi has no agent)" })]);
+    const claw = join(ROOT, "../shared/openclaw-stores/ccccx");
+    const rows = JSON.parse((await run([claw, "--by", "key", "--json"])).stdout).rows as Array<{ key: string; sessions: number; why?: string }>;
+    const none = rows.find((r) => r.key === "-")!;
+    expect(none.why).toBe(`${none.sessions} reset or deleted archives its store records no key for`);
+    expect(rows.filter((r) => r.key !== "-").every((r) => r.why === undefined)).toBe(true);
+    expect((await run([claw, "--by", "key"])).stdout).toContain(`key -: ${none.sessions} reset or deleted archives its store records no key for`);
+  });
 
   it("--by session names each row as ls names its session (its name or first message), the id after it", async () => {
     const byId = new Map(((await cliJson(["ls", store])).json.sessions as Array<{ id: string; title: string | null }>).map((s) => [s.id, s.title]));

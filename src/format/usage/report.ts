@@ -42,6 +42,8 @@ export interface UsageRow extends UsageSums {
   spawned?: Array<UsageSums & { key: string }>;
   /** With `breakdown`: the group's sums by model, the costliest first. */
   breakdown?: ModelSums[];
+  /** A facet group's `-` row: why its sessions have no value there (what the store records of them). */
+  why?: string;
   /** `by: "session"`: the file, when it was created, and what an earlier session holds too. */
   file?: string;
   /** Every file that holds the session, where there are several (copies, snapshots, checkpoints). */
