@@ -4,6 +4,7 @@ import { BUILD } from "../build-info.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError } from "../errors.js";
 import { currentRun, sessionDir, storeSessionIds } from "../stores/index.js";
+import { hardWrap } from "../render/width.js";
 import { normalise } from "./arguments.js";
 import { COMMANDS, JSONL_OPTION } from "./commands.js";
 import { makeContext } from "./context.js";
@@ -34,7 +35,7 @@ function helpShaped(y: Argv, width: number | null): Argv {
   const shaped = y as Argv & { example: typeof y.example; option: typeof y.option };
   shaped.example = ((command: string, description?: string) => {
     // (a comment wrapped by us, each line a comment: yargs would wrap its second half into a line that, pasted, runs)
-    if (description) for (const line of commentLines(description, width === null ? Infinity : width - 4)) example(line, "");
+    if (description) for (const line of width === null ? [description] : hardWrap(description, width - 6)) example(`# ${line}`, "");
     return example(command, "");
   }) as typeof y.example;
   shaped.option = ((key: string, opt?: Options) => {
@@ -45,20 +46,6 @@ function helpShaped(y: Argv, width: number | null): Argv {
     return option(key, said.length > 0 && typeof opt.describe === "string" ? { ...opt, describe: `${opt.describe} (${said.join("; ")})` } : opt);
   }) as typeof y.option;
   return shaped;
-}
-
-/** `# text` in lines of at most `width` columns, each a comment. */
-function commentLines(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "#";
-  for (const word of text.split(" ")) {
-    if (line !== "#" && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = "#";
-    }
-    line += ` ${word}`;
-  }
-  return [...lines, line];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { cutToWidth, displayWidth, isolate } from "./width.js";
+import { cutToWidth, displayWidth, hardWrap, isolate } from "./width.js";
 import { layoutWidth, type Style } from "./style.js";
 
 /**
@@ -79,7 +79,7 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
     const more = new Map<number, string[]>();
     for (const i of wrapping) {
       if (displayWidth(r[i]!) <= width[i]!) continue;
-      const [first, ...rest] = wrapWords(r[i]!, width[i]!);
+      const [first, ...rest] = hardWrap(r[i]!, width[i]!);
       more.set(i, rest);
       r = r.map((t, j) => (j === i ? first! : t));
     }
@@ -91,33 +91,6 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
     }
   });
   return out.join("\n") + "\n";
-}
-
-/** `text` in lines of at most `width` columns, broken at spaces (a word wider than that is broken too: the table keeps its width). */
-function wrapWords(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let current = "";
-  const words = text.split(" ").flatMap((word) => {
-    const parts: string[] = [];
-    let rest = word;
-    while (displayWidth(rest) > width) {
-      const head = cutToWidth(rest, width + 1, "start").slice(0, -1);
-      const take = head.length > 0 ? head.length : 1;
-      parts.push(rest.slice(0, take));
-      rest = rest.slice(take);
-    }
-    return [...parts, rest];
-  });
-  for (const word of words) {
-    if (current === "") current = word;
-    else if (displayWidth(current) + 1 + displayWidth(word) <= width) current += ` ${word}`;
-    else {
-      lines.push(current);
-      current = word;
-    }
-  }
-  lines.push(current);
-  return lines;
 }
 
 /**
