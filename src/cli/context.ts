@@ -1,6 +1,5 @@
-import { writeSync } from "node:fs";
 import type { CommandContext } from "../command.js";
-import { OutputClosed } from "../render/sink.js";
+import { writeFully } from "../support/writers/output.js";
 import { Progress } from "../render/progress.js";
 import { makeStyle } from "../render/style.js";
 import { sessionDir, sessionDirEnv, type StoreRun } from "../stores/index.js";
@@ -69,18 +68,5 @@ async function readAll(stream: AsyncIterable<Buffer | string> | undefined): Prom
 function syncWriter(stream: Io["stdout"]): (chunk: string | Uint8Array) => void {
   const fd = (stream as { fd?: unknown }).fd;
   if (typeof fd !== "number") return (chunk) => void stream.write(chunk);
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  return (chunk) => {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    for (let at = 0; at < bytes.length; ) {
-      try {
-        at += writeSync(fd, bytes, at, bytes.length - at);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "EAGAIN") Atomics.wait(pause, 0, 0, 1);
-        else if (code === "EPIPE") throw new OutputClosed();
-        else throw error;
-      }
-    }
-  };
+  return (chunk) => writeFully(fd, chunk);
 }

@@ -1,5 +1,6 @@
 import { closeSync, openSync, statSync, writeSync } from "node:fs";
 import type { Producer } from "../../format/write/atomic.js";
+import { OutputClosed } from "../../render/sink.js";
 
 /*
  * Where an output option (`--out`, `-o`) may point besides a file written atomically: `-` (and
@@ -27,10 +28,7 @@ export function isDevice(out: string): boolean {
 export function writeToDevice(out: string, produce: Producer): void {
   const fd = openSync(out, "w");
   try {
-    produce((chunk) => {
-      const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-    });
+    produce((chunk) => writeFully(fd, chunk));
   } finally {
     closeSync(fd);
   }
@@ -38,3 +36,20 @@ export function writeToDevice(out: string, produce: Producer): void {
 
 /** An output place as a report names it: `-` is "standard output". */
 export const outName = (out: string | undefined): string => (out === "-" ? "standard output" : (out ?? ""));
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** `chunk` written whole to `fd`, waiting while a pipe is full; a reader gone (EPIPE) is `OutputClosed`. */
+export function writeFully(fd: number, chunk: string | Uint8Array): void {
+  const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(fd, bytes, at, bytes.length - at);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EAGAIN") Atomics.wait(pause, 0, 0, 1);
+      else if (code === "EPIPE") throw new OutputClosed();
+      else throw error;
+    }
+  }
+}
