@@ -93,28 +93,27 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const result = report(files, options, calendar, since, until);
   result.ignored = namedNonSessions(files, named);
   result.empty = empty;
-  if (options.by === "session") await nameSessions(result);
+  if (options.by === "session") await nameSessions(result, ctx, !options.noCache);
   reading.done();
   return result;
 }
 
 /**
  * `--by session`: each row named as `ls` names its session (the label its store gives, else its
- * name or first user message), so that a cost says which session it is. Read for the rows alone.
+ * name or first user message: `ls`'s own rows, from its cache), so that a cost says which session it is.
  */
-async function nameSessions(result: UsageResult): Promise<void> {
-  const { scanSession } = await import("../support/ls/rows.js");
-  for (const row of result.rows) {
-    if (row.label !== undefined || row.file === undefined || row.file === "<stdin>") continue;
-    const label = transcriptFacts(row.file).label;
-    if (label) {
-      row.label = label;
-      continue;
-    }
-    const scanned = await scanSession(row.file).catch(() => undefined);
-    const title = scanned && !("error" in scanned) ? scanned.facts.title : null;
-    if (title) row.label = title;
-  }
+async function nameSessions(result: UsageResult, ctx: CommandContext, useCache: boolean): Promise<void> {
+  const rows = result.rows.filter((row) => row.label === undefined && row.file !== undefined && row.file !== "<stdin>");
+  const unlabelled = rows.filter((row) => {
+    const label = transcriptFacts(row.file!).label;
+    if (label) row.label = label;
+    return !label;
+  });
+  const { sessionTitles } = await import("../support/workers/titles.js");
+  const titles = await sessionTitles(unlabelled.map((row) => row.file!), ctx, useCache);
+  unlabelled.forEach((row, i) => {
+    if (titles[i]) row.label = titles[i]!;
+  });
 }
 
 function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, since: number | undefined, until: number | undefined): UsageResult {
