@@ -1,5 +1,5 @@
-import { closeSync, openSync, readSync } from "node:fs";
 import { readFileSync } from "node:fs";
+import { readHead } from "../../format/read/source.js";
 import { currentRun } from "../common/run.js";
 import { format4Header, readFormat4Jsonl, type Format4Session } from "./format4.js";
 import { containerRef } from "./ref.js";
@@ -93,18 +93,10 @@ const HEAD = 4096;
 
 /** Whether the file at `path` starts with a format-4 header (one read of its first bytes; pi's `{"type":"session"` is passed over at once). */
 function startsFormat4(path: string): boolean {
-  let fd: number;
   try {
-    fd = openSync(path, "r");
+    return startsFormat4Bytes(readHead(path, HEAD));
   } catch {
     return false;
-  }
-  try {
-    const head = Buffer.allocUnsafe(HEAD);
-    const n = readSync(fd, head, 0, HEAD, 0);
-    return startsFormat4Bytes(head.subarray(0, n));
-  } finally {
-    closeSync(fd);
   }
 }
 
