@@ -9,7 +9,7 @@
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
@@ -133,8 +133,13 @@ describe("one verdict", () => {
     ]);
     expect(json.files[0].errors).toBe(1);
     // on an 80-column terminal each line fits, a finding is at most two lines, and the command to run is whole on a line of its own
-    const narrow = await onTerminal(["check", fixture("pairing-torn-call.jsonl")], 80);
+    // (named as a user in the clone names it: a path whose length does not depend on where the clone lies)
+    const narrow = await onTerminal(["check", relative(process.cwd(), fixture("pairing-torn-call.jsonl"))], 80);
     for (const line of narrow.split("\n")) expect([...line].length, line).toBeLessThanOrEqual(80);
+    // (a path longer than the room is never broken: the only lines past the width are the place and the command, whole)
+    const long = await onTerminal(["check", fixture("pairing-torn-call.jsonl")], 80);
+    for (const line of long.split("\n")) if ([...line].length > 80) expect(line).toMatch(/^( {2}next: pi-session repair \S+|\S+:\d+:)$/);
+    expect(long).toContain(`\n  next: pi-session repair ${fixture("pairing-torn-call.jsonl")}\n`);
     expect(narrow).toMatch(/\n {2}next: pi-session repair \S*pairing-torn-call\.jsonl\n/);
     // (a finding starts a line, or is one under its cause; what follows it indented is its wrapped rest)
     let longest = 0;
