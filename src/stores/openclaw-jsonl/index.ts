@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { currentRun } from "../common/run.js";
 import { ARCHIVE, BACKUP, CHECKPOINT, isArchiveOrCopy, isTrajectory, liveName, names, sessionDirsOf, sessionIdOf, transcriptName } from "../common/openclaw-layout.js";
 import { readKey, str, type StoreFacts } from "../common/store-facts.js";
 import { isAlive } from "../../format/common/guards.js";
@@ -60,10 +61,16 @@ interface IndexEntry {
   origin?: { provider?: unknown } | null;
 }
 
-/** Each `sessions.json` read once per process: session id -> its entries there. */
-const indexes = new Map<string, Map<string, IndexEntry[]>>();
+/** Each `sessions.json` read once in a run (a command's; `tail -f` begins again after each read): folder -> session id -> its entries there. */
+class Indexes {
+  readonly of = new Map<string, Map<string, IndexEntry[]>>();
+  close(): void {
+    this.of.clear();
+  }
+}
 
 function indexOf(dir: string): Map<string, IndexEntry[]> {
+  const indexes = currentRun().of("openclaw-jsonl", () => new Indexes()).of;
   let index = indexes.get(dir);
   if (index) return index;
   index = new Map();

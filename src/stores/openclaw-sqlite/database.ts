@@ -25,6 +25,8 @@ export interface WindowFacts {
   spawnedBy: string | null;
   /** The session this one replaced (a reset's, a rollover's), and why. */
   previous: string | null;
+  /** Its key's current session (`session_nodes`): a key's older windows (before a reset) are not. */
+  current: boolean;
   reason: string | null;
 }
 
@@ -224,6 +226,7 @@ export class AgentDatabase implements DatabaseFacts {
         spawnedBy: str(r.spawned_by) ?? named.find((n) => n.spawnedBy)?.spawnedBy ?? null,
         previous: str(r.previous_session_id),
         reason: str(r.reason),
+        current: key !== null && named.some((n) => n.key === key),
       });
     }
     this.windows = windows;

@@ -20,7 +20,7 @@ import { isCount, isNumber, isString } from "../../format/common/guards.js";
  * whole, or another build's, is ignored and rewritten, never trusted. A database is known by its
  * absolute path: named relative to one folder in one run and absolute in the next, it is one file.
  */
-const FACTS_VERSION = 1;
+const FACTS_VERSION = 2;
 const MADE_BY = `${BUILD.version}+${BUILD.rules}`;
 
 /** The file: the database's facts, a column a fact. */
@@ -34,11 +34,11 @@ interface Stored {
   /** Those in cold storage: each with its summary (`rows`, `bytes`, `lastCreated`). */
   colds: Array<Cold & { summary: Summary }>;
   archives: Archive[];
-  windows: { id: string[]; facts: Array<Array<string | null>> } | null;
+  windows: { id: string[]; facts: Array<Array<string | boolean | null>> } | null;
 }
 
 /** `WindowFacts`' fields, in the order a stored row holds them. */
-const WINDOW_FIELDS = ["key", "label", "channel", "chatType", "spawnedBy", "previous", "reason"] as const;
+const WINDOW_FIELDS = ["key", "label", "channel", "chatType", "spawnedBy", "previous", "reason", "current"] as const;
 
 export function factsCachePath(env: NodeJS.ProcessEnv): string {
   return join(cacheFolder(env), "openclaw");
@@ -120,7 +120,7 @@ function decode(s: Stored, absolute: string, stamp: DatabaseStamp): DatabaseFact
     windows = new Map();
     for (let i = 0; i < id.length; i++) {
       const row = facts[i];
-      if (!isString(id[i]) || !Array.isArray(row) || row.length !== WINDOW_FIELDS.length || !row.every((v) => v === null || isString(v))) throw new Error("corrupt");
+      if (!isString(id[i]) || !Array.isArray(row) || row.length !== WINDOW_FIELDS.length || !row.every((v, k) => (WINDOW_FIELDS[k] === "current" ? typeof v === "boolean" : v === null || isString(v)))) throw new Error("corrupt");
       windows.set(id[i]!, Object.fromEntries(WINDOW_FIELDS.map((f, k) => [f, row[k]])) as unknown as WindowFacts);
     }
   }

@@ -77,7 +77,7 @@ export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "r
     const db = agentDatabase(ref.database);
     const archive = db.archives.get(ref.name);
     const id = archive?.sessionId ?? ref.name;
-    const w = db.facts(id) ?? { key: null, label: null, channel: null, chatType: null, spawnedBy: null, previous: null, reason: null };
+    const w = db.facts(id) ?? { key: null, label: null, channel: null, chatType: null, spawnedBy: null, previous: null, reason: null, current: false };
     return { ...w, sessionId: id, archived: archive ? (archive.reason === "deleted" ? "deleted" : "reset") : null, cold: db.colds.has(id) && !archive };
   } catch {
     return undefined;
@@ -89,8 +89,11 @@ export function databaseTranscriptsNamed(path: string, query: string): string[] 
   try {
     const db = agentDatabase(path);
     const ids = [...db.summaries.keys()];
-    const hits = query.startsWith("agent:") ? ids.filter((id) => db.facts(id)?.key === query) : ids.filter((id) => id.startsWith(query));
-    return hits.map((id) => transcriptPath(path, id));
+    if (!query.startsWith("agent:")) return ids.filter((id) => id.startsWith(query)).map((id) => transcriptPath(path, id));
+    // (a key names its current session: the windows it had before a reset are its past)
+    const hits = ids.filter((id) => db.facts(id)?.key === query);
+    const current = hits.filter((id) => db.facts(id)!.current);
+    return (current.length > 0 ? current : hits).map((id) => transcriptPath(path, id));
   } catch {
     return [];
   }
