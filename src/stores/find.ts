@@ -50,7 +50,7 @@ function othersThan(store: Store, archives: boolean): Others {
 }
 
 /** The session id a path names, as its store says (undefined: none). */
-function idOf(path: string): string | undefined {
+export function idOf(path: string): string | undefined {
   for (const store of STORES) {
     const id = store.idOf(path);
     if (id !== undefined) return id;

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { BufferSource, FileSource, type ByteSource } from "../format/read/source.js";
 import { CliError } from "../errors.js";
 import { decompressZstd } from "./common/zstd.js";
+import { FileFollower, type Follower, type FollowFrom } from "./common/follow.js";
 import type { SessionRef, SessionStamp } from "./common/store.js";
 import { STORES } from "./registry.js";
 
@@ -10,7 +11,7 @@ import { STORES } from "./registry.js";
  * and every reader opens its bytes here, so that none knows which store kept them.
  */
 
-export type { SessionRef, SessionStamp };
+export type { SessionRef, SessionStamp, Follower };
 
 /** What `path` names: a transcript in a container (as its store says), a `.zst` archive, or a file. */
 export function refOf(path: string): SessionRef {
@@ -87,4 +88,17 @@ export function sessionStamp(path: string): SessionStamp | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A session followed as it is written, from what was read of it (`tail -f`): as its store follows
+ * it (a database's new rows), else a file's appended bytes; null where nothing more will be written
+ * to it (a `.zst` archive, a transcript in cold storage).
+ */
+export function followSession(path: string, from: FollowFrom): Follower | null {
+  for (const store of STORES) {
+    const follower = store.follow?.(path, from);
+    if (follower !== undefined) return follower;
+  }
+  return path.endsWith(".zst") ? null : new FileFollower(path, from);
 }

@@ -1,7 +1,8 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { CliError, shellQuote } from "../../errors.js";
 import { BufferSource } from "../../format/read/source.js";
+import { StampFollower } from "../common/follow.js";
 import type { Store } from "../common/store.js";
 import { findingsOf } from "./findings.js";
 import { ledgerOf } from "./ledger.js";
@@ -113,6 +114,16 @@ export const agentCoreStore: Store = {
   stamp(path) {
     if (!containerRef(path) && !path.endsWith(".sqlite")) return undefined;
     return containerStamp(containerRef(path)?.database ?? path) ?? null;
+  },
+  follow(path) {
+    // (read whole whenever it is read: followed by its stamp, and read again when that moves)
+    const database = containerRef(path)?.database ?? (path.endsWith(".sqlite") ? path : undefined);
+    if (database) return new StampFollower([database, `${database}-wal`], () => containerStamp(database));
+    if (!path.endsWith(".jsonl") || !read(path)) return undefined;
+    return new StampFollower([path], () => {
+      const st = statSync(path, { throwIfNoEntry: false });
+      return st ? [st.size, st.mtimeMs, st.ino] : undefined;
+    });
   },
   findings(path) {
     const r = agentCoreRun().session(path);

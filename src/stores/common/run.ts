@@ -17,6 +17,16 @@ export class StoreRun {
     return state;
   }
 
+  /**
+   * Everything opened so far closed, the run going on (a command that runs until interrupted,
+   * `tail -f`, holds no database open between its reads: a read transaction held would keep a
+   * writer's log from being checkpointed).
+   */
+  release(): void {
+    for (const state of this.states.values()) state.close();
+    this.states.clear();
+  }
+
   /** Everything opened in the run, closed. */
   close(): void {
     for (const state of this.states.values()) state.close();

@@ -1,6 +1,7 @@
 import type { Finding } from "../../format/check/findings.js";
 import type { ByteSource } from "../../format/read/source.js";
 import type { UsageAmounts } from "../../format/usage/records.js";
+import type { Follower, FollowFrom } from "./follow.js";
 import type { StoreRun } from "./run.js";
 import type { StoreFacts } from "./store-facts.js";
 
@@ -106,6 +107,12 @@ export interface Store {
    * database's). Findings and matches name the file's lines.
    */
   lines?(path: string): ((line: number) => number) | undefined;
+  /**
+   * The session followed as it is written, from what was read of it (`tail -f`): null where nothing
+   * more will be written to it (an archive, cold storage); undefined where it is not this store's
+   * to follow (a plain file is followed by its appended bytes).
+   */
+  follow?(path: string, from: FollowFrom): Follower | null | undefined;
   /** Why `command` may not write the session, in one line naming it (undefined: it may). */
   refusal?(path: string, command: string): string | undefined;
   /** The session's usage as the store keeps it, where that is what counts (a ledger), not its messages'. */

@@ -8,6 +8,7 @@ import { lockOf } from "../openclaw-jsonl/index.js";
 import { DatabaseError } from "../openclaw-sqlite/connection.js";
 import { factsCachePath, FactsFolder } from "../openclaw-sqlite/facts-cache.js";
 import { databaseLacks } from "../openclaw-sqlite/lacks.js";
+import { TranscriptFollower } from "../openclaw-sqlite/follow.js";
 import { transcriptRef } from "../openclaw-sqlite/ref.js";
 import { databases, databasesIn } from "../openclaw-sqlite/run.js";
 import { agentDatabase, databaseTranscripts, openDatabaseTranscript, transcriptStamp } from "../openclaw-sqlite/transcripts.js";
@@ -52,6 +53,15 @@ export const openclawStore: Store = {
   stamp(path) {
     const ref = transcriptRef(path);
     return ref ? (transcriptStamp(ref) ?? null) : undefined;
+  },
+  follow(path, from) {
+    const ref = transcriptRef(path);
+    if (!ref) return undefined;
+    try {
+      return TranscriptFollower.start(ref, from);
+    } catch (error) {
+      throw new CliError(`${path}: ${(error as Error).message}`);
+    }
   },
   facts(path, firstText) {
     const facts = transcriptFacts(path, firstText);
