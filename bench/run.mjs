@@ -24,6 +24,7 @@ import { complexityReport } from "./complexity.mjs";
 import { storeReport } from "./store.mjs";
 import { databaseTranscriptReport, openclawReport } from "./openclaw.mjs";
 import { diffReport } from "./diff.mjs";
+import { tailReport } from "./tail.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
@@ -336,6 +337,13 @@ if (usageStore > 0) {
 
 if (openclawStore > 0) {
   const { text, failures: f } = openclawReport({ dataDir, sessions: openclawStore, runs });
+  console.log(text);
+  failures += f;
+}
+
+// tail -f: idle, and following a writer of 100 entries a second, beside GNU tail
+{
+  const { text, failures: f } = await tailReport({ quick });
   console.log(text);
   failures += f;
 }

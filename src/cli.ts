@@ -17,8 +17,13 @@ import { beginRun } from "./stores/index.js";
 
 export type { Io } from "./cli/io.js";
 
+/** The process's interruptions handed to `listener`, once each (a second Ctrl-C kills as it would). */
+function onInterrupt(listener: () => void): void {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, listener);
+}
+
 /** Runs the command line; returns the exit code (never calls `process.exit`). */
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }): Promise<number> {
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin, onInterrupt }): Promise<number> {
   const debug = optionArgs(argv).includes("--debug");
   // (what the command opens of the stores: closed when it is done, whatever happens)
   const run = beginRun();

@@ -24,6 +24,12 @@ export interface CommandContext {
   warn: (message: string) => void;
   /** The command's own output written to stdout as it is made (`--out -`), each chunk taken before it returns; a closed stdout throws `OutputClosed`. */
   stdoutSync: (chunk: string | Uint8Array) => void;
+  /** A status line on stderr when it is a terminal, redrawn in place (undefined: cleared); a no-op otherwise. */
+  status: (line: string | undefined) => void;
+  /** How wide stderr's terminal is (a status line is cut to it). */
+  statusColumns: number;
+  /** Aborted when the user interrupts (Ctrl-C, SIGTERM, SIGHUP): a command that runs until then listens; asked for, it keeps the process from being killed by the first. */
+  interrupted: () => AbortSignal;
   /** What the command opens of the stores (databases, caches kept), closed when it is done. */
   run: StoreRun;
 }

@@ -57,7 +57,7 @@ Examples:
 /** Which stores a store-wide command reads by default (docs/stores.md, "OpenClaw's stores"). */
 const storeOption = { choices: STORE_CHOICES, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
 
-export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, usage, grep): one JSON value a line, streamed" } as const;
+export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, tail, usage, grep): one JSON value a line, streamed" } as const;
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -240,6 +240,23 @@ export const COMMANDS: CommandSpec[] = [
         .example("$0 export session.jsonl --leaf 5e6f -f html -o branch.html --redact", "another branch as a web page, keys masked")
         .example("$0 export session.jsonl --view context --format json", "pi's context for the leaf, as JSON"),
     load: () => import("../commands/export.js"),
+  },
+  {
+    command: "tail [session]",
+    describe: "The last entries of a session's branch; with -f, each entry as it is written",
+    builder: (y) =>
+      y
+        .positional("session", { type: "string", describe: "session file, id, prefix or OpenClaw key (default: the most recently active session of this directory's project, else of every store); with --all, a store or folder" })
+        .option("lines", { alias: "n", type: "string", coerce: count("lines"), describe: "how many of the branch's last entries to show first (default 10)" })
+        .option("follow", { alias: "f", type: "boolean", default: false, describe: "then show each entry as it is written, with each turn's cost, new branches, compactions and broken pairings, until Ctrl-C" })
+        .option("full", { type: "boolean", default: false, describe: "draw messages whole, as `context` does" })
+        .option("all", { type: "boolean", default: false, describe: "every session of a store or folder (new ones as they appear), each line led by its session" })
+        .example("$0 tail -f", "follow the session this project's pi is writing")
+        .example("$0 tail agent:main:main -f", "follow OpenClaw's main chat, across resets")
+        .example("$0 tail --all ~/.openclaw -f", "every session of a gateway as it is written")
+        .example("$0 tail 019ebb22 -f --jsonl | jq -c 'select(.usage) | .usage.cost'", "each turn's cost, for a script"),
+    load: () => import("../commands/tail.js"),
+    jsonl: true,
   },
   {
     command: "cat <file>",

@@ -29,6 +29,8 @@ export function makeContext(argv: Record<string, unknown>, io: Io, run: StoreRun
   const github = argv.format === "github";
   let bar: Progress | undefined;
   let stdin: Promise<Buffer> | undefined;
+  let interrupted: AbortSignal | undefined;
+  let statusUp = false;
   // (a terminal that reports no size, as a pty made without one: $COLUMNS, as `tput cols` reads it)
   const columns = io.stdout.columns || (io.stdout.isTTY ? Number.parseInt(io.env.COLUMNS ?? "", 10) || undefined : undefined);
   return {
@@ -48,6 +50,18 @@ export function makeContext(argv: Record<string, unknown>, io: Io, run: StoreRun
       if (text !== "") io.stderr.write(text);
     },
     warn: (message) => say(io, `pi-session: ${message}`),
+    status: (line) => {
+      if (!io.stderr.isTTY || (line === undefined && !statusUp)) return;
+      io.stderr.write(line === undefined ? "\r\x1b[K" : `\r${line}\x1b[K`);
+      statusUp = line !== undefined;
+    },
+    statusColumns: io.stderr.columns ?? 80,
+    interrupted: () => {
+      if (interrupted) return interrupted;
+      const controller = new AbortController();
+      io.onInterrupt?.(() => controller.abort());
+      return (interrupted = controller.signal);
+    },
     stdoutSync: syncWriter(io.stdout),
     run,
   };

@@ -4,6 +4,8 @@ export interface Io {
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
   stdin?: AsyncIterable<Buffer | string>;
+  /** Calls `listener` when the process is interrupted (Ctrl-C, SIGTERM, SIGHUP) rather than letting it be killed. */
+  onInterrupt?: (listener: () => void) => void;
   /** The clock the progress bar goes by (ms; tests give their own). */
   now?: () => number;
 }

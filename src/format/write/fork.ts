@@ -30,7 +30,7 @@ export interface ForkPlan {
 }
 
 /** pi's folder name for a cwd inside the sessions directory. */
-function sessionFolderName(cwd: string): string {
+export function sessionFolderName(cwd: string): string {
   return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 

@@ -1,0 +1,224 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Args } from "../args.js";
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError, ExitCode } from "../errors.js";
+import { sessionFolderName } from "../format/write/fork.js";
+import { UsageTotals } from "../format/usage/records.js";
+import { renderNotice, renderTailLine, statusLine } from "../render/terminal/tail.js";
+import { FollowedSession, type TailEntry, type TailEvents, type TailNotice } from "../support/follow/session.js";
+import { followUntil } from "../support/follow/loop.js";
+import { listSessionFiles, resolveInput, sessionStamp, storeInputs, transcriptFacts } from "../stores/index.js";
+
+/**
+ * `tail [SESSION]`: the last entries of a session's current branch, and with `-f` every entry as
+ * it is written, until interrupted (docs/commands.md, "tail"; SPEC §17). `--all` follows every
+ * session of a store or folder, new ones as they appear.
+ */
+export interface TailOptions {
+  /** The session (a path, id, prefix or OpenClaw key); with `all`, the store or folder. */
+  session?: string;
+  lines: number;
+  follow: boolean;
+  full: boolean;
+  all: boolean;
+}
+
+export function options(args: Args): TailOptions {
+  return { session: args.optionalString("session"), lines: args.number("lines") ?? 10, follow: args.flag("follow"), full: args.flag("full"), all: args.flag("all") };
+}
+
+/** How wide `--all`'s label column is. */
+const LABEL = 12;
+
+export async function run(options: TailOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  if (options.session === "-") throw new CliError("tail reads a stored session; - (standard input) has nothing more to follow: use `pi-session path -` for its branch");
+  if (options.follow && ctx.json) throw new CliError("--json writes one document when the command is done, and `tail -f` is never done: use --jsonl, a JSON value a line as each entry comes");
+  const out = new Output(options, ctx);
+  const resolveName = (name: string) => {
+    try {
+      return resolveInput(name, ctx.sessionDir, ctx.env);
+    } catch {
+      return undefined;
+    }
+  };
+  const sessions: FollowedSession[] = [];
+  const known = new Set<string>();
+  const follow = (path: string, name: string | undefined, label?: string | null) => {
+    const s = new FollowedSession(path, name, out, ctx, resolveName, !options.all, label ?? undefined);
+    sessions.push(s);
+    known.add(path);
+    return s;
+  };
+  const storeArgs = options.session !== undefined ? [options.session] : [];
+  /** The store's live sessions (not the archives a reset or a delete left, nor the importer's copies of its database's: nothing is written to them), each with its store's label. */
+  const listStore = () => {
+    try {
+      const out: Array<{ path: string; label: string | null }> = [];
+      for (const path of storeInputs(storeArgs, ctx.sessionDir, ctx.env).files) {
+        const facts = transcriptFacts(path, null);
+        if (facts.archived !== null || facts.copyOf !== null || facts.besideDatabase || facts.cold) continue;
+        out.push({ path, label: facts.label });
+      }
+      return out;
+    } finally {
+      ctx.run.release();
+    }
+  };
+  if (options.all) {
+    // (the latest entries of the store, from its most recently active sessions, in time order)
+    const files = listStore();
+    const latest = new Set(byActivity(files.map((f) => f.path)).slice(0, options.lines));
+    out.hold();
+    for (const { path, label } of files) {
+      const s = follow(path, undefined, label);
+      if (latest.has(path)) s.start(options.lines);
+      else if (options.follow) s.startAtEnd();
+    }
+    out.release(options.lines);
+  } else {
+    const { path, name } = pickSession(options.session, ctx);
+    out.file = path;
+    follow(path, name).start(options.lines, undefined, true);
+  }
+  if (!options.follow) {
+    out.end();
+    return out.outcome();
+  }
+  const main = sessions[0]!;
+  if (!options.all && !main.followable) {
+    out.notice({ session: main, notice: "end", message: `${main.path} is an archive (or in cold storage): nothing more is written to it, so there is nothing to follow` });
+    out.end();
+    return out.outcome();
+  }
+  try {
+    await followUntil(ctx.interrupted(), sessions, {
+      ...(options.all ? { newSessions: () => listStore().filter((f) => !known.has(f.path)).map((f) => follow(f.path, undefined, f.label)), root: options.session !== undefined && existsSync(options.session) ? resolve(options.session) : undefined } : {}),
+      afterEach: () => out.drawStatus(sessions),
+    });
+  } finally {
+    out.end();
+  }
+  return out.outcome();
+}
+
+/** The session `name` names (a path, an id, a prefix, a key), and the name where it is not a path; none: the most recently active one here, else anywhere (said). */
+function pickSession(name: string | undefined, ctx: CommandContext): { path: string; name: string | undefined } {
+  if (name !== undefined) {
+    const path = resolveInput(name, ctx.sessionDir, ctx.env);
+    ctx.run.release();
+    return { path, name: existsSync(name) ? undefined : name };
+  }
+  const here = resolve(".");
+  const project = join(ctx.sessionDir, sessionFolderName(here));
+  const inProject = existsSync(project) ? byActivity(listSessionFiles(project, false)) : [];
+  if (inProject.length > 0) {
+    ctx.warn(`tail: the most recently active session of this directory's project (${here}): ${inProject[0]}`);
+    return { path: inProject[0]!, name: undefined };
+  }
+  const everywhere = byActivity(storeInputs([], ctx.sessionDir, ctx.env).files);
+  ctx.run.release();
+  if (everywhere.length === 0) throw new CliError(`no session to tail: none in ${project} (this directory's project) nor in any store found; name one (\`pi-session tail FILE\`), or run \`pi-session ls\` to see where sessions are`);
+  ctx.warn(`tail: no session of this directory's project (${here}); the most recently active session of every store found: ${everywhere[0]}`);
+  return { path: everywhere[0]!, name: undefined };
+}
+
+/** Sessions, the most recently active first (as `ls` sorts by last activity: its stamp's time). */
+function byActivity(paths: readonly string[]): string[] {
+  const time = new Map(paths.map((p) => [p, sessionStamp(p)?.mtimeMs ?? 0]));
+  return [...paths].sort((a, b) => time.get(b)! - time.get(a)!);
+}
+
+/** Where what `tail` says goes: lines on stdout as they come (human or `--jsonl`), or one document (`--json`), and the status line. */
+class Output implements TailEvents {
+  /** Entries made new (after the first read). */
+  private entries = 0;
+  private held: Array<{ time: number; write: () => void }> | undefined;
+  private readonly doc: { entries: unknown[]; notices: unknown[] } = { entries: [], notices: [] };
+  private statusText: string | undefined;
+  /** The session followed (not `--all`), as the document names it. */
+  file: string | undefined;
+
+  constructor(
+    private readonly options: TailOptions,
+    private readonly ctx: CommandContext,
+  ) {}
+
+  /** Holds what comes until `release` (`--all`'s first read, put in time order). */
+  hold(): void {
+    this.held = [];
+  }
+
+  /** What was held, the last `n` in time order. */
+  release(n: number): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    const ordered = held.map((h, i) => ({ ...h, i })).sort((a, b) => a.time - b.time || a.i - b.i);
+    for (const h of ordered.slice(Math.max(0, ordered.length - n))) h.write();
+  }
+
+  entry(e: TailEntry): void {
+    if (this.statusText !== undefined) this.entries++;
+    const file = e.session.path;
+    const write = () => {
+      if (this.ctx.json) return void this.doc.entries.push({ file, line: e.line, entry: e.entry });
+      if (this.ctx.jsonl) return this.write(JSON.stringify({ file, line: e.line, entry: e.entry, ...(e.usage ? { usage: e.usage.amounts, ...(this.options.all ? {} : { totals: totalsOf(e.session.totals) }) } : {}) }) + "\n");
+      this.write(renderTailLine({ ...(this.options.all ? { label: e.session.label } : {}), line: e.line, entry: e.entry, ...(e.usage ? { usage: e.usage.amounts } : {}) }, this.ctx.style, LABEL, this.options.full));
+    };
+    if (this.held) this.held.push({ time: timeOf(e.entry.timestamp), write });
+    else write();
+  }
+
+  notice(n: TailNotice): void {
+    const { session, ...rest } = n;
+    const value = { file: session.path, ...rest };
+    const write = () => {
+      if (this.ctx.json) return void this.doc.notices.push(value);
+      if (this.ctx.jsonl) return this.write(JSON.stringify(value) + "\n");
+      this.write(renderNotice(n.message, n.notice, n.severity, this.ctx.style, this.options.all ? session.label : undefined, LABEL));
+    };
+    // (what the first read of `--all` finds broken is said with the entry it is about; held with it)
+    if (this.held) this.held.push({ time: this.held.at(-1)?.time ?? 0, write });
+    else write();
+  }
+
+  /** The running totals on the status line (a terminal's stderr only; human output only). */
+  drawStatus(sessions: readonly FollowedSession[]): void {
+    if (this.ctx.json || this.ctx.jsonl) return;
+    const totals = new UsageTotals();
+    for (const s of sessions) totals.add(s.totals);
+    // (--all: what came since it started; one session: its whole totals, as `usage` counts them)
+    const what = this.options.all ? `${sessions.length} sessions (totals since started)` : sessions[0]!.path;
+    const text = statusLine(`following ${what}`, this.entries, totals, this.ctx.statusColumns);
+    // (drawn again only when it says something new: an idle follow writes nothing)
+    if (text === this.statusText) return;
+    this.statusText = text;
+    this.ctx.status(text);
+  }
+
+  end(): void {
+    this.ctx.status(undefined);
+  }
+
+  outcome(): CommandOutcome {
+    if (this.ctx.json) return { json: { file: this.file ?? null, ...this.doc }, exitCode: ExitCode.Ok };
+    return { exitCode: ExitCode.Ok };
+  }
+
+  /** A piece of output written at once (the status line taken down first, and drawn again after). */
+  private write(text: string): void {
+    if (this.statusText !== undefined) this.ctx.status(undefined);
+    this.ctx.stdoutSync(text);
+    if (this.statusText !== undefined) this.ctx.status(this.statusText);
+  }
+}
+
+/** The session's totals as `usage` names them (`total`: tokens as pi totals them). */
+function totalsOf(t: UsageTotals): { input: number; output: number; cacheRead: number; cacheWrite: number; total: number; cost: number } {
+  return { input: t.input, output: t.output, cacheRead: t.cacheRead, cacheWrite: t.cacheWrite, total: t.total, cost: t.cost };
+}
+
+function timeOf(t: unknown): number {
+  const ms = typeof t === "number" ? t : typeof t === "string" ? Date.parse(t) : Number.NaN;
+  return Number.isFinite(ms) ? ms : 0;
+}
