@@ -207,6 +207,33 @@ describe("tail -f on a pi session", () => {
   });
 });
 
+describe("tail -f on agent-core's format 4", () => {
+  it("a file its writer appends to is read again whole, and the entries it gained are shown once", async () => {
+    const folder = join(ROOT, "fixtures/agent-core/--home-dev-basic--");
+    const name = readdirSync(folder).find((f) => f.endsWith(".jsonl"))!;
+    const lines = readFileSync(join(folder, name), "utf8").split("\n").filter(Boolean);
+    const dir = join(scratch("v4"), "--home-dev-basic--");
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, name);
+    // (the session as its writer had it part of the way, then the rest of its transactions appended)
+    const cut = Math.floor(lines.length * 0.6);
+    writeFileSync(path, lines.slice(0, cut).join("\n") + "\n");
+    const before = entryIds((await cli(["path", path, "--jsonl"])).stdout.split("\n").filter(Boolean).map((l) => JSON.stringify({ entry: JSON.parse(l) })).join("\n"));
+    const run = running(["tail", path, "-f", "-n", "1", "--jsonl"]);
+    await run.waitFor((l) => l.includes(`"${before.at(-1)}"`));
+    appendFileSync(path, lines.slice(cut).join("\n") + "\n");
+    const after = entryIds((await cli(["path", path, "--jsonl"])).stdout.split("\n").filter(Boolean).map((l) => JSON.stringify({ entry: JSON.parse(l) })).join("\n"));
+    const gained = after.filter((id) => !before.includes(id));
+    expect(gained.length).toBeGreaterThan(0);
+    await run.waitFor((l) => l.includes(`"${gained.at(-1)}"`));
+    const r = await run.stop();
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("");
+    const shown = entryIds(r.stdout);
+    expect(shown).toEqual([before.at(-1), ...gained]);
+  });
+});
+
 /** A store copied under a folder of its own, writable, as a user has it. */
 function storeCopy(from: string): string {
   const root = join(scratch("store"), ".openclaw");
