@@ -93,6 +93,7 @@ const PLACEHOLDERS: Record<string, string> = {
   leaf: "ID",
   limit: "N",
   "max-count": "N",
+  lines: "N",
   "min-size": "SIZE",
   "older-than": "AGE",
   out: "PATH",

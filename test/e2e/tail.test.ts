@@ -194,6 +194,15 @@ describe("tail -f on a pi session", () => {
     expect(r.stdout).toMatch(/nothing to follow/);
   });
 
+  it("a transcript in OpenClaw's cold storage is shown, then it says there is nothing to follow, and exits 0", async () => {
+    const r = await cli(["tail", "agent:main:main", "-f", "-n", "1", "--session-dir", fixture("openclaw-cold")]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe("");
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/cold storage.*nothing to follow/);
+  });
+
   it("with no session named, follows this directory's project's most recently active session, and says which", async () => {
     const sessions = scratch("dir");
     const project = scratch("project");

@@ -3,7 +3,7 @@
  * OpenClaw's JSONL transcripts with): whole lines only, a line not yet whole held until it is, and
  * a file cut short, rewritten in place, replaced or gone said as such, never read as an append.
  */
-import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -35,6 +35,14 @@ describe("FileFollower", () => {
     expect(text(f.poll())).toEqual(["half and the rest"]);
   });
 
+  it("says a file replaced between its read and the follower's start, by the inode it had before the read", () => {
+    const path = fileWith("a\n");
+    const ino = statSync(path).ino;
+    writeFileSync(`${path}.tmp`, "a\nb\n");
+    renameSync(`${path}.tmp`, path);
+    expect(new FileFollower(path, { bytes: 2, lines: 1, ino }).poll()).toMatchObject({ kind: "changed", why: expect.stringMatching(/replaced/) });
+  });
+
   it("says a file cut short, rewritten in place, replaced by another, or gone", () => {
     const cut = fileWith("a\nb\n");
     const f1 = new FileFollower(cut, { bytes: 4, lines: 2 });
@@ -60,9 +68,10 @@ describe("FileFollower", () => {
 });
 
 describe("StampFollower", () => {
-  it("says nothing while the stamp stands, `changed` quietly when it moves, `gone` when there is none", () => {
+  it("says `changed` at first (the session may have been written since it was read), then nothing while the stamp stands, `changed` quietly when it moves, `gone` when there is none", () => {
     let stamp: number[] | undefined = [1, 2];
     const f = new StampFollower(["x"], () => stamp);
+    expect(f.poll()).toMatchObject({ kind: "changed", quiet: true });
     expect(f.poll()).toEqual({ kind: "lines", lines: [] });
     stamp = [1, 3];
     expect(f.poll()).toMatchObject({ kind: "changed", quiet: true });

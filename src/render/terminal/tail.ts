@@ -15,8 +15,8 @@ import { stepTextWidth } from "./branch.js";
  * message as `context` does. Session text is made safe here, as everywhere it is printed.
  */
 
-/** How wide the kind column is (`path`'s). */
-const KIND = 21;
+/** How wide the kind column is: a message's role and the common kinds (`toolResult`, `compaction`) fit; a longer kind (`thinking_level_change`) takes its own width from the preview. Narrower than `path`'s: a watcher's terminal is often half a screen. */
+const KIND = 12;
 
 export interface TailLine {
   /** The session's label (`--all`), or undefined. */
@@ -55,7 +55,8 @@ export function renderTailLine(t: TailLine, style: Style, labelWidth: number, fu
   const head = `${c.dim(lineText)}  ${c.bold(id)}  ${kind.startsWith("message/") ? c.cyan(kind.slice(8).padEnd(KIND)) : c.magenta(kind.padEnd(KIND))} ${c.dim(time)}  ${used ? c.green(used) : ""}`;
   const width = leadWidth + lineText.length + 2 + displayWidth(id) + 2 + Math.max(KIND, displayWidth(kind.startsWith("message/") ? kind.slice(8) : kind)) + 1 + displayWidth(time) + 2 + displayWidth(used);
   const textWidth = stepTextWidth(style);
-  const room = fit === undefined ? textWidth : Math.min(textWidth, fit - width);
+  // (on a terminal, the room the line leaves; piped, path's width of preview)
+  const room = fit === undefined ? textWidth : fit - width;
   const p = room >= 4 ? fitPreview(preview(entrySummary(t.entry), room), room, fit) : "";
   const line = `${lead}${head}${p}`.trimEnd() + "\n";
   if (!full || t.entry.type !== "message" || !t.entry.message || typeof t.entry.message !== "object") return line;

@@ -13,6 +13,8 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 export interface FollowFrom {
   bytes: number;
   lines: number;
+  /** The inode of the file as it was before it was read (another file there now was put there since: a rewrite). */
+  ino?: number;
 }
 
 export type FollowEvent =
@@ -64,7 +66,7 @@ export class FileFollower implements Follower {
     this.wakers = [path];
     const st = statSync(path, { throwIfNoEntry: false });
     this.offset = from.bytes >= 0 ? from.bytes : st ? this.lastLineEnd(st.size) : 0;
-    this.ino = st?.ino;
+    this.ino = from.ino ?? st?.ino;
     this.mtimeMs = st?.mtimeMs ?? 0;
     this.guard = st ? this.readAt(Math.max(0, this.offset - GUARD), Math.min(GUARD, this.offset)) : Buffer.alloc(0);
   }
@@ -155,14 +157,13 @@ export class FileFollower implements Follower {
  * translation): followed by its stamp, and read again (`changed`, quietly) when the stamp moves.
  */
 export class StampFollower implements Follower {
+  /** The stamp seen last; none at first: the first poll reads the session again (it may have been written between the read and now). */
   private last: string | undefined;
 
   constructor(
     readonly wakers: readonly string[],
     private readonly stampOf: () => unknown,
-  ) {
-    this.last = JSON.stringify(stampOf());
-  }
+  ) {}
 
   poll(): FollowEvent {
     const now = JSON.stringify(this.stampOf());

@@ -9,7 +9,7 @@ import type { AnyEntry } from "../../format/schema/types.js";
 import { Session, type OpenOptions } from "../../format/session/session.js";
 import { readFileUsage } from "../../format/usage/read.js";
 import { entryUsage, forEachRecord, UsageTotals, type EntryUsage } from "../../format/usage/records.js";
-import { followSession, sessionIdOf, storedUsage, type Follower } from "../../stores/index.js";
+import { followSession, sessionIdOf, sessionStamp, storedUsage, type Follower } from "../../stores/index.js";
 import { openSource, requireSession } from "../inputs/input.js";
 
 /*
@@ -56,6 +56,7 @@ const SEED = 200;
 interface ReadTo {
   lines: number;
   bytes: number;
+  ino?: number;
 }
 
 /**
@@ -276,6 +277,8 @@ export class FollowedSession {
 
   /** Reads the session: the last `n` entries of its current branch shown (or, `after` an entry on it, those after it), the totals and the pairing rules set; what was read. */
   private read(n: number, after: string | undefined, strict: boolean): ReadTo {
+    // (the file as it is before it is read: one put in its place since is a rewrite, read again)
+    const ino = sessionStamp(this.path)?.ino;
     const session = openSync(this.path, { only: new Set(["session_info"]), onRecord: (entry) => (this.title = typeof (entry as { name?: unknown }).name === "string" ? (entry as { name: string }).name : this.title) });
     try {
       if (strict) requireSession(session, this.ctx.sessionDir);
@@ -297,7 +300,7 @@ export class FollowedSession {
       this.lastId = from > 0 ? (session.nodeId(nodes[from - 1]!) ?? null) : null;
       for (let k = from; k < nodes.length; k++) this.show(session.entry(nodes[k]!), session.nodeLine(nodes[k]!), true);
       this.line = count - held;
-      return { lines: this.line, bytes: held ? session.record(last).offset : session.size };
+      return { lines: this.line, bytes: held ? session.record(last).offset : session.size, ...(ino !== undefined ? { ino } : {}) };
     } finally {
       session.close();
     }
