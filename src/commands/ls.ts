@@ -1,163 +1,17 @@
 import { renderTable, type Column } from "../render/table.js";
-import { existsSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { CliError, ExitCode } from "../errors.js";
-import { emptyStoreNote, listSessionFiles, noStoreMessage, STORE_CHOICES, type StoreChoice, storeRoots, transcriptFacts } from "../stores/index.js";
-import { StoreRead, type ReadCache } from "../support/workers/store-wide.js";
-import { cachePath, CorruptCacheError, LsCache } from "../support/ls/cache.js";
-import type { SessionRow } from "../support/ls/rows.js";
+import { ExitCode } from "../errors.js";
+import { STORE_CHOICES } from "../stores/index.js";
+import { ls, SORT_KEYS, type LsOptions, type LsResult } from "../support/listing/sessions.js";
+import { lineage, parentJson, type Lineage, type Relation } from "../support/listing/lineage.js";
 
-export type { SessionRow, SessionStatus } from "../support/ls/rows.js";
+import type { SessionRow } from "../support/ls/rows.js";
 import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
 import { preview } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { type Style } from "../render/style.js";
-
-export const SORT_KEYS = ["modified", "created", "size", "messages", "name"] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
-
-export interface LsOptions {
-  dir?: string;
-  /** With no `dir`: which stores (pi's session directory, OpenClaw's roots). */
-  store?: StoreChoice;
-  cwd?: string;
-  agent?: string;
-  kind?: string;
-  /** Only sessions last active before this (epoch ms). */
-  olderThan?: number;
-  /** Only files larger than this many bytes. */
-  largerThan?: number;
-  sort?: SortKey;
-  limit?: number;
-  /** Neither read nor write the index cache. */
-  noCache?: boolean;
-}
-
-export interface LsResult {
-  /** The directories listed, `; `-joined (one, or the stores found). */
-  dir: string;
-  sessions: SessionRow[];
-  /** How many sessions matched before `--limit`. */
-  total: number;
-}
-
-/**
- * Times and paths compare by code unit: ISO times sort so, and `localeCompare` (ICU collation) cost
- * a noticeable part of a warm listing (BENCHMARKS.md, "sorting `ls`"). Titles, which people read, sort by locale.
- */
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Newest first. */
-const byModified = (a: string | null, b: string | null) => byCodeUnit(b ?? "", a ?? "");
-
-const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
-  modified: (a, b) => byModified(a.modified, b.modified),
-  created: (a, b) => byCodeUnit(b.created ?? "", a.created ?? ""),
-  size: (a, b) => b.size - a.size,
-  messages: (a, b) => b.messages - a.messages,
-  name: (a, b) => (a.title ?? "\uffff").localeCompare(b.title ?? "\uffff"),
-};
-
-export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
-  const reading = new StoreRead(ctx, !options.noCache);
-  let dirs: string[];
-  if (options.dir) {
-    const dir = resolve(options.dir);
-    if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
-    dirs = [dir];
-  } else {
-    dirs = storeRoots(ctx.sessionDir, ctx.env, options.store ?? "all");
-    if (dirs.length === 0) throw new CliError(noStoreMessage(ctx.sessionDir, options.store ?? "all"));
-  }
-  const dir = dirs.join("; ");
-  const files = [...new Set(dirs.flatMap((d) => listSessionFiles(d)))];
-  // (a root whose transcripts are in SQLite: said, rather than listing nothing without a word)
-  const note = files.length === 0 && options.dir ? emptyStoreNote(dirs[0]!) : undefined;
-  if (note) ctx.warn(sanitize(note));
-  const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
-  // Per file: its default sort key, and its row (described now) or its slot in the cache (a row
-  // parsed only if shown or needed to filter and sort). Columns, not an object per file: a warm run
-  // over thousands of sessions does little else.
-  const modified: Array<string | null> = new Array(files.length);
-  const slots = new Int32Array(files.length).fill(-1);
-  const held: ReadCache<SessionRow> | undefined = cache && {
-    holds(path, index, stamp) {
-      const slot = cache.find(path, index, stamp.size, stamp.mtimeMs, stamp.ino);
-      if (slot < 0) return false;
-      slots[index] = slot;
-      modified[index] = cache.modified(slot);
-      return true;
-    },
-    keep: (path, stamp, row) => row.status !== "unreadable" && cache.set(path, stamp, row),
-  };
-  const rows = await reading.read("describe", files, { cache: held });
-  rows.forEach((row, index) => {
-    if (row) modified[index] = row.modified;
-  });
-  // (what a file is to its store is read beside the cache: sessions.json changes without the file)
-  const facts: Array<SessionRow | undefined> = new Array(files.length);
-  const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!))));
-  let result: LsResult;
-  try {
-    result = select({ files, modified, rowOf }, options, dir);
-  } catch (error) {
-    // A cached row that does not read back: the whole cache is rebuilt, never trusted.
-    if (error instanceof CorruptCacheError) {
-      cache?.close();
-      return ls(options, ctx, true);
-    }
-    throw error;
-  }
-  cache?.save(files);
-  reading.done();
-  return result;
-}
-
-/** The listed sessions: paths, default sort keys, and each one's row when asked. */
-interface Listing {
-  files: readonly string[];
-  modified: ReadonlyArray<string | null>;
-  rowOf: (i: number) => SessionRow;
-}
-
-/** Filtering, sorting and the limit; only the rows these need are read from the cache. */
-function select({ files, modified, rowOf }: Listing, options: LsOptions, dir: string): LsResult {
-  const wanted = options.cwd !== undefined ? resolve(options.cwd) : undefined;
-  const older = options.olderThan !== undefined ? new Date(options.olderThan).toISOString() : undefined;
-  const keep: Array<(r: SessionRow) => boolean> = [];
-  if (wanted !== undefined) keep.push((r) => r.cwd !== null && resolve(r.cwd) === wanted);
-  if (options.agent !== undefined) keep.push((r) => r.agent === options.agent);
-  if (options.kind !== undefined) keep.push((r) => r.kind === options.kind);
-  if (older !== undefined) keep.push((r) => r.modified !== null && r.modified < older);
-  if (options.largerThan !== undefined) keep.push((r) => r.size > options.largerThan!);
-  const all = Array.from(files, (_, i) => i);
-  const matching = keep.length === 0 ? all : all.filter((i) => keep.every((k) => k(rowOf(i))));
-  const key = options.sort ?? "modified";
-  const byRow = SORTERS[key];
-  const order = key === "modified" ? (a: number, b: number) => byModified(modified[a]!, modified[b]!) || byCodeUnit(files[a]!, files[b]!) : (a: number, b: number) => byRow(rowOf(a), rowOf(b)) || byCodeUnit(files[a]!, files[b]!);
-  const limit = options.limit !== undefined ? Math.max(0, options.limit) : Infinity;
-  const shown = limit * 8 < matching.length ? first(matching, limit, order) : matching.sort(order).slice(0, limit);
-  return { dir, sessions: shown.map(rowOf), total: matching.length };
-}
-
-/**
- * The `k` first of `items` by `order`, in order, without sorting the rest: one comparison for most
- * items (against the k-th so far), where sorting them all showed (BENCHMARKS.md, "sorting `ls`").
- */
-function first(items: readonly number[], k: number, order: (a: number, b: number) => number): number[] {
-  const top: number[] = [];
-  if (k === 0) return top;
-  for (const item of items) {
-    if (top.length === k && order(item, top[k - 1]!) >= 0) continue;
-    let at = top.length;
-    while (at > 0 && order(item, top[at - 1]!) < 0) at--;
-    top.splice(at, 0, item);
-    if (top.length > k) top.pop();
-  }
-  return top;
-}
 
 /**
  * `ls`'s columns, by priority: what a narrow terminal keeps (id, status, name, last activity,
@@ -198,7 +52,14 @@ function openclawMark(r: SessionRow): string | undefined {
   return r.archived ?? (r.copyOf ? "copy" : r.notImported ? "not imported" : r.besideDatabase ? "jsonl beside db" : r.cold ? "cold" : undefined);
 }
 
-export function renderLs(result: LsResult, style: Style): string {
+/** `ls --tree`: each row's place in the forest (its glyphs) and its link to its parent, in drawing order. */
+interface TreeLayout {
+  order: number[];
+  lead: string[];
+  link: Array<string | undefined>;
+}
+
+export function renderLs(result: LsResult, style: Style, tree?: TreeLayout): string {
   const { c } = style;
   if (result.sessions.length === 0) {
     // (--limit 0: sessions there are, none asked for)
@@ -226,9 +87,9 @@ export function renderLs(result: LsResult, style: Style): string {
     if (common === undefined) return title ?? "-";
     return `${title ?? "-"} (${preview(common > 0 ? `…${file.slice(common)}` : file, 200)})`;
   };
-  const rows = result.sessions.map((r) => [
+  const rows = result.sessions.map((r, i) => [
     preview(r.id ?? "-", 200),
-    nameOf(r),
+    tree ? `${tree.lead[i]}${nameOf(r)}${tree.link[i] ? ` ${tree.link[i]}` : ""}` : nameOf(r),
     r.cwd ? preview(r.cwd, 200) : "-",
     formatTime(r.created ?? undefined),
     formatTime(r.modified ?? undefined),
@@ -241,12 +102,13 @@ export function renderLs(result: LsResult, style: Style): string {
   // (OpenClaw's transcripts: a column for the agent and the kind, and whether it is an archive or a copy)
   const claw = result.sessions.some((r) => r.store === "openclaw");
   const columns = lsColumns(style);
-  const table = renderTable(claw ? [...columns.slice(0, 2), OPENCLAW_COLUMN, ...columns.slice(2)] : columns, claw ? rows.map((row, i) => [...row.slice(0, 2), openclawCell(result.sessions[i]!), ...row.slice(2)]) : rows, style).trimEnd();
+  const cells = claw ? rows.map((row, i) => [...row.slice(0, 2), openclawCell(result.sessions[i]!), ...row.slice(2)]) : rows;
+  const table = renderTable(claw ? [...columns.slice(0, 2), OPENCLAW_COLUMN, ...columns.slice(2)] : columns, tree ? tree.order.map((i) => cells[i]!) : cells, style).trimEnd();
   const more = result.total > result.sessions.length ? `\n${c.dim(`(${result.total - result.sessions.length} more; raise --limit)`)}` : "";
   return `${table}${more}\n`;
 }
 
-export function options(args: Args): LsOptions {
+export function options(args: Args): LsOptions & { tree: boolean } {
   return {
     dir: args.optionalString("dir"),
     store: args.choice("store", STORE_CHOICES, "all"),
@@ -258,17 +120,44 @@ export function options(args: Args): LsOptions {
     sort: args.choice("sort", SORT_KEYS, "modified"),
     limit: args.number("limit"),
     noCache: args.raw("cache") === false,
+    archived: args.flag("archived"),
+    tree: args.flag("tree"),
   };
 }
 
-/** A row with what its file is to its store (`transcriptFacts`, given the title it has read). */
-function withStoreFacts(row: SessionRow): SessionRow {
-  return { ...row, ...transcriptFacts(row.path, row.title) };
-}
-
-export async function run(options: LsOptions, ctx: CommandContext): Promise<CommandOutcome> {
+export async function run(options: LsOptions & { tree?: boolean }, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await ls(options, ctx);
   // (an unreadable row says why on stderr, a line each: a database locked, damaged or of a schema this does not read, a file it may not open)
   for (const row of result.sessions) if (row.status === "unreadable" && row.error) ctx.warn(sanitize(row.error));
-  return { json: result, jsonl: () => result.sessions, human: ctx.json ? "" : renderLs(result, ctx.style), exitCode: ExitCode.Ok };
+  if (!options.tree) return { json: result, jsonl: () => result.sessions, human: ctx.json ? "" : renderLs(result, ctx.style), exitCode: ExitCode.Ok };
+  const lin = lineage(result.sessions);
+  const name = (i: number) => result.sessions[i]!.id ?? result.sessions[i]!.path;
+  // (each row with its parent and children, as `show` names them)
+  const sessions = result.sessions.map((r, i) => ({ ...r, parent: parentJson(lin.parents[i]!, (k) => result.sessions[k]!), children: lin.children[i]!.map(name) }));
+  const layout = treeLayout(lin, ctx.style);
+  return { json: { ...result, sessions }, jsonl: () => layout.order.map((i) => sessions[i]), human: ctx.json ? "" : renderLs(result, ctx.style, layout), exitCode: ExitCode.Ok };
+}
+
+const RELATION: Record<Relation, string> = { fork: "fork", spawned: "spawned", reset: "after a reset" };
+
+/** The forest in drawing order: each tree depth first, children oldest first, each row's glyphs and what its link says. */
+function treeLayout(lin: Lineage, style: Style): TreeLayout {
+  const { c } = style;
+  const order: number[] = [];
+  const lead: string[] = [];
+  const link: Array<string | undefined> = [];
+  const drawn = new Set<number>();
+  const draw = (i: number, prefix: string, glyph: string) => {
+    if (drawn.has(i)) return;
+    drawn.add(i);
+    order.push(i);
+    lead[i] = prefix + glyph;
+    const p = lin.parents[i];
+    link[i] = p ? c.dim(p.state === "found" ? `(${RELATION[p.relation]})` : `(${RELATION[p.relation]} of ${sanitize(p.names)}: ${p.state === "missing" ? "no longer there" : "not listed"})`) : undefined;
+    const kids = lin.children[i]!.filter((k) => !drawn.has(k));
+    const inner = prefix + (glyph === "├─ " ? "│  " : glyph === "└─ " ? "   " : "");
+    kids.forEach((k, n) => draw(k, inner, n === kids.length - 1 ? "└─ " : "├─ "));
+  };
+  for (const root of lin.roots) draw(root, "", "");
+  return { order, lead, link };
 }

@@ -1,4 +1,5 @@
 import type { Args } from "../args.js";
+import { parentJson, relatives } from "../support/listing/lineage.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, shellQuote } from "../errors.js";
 import { countBySeverity, type Finding } from "../format/check/findings.js";
@@ -50,6 +51,10 @@ export interface ShowSummary {
   labels: Array<{ targetId: string; label: string; line: number }>;
   findings: Finding[];
   problems: { errors: number; warnings: number; info: number };
+  /** The session it came from (a fork or clone's, a sub-agent's spawner, a reset's predecessor), as `ls --tree` links it; null: none recorded. */
+  parent: ReturnType<typeof parentJson>;
+  /** The sessions that came from it, in its store and the store's archive. */
+  children: Array<{ id: string | null; path: string }>;
   /**
    * Human output only (never in JSON): how many of each list there are in all when only the last
    * `LIST_LIMIT` of them (and the current leaf) are listed.
@@ -170,6 +175,7 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
     const branchPoints = tree.branchPoints();
     const labels = [...stats.labels];
     const { store, ...facts } = session.name === "<stdin>" ? { store: "pi" } : transcriptFacts(session.name);
+    const kin = session.name === "<stdin>" ? undefined : relatives(session.name, ctx.sessionDir);
     return {
       file: session.name,
       openclaw: store === "openclaw" ? (facts as Omit<StoreFacts, "store">) : null,
@@ -194,6 +200,8 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
       labels: latest(labels, limit).map(([targetId, { label, line }]) => ({ targetId, label, line })),
       findings,
       problems: { errors: problems.error, warnings: problems.warning, info: problems.info },
+      parent: kin ? parentJson(kin.parent, kin.rowOf) : null,
+      children: kin ? kin.children.map((k) => ({ id: k.id, path: k.path })) : [],
       ...(limit !== undefined ? { totals: { leaves: allLeaves.length, branchPoints: branchPoints.length, compactions: stats.compactions.length, labels: labels.length } } : {}),
     };
   } finally {
@@ -313,8 +321,10 @@ function renderFacts(result: ShowSummary, style: Style): string {
   if (h) {
     rows.push(["Cwd", [[sanitize(String(h.cwd ?? "-"))]]]);
     rows.push(["Created", [[formatTime(h.timestamp as string)]]]);
-    if (h.parentSession) rows.push(["Parent", [[sanitize(String(h.parentSession))]]]);
   }
+  const p = result.parent;
+  if (p) rows.push(["Parent", [[`${p.relation === "reset" ? "after a reset of" : p.relation === "spawned" ? "spawned by" : "fork of"} `, c.dim], [sanitize(p.state === "found" ? `${p.id ?? "-"}  ${p.path}` : p.names), undefined, "unbroken"], ...(p.state === "found" ? [] : [[p.state === "missing" ? "  (no longer there)" : "  (not listed)", c.yellow] as Segment])]]);
+  if (result.children.length > 0) rows.push(["Children", pairsOf(result.children.slice(0, 10).map((k) => sanitize(k.id ?? k.path)).concat(result.children.length > 10 ? [`… ${result.children.length - 10} more`] : []))]);
   rows.push(["Entries", tally(result.entriesByType, `${formatCount(result.entries)}: `)]);
   rows.push(["Messages", tally(result.messagesByRole, `${formatCount(result.messages)}: `)]);
   rows.push(["Models", tally(result.models)]);

@@ -6,7 +6,7 @@ import { messageGist, sessionName } from "../../format/session/labels.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
 import { sessionFindings } from "../inputs/verdict.js";
 
-export type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 error" | `invalid: ${number} errors` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
+type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 error" | `invalid: ${number} errors` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
 
 /** A file in the session directory that holds no session: empty, or another JSONL file. */
 const NOT_A_SESSION = "not a session";
@@ -27,6 +27,8 @@ export interface SessionRow extends Partial<StoreFacts> {
   branches: number;
   size: number;
   version: number | null;
+  /** The session it was forked or cloned from, as its header records it (pi's `parentSession`: a path), or null. */
+  parentSession: string | null;
   status: SessionStatus;
   errors: number;
   /** Why a file is unreadable: one line naming it (never cached: an unreadable file is read again). */
@@ -46,11 +48,11 @@ export function sessionRow(scanned: ScannedSession, path: string, stamp: Session
   const size = stamp?.size ?? 0;
   const mtime = stamp?.mtimeMs ?? 0;
   if ("error" in scanned) {
-    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, status: "unreadable", errors: 0, error: scanned.error };
+    return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, parentSession: null, status: "unreadable", errors: 0, error: scanned.error };
   }
-  const { title, cwd, created, messages, branches, version, status, errors } = scanned.facts;
+  const { title, cwd, created, messages, branches, version, parentSession, status, errors } = scanned.facts;
   const modified = Number.isNaN(scanned.activity) ? mtime : scanned.activity;
-  return { path, id: scanned.headerId ?? idFromFileName(path) ?? null, title, cwd, created, modified: modified ? new Date(modified).toISOString() : null, messages, branches, size, version, status, errors };
+  return { path, id: scanned.headerId ?? idFromFileName(path) ?? null, title, cwd, created, modified: modified ? new Date(modified).toISOString() : null, messages, branches, size, version, parentSession, status, errors };
 }
 
 /**
@@ -114,6 +116,7 @@ export async function scanSession(path: string): Promise<ScannedSession> {
           messages: kind === "session" ? messages : 0,
           branches: kind === "session" ? session.tree.leaves().length : 0,
           version,
+          parentSession: typeof h?.parentSession === "string" && h.parentSession !== "" ? h.parentSession : null,
           status,
           errors,
         },

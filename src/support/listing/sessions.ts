@@ -1,0 +1,168 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { CommandContext } from "../../command.js";
+import { CliError } from "../../errors.js";
+import { archiveFolderOf, emptyStoreNote, listSessionFiles, noStoreMessage, type StoreChoice, storeRoots, transcriptFacts } from "../../stores/index.js";
+import { StoreRead, type ReadCache } from "../workers/store-wide.js";
+import { cachePath, CorruptCacheError, LsCache } from "../ls/cache.js";
+import type { SessionRow } from "../ls/rows.js";
+import { sanitize } from "../../render/safe.js";
+
+/*
+ * The sessions `ls` lists (docs/commands.md, "ls"), filtered and sorted: what `ls` prints and what
+ * `archive` moves are one selection, made here (`archive --older-than` moves exactly the sessions
+ * `ls --older-than` lists).
+ */
+
+export const SORT_KEYS = ["modified", "created", "size", "messages", "name"] as const;
+type SortKey = (typeof SORT_KEYS)[number];
+
+export interface LsOptions {
+  dir?: string;
+  /** With no `dir`: which stores (pi's session directory, OpenClaw's roots). */
+  store?: StoreChoice;
+  cwd?: string;
+  agent?: string;
+  kind?: string;
+  /** Only sessions last active before this (epoch ms). */
+  olderThan?: number;
+  /** Only files larger than this many bytes. */
+  largerThan?: number;
+  sort?: SortKey;
+  limit?: number;
+  /** Neither read nor write the index cache. */
+  noCache?: boolean;
+  /** Each directory's archive folder too (`archive`'s). */
+  archived?: boolean;
+}
+
+export interface LsResult {
+  /** The directories listed, `; `-joined (one, or the stores found). */
+  dir: string;
+  sessions: SessionRow[];
+  /** How many sessions matched before `--limit`. */
+  total: number;
+}
+
+/**
+ * Times and paths compare by code unit: ISO times sort so, and `localeCompare` (ICU collation) cost
+ * a noticeable part of a warm listing (BENCHMARKS.md, "sorting `ls`"). Titles, which people read, sort by locale.
+ */
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Newest first. */
+const byModified = (a: string | null, b: string | null) => byCodeUnit(b ?? "", a ?? "");
+
+const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
+  modified: (a, b) => byModified(a.modified, b.modified),
+  created: (a, b) => byCodeUnit(b.created ?? "", a.created ?? ""),
+  size: (a, b) => b.size - a.size,
+  messages: (a, b) => b.messages - a.messages,
+  name: (a, b) => (a.title ?? "\uffff").localeCompare(b.title ?? "\uffff"),
+};
+
+export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
+  const reading = new StoreRead(ctx, !options.noCache);
+  let dirs: string[];
+  if (options.dir) {
+    const dir = resolve(options.dir);
+    if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
+    dirs = [dir];
+  } else {
+    dirs = storeRoots(ctx.sessionDir, ctx.env, options.store ?? "all");
+    if (dirs.length === 0) throw new CliError(noStoreMessage(ctx.sessionDir, options.store ?? "all"));
+  }
+  const dir = dirs.join("; ");
+  const archives = options.archived ? dirs.flatMap((d) => archiveFolderOf(d) ?? []) : [];
+  const files = [...new Set([...dirs, ...archives].flatMap((d) => listSessionFiles(d)))];
+  // (a root whose transcripts are in SQLite: said, rather than listing nothing without a word)
+  const note = files.length === 0 && options.dir ? emptyStoreNote(dirs[0]!) : undefined;
+  if (note) ctx.warn(sanitize(note));
+  const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
+  // Per file: its default sort key, and its row (described now) or its slot in the cache (a row
+  // parsed only if shown or needed to filter and sort). Columns, not an object per file: a warm run
+  // over thousands of sessions does little else.
+  const modified: Array<string | null> = new Array(files.length);
+  const slots = new Int32Array(files.length).fill(-1);
+  const held: ReadCache<SessionRow> | undefined = cache && {
+    holds(path, index, stamp) {
+      const slot = cache.find(path, index, stamp.size, stamp.mtimeMs, stamp.ino);
+      if (slot < 0) return false;
+      slots[index] = slot;
+      modified[index] = cache.modified(slot);
+      return true;
+    },
+    keep: (path, stamp, row) => row.status !== "unreadable" && cache.set(path, stamp, row),
+  };
+  const rows = await reading.read("describe", files, { cache: held });
+  rows.forEach((row, index) => {
+    if (row) modified[index] = row.modified;
+  });
+  // (what a file is to its store is read beside the cache: sessions.json changes without the file)
+  const facts: Array<SessionRow | undefined> = new Array(files.length);
+  const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!))));
+  let result: LsResult;
+  try {
+    result = select({ files, modified, rowOf }, options, dir);
+  } catch (error) {
+    // A cached row that does not read back: the whole cache is rebuilt, never trusted.
+    if (error instanceof CorruptCacheError) {
+      cache?.close();
+      return ls(options, ctx, true);
+    }
+    throw error;
+  }
+  cache?.save(files);
+  reading.done();
+  return result;
+}
+
+/** The listed sessions: paths, default sort keys, and each one's row when asked. */
+interface Listing {
+  files: readonly string[];
+  modified: ReadonlyArray<string | null>;
+  rowOf: (i: number) => SessionRow;
+}
+
+/** Filtering, sorting and the limit; only the rows these need are read from the cache. */
+function select({ files, modified, rowOf }: Listing, options: LsOptions, dir: string): LsResult {
+  const wanted = options.cwd !== undefined ? resolve(options.cwd) : undefined;
+  const older = options.olderThan !== undefined ? new Date(options.olderThan).toISOString() : undefined;
+  const keep: Array<(r: SessionRow) => boolean> = [];
+  if (wanted !== undefined) keep.push((r) => r.cwd !== null && resolve(r.cwd) === wanted);
+  if (options.agent !== undefined) keep.push((r) => r.agent === options.agent);
+  if (options.kind !== undefined) keep.push((r) => r.kind === options.kind);
+  if (older !== undefined) keep.push((r) => r.modified !== null && r.modified < older);
+  if (options.largerThan !== undefined) keep.push((r) => r.size > options.largerThan!);
+  const all = Array.from(files, (_, i) => i);
+  const matching = keep.length === 0 ? all : all.filter((i) => keep.every((k) => k(rowOf(i))));
+  const key = options.sort ?? "modified";
+  const byRow = SORTERS[key];
+  const order = key === "modified" ? (a: number, b: number) => byModified(modified[a]!, modified[b]!) || byCodeUnit(files[a]!, files[b]!) : (a: number, b: number) => byRow(rowOf(a), rowOf(b)) || byCodeUnit(files[a]!, files[b]!);
+  const limit = options.limit !== undefined ? Math.max(0, options.limit) : Infinity;
+  const shown = limit * 8 < matching.length ? first(matching, limit, order) : matching.sort(order).slice(0, limit);
+  return { dir, sessions: shown.map(rowOf), total: matching.length };
+}
+
+/**
+ * The `k` first of `items` by `order`, in order, without sorting the rest: one comparison for most
+ * items (against the k-th so far), where sorting them all showed (BENCHMARKS.md, "sorting `ls`").
+ */
+function first(items: readonly number[], k: number, order: (a: number, b: number) => number): number[] {
+  const top: number[] = [];
+  if (k === 0) return top;
+  for (const item of items) {
+    if (top.length === k && order(item, top[k - 1]!) >= 0) continue;
+    let at = top.length;
+    while (at > 0 && order(item, top[at - 1]!) < 0) at--;
+    top.splice(at, 0, item);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}
+
+/** A row with what its file is to its store (`transcriptFacts`, given the title it has read). */
+function withStoreFacts(row: SessionRow): SessionRow {
+  return { ...row, ...transcriptFacts(row.path, row.title) };
+}
+
