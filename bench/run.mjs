@@ -25,6 +25,7 @@ import { storeReport } from "./store.mjs";
 import { databaseTranscriptReport, openclawReport } from "./openclaw.mjs";
 import { diffReport } from "./diff.mjs";
 import { tailReport } from "./tail.mjs";
+import { archiveReport } from "./archive.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
@@ -333,6 +334,10 @@ if (usageStore > 0) {
   const { text, failures: f } = storeReport({ dataDir, sessions: usageStore, sizeMB: usageStore, runs });
   console.log(text);
   failures += f;
+  // archive: the same store, each session compressed, checked and removed, against zstd -3
+  const archived = archiveReport({ store: join(dataDir, `store-usage-${usageStore}-${usageStore}`, "sessions"), runs });
+  console.log(archived.text);
+  failures += archived.failures;
 }
 
 if (openclawStore > 0) {

@@ -57,7 +57,7 @@ Examples:
 /** Which stores a store-wide command reads by default (docs/stores.md, "OpenClaw's stores"). */
 const storeOption = { choices: STORE_CHOICES, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
 
-export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, tail, usage, grep): one JSON value a line, streamed" } as const;
+export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, tail, archive, restore, usage, grep): one JSON value a line, streamed" } as const;
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -67,6 +67,7 @@ export const COMMANDS: CommandSpec[] = [
       y
         .positional("dir", { type: "string", describe: "directory to list: pi's session directory or an OpenClaw root (or a folder in one); default: pi's and every OpenClaw root found" })
         .option("store", storeOption)
+        .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" })
         .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
         .option("agent", { type: "string", describe: "only an OpenClaw agent's sessions" })
         .option("kind", { type: "string", describe: "only OpenClaw sessions of this kind (main, cron, direct, group, subagent, …)" })
@@ -76,6 +77,7 @@ export const COMMANDS: CommandSpec[] = [
         .option("limit", { type: "string", coerce: count("limit"), describe: "show at most N sessions" })
         .option("cache", { type: "boolean", default: true, describe: "use the index cache in $XDG_CACHE_HOME/pi-session (--no-cache: neither read nor write it, nor the compile cache and OpenClaw databases' facts beside it)" })
         .option("wide", wideOption)
+        .option("tree", { type: "boolean", default: false, describe: "draw sessions by lineage: a fork or clone under its parent, a sub-agent under its spawner, a reset's successor under the session it replaced" })
         .example("$0 ls", "every session in ~/.pi/agent/sessions")
         .example("$0 ls --cwd ~/code/app --limit 5", "the five latest sessions of one project")
         .example("$0 ls fixtures --json | jq '.sessions[].status'", "statuses as JSON")
@@ -259,6 +261,37 @@ export const COMMANDS: CommandSpec[] = [
     jsonl: true,
   },
   {
+    command: "archive [inputs..]",
+    describe: "Move old sessions into an archive folder, zstd-compressed and checked",
+    builder: (y) =>
+      y
+        .positional("inputs", { type: "string", describe: "directories to choose from (with the filters, as ls lists them), or sessions to archive by name; default: every store found" })
+        .option("older-than", { type: "string", describe: "only sessions whose last activity is older than this (7d, 4w, 3m, or a date)" })
+        .option("larger-than", { type: "string", describe: "only files larger than this (64K, 10M)" })
+        .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+        .option("agent", { type: "string", describe: "only an OpenClaw agent's sessions" })
+        .option("kind", { type: "string", describe: "only OpenClaw sessions of this kind (main, cron, direct, group, subagent, …)" })
+        .option("to", { type: "string", describe: "the archive folder (default: archive/ beside the session directory or folder; inside an OpenClaw root)" })
+        .option("dry-run", { type: "boolean", default: false, describe: "list what would move and the bytes it would free; move nothing" })
+        .example("$0 archive --older-than 3m --dry-run", "what archiving three months and older would free")
+        .example("$0 archive --older-than 3m", "move them into ~/.pi/agent/archive/ (and each OpenClaw root's archive/)")
+        .example("$0 usage --archived --since 2026-01-01", "what the year cost, archived sessions included"),
+    load: () => import("../commands/archive.js"),
+    jsonl: true,
+  },
+  {
+    command: "restore <sessions..>",
+    describe: "Put archived sessions back where they were",
+    builder: (y) =>
+      y
+        .positional("sessions", { type: "string", describe: "archived sessions: their ids (or unique prefixes) or their archives' paths" })
+        .option("dry-run", { type: "boolean", default: false, describe: "say what would be put back; write nothing" })
+        .example("$0 restore 019ebb22", "the archived session back in the session directory")
+        .example("$0 ls --archived --older-than 3m", "what is archived, with the rest"),
+    load: () => import("../commands/restore.js"),
+    jsonl: true,
+  },
+  {
     command: "cat <file>",
     describe: "A session's file as stored (a .zst archive decompressed, a database transcript's lines)",
     builder: (y) =>
@@ -293,6 +326,7 @@ export const COMMANDS: CommandSpec[] = [
       y
         .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
         .option("store", storeOption)
+        .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" })
         .option("by", { choices: ["day", "week", "month", "session", "project", "model", "agent", "key", "job", "channel", "kind"] as const, default: "day", describe: "one row per day, ISO week, month, session, project (cwd) or model; for OpenClaw's transcripts, per agent, session key, cron job, channel or kind" })
         .option("since", { type: "string", describe: "from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
         .option("until", { type: "string", describe: "up to and including this day (same forms)" })
@@ -319,6 +353,7 @@ export const COMMANDS: CommandSpec[] = [
         .option("regexp", { alias: "e", type: "string", describe: "PATTERN, given as an option (for one that starts with -); then every positional is an input" })
         .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
         .option("store", storeOption)
+        .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" })
         .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "PATTERN is a fixed string" })
         .option("ignore-case", { alias: "i", type: "boolean", default: false, describe: "letters match either case" })
         .option("word-regexp", { alias: "w", type: "boolean", default: false, describe: "whole words only" })

@@ -99,6 +99,7 @@ const PLACEHOLDERS: Record<string, string> = {
   out: "PATH",
   regexp: "PATTERN",
   role: "ROLE",
+  to: "DIR",
   since: "DATE",
   until: "DATE",
   timezone: "ZONE",

@@ -20,6 +20,8 @@ export interface GrepOptions {
   inputs: string[];
   /** With no inputs: which stores (pi's session directory, OpenClaw's roots). */
   store?: StoreChoice;
+  /** Each directory's archive folder too (`archive`'s). */
+  archived?: boolean;
   fixed?: boolean;
   ignoreCase?: boolean;
   word?: boolean;
@@ -60,6 +62,7 @@ export function options(args: Args): GrepOptions {
     pattern,
     inputs: regexp !== undefined && first !== undefined ? [first, ...args.strings("inputs")] : args.strings("inputs"),
     store: args.choice("store", STORE_CHOICES, "all"),
+    archived: args.flag("archived"),
     fixed: args.flag("fixed-strings"),
     ignoreCase: args.flag("ignore-case"),
     word: args.flag("word-regexp"),
@@ -118,7 +121,7 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
   }
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
-  const { files, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store);
+  const { files, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store, options.archived);
   const settings: GrepSettings = {
     pattern: options.pattern,
     options: { fixed: options.fixed, ignoreCase: options.ignoreCase, word: options.word },

@@ -22,6 +22,8 @@ export interface UsageOptions {
   inputs: string[];
   /** With no inputs: which stores (pi's session directory, OpenClaw's roots). */
   store?: StoreChoice;
+  /** Each directory's archive folder too (`archive`'s). */
+  archived?: boolean;
   by: UsageGroup;
   /** `YYYY-MM-DD`, `YYYYMMDD`, or `7d` / `4w` / `3m` (that long before today). */
   since?: string;
@@ -39,6 +41,7 @@ export function options(args: Args): UsageOptions {
   return {
     inputs: args.strings("inputs"),
     store: args.choice("store", STORE_CHOICES, "all"),
+    archived: args.flag("archived"),
     by: args.choice("by", USAGE_GROUPS, "day"),
     since: args.optionalString("since"),
     until: args.optionalString("until"),
@@ -75,7 +78,7 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
   const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
   const reading = new StoreRead(ctx, !options.noCache);
-  const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store);
+  const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store, options.archived);
   // Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many).
   const found = new Map<number, UsageFile>();
   const held: ReadCache<UsageFile> | undefined = cache && {

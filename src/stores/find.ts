@@ -4,6 +4,7 @@ import { CliError, describeFsError } from "../errors.js";
 import type { Others, Store } from "./common/store.js";
 import { refOf } from "./open.js";
 import { STORES } from "./registry.js";
+import { archiveFolderOf } from "./archive.js";
 
 /*
  * Where sessions are and which files they are (docs/commands.md, "Commands"): needed before any session is
@@ -150,13 +151,18 @@ function inContainer(arg: string, ref: { container: string; id: string }): strin
  * (default: the session directory, every project), each once; `named`: those given one by one,
  * not found in a directory; `empty`: the directories given that hold no session file.
  */
-export function storeInputs(inputs: readonly string[], sessionDir: string, env: NodeJS.ProcessEnv, store: StoreChoice = "all"): { files: string[]; named: Set<string>; empty: string[] } {
+export function storeInputs(inputs: readonly string[], sessionDir: string, env: NodeJS.ProcessEnv, store: StoreChoice = "all", archived = false): { files: string[]; named: Set<string>; empty: string[] } {
+  // (--archived: each directory's archive folder too, where `archive` moved sessions: docs/commands.md, "archive")
+  const withArchive = (dir: string) => {
+    const folder = archived ? archiveFolderOf(dir) : undefined;
+    return folder ? listSessionFiles(folder) : [];
+  };
   if (inputs.length === 0) {
     // (no input: pi's session directory and every OpenClaw root found, as --store narrows them)
     const roots = storeRoots(sessionDir, env, store);
     if (roots.length === 0) throw new CliError(noStoreMessage(sessionDir, store));
     const listed = roots.map((root) => ({ root, files: listSessionFiles(root) }));
-    return { files: [...new Set(listed.flatMap((l) => l.files))], named: new Set(), empty: listed.filter((l) => l.files.length === 0).map((l) => l.root) };
+    return { files: [...new Set([...listed.flatMap((l) => l.files), ...roots.flatMap(withArchive)])], named: new Set(), empty: listed.filter((l) => l.files.length === 0).map((l) => l.root) };
   }
   // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
   const named = new Set<string>();
@@ -170,11 +176,14 @@ export function storeInputs(inputs: readonly string[], sessionDir: string, env: 
     } catch {
       // a session id, or missing (expandInputs said which)
     }
-    if (dir && found.length === 0) empty.push(input);
+    const archivedHere = dir ? withArchive(input) : [];
+    // (a folder whose sessions are all archived is not empty to --archived)
+    if (dir && found.length === 0 && archivedHere.length === 0) empty.push(input);
     for (const f of found) {
       files.add(f);
       if (!dir) named.add(f);
     }
+    for (const f of archivedHere) files.add(f);
   }
   return { files: [...files], named, empty };
 }

@@ -12,3 +12,4 @@ export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, sto
 export { sessionDir, idFromFileName, cwdAround } from "./pi/index.js";
 export { beginRun, currentRun, StoreRun } from "./common/run.js";
 export { cacheFolder } from "./common/cache-folder.js";
+export { archiveOf, archivedPath, archiveFolderOf, MANIFEST } from "./archive.js";

@@ -196,3 +196,20 @@ export function createFile(target: string, produce: Producer, options: { force?:
   }
   fsyncDir(dirname(target));
 }
+
+/** Removes `path` for good: unlinked, and its directory synced, so that a crash after cannot bring it back. */
+export function removeFile(path: string): void {
+  unlinkSync(path);
+  fsyncDir(dirname(path));
+}
+
+/** Appends `text` to `path` (made if missing) and syncs it: a line of a log that a crash after must not lose. */
+export function appendDurably(path: string, text: string): void {
+  const fd = openSync(path, "a");
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -82,13 +82,16 @@ export const CHECKPOINT = /\.checkpoint\.[^/]+\.jsonl$/;
 
 /** Whether a file name in a `sessions/` folder may hold a transcript (what it holds decides: `isTrajectory`). */
 export function transcriptName(name: string): boolean {
-  return name.endsWith(".jsonl") || ARCHIVE.test(name) || BACKUP.test(name);
+  return name.endsWith(".jsonl") || ARCHIVE.test(name) || BACKUP.test(name) || ARCHIVED.test(name);
 }
+
+/** A transcript `pi-session archive` compressed into an archive folder (`<id>.jsonl.zst`). */
+const ARCHIVED = /\.jsonl\.zst$/;
 
 /** An archive or a copy: what a writer given a directory leaves alone (named, it is written). */
 export function isArchiveOrCopy(path: string): boolean {
   const name = basename(path);
-  return ARCHIVE.test(name) || BACKUP.test(name) || CHECKPOINT.test(name);
+  return ARCHIVE.test(name) || BACKUP.test(name) || CHECKPOINT.test(name) || ARCHIVED.test(name);
 }
 
 /**

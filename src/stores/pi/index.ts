@@ -25,7 +25,9 @@ export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
  * is asked of the other stores first (another store laid out there: an OpenClaw root among pi's
  * folders), and a file another store passes over is no session (an OpenClaw trajectory).
  */
-export function piSessionFiles(dir: string, others: Others): string[] {
+export function piSessionFiles(dir: string, others: Others, archives = false): string[] {
+  // (with archives: the sessions `archive` compressed too, `<name>.jsonl.zst`, in an archive folder laid out as pi's)
+  const isSession = archives ? (name: string) => name.endsWith(".jsonl") || name.endsWith(".jsonl.zst") : (name: string) => name.endsWith(".jsonl");
   const out: string[] = [];
   let entries: Dirent[];
   try {
@@ -50,7 +52,7 @@ export function piSessionFiles(dir: string, others: Others): string[] {
     }
     if (isFile) {
       here.push(entry.name);
-      if (entry.name.endsWith(".jsonl") && !others.passOver(path)) out.push(path);
+      if (isSession(entry.name) && !others.passOver(path)) out.push(path);
     } else if (isDir) {
       // (a project folder of pi's is `--<cwd>--`; any other may be another store's root)
       const inner = entry.name.startsWith("--") ? undefined : others.list(path);
@@ -65,7 +67,7 @@ export function piSessionFiles(dir: string, others: Others): string[] {
         continue;
       }
       // A plain concatenation: `path` is already normal, and `join` per file is measurable with thousands.
-      for (const f of files.sort()) if (f.endsWith(".jsonl") && !others.passOver(`${path}/${f}`)) out.push(`${path}/${f}`);
+      for (const f of files.sort()) if (isSession(f) && !others.passOver(`${path}/${f}`)) out.push(`${path}/${f}`);
       out.push(...others.among(path, files));
     }
   }

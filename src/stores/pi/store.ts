@@ -10,7 +10,7 @@ export const piStore: Store = {
   name: "pi",
   lookedFor: (piDir) => `pi's session directory (${piDir}; --session-dir, $PI_CODING_AGENT_SESSION_DIR or $PI_CODING_AGENT_DIR set it)`,
   roots: ({ piDir }) => (isDir(piDir) ? [piDir] : []),
-  list: (dir, _archives, others) => piSessionFiles(dir, others),
+  list: (dir, archives, others) => piSessionFiles(dir, others, archives),
   named(query, { piDir }) {
     try {
       return piSessionFiles(piDir, ALONE).filter((f) => idFromFileName(f)?.startsWith(query));

@@ -1,0 +1,152 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { zstdCompressSync, zstdDecompressSync, constants as zlib } from "node:zlib";
+import { appendDurably, cleanLeftovers, createFile, removeFile, TargetExistsError } from "../../format/write/atomic.js";
+import { MANIFEST } from "../../stores/index.js";
+
+/*
+ * Moving a session into its archive folder and back (`archive`, `restore`; docs/commands.md,
+ * "archive"), so that no step loses it: the archive is written whole (a temporary file renamed
+ * into place), read back and decompressed to the original's bytes (SHA-256), recorded in the
+ * manifest, and only then is the original removed. A run killed at any point leaves the session
+ * whole in one place or both; the next run finds what is done and finishes the rest. `restore` is
+ * the same the other way, and never writes over a file that is there.
+ */
+
+/** A manifest line: what moved, where from and to, and when. */
+export interface ManifestLine {
+  action: "archive" | "restore";
+  /** The session's path as it was (and is again, restored). */
+  path: string;
+  /** Its archive, relative to the archive folder. */
+  archive: string;
+  /** The session id, where its store gives one. */
+  id: string | null;
+  size: number;
+  sha256: string;
+  /** The archive's size. */
+  compressed: number;
+  /** The session's modification time (ms), given back to it when it is restored. */
+  mtimeMs?: number;
+  time: string;
+}
+
+/** zstd's level: what `zstd` itself uses by default (3). */
+const LEVEL = 3;
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+export type Moved = { status: "archived" | "restored" | "finished"; line: ManifestLine } | { status: "skipped"; reason: string };
+
+/** Why a file changed while it was being moved: nothing is removed. */
+export class ChangedMeanwhile extends Error {}
+
+/**
+ * Archives the session at `path` into `target` (in the archive folder `folder`): written, checked,
+ * recorded, then removed. A run before that stopped short is finished (`finished`).
+ */
+export function archiveFile(path: string, target: string, folder: string, id: string | null, now = new Date()): Moved {
+  const before = statSync(path);
+  const bytes = readFileSync(path);
+  const hash = sha256(bytes);
+  mkdirSync(dirname(target), { recursive: true });
+  cleanLeftovers(target);
+  let status: "archived" | "finished" = "archived";
+  if (existsSync(target)) {
+    // (a run that stopped after writing it: the same bytes are there already, or it is another's)
+    if (!holds(target, hash)) return { status: "skipped", reason: `${target} exists and holds other bytes (another version of the session, archived before); nothing was moved` };
+    status = "finished";
+  } else {
+    const packed = zstdCompressSync(bytes, { params: { [zlib.ZSTD_c_compressionLevel]: LEVEL, [zlib.ZSTD_c_checksumFlag]: 1 } });
+    createFile(target, (write) => write(packed));
+    // (read back from the disk and decompressed: the original's bytes, compared as they are)
+    if (!holdsBytes(target, bytes)) {
+      removeFile(target);
+      throw new Error(`${target} does not decompress to ${path}'s bytes; nothing was moved`);
+    }
+  }
+  const after = statSync(path);
+  if (after.size !== before.size || after.mtimeMs !== before.mtimeMs || after.size !== bytes.length) {
+    if (status === "archived") removeFile(target);
+    throw new ChangedMeanwhile(`${path} changed while it was archived (is an agent writing it?); it was left where it is`);
+  }
+  const line: ManifestLine = { action: "archive", path, archive: relative(folder, target), id, size: bytes.length, sha256: hash, compressed: statSync(target).size, mtimeMs: before.mtimeMs, time: now.toISOString() };
+  appendDurably(join(folder, MANIFEST), JSON.stringify(line) + "\n");
+  removeFile(path);
+  return { status, line };
+}
+
+/** Puts an archived session back where it was (`line.path`): never over a file there that holds other bytes. */
+export function restoreFile(archive: string, line: ManifestLine, folder: string, now = new Date()): Moved {
+  const packed = readFileSync(archive);
+  const bytes = unpack(packed, archive);
+  const hash = sha256(bytes);
+  if (hash !== line.sha256) throw new Error(`${archive} does not decompress to the bytes the manifest records for ${line.path} (SHA-256 differs); it was left where it is`);
+  let status: "restored" | "finished" = "restored";
+  if (existsSync(line.path)) {
+    if (sha256(readFileSync(line.path)) !== hash) return { status: "skipped", reason: `${line.path} exists and holds other bytes (a session written there since the archive); nothing was restored over it` };
+    status = "finished";
+  } else {
+    mkdirSync(dirname(line.path), { recursive: true });
+    cleanLeftovers(line.path);
+    try {
+      createFile(line.path, (write) => write(bytes));
+    } catch (error) {
+      if (error instanceof TargetExistsError) return { status: "skipped", reason: `${line.path} appeared while it was restored; nothing was restored over it` };
+      throw error;
+    }
+    if (sha256(readFileSync(line.path)) !== hash) throw new Error(`${line.path} does not hold the archive's bytes after it was written; the archive was kept`);
+    // (as it was: an old session is old again, to ls, to archive and to its agent)
+    if (typeof line.mtimeMs === "number") utimesSync(line.path, new Date(line.mtimeMs), new Date(line.mtimeMs));
+  }
+  const done: ManifestLine = { ...line, action: "restore", compressed: packed.length, time: now.toISOString() };
+  appendDurably(join(folder, MANIFEST), JSON.stringify(done) + "\n");
+  removeFile(archive);
+  return { status, line: done };
+}
+
+/** The archive folder's manifest: each archived session's latest line (by its archive's path), in order. */
+export function readManifest(folder: string): Map<string, ManifestLine> {
+  const out = new Map<string, ManifestLine>();
+  let text: string;
+  try {
+    text = readFileSync(join(folder, MANIFEST), "utf8");
+  } catch {
+    return out;
+  }
+  for (const raw of text.split("\n")) {
+    if (raw.trim() === "") continue;
+    try {
+      const line = JSON.parse(raw) as ManifestLine;
+      if (typeof line.archive === "string" && typeof line.path === "string" && typeof line.sha256 === "string") out.set(line.archive, line);
+    } catch {
+      // a line cut short by a crash: the ones before it stand
+    }
+  }
+  return out;
+}
+
+function holdsBytes(archive: string, bytes: Buffer): boolean {
+  try {
+    return unpack(readFileSync(archive), archive).equals(bytes);
+  } catch {
+    return false;
+  }
+}
+
+function holds(archive: string, hash: string): boolean {
+  try {
+    return sha256(unpack(readFileSync(archive), archive)) === hash;
+  } catch {
+    return false;
+  }
+}
+
+function unpack(packed: Buffer, name: string): Buffer {
+  try {
+    return zstdDecompressSync(packed);
+  } catch (error) {
+    throw new Error(`${name}: not a readable zstd archive (${(error as Error).message})`);
+  }
+}
