@@ -6,7 +6,7 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { formatBytes, plural } from "../render/units.js";
 import { sanitize } from "../render/safe.js";
 import type { Style } from "../render/style.js";
-import { archiveOf, archivedPath, listSessionFiles, lockOf, refOf, resolveInput, sessionIdOf, sessionStamp, storeRoots } from "../stores/index.js";
+import { archiveOf, archivedPath, listSessionFiles, lockOf, refOf, resolveInput, sessionIdOf, sessionStamp, storeRoots, transcriptFacts } from "../stores/index.js";
 import { ls } from "../support/listing/sessions.js";
 import { archiveFile, ChangedMeanwhile, type ManifestLine } from "../support/writers/archive.js";
 
@@ -64,6 +64,8 @@ export interface ArchiveResult {
 export async function archive(options: ArchiveOptions, ctx: CommandContext, now = Date.now()): Promise<ArchiveResult> {
   const chosen: Array<{ path: string; named: boolean }> = [];
   const filters = { cwd: options.cwd, agent: options.agent, kind: options.kind, olderThan: options.olderThan, largerThan: options.largerThan };
+  // (every session of every store is not what a bare `archive` should move: what to move is said)
+  if (options.inputs.length === 0 && Object.values(filters).every((v) => v === undefined)) throw new CliError("archive needs what to move: a filter (--older-than 3m, --larger-than 10M, --cwd, --agent, --kind), or the sessions or folders to archive; --dry-run shows what it would move");
   const dirs = options.inputs.filter((i) => i !== "-" && existsSync(i) && statSync(i).isDirectory());
   const names = options.inputs.filter((i) => !dirs.includes(i));
   if (names.includes("-")) throw new CliError("archive moves stored sessions; - (standard input) is not one");
@@ -120,6 +122,9 @@ function archiveOne(path: string, named: boolean, options: ArchiveOptions, ctx: 
     return { file: path, status: "failed", reason: (error as Error).message };
   }
   if (!named && now - st.mtimeMs < RECENT_MS) return { file: path, status: "skipped", size: st.size, reason: `written in the last ${RECENT_MS / 60_000} minutes (an agent may be writing it); name it to archive it anyway` };
+  // (an OpenClaw transcript a key names now is the gateway's live conversation: moved, the key would start anew)
+  const facts = transcriptFacts(path, null);
+  if (!named && facts.store === "openclaw" && facts.key && !facts.archived && !facts.copyOf) return { file: path, status: "skipped", size: st.size, reason: `the current session of ${facts.key}: OpenClaw would start that conversation anew without it; name it to archive it anyway` };
   const lock = lockOf(path);
   if (lock?.live) return { file: path, status: "refused", size: st.size, reason: `an OpenClaw gateway is writing it (its lock ${lock.lock} names process ${lock.pid}, which is running)` };
   const place = archiveOf(path, ctx.sessionDir, options.inputs.find((i) => existsSync(i) && statSync(i).isDirectory() && resolve(path).startsWith(resolve(i))));

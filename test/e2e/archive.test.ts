@@ -106,6 +106,15 @@ describe("archive and restore, on pi's sessions", () => {
     for (const f of [a, b, c]) expect(statSync(f).mtimeMs).toBe(OLD.getTime());
   });
 
+  it("archive alone is a usage error naming what to give: it never moves every session of every store", async () => {
+    const { home, sessions } = piStore();
+    const before = files(sessions);
+    const r = await cli(["archive"], { env: env(home, sessions) });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--older-than/);
+    expect(files(sessions)).toEqual(before);
+  });
+
   it("restore never writes over a session written there since", async () => {
     const { home, sessions, a } = piStore();
     const e = env(home, sessions);
@@ -250,8 +259,11 @@ describe("archive on OpenClaw's stores", () => {
     expect(r.exitCode).toBe(0);
     const moved = r.json.files.filter((f: { status: string }) => f.status === "archived").map((f: { file: string }) => f.file);
     expect(moved.length).toBeGreaterThan(0);
-    // (what ls listed moved, but archives already compressed)
-    expect(moved.sort()).toEqual(listed.filter((p: string) => !p.endsWith(".zst")).sort());
+    // (what ls listed moved, but archives already compressed and the sessions a key names now: the gateway's live conversations)
+    const live = r.json.files.filter((f: { reason?: string }) => /the current session of agent:/.test(f.reason ?? "")).map((f: { file: string }) => f.file);
+    expect(live.length).toBeGreaterThan(0);
+    for (const f of live) expect(existsSync(f)).toBe(true);
+    expect(moved.sort()).toEqual(listed.filter((p: string) => !p.endsWith(".zst") && !live.includes(p)).sort());
     for (const f of r.json.files.filter((x: { status: string }) => x.status === "archived")) expect(f.archive.startsWith(join(root, "archive"))).toBe(true);
     expect((await cliJson(["usage", root, "--archived"])).json.total).toEqual(usageBefore);
     const back = await cliJson(["restore", ...r.json.files.filter((x: { status: string }) => x.status === "archived").map((x: { archive: string }) => x.archive)]);
