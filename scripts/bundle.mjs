@@ -61,7 +61,8 @@ function buildInfo() {
   const { version } = JSON.parse(readFileSync("package.json", "utf8"));
   const under = (dir) => readdirSync(dir, { recursive: true }).filter((f) => /\.(ts|wat)$/.test(f)).map((f) => join(dir, f));
   const hash = createHash("sha256");
-  for (const file of [...under("src/format"), ...under("src/stores"), "src/support/ls/rows.ts", "src/support/usage/read.ts", "src/support/inputs/verdict.ts"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
+  // (and the price table a usage read estimates by: scripts/prices.mjs writes it first)
+  for (const file of [...under("src/format"), ...under("src/stores"), "src/support/ls/rows.ts", "src/support/usage/read.ts", "src/support/usage/prices.ts", "src/support/inputs/verdict.ts", "dist/prices.json"].sort()) hash.update(file).update("\0").update(readFileSync(file)).update("\0");
   return { version, rules: hash.digest("hex").slice(0, 16) };
 }
 

@@ -93,6 +93,7 @@ export const COMMANDS: CommandSpec[] = [
       y
         .positional("file", { type: "string", describe: "session file, - or session id" })
         .positional("entry", { type: "string", describe: "entry id (or unique prefix): rendered, with its line, parent, children, branch, label, and the results that answer its calls; --json: the raw entry" })
+        .option("prices", { type: "string", describe: "a JSON file of prices (dollars per million tokens) over pi-ai's, to estimate what requests with no cost recorded would have cost: {\"<provider>\": {\"<model id>\": {\"input\": 3, \"output\": 15}}}" })
         .example("$0 show fixtures/branched.jsonl", "counts, models, tokens, leaves, findings")
         .example("$0 show fixtures/tools.jsonl t0000004", "a tool call: its command, and the line of the result that answers it")
         .example("$0 show fixtures/tools.jsonl t0000004 --json", "the entry as the file holds it"),
@@ -327,6 +328,7 @@ export const COMMANDS: CommandSpec[] = [
         .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
         .option("store", storeOption)
         .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" })
+        .option("prices", { type: "string", describe: "a JSON file of prices (dollars per million tokens) over pi-ai's, to estimate what requests with no cost recorded would have cost: {\"<provider>\": {\"<model id>\": {\"input\": 3, \"output\": 15}}}" })
         .option("by", { choices: ["day", "week", "month", "session", "project", "model", "agent", "key", "job", "channel", "kind"] as const, default: "day", describe: "one row per day, ISO week, month, session, project (cwd) or model; for OpenClaw's transcripts, per agent, session key, cron job, channel or kind" })
         .option("since", { type: "string", describe: "from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
         .option("until", { type: "string", describe: "up to and including this day (same forms)" })

@@ -97,6 +97,7 @@ const PLACEHOLDERS: Record<string, string> = {
   "min-size": "SIZE",
   "older-than": "AGE",
   out: "PATH",
+  prices: "FILE",
   regexp: "PATTERN",
   role: "ROLE",
   to: "DIR",

@@ -1,5 +1,7 @@
+import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import { parentJson, relatives } from "../support/listing/lineage.js";
+import { priceBook } from "../support/usage/prices.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, shellQuote } from "../errors.js";
 import { countBySeverity, type Finding } from "../format/check/findings.js";
@@ -21,10 +23,12 @@ export interface ShowOptions {
   file: string;
   /** An entry to print in full instead of the summary. */
   entry?: string;
+  /** A price file of the user's over the build's table (`--prices`). */
+  prices?: string;
 }
 
 export function options(args: Args): ShowOptions {
-  return { file: args.string("file"), entry: args.optionalString("entry") };
+  return { file: args.string("file"), entry: args.optionalString("entry"), prices: args.optionalString("prices") };
 }
 
 export interface ShowSummary {
@@ -44,6 +48,9 @@ export interface ShowSummary {
   thinkingLevels: Record<string, number>;
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
   cost: number;
+  /** What its requests with no cost recorded would have cost at list price (as `usage` estimates it), and the tokens no price is known for. */
+  estimatedCost: number;
+  unpricedTokens: number;
   currentLeaf: string | null;
   leaves: LeafInfo[];
   branchPoints: Array<{ id: string | null; line: number; children: number }>;
@@ -159,7 +166,7 @@ function entryView(session: Session, node: number, labels: ReadonlyMap<string, {
 
 /** The summary (or one entry); with `limit`, only the latest `limit` items of each list (see `ShowSummary.totals`). */
 export async function show(options: ShowOptions, ctx: CommandContext, limit?: number): Promise<ShowSummary | ShowEntry> {
-  const { session, findings, stats } = await readFull(options.file, ctx);
+  const { session, findings, stats } = await readFull(options.file, ctx, priceBook(options.prices !== undefined ? resolve(options.prices) : undefined).priceOf);
   try {
     if (options.entry !== undefined) {
       const node = nodeFor(session, options.entry);
@@ -193,6 +200,8 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
       thinkingLevels: stats.thinkingLevels,
       tokens: stats.tokens,
       cost: stats.cost,
+      estimatedCost: stats.estimatedCost,
+      unpricedTokens: stats.unpricedTokens,
       currentLeaf: session.leafNode >= 0 ? (session.nodeRecord(session.leafNode).id ?? null) : null,
       leaves: leafInfos(session, new Map(labels.map(([target, { label }]) => [target, label])), leaves),
       branchPoints: latest(branchPoints, limit).map((n) => ({ id: session.nodeId(n) ?? null, line: session.nodeLine(n), children: tree.childCount(n) })),
@@ -333,6 +342,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
   rows.push(["Tokens", pairs([`input ${formatCount(t.input)}`, `output ${formatCount(t.output)}`, `cache read ${formatCount(t.cacheRead)}`, `cache write ${formatCount(t.cacheWrite)}`, `total ${formatCount(t.total)}`], " · ")]);
   // (tokens spent with no cost recorded are not free: said, as `usage` says it, not shown as $0.0000)
   rows.push(["Cost", result.cost === 0 && t.total > 0 ? [["-", c.dim], [" no cost recorded", c.dim]] : [[`$${result.cost.toFixed(4)}`]]]);
+  if (result.estimatedCost > 0 || result.unpricedTokens > 0) rows.push(["Estimated", [...(result.estimatedCost > 0 ? [[`~$${result.estimatedCost.toFixed(4)}`, c.yellow] as Segment, [" at list price where no cost is recorded", c.dim] as Segment] : []), ...(result.unpricedTokens > 0 ? [[`${result.estimatedCost > 0 ? "; " : ""}${formatCount(result.unpricedTokens)} tokens of models without a price (--prices FILE)`, c.dim] as Segment] : [])]]);
   rows.push(["Current leaf", result.currentLeaf ? [[sanitize(result.currentLeaf), c.bold]] : [["-"]]]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   const row = ([k, v]: [string, Segment[]]) => {

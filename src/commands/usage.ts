@@ -14,6 +14,7 @@ import { preview, wrapSegments } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import { UsageCache, usageCachePath } from "../support/usage/cache.js";
+import { priceBook } from "../support/usage/prices.js";
 import type { UsageFile } from "../support/usage/read.js";
 import { StoreRead, type ReadCache } from "../support/workers/store-wide.js";
 
@@ -24,6 +25,8 @@ export interface UsageOptions {
   store?: StoreChoice;
   /** Each directory's archive folder too (`archive`'s). */
   archived?: boolean;
+  /** A price file of the user's over the build's table (`--prices`). */
+  prices?: string;
   by: UsageGroup;
   /** `YYYY-MM-DD`, `YYYYMMDD`, or `7d` / `4w` / `3m` (that long before today). */
   since?: string;
@@ -42,6 +45,7 @@ export function options(args: Args): UsageOptions {
     inputs: args.strings("inputs"),
     store: args.choice("store", STORE_CHOICES, "all"),
     archived: args.flag("archived"),
+    prices: args.optionalString("prices"),
     by: args.choice("by", USAGE_GROUPS, "day"),
     since: args.optionalString("since"),
     until: args.optionalString("until"),
@@ -71,12 +75,17 @@ export interface UsageResult {
   ignored?: Array<{ file: string; reason?: string }>;
   /** Directories given that hold no session file. */
   empty?: string[];
+  /** The prices estimates were made with: the build's table (pi-ai's registry, dated), and the user's file over it. */
+  prices?: { source: string; generatedAt: string; file?: string };
 }
 
 export async function usage(options: UsageOptions, ctx: CommandContext): Promise<UsageResult> {
   const calendar = calendarFor(options.timezone, ctx.env);
   const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
-  const cache = options.noCache ? undefined : new UsageCache(usageCachePath(ctx.env));
+  // (a price file of the user's: every estimate read with it, none from the cache, which holds the build's)
+  const prices = options.prices !== undefined ? resolve(options.prices) : undefined;
+  const book = priceBook(prices);
+  const cache = options.noCache || prices !== undefined ? undefined : new UsageCache(usageCachePath(ctx.env));
   const reading = new StoreRead(ctx, !options.noCache);
   const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store, options.archived);
   // Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many).
@@ -89,11 +98,15 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
     },
     keep: (_path, stamp, file) => file.kind !== "unreadable" && cache.set(stamp, file),
   };
-  const read = await reading.read("usage", paths, { cache: held });
-  const stdin = paths.includes("-") ? await (await import("../support/usage/read.js")).readUsage("-", ctx.stdin) : undefined;
+  const settings = prices !== undefined ? { prices } : {};
+  const read = await reading.read("usage", paths, { cache: held, settings });
+  const stdin = paths.includes("-") ? await (await import("../support/usage/read.js")).readUsage("-", ctx.stdin, settings) : undefined;
   const files = Array.from(read, (file, index) => file ?? found.get(index) ?? stdin!);
   cache?.save();
   const result = report(files, options, calendar, since, until);
+  result.prices = { source: book.source, generatedAt: book.generatedAt, ...(prices !== undefined ? { file: prices } : {}) };
+  // (--by model: whose cost is recorded, estimated at list price, or neither)
+  if (options.by === "model") for (const row of result.rows) row.pricing = row.unpricedTokens > 0 ? (row.cost > 0 || row.estimatedCost > 0 ? "partly unpriced" : "unpriced") : row.estimatedCost > 0 ? (row.cost > 0 ? "recorded and estimated" : "estimated") : "recorded";
   result.ignored = namedNonSessions(files, named);
   result.empty = empty;
   if (options.by === "session") await nameSessions(result, ctx, !options.noCache);
@@ -173,7 +186,7 @@ function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, s
       const c = byKey.get(child);
       const p = byKey.get(parent);
       if (!c || !p) continue;
-      (p.spawned ??= []).push({ key: c.key, requests: c.requests, input: c.input, output: c.output, cacheRead: c.cacheRead, cacheWrite: c.cacheWrite, total: c.total, cost: c.cost });
+      (p.spawned ??= []).push({ key: c.key, requests: c.requests, input: c.input, output: c.output, cacheRead: c.cacheRead, cacheWrite: c.cacheWrite, total: c.total, cost: c.cost, estimatedCost: c.estimatedCost, unpricedTokens: c.unpricedTokens });
     }
   }
   const skipped: UsageResult["skipped"] = { requests: 0, cost: 0, files: [] };
@@ -219,6 +232,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
     return `${c.dim(`no usage${range} in ${plural(result.sessions, "session")}`)}\n`;
   }
   const dash = (s: string) => (s === "" ? s : s === "-" ? c.dim(s) : s);
+  const estimating = result.total.estimatedCost > 0 || result.total.unpricedTokens > 0;
   const columns: Column[] = [
     { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { flex: true, min: 28, max: 60, keep: "mark" as const } : result.by === "model" || FACET_GROUPS.has(result.by) ? { flex: true, min: 16, max: 48 } : {}) },
     ...(bySession ? [{ head: "created", priority: 9 }] : []),
@@ -230,6 +244,8 @@ export function renderUsage(result: UsageResult, style: Style): string {
     { head: "cache write", priority: 11, align: "right" },
     { head: "total", priority: 3, align: "right" },
     { head: "cost", priority: 2, align: "right", paint: (t) => (t.startsWith("$") ? c.bold(t) : t) },
+    // (what the requests with no cost recorded would have cost at list price: beside cost, never in it)
+    ...(estimating ? [{ head: "estimated", priority: 8.5, align: "right" as const, paint: (t: string) => (t.startsWith("~") ? c.yellow(t) : dash(t)) }] : []),
     ...(bySession ? [{ head: "inherited", priority: 8, align: "right" as const, paint: dash }] : []),
     { head: "", priority: 4, paint: (t) => c.cyan(t) },
     { head: "models", priority: 9, flex: true, min: 12, max: 60, paint: (t) => c.dim(t) },
@@ -247,6 +263,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
     formatTokens(r.total),
     // (requests whose provider recorded no cost are not free ones: said, not shown as $0.00)
     r.cost === 0 && r.requests > 0 ? "-" : formatCost(r.cost),
+    ...(estimating ? [r.estimatedCost > 0 ? `~${formatCost(r.estimatedCost)}${r.unpricedTokens > 0 ? "+" : ""}` : r.unpricedTokens > 0 ? "unpriced" : "-"] : []),
     ...(bySession ? [extra.inherited ?? ""] : []),
     bar ? costBar(r.cost, maxCost, 10) : "",
     r.models.map(shortModel).join(", "),
@@ -266,13 +283,18 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const counted = result.total.sessions;
   const sessions = `${plural(counted, "session")}${counted !== result.sessions ? ` (of ${formatCount(result.sessions)} read)` : ""}`;
   const noCost = result.rows.some((r) => r.cost === 0 && r.requests > 0) ? "; -: no cost recorded" : "";
+  const t = result.total;
+  const estimate = !estimating ? "" : `; estimated: what requests with no cost recorded would have cost at ${sanitize(result.prices?.source ?? "list")} prices (${result.prices?.generatedAt.slice(0, 10) ?? "-"}${result.prices?.file ? `, and ${sanitize(result.prices.file)}` : ""})${t.unpricedTokens > 0 ? `; ${formatTokens(t.unpricedTokens)} tokens of models without a price (+), give them with --prices FILE` : ""}`;
   const why = result.rows.find((r) => r.why)?.why;
-  const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" || FACET_GROUPS.has(result.by) ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}${why ? `; ${result.by} -: ${why}` : ""}`;
+  const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" || FACET_GROUPS.has(result.by) ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}${estimate}${why ? `; ${result.by} -: ${why}` : ""}`;
   const zone = wrapSegments([[footer, c.dim]], layoutWidth(style), "").join("\n");
   return `${table.join("\n")}\n${c.bold(last)}\n${zone}\n`;
 }
 
-const CSV_HEADS = ["sessions", "requests", "input", "output", "cacheRead", "cacheWrite", "total", "cost"] as const;
+/** The version of a `--jsonl` row's shape (docs/reference.md, "`--json` shapes"): raised when a field changes meaning or goes. */
+const ROW_VERSION = 1;
+
+const CSV_HEADS = ["sessions", "requests", "input", "output", "cacheRead", "cacheWrite", "total", "cost", "estimatedCost", "unpricedTokens"] as const;
 
 /** A cost for CSV: a sum of float costs rounded to 10 decimal places (no `92.20222174999999`), exact otherwise. */
 const csvCost = (n: number) => Number(n.toFixed(10));
@@ -286,7 +308,7 @@ export function renderUsageCsv(result: UsageResult): string {
   for (const r of result.rows) {
     const tail = bySession ? [r.file ?? "", r.inherited?.requests ?? 0, csvCost(r.inherited?.cost ?? 0)] : [];
     // (requests whose provider recorded no cost: an empty cost, as the table's `-`, not a 0 that reads as free)
-    const values = (g: Record<(typeof CSV_HEADS)[number], number>) => CSV_HEADS.map((k) => (k === "cost" ? (g.cost === 0 && g.requests > 0 ? "" : csvCost(g[k])) : g[k]));
+    const values = (g: Record<(typeof CSV_HEADS)[number], number>) => CSV_HEADS.map((k) => (k === "cost" ? (g.cost === 0 && g.requests > 0 ? "" : csvCost(g[k])) : k === "estimatedCost" ? csvCost(g[k]) : g[k]));
     if (breakdown) for (const m of r.breakdown ?? []) lines.push(csvLine([r.key, m.model, ...values(m), ...tail]));
     else lines.push(csvLine([r.key, ...values(r), r.models.join(" "), ...tail]));
   }
@@ -314,5 +336,6 @@ export async function run(options: UsageOptions, ctx: CommandContext): Promise<C
   const result = await usage(options, ctx);
   warnings(result, ctx);
   if (options.format === "csv") return { human: renderUsageCsv(result), exitCode: ExitCode.Ok };
-  return { json: result, jsonl: () => result.rows, human: ctx.json ? "" : renderUsage(result, ctx.style), exitCode: ExitCode.Ok };
+  // (a row a line, each saying its shape's version and its grouping: rows of several runs, several stores, go in one table)
+  return { json: result, jsonl: () => result.rows.map((r) => ({ version: ROW_VERSION, by: result.by, ...r })), human: ctx.json ? "" : renderUsage(result, ctx.style), exitCode: ExitCode.Ok };
 }

@@ -361,7 +361,7 @@ describe("a sub-agent's cost", () => {
     const sub = r.json.rows.find((x) => x.key === "agent:ops:subagent:7f3a")!;
     expect(sub.requests).toBeGreaterThan(0);
     const spawner = r.json.rows.find((x) => x.key === "agent:ops:main")!;
-    expect(spawner.spawned).toEqual([{ key: sub.key, requests: sub.requests, input: expect.any(Number), output: expect.any(Number), cacheRead: expect.any(Number), cacheWrite: expect.any(Number), total: expect.any(Number), cost: sub.cost }]);
+    expect(spawner.spawned).toEqual([{ key: sub.key, requests: sub.requests, input: expect.any(Number), output: expect.any(Number), cacheRead: expect.any(Number), cacheWrite: expect.any(Number), total: expect.any(Number), cost: sub.cost, estimatedCost: expect.any(Number), unpricedTokens: expect.any(Number) }]);
     const table = (await cli(["usage", ops, "--by", "key", "--breakdown", "--no-cache"], { env })).stdout;
     expect(table).toMatch(/^ {2}↳ agent:ops:subagent:7f3a /m);
   });

@@ -292,10 +292,11 @@ describe("output forms", () => {
     expect(j.json.timezone).toBe("UTC");
     expect(j.json.rows).toHaveLength(3);
     const l = await run([store, "--by", "session", "--jsonl"]);
-    expect(l.stdout.trimEnd().split("\n").map((x) => JSON.parse(x))).toEqual(j.json.rows);
+    // (each --jsonl row says its shape's version and its grouping: rows of several runs go in one table)
+    expect(l.stdout.trimEnd().split("\n").map((x) => JSON.parse(x))).toEqual(j.json.rows.map((r: object) => ({ version: 1, by: "session", ...r })));
     const c = await run([store, "--by", "session", "--format", "csv"]);
     const rows = c.stdout.split("\r\n").filter(Boolean);
-    expect(rows[0]).toBe("session,sessions,requests,input,output,cacheRead,cacheWrite,total,cost,models,file,inheritedRequests,inheritedCost");
+    expect(rows[0]).toBe("session,sessions,requests,input,output,cacheRead,cacheWrite,total,cost,estimatedCost,unpricedTokens,models,file,inheritedRequests,inheritedCost");
     expect(rows).toHaveLength(4);
     for (const [k, row] of j.json.rows.entries()) expect(rows[k + 1]!.startsWith(`${row.key},${row.sessions},${row.requests},${row.input},`)).toBe(true);
   });
@@ -438,14 +439,15 @@ describe("what the report says it counted", () => {
     writeFileSync(join(dir, "--w--", "local.jsonl"), jsonl(header({ id: "local-000" }), answer("l0000001", null, "ollama", 0, "2026-03-05T10:00:00.000Z")));
     const byModel = await run([dir, "--by", "model"]);
     const local = byModel.stdout.split("\n").find((l) => l.startsWith("ollama/m"))!;
-    expect(local).toMatch(/ - +m$/);
+    // (and beside it, that no price is known for it: not estimated at zero either)
+    expect(local).toMatch(/ - +unpriced +m$/);
     expect(local).not.toContain("$0.00");
-    expect(byModel.stdout).toMatch(/^2 sessions; each shared entry counted once; -: no cost recorded$/m);
+    expect(byModel.stdout).toMatch(/^2 sessions; each shared entry counted once; -: no cost recorded; estimated: /m);
     const since = await run([dir, "--since", "2026-03-04"]);
-    expect(since.stdout).toMatch(/^1 session \(of 2 read\); days in UTC; each shared entry counted once; -: no cost recorded$/m);
+    expect(since.stdout).toMatch(/^1 session \(of 2 read\); days in UTC; each shared entry counted once; -: no cost recorded; estimated: /m);
     const csv = await run([dir, "--format", "csv"]);
     // 0.1 + 0.2 is 0.30000000000000004 in floating point
-    expect(csv.stdout).toContain(",0.3,anthropic/m");
+    expect(csv.stdout).toContain(",0.3,0,0,anthropic/m");
     expect(csv.stdout).not.toMatch(/\d\.\d{11,}/);
   });
 });

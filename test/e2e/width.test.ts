@@ -64,7 +64,8 @@ const CASES: Array<{ name: string; args: () => string[]; head: string; mustShow:
     args: () => ["usage", CORPUS, "--by", "project"],
     head: "project",
     mustShow: (c) => (c >= 80 ? ["project", "requests", "input", "output", "total", "cost"] : ["project", "total", "cost"]),
-    all: ["project", "sessions", "requests", "input", "output", "cache read", "cache write", "total", "cost", "models"],
+    // (the corpus holds requests with no cost recorded: what they would have cost beside)
+    all: ["project", "sessions", "requests", "input", "output", "cache read", "cache write", "total", "cost", "estimated", "models"],
   },
   {
     name: "usage of the corpus by session",
@@ -72,7 +73,7 @@ const CASES: Array<{ name: string; args: () => string[]; head: string; mustShow:
     head: "session",
     // (the session's name takes the room first: at 80 columns the inherited cost gives way to it)
     mustShow: (c) => (c >= 100 ? ["session", "requests", "total", "cost", "inherited"] : c >= 80 ? ["session", "requests", "total", "cost"] : ["session", "total", "cost"]),
-    all: ["session", "created", "requests", "input", "output", "cache read", "cache write", "total", "cost", "inherited", "models"],
+    all: ["session", "created", "requests", "input", "output", "cache read", "cache write", "total", "cost", "estimated", "inherited", "models"],
   },
   { name: "usage of a store in Chinese and Arabic, by model with each project", args: () => ["usage", scriptsStore(), "--by", "project", "--breakdown"], head: "project", mustShow: () => ["project", "total", "cost"], all: ["project", "sessions", "requests", "input", "output", "cache read", "cache write", "total", "cost", "models"] },
 ];

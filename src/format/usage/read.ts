@@ -7,6 +7,7 @@ import { forEachLine, type ByteSource } from "../read/source.js";
 import { simdFind } from "../read/wasm/simd.js";
 import { type AnyEntry, type FileKind, type SessionHeader } from "../schema/types.js";
 import { messageUsageKey, UsageCollector, usageAmounts, type FileUsage, type UsageAmounts } from "./records.js";
+import type { PriceOf } from "./prices.js";
 
 /**
  * One file's usage records (`usage`), as pi reads the file: the records of the lines pi parses
@@ -29,6 +30,7 @@ export interface UsageRead {
 }
 
 const USAGE_KEY = Buffer.from('"usage"');
+const CACHE_WRITE_1H = Buffer.from('"cacheWrite1h"');
 const ESCAPE_U = Buffer.from("\\u");
 /** Entry types that may carry usage besides messages. */
 const USAGE_TYPES = new Set(["usage", "compaction", "branch_summary"]);
@@ -36,13 +38,14 @@ const USAGE_TYPES = new Set(["usage", "compaction", "branch_summary"]);
 /** Thrown inside the fast read to hand the file to the reference. */
 const STAND_ASIDE = Symbol("stand aside");
 
-export function readFileUsage(source: ByteSource): UsageRead {
-  return fastUsage(source) ?? referenceUsage(source);
+/** `priceOf`: the prices a request with no cost recorded is estimated by (`prices.ts`; none: not estimated). */
+export function readFileUsage(source: ByteSource, priceOf?: PriceOf): UsageRead {
+  return fastUsage(source, priceOf) ?? referenceUsage(source, priceOf);
 }
 
 /** The reference: the session reader, skimming only what may carry usage. */
-export function referenceUsage(source: ByteSource): UsageRead {
-  const collector = new UsageCollector();
+export function referenceUsage(source: ByteSource, priceOf?: PriceOf): UsageRead {
+  const collector = new UsageCollector(64, priceOf);
   const session = Session.open(source, {
     skim: true,
     usageOnly: true,
@@ -71,9 +74,9 @@ function find(chunk: Buffer, from: number, limit: number): number {
 /** Bytes a session holds a usage record, about (in ../shared/corpus, 2-4 KB): tables are made for the file's size at the start. */
 const BYTES_A_RECORD = 3072;
 
-function fastUsage(source: ByteSource): UsageRead | undefined {
+function fastUsage(source: ByteSource, priceOf?: PriceOf): UsageRead | undefined {
   if (source.size === 0) return undefined;
-  const collector = new UsageCollector(source.size / BYTES_A_RECORD);
+  const collector = new UsageCollector(source.size / BYTES_A_RECORD, priceOf);
   const fields = emptyFields();
   const hits = new ChunkSearch(find, (chunk, at) => (chunk[at] === 0x5c ? ESCAPE_U.length : USAGE_KEY.length));
   const amounts: UsageAmounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
@@ -106,7 +109,11 @@ function fastUsage(source: ByteSource): UsageRead | undefined {
           // (a plain Uint8Array view: element reads on a Buffer were several times slower here)
           if (chunk !== viewed) view = new Uint8Array((viewed = chunk).buffer, chunk.byteOffset, chunk.length);
           const entryKey = fields.idHex >= 0 ? idHashHex(fields.idHex) : fields.id !== undefined ? idHash(fields.id) : -1;
-          collector.add(key, readUsageAmounts(view, chunk, from, to, amounts) ? amounts : usageAmounts(JSON.parse(chunk.toString("latin1", from, to))), entryKey, fields.time);
+          // (an hour-long cache write is priced apart: a usage that records one is read whole)
+          const long = priceOf && chunk.subarray(from, to).includes(CACHE_WRITE_1H);
+          const used = !long && readUsageAmounts(view, chunk, from, to, amounts) ? amounts : JSON.parse(chunk.toString("latin1", from, to));
+          const pricing = typeof fields.provider === "string" && typeof fields.model === "string" ? { provider: fields.provider, model: fields.model, ...(long && typeof used.cacheWrite1h === "number" && used.cacheWrite1h > 0 ? { cacheWrite1h: used.cacheWrite1h } : {}) } : undefined;
+          collector.add(key, used === amounts ? amounts : usageAmounts(used), entryKey, fields.time, pricing);
         } else if (type !== undefined && USAGE_TYPES.has(type)) {
           collector.onRecord(JSON.parse(chunk.toString("utf8", start, end)) as AnyEntry, { id: id(), time: fields.time });
         }

@@ -1,5 +1,6 @@
 import { idHash } from "../common/hash.js";
 import type { AnyEntry } from "../schema/types.js";
+import { estimateCost, type PriceOf } from "./prices.js";
 
 /**
  * What a session cost, as pi counts it (pi 1.6's `/session`, `AgentSession.getSessionStats`, and
@@ -19,12 +20,24 @@ export interface UsageAmounts {
   cacheRead: number;
   cacheWrite: number;
   cost: number;
+  /** Where no cost is recorded (none, or zero with tokens): what the request would have cost at its model's list price (`prices.ts`). */
+  estimated?: number;
+  /** Where no cost is recorded and no price is known: its tokens. */
+  unpriced?: number;
 }
 
 /** A usage-bearing entry's usage and whose it is: `provider/model` of the request, or `TOOLS_AND_SUMMARIES`. */
 export interface EntryUsage {
   key: string;
   amounts: UsageAmounts;
+  /** What prices it: the request's provider and model as its entry records them, and its hour-long cache writes. */
+  pricing?: Pricing;
+}
+
+export interface Pricing {
+  provider: string;
+  model: string;
+  cacheWrite1h?: number;
 }
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
@@ -51,16 +64,36 @@ export function entryUsage(entry: AnyEntry): EntryUsage | undefined {
       const m = entry.message as { role?: unknown; provider?: unknown; model?: unknown; responseModel?: unknown; usage?: unknown } | null | undefined;
       if (!m || typeof m !== "object" || !isUsage(m.usage)) return undefined;
       const key = messageUsageKey(m.role, m.provider, m.model, m.responseModel);
-      return key === undefined ? undefined : { key, amounts: usageAmounts(m.usage) };
+      return key === undefined ? undefined : { key, amounts: usageAmounts(m.usage), ...pricingOf(m.provider, m.model, m.usage) };
     }
     case "usage":
-      return isUsage(entry.usage) ? { key: modelKey(entry.provider, entry.model), amounts: usageAmounts(entry.usage) } : undefined;
+      return isUsage(entry.usage) ? { key: modelKey(entry.provider, entry.model), amounts: usageAmounts(entry.usage), ...pricingOf(entry.provider, entry.model, entry.usage) } : undefined;
     case "compaction":
     case "branch_summary":
       return isUsage(entry.usage) ? { key: TOOLS_AND_SUMMARIES, amounts: usageAmounts(entry.usage) } : undefined;
     default:
       return undefined;
   }
+}
+
+/**
+ * A request's estimate (`usage` and `show` alike): where it spent tokens and no cost is recorded
+ * (none, or zero), what its model's list price says it would have cost, else its tokens counted as
+ * unpriced; where a cost is recorded, neither.
+ */
+export function estimateOf(a: UsageAmounts, pricing: Pricing | undefined, priceOf: PriceOf): { estimated: number; unpriced: number } {
+  const tokens = a.input + a.output + a.cacheRead + a.cacheWrite;
+  if (a.cost !== 0 || tokens === 0) return { estimated: 0, unpriced: 0 };
+  const price = pricing && priceOf(pricing.provider, pricing.model);
+  if (!price) return { estimated: 0, unpriced: tokens };
+  return { estimated: estimateCost(price, { ...a, ...(pricing!.cacheWrite1h !== undefined ? { cacheWrite1h: pricing!.cacheWrite1h } : {}) }), unpriced: 0 };
+}
+
+/** What prices a request, where its entry names a provider and a model (strings). */
+function pricingOf(provider: unknown, model: unknown, usage: unknown): { pricing?: Pricing } {
+  if (typeof provider !== "string" || typeof model !== "string") return {};
+  const long = (usage as { cacheWrite1h?: unknown } | null)?.cacheWrite1h;
+  return { pricing: { provider, model, ...(typeof long === "number" && Number.isFinite(long) && long > 0 ? { cacheWrite1h: long } : {}) } };
 }
 
 /**
@@ -97,6 +130,8 @@ export class UsageTotals implements UsageAmounts {
   cacheRead = 0;
   cacheWrite = 0;
   cost = 0;
+  estimated = 0;
+  unpriced = 0;
 
   add(a: UsageAmounts): void {
     this.input += a.input;
@@ -104,6 +139,8 @@ export class UsageTotals implements UsageAmounts {
     this.cacheRead += a.cacheRead;
     this.cacheWrite += a.cacheWrite;
     this.cost += a.cost;
+    this.estimated += a.estimated ?? 0;
+    this.unpriced += a.unpriced ?? 0;
   }
 
   get total(): number {
@@ -116,10 +153,11 @@ export class UsageTotals implements UsageAmounts {
  * which entry a record is (all a report reads to count each entry once), `ENTRY_STRIDE` a record:
  * its time (ms; NaN when the entry has none) and its entry's key (`idHash` of its id; -1 for an
  * entry without one, never shared); and `amounts`, `AMOUNT_STRIDE` a record: its model (an index
- * into `FileUsage.models`), then input, output, cache read, cache write and cost.
+ * into `FileUsage.models`), then input, output, cache read, cache write, cost, the estimate where
+ * no cost is recorded, and the tokens no price is known for.
  */
 const ENTRY_STRIDE = 2;
-export const AMOUNT_STRIDE = 6;
+export const AMOUNT_STRIDE = 8;
 
 /** Records summed by quarter hour of UTC: every zone's offset since 1980 is a whole number of them (a report buckets records one by one where it is not). */
 export const BLOCK_MS = 15 * 60_000;
@@ -127,9 +165,9 @@ export const BLOCK_MS = 15 * 60_000;
 /**
  * Numbers a block keeps, in order: the quarter hour (`floor(time / BLOCK_MS)`; NaN for the records
  * without a time), the model (an index into `FileUsage.models`), the requests, then input,
- * output, cache read, cache write and cost summed.
+ * output, cache read, cache write, cost, estimate and unpriced tokens summed.
  */
-export const BLOCK_STRIDE = 8;
+export const BLOCK_STRIDE = 10;
 
 /**
  * What one file's entries cost, a record a usage-bearing entry, and what pi cannot read of it.
@@ -174,8 +212,11 @@ export class UsageCollector {
   /** Whether a record's entry had an id. */
   anyId = false;
 
-  /** `expected`: records to make room for at once (the tables grow past it). */
-  constructor(expected = 64) {
+  /** `expected`: records to make room for at once (the tables grow past it); `priceOf`: the prices a request with no cost recorded is estimated by (none: not estimated). */
+  constructor(
+    expected = 64,
+    private readonly priceOf?: PriceOf,
+  ) {
     const n = Math.max(16, Math.ceil(expected));
     this.entries = new Float64Array(n * ENTRY_STRIDE);
     this.amounts = new Float64Array(n * AMOUNT_STRIDE);
@@ -183,11 +224,11 @@ export class UsageCollector {
 
   onRecord(value: AnyEntry | { type: "session" }, record: { id?: string; time: number }): void {
     const used = entryUsage(value as AnyEntry);
-    if (used) this.add(used.key, used.amounts, record.id === undefined ? -1 : idHash(record.id), record.time);
+    if (used) this.add(used.key, used.amounts, record.id === undefined ? -1 : idHash(record.id), record.time, used.pricing);
   }
 
   /** A request: whose (`EntryUsage.key`), what it used, and its entry's key (`idHash` of its id, -1 for none) and time. */
-  add(key: string, a: UsageAmounts, entryKey: number, time: number): void {
+  add(key: string, a: UsageAmounts, entryKey: number, time: number, pricing?: Pricing): void {
     if ((this.count + 1) * ENTRY_STRIDE > this.entries.length) {
       this.entries = grown(this.entries);
       this.amounts = grown(this.amounts);
@@ -210,6 +251,9 @@ export class UsageCollector {
     d[m + 3] = a.cacheRead;
     d[m + 4] = a.cacheWrite;
     d[m + 5] = a.cost;
+    const { estimated, unpriced } = this.priceOf ? estimateOf(a, pricing, this.priceOf) : { estimated: a.estimated ?? 0, unpriced: a.unpriced ?? 0 };
+    d[m + 6] = estimated;
+    d[m + 7] = unpriced;
   }
 
   onSkipped(value: Record<string, unknown>, line: number): void {
@@ -259,7 +303,7 @@ function blocksOf(entries: Float64Array, amounts: Float64Array): Float64Array {
     if (id !== lastId) {
       lastId = id;
       let found = sums.get(id);
-      if (!found) sums.set(id, (found = [block, amounts[m]!, 0, 0, 0, 0, 0, 0]));
+      if (!found) sums.set(id, (found = [block, amounts[m]!, 0, 0, 0, 0, 0, 0, 0, 0]));
       row = found;
     }
     row[2]!++;
@@ -477,20 +521,22 @@ export interface UsageRecordView extends UsageAmounts {
   inherited: boolean;
 }
 
-/** Input, output, cache read, cache write and cost, as the five numbers from `at` hold them (records and blocks keep them so). */
+/** Input, output, cache read, cache write, cost, the estimate and the unpriced tokens, as the seven numbers from `at` hold them (records and blocks keep them so). */
 function amountsAt(numbers: Float64Array, at: number, out: UsageAmounts): void {
   out.input = numbers[at]!;
   out.output = numbers[at + 1]!;
   out.cacheRead = numbers[at + 2]!;
   out.cacheWrite = numbers[at + 3]!;
   out.cost = numbers[at + 4]!;
+  out.estimated = numbers[at + 5]!;
+  out.unpriced = numbers[at + 6]!;
 }
 
 /** Calls `fn` with each record of `usage` (`shared`: its flags from `sharedRecords`). */
 export function forEachRecord(usage: FileUsage, shared: Uint8Array | null, fn: (record: UsageRecordView) => void): void {
   const e = usage.entries;
   const d = usage.amounts;
-  const view: UsageRecordView = { time: 0, model: "", inherited: false, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  const view: UsageRecordView = { time: 0, model: "", inherited: false, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
   for (let k = 0; k * ENTRY_STRIDE < e.length; k++) {
     const m = k * AMOUNT_STRIDE;
     view.time = e[k * ENTRY_STRIDE]!;
@@ -512,7 +558,7 @@ export interface UsageBlockView extends UsageAmounts {
 /** Calls `fn` with each block of `usage`. */
 export function forEachBlock(usage: FileUsage, fn: (block: UsageBlockView) => void): void {
   const b = usage.blocks;
-  const view: UsageBlockView = { block: 0, model: "", requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  const view: UsageBlockView = { block: 0, model: "", requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
   for (let at = 0; at < b.length; at += BLOCK_STRIDE) {
     view.block = b[at]!;
     view.model = usage.models[b[at + 1]!]!;

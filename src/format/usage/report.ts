@@ -22,6 +22,10 @@ interface UsageSums extends UsageAmounts {
   requests: number;
   /** input + output + cache read + cache write. */
   total: number;
+  /** What the requests with no cost recorded would have cost at their models' list prices (beside `cost`, never in it). */
+  estimatedCost: number;
+  /** Tokens of requests with no cost recorded whose model has no price. */
+  unpricedTokens: number;
 }
 
 interface ModelSums extends UsageSums {
@@ -42,6 +46,8 @@ export interface UsageRow extends UsageSums {
   spawned?: Array<UsageSums & { key: string }>;
   /** With `breakdown`: the group's sums by model, the costliest first. */
   breakdown?: ModelSums[];
+  /** `by: "model"`: whether its cost is recorded, estimated at list price, or unpriced (set by the command). */
+  pricing?: string;
   /** A facet group's `-` row: why its sessions have no value there (what the store records of them). */
   why?: string;
   /** `by: "session"`: the file, when it was created, and what an earlier session holds too. */
@@ -87,7 +93,7 @@ class Sums extends UsageTotals {
   }
 
   out(): UsageSums {
-    return { requests: this.requests, input: this.input, output: this.output, cacheRead: this.cacheRead, cacheWrite: this.cacheWrite, total: totalTokens(this), cost: this.cost };
+    return { requests: this.requests, input: this.input, output: this.output, cacheRead: this.cacheRead, cacheWrite: this.cacheWrite, total: totalTokens(this), cost: this.cost, estimatedCost: this.estimated, unpricedTokens: this.unpriced };
   }
 }
 

@@ -2,7 +2,8 @@ import { applyLabel, sessionName } from "../session/labels.js";
 import type { LineRecord } from "../read/line-table.js";
 import type { OpenOptions } from "../session/session.js";
 import type { AgentMessage, AnyEntry, SessionHeader } from "../schema/types.js";
-import { entryUsage, totalTokens, type UsageAmounts } from "./records.js";
+import { entryUsage, estimateOf, totalTokens, type UsageAmounts } from "./records.js";
+import type { PriceOf } from "./prices.js";
 
 /**
  * Totals gathered in pass one from every entry: counts, models, tokens and cost, name, labels.
@@ -18,6 +19,9 @@ export interface SessionStats {
   /** Tokens and cost as pi's /session counts them (usage/records.ts): total = input + output + cache read + cache write. */
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
   cost: number;
+  /** What its requests with no cost recorded would have cost at list price (`records.ts`, `estimateOf`), and the tokens no price is known for. */
+  estimatedCost: number;
+  unpricedTokens: number;
   /** The latest `session_info` name (an empty name clears it, as in pi). */
   name: string | undefined;
   compactions: Array<{ line: number; id: string | undefined; tokensBefore: number | undefined; firstKeptEntryId: string | undefined }>;
@@ -26,6 +30,9 @@ export interface SessionStats {
 }
 
 export class StatsCollector {
+  /** `priceOf`: the prices a request with no cost recorded is estimated by (none: not estimated). */
+  constructor(private readonly priceOf?: PriceOf) {}
+
   readonly stats: SessionStats = {
     entriesByType: {},
     messagesByRole: {},
@@ -34,6 +41,8 @@ export class StatsCollector {
     thinkingLevels: {},
     tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     cost: 0,
+    estimatedCost: 0,
+    unpricedTokens: 0,
     name: undefined,
     compactions: [],
     labels: new Map(),
@@ -53,7 +62,14 @@ export class StatsCollector {
     bump(s.entriesByType, typeof entry.type === "string" ? entry.type : "(none)");
     // tokens and cost as pi's /session counts them (usage/records.ts)
     const used = entryUsage(entry);
-    if (used) this.addUsage(used.amounts);
+    if (used) {
+      this.addUsage(used.amounts);
+      if (this.priceOf) {
+        const { estimated, unpriced } = estimateOf(used.amounts, used.pricing, this.priceOf);
+        this.stats.estimatedCost += estimated;
+        this.stats.unpricedTokens += unpriced;
+      }
+    }
     switch (entry.type) {
       case "message": {
         const m = entry.message as AgentMessage | undefined;

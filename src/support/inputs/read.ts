@@ -8,6 +8,8 @@ import type { LineRecord } from "../../format/read/line-table.js";
 import { applyLabel, sessionName } from "../../format/session/labels.js";
 import type { OpenOptions, Session } from "../../format/session/session.js";
 import { StatsCollector, type SessionStats } from "../../format/usage/stats.js";
+import { estimateOf } from "../../format/usage/records.js";
+import type { PriceOf } from "../../format/usage/prices.js";
 import { openInput, requireSession } from "./input.js";
 import { sessionFindings } from "./verdict.js";
 import { storedUsage, type StoredRequest } from "../../stores/index.js";
@@ -35,9 +37,9 @@ export interface FullRead {
 }
 
 /** Every entry parsed in one pass, validated and totalled (`show`). */
-export async function readFull(file: string, ctx: CommandContext): Promise<FullRead> {
+export async function readFull(file: string, ctx: CommandContext, priceOf?: PriceOf): Promise<FullRead> {
   const validator = new Validator();
-  const stats = new StatsCollector();
+  const stats = new StatsCollector(priceOf);
   const session = await openForDisplay(file, ctx, {
     onRecord: (value, record: LineRecord) => {
       validator.onRecord(value, record);
@@ -49,22 +51,24 @@ export async function readFull(file: string, ctx: CommandContext): Promise<FullR
   warnSkipped(session, findings, ctx, true);
   // (what a session used, where its store keeps that apart from its messages: agent-core's ledger, as `usage` counts it)
   const stored = file === "-" ? undefined : storedUsage(session.name);
-  return { session, findings, stats: stored ? withStoredUsage(stats.stats, stored) : stats.stats };
+  return { session, findings, stats: stored ? withStoredUsage(stats.stats, stored, priceOf) : stats.stats };
 }
 
-/** `stats` with its tokens and cost those of the store's requests. */
-function withStoredUsage(stats: SessionStats, requests: readonly StoredRequest[]): SessionStats {
+/** `stats` with its tokens and cost those of the store's requests (a ledger names no model to price a request by: one with no cost is unpriced, as `usage` counts it). */
+function withStoredUsage(stats: SessionStats, requests: readonly StoredRequest[], priceOf: PriceOf | undefined): SessionStats {
   const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
   let cost = 0;
+  let unpricedTokens = 0;
   for (const { amounts: a } of requests) {
     tokens.input += a.input;
     tokens.output += a.output;
     tokens.cacheRead += a.cacheRead;
     tokens.cacheWrite += a.cacheWrite;
     cost += a.cost;
+    if (priceOf) unpricedTokens += estimateOf(a, undefined, priceOf).unpriced;
   }
   tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
-  return { ...stats, tokens, cost };
+  return { ...stats, tokens, cost, estimatedCost: 0, unpricedTokens };
 }
 
 export interface ShapeRead {

@@ -28,7 +28,7 @@ import { isCount } from "../../format/common/guards.js";
  * usage cache in columns"). A cache that does not read back whole (another build or layout, a
  * torn write, numbers out of range) is ignored and rebuilt, never trusted.
  */
-const CACHE_VERSION = 5;
+const CACHE_VERSION = 6;
 const MADE_BY = `${BUILD.version}+${BUILD.rules}`;
 
 /** The three regions, in order. */

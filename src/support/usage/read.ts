@@ -2,6 +2,8 @@ import { readFileUsage } from "../../format/usage/read.js";
 import { UsageCollector, type FileUsage } from "../../format/usage/records.js";
 import { storedUsage, type StoredRequest } from "../../stores/index.js";
 import { readSessionFile, type FileFacts } from "../inputs/input.js";
+import type { PriceOf } from "../../format/usage/prices.js";
+import { priceBook } from "./prices.js";
 
 /** One file of a usage report, as read (or as the usage cache kept it). */
 export interface UsageFile extends FileFacts {
@@ -15,16 +17,22 @@ const NO_USAGE = (): { usage: FileUsage } => ({ usage: { entries: new Float64Arr
  * `-`: standard input. Where the session's store keeps what it used (agent-core's ledger), that
  * is its usage, not its messages' (`storedUsage`).
  */
-export async function readUsage(path: string, stdin?: () => Promise<Buffer>): Promise<UsageFile> {
-  const file = await readSessionFile(path, readFileUsage, NO_USAGE, stdin);
+export async function readUsage(path: string, stdin?: () => Promise<Buffer>, settings: UsageSettings = {}): Promise<UsageFile> {
+  const { priceOf } = priceBook(settings.prices);
+  const file = await readSessionFile(path, (source) => readFileUsage(source, priceOf), NO_USAGE, stdin);
   if (path === "-" || file.kind === "unreadable") return file;
   const stored = storedUsage(path);
-  return stored ? { ...file, usage: usageOf(stored) } : file;
+  return stored ? { ...file, usage: usageOf(stored, priceOf) } : file;
+}
+
+/** How a usage read prices what has no cost recorded: the build's table, and the user's `--prices` file over it. */
+export interface UsageSettings {
+  prices?: string;
 }
 
 /** A store's requests as a file's usage records. */
-export function usageOf(requests: readonly StoredRequest[]): FileUsage {
-  const collector = new UsageCollector(requests.length);
+export function usageOf(requests: readonly StoredRequest[], priceOf?: PriceOf): FileUsage {
+  const collector = new UsageCollector(requests.length, priceOf);
   for (const r of requests) collector.add(r.key, r.amounts, r.entryKey, r.time);
   return collector.result();
 }

@@ -1,6 +1,6 @@
 import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.js";
 import { describeSession, scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
-import { readUsage, type UsageFile } from "../usage/read.js";
+import { readUsage, type UsageFile, type UsageSettings } from "../usage/read.js";
 import { openSource } from "../inputs/input.js";
 import { type SessionStamp, idFromFileName, readAheadWithin, refOf, withBytes } from "../../stores/index.js";
 import { BufferSource, commonPrefix, type ByteSource } from "../../format/read/source.js";
@@ -34,8 +34,8 @@ const TASKS = {
     readable: (scanned: ScannedSession) => !("error" in scanned),
   },
   usage: {
-    one: (job: FileJob): Promise<UsageFile> => readUsage(job.path),
-    read: (job: FileJob): Promise<UsageFile> => readUsage(job.path),
+    one: (job: FileJob, settings?: UsageSettings): Promise<UsageFile> => readUsage(job.path, undefined, settings),
+    read: (job: FileJob, settings?: UsageSettings): Promise<UsageFile> => readUsage(job.path, undefined, settings),
     finish: (read: UsageFile, job: FileJob): UsageFile => (read.path === job.path ? read : { ...read, path: job.path }),
     readable: (read: UsageFile) => read.kind !== "unreadable",
   },

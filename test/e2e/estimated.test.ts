@@ -1,0 +1,138 @@
+/**
+ * Estimated cost, end to end: on a session whose requests carry tokens and no cost (a local
+ * model, a priced model recorded at zero with hour-long cache writes, a tiered model past its
+ * tier with no cost at all, a proxy, an OpenRouter id), `usage` and `show` give what pi-ai 1.6's
+ * own `calculateCost` says each request would have cost, summed, beside the recorded cost (which
+ * is unchanged), and count the tokens no price is known for; `--prices` adds a price; CSV and
+ * `--jsonl` carry it; and README's fleet recipe, run as written with DuckDB over two stores'
+ * `--jsonl`, gives `usage`'s totals.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { calculateCost } from "@earendil-works/pi-ai/models";
+import { getBuiltinModel } from "@earendil-works/pi-ai/providers/all";
+import { cli, cliJson } from "../helpers/cli.js";
+import { fixture, ROOT } from "../helpers/paths.js";
+
+const FILE = fixture("estimated-cost.jsonl");
+
+/** pi-ai's own answer: each request with tokens and no cost, priced by its model where pi-ai has it; the rest's tokens. */
+function oracle(): { recorded: number; estimated: number; unpriced: number } {
+  let recorded = 0;
+  let estimated = 0;
+  let unpriced = 0;
+  for (const line of readFileSync(FILE, "utf8").trim().split("\n")) {
+    const m = JSON.parse(line).message;
+    if (m?.role !== "assistant" || !m.usage) continue;
+    const u = m.usage;
+    const cost = u.cost?.total ?? 0;
+    recorded += cost;
+    if (cost !== 0) continue;
+    let model;
+    try {
+      model = getBuiltinModel(m.provider, m.model);
+    } catch {
+      model = undefined;
+    }
+    if (model) estimated += calculateCost(model as never, { ...u, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } as never).total;
+    else unpriced += u.input + u.output + u.cacheRead + u.cacheWrite;
+  }
+  return { recorded, estimated, unpriced };
+}
+
+describe("estimated cost", () => {
+  it("usage and show estimate what pi-ai's calculateCost says, beside the recorded cost, and count the unpriced tokens", async () => {
+    const want = oracle();
+    expect(want.estimated).toBeGreaterThan(0);
+    expect(want.unpriced).toBeGreaterThan(0);
+    const usage = await cliJson(["usage", FILE]);
+    expect(usage.exitCode).toBe(0);
+    expect(usage.json.total.cost).toBeCloseTo(want.recorded, 10);
+    expect(usage.json.total.estimatedCost).toBeCloseTo(want.estimated, 10);
+    expect(usage.json.total.unpricedTokens).toBe(want.unpriced);
+    expect(usage.json.prices.source).toBe("@earendil-works/pi-ai 1.6.0");
+    const show = await cliJson(["show", FILE]);
+    expect(show.json.cost).toBeCloseTo(want.recorded, 10);
+    expect(show.json.estimatedCost).toBeCloseTo(want.estimated, 10);
+    expect(show.json.unpricedTokens).toBe(want.unpriced);
+    const human = await cli(["usage", FILE]);
+    expect(human.stdout).toMatch(/estimated/);
+    expect(human.stdout).toMatch(/tokens of models without a price/);
+  });
+
+  it("--by model says whose cost is recorded, estimated or unpriced", async () => {
+    const r = await cliJson(["usage", FILE, "--by", "model"]);
+    const pricing = Object.fromEntries(r.json.rows.map((row: { key: string; pricing: string }) => [row.key, row.pricing]));
+    expect(pricing).toEqual({
+      "anthropic/claude-sonnet-4-5": "recorded and estimated",
+      "google/gemini-2.5-pro": "estimated",
+      "my-proxy/claude-sonnet-4-5": "unpriced",
+      "ollama/qwen3:32b": "unpriced",
+      "openrouter/anthropic/claude-sonnet-4.5:batch": "estimated",
+    });
+  });
+
+  it("--prices adds a price (a local model's) and overrides one; a price file that does not read is a one-line error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-prices-"));
+    const prices = join(dir, "prices.json");
+    writeFileSync(prices, JSON.stringify({ ollama: { "qwen3:32b": { input: 1, output: 2 } } }));
+    const before = (await cliJson(["usage", FILE])).json.total;
+    const after = (await cliJson(["usage", FILE, "--prices", prices])).json.total;
+    expect(after.estimatedCost).toBeCloseTo(before.estimatedCost + (12000 * 1 + 800 * 2) / 1e6, 10);
+    expect(after.unpricedTokens).toBe(before.unpricedTokens - 12800);
+    expect(after.cost).toBe(before.cost);
+    const shown = (await cliJson(["show", FILE, "--prices", prices])).json;
+    expect(shown.estimatedCost).toBeCloseTo(after.estimatedCost, 10);
+    writeFileSync(prices, "{ not json");
+    const bad = await cli(["usage", FILE, "--prices", prices]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(new RegExp(`${prices}: not a readable price file`));
+  });
+
+  it("CSV has the estimate as a column; --jsonl rows carry their shape's version and grouping", async () => {
+    const csv = (await cli(["usage", FILE, "--format", "csv"])).stdout.split("\r\n");
+    const head = csv[0]!.split(",");
+    expect(head).toContain("estimatedCost");
+    expect(head).toContain("unpricedTokens");
+    const rows = (await cli(["usage", FILE, "--jsonl"])).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    for (const row of rows) {
+      expect(row.version).toBe(1);
+      expect(row.by).toBe("day");
+      expect(typeof row.estimatedCost).toBe("number");
+    }
+  });
+});
+
+describe("README's fleet recipe", () => {
+  it("run as written with DuckDB over two stores' --jsonl, gives usage's totals", async () => {
+    // (the recipe's one package, from the registry as a user installs it: a devDependency here)
+    const { DuckDBInstance } = await import("@duckdb/node-api");
+    expect(typeof DuckDBInstance.create).toBe("function");
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## A fleet's report"));
+    const script = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+    const dir = mkdtempSync(join(ROOT, "node_modules", ".fleet-"));
+    const fleet = join(dir, "fleet.mjs");
+    writeFileSync(fleet, script);
+    const stores = [fixture("usage-store"), join(ROOT, "../shared/openclaw-stores/ccccx")];
+    const files = [];
+    for (const [i, store] of stores.entries()) {
+      const r = await cli(["usage", store, "--by", "day", "--jsonl"]);
+      expect(r.exitCode).toBe(0);
+      files.push(join(dir, `${i}.jsonl`));
+      writeFileSync(files.at(-1)!, r.stdout);
+    }
+    const out = await execa("node", [fleet, ...files], { cwd: dir });
+    const days = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const both = (await cliJson(["usage", ...stores, "--by", "day"])).json;
+    const sum = (k: string) => days.reduce((n: number, d: Record<string, number>) => n + Number(d[k]), 0);
+    expect(sum("cost")).toBeCloseTo(both.total.cost, 8);
+    expect(sum("tokens")).toBe(both.total.total);
+    expect(sum("requests")).toBe(both.total.requests);
+    expect(sum("estimated")).toBeCloseTo(both.total.estimatedCost, 8);
+    expect(days.map((d: { day: string }) => d.day)).toEqual(both.rows.map((r: { key: string }) => r.key));
+  });
+});
