@@ -5,12 +5,15 @@
  * dollars; and the table holds every model pi-ai prices, keyed by provider and id as pi-ai keys
  * them (ids with `/`, `.` and `:` included).
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { calculateCost } from "@earendil-works/pi-ai/models";
 import { getBuiltinModel } from "@earendil-works/pi-ai/providers/all";
 import { MODELS } from "../../../node_modules/@earendil-works/pi-ai/dist/models.generated.js";
 import { estimateCost } from "../../../src/format/usage/prices.js";
 import { priceBook } from "../../../src/support/usage/prices.js";
+import { ROOT } from "../../helpers/paths.js";
 
 const USAGES = [
   { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0 },
@@ -45,5 +48,38 @@ describe("estimated cost", () => {
       }
     }
     expect(tiered).toBeGreaterThan(100);
+  });
+
+  it("reproduces the costs pi recorded in real sessions, where the model's price has not changed since", () => {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const f of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, f.name);
+        if (f.isDirectory()) walk(p);
+        else if (/\.jsonl($|\.)/.test(f.name) && !f.name.endsWith(".zst")) files.push(p);
+      }
+    };
+    for (const d of ["../shared/corpus", "../shared/openclaw-stores"]) walk(join(ROOT, d));
+    let priced = 0;
+    let exact = 0;
+    for (const f of files) {
+      for (const line of readFileSync(f, "utf8").split("\n")) {
+        let m;
+        try {
+          m = JSON.parse(line)?.message;
+        } catch {
+          continue;
+        }
+        const u = m?.usage;
+        if (m?.role !== "assistant" || !u || !(u.cost?.total > 0)) continue;
+        const price = book.priceOf(m.provider, m.model);
+        if (!price) continue;
+        priced++;
+        if (Math.abs(estimateCost(price, { input: u.input ?? 0, output: u.output ?? 0, cacheRead: u.cacheRead ?? 0, cacheWrite: u.cacheWrite ?? 0, cacheWrite1h: u.cacheWrite1h }) - u.cost.total) < 1e-9) exact++;
+      }
+    }
+    // (1,123 of 1,140 when written: the rest were priced before a price changed)
+    expect(priced).toBeGreaterThan(1000);
+    expect(exact / priced).toBeGreaterThan(0.98);
   });
 });
