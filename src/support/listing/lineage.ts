@@ -124,7 +124,7 @@ function headerOf(path: string): { id: string | null; parentSession: string | nu
       } finally {
         source.close();
       }
-    } else first = readHead(path, 65536).toString("utf8");
+    } else first = readHead(path, 4096).toString("utf8");
     const h = JSON.parse(first.split("\n")[0]!) as { type?: unknown; id?: unknown; parentSession?: unknown };
     if (h?.type !== "session") return undefined;
     return { id: typeof h.id === "string" ? h.id : null, parentSession: typeof h.parentSession === "string" && h.parentSession !== "" ? h.parentSession : null };
