@@ -54,6 +54,15 @@ Examples:
   pi-session completion >> ~/.zshrc
 `;
 
+/** What `ls` lists and `archive` moves is chosen by (one selection: support/listing/sessions.ts). */
+const sessionFilters = (y: Argv) =>
+  y
+    .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+    .option("agent", { type: "string", describe: "only an OpenClaw agent's sessions" })
+    .option("kind", { type: "string", describe: "only OpenClaw sessions of this kind (main, cron, direct, group, subagent, …)" })
+    .option("older-than", { type: "string", describe: "only sessions whose last activity is older than this (7d, 4w, 3m, or a date)" })
+    .option("larger-than", { type: "string", describe: "only files larger than this (64K, 10M)" });
+
 /** Which stores a store-wide command reads by default (docs/stores.md, "OpenClaw's stores"). */
 const storeOption = { choices: STORE_CHOICES, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
 
@@ -64,15 +73,10 @@ export const COMMANDS: CommandSpec[] = [
     command: "ls [dir]",
     describe: "List sessions with their status",
     builder: (y) =>
-      y
+      sessionFilters(y)
         .positional("dir", { type: "string", describe: "directory to list: pi's session directory or an OpenClaw root (or a folder in one); default: pi's and every OpenClaw root found" })
         .option("store", storeOption)
         .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" })
-        .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
-        .option("agent", { type: "string", describe: "only an OpenClaw agent's sessions" })
-        .option("kind", { type: "string", describe: "only OpenClaw sessions of this kind (main, cron, direct, group, subagent, …)" })
-        .option("older-than", { type: "string", describe: "only sessions whose last activity is older than this (7d, 4w, 3m, or a date)" })
-        .option("larger-than", { type: "string", describe: "only files larger than this (64K, 10M)" })
         .option("sort", { choices: ["modified", "created", "size", "messages", "name"] as const, default: "modified", describe: "sort key (newest / largest first)" })
         .option("limit", { type: "string", coerce: count("limit"), describe: "show at most N sessions" })
         .option("cache", { type: "boolean", default: true, describe: "use the index cache in $XDG_CACHE_HOME/pi-session (--no-cache: neither read nor write it, nor the compile cache and OpenClaw databases' facts beside it)" })
@@ -265,13 +269,8 @@ export const COMMANDS: CommandSpec[] = [
     command: "archive [inputs..]",
     describe: "Move old sessions into an archive folder, zstd-compressed and checked",
     builder: (y) =>
-      y
+      sessionFilters(y)
         .positional("inputs", { type: "string", describe: "directories to choose from (with the filters, as ls lists them), or sessions to archive by name; default: every store found" })
-        .option("older-than", { type: "string", describe: "only sessions whose last activity is older than this (7d, 4w, 3m, or a date)" })
-        .option("larger-than", { type: "string", describe: "only files larger than this (64K, 10M)" })
-        .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
-        .option("agent", { type: "string", describe: "only an OpenClaw agent's sessions" })
-        .option("kind", { type: "string", describe: "only OpenClaw sessions of this kind (main, cron, direct, group, subagent, …)" })
         .option("to", { type: "string", describe: "the archive folder (default: archive/ beside the session directory or folder; inside an OpenClaw root)" })
         .option("dry-run", { type: "boolean", default: false, describe: "list what would move and the bytes it would free; move nothing" })
         .example("$0 archive --older-than 3m --dry-run", "what archiving three months and older would free")
