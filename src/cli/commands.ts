@@ -290,6 +290,7 @@ export const COMMANDS: CommandSpec[] = [
         .example("$0 ls --archived --older-than 3m", "what is archived, with the rest"),
     load: () => import("../commands/restore.js"),
     jsonl: true,
+    needs: "the archived sessions to put back: their ids (or unique prefixes) or their archives' paths; e.g. pi-session restore 019ebb22 (pi-session ls --archived lists them)",
   },
   {
     command: "cat <file>",

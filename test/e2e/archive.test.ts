@@ -115,6 +115,12 @@ describe("archive and restore, on pi's sessions", () => {
     expect(files(sessions)).toEqual(before);
   });
 
+  it("restore with nothing named says what it needs", async () => {
+    const r = await cli(["restore"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/`restore` needs the archived sessions to put back: their ids .* ls --archived/);
+  });
+
   it("restore never writes over a session written there since", async () => {
     const { home, sessions, a } = piStore();
     const e = env(home, sessions);
