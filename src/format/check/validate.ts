@@ -6,7 +6,7 @@ import { LineFlag } from "../read/salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "../session/session.js";
 import { plural } from "../common/units.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AgentMessage, type AnyEntry } from "../schema/types.js";
-import { pairingFindings, turnOf, Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { PAIRING_WORDS, pairingFindings, turnOf, Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import { editEffectOf } from "../context/context.js";
 import type { TextClass } from "../read/salvage.js";
@@ -442,26 +442,25 @@ function pairingFindingText(session: Session, p: PairingFinding): Finding {
   };
   const line = (node: number) => `line ${session.nodeLine(node)}`;
   const callId = p.resultNode >= 0 ? callIdOf(session, p.resultNode, p.hash) : p.callNode >= 0 ? callIdOf(session, p.callNode, p.hash) : undefined;
-  const call = `\`${String(callId)}\``;
+  const id = String(callId);
+  const call = `\`${id}\``;
   switch (p.kind) {
-    case "no-id": {
-      const raw = (session.entry(p.node) as { message?: AgentMessage }).message?.toolCallId;
-      return finding("tool-result-no-id", `a tool result whose toolCallId is ${raw === "" ? "empty" : raw === undefined ? "missing" : `not a string (${JSON.stringify(raw)?.slice(0, 40)})`}`, where(p.node));
-    }
+    case "no-id":
+      return finding("tool-result-no-id", PAIRING_WORDS.noId((session.entry(p.node) as { message?: AgentMessage }).message?.toolCallId), where(p.node));
     case "lost":
-      return finding("tool-result-orphan", `the result for ${call} has no call before it on its branch`, where(p.node));
+      return finding("tool-result-orphan", PAIRING_WORDS.lost(id), where(p.node));
     case "skipped-turn":
-      return finding("tool-result-orphan", `the result for ${call} answers a turn that ended in ${String((session.entry(p.callNode) as { message?: AgentMessage }).message?.stopReason)} (${line(p.callNode)}), which pi does not send`, where(p.node));
+      return finding("tool-result-orphan", PAIRING_WORDS.skippedTurn(id, String((session.entry(p.callNode) as { message?: AgentMessage }).message?.stopReason), session.nodeLine(p.callNode)), where(p.node));
     case "displaced":
-      return finding("tool-result-orphan", `the result for ${call} is cut off from its call (${line(p.callNode)}) by a message or a compaction`, where(p.node));
+      return finding("tool-result-orphan", PAIRING_WORDS.displaced(id, session.nodeLine(p.callNode)), where(p.node));
     case "duplicate":
-      return finding("tool-result-duplicate", `a second result for ${call}, whose call (${line(p.callNode)}) is answered already`, where(p.node));
+      return finding("tool-result-duplicate", PAIRING_WORDS.duplicate(id, session.nodeLine(p.callNode)), where(p.node));
     case "kept-result":
       return finding("compaction-keeps-result", `the compaction keeps from the result for ${call} (${line(p.resultNode)}) but not from its call`, where(p.node));
     case "edited":
       return finding("tool-result-orphan", `the result for ${call} answers a call the context edit on line ${session.nodeLine(p.cause)} takes away`, where(p.node));
     case "unanswered":
-      return finding("tool-call-unanswered", `call ${call} has no result on a branch through it`, where(p.node));
+      return finding("tool-call-unanswered", PAIRING_WORDS.unanswered(id), where(p.node));
   }
 }
 

@@ -1,5 +1,5 @@
 import type { AnyEntry } from "../schema/types.js";
-import { Turn, turnOf } from "./pairing.js";
+import { PAIRING_WORDS, Turn, turnOf } from "./pairing.js";
 
 /**
  * The pairing rules as a branch grows, an entry at a time (`tail -f`): what `check` would say of
@@ -75,25 +75,22 @@ export class LivePairing {
 
   private result(callId: unknown, line: number, entryId: string | undefined): LiveFinding[] {
     const at = { line, ...(entryId !== undefined ? { entryId } : {}) };
-    if (typeof callId !== "string" || callId === "") {
-      const what = callId === "" ? "empty" : callId === undefined ? "missing" : `not a string (${JSON.stringify(callId)?.slice(0, 40)})`;
-      return [{ code: "tool-result-no-id", message: `a tool result whose toolCallId is ${what}`, ...at }];
-    }
-    const name = `\`${callId}\``;
+    if (typeof callId !== "string" || callId === "") return [{ code: "tool-result-no-id", message: PAIRING_WORDS.noId(callId), ...at }];
     const open = this.open?.get(callId);
     const call = open ?? this.before.get(callId);
     const found = (code: LiveFinding["code"], message: string): LiveFinding[] => [{ code, message, ...at, callId }];
-    if (call?.answered) return found("tool-result-duplicate", `a second result for ${name}, whose call (line ${call.line}) is answered already`);
+    if (call?.answered) return found("tool-result-duplicate", PAIRING_WORDS.duplicate(callId, call.line));
     if (open) {
       open.answered = true;
       return [];
     }
     if (call) {
       call.answered = true;
-      if (call.skipped) return found("tool-result-orphan", `the result for ${name} answers a turn that ended in ${call.skipped} (line ${call.line}), which pi does not send`);
-      return found("tool-result-orphan", `the result for ${name} is cut off from its call (line ${call.line}) by a message or a compaction`);
+      if (call.skipped) return found("tool-result-orphan", PAIRING_WORDS.skippedTurn(callId, call.skipped, call.line));
+      return found("tool-result-orphan", PAIRING_WORDS.displaced(callId, call.line));
     }
-    return found("tool-result-orphan", this.complete ? `the result for ${name} has no call before it on its branch` : `the result for ${name} has no call in the turn before it`);
+    // (where the calls before are not all known, what is known is said: no call in the turn before it)
+    return found("tool-result-orphan", this.complete ? PAIRING_WORDS.lost(callId) : `the result for \`${callId}\` has no call in the turn before it`);
   }
 
   /** The open turn closed: its calls still unanswered said, and kept with the calls before. */
@@ -103,7 +100,7 @@ export class LivePairing {
     if (!open) return [];
     const out: LiveFinding[] = [];
     for (const [callId, call] of open) {
-      if (!call.answered) out.push({ code: "tool-call-unanswered", message: `call \`${callId}\` has no result on a branch through it`, line: call.line, ...(call.entryId !== undefined ? { entryId: call.entryId } : {}), callId });
+      if (!call.answered) out.push({ code: "tool-call-unanswered", message: PAIRING_WORDS.unanswered(callId), line: call.line, ...(call.entryId !== undefined ? { entryId: call.entryId } : {}), callId });
       this.remember(callId, call);
     }
     return out;

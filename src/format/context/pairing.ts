@@ -24,6 +24,19 @@
  * one sent leaves the list, and a leaf looks only as far back as its context reaches.
  */
 
+/**
+ * What a break of the pairing rules is called, in words: one sentence for each, as `check` says it
+ * of a whole tree and `tail` of a branch as it grows (`live.ts`). `call` is the call's id.
+ */
+export const PAIRING_WORDS = {
+  noId: (raw: unknown) => `a tool result whose toolCallId is ${raw === "" ? "empty" : raw === undefined ? "missing" : `not a string (${JSON.stringify(raw)?.slice(0, 40)})`}`,
+  lost: (call: string) => `the result for \`${call}\` has no call before it on its branch`,
+  skippedTurn: (call: string, stopReason: string, callLine: number) => `the result for \`${call}\` answers a turn that ended in ${stopReason} (line ${callLine}), which pi does not send`,
+  displaced: (call: string, callLine: number) => `the result for \`${call}\` is cut off from its call (line ${callLine}) by a message or a compaction`,
+  duplicate: (call: string, callLine: number) => `a second result for \`${call}\`, whose call (line ${callLine}) is answered already`,
+  unanswered: (call: string) => `call \`${call}\` has no result on a branch through it`,
+};
+
 /** What an entry is to the pairing rules. */
 export const enum Turn {
   /** Not a message of the conversation (a label, a model change, an unknown role, …). */
