@@ -85,7 +85,7 @@ export async function archive(options: ArchiveOptions, ctx: CommandContext, now 
     ctx.progress(done++, chosen.length, path);
     if (seen.has(path)) continue;
     seen.add(path);
-    files.push(archiveOne(path, named, options, ctx, now));
+    files.push(archiveOne(path, named, dirs, options, ctx, now));
   }
   ctx.progress(chosen.length, chosen.length);
   const count = (s: ArchiveStatus) => files.filter((f) => f.status === s).length;
@@ -106,7 +106,8 @@ export async function archive(options: ArchiveOptions, ctx: CommandContext, now 
   };
 }
 
-function archiveOne(path: string, named: boolean, options: ArchiveOptions, ctx: CommandContext, now: number): ArchiveEntry {
+/** One session archived (`dirs`: the folders given, which a session found in one is archived relative to). */
+function archiveOne(path: string, named: boolean, dirs: readonly string[], options: ArchiveOptions, ctx: CommandContext, now: number): ArchiveEntry {
   const ref = refOf(path);
   if (ref.kind === "transcript") {
     // (OpenClaw's SQLite era, agent-core's databases: the database is its owner's to change)
@@ -127,7 +128,7 @@ function archiveOne(path: string, named: boolean, options: ArchiveOptions, ctx: 
   if (!named && facts.store === "openclaw" && facts.key && !facts.archived && !facts.copyOf) return { file: path, status: "skipped", size: st.size, reason: `the current session of ${facts.key}: OpenClaw would start that conversation anew without it; name it to archive it anyway` };
   const lock = lockOf(path);
   if (lock?.live) return { file: path, status: "refused", size: st.size, reason: `an OpenClaw gateway is writing it (its lock ${lock.lock} names process ${lock.pid}, which is running)` };
-  const place = archiveOf(path, ctx.sessionDir, options.inputs.find((i) => existsSync(i) && statSync(i).isDirectory() && resolve(path).startsWith(resolve(i))));
+  const place = archiveOf(path, ctx.sessionDir, dirs);
   const folder = options.to !== undefined ? resolve(options.to) : place.archive;
   const target = archivedPath(path, { root: place.root, archive: folder });
   if (options.dryRun) return { file: path, status: "would-archive", archive: target, size: st.size };

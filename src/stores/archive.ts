@@ -25,13 +25,14 @@ function openclawRootOf(path: string): string | undefined {
   return undefined;
 }
 
-/** What a session at `path` is archived relative to, and where: its store's root (`sessionDir` for pi's, an OpenClaw root), else the folder given, else its own folder. */
-export function archiveOf(path: string, sessionDir: string, given?: string): { root: string; archive: string } {
+/** What a session at `path` is archived relative to, and where: its store's root (`sessionDir` for pi's, an OpenClaw root), else the folder given that holds it, else its own folder. */
+export function archiveOf(path: string, sessionDir: string, given: readonly string[] = []): { root: string; archive: string } {
   const full = resolve(path);
   const claw = openclawRootOf(full);
   if (claw) return { root: claw, archive: join(claw, "archive") };
   const under = (dir: string) => full.startsWith(resolve(dir) + sep);
-  const root = given && under(given) ? resolve(given) : under(sessionDir) ? resolve(sessionDir) : dirname(full);
+  const folder = given.find(under);
+  const root = folder !== undefined ? resolve(folder) : under(sessionDir) ? resolve(sessionDir) : dirname(full);
   return { root, archive: join(dirname(root), "archive") };
 }
 
@@ -43,6 +44,8 @@ export function archivedPath(path: string, place: { root: string; archive: strin
 /** The archive folder of a store's root or folder (`--archived`), where there is one. */
 export function archiveFolderOf(dir: string): string | undefined {
   const full = resolve(dir);
-  const archive = isDir(join(full, "agents")) ? join(full, "archive") : (openclawRootOf(join(full, "x")) ? join(openclawRootOf(join(full, "x"))!, "archive") : join(dirname(full), "archive"));
+  // (an OpenClaw root, or a folder inside one: the root's; any other folder: the one beside it)
+  const claw = isDir(join(full, "agents")) ? full : openclawRootOf(join(full, "x"));
+  const archive = claw ? join(claw, "archive") : join(dirname(full), "archive");
   return existsSync(archive) && archive !== full && basename(full) !== "archive" ? archive : undefined;
 }

@@ -109,11 +109,14 @@ function fastUsage(source: ByteSource, priceOf?: PriceOf): UsageRead | undefined
           // (a plain Uint8Array view: element reads on a Buffer were several times slower here)
           if (chunk !== viewed) view = new Uint8Array((viewed = chunk).buffer, chunk.byteOffset, chunk.length);
           const entryKey = fields.idHex >= 0 ? idHashHex(fields.idHex) : fields.id !== undefined ? idHash(fields.id) : -1;
-          // (an hour-long cache write is priced apart: a usage that records one is read whole)
-          const long = priceOf && chunk.subarray(from, to).includes(CACHE_WRITE_1H);
-          const used = !long && readUsageAmounts(view, chunk, from, to, amounts) ? amounts : JSON.parse(chunk.toString("latin1", from, to));
-          const pricing = typeof fields.provider === "string" && typeof fields.model === "string" ? { provider: fields.provider, model: fields.model, ...(long && typeof used.cacheWrite1h === "number" && used.cacheWrite1h > 0 ? { cacheWrite1h: used.cacheWrite1h } : {}) } : undefined;
-          collector.add(key, used === amounts ? amounts : usageAmounts(used), entryKey, fields.time, pricing);
+          let parsed: { cacheWrite1h?: unknown } | undefined;
+          const used = readUsageAmounts(view, chunk, from, to, amounts) ? amounts : usageAmounts((parsed = JSON.parse(chunk.toString("latin1", from, to))));
+          // (an hour-long cache write is priced apart, and only a request with no cost recorded is priced: only then is it looked for)
+          const priced = priceOf !== undefined && used.cost === 0 && typeof fields.provider === "string" && typeof fields.model === "string";
+          if (priced && parsed === undefined && chunk.subarray(from, to).includes(CACHE_WRITE_1H)) parsed = JSON.parse(chunk.toString("latin1", from, to));
+          const long = parsed?.cacheWrite1h;
+          const pricing = priced ? { provider: fields.provider!, model: fields.model!, ...(typeof long === "number" && long > 0 ? { cacheWrite1h: long } : {}) } : undefined;
+          collector.add(key, used, entryKey, fields.time, pricing);
         } else if (type !== undefined && USAGE_TYPES.has(type)) {
           collector.onRecord(JSON.parse(chunk.toString("utf8", start, end)) as AnyEntry, { id: id(), time: fields.time });
         }

@@ -4,6 +4,7 @@ import { CliError, describeFsError } from "../../errors.js";
 import { FINDING_INFO, type Severity } from "../../format/check/findings.js";
 import { resolveEntry } from "../../format/context/branch.js";
 import { LivePairing } from "../../format/context/live.js";
+import { sessionName } from "../../format/session/labels.js";
 import { LineFlag } from "../../format/read/salvage.js";
 import type { AnyEntry } from "../../format/schema/types.js";
 import { Session, type OpenOptions } from "../../format/session/session.js";
@@ -88,6 +89,9 @@ export class FollowedSession {
     /** What its store calls it (an OpenClaw label), where it says. */
     private readonly storeLabel?: string,
   ) {}
+
+  /** A read of the session that takes its name (the latest `session_info`'s, as `ls` names it) as it goes. */
+  private readonly withName: OpenOptions = { only: new Set(["session_info"]), onRecord: (entry) => (this.title = sessionName(entry)) };
 
   /** The short name `--all` prefixes its lines with: the session's name, else its store's label, else its id's first 8 characters. */
   get label(): string {
@@ -209,7 +213,7 @@ export class FollowedSession {
       entry = undefined;
     }
     try {
-      const session = openSync(this.path, { only: new Set(["session_info"]), onRecord: (e) => (this.title = typeof (e as { name?: unknown }).name === "string" ? (e as { name: string }).name : this.title) });
+      const session = openSync(this.path, this.withName);
       try {
         const node = typeof entry?.id === "string" ? findNode(session, entry.id) : -1;
         // (an entry with no id: the session's lines as now, less those that came after it, if any)
@@ -235,7 +239,7 @@ export class FollowedSession {
     if (usage && !counted) this.totals.add(usage.amounts);
     const findings = this.pairing.add(entry, line);
     if (typeof entry.id === "string") this.lastId = entry.id;
-    if (entry.type === "session_info" && typeof (entry as { name?: unknown }).name === "string") this.title = (entry as { name: string }).name;
+    if (entry.type === "session_info") this.title = sessionName(entry);
     this.events.entry({ session: this, line, entry, ...(usage ? { usage } : {}) });
     if (entry.type === "compaction") {
       const c = entry as { tokensBefore?: unknown; firstKeptEntryId?: unknown };
@@ -279,7 +283,7 @@ export class FollowedSession {
   private read(n: number, after: string | undefined, strict: boolean): ReadTo {
     // (the file as it is before it is read: one put in its place since is a rewrite, read again)
     const ino = sessionStamp(this.path)?.ino;
-    const session = openSync(this.path, { only: new Set(["session_info"]), onRecord: (entry) => (this.title = typeof (entry as { name?: unknown }).name === "string" ? (entry as { name: string }).name : this.title) });
+    const session = openSync(this.path, this.withName);
     try {
       if (strict) requireSession(session, this.ctx.sessionDir);
       this.totals = this.wholeTotals ? totalsOf(this.path) : new UsageTotals();
