@@ -3,7 +3,7 @@
  * written by pi's SessionManager, the context we rebuild for every entry as the leaf must equal
  * pi's `buildSessionContext` (as JSON, key order included), and our tree must equal pi's `getTree`.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -148,6 +148,80 @@ describe("context for every leaf equals pi's buildSessionContext", () => {
       leaves += compareFile(path);
     }
     expect(leaves).toBeGreaterThan(40 * 60);
+  });
+});
+
+/** The fields that name an entry by its id. */
+const ID_FIELDS = ["id", "parentId", "firstKeptEntryId", "targetId", "fromId"] as const;
+
+/** The k-th id of a form: pi's hex is kept as it is; the others as a UUID (lowercase or not), a short name, or characters past Latin-1 (a lone surrogate among them). */
+function idOfForm(form: "uuid" | "UUID" | "short" | "wide", k: number, hex: string): string {
+  const uuid = `${hex}-${(k % 65536).toString(16).padStart(4, "0")}-4${hex.slice(0, 3)}-8000-${k.toString(16).padStart(12, "0")}`;
+  if (form === "uuid") return uuid;
+  if (form === "UUID") return uuid.toUpperCase();
+  if (form === "short") return `e${k}`;
+  return k % 2 ? `ид-${k}` : `\ud800${k}`;
+}
+
+/**
+ * A copy of a pi-written session with its entry ids in other forms (`mixed`: each id its own form,
+ * pi's hex among them), written as JSON writes them; with `damage`, every 17th entry reuses an
+ * earlier entry's id, every 23rd names a parent that is nowhere, and every 29th one that comes later.
+ */
+function withIds(path: string, out: string, mode: "uuid" | "mixed", damage = false): string {
+  const forms = ["hex", "uuid", "UUID", "short", "wide"] as const;
+  const lines = readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as PiEntry);
+  const renamed = new Map<string, string>();
+  const rename = (id: string): string => {
+    let to = renamed.get(id);
+    if (to === undefined) {
+      const k = renamed.size;
+      const form = mode === "uuid" ? "uuid" : forms[k % forms.length]!;
+      to = form === "hex" ? id : idOfForm(form, k, id.padEnd(8, "0").slice(0, 8));
+      renamed.set(id, to);
+    }
+    return to;
+  };
+  lines.forEach((e, i) => {
+    if (e.type === "session") return;
+    for (const f of ID_FIELDS) if (typeof e[f] === "string") e[f] = rename(e[f]);
+    if (!damage || i < 2) return;
+    if (i % 17 === 0) e.id = lines[Math.floor(i / 2)]!.id;
+    else if (i % 23 === 0) e.parentId = `gone-${i}`;
+    else if (i % 29 === 0 && i + 3 < lines.length) e.parentId = rename(lines[i + 3]!.id);
+  });
+  writeFileSync(out, lines.map((e) => JSON.stringify(e)).join("\n") + "\n");
+  return out;
+}
+
+describe("context and tree equal pi's with ids of any form (UUIDs, names, any characters)", () => {
+  it("seeded sessions, their ids as UUIDs, then as a mix of forms, then a mix with duplicated, missing and later parents", () => {
+    let leaves = 0;
+    for (let seed = 200; seed < 212; seed++) {
+      const path = generateSession({ seed, dir: join(work, `ids-${seed}`), steps: 80 });
+      const uuids = withIds(path, join(work, `ids-${seed}-uuid.jsonl`), "uuid");
+      const mixed = withIds(path, join(work, `ids-${seed}-mixed.jsonl`), "mixed");
+      const damaged = withIds(path, join(work, `ids-${seed}-damaged.jsonl`), "mixed", true);
+      for (const file of [uuids, mixed, damaged]) leaves += compareFile(file);
+      compareTree(uuids);
+      compareTree(mixed);
+      // every id is found again by itself and by its prefix
+      for (const file of [uuids, mixed, damaged]) {
+        const session = openSessionSync(file);
+        try {
+          for (let n = 0; n < session.tree.size; n++) {
+            const id = session.nodeId(n)!;
+            expect(id, file).toBe(JSON.parse(readFileSync(file, "utf8").split("\n")[session.nodeLine(n) - 1]!).id);
+            const holder = session.duplicateIds.get(id)?.at(-1) ?? n;
+            expect(session.nodeOf(id)).toBe(holder);
+            expect(session.nodesWithPrefix(id.slice(0, 5))).toContain(holder);
+          }
+        } finally {
+          session.close();
+        }
+      }
+    }
+    expect(leaves).toBeGreaterThan(12 * 3 * 60);
   });
 });
 

@@ -1,28 +1,42 @@
-import { hexOf, hexString } from "./scanner.js";
+import { hexOf, hexString, readUuid, uuidString } from "./scanner.js";
 
 /**
  * Entry ids and who holds them, in a few bytes a node instead of a `Map` of strings (BENCHMARKS.md,
  * "the index"). pi writes ids as 8 lowercase hex digits: such an id is kept as the number they
- * spell; any other id as its string (few, in pi's files). Nodes are added in file order, numbered
- * from 0, while the file is read; then `seal` sorts the numbers once (a radix sort: memory is read
- * in order, where a hash table would miss the cache on every entry) and an id is found by binary
- * search. The holder of an id is its last one, as pi's `byId` resolves a duplicated id.
+ * spell. A UUID (36 characters, lowercase hex, dashes where they go: a replayer's, another tool's)
+ * is kept as its 16 bytes; any other id once, as its characters (`IdStrings`). Nodes are added in
+ * file order, numbered from 0, while the file is read; then `seal` sorts the hex numbers and the
+ * UUIDs once (a radix sort: memory is read in order, where a hash table would miss the cache on
+ * every entry) and such an id is found by binary search, another by its hash. The holder of an id
+ * is its last one, as pi's `byId` resolves a duplicated id.
+ *
+ * A parent id waiting to be found is kept as a reference (`refOf`), not a string: a UUID's slot
+ * * 2, another id's reference in `IdStrings` * 2 + 1.
  */
 
 const NONE = 0;
 const HEX = 1;
-const OTHER = 2;
+const UUID = 2;
+const TEXT = 3;
 
 export class IdIndex {
   count = 0;
-  /** Per node: the id's number (HEX), or its index in `others` (OTHER). */
+  /** Per node: the id's number (HEX), its slot in `words` (UUID), or its reference in `strings` (TEXT). */
   private value: Uint32Array;
   private kind: Uint8Array;
-  private readonly others: string[] = [];
-  /** The last holder of each other id. */
-  private readonly otherHolder = new Map<string, number>();
-  /** The hex nodes, by number then file order (`seal`). */
+  /** UUIDs, four 32-bit words a slot (the nodes' and the parents' waiting to be found), most significant first. */
+  private words = new Uint32Array(0);
+  private slots = 0;
+  /** Other ids, each once, with the last holder of each. */
+  private readonly strings = new IdStrings();
+  /** The last node added with a TEXT id, and that id (most parents are the entry before: found without a lookup). */
+  private lastText: string | undefined;
+  private lastTextNode = -1;
+  /** A UUID as `readUuid` read it. */
+  private readonly word = new Uint32Array(4);
+  /** The hex nodes, by number then file order; the UUID nodes, by UUID then file order (`seal`). */
   private sorted: Uint32Array | undefined;
+  private sortedUuids: Uint32Array | undefined;
   /** Ids held by more than one node, with those nodes in file order. */
   readonly duplicates = new Map<string, number[]>();
 
@@ -42,28 +56,78 @@ export class IdIndex {
     this.kind = kind;
   }
 
-  /** Adds the next node with its id (`hex` >= 0: the hex id's number; else `other`, or none); returns its number. */
-  add(hex: number, other: string | undefined): number {
+  /**
+   * Adds the next node with its id (`hex` >= 0: the hex id's number; else a UUID's `words`, as the
+   * scanner reads them; else `other`, or none); returns its number.
+   */
+  add(hex: number, other: string | undefined, words?: Uint32Array): number {
     if (this.count === this.value.length) this.reserve(Math.max(16, this.count * 2));
     const node = this.count++;
     if (hex >= 0) {
       this.kind[node] = HEX;
       this.value[node] = hex;
-    } else if (other !== undefined) {
-      this.kind[node] = OTHER;
-      this.value[node] = this.others.length;
-      this.others.push(other);
-      const held = this.otherHolder.get(other);
-      if (held !== undefined) (this.duplicates.get(other) ?? this.duplicates.set(other, [held]).get(other)!).push(node);
-      this.otherHolder.set(other, node);
+    } else if (words !== undefined) {
+      this.kind[node] = UUID;
+      this.word.set(words);
+      this.value[node] = this.newSlot();
+    } else if (other === undefined) {
+      // no id
+    } else if (readUuid(other, this.word)) {
+      this.kind[node] = UUID;
+      this.value[node] = this.newSlot();
+    } else {
+      this.kind[node] = TEXT;
+      const ref = this.strings.intern(other, this.value.length);
+      this.value[node] = ref;
+      const held = this.strings.hold(ref, node);
+      if (held >= 0) (this.duplicates.get(other) ?? this.duplicates.set(other, [held]).get(other)!).push(node);
+      this.lastText = other;
+      this.lastTextNode = node;
     }
     return node;
   }
 
-  /** Sorts the hex ids for finding them, and notes the duplicated ones. Call once, after the last `add`. */
+  /** A slot holding `word`'s UUID (the last slot again when it holds the same: a parent named right after its entry). */
+  private newSlot(): number {
+    const last = 4 * (this.slots - 1);
+    if (this.slots > 0 && compareWords(this.words, last, this.word, 0) === 0) return this.slots - 1;
+    if (4 * (this.slots + 1) > this.words.length) {
+      const words = new Uint32Array(4 * nextRoom(this.slots, this.value.length));
+      words.set(this.words.subarray(0, 4 * this.slots));
+      this.words = words;
+    }
+    this.words.set(this.word, 4 * this.slots);
+    return this.slots++;
+  }
+
+  /** The reference of an id other than hex (see the class's comment: a UUID's `words`, or `other`), kept if it is new. */
+  refOf(other: string | undefined, words?: Uint32Array): number {
+    if (words !== undefined) {
+      this.word.set(words);
+      return 2 * this.newSlot();
+    }
+    return readUuid(other!, this.word) ? 2 * this.newSlot() : 2 * this.strings.intern(other!, this.value.length) + 1;
+  }
+
+  /** Whether a reference is known to have no holder before the node being added (a UUID's is looked for once sealed). */
+  static waits(ref: number): boolean {
+    return (ref & 1) === 0;
+  }
+
+  /** The id a reference stands for (`refOf`). */
+  refString(ref: number): string {
+    return ref & 1 ? this.strings.stringOf(ref >>> 1) : uuidString(this.words, 4 * (ref >>> 1));
+  }
+
+  /** The node holding the id a reference stands for (its last holder), or -1; a UUID's is known once sealed. */
+  holderOfRef(ref: number): number {
+    if (ref & 1) return this.strings.holderOf(ref >>> 1);
+    return this.sortedUuids ? this.findWords(this.words, 4 * (ref >>> 1)) : -1;
+  }
+
+  /** Sorts the hex ids and the UUIDs for finding them, and notes the duplicated ones. Call once, after the last `add`. */
   seal(): void {
-    let n = 0;
-    for (let i = 0; i < this.count; i++) if (this.kind[i] === HEX) n++;
+    const n = this.countOf(HEX);
     let from = new Uint32Array(n);
     let to = new Uint32Array(n);
     for (let i = 0, k = 0; i < this.count; i++) if (this.kind[i] === HEX) from[k++] = i;
@@ -88,11 +152,70 @@ export class IdIndex {
       if (list) list.push(from[k]!);
       else this.duplicates.set(id, [from[k - 1]!, from[k]!]);
     }
+    this.sealUuids();
+  }
+
+  private countOf(kind: number): number {
+    let n = 0;
+    for (let i = 0; i < this.count; i++) if (this.kind[i] === kind) n++;
+    return n;
+  }
+
+  /** The UUID nodes sorted as `seal` sorts the hex ones, a 16-bit digit a pass, least significant first (a pass whose digit is the same for all is skipped). */
+  private sealUuids(): void {
+    const n = this.countOf(UUID);
+    let from = new Uint32Array(n);
+    let to = new Uint32Array(n);
+    for (let i = 0, k = 0; i < this.count; i++) if (this.kind[i] === UUID) from[k++] = i;
+    const { words, value } = this;
+    const counts = n > 0 ? new Int32Array(65537) : new Int32Array(0);
+    for (let pass = 0; pass < 8 && n > 1; pass++) {
+      const word = 3 - (pass >>> 1);
+      const shift = pass & 1 ? 16 : 0;
+      const digitOf = (node: number) => (words[4 * value[node]! + word]! >>> shift) & 0xffff;
+      counts.fill(0);
+      for (let k = 0; k < n; k++) counts[digitOf(from[k]!) + 1]!++;
+      if (counts[digitOf(from[0]!) + 1] === n) continue;
+      for (let d = 0; d < 65536; d++) counts[d + 1]! += counts[d]!;
+      for (let k = 0; k < n; k++) to[counts[digitOf(from[k]!)]!++] = from[k]!;
+      [from, to] = [to, from];
+    }
+    this.sortedUuids = from;
+    for (let k = 1; k < n; k++) {
+      const a = 4 * value[from[k - 1]!]!;
+      const b = 4 * value[from[k]!]!;
+      if (compareWords(words, b, words, a) !== 0) continue;
+      const id = uuidString(words, b);
+      const list = this.duplicates.get(id);
+      if (list) list.push(from[k]!);
+      else this.duplicates.set(id, [from[k - 1]!, from[k]!]);
+    }
+  }
+
+  /** The last node whose UUID is the one at `w[o..o+4)`, or -1 (sealed). */
+  private findWords(w: Uint32Array, o: number): number {
+    const sorted = this.sortedUuids!;
+    let lo = 0;
+    let hi = sorted.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareWords(this.words, 4 * this.value[sorted[mid]!]!, w, o) <= 0) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return at >= 0 && compareWords(this.words, 4 * this.value[sorted[at]!]!, w, o) === 0 ? sorted[at]! : -1;
   }
 
   /** The node holding the id (the last one), or -1. */
   find(hex: number, other: string | undefined): number {
-    if (hex < 0) return other === undefined ? -1 : (this.otherHolder.get(other) ?? -1);
+    if (hex < 0) {
+      if (other === undefined) return -1;
+      if (readUuid(other, this.word)) return this.findWords(this.word, 0);
+      const ref = this.strings.find(other);
+      return ref < 0 ? -1 : this.strings.holderOf(ref);
+    }
     const sorted = this.sorted!;
     // the last position whose number is at most `hex`
     let lo = 0;
@@ -145,21 +268,26 @@ export class IdIndex {
     return this.kind[node] !== NONE;
   }
 
-  /** Whether the node's id is `hex` / `other` (as `add` takes them). */
-  is(node: number, hex: number, other: string | undefined): boolean {
-    return hex >= 0 ? this.kind[node] === HEX && this.value[node] === hex : this.kind[node] === OTHER && this.others[this.value[node]!] === other;
+  /** Whether the node's id is `hex` / `words` / `other` (as `add` takes them). */
+  is(node: number, hex: number, other: string | undefined, words?: Uint32Array): boolean {
+    if (hex >= 0) return this.kind[node] === HEX && this.value[node] === hex;
+    const k = this.kind[node];
+    if (words !== undefined) return k === UUID && compareWords(this.words, 4 * this.value[node]!, words, 0) === 0;
+    if (other === undefined || k === NONE || k === HEX) return false;
+    if (k === UUID) return readUuid(other, this.word) && compareWords(this.words, 4 * this.value[node]!, this.word, 0) === 0;
+    return node === this.lastTextNode ? other === this.lastText : this.strings.find(other) === this.value[node];
   }
 
   idOf(node: number): string | undefined {
     const k = this.kind[node];
-    return k === HEX ? hexString(this.value[node]!) : k === OTHER ? this.others[this.value[node]!] : undefined;
+    return k === HEX ? hexString(this.value[node]!) : k === UUID ? uuidString(this.words, 4 * this.value[node]!) : k === TEXT ? this.strings.stringOf(this.value[node]!) : undefined;
   }
 
   /** The node that holds this node's id now (its last holder; the node itself when it has no id). */
   holderOf(node: number): number {
     const k = this.kind[node];
     if (k === NONE) return node;
-    return this.find(k === HEX ? this.value[node]! : -1, k === OTHER ? this.others[this.value[node]!] : undefined);
+    return k === HEX ? this.find(this.value[node]!, undefined) : k === UUID ? this.findWords(this.words, 4 * this.value[node]!) : this.strings.holderOf(this.value[node]!);
   }
 
   /** Nodes whose id starts with `prefix`, each id once (its last holder). */
@@ -171,9 +299,155 @@ export class IdIndex {
     const high = hexPrefix ? parseInt(prefix.padEnd(8, "f"), 16) : -1;
     for (let node = 0; node < this.count; node++) {
       const k = this.kind[node];
-      const matches = k === HEX ? this.value[node]! >= low && this.value[node]! <= high : k === OTHER && this.others[this.value[node]!]!.startsWith(prefix);
+      const matches = k === HEX ? this.value[node]! >= low && this.value[node]! <= high : k !== NONE && this.idOf(node)!.startsWith(prefix);
       if (matches && (this.duplicates.size === 0 || this.holderOf(node) === node)) out.push(node);
     }
     return out;
   }
+}
+
+/**
+ * Ids other than pi's hex and UUIDs, each kept once and named by a reference (a number), in a few
+ * typed arrays instead of a string and a `Map` entry each (several hundred bytes an id): their
+ * characters run together, a byte each when every one is under U+0100, else two (UTF-16, so that
+ * any string, a lone surrogate included, comes back as it was). An open-addressing hash table finds
+ * a string's reference.
+ */
+class IdStrings {
+  /** Id k's characters: `chars` from `starts[k]` to `starts[k + 1]`, two bytes each where `wide[k]`. */
+  private chars = Buffer.alloc(0);
+  private starts = new Uint32Array(1);
+  private wide = new Uint8Array(0);
+  private count = 0;
+  /** The last node holding each id (-1: none yet, a parent named before its entry). */
+  private holder = new Int32Array(0);
+  /** References + 1 (0: empty), placed by hash. */
+  private table = new Int32Array(0);
+  /** The string being looked up, as `read` left it. */
+  private scratch = Buffer.allocUnsafe(256);
+  private scratchLength = 0;
+  private scratchWide = false;
+
+  /** The node holding the id a reference stands for (its last holder so far), or -1. */
+  holderOf(ref: number): number {
+    return this.holder[ref]!;
+  }
+
+  /** Makes `node` the holder of the id; returns the holder before it (-1: none). */
+  hold(ref: number, node: number): number {
+    const before = this.holder[ref]!;
+    this.holder[ref] = node;
+    return before;
+  }
+
+  /** The string's reference, -1 when it has none. */
+  find(s: string): number {
+    if (this.count === 0) return -1;
+    return this.table[this.slotFor(s)]! - 1;
+  }
+
+  /** The string's reference, given one if it is new (`room`: ids there may be in all, at most, as far as the caller knows). */
+  intern(s: string, room: number): number {
+    if (this.table.length === 0) this.table = new Int32Array(16);
+    const at = this.slotFor(s);
+    const found = this.table[at]!;
+    if (found !== 0) return found - 1;
+    const k = this.count;
+    if (k + 2 > this.starts.length) {
+      const n = nextRoom(k, room);
+      const starts = new Uint32Array(n + 1);
+      starts.set(this.starts.subarray(0, k + 1));
+      this.starts = starts;
+      const wide = new Uint8Array(n);
+      wide.set(this.wide.subarray(0, k));
+      this.wide = wide;
+      const holder = new Int32Array(n).fill(-1);
+      holder.set(this.holder.subarray(0, k));
+      this.holder = holder;
+    }
+    const from = this.starts[k]!;
+    if (from + this.scratchLength > this.chars.length) {
+      // (room for as many more as the ids so far average)
+      const average = (from + this.scratchLength) / (k + 1);
+      const chars = Buffer.allocUnsafe(Math.ceil(average * nextRoom(k, room)) + this.scratchLength);
+      this.chars.copy(chars, 0, 0, from);
+      this.chars = chars;
+    }
+    this.scratch.copy(this.chars, from, 0, this.scratchLength);
+    this.starts[k + 1] = from + this.scratchLength;
+    this.wide[k] = this.scratchWide ? 1 : 0;
+    this.count++;
+    this.table[at] = k + 1;
+    if (this.count * 4 > this.table.length * 3) this.rehash();
+    return k;
+  }
+
+  /** The id a reference stands for. */
+  stringOf(k: number): string {
+    return this.chars.toString(this.wide[k] ? "utf16le" : "latin1", this.starts[k]!, this.starts[k + 1]!);
+  }
+
+  /** Reads `s` into `scratch`, then finds its place in the table: where it is, or the empty place it would take. */
+  private slotFor(s: string): number {
+    let wide = false;
+    for (let i = 0; i < s.length && !wide; i++) wide = s.charCodeAt(i) > 0xff;
+    const n = wide ? 2 * s.length : s.length;
+    if (n > this.scratch.length) this.scratch = Buffer.allocUnsafe(2 * n);
+    this.scratchLength = this.scratch.write(s, 0, wide ? "utf16le" : "latin1");
+    this.scratchWide = wide;
+    const table = this.table;
+    const mask = table.length - 1;
+    for (let at = hashBytes(this.scratch, 0, this.scratchLength, wide) & mask; ; at = (at + 1) & mask) {
+      const entry = table[at]!;
+      if (entry === 0 || this.holds(entry - 1)) return at;
+    }
+  }
+
+  /** Whether id k is what `slotFor` read last. */
+  private holds(k: number): boolean {
+    if ((this.wide[k] === 1) !== this.scratchWide) return false;
+    const from = this.starts[k]!;
+    const n = this.starts[k + 1]! - from;
+    return n === this.scratchLength && this.chars.compare(this.scratch, 0, n, from, from + n) === 0;
+  }
+
+  /** The table twice the size, the references placed again. */
+  private rehash(): void {
+    const old = this.table;
+    const table = (this.table = new Int32Array(2 * old.length));
+    const mask = table.length - 1;
+    for (let i = 0; i < old.length; i++) {
+      const entry = old[i]!;
+      if (entry === 0) continue;
+      const k = entry - 1;
+      let at = hashBytes(this.chars, this.starts[k]!, this.starts[k + 1]!, this.wide[k] === 1) & mask;
+      while (table[at] !== 0) at = (at + 1) & mask;
+      table[at] = entry;
+    }
+  }
+}
+
+/**
+ * How many a column holding `count` grows to: twice, but no more than what the caller said there
+ * may be (`room`) while that is more; past it, twice.
+ */
+function nextRoom(count: number, room: number): number {
+  return room > count + 16 ? Math.min(2 * count + 16, room) : 2 * count + 16;
+}
+
+/** FNV-1a over the bytes, its bits mixed (murmur3's finaliser; a wide string's apart from a narrow one's). */
+function hashBytes(b: Uint8Array, from: number, to: number, wide: boolean): number {
+  let h = wide ? 0x811c9dc4 : 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The UUIDs at `a[i..]` and `b[j..]` compared, most significant word first. */
+function compareWords(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
+  for (let k = 0; k < 4; k++) if (a[i + k] !== b[j + k]) return a[i + k]! < b[j + k]! ? -1 : 1;
+  return 0;
 }

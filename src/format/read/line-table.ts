@@ -1,9 +1,10 @@
 import { IdIndex } from "./ids.js";
+import type { ScanFields } from "./scanner.js";
 
 /**
  * Pass one's result, one row per line, in typed columns: a few dozen bytes a line whatever its
- * size, so that memory grows with the number of lines and never with their bytes. Strings are kept
- * only for ids (in the node table).
+ * size, so that memory grows with the number of lines and never with their bytes. Ids are kept as
+ * numbers and bytes (`IdIndex`), not strings.
  */
 
 export type LineKind =
@@ -172,9 +173,11 @@ export class NodeTable {
   readonly oddTimes = new Map<number, number>();
   parent: Int32Array;
   readonly ids: IdIndex;
-  /** Nodes whose parent is not the entry before: each with its parent id's number (-1: `unresolvedOther`). */
+  /**
+   * Nodes whose parent is not the entry before, nor (for an id other than hex) an entry before it:
+   * each with its parent id's number, or for another id -2 - its reference in `ids` (`otherRef`).
+   */
   readonly unresolved = new NodeNumbers();
-  readonly unresolvedOther = new Map<number, string>();
   /** Nodes whose parent id is their own id. */
   readonly selfParents: number[] = [];
 
@@ -197,21 +200,31 @@ export class NodeTable {
   }
 
   /**
-   * Adds a node. `parentKind` as `ScanFields.parentKind` (1: the parent id is `parentHex` or
-   * `parentOther`); `grow` says how many nodes to make room for when full.
+   * Adds a node, its id and parent id as the scanner read them (`ScanFields`: `parentKind` 1 for
+   * a string parent id); `grow` says how many nodes to make room for when full.
    */
-  add(lineIndex: number, time: number, idHex: number, idOther: string | undefined, parentKind: number, parentHex: number, parentOther: string | undefined, grow: () => number): number {
+  add(lineIndex: number, time: number, f: NodeIds, grow: () => number): number {
     if (this.count === this.line.length) this.reserve(Math.max(this.line.length + 64, grow()));
     const n = this.count;
+    const ids = this.ids;
     let parent = -1;
-    if (parentKind === 1) {
-      const own = idHex >= 0 || idOther !== undefined;
-      if (own && (idHex >= 0 ? parentHex === idHex : parentOther === idOther)) this.selfParents.push(n);
+    if (f.parentKind === 1) {
+      const idWords = f.idIsUuid ? f.idWords : undefined;
+      const parentWords = f.parentIsUuid ? f.parentWords : undefined;
+      if (sameId(f, idWords, parentWords)) this.selfParents.push(n);
       // most entries follow the one before: found without looking
-      else if (n > 0 && this.ids.is(n - 1, parentHex, parentOther)) parent = n - 1;
-      else this.defer(n, parentHex, parentOther);
+      else if (n > 0 && ids.is(n - 1, f.parentHex, f.parentId, parentWords)) parent = n - 1;
+      else if (f.parentHex >= 0 || (f.parentId === undefined && parentWords === undefined)) this.unresolved.add(n, f.parentHex);
+      else {
+        // Another id is found now if an entry before holds it (a later holder of the same id takes
+        // its place when the tree is made), else kept as its reference, not its string.
+        const ref = ids.refOf(f.parentId, parentWords);
+        const holder = IdIndex.waits(ref) ? -1 : ids.holderOfRef(ref);
+        if (holder >= 0) parent = holder;
+        else this.unresolved.add(n, -2 - ref);
+      }
     }
-    this.ids.add(idHex, idOther);
+    ids.add(f.idHex, f.id, f.idIsUuid ? f.idWords : undefined);
     this.count++;
     this.line[n] = lineIndex;
     if (time >= 0 && time < 4294967296000 && Number.isInteger(time)) {
@@ -231,12 +244,20 @@ export class NodeTable {
     const ms = this.millis[n]!;
     return ms === ODD_TIME ? this.oddTimes.get(n)! : this.seconds[n]! * 1000 + ms;
   }
+}
 
-  private defer(node: number, hex: number, other: string | undefined): void {
-    this.unresolved.add(node, hex);
-    if (hex < 0 && other !== undefined) this.unresolvedOther.set(node, other);
+/** What a node's id and parent id are, as the scanner reads them. */
+export type NodeIds = Pick<ScanFields, "idHex" | "idIsUuid" | "idWords" | "id" | "parentKind" | "parentHex" | "parentIsUuid" | "parentWords" | "parentId">;
+
+/** Whether the parent id is the entry's own. */
+function sameId(f: NodeIds, idWords: Uint32Array | undefined, parentWords: Uint32Array | undefined): boolean {
+  if (f.idHex >= 0 || f.parentHex >= 0) return f.idHex === f.parentHex;
+  if (idWords !== undefined || parentWords !== undefined) {
+    if (idWords === undefined || parentWords === undefined) return false;
+    for (let k = 0; k < 4; k++) if (idWords[k] !== parentWords[k]) return false;
+    return true;
   }
-
+  return f.id !== undefined && f.id === f.parentId;
 }
 
 type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;

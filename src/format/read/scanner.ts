@@ -30,13 +30,21 @@ export interface ScanFields {
   /** True when the line is a JSON object (other valid JSON is reported as not an object). */
   object: boolean;
   type: string | undefined;
-  /** The id as a number when it is 8 lowercase hex digits (`idHex`, as pi writes them), else the string in `id`. */
+  /**
+   * The id as a number when it is 8 lowercase hex digits (`idHex`, as pi writes them); else, read
+   * from the bytes, a lowercase UUID as its four words (`idIsUuid`, `idWords`); else the string in
+   * `id` (`idText` gives any of them as a string).
+   */
   idHex: number;
+  idIsUuid: boolean;
+  idWords: Uint32Array;
   id: string | undefined;
   /** 0: no `parentId` key; 1: a string; 2: null; 3: another value. */
   parentKind: 0 | 1 | 2 | 3;
-  /** As `idHex` and `id`, for a string `parentId`. */
+  /** As `idHex`, `idIsUuid`, `idWords` and `id`, for a string `parentId` (`parentText`). */
   parentHex: number;
+  parentIsUuid: boolean;
+  parentWords: Uint32Array;
   parentId: string | undefined;
   /** Whether `timestamp` is a string. */
   hasTimestamp: boolean;
@@ -192,18 +200,24 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
   p = r[Slot.ParentOpen]!;
   if (p < 0) {
     out.parentHex = -1;
+    out.parentIsUuid = false;
     out.parentId = undefined;
   } else {
-    out.parentHex = hex8(b, local(p), local(r[Slot.ParentClose]!));
-    out.parentId = out.parentHex >= 0 ? undefined : decodeId(b, local(p), local(r[Slot.ParentClose]!));
+    const close = local(r[Slot.ParentClose]!);
+    out.parentHex = hex8(b, local(p), close);
+    out.parentIsUuid = out.parentHex < 0 && uuid(b, local(p), close, out.parentWords);
+    out.parentId = out.parentHex >= 0 || out.parentIsUuid ? undefined : decodeId(b, local(p), close);
   }
   p = r[Slot.IdOpen]!;
   if (p < 0) {
     out.idHex = -1;
+    out.idIsUuid = false;
     out.id = undefined;
   } else {
-    out.idHex = hex8(b, local(p), local(r[Slot.IdClose]!));
-    out.id = out.idHex >= 0 ? undefined : decodeId(b, local(p), local(r[Slot.IdClose]!));
+    const close = local(r[Slot.IdClose]!);
+    out.idHex = hex8(b, local(p), close);
+    out.idIsUuid = out.idHex < 0 && uuid(b, local(p), close, out.idWords);
+    out.id = out.idHex >= 0 || out.idIsUuid ? undefined : decodeId(b, local(p), close);
   }
   p = r[Slot.TimestampOpen]!;
   out.hasTimestamp = p >= 0;
@@ -260,11 +274,13 @@ export function fieldsOf(value: Record<string, unknown>, out: ScanFields): void 
   out.type = typeof value.type === "string" ? value.type : undefined;
   const id = value.id;
   out.idHex = typeof id === "string" ? hexOf(id) : -1;
-  out.id = typeof id === "string" && out.idHex < 0 ? id : undefined;
+  out.idIsUuid = typeof id === "string" && out.idHex < 0 && readUuid(id, out.idWords);
+  out.id = typeof id === "string" && out.idHex < 0 && !out.idIsUuid ? id : undefined;
   const parent = value.parentId;
   out.parentKind = !("parentId" in value) ? 0 : typeof parent === "string" ? 1 : parent === null ? 2 : 3;
   out.parentHex = typeof parent === "string" ? hexOf(parent) : -1;
-  out.parentId = typeof parent === "string" && out.parentHex < 0 ? parent : undefined;
+  out.parentIsUuid = typeof parent === "string" && out.parentHex < 0 && readUuid(parent, out.parentWords);
+  out.parentId = typeof parent === "string" && out.parentHex < 0 && !out.parentIsUuid ? parent : undefined;
   out.hasTimestamp = typeof value.timestamp === "string";
   out.time = out.hasTimestamp ? Date.parse(value.timestamp as string) : NaN;
   const m = value.message;
@@ -301,6 +317,38 @@ export function hexString(v: number): string {
   return HEX_BYTE[v >>> 24]! + HEX_BYTE[(v >>> 16) & 255]! + HEX_BYTE[(v >>> 8) & 255]! + HEX_BYTE[v & 255]!;
 }
 
+/** The UUID at `w[o..o+4)` (most significant word first) as its 36 characters. */
+export function uuidString(w: Uint32Array, o = 0): string {
+  const b = hexString(w[o + 1]!);
+  const c = hexString(w[o + 2]!);
+  return `${hexString(w[o]!)}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${hexString(w[o + 3]!)}`;
+}
+
+/** Whether `s` is a lowercase UUID (as `uuid` reads one from bytes), its 32 digits then in `words`, most significant first. */
+export function readUuid(s: string, words: Uint32Array): boolean {
+  if (s.length !== 36 || s.charCodeAt(8) !== 45 || s.charCodeAt(13) !== 45 || s.charCodeAt(18) !== 45 || s.charCodeAt(23) !== 45) return false;
+  let v = 0;
+  let n = 0;
+  for (let i = 0; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
+    const c = s.charCodeAt(i);
+    const d = c < 128 ? HEX[c]! : -1;
+    if (d < 0) return false;
+    v = v * 16 + d;
+    if ((++n & 7) === 0) {
+      words[(n >>> 3) - 1] = v;
+      v = 0;
+    }
+  }
+  return true;
+}
+
+/** The scanned line's id as a string, whichever way the scan kept it. */
+export function idText(f: ScanFields): string | undefined {
+  return f.idHex >= 0 ? hexString(f.idHex) : f.idIsUuid ? uuidString(f.idWords) : f.id;
+}
+
+
 /** Digit values of `0-9a-f` by character code (-1 for every other). */
 const HEX = new Int8Array(128).fill(-1);
 for (let k = 0; k < 16; k++) HEX["0123456789abcdef".charCodeAt(k)] = k;
@@ -317,6 +365,28 @@ function hex8(b: Uint8Array, open: number, close: number): number {
     v = v * 16 + d;
   }
   return v;
+}
+
+/**
+ * Whether the string between quotes at `open` and `close` is a lowercase UUID (36 characters,
+ * dashes after the 8th, 12th, 16th and 20th digit), read into `words` without making the string.
+ */
+function uuid(b: Uint8Array, open: number, close: number, words: Uint32Array): boolean {
+  if (close - open !== 37 || b[open + 9] !== 45 || b[open + 14] !== 45 || b[open + 19] !== 45 || b[open + 24] !== 45) return false;
+  let v = 0;
+  let n = 0;
+  for (let k = open + 1; k < close; k++) {
+    const c = b[k]!;
+    if (c === 45 && (k === open + 9 || k === open + 14 || k === open + 19 || k === open + 24)) continue;
+    const d = c < 128 ? HEX[c]! : -1;
+    if (d < 0) return false;
+    v = v * 16 + d;
+    if ((++n & 7) === 0) {
+      words[(n >>> 3) - 1] = v;
+      v = 0;
+    }
+  }
+  return true;
 }
 
 const decoder = new TextDecoder();
@@ -427,9 +497,13 @@ export function emptyFields(): ScanFields {
     object: false,
     type: undefined,
     idHex: -1,
+    idIsUuid: false,
+    idWords: new Uint32Array(4),
     id: undefined,
     parentKind: 0,
     parentHex: -1,
+    parentIsUuid: false,
+    parentWords: new Uint32Array(4),
     parentId: undefined,
     hasTimestamp: false,
     time: NaN,

@@ -11,7 +11,7 @@ import type { OpenOptions } from "./options.js";
 import type { SessionParts } from "./parts.js";
 import type { ByteSource } from "../read/source.js";
 import type { AnyEntry, SessionHeader as Header } from "../schema/types.js";
-import type { LineRecord } from "../read/line-table.js";
+import type { LineRecord, NodeIds } from "../read/line-table.js";
 
 /** What pass one asks of the session it fills in (a `Session`: named here, not imported, as it imports this). */
 interface Filled {
@@ -60,6 +60,9 @@ const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "c
 
 /** A session's pass one: its tables filled in from its bytes. */
 export class PassOne {
+  /** A v1 entry's id and parent, as pi gives them in memory (hex), for the node table. */
+  private readonly v1Fields: NodeIds = { ...emptyFields(), parentKind: 1 };
+
   constructor(
     private readonly session: Filled,
     private readonly p: SessionParts,
@@ -251,7 +254,11 @@ export class PassOne {
       const id = this.p.v1Ids.next(line);
       const prev = state.prevV1Id;
       flags |= LineFlag.HAS_PARENT_KEY | (prev === null ? LineFlag.PARENT_NULL : 0);
-      node = nodes.add(i, f.time, hexOf(id), undefined, prev === null ? 2 : 1, prev === null ? -1 : hexOf(prev), undefined, state.growNodes);
+      const v1 = this.v1Fields;
+      v1.idHex = hexOf(id);
+      v1.parentKind = prev === null ? 2 : 1;
+      v1.parentHex = prev === null ? -1 : hexOf(prev);
+      node = nodes.add(i, f.time, v1, state.growNodes);
       state.prevV1Id = id;
       // Before resolving the index: a compaction may name itself (pi has given it its id by then).
       this.p.idsByOrdinal[state.ordinal - 1] = id;
@@ -259,7 +266,7 @@ export class PassOne {
     } else {
       if (f.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
       if (f.parentKind === 2) flags |= LineFlag.PARENT_NULL;
-      node = nodes.add(i, f.time, f.idHex, f.id, f.parentKind, f.parentHex, f.parentId, state.growNodes);
+      node = nodes.add(i, f.time, f, state.growNodes);
     }
     t.flags[i] = flags;
     const only = state.only;

@@ -64,11 +64,12 @@ export class TreeIndex {
     const found = ids.findAll(unresolvedHex.subarray(0, count));
     for (let k = 0; k < count; k++) {
       const node = unresolvedNode[k]!;
-      const other = nodes.unresolvedOther.get(node);
-      const p = other !== undefined ? ids.find(-1, other) : found[k]!;
+      const number = unresolvedHex[k]!;
+      // (-2 - a reference: an id other than hex, `NodeTable.unresolved`)
+      const p = number <= -2 ? ids.holderOfRef(-2 - number) : found[k]!;
       if (p < 0) {
         this.problems.push({ node, problem: "missing" });
-        this.missingParents.set(node, other ?? hexString(unresolvedHex[k]!));
+        this.missingParents.set(node, number <= -2 ? ids.refString(-2 - number) : hexString(number));
         continue;
       }
       parent[node] = p;

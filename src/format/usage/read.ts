@@ -1,6 +1,6 @@
 import { LineFlag, parseLine } from "../read/salvage.js";
 import { idHash, idHashHex } from "../common/hash.js";
-import { emptyFields, fieldsOf, hexString, scanLine, Verdict } from "../read/scanner.js";
+import { emptyFields, fieldsOf, idText, scanLine, Verdict } from "../read/scanner.js";
 import { Session } from "../session/session.js";
 import { ChunkSearch } from "../read/chunk-search.js";
 import { forEachLine, type ByteSource } from "../read/source.js";
@@ -98,7 +98,7 @@ function fastUsage(source: ByteSource, priceOf?: PriceOf): UsageRead | undefined
       if (verdict === Verdict.Valid) {
         if (!fields.object) return;
         const type = fields.type;
-        const id = () => (fields.idHex >= 0 ? hexString(fields.idHex) : fields.id);
+        const id = () => idText(fields);
         if (type === "message" && fields.usageStart >= 0) {
           // (the whole line when `responseModel` is no string: the scanner keeps only a string)
           if (fields.responseModelKind === 2) return collector.onRecord(JSON.parse(chunk.toString("utf8", start, end)) as AnyEntry, { id: id(), time: fields.time });
@@ -108,7 +108,8 @@ function fastUsage(source: ByteSource, priceOf?: PriceOf): UsageRead | undefined
           const to = start + fields.usageEnd;
           // (a plain Uint8Array view: element reads on a Buffer were several times slower here)
           if (chunk !== viewed) view = new Uint8Array((viewed = chunk).buffer, chunk.byteOffset, chunk.length);
-          const entryKey = fields.idHex >= 0 ? idHashHex(fields.idHex) : fields.id !== undefined ? idHash(fields.id) : -1;
+          const text = fields.idHex >= 0 ? undefined : idText(fields);
+          const entryKey = fields.idHex >= 0 ? idHashHex(fields.idHex) : text !== undefined ? idHash(text) : -1;
           let parsed: { cacheWrite1h?: unknown } | undefined;
           const used = readUsageAmounts(view, chunk, from, to, amounts) ? amounts : usageAmounts((parsed = JSON.parse(chunk.toString("latin1", from, to))));
           // (an hour-long cache write is priced apart, and only a request with no cost recorded is priced: only then is it looked for)

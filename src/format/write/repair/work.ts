@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { IdIndex } from "../../read/ids.js";
-import { grown, NodeNumbers } from "../../read/line-table.js";
+import { grown, NodeNumbers, type NodeIds } from "../../read/line-table.js";
 import { normalizeLine, type SessionRecord } from "../../read/salvage.js";
 import { fieldsOf, emptyFields, hexString, unsentMessage, type ScanFields } from "../../read/scanner.js";
 import { idHash } from "../../common/hash.js";
@@ -28,12 +28,11 @@ export class Candidates {
   /** Where a whole-line record lies in the file (-1 for a split or joined one, whose text is in `texts`). */
   offset = new Float64Array(1024);
   length = new Int32Array(1024);
-  /** `ScanFields.parentKind` (1: a hex id, in `parentHex`; OTHER_PARENT: another string, in `parentOthers`). */
+  /** `ScanFields.parentKind` (1: a hex id, its number in `parentHex`; OTHER_PARENT: another string, its reference in `ids` there). */
   parentKind = new Uint8Array(1024);
   parentHex = new Uint32Array(1024);
   flags = new Uint8Array(1024);
   readonly ids = new IdIndex(1024);
-  readonly parentOthers = new Map<number, string>();
   /** The text of a split or joined record. */
   readonly texts = new Map<number, string>();
   /** Lines a joined record spans beyond its first. */
@@ -62,7 +61,7 @@ export class Candidates {
   /** `estimate`: how many candidates the file will likely hold, asked when the columns are full. */
   constructor(private readonly estimate: () => number) {}
 
-  add(index: number, offset: number, length: number, text: string | undefined, f: { idHex: number; id: string | undefined; parentKind: number; parentHex: number; parentId: string | undefined }, flags: number): number {
+  add(index: number, offset: number, length: number, text: string | undefined, f: NodeIds, flags: number): number {
     if (this.count === this.index.length) this.grow(Math.max(this.count + 1024, this.estimate()));
     const k = this.count++;
     this.index[k] = index;
@@ -70,10 +69,9 @@ export class Candidates {
     this.length[k] = length;
     const other = f.parentKind === 1 && f.parentHex < 0;
     this.parentKind[k] = other ? OTHER_PARENT : f.parentKind;
-    this.parentHex[k] = other ? 0 : f.parentHex;
-    if (other && f.parentId !== undefined) this.parentOthers.set(k, f.parentId);
+    this.parentHex[k] = !other ? f.parentHex : f.parentIsUuid ? this.ids.refOf(undefined, f.parentWords) : f.parentId !== undefined ? this.ids.refOf(f.parentId) : NO_REF;
     this.flags[k] = flags;
-    this.ids.add(f.idHex, f.id);
+    this.ids.add(f.idHex, f.id, f.idIsUuid ? f.idWords : undefined);
     if (text !== undefined) this.texts.set(k, text);
     return k;
   }
@@ -81,7 +79,7 @@ export class Candidates {
   /** The parent id as written (a string), or undefined for none, null or another value. */
   parentId(k: number): string | undefined {
     const kind = this.parentKind[k];
-    return kind === 1 ? hexString(this.parentHex[k]!) : kind === OTHER_PARENT ? this.parentOthers.get(k) : undefined;
+    return kind === 1 ? hexString(this.parentHex[k]!) : kind === OTHER_PARENT && this.parentHex[k] !== NO_REF ? this.ids.refString(this.parentHex[k]!) : undefined;
   }
 
   /** Whether the parent id is a string (hex or not). */
@@ -103,6 +101,9 @@ export class Candidates {
 
 /** `Candidates.parentKind` of a parent id that is a string but not pi's hex. */
 const OTHER_PARENT = 4;
+
+/** `Candidates.parentHex` of an OTHER_PARENT whose string was not read. */
+const NO_REF = 0xffffffff;
 
 /** `Candidates.flags` bits. */
 export const C_NORMALIZED = 1;
