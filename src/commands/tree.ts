@@ -261,6 +261,9 @@ function* drawTree(view: TreeResult, style: Style, compact: boolean, fold: (pref
   if (w.count > 0) yield w;
 }
 
+/** The most characters a piece of the drawing holds (well under V8's 128 KB regular object size, in UTF-16). */
+const SMALL_STRING = 16384;
+
 /** The drawing, a window of lines at a time (each a string of whole lines), each node's preview read as its window is drawn. */
 export function* renderTree(view: TreeResult, style: Style, compact = false): Generator<string> {
   const { c } = style;
@@ -292,7 +295,14 @@ export function* renderTree(view: TreeResult, style: Style, compact = false): Ge
       const { label, room } = lineTail(fit, used, lbl ? ` [${preview(lbl, 30)}]` : "", 1, Math.max(10, textWidth - prefix.length));
       const p = room >= 4 ? previews[k]! : "";
       out += `${prefix ? c.dim(prefix) : ""}${c.bold(id)} ${kinds.of(node)}${label ? c.yellow(label) : ""}${here ? c.green(here) : ""}${p ? ` ${c.dim(fitPreview(p, room, fit))}` : ""}\n`;
+      // (a few lines at a time: a string past V8's regular object size is made outside the young
+      // generation, and a window's worth each 4,096 lines piled up there until a full collection;
+      // BENCHMARKS.md, "output in small strings")
+      if (out.length >= SMALL_STRING) {
+        yield out;
+        out = "";
+      }
     }
-    yield out;
+    if (out) yield out;
   }
 }
