@@ -76,8 +76,8 @@ export interface ConversationPlan {
  * edits in that range back into force), so the plan walks the tree again until nothing sent breaks.
  */
 class FixedTree {
-  readonly parent: number[];
-  readonly children = new Map<number, number[]>();
+  /** Each record's parent (-1: a root), the added edits' after the records' (`size`). */
+  parent: Int32Array;
   readonly removed = new Set<number>();
   /** Compactions' first kept records as fixed (-1: none kept). */
   readonly keptFrom = new Map<number, number>();
@@ -85,36 +85,66 @@ class FixedTree {
   readonly added: Array<{ target: number; after: number }> = [];
   /** An edit's chain of added edits, last first: the edit -> its last added one. */
   readonly chainEnd = new Map<number, number>();
+  /**
+   * Children lists, only where a fix changed them; the others are the records' own, from
+   * `childStart`/`childList` (made when a fix first asks, 8 bytes a record; a list of its own
+   * every record was a hundred or more, and most repairs change none).
+   */
+  private readonly changed = new Map<number, number[]>();
+  private childStart: Int32Array | undefined;
+  private childList: Int32Array | undefined;
 
   constructor(private readonly r: TurnRecords) {
-    this.parent = Array.from(r.parent);
-    for (let k = 0; k < r.size; k++) this.link(k, this.parent[k]!);
+    this.parent = new Int32Array(r.size + 16);
+    this.parent.set(r.parent);
   }
 
   get size(): number {
     return this.r.size + this.added.length;
   }
 
-  private link(k: number, p: number): void {
-    if (p < 0) return;
-    const list = this.children.get(p);
-    if (list) list.push(k);
-    else this.children.set(p, [k]);
+  /** The children of `p`, in file order (then as fixes placed them). */
+  childrenOf(p: number): readonly number[] {
+    const changed = this.changed.get(p);
+    if (changed) return changed;
+    if (p >= this.r.size) return [];
+    if (!this.childStart) this.indexChildren();
+    return Array.from(this.childList!.subarray(this.childStart![p]!, this.childStart![p + 1]!));
+  }
+
+  /** The records' own children lists, from their parents as they came (counted, summed, filled in file order). */
+  private indexChildren(): void {
+    const { size, parent } = this.r;
+    const start = new Int32Array(size + 1);
+    for (let k = 0; k < size; k++) if (parent[k]! >= 0) start[parent[k]! + 1]!++;
+    for (let k = 0; k < size; k++) start[k + 1]! += start[k]!;
+    const fill = start.slice(0, size);
+    const list = new Int32Array(start[size]!);
+    for (let k = 0; k < size; k++) if (parent[k]! >= 0) list[fill[parent[k]!]!++] = k;
+    this.childStart = start;
+    this.childList = list;
+  }
+
+  /** `p`'s children list as a fix may change it. */
+  private listOf(p: number): number[] {
+    let list = this.changed.get(p);
+    if (!list) this.changed.set(p, (list = [...this.childrenOf(p)]));
+    return list;
   }
 
   setParent(k: number, p: number): void {
     const old = this.parent[k]!;
     if (old === p) return;
     if (old >= 0) {
-      const list = this.children.get(old)!;
+      const list = this.listOf(old);
       list.splice(list.indexOf(k), 1);
     }
     this.parent[k] = p;
-    this.link(k, p);
+    if (p >= 0) this.listOf(p).push(k);
   }
 
   remove(k: number): void {
-    for (const ch of [...(this.children.get(k) ?? [])]) this.setParent(ch, this.parent[k]!);
+    for (const ch of [...this.childrenOf(k)]) this.setParent(ch, this.parent[k]!);
     this.setParent(k, -1);
     this.removed.add(k);
   }
@@ -124,8 +154,13 @@ class FixedTree {
     const k = this.size;
     const tail = this.chainEnd.get(e) ?? e;
     this.added.push({ target, after: e });
-    this.parent.push(-1);
-    for (const ch of [...(this.children.get(tail) ?? [])]) this.setParent(ch, k);
+    if (k >= this.parent.length) {
+      const grown = new Int32Array(2 * this.parent.length);
+      grown.set(this.parent);
+      this.parent = grown;
+    }
+    this.parent[k] = -1;
+    for (const ch of [...this.childrenOf(tail)]) this.setParent(ch, k);
     this.setParent(k, tail);
     this.chainEnd.set(e, k);
   }
@@ -152,8 +187,7 @@ class FixedTree {
         last = v;
       }
     }
-    const parent = Int32Array.from(this.parent);
-    const { at: pre, size } = preorderNumbers(parent, topo);
+    const { at: pre, size } = preorderNumbers(this.parent.slice(0, n), topo);
     const order = new Int32Array(n);
     for (let k = 0; k < n; k++) order[pre[k]!] = k;
     const added = (k: number) => k >= r.size;
@@ -180,14 +214,15 @@ const ROUNDS = 4;
 export function planConversation(r: TurnRecords): ConversationPlan {
   const tree = new FixedTree(r);
   const plan: ConversationPlan = { fixes: [], parents: new Map(), after: new Map(), removed: new Set(), keptFrom: new Map(), omissions: new Map(), added: tree.added };
-  const { parent, children } = tree;
+  // (the tree's parents as they stand: its column grows when an edit is added)
+  const parentOf = (k: number) => tree.parent[k]!;
   const setParent = (k: number, p: number) => {
-    if (parent[k] === p) return;
+    if (parentOf(k) === p) return;
     tree.setParent(k, p);
     plan.parents.set(k, p);
   };
   const remove = (k: number) => {
-    for (const ch of [...(children.get(k) ?? [])]) setParent(ch, parent[k]!);
+    for (const ch of [...tree.childrenOf(k)]) setParent(ch, parentOf(k));
     tree.remove(k);
     plan.removed.add(k);
   };
@@ -215,20 +250,20 @@ export function planConversation(r: TurnRecords): ConversationPlan {
           const anchor = f.after >= 0 ? f.after : f.callNode;
           const place = tailAfter(anchor);
           // the entry under `place` on the way down to k
-          let c = parent[k]!;
+          let c = parentOf(k);
           let below = -1;
           while (c >= 0 && c !== place) {
             below = c;
-            c = parent[c]!;
+            c = parentOf(c);
           }
           let lastKept = r.size - 1;
           while (lastKept >= 0 && plan.removed.has(lastKept)) lastKept--;
-          if (c !== place || below < 0 || added(below) || (k === lastKept && lastKept - 1 !== parent[k])) {
+          if (c !== place || below < 0 || added(below) || (k === lastKept && lastKept - 1 !== parentOf(k))) {
             plan.fixes.push({ finding: f, action: "left", to: -1 });
             break;
           }
-          const old = parent[k]!;
-          for (const ch of [...(children.get(k) ?? [])]) setParent(ch, old);
+          const old = parentOf(k);
+          for (const ch of [...tree.childrenOf(k)]) setParent(ch, old);
           setParent(k, place);
           setParent(below, k);
           const list = plan.after.get(anchor);
@@ -249,9 +284,8 @@ export function planConversation(r: TurnRecords): ConversationPlan {
                 to = m;
                 break;
               }
-              const next: number[] = children.get(m) ?? [];
               // the child on the way to the compaction
-              m = next.find((ch) => isAbove(parent, ch, compaction)) ?? -1;
+              m = tree.childrenOf(m).find((ch) => isAbove(tree.parent, ch, compaction)) ?? -1;
             }
           }
           plan.keptFrom.set(compaction, to);
@@ -261,7 +295,7 @@ export function planConversation(r: TurnRecords): ConversationPlan {
         }
         case "edited": {
           const k = f.resultNode;
-          if (isAbove(parent, f.edit, k)) {
+          if (isAbove(tree.parent, f.edit, k)) {
             // below the edit: no branch sends it with its call
             remove(k);
             plan.fixes.push({ finding: f, action: "removed", to: -1 });
@@ -281,7 +315,7 @@ export function planConversation(r: TurnRecords): ConversationPlan {
     }
   }
   // what hangs below each chain of added edits (real records: they move under its last edit)
-  for (const [e, o] of plan.omissions) o.children = (children.get(tree.chainEnd.get(e)!) ?? []).filter((k) => !added(k));
+  for (const [e, o] of plan.omissions) o.children = tree.childrenOf(tree.chainEnd.get(e)!).filter((k) => !added(k));
   return plan;
 }
 
