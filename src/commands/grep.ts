@@ -4,7 +4,7 @@ import { emptyDirectoryNote, namedNonSessions, refOf, sessionGroup, STORE_CHOICE
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { compilePattern, PatternError } from "../format/grep/pattern.js";
-import type { GrepHit } from "../format/grep/read.js";
+import { hitKey } from "../format/grep/read.js";
 import type { Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { sanitize } from "../render/safe.js";
@@ -136,9 +136,8 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
     cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
     // (titles are shown in the grouped view on a terminal, and given in --json)
     title: !ctx.jsonl && !options.count && !options.filesWithMatches && (ctx.json || ctx.style.terminalWidth !== undefined),
+    countOnly: options.count || options.filesWithMatches,
   };
-  // (a file's size only weighs how many threads to start and how to chunk the work; hundreds of
-  // files justify the threads by their count, and a stat of each would be a tenth of the run)
   // (grep keeps no cache, nor the stores' facts: every session is read whole whatever they say)
   const reading = new StoreRead(ctx, false);
   // (a file's stamp only weighs how many threads to start and how to chunk the work; hundreds of
@@ -151,8 +150,8 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
   return {
     pattern: options.pattern,
     sessions: sessions.length,
-    files: sessions.filter((f) => f.hits.length > 0 || f.skipped.length > 0),
-    matches: sessions.reduce((n, f) => n + f.hits.length, 0),
+    files: sessions.filter((f) => f.count > 0 || f.skipped.length > 0),
+    matches: sessions.reduce((n, f) => n + f.count, 0),
     unreadable: read.filter((f) => f.kind === "unreadable").map((f) => ({ file: f.path, error: f.error ?? "cannot read" })),
     ignored: namedNonSessions(read, named),
     empty,
@@ -168,31 +167,26 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
  */
 function withoutRepeats(sessions: GrepFileResult[]): GrepFileResult[] {
   // (a store without a database transcript among those searched, as every store of the JSONL era: nothing to do)
-  const refs = sessions.map((f) => (f.hits.length > 0 && refOf(f.path).kind === "transcript" ? f.path : undefined));
+  const refs = sessions.map((f) => (f.count > 0 && refOf(f.path).kind === "transcript" ? f.path : undefined));
   if (!refs.some((r) => r !== undefined)) return sessions;
-  // each database transcript's matches, by the session it holds, then by entry (its id; one without, its line)
-  const reported = new Map<string, Map<string | number, GrepHit[]>>();
-  const entryOf = (h: GrepHit): string | number => h.id ?? h.line;
+  // each database transcript's matches, by the session it holds, by their keys (`hitKey`: alike
+  // in all but the file, the entry by its id, one without by its line)
+  const reported = new Map<string, Set<number>>();
+  const keysOf = (f: GrepFileResult) => (f.hits.length > 0 ? f.hits.map(hitKey) : f.keys);
   sessions.forEach((f, k) => {
     const group = refs[k] !== undefined ? sessionGroup(f.path) : undefined;
-    if (group === undefined) return;
-    const byEntry = new Map<string | number, GrepHit[]>();
-    for (const h of f.hits) {
-      const list = byEntry.get(entryOf(h));
-      if (list) list.push(h);
-      else byEntry.set(entryOf(h), [h]);
-    }
-    reported.set(group, byEntry);
+    if (group !== undefined) reported.set(group, new Set(keysOf(f)));
   });
-  const alike = (a: GrepHit, b: GrepHit) =>
-    a.type === b.type && a.role === b.role && a.timestamp === b.timestamp && a.field === b.field && a.start === b.start && a.end === b.end && a.match === b.match && a.before === b.before && a.after === b.after;
   return sessions.map((f, k) => {
-    if (f.hits.length === 0 || refs[k] !== undefined) return f;
+    if (f.count === 0 || refs[k] !== undefined) return f;
     const group = sessionGroup(f.path);
-    const byEntry = group === undefined ? undefined : reported.get(group);
-    if (!byEntry) return f;
-    const hits = f.hits.filter((h) => !byEntry.get(entryOf(h))?.some((r) => alike(r, h)));
-    return hits.length === f.hits.length ? f : { ...f, hits, title: hits.length > 0 ? f.title : null };
+    const seen = group === undefined ? undefined : reported.get(group);
+    if (!seen) return f;
+    const keys = keysOf(f);
+    const kept = keys.map((key) => !seen.has(key));
+    const count = kept.filter(Boolean).length;
+    if (count === f.count) return f;
+    return { ...f, hits: f.hits.filter((_, j) => kept[j]), keys: f.keys.filter((_, j) => kept[j]), count, title: count > 0 ? f.title : null };
   });
 }
 
@@ -229,7 +223,7 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
   }
   let first = true;
   for (const f of result.files) {
-    if (f.hits.length === 0) continue;
+    if (f.count === 0) continue;
     const head = [c.magenta(cutToWidth(sanitize(fileName(f.path)), width ?? Infinity, "end"))];
     // (the title cut to the room the time leaves, and isolated: right-to-left text cannot carry the time to its other side)
     const time = f.created ? formatTime(f.created) : undefined;
@@ -272,13 +266,13 @@ export async function run(options: GrepOptions, ctx: CommandContext): Promise<Co
   warnings(result, ctx);
   // grep's convention: 0 something matched, 1 nothing did, 2 an error (whatever matched)
   const exitCode = result.unreadable.length > 0 ? ExitCode.Usage : result.matches > 0 ? ExitCode.Ok : ExitCode.Findings;
-  const withHits = result.files.filter((f) => f.hits.length > 0);
+  const withHits = result.files.filter((f) => f.count > 0);
   if (options.filesWithMatches) {
     const files = withHits.map((f) => fileName(f.path));
     return { json: { pattern: result.pattern, files }, jsonl: () => files.map((file) => ({ file })), human: files.map((f) => `${sanitize(f)}\n`).join(""), exitCode };
   }
   if (options.count) {
-    const counts = withHits.map((f) => ({ file: fileName(f.path), session: f.id, count: f.hits.length }));
+    const counts = withHits.map((f) => ({ file: fileName(f.path), session: f.id, count: f.count }));
     return { json: { pattern: result.pattern, sessions: result.sessions, matches: result.matches, files: counts }, jsonl: () => counts, human: counts.map((x) => `${sanitize(x.file)}:${x.count}\n`).join(""), exitCode };
   }
   return {
@@ -289,7 +283,7 @@ export async function run(options: GrepOptions, ctx: CommandContext): Promise<Co
         const sessions = withHits.map((f) => {
           // (an OpenClaw transcript: its key and label in its store, docs/stores.md, "OpenClaw's stores")
           const facts = f.path === "-" ? undefined : transcriptFacts(f.path, f.title);
-          return { file: fileName(f.path), session: f.id, title: f.title, created: f.created, cwd: f.cwd, matches: f.hits.length, ...(facts?.store === "openclaw" ? { agent: facts.agent, key: facts.key, label: facts.label } : {}) };
+          return { file: fileName(f.path), session: f.id, title: f.title, created: f.created, cwd: f.cwd, matches: f.count, ...(facts?.store === "openclaw" ? { agent: facts.agent, key: facts.key, label: facts.label } : {}) };
         });
         await out.write(`${JSON.stringify({ pattern: result.pattern, sessions: result.sessions, total: { sessions: withHits.length, matches: result.matches }, matches: [...matchesOf(result)], withMatches: sessions, skipped: result.files.filter((f) => f.skipped.length > 0).map((f) => ({ file: fileName(f.path), lines: f.skipped })), unreadable: result.unreadable }, null, 2)}\n`);
       } else await renderGrep(result, ctx.style, out);

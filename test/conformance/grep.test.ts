@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compilePattern, type PatternOptions } from "../../src/format/grep/pattern.js";
-import { grepFile, referenceGrep } from "../../src/format/grep/read.js";
+import { grepFile, hitKey, referenceGrep } from "../../src/format/grep/read.js";
 import { BufferSource, FileSource } from "../../src/format/read/source.js";
 import { CORRUPTIONS, corrupt } from "../helpers/corrupt.js";
 import { generateSession, rng } from "../helpers/generate.js";
@@ -128,6 +128,10 @@ function expectMatchesOracle(path: string, patterns = PATTERNS, bytes?: Buffer):
     expect(fast.hits.map((h) => h.line), `${label} /${source}/ fast`).toEqual(expected);
     expect(fast.hits, `${label} /${source}/ fast = reference`).toEqual(reference.hits);
     expect({ kind: fast.kind, header: fast.header }, `${label}: what the file is`).toEqual({ kind: reference.kind, header: reference.header });
+    // counting keeps no match, only how many and a key of each, both ways
+    for (const counted of [grepFile(new BufferSource(label, data), pattern, { countOnly: true }), referenceGrep(new BufferSource(label, data), pattern, { countOnly: true })]) {
+      expect({ hits: counted.hits, count: counted.count, keys: counted.keys }, `${label} /${source}/ counted`).toEqual({ hits: [], count: expected.length, keys: fast.hits.map(hitKey) });
+    }
     tally.hits += expected.length;
   }
 }

@@ -40,6 +40,11 @@ export interface GrepFilter {
   cwd?: string;
   /** Find the session's title (its name, else its first user message) for a file with matches. */
   title?: boolean;
+  /**
+   * Only how many entries match, and a key of each (`GrepRead.keys`), not the matches: a file can
+   * hold millions (`-c` of a word every heartbeat says), a few hundred bytes each.
+   */
+  countOnly?: boolean;
 }
 
 export interface GrepHit extends TextMatch {
@@ -53,7 +58,11 @@ export interface GrepHit extends TextMatch {
 export interface GrepRead {
   header: SessionHeader | null;
   kind: FileKind;
+  /** The matches (none kept with `countOnly`), and how many there are. */
   hits: GrepHit[];
+  count: number;
+  /** With `countOnly`: each match's `hitKey`, to tell a match a copy repeats without keeping it. */
+  keys: number[];
   /** Lines pi skips whose bytes hold the pattern's needle or run (every such line, without either): their text is not searched. */
   skipped: number[];
   /** The session's name, else its first user message, when the file has hits. */
@@ -74,6 +83,45 @@ function search(entry: Json, line: number, id: string | undefined, pattern: Grep
   if (filter.when && !filter.when(timestamp === undefined ? NaN : Date.parse(timestamp))) return undefined;
   const m = firstMatch(entry, pattern, filter.tool);
   return m && { ...m, line, id, type: typeof entry.type === "string" ? entry.type : "(none)", role, timestamp };
+}
+
+/** What a file's search keeps of each match found. */
+class Found {
+  readonly hits: GrepHit[] = [];
+  readonly keys: number[] = [];
+  count = 0;
+
+  constructor(private readonly filter: GrepFilter) {}
+
+  add(hit: GrepHit): void {
+    this.count++;
+    if (this.filter.countOnly) this.keys.push(hitKey(hit));
+    else this.hits.push(hit);
+  }
+
+  get full(): boolean {
+    return this.filter.max !== undefined && this.count >= this.filter.max;
+  }
+}
+
+/**
+ * A match's entry and what matched, as a number (FNV-1a over its fields, 52 bits): two matches
+ * with one key are the same match in two copies of a transcript (grep's `withoutRepeats`).
+ */
+export function hitKey(h: GrepHit): number {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  const parts = [h.id ?? `#${h.line}`, h.type, h.role, h.timestamp ?? "", h.field, String(h.start), String(h.end), h.match, h.before, h.after];
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) {
+      const c = part.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+    }
+    a = Math.imul(a ^ 0xffff, 0x01000193);
+    b = Math.imul(b ^ 0xffff, 0x5bd1e995);
+  }
+  return (a >>> 0) * 0x100000 + (b >>> 12);
 }
 
 /** The session's title from its entries: the latest name (an empty one clears it), else the first user message. */
@@ -98,7 +146,7 @@ class TitleFinder {
 
 /** The reference: the session reader, every entry whole. */
 export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
-  const hits: GrepHit[] = [];
+  const found = new Found(filter);
   const title = new TitleFinder();
   const entries: Array<{ entry: Json; line: number; id: string | undefined; node: number | undefined }> = [];
   const session = Session.open(source, {
@@ -108,14 +156,14 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
       entries.push({ entry: value as Json, line: record.line, id: record.id, node: record.node });
     },
   });
-  if (!sameCwd(session.header, filter.cwd)) return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits: [], skipped: [], title: undefined };
+  if (!sameCwd(session.header, filter.cwd)) return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits: [], count: 0, keys: [], skipped: [], title: undefined };
   let branch: Set<number> | undefined;
   if (filter.currentBranch && session.leafNode >= 0) branch = new Set(session.tree.pathTo(session.leafNode));
   for (const { entry, line, id, node } of entries) {
-    if (filter.max !== undefined && hits.length >= filter.max) break;
+    if (found.full) break;
     if (branch && (node === undefined || !branch.has(node))) continue;
     const hit = search(entry, line, id, pattern, filter);
-    if (hit) hits.push(hit);
+    if (hit) found.add(hit);
   }
   const skipped: number[] = [];
   for (let i = 0; i < session.lineCount; i++) {
@@ -123,7 +171,7 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
     const bytes = session.lineBytes(i);
     if (!sifts(pattern) || mayHold(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
   }
-  return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits, skipped, title: hits.length > 0 ? title.title : undefined };
+  return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits: found.hits, count: found.count, keys: found.keys, skipped, title: found.count > 0 ? title.title : undefined };
 }
 
 const STAND_ASIDE = Symbol("stand aside");
@@ -131,7 +179,7 @@ const STAND_ASIDE = Symbol("stand aside");
 /** The fast way (see above); undefined to stand aside for the reference. */
 function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter): GrepRead | undefined {
   if (source.size === 0) return undefined;
-  const hits: GrepHit[] = [];
+  const found = new Found(filter);
   const skipped: number[] = [];
   const title = new TitleFinder();
   const sifter = sifts(pattern) ? sieve(pattern) : undefined;
@@ -191,16 +239,16 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
       if (!candidate) return;
       const hit = search(entry, line, typeof entry.id === "string" ? entry.id : undefined, pattern, filter);
       if (!hit) return;
-      hits.push(hit);
-      if (filter.max !== undefined && hits.length >= filter.max) done = true;
+      found.add(hit);
+      if (found.full) done = true;
     });
   } catch (error) {
     if (error === STAND_ASIDE) return undefined;
     throw error;
   }
   if (!checked) return undefined;
-  if (elsewhere) return { header: header!, kind: "session", hits: [], skipped: [], title: undefined };
-  return { header: header!, kind: "session", hits, skipped, title: hits.length > 0 ? title.title : undefined };
+  if (elsewhere) return { header: header!, kind: "session", hits: [], count: 0, keys: [], skipped: [], title: undefined };
+  return { header: header!, kind: "session", hits: found.hits, count: found.count, keys: found.keys, skipped, title: found.count > 0 ? title.title : undefined };
 }
 
 /** Whether the session's header names `cwd` (any session, without one). */

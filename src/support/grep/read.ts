@@ -21,12 +21,17 @@ export interface GrepSettings {
   cwd?: string;
   /** Find each matching session's title (for the grouped view on a terminal). */
   title?: boolean;
+  /** Count the matches, keep none (`-c`, `-l`: `GrepFilter.countOnly`). */
+  countOnly?: boolean;
 }
 
 /** One file searched: what it is, its header's facts, its title, its hits and the lines pi skips that could hold one. */
 export interface GrepFileResult extends FileFacts {
   title: string | null;
+  /** The matches (none kept with `countOnly`), how many, and with `countOnly` a key of each (`hitKey`). */
   hits: GrepHit[];
+  count: number;
+  keys: number[];
   skipped: number[];
 }
 
@@ -52,14 +57,14 @@ function grepLines(path: string, settings: GrepSettings, stdin?: () => Promise<B
         return day !== undefined && (settings.since === undefined || day >= settings.since) && (settings.until === undefined || day <= settings.until);
       }
     : undefined;
-  const filter = { roles: settings.roles ? new Set(settings.roles) : undefined, tool: settings.tool, when, max: settings.max, currentBranch: settings.currentBranch, cwd: settings.cwd, title: settings.title };
+  const filter = { roles: settings.roles ? new Set(settings.roles) : undefined, tool: settings.tool, when, max: settings.max, currentBranch: settings.currentBranch, cwd: settings.cwd, title: settings.title, countOnly: settings.countOnly };
   return readSessionFile<Omit<GrepFileResult, keyof FileFacts>>(
     path,
     (source) => {
       const read = grepFile(source, pattern, filter);
       return { ...read, title: read.title ?? null };
     },
-    () => ({ title: null, hits: [], skipped: [] }),
+    () => ({ title: null, hits: [], count: 0, keys: [], skipped: [] }),
     stdin,
   );
 }
