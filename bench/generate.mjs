@@ -55,6 +55,10 @@ const hex8 = (r) => Math.floor(r() * 0xffffffff).toString(16).padStart(8, "0");
  *   pairs, custom messages, and a compaction every few dozen entries.
  * - "bloated": what `slim` is for: tool output about 90 % of the bytes (2-40 KB a result), with a
  *   compaction every few dozen entries keeping the last few; never corrupted (slim refuses that).
+ * - "gateway": an OpenClaw gateway's long-lived heartbeat transcript as a replayer writes it back
+ *   (~0.45 KB an entry): every entry id a UUID, heartbeat polls answered HEARTBEAT_OK, now and then
+ *   a tool call reading HEARTBEAT.md (OpenClaw's `call_function_…` ids) and its result, model
+ *   snapshots, and a compaction every few thousand entries (about a hundred in 200 MB).
  * `branched`: every few entries the leaf jumps back to a random earlier entry (with a branch
  * summary and labels now and then), as `/tree` does.
  * `corrupt` (the dense shapes): the corruptions `check` and `repair` must survive at scale: a torn
@@ -86,7 +90,9 @@ export function generateLargeSession({ path, sizeMB, seed = 1, branched = false,
   const ids = [];
   let leaf = null;
   const used = new Set();
+  const uuid = () => `${hex8(r)}-${hex8(r).slice(0, 4)}-4${hex8(r).slice(0, 3)}-${"89ab"[Math.floor(r() * 4)]}${hex8(r).slice(0, 3)}-${hex8(r)}${hex8(r).slice(0, 4)}`;
   const newId = () => {
+    if (shape === "gateway") return uuid();
     let id = hex8(r);
     while (used.has(id)) id = hex8(r);
     used.add(id);
@@ -180,6 +186,20 @@ export function generateLargeSession({ path, sizeMB, seed = 1, branched = false,
       if (sinceCompaction > 30 + Math.floor(r() * 30)) {
         sinceCompaction = 0;
         append("compaction", { summary: text(r, logNormal(800, 0.4)), firstKeptEntryId: ids[Math.max(0, ids.length - 6)], tokensBefore: 80000 + Math.floor(r() * 40000) });
+      }
+    } else if (shape === "gateway") {
+      append("message", { message: { role: "user", content: [{ type: "text", text: "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK." }], timestamp: t } });
+      if (r() < 0.3) {
+        const callId = `call_function_${hex8(r)}${hex8(r).slice(0, 4)}_1`;
+        append("message", { message: assistant([{ type: "toolCall", id: callId, name: "read", arguments: { path: "HEARTBEAT.md" } }], "toolUse") });
+        append("message", { message: { role: "toolResult", toolCallId: callId, toolName: "read", content: [{ type: "text", text: text(r, logNormal(120, 0.6)) }], isError: false, timestamp: t } });
+      }
+      append("message", { message: assistant([{ type: "text", text: r() < 0.92 ? "HEARTBEAT_OK" : text(r, 160) }]) });
+      if (r() < 0.05) append("custom", { customType: "model-snapshot", data: { timestamp: t, provider: "minimax-cn", modelApi: "anthropic-messages", modelId: "MiniMax-M2.5-highspeed" } });
+      sinceCompaction += 3;
+      if (sinceCompaction > 3500 + Math.floor(r() * 2000)) {
+        sinceCompaction = 0;
+        append("compaction", { summary: text(r, logNormal(1500, 0.4)), firstKeptEntryId: ids[Math.max(0, ids.length - 20)], tokensBefore: 150000 + Math.floor(r() * 40000) });
       }
     } else {
       append("message", { message: { role: "user", content: [{ type: "text", text: `[OpenClaw heartbeat poll] ${text(r, 90)}` }], timestamp: t } });

@@ -32,8 +32,10 @@ const USAGE = `usage: npm run bench -- [options]
 
   --size MB      a session size to generate and time (repeatable; default 200)
   --shape NAME   fat (1-5 KB lines and base64 images), corpus (entry sizes as in ../shared/corpus,
-                 ~1.3 KB), heartbeat (~0.5 KB, frequent compactions) or replayed (a real session
-                 from ../shared/corpus replayed, its tool call ids repeating); repeatable; default all
+                 ~1.3 KB), heartbeat (~0.5 KB, frequent compactions), gateway (~0.5 KB, UUID ids,
+                 an OpenClaw gateway's heartbeats; memory judged an entry) or replayed (a real
+                 session from ../shared/corpus replayed, its tool call ids repeating); repeatable;
+                 default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
   --usage-store N  sessions in the store usage and grep are timed on, against ccusage and ripgrep
                  (default 300 of about 1 MB each; quick 20; 0 skips it)
@@ -78,7 +80,13 @@ const sizes = (values.size ?? (quick ? ["4"] : ["200"])).map(Number);
 // "replayed": pi-mono's large-session fixture from ../shared/corpus replayed with fresh entry ids
 // (tool call ids repeat), as issue 24 found `check` slow on it; left out where the corpus is not.
 const REPLAY_SOURCE = join(ROOT, "../shared/corpus/pi-mono__large-session.v1.jsonl");
-const SHAPES = ["fat", "corpus", "heartbeat", ...(existsSync(REPLAY_SOURCE) ? ["replayed"] : [])];
+// "gateway": an OpenClaw gateway's heartbeat transcript with UUID ids, the shape memory is judged on
+// (issue 60): each command's peak RSS is also measured on the same shape a quarter the size, and
+// the growth an entry between them printed beside the budget.
+const SHAPES = ["fat", "corpus", "heartbeat", "gateway", ...(existsSync(REPLAY_SOURCE) ? ["replayed"] : [])];
+const MEMORY_SHAPE = "gateway";
+/** Bytes an entry each command's peak RSS may grow by (README, "Memory"). */
+const ENTRY_BUDGET = 64;
 const shapes = values.shape ?? (quick ? ["corpus"] : SHAPES);
 for (const s of shapes) {
   if (!SHAPES.includes(s)) {
@@ -172,14 +180,18 @@ for (const size of sizes.filter((s) => s > 0)) {
       ], runs);
       const naive = results.shift();
       const pi = piCan ? results.shift() : { error: values["skip-pi"] ? "skipped" : "cannot read a file past 512 MiB (one string)" };
+      // (the memory shape: each command again on a session of the shape a quarter the size)
+      const quarter = shapeName === MEMORY_SHAPE ? sessionFile(shapeName, branched, size / 4) : undefined;
+      const small = quarter ? measureAll(COMMANDS.map((c) => ({ task: "cli", args: c.args(quarter.file), files: [quarter.file] })), runs) : undefined;
       const huge = bytes >= 3 * 1024 * MB;
       const oneGB = bytes >= 900 * MB && bytes < 1536 * MB;
       const judged = bytes >= 150 * MB && bytes < 300 * MB;
       console.log(`## ${shapeName}, ${layout}, ${fmt(bytes / MB)} MB, ${entries.toLocaleString("en-US")} entries (${fmt(bytes / entries)} bytes each), Node ${process.versions.node}\n`);
-      console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB | target |`);
-      console.log(`| --- | ---: | ---: | ---: | ---: | --- |`);
-      console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)} | |`);
-      console.log(`| pi: loadEntriesFromFile + buildSessionContext | ${pi.error ? pi.error : fmt(pi.ms)} | ${ratio(pi.ms, naive.ms)} | 1.00 | ${fmt(pi.rssMB)} | |`);
+      const growth = small ? ` | RSS growth an entry (from ${fmt(statSync(quarter.file).size / MB)} MB, ${quarter.entries.toLocaleString("en-US")} entries)` : "";
+      console.log(`| contender | time ms | vs naive | vs pi | peak RSS MB${growth} | target |`);
+      console.log(`| --- | ---: | ---: | ---: | ---:${small ? " | ---:" : ""} | --- |`);
+      console.log(`| naive: read, split, JSON.parse | ${naive.error ? `failed: ${naive.error}` : fmt(naive.ms)} | 1.00 | ${ratio(naive.ms, pi.ms)} | ${fmt(naive.rssMB)}${small ? " | " : ""} | |`);
+      console.log(`| pi: loadEntriesFromFile + buildSessionContext | ${pi.error ? pi.error : fmt(pi.ms)} | ${ratio(pi.ms, naive.ms)} | 1.00 | ${fmt(pi.rssMB)}${small ? " | " : ""} | |`);
       for (const [k, c] of COMMANDS.entries()) {
         const m = results[k];
         if (m.error) {
@@ -198,8 +210,11 @@ for (const size of sizes.filter((s) => s > 0)) {
         }
         if (oneGB) checks.push(["RSS ≤ 256", m.rssMB <= 256]);
         if (huge) checks.push(["completes, RSS < 1 GB", m.rssMB < 1024]);
+        // (an entry's growth: judged where the entries between the two sessions outweigh the RSS noise, from a gigabyte)
+        const perEntry = small && !small[k].error ? ((m.rssMB - small[k].rssMB) * MB) / (entries - quarter.entries) : undefined;
+        if (perEntry !== undefined && oneGB) checks.push([`≤ ${ENTRY_BUDGET} bytes an entry`, perEntry <= ENTRY_BUDGET]);
         const target = checks.length === 0 ? "for the record" : checks.map(([t, ok]) => `${t}: ${ok ? "met" : "MISSED"}`).join("; ");
-        console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive === undefined ? "-" : vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)} | ${target} |`);
+        console.log(`| pi-session ${c.name} | ${fmt(m.ms)} | ${vsNaive === undefined ? "-" : vsNaive.toFixed(2)} | ${ratio(m.ms, pi.ms)} | ${fmt(m.rssMB)}${small ? ` | ${fmt(perEntry)}` : ""} | ${target} |`);
       }
       const leaves = results[COMMANDS.findIndex((c) => c.name === "path --leaves")];
       if (!leaves.error) {
