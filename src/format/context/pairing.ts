@@ -196,6 +196,25 @@ class HashStacks {
   }
 }
 
+/** Nodes in a stack (the walk's path: as deep as a session is long), 4 bytes each. */
+class NodeStack {
+  private data = new Int32Array(1024);
+  length = 0;
+
+  push(node: number): void {
+    if (this.length === this.data.length) {
+      const data = new Int32Array(2 * this.length);
+      data.set(this.data);
+      this.data = data;
+    }
+    this.data[this.length++] = node;
+  }
+
+  at(k: number): number {
+    return this.data[k]!;
+  }
+}
+
 /** Every break of the pairing rules in the tree, in the order found (pre-order); `unanswered` only when asked for. */
 export function pairingFindings(t: PairingInput, withUnanswered = true): PairingFinding[] {
   return new PairingWalk(t, withUnanswered).run();
@@ -226,7 +245,7 @@ class PairingWalk {
   /** The node holding a call slot. */
   private readonly slotNode: Int32Array;
   /** The path: nodes by depth, and each node's place on it while it is there. */
-  private readonly path: number[] = [];
+  private readonly path = new NodeStack();
   private readonly onPath: Int32Array;
   private readonly ends: number[] = [];
   private readonly depths: number[] = [];
@@ -242,10 +261,10 @@ class PairingWalk {
   private readonly reported = new Set<number>();
   /** Per call slot: the context edit on the path that took the call away (-1: none). */
   private readonly hiddenBy: Int32Array;
-  /** Per result: whether the latest edit of it on the path omits it. */
-  private readonly omitted: Uint8Array;
-  /** Per result: how many edits on the path gave its call back (an earlier edit had taken it). */
-  private readonly restored: Int32Array;
+  /** Per result an edit on the path touched (few: a map, not a column a node): whether the latest edit of it omits it. */
+  private readonly omitted = new Map<number, number>();
+  /** Per result, as `omitted`: how many edits on the path gave its call back (an earlier edit had taken it). */
+  private readonly restored = new Map<number, number>();
   /** What each edit on the path changed (or a compaction that brought edits back), to undo when the walk leaves it. */
   private readonly edits = new Map<number, Array<() => void>>();
   /** Edits on the path whose targets a compaction had cut when the walk met them, in path order. */
@@ -273,8 +292,6 @@ class PairingWalk {
     for (let n = 0; n < t.size; n++) for (let k = t.callStart(n); k < t.callStart(n + 1); k++) this.slotNode[k] = n;
     this.onPath = new Int32Array(t.size).fill(-1);
     this.hiddenBy = new Int32Array(slots).fill(-1);
-    this.omitted = new Uint8Array(t.size);
-    this.restored = new Int32Array(t.size);
   }
 
   run(): PairingFinding[] {
@@ -386,7 +403,7 @@ class PairingWalk {
 
   /** Whether a result on the path is sent as it was judged: no edit omits it, none gave its call back. */
   private sendsResult(r: number): boolean {
-    return this.omitted[r] === 0 && this.restored[r] === 0;
+    return !this.omitted.get(r) && !this.restored.get(r);
   }
 
   private compaction(n: number): void {
@@ -400,7 +417,7 @@ class PairingWalk {
     if (at >= 0) {
       const leading: number[] = [];
       for (let k = at; k < path.length - 1; k++) {
-        const m = path[k]!;
+        const m = path.at(k);
         const kind = t.turn(m);
         if (kind === Turn.None || kind === Turn.System) continue;
         if (kind !== Turn.Result) break;
@@ -476,11 +493,11 @@ class PairingWalk {
       const kind = t.turn(target);
       if (kind === Turn.Result) {
         // (the latest edit of a result wins: a replacement after an omission sends it again)
-        const before = this.omitted[target]!;
+        const before = this.omitted.get(target) ?? 0;
         const now = effect.omit ? 1 : 0;
         if (before !== now) {
-          this.omitted[target] = now;
-          undo.push(() => (this.omitted[target] = before));
+          this.omitted.set(target, now);
+          undo.push(() => this.omitted.set(target, before));
         }
         // (a result sent again, or rewritten, below an edit that took its call: the break is below this edit too)
         const k = this.answers[target]!;
@@ -500,8 +517,8 @@ class PairingWalk {
           this.hold({ kind: "edited", node: result, callNode: target, resultNode: result, hash: t.callHash(k), after: -1, edit: e, cause: e, sent: false }, owner);
         } else if (!taken && result >= 0) {
           // (a later edit gives the call back: what the earlier one broke is whole again below)
-          this.restored[result]!++;
-          undo.push(() => this.restored[result]!--);
+          this.restored.set(result, (this.restored.get(result) ?? 0) + 1);
+          undo.push(() => this.restored.set(result, this.restored.get(result)! - 1));
         }
         undo.push(() => (this.hiddenBy[k] = before));
       }
@@ -559,7 +576,7 @@ class PairingWalk {
     const { path } = this;
     this.ends.pop();
     const depth = this.depths.pop()!;
-    for (let k = path.length - 1; k >= depth; k--) this.undo(path[k]!);
+    for (let k = path.length - 1; k >= depth; k--) this.undo(path.at(k));
     path.length = depth;
     const s = this.saved.pop()!;
     this.turn = s.turn;
@@ -577,10 +594,10 @@ function callAbove(keptCalls: HashStacks, slotNode: Int32Array, h: number, pre: 
 }
 
 /** The last of the results that follow the assistant `call` directly on the path (-1: none). */
-function lastResultUnder(t: PairingInput, path: readonly number[], onPath: Int32Array, call: number): number {
+function lastResultUnder(t: PairingInput, path: NodeStack, onPath: Int32Array, call: number): number {
   let last = -1;
   for (let k = onPath[call]! + 1; k < path.length - 1; k++) {
-    const m = path[k]!;
+    const m = path.at(k);
     if (t.turn(m) !== Turn.Result) break;
     last = m;
   }
