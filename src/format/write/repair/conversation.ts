@@ -11,16 +11,18 @@ import { C_DROPPED, C_HEADER, type RepairWork } from "./work.js";
  */
 export function settleConversation(work: RepairWork, legacy: boolean): void {
   const { c } = work;
-  const records: number[] = [];
+  // (the records kept: their candidates, in a column of their own)
   const recordOf = new Int32Array(c.count).fill(-1);
+  let kept = 0;
   let results = 0;
   for (let k = 0; k < c.count; k++) {
     if (c.flags[k]! & (C_DROPPED | C_HEADER)) continue;
-    recordOf[k] = records.length;
-    records.push(k);
+    recordOf[k] = kept++;
     if (c.turn[k] === Turn.Result) results++;
   }
   if (results === 0) return;
+  const records = new Int32Array(kept);
+  for (let k = 0; k < c.count; k++) if (recordOf[k]! >= 0) records[recordOf[k]!] = k;
   // (a v1 file is one branch: each record's parent is the one before)
   const parent = new Int32Array(records.length);
   for (let r = 0; r < records.length; r++) {
@@ -103,7 +105,7 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
 }
 
 /** A conversation fix as an action of the report: the line, the entry, the call id, the start of the result's text. */
-function reportFix(work: RepairWork, fix: ConversationFix, records: readonly number[], idOf: (k: number) => string | undefined, whyLeft: string): void {
+function reportFix(work: RepairWork, fix: ConversationFix, records: Int32Array, idOf: (k: number) => string | undefined, whyLeft: string): void {
   const { c } = work;
   const f = fix.finding;
   const result = f.resultNode >= 0 ? records[f.resultNode]! : -1;
