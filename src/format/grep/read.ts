@@ -41,10 +41,11 @@ export interface GrepFilter {
   /** Find the session's title (its name, else its first user message) for a file with matches. */
   title?: boolean;
   /**
-   * Only how many entries match, and a key of each (`GrepRead.keys`), not the matches: a file can
-   * hold millions (`-c` of a word every heartbeat says), a few hundred bytes each.
+   * Only how many entries match, not the matches: a file can hold millions (`-c` of a word every
+   * heartbeat says), a few hundred bytes each. With `keyed`, a key of each (`GrepRead.keys`).
    */
   countOnly?: boolean;
+  keyed?: boolean;
 }
 
 export interface GrepHit extends TextMatch {
@@ -61,7 +62,7 @@ export interface GrepRead {
   /** The matches (none kept with `countOnly`), and how many there are. */
   hits: GrepHit[];
   count: number;
-  /** With `countOnly`: each match's `hitKey`, to tell a match a copy repeats without keeping it. */
+  /** With `countOnly` and `keyed`: each match's `hitKey`, to tell a match a copy repeats without keeping it. */
   keys: number[];
   /** Lines pi skips whose bytes hold the pattern's needle or run (every such line, without either): their text is not searched. */
   skipped: number[];
@@ -95,8 +96,8 @@ class Found {
 
   add(hit: GrepHit): void {
     this.count++;
-    if (this.filter.countOnly) this.keys.push(hitKey(hit));
-    else this.hits.push(hit);
+    if (!this.filter.countOnly) this.hits.push(hit);
+    else if (this.filter.keyed) this.keys.push(hitKey(hit));
   }
 
   get full(): boolean {

@@ -2,7 +2,7 @@ import { compilePattern, type PatternOptions } from "../../format/grep/pattern.j
 import { grepFile, type GrepHit } from "../../format/grep/read.js";
 import { Calendar } from "../../format/usage/calendar.js";
 import { readSessionFile, type FileFacts } from "../inputs/input.js";
-import { storedLines } from "../../stores/index.js";
+import { sessionGroup, storedLines } from "../../stores/index.js";
 
 /** What `grep` asks of each file: serializable, so that worker threads get it as it is. */
 export interface GrepSettings {
@@ -57,7 +57,9 @@ function grepLines(path: string, settings: GrepSettings, stdin?: () => Promise<B
         return day !== undefined && (settings.since === undefined || day >= settings.since) && (settings.until === undefined || day <= settings.until);
       }
     : undefined;
-  const filter = { roles: settings.roles ? new Set(settings.roles) : undefined, tool: settings.tool, when, max: settings.max, currentBranch: settings.currentBranch, cwd: settings.cwd, title: settings.title, countOnly: settings.countOnly };
+  // (a count keeps a key of each match only where a copy of the session may repeat them: `withoutRepeats`)
+  const keyed = settings.countOnly === true && path !== "-" && sessionGroup(path) !== undefined;
+  const filter = { roles: settings.roles ? new Set(settings.roles) : undefined, tool: settings.tool, when, max: settings.max, currentBranch: settings.currentBranch, cwd: settings.cwd, title: settings.title, countOnly: settings.countOnly, keyed };
   return readSessionFile<Omit<GrepFileResult, keyof FileFacts>>(
     path,
     (source) => {
