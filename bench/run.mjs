@@ -85,7 +85,7 @@ const REPLAY_SOURCE = join(ROOT, "../shared/corpus/pi-mono__large-session.v1.jso
 // the growth an entry between them printed beside the budget.
 const SHAPES = ["fat", "corpus", "heartbeat", "gateway", ...(existsSync(REPLAY_SOURCE) ? ["replayed"] : [])];
 const MEMORY_SHAPE = "gateway";
-/** Bytes an entry each command's peak RSS may grow by (README, "Memory"). */
+/** Bytes an entry each command's peak RSS may grow by (docs/reference.md, "Large sessions"). */
 const ENTRY_BUDGET = 64;
 const shapes = values.shape ?? (quick ? ["corpus"] : SHAPES);
 for (const s of shapes) {
