@@ -5,10 +5,11 @@ import { hexOf, hexString, readUuid, uuidString } from "./scanner.js";
  * "the index"). pi writes ids as 8 lowercase hex digits: such an id is kept as the number they
  * spell. A UUID (36 characters, lowercase hex, dashes where they go: a replayer's, another tool's)
  * is kept as its 16 bytes; any other id once, as its characters (`IdStrings`). Nodes are added in
- * file order, numbered from 0, while the file is read; then `seal` sorts the hex numbers and the
- * UUIDs once (a radix sort: memory is read in order, where a hash table would miss the cache on
- * every entry) and such an id is found by binary search, another by its hash. The holder of an id
- * is its last one, as pi's `byId` resolves a duplicated id.
+ * file order, numbered from 0, while the file is read; then `seal` sorts the hex numbers once (a
+ * radix sort: memory is read in order, where a hash table would miss the cache on every entry) and
+ * a hex id is found by binary search. UUIDs and other ids are found by their hash as the nodes are
+ * added (a UUID's table holds its last holder; sorting 16-byte keys cost more than the misses). The
+ * holder of an id is its last one, as pi's `byId` resolves a duplicated id.
  *
  * A parent id waiting to be found is kept as a reference (`refOf`), not a string: a UUID's slot
  * * 2, another id's reference in `IdStrings` * 2 + 1.
@@ -34,9 +35,11 @@ export class IdIndex {
   private lastTextNode = -1;
   /** A UUID as `readUuid` read it. */
   private readonly word = new Uint32Array(4);
-  /** The hex nodes, by number then file order; the UUID nodes, by UUID then file order (`seal`). */
+  /** The hex nodes, by number then file order (`seal`). */
   private sorted: Uint32Array | undefined;
-  private sortedUuids: Uint32Array | undefined;
+  /** The last node holding each UUID, + 1 (0: empty), placed by the UUID's hash. */
+  private uuidTable = new Int32Array(0);
+  private uuids = 0;
   /** Ids held by more than one node, with those nodes in file order. */
   readonly duplicates = new Map<string, number[]>();
 
@@ -66,15 +69,17 @@ export class IdIndex {
     if (hex >= 0) {
       this.kind[node] = HEX;
       this.value[node] = hex;
-    } else if (words !== undefined) {
+    } else if (words !== undefined || (other !== undefined && readUuid(other, this.word))) {
+      if (words !== undefined) copyWords(words, this.word);
       this.kind[node] = UUID;
-      this.word.set(words);
       this.value[node] = this.newSlot();
+      const held = this.holdUuid(node);
+      if (held >= 0) {
+        const id = uuidString(this.word, 0);
+        (this.duplicates.get(id) ?? this.duplicates.set(id, [held]).get(id)!).push(node);
+      }
     } else if (other === undefined) {
       // no id
-    } else if (readUuid(other, this.word)) {
-      this.kind[node] = UUID;
-      this.value[node] = this.newSlot();
     } else {
       this.kind[node] = TEXT;
       const ref = this.strings.intern(other, this.value.length);
@@ -96,22 +101,22 @@ export class IdIndex {
       words.set(this.words.subarray(0, 4 * this.slots));
       this.words = words;
     }
-    this.words.set(this.word, 4 * this.slots);
+    const at = 4 * this.slots;
+    const w = this.word;
+    this.words[at] = w[0]!;
+    this.words[at + 1] = w[1]!;
+    this.words[at + 2] = w[2]!;
+    this.words[at + 3] = w[3]!;
     return this.slots++;
   }
 
   /** The reference of an id other than hex (see the class's comment: a UUID's `words`, or `other`), kept if it is new. */
   refOf(other: string | undefined, words?: Uint32Array): number {
     if (words !== undefined) {
-      this.word.set(words);
+      copyWords(words, this.word);
       return 2 * this.newSlot();
     }
     return readUuid(other!, this.word) ? 2 * this.newSlot() : 2 * this.strings.intern(other!, this.value.length) + 1;
-  }
-
-  /** Whether a reference is known to have no holder before the node being added (a UUID's is looked for once sealed). */
-  static waits(ref: number): boolean {
-    return (ref & 1) === 0;
   }
 
   /** The id a reference stands for (`refOf`). */
@@ -119,13 +124,51 @@ export class IdIndex {
     return ref & 1 ? this.strings.stringOf(ref >>> 1) : uuidString(this.words, 4 * (ref >>> 1));
   }
 
-  /** The node holding the id a reference stands for (its last holder), or -1; a UUID's is known once sealed. */
+  /** The node holding the id a reference stands for (its last holder so far), or -1. */
   holderOfRef(ref: number): number {
-    if (ref & 1) return this.strings.holderOf(ref >>> 1);
-    return this.sortedUuids ? this.findWords(this.words, 4 * (ref >>> 1)) : -1;
+    return ref & 1 ? this.strings.holderOf(ref >>> 1) : this.findWords(this.words, 4 * (ref >>> 1));
   }
 
-  /** Sorts the hex ids and the UUIDs for finding them, and notes the duplicated ones. Call once, after the last `add`. */
+  /** Makes `node` (its UUID in `word`) the holder of its UUID; returns the holder before it (-1: none). */
+  private holdUuid(node: number): number {
+    if (4 * (this.uuids + 1) > 3 * this.uuidTable.length) this.rehashUuids();
+    const table = this.uuidTable;
+    const mask = table.length - 1;
+    for (let at = hashWords(this.word, 0) & mask; ; at = (at + 1) & mask) {
+      const entry = table[at]!;
+      if (entry === 0) {
+        table[at] = node + 1;
+        this.uuids++;
+        return -1;
+      }
+      if (compareWords(this.words, 4 * this.value[entry - 1]!, this.word, 0) === 0) {
+        table[at] = node + 1;
+        return entry - 1;
+      }
+    }
+  }
+
+  /**
+   * The UUID table twice the size (16 places at first), its nodes placed again; where most nodes so
+   * far have UUIDs, large enough for as many as the nodes have room for (their columns are sized
+   * from the file), so that a long session's table is made once or twice, not twenty times.
+   */
+  private rehashUuids(): void {
+    const old = this.uuidTable;
+    let size = Math.max(16, 2 * old.length);
+    if (this.uuids * 2 > this.count) while (3 * size < 4 * this.value.length) size *= 2;
+    const table = (this.uuidTable = new Int32Array(size));
+    const mask = table.length - 1;
+    for (let i = 0; i < old.length; i++) {
+      const entry = old[i]!;
+      if (entry === 0) continue;
+      let at = hashWords(this.words, 4 * this.value[entry - 1]!) & mask;
+      while (table[at] !== 0) at = (at + 1) & mask;
+      table[at] = entry;
+    }
+  }
+
+  /** Sorts the hex ids for finding them, and notes the duplicated ones. Call once, after the last `add`. */
   seal(): void {
     const n = this.countOf(HEX);
     let from = new Uint32Array(n);
@@ -152,7 +195,6 @@ export class IdIndex {
       if (list) list.push(from[k]!);
       else this.duplicates.set(id, [from[k - 1]!, from[k]!]);
     }
-    this.sealUuids();
   }
 
   private countOf(kind: number): number {
@@ -161,56 +203,22 @@ export class IdIndex {
     return n;
   }
 
-  /** The UUID nodes sorted as `seal` sorts the hex ones, a 16-bit digit a pass, least significant first (a pass whose digit is the same for all is skipped). */
-  private sealUuids(): void {
-    const n = this.countOf(UUID);
-    let from = new Uint32Array(n);
-    let to = new Uint32Array(n);
-    for (let i = 0, k = 0; i < this.count; i++) if (this.kind[i] === UUID) from[k++] = i;
-    const { words, value } = this;
-    const counts = n > 0 ? new Int32Array(65537) : new Int32Array(0);
-    for (let pass = 0; pass < 8 && n > 1; pass++) {
-      const word = 3 - (pass >>> 1);
-      const shift = pass & 1 ? 16 : 0;
-      const digitOf = (node: number) => (words[4 * value[node]! + word]! >>> shift) & 0xffff;
-      counts.fill(0);
-      for (let k = 0; k < n; k++) counts[digitOf(from[k]!) + 1]!++;
-      if (counts[digitOf(from[0]!) + 1] === n) continue;
-      for (let d = 0; d < 65536; d++) counts[d + 1]! += counts[d]!;
-      for (let k = 0; k < n; k++) to[counts[digitOf(from[k]!)]!++] = from[k]!;
-      [from, to] = [to, from];
-    }
-    this.sortedUuids = from;
-    for (let k = 1; k < n; k++) {
-      const a = 4 * value[from[k - 1]!]!;
-      const b = 4 * value[from[k]!]!;
-      if (compareWords(words, b, words, a) !== 0) continue;
-      const id = uuidString(words, b);
-      const list = this.duplicates.get(id);
-      if (list) list.push(from[k]!);
-      else this.duplicates.set(id, [from[k - 1]!, from[k]!]);
-    }
-  }
-
-  /** The last node whose UUID is the one at `w[o..o+4)`, or -1 (sealed). */
+  /** The last node so far whose UUID is the one at `w[o..o+4)`, or -1. */
   private findWords(w: Uint32Array, o: number): number {
-    const sorted = this.sortedUuids!;
-    let lo = 0;
-    let hi = sorted.length - 1;
-    let at = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareWords(this.words, 4 * this.value[sorted[mid]!]!, w, o) <= 0) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
+    const table = this.uuidTable;
+    if (this.uuids === 0) return -1;
+    const mask = table.length - 1;
+    for (let at = hashWords(w, o) & mask; ; at = (at + 1) & mask) {
+      const entry = table[at]!;
+      if (entry === 0) return -1;
+      if (compareWords(this.words, 4 * this.value[entry - 1]!, w, o) === 0) return entry - 1;
     }
-    return at >= 0 && compareWords(this.words, 4 * this.value[sorted[at]!]!, w, o) === 0 ? sorted[at]! : -1;
   }
 
-  /** The node holding the id (the last one), or -1. */
-  find(hex: number, other: string | undefined): number {
+  /** The node holding the id (the last one; while nodes are added, the last so far), or -1 (a hex id: once sealed). */
+  find(hex: number, other: string | undefined, words?: Uint32Array): number {
     if (hex < 0) {
+      if (words !== undefined) return this.findWords(words, 0);
       if (other === undefined) return -1;
       if (readUuid(other, this.word)) return this.findWords(this.word, 0);
       const ref = this.strings.find(other);
@@ -435,15 +443,32 @@ function nextRoom(count: number, room: number): number {
   return room > count + 16 ? Math.min(2 * count + 16, room) : 2 * count + 16;
 }
 
-/** FNV-1a over the bytes, its bits mixed (murmur3's finaliser; a wide string's apart from a narrow one's). */
-function hashBytes(b: Uint8Array, from: number, to: number, wide: boolean): number {
-  let h = wide ? 0x811c9dc4 : 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+function copyWords(from: Uint32Array, to: Uint32Array): void {
+  to[0] = from[0]!;
+  to[1] = from[1]!;
+  to[2] = from[2]!;
+  to[3] = from[3]!;
+}
+
+/** A UUID's four words (at `w[o..o+4)`) mixed into a hash. */
+function hashWords(w: Uint32Array, o: number): number {
+  return mix(Math.imul(Math.imul(Math.imul(w[o]! ^ 0x9e3779b9, 0x01000193) ^ w[o + 1]!, 0x01000193) ^ w[o + 2]!, 0x01000193) ^ w[o + 3]!);
+}
+
+/** A 32-bit hash's bits mixed (murmur3's finaliser). */
+function mix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** FNV-1a over the bytes, its bits mixed (murmur3's finaliser; a wide string's apart from a narrow one's). */
+function hashBytes(b: Uint8Array, from: number, to: number, wide: boolean): number {
+  let h = wide ? 0x811c9dc4 : 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  return mix(h);
 }
 
 /** The UUIDs at `a[i..]` and `b[j..]` compared, most significant word first. */

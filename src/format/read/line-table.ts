@@ -218,10 +218,9 @@ export class NodeTable {
       else {
         // Another id is found now if an entry before holds it (a later holder of the same id takes
         // its place when the tree is made), else kept as its reference, not its string.
-        const ref = ids.refOf(f.parentId, parentWords);
-        const holder = IdIndex.waits(ref) ? -1 : ids.holderOfRef(ref);
+        const holder = ids.find(-1, f.parentId, parentWords);
         if (holder >= 0) parent = holder;
-        else this.unresolved.add(n, -2 - ref);
+        else this.unresolved.add(n, -2 - ids.refOf(f.parentId, parentWords));
       }
     }
     ids.add(f.idHex, f.id, f.idIsUuid ? f.idWords : undefined);
