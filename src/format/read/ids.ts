@@ -131,10 +131,10 @@ export class IdIndex {
 
   /** Makes `node` (its UUID in `word`) the holder of its UUID; returns the holder before it (-1: none). */
   private holdUuid(node: number): number {
-    if (4 * (this.uuids + 1) > 3 * this.uuidTable.length) this.rehashUuids();
+    if (5 * (this.uuids + 1) > 4 * this.uuidTable.length) this.rehashUuids();
     const table = this.uuidTable;
-    const mask = table.length - 1;
-    for (let at = hashWords(this.word, 0) & mask; ; at = (at + 1) & mask) {
+    const size = table.length;
+    for (let at = hashWords(this.word, 0) % size; ; at = at + 1 === size ? 0 : at + 1) {
       const entry = table[at]!;
       if (entry === 0) {
         table[at] = node + 1;
@@ -151,19 +151,19 @@ export class IdIndex {
   /**
    * The UUID table twice the size (16 places at first), its nodes placed again; where most nodes so
    * far have UUIDs, large enough for as many as the nodes have room for (their columns are sized
-   * from the file), so that a long session's table is made once or twice, not twenty times.
+   * from the file), so that a long session's table is made once or twice, not twenty times. At
+   * most four fifths full, of any size (not a power of two: that rounding was 3 bytes an entry).
    */
   private rehashUuids(): void {
     const old = this.uuidTable;
     let size = Math.max(16, 2 * old.length);
-    if (this.uuids * 2 > this.count) while (3 * size < 4 * this.value.length) size *= 2;
+    if (this.uuids * 2 > this.count) size = Math.max(size, Math.ceil((5 * this.value.length) / 4));
     const table = (this.uuidTable = new Int32Array(size));
-    const mask = table.length - 1;
     for (let i = 0; i < old.length; i++) {
       const entry = old[i]!;
       if (entry === 0) continue;
-      let at = hashWords(this.words, 4 * this.value[entry - 1]!) & mask;
-      while (table[at] !== 0) at = (at + 1) & mask;
+      let at = hashWords(this.words, 4 * this.value[entry - 1]!) % size;
+      while (table[at] !== 0) at = at + 1 === size ? 0 : at + 1;
       table[at] = entry;
     }
   }
@@ -207,8 +207,8 @@ export class IdIndex {
   private findWords(w: Uint32Array, o: number): number {
     const table = this.uuidTable;
     if (this.uuids === 0) return -1;
-    const mask = table.length - 1;
-    for (let at = hashWords(w, o) & mask; ; at = (at + 1) & mask) {
+    const size = table.length;
+    for (let at = hashWords(w, o) % size; ; at = at + 1 === size ? 0 : at + 1) {
       const entry = table[at]!;
       if (entry === 0) return -1;
       if (compareWords(this.words, 4 * this.value[entry - 1]!, w, o) === 0) return entry - 1;
