@@ -207,6 +207,11 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
     out.parentHex = hex8(b, local(p), close);
     out.parentIsUuid = out.parentHex < 0 && uuid(b, local(p), close, out.parentWords);
     out.parentId = out.parentHex >= 0 || out.parentIsUuid ? undefined : decodeId(b, local(p), close);
+    // (a UUID written with escapes is the same UUID: kept as one, as `fieldsOf` keeps it)
+    if (out.parentId?.length === 36 && readUuid(out.parentId, out.parentWords)) {
+      out.parentIsUuid = true;
+      out.parentId = undefined;
+    }
   }
   p = r[Slot.IdOpen]!;
   if (p < 0) {
@@ -218,6 +223,10 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
     out.idHex = hex8(b, local(p), close);
     out.idIsUuid = out.idHex < 0 && uuid(b, local(p), close, out.idWords);
     out.id = out.idHex >= 0 || out.idIsUuid ? undefined : decodeId(b, local(p), close);
+    if (out.id?.length === 36 && readUuid(out.id, out.idWords)) {
+      out.idIsUuid = true;
+      out.id = undefined;
+    }
   }
   p = r[Slot.TimestampOpen]!;
   out.hasTimestamp = p >= 0;
@@ -327,21 +336,13 @@ export function uuidString(w: Uint32Array, o = 0): string {
 /** Whether `s` is a lowercase UUID (as `uuid` reads one from bytes), its 32 digits then in `words`, most significant first. */
 export function readUuid(s: string, words: Uint32Array): boolean {
   if (s.length !== 36 || s.charCodeAt(8) !== 45 || s.charCodeAt(13) !== 45 || s.charCodeAt(18) !== 45 || s.charCodeAt(23) !== 45) return false;
-  let v = 0;
-  let n = 0;
-  for (let i = 0; i < 36; i++) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
-    const c = s.charCodeAt(i);
-    const d = c < 128 ? HEX[c]! : -1;
-    if (d < 0) return false;
-    v = v * 16 + d;
-    if ((++n & 7) === 0) {
-      words[(n >>> 3) - 1] = v;
-      v = 0;
-    }
-  }
-  return true;
+  // (its characters as bytes, read as the scan reads an id's; a character past U+00FF is no digit, nor what latin1 makes of it)
+  for (let i = 0; i < 36; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  UUID_SCRATCH.write(s, 0, "latin1");
+  return uuid(UUID_SCRATCH, -1, 36, words);
 }
+
+const UUID_SCRATCH = Buffer.alloc(36);
 
 /** The scanned line's id as a string, whichever way the scan kept it. */
 export function idText(f: ScanFields): string | undefined {

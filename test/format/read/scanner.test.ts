@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { lineFindings } from "../../../src/format/check/validate.js";
 import { LineFlag } from "../../../src/format/read/salvage.js";
-import { emptyFields, scanLine, Verdict, type ScanFields } from "../../../src/format/read/scanner.js";
+import { emptyFields, idText, scanLine, Verdict, type ScanFields } from "../../../src/format/read/scanner.js";
 import { openSessionSync } from "../../../src/format/session/session.js";
 import { fieldsOf } from "../../../src/format/read/scanner.js";
 import { borrowChunk, inModuleMemory, returnChunk, simdFindNeedle } from "../../../src/format/read/wasm/simd.js";
@@ -266,6 +266,27 @@ describe("scanLine agrees with JSON.parse", () => {
     for (const [id, parentId] of ids) {
       const line = Buffer.from(`{"type":"message","id":"${id}","parentId":${parentId === null ? "null" : `"${parentId}"`}}`);
       expect(expectAgrees(line), line.toString()).toBe(Verdict.Valid);
+    }
+  });
+
+  it("reads a lowercase UUID id as its four words, whether written plain or with escapes, and any other form as a string", () => {
+    const uuid = "0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
+    const forms: Array<[string, string | null, boolean]> = [
+      [uuid, null, true],
+      ["1f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b", uuid, true],
+      [`\u0030${uuid.slice(1)}`, uuid, true],
+      [uuid.toUpperCase(), uuid, false],
+      [`${uuid.slice(0, 35)}g`, uuid, false],
+      [`${uuid.slice(0, 8)}x${uuid.slice(9)}`, uuid, false],
+      [`${uuid}0`, uuid, false],
+    ];
+    for (const [id, parentId, isUuid] of forms) {
+      const line = Buffer.from(`{"type":"message","id":"${id}","parentId":${parentId === null ? "null" : `"${parentId}"`}}`);
+      expect(expectAgrees(line), line.toString()).toBe(Verdict.Valid);
+      const f = emptyFields();
+      scanInMemory(line, f);
+      expect(f.idIsUuid, id).toBe(isUuid);
+      expect(idText(f), id).toBe(JSON.parse(`"${id}"`));
     }
   });
 
