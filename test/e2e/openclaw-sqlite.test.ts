@@ -281,6 +281,49 @@ describe("a live gateway and its archives", () => {
     expect((await cliJson(["usage", root, "--json", "--no-cache"])).json.total).toEqual(before.json.total);
   });
 
+  it("usage --by key puts a reset's archives under the key they were, where the store records it (since 2026.9: a key's usage family, in sessions.json, then in the database its importer made), both eras alike; an archive nothing names stays `-`, saying why", async () => {
+    const key = "agent:main:feishu:direct:ou_b3b3dc776df60982741679029db666e9";
+    const current = "4cd0abc6-56b7-41af-ad24-4dfe17acb43c";
+    // (the store's reset archives, oldest first: the sessions this key had before)
+    const resets = readdirSync(join(JSONL_STORES, "ccccx/agents/main/sessions")).filter((n) => n.includes(".jsonl.reset.")).sort((a, b) => a.split(".reset.")[1]!.localeCompare(b.split(".reset.")[1]!)).map((n) => n.slice(0, 36));
+    const family = { usageFamilyKey: key, usageFamilySessionIds: [...resets, current], previousSessionId: resets.at(-1)! };
+    // The JSONL era: the key's entry as OpenClaw 2026.9.6 writes it after those resets.
+    const jsonl = join(mkdtempSync(join(tmpdir(), "pi-session-family-")), "ccccx");
+    cpSync(join(JSONL_STORES, "ccccx"), jsonl, { recursive: true });
+    for (const f of readdirSync(jsonl, { recursive: true, withFileTypes: true })) chmodSync(join(f.parentPath, f.name), f.isDirectory() ? 0o755 : 0o644);
+    const index = join(jsonl, "agents/main/sessions/sessions.json");
+    const entries = JSON.parse(readFileSync(index, "utf8")) as Record<string, Record<string, unknown>>;
+    Object.assign(entries[key]!, family);
+    writeFileSync(index, JSON.stringify(entries, null, 2));
+    // The SQLite era: what OpenClaw 2026.9.6's importer makes of that store (run on it when this
+    // test was written: the entry as it was, in entry_json; previousSessionId as the window's
+    // previous_session_id), made here on a copy of the shared store its importer migrated.
+    const { root } = homeWith("ccccx");
+    const writer = new DatabaseSync(dbOf(root));
+    writer.prepare("UPDATE session_nodes SET entry_json = json_set(entry_json, '$.usageFamilyKey', ?, '$.usageFamilySessionIds', json(?), '$.previousSessionId', ?) WHERE session_key = ?").run(key, JSON.stringify(family.usageFamilySessionIds), family.previousSessionId, key);
+    writer.prepare("UPDATE session_windows SET previous_session_id = ? WHERE session_id = ?").run(family.previousSessionId, current);
+    writer.close();
+    type Row = { key: string; sessions: number; requests: number; cost: number; why?: string };
+    const rows = async (at: string) => ((await cliJson(["usage", at, "--by", "key", "--json", "--no-cache"])).json.rows as Row[]).map(({ key, sessions, requests, cost, why }) => ({ key, sessions, requests, cost: Math.round(cost * 1e6), ...(why ? { why } : {}) }));
+    const before = await rows(join(JSONL_STORES, "ccccx"));
+    expect(before.find((r) => r.key === "-")).toMatchObject({ sessions: resets.length + 1, why: `${resets.length + 1} reset or deleted archives its store records no key for` });
+    const after = await rows(jsonl);
+    expect(after.find((r) => r.key === key)).toMatchObject({ sessions: resets.length + 1 });
+    // (what nothing records: the deleted archive, said)
+    expect(after.find((r) => r.key === "-")).toMatchObject({ sessions: 1, why: "1 reset or deleted archive its store records no key for" });
+    // every request once, wherever it is put; the two eras alike
+    const sum = (rs: Row[]) => rs.reduce((n, r) => n + r.requests, 0);
+    expect(sum(after)).toBe(sum(before));
+    expect(await rows(root)).toEqual(after);
+    // the key still names its live transcript alone, and an archive's row says whose it was
+    const env = { OPENCLAW_STATE_DIR: join(jsonl) };
+    const named = await cli(["cat", key], { env });
+    expect(named.exitCode, named.stderr).toBe(0);
+    const listed = await cliJson(["ls", jsonl, "--json", "--no-cache"]);
+    const archive = listed.json.sessions.find((r: { path: string }) => r.path.includes(`${resets[0]}.jsonl.reset.`));
+    expect(archive).toMatchObject({ key });
+  });
+
   it("ls rows say what session_windows says: the session a reset replaced, who spawned it, its channel; usage --by key lists a sub-agent under its spawner", async () => {
     const { root } = homeWith("ccccx");
     const writer = new DatabaseSync(dbOf(root));

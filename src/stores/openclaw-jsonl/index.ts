@@ -32,7 +32,7 @@ export function jsonlTranscriptsNamed(query: string, env: NodeJS.ProcessEnv): st
   const dirs = sessionDirsOf(env);
   if (query.startsWith("agent:")) {
     return dirs.flatMap((dir) => {
-      const ids = [...indexOf(dir)].filter(([, entries]) => entries.some((e) => e.key === query)).map(([id]) => id);
+      const ids = [...indexOf(dir)].filter(([, entries]) => entries.some((e) => e.key === query && !e.family)).map(([id]) => id);
       return ids.flatMap((id) => transcriptsOf(dir, id));
     });
   }
@@ -55,6 +55,8 @@ export function jsonlSessionIds(env: NodeJS.ProcessEnv): string[] {
 
 interface IndexEntry {
   key: string;
+  /** The key names the session as one it had before (a reset's predecessor: `usageFamilySessionIds`, `previousSessionId`), not as its own now. */
+  family?: boolean;
   label?: unknown;
   lastChannel?: unknown;
   spawnedBy?: unknown;
@@ -76,16 +78,20 @@ function indexOf(dir: string): Map<string, IndexEntry[]> {
   index = new Map();
   try {
     const raw = JSON.parse(readFileSync(join(dir, "sessions.json"), "utf8")) as Record<string, Record<string, unknown>>;
+    const add = (id: string, entry: IndexEntry) => {
+      const list = index!.get(id) ?? [];
+      list.push(entry);
+      index!.set(id, list);
+    };
     for (const [key, v] of Object.entries(raw ?? {})) {
       if (!v || typeof v !== "object") continue;
       const ids = new Set<string>();
       if (typeof v.sessionId === "string") ids.add(v.sessionId);
       if (typeof v.sessionFile === "string") ids.add(sessionIdOf(basename(v.sessionFile)));
-      for (const id of ids) {
-        const list = index.get(id) ?? [];
-        list.push({ key, ...(v as Omit<IndexEntry, "key">) });
-        index.set(id, list);
-      }
+      for (const id of ids) add(id, { key, ...(v as Omit<IndexEntry, "key">), family: false });
+      // (since 2026.9, the sessions a key had before a reset or a rotation: its usage family, and the one before)
+      const before = [...(Array.isArray(v.usageFamilySessionIds) ? v.usageFamilySessionIds : []), v.previousSessionId].filter((id): id is string => typeof id === "string" && !ids.has(id));
+      for (const id of new Set(before)) add(id, { key, ...(v as Omit<IndexEntry, "key">), family: true });
     }
   } catch {
     // no index, or one that does not read: the files say what they can
@@ -101,8 +107,11 @@ export function jsonlFacts(path: string): StoreFacts {
   const id = sessionIdOf(name);
   const archive = ARCHIVE.exec(name);
   const copy = BACKUP.test(name) || CHECKPOINT.test(name);
-  // (several keys name one session: a cron job's and its run's; the longest says the most)
-  const entries = indexOf(dir).get(id) ?? [];
+  // (several keys name one session: a cron job's and its run's; the longest says the most. A
+  // session no key names now is the key's that names it as one it had before a reset)
+  const named = indexOf(dir).get(id) ?? [];
+  const own = named.filter((e) => !e.family);
+  const entries = own.length > 0 ? own : named;
   const entry = entries.slice().sort((a, b) => b.key.length - a.key.length)[0];
   const read = entry ? readKey(entry.key) : { kind: null, channel: null, job: null };
   return {

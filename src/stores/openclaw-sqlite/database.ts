@@ -91,6 +91,8 @@ export class AgentDatabase implements DatabaseFacts {
   readonly archives = new Map<string, Archive>();
   readonly colds = new Map<string, Cold>();
   windows: Map<string, WindowFacts> | undefined;
+  /** `familyKey`'s map, once read. */
+  private families: Map<string, string> | undefined;
   private connection: Connection | undefined;
   /** The rows' lengths from a seq on (`LENGTHS`): what a seek and a large transcript's batches are planned by. */
   private lengthsQuery: StatementSync | undefined;
@@ -156,6 +158,7 @@ export class AgentDatabase implements DatabaseFacts {
     this.archives.clear();
     this.colds.clear();
     this.windows = undefined;
+    this.families = undefined;
     this.batch = undefined;
     const summary = db.prepare("SELECT session_id, count(*), sum(coalesce(event_utf8_bytes, octet_length(event_json)) + 1), max(created_at), max(coalesce(event_utf8_bytes, octet_length(event_json))) FROM transcript_events GROUP BY session_id ORDER BY session_id");
     summary.setReturnArrays(true);
@@ -235,6 +238,33 @@ export class AgentDatabase implements DatabaseFacts {
 
   facts(id: string): WindowFacts | undefined {
     return this.windowsRead().get(id);
+  }
+
+  /**
+   * The key a session belonged to before a reset or a rotation, where the database records it:
+   * a key's entry names its usage family and the session before (`usageFamilySessionIds`,
+   * `previousSessionId`, since 2026.9), a window the session it replaced (`previous_session_id`).
+   * What `sessions.json` said, for the archives the JSONL era left in `sessions/` (read once).
+   */
+  familyKey(id: string): string | undefined {
+    if (!this.families) {
+      const families = new Map<string, string>();
+      const db = this.db();
+      for (const r of db.prepare("SELECT session_key, current_session_id, json_extract(entry_json, '$.usageFamilySessionIds') AS family, json_extract(entry_json, '$.previousSessionId') AS previous FROM session_nodes WHERE json_valid(entry_json)").all()) {
+        const key = str(r.session_key);
+        if (key === null) continue;
+        let family: unknown = [];
+        try {
+          family = typeof r.family === "string" ? JSON.parse(r.family) : [];
+        } catch {
+          // not a list: nothing to add
+        }
+        for (const old of [...(Array.isArray(family) ? family : []), r.previous]) if (typeof old === "string" && old !== r.current_session_id && !families.has(old)) families.set(old, key);
+      }
+      for (const [id, w] of this.windowsRead()) if (w.previous !== null && w.key !== null && w.previous !== id && !families.has(w.previous)) families.set(w.previous, w.key);
+      this.families = families;
+    }
+    return this.families.get(id);
   }
 
   /** Each row's seq and line length, in `seq` order: what reading at any offset needs (one query). */

@@ -84,6 +84,15 @@ export function databaseFacts(ref: TranscriptRef): (WindowFacts & { archived: "r
   }
 }
 
+/** The key a session belonged to before a reset, as the database records it (`AgentDatabase.familyKey`), if it does. */
+export function databaseFamilyKey(database: string, id: string): string | undefined {
+  try {
+    return agentDatabase(database).familyKey(id);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The live transcripts of a database whose id starts with `prefix`, or whose key is `key`. */
 export function databaseTranscriptsNamed(path: string, query: string): string[] {
   try {

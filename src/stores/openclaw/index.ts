@@ -1,10 +1,10 @@
 import { basename, dirname, join } from "node:path";
 import { agentDatabasePath, agentDirs, DATABASE_NAME, databasesOf, IMPORT_FOLDER, isAgentDir, isDir, liveName, openclawRoots, sessionIdOf } from "../common/openclaw-layout.js";
-import { PI_FACTS, withCronFacts, type StoreFacts } from "../common/store-facts.js";
+import { PI_FACTS, readKey, withCronFacts, type StoreFacts } from "../common/store-facts.js";
 import { jsonlFacts, jsonlSessionIds, jsonlTranscriptsNamed, transcriptsIn } from "../openclaw-jsonl/index.js";
 import { databaseStoreFacts, importedFacts, importedTranscripts } from "../openclaw-sqlite/imported.js";
 import { transcriptRef } from "../openclaw-sqlite/ref.js";
-import { agentDatabase, databaseHolds, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed } from "../openclaw-sqlite/transcripts.js";
+import { agentDatabase, databaseFamilyKey, databaseHolds, databaseSessionIds, databaseTranscripts, databaseTranscriptsNamed } from "../openclaw-sqlite/transcripts.js";
 
 /*
  * OpenClaw's stores (docs/stores.md, "OpenClaw's stores"): one family, two eras. A root's agents keep
@@ -85,8 +85,16 @@ function storeFacts(path: string): StoreFacts {
   if (basename(dir) === IMPORT_FOLDER && basename(dirname(dirname(dir))) === "agents") return importedFacts(path);
   if (basename(dir) !== "sessions" || basename(dirname(dirname(dir))) !== "agents") return PI_FACTS;
   const facts = jsonlFacts(path);
+  if (!liveName(basename(path))) {
+    // (an archive the JSONL era left: the key it had, where its agent's database records it)
+    const database = facts.key === null ? agentDatabasePath(dirname(dir)) : undefined;
+    const key = database ? databaseFamilyKey(database, sessionIdOf(basename(path))) : undefined;
+    if (key === undefined) return facts;
+    const read = readKey(key);
+    return { ...facts, key, kind: read.kind, job: read.job, channel: facts.channel ?? read.channel };
+  }
   // (a live transcript its agent's database holds too: that session, as the database names it)
-  const db = liveName(basename(path)) ? agentDatabasePath(dirname(dir)) : undefined;
+  const db = agentDatabasePath(dirname(dir));
   if (!db || !databaseHolds(db, sessionIdOf(basename(path)))) return facts;
   const named = databaseStoreFacts({ database: db, name: sessionIdOf(basename(path)) });
   return { ...named, archived: null, source: "jsonl", cold: false, besideDatabase: true };
