@@ -14,7 +14,7 @@ import { renderFindings } from "../render/findings.js";
 import { sanitize } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
-import { displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
+import { cutToWidth, displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readFull } from "../support/inputs/read.js";
 import { storedVersion, transcriptFacts, type StoreFacts } from "../stores/index.js";
@@ -366,17 +366,19 @@ function renderLists(result: ShowSummary, style: Style): string {
   const rest = (total: number, listed: number, where: string) =>
     listed < total ? wrapSegments([[`… ${formatCount(total - listed)} more: ${where}`, c.dim]], fit === undefined ? undefined : fit - 2, "  ").map((line) => `  ${line}\n`).join("") : "";
   const file = shellQuote(result.file);
+  // (on a terminal an id too long for its line, a UUID's, shows its start, `rest` columns left for the rest; `show FILE ID` takes a start)
+  const idIn = (id: string | null, rest: number) => (fit === undefined ? sanitize(id ?? "(no id)") : cutToWidth(sanitize(id ?? "(no id)"), Math.max(9, fit - rest)));
   let out = heading("Leaves", totals.leaves, result.leaves.length);
   for (const leaf of result.leaves) {
     const mark = leaf.current ? c.green("* ") : "  ";
-    const head = `${sanitize(leaf.id ?? "(no id)").padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}`;
+    const head = `${idIn(leaf.id, 31).padEnd(10)} depth ${String(leaf.depth).padStart(4)}  ${formatTime(leaf.timestamp ?? undefined)}`;
     const { label, room } = lineTail(fit, 2 + displayWidth(head), leaf.label ? ` [${preview(leaf.label, 30)}]` : "", 2, 60);
     out += `${mark}${head}${label ? c.yellow(label) : ""}${room >= 4 ? `  ${c.dim(previewIn(leaf.preview, room, fit))}` : ""}\n`;
   }
   out += rest(totals.leaves, result.leaves.length, `pi-session path ${file} --leaves`);
   if (totals.branchPoints > 0) {
     out += heading("Branch points", totals.branchPoints, result.branchPoints.length);
-    for (const b of result.branchPoints) out += `  ${sanitize(b.id ?? "(no id)")}  ${b.children} children  ${c.dim(`line ${b.line}`)}\n`;
+    for (const b of result.branchPoints) out += `  ${idIn(b.id, 17 + String(b.children).length + String(b.line).length)}  ${b.children} children  ${c.dim(`line ${b.line}`)}\n`;
     out += rest(totals.branchPoints, result.branchPoints.length, `pi-session show ${file} --json`);
   }
   if (totals.compactions > 0) {
@@ -390,7 +392,7 @@ function renderLists(result: ShowSummary, style: Style): string {
   if (totals.labels > 0) {
     out += heading("Labels", totals.labels, result.labels.length);
     for (const l of result.labels) {
-      const target = sanitize(l.targetId);
+      const target = idIn(l.targetId, 8);
       const { room } = lineTail(fit, 2 + displayWidth(target), "", 2, 60);
       out += `  ${target}${room >= 4 ? `  ${c.yellow(previewIn(l.label, room, fit))}` : ""}\n`;
     }

@@ -288,9 +288,11 @@ export function* renderTree(view: TreeResult, style: Style, compact = false): Ge
         continue;
       }
       const prefix = fold(w.prefixes[k]!);
-      const id = sanitize(view.id(node) ?? "(no id)");
       const lbl = view.label(node);
       const here = node === s.leafNode ? current : "";
+      // (on a terminal an id too long for the line, a UUID's, shows its start, which `show FILE ID` takes)
+      const whole = sanitize(view.id(node) ?? "(no id)");
+      const id = fit === undefined ? whole : cutToWidth(whole, Math.max(9, fit - prefix.length - 1 - kinds.widthOf(node) - here.length - 12));
       const used = fit === undefined ? 0 : prefix.length + displayWidth(id) + 1 + kinds.widthOf(node) + here.length;
       const { label, room } = lineTail(fit, used, lbl ? ` [${preview(lbl, 30)}]` : "", 1, Math.max(10, textWidth - prefix.length));
       const p = room >= 4 ? previews[k]! : "";

@@ -164,6 +164,28 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("path, tree, show and check of a session whose ids are UUIDs fit 60 and 80 columns; path shows an id's start, which show takes as the id", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-width-uuid-"));
+    const file = join(dir, "uuids.jsonl");
+    const id = (k: number) => `${(0x3c26b3ae + k).toString(16)}-91f3-4785-a687-ad8e85b49b${(10 + k).toString(16).padStart(2, "0")}`;
+    // (a branch, so that show lists leaves and a branch point: a second answer to the first poll)
+    const branch = jsonl(assistant("9d1e2f3a-91f3-4785-a687-ad8e85b49bff", id(0), "a second answer"));
+    writeFileSync(file, Buffer.concat([jsonl(header()), ...Array.from({ length: 6 }, (_, k) => jsonl(k % 2 ? assistant(id(k), id(k - 1), "HEARTBEAT_OK") : user(id(k), k === 0 ? null : id(k - 1), "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly."))), branch]));
+    for (const columns of [60, 80]) {
+      for (const args of [["path", file], ["tree", file], ["show", file], ["check", file]]) {
+        const { out } = await run(args, columns);
+        for (const line of out.trimEnd().split("\n")) expect(width(line), `${args[0]} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      }
+    }
+    const { out } = await run(["path", file], 80);
+    const shown = out.trimEnd().split("\n").at(-1)!.trim().split(/\s+/)[1]!;
+    // (a start of the id, cut with …, and a preview beside it)
+    expect(shown).toMatch(/^9d1e2f3a-[0-9a-f-]*…$/);
+    expect(out).toContain("a second answer");
+    const shownEntry = await cli(["show", file, shown.slice(0, -1), "--json"]);
+    expect(JSON.parse(shownEntry.stdout).entry.id).toBe("9d1e2f3a-91f3-4785-a687-ad8e85b49bff");
+  });
+
   it("migrate of a folder at 60 and 80 columns: why a file was refused, and what to run, reads whole (wrapped under its note, never cut)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pi-session-width-refused-"));
     for (const f of ["fused.jsonl", "newer-version.jsonl", "v1.jsonl"]) cpSync(join(FIXTURES, f), join(dir, f));

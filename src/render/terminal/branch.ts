@@ -5,7 +5,7 @@ import { previewOf } from "../preview.js";
 import { sanitize } from "../safe.js";
 import { layoutWidth, type Style } from "../style.js";
 import { formatTime, isoTime } from "../units.js";
-import { displayWidth, fitPreview, JSON_PREVIEW_CHARS } from "../width.js";
+import { cutToWidth, displayWidth, fitPreview, JSON_PREVIEW_CHARS } from "../width.js";
 
 export interface PathStep {
   id: string | null;
@@ -27,6 +27,9 @@ export function* branchSteps(session: Session, nodes: Int32Array): Generator<Pat
   }
 }
 
+/** The fewest columns a step's preview is given on a terminal before its id gives way. */
+const MIN_PREVIEW = 20;
+
 /** How much of a preview a step shows. */
 export const stepTextWidth = (style: Style) => Math.max(20, style.width - 50);
 
@@ -43,8 +46,12 @@ export function* renderBranch(session: Session, nodes: Int32Array, style: Style)
   const kinds = new KindNames(session, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8).padEnd(21)) : c.magenta(sanitize(k).padEnd(21))));
   // (on a terminal a head line names the columns, the line number's first: piped, the lines alone, for scripts)
   const lineWidth = Math.max(String(session.nodeLine(nodes[nodes.length - 1]!)).length, fit === undefined ? 0 : 4);
+  // (on a terminal an id too long for the line beside a preview, a UUID's, shows its start: a
+  // prefix is what `show FILE ID` takes; piped, ids are whole)
+  const idRoom = fit === undefined ? Infinity : Math.max(9, fit - (lineWidth + 2 + 2 + 21 + 1 + 16 + 2 + MIN_PREVIEW));
+  const idOf = (node: number) => cutToWidth(sanitize(session.nodeId(node) ?? "(no id)"), idRoom);
   if (fit !== undefined) {
-    const idWidth = displayWidth(sanitize(session.nodeId(nodes[0]!) ?? "(no id)"));
+    const idWidth = displayWidth(idOf(nodes[0]!));
     const head = `${"line".padStart(lineWidth)}  ${"id".padEnd(idWidth)}  ${"kind".padEnd(21)} ${"time".padEnd(16)}  preview`;
     // (ASCII: cut to the width, as the lines under it are)
     yield `${c.bold(head.slice(0, fit).trimEnd())}\n`;
@@ -56,7 +63,7 @@ export function* renderBranch(session: Session, nodes: Int32Array, style: Style)
     let out = "";
     for (let k = 0; k < window.length; k++) {
       const node = window[k]!;
-      const id = sanitize(session.nodeId(node) ?? "(no id)");
+      const id = idOf(node);
       const time = formatTime(session.nodeTime(node));
       // on a terminal the preview takes the room the line leaves (none below a few columns)
       const room = fit === undefined ? textWidth : Math.min(textWidth, fit - (lineWidth + 2 + displayWidth(id) + 2 + kinds.widthOf(node) + 1 + displayWidth(time) + 2));
