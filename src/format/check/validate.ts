@@ -332,6 +332,7 @@ class SessionPairing implements PairingInput {
   private readonly kinds: Uint8Array;
   private readonly callStart_: Int32Array;
   private readonly hashes: Float64Array;
+  private readonly resultNodes: Int32Array;
   private readonly resultHashes: Float64Array;
   hasResults = false;
 
@@ -363,8 +364,10 @@ class SessionPairing implements PairingInput {
     for (let k = 0; k < calls.count; k++) start[calls.node[k]! + 1]!++;
     for (let n = 0; n < this.size; n++) start[n + 1]! += start[n]!;
     this.hashes = calls.number.subarray(0, calls.count);
-    this.resultHashes = new Float64Array(results.count > 0 ? this.size : 0).fill(NaN);
-    for (let k = 0; k < results.count; k++) this.resultHashes[results.node[k]!] = results.number[k]!;
+    // (the results' nodes in order and their calls' hashes, searched: a column a node was 8 bytes
+    // an entry where results are a few of the nodes, and only a result asks)
+    this.resultNodes = results.node.subarray(0, results.count);
+    this.resultHashes = results.number.subarray(0, results.count);
     for (let n = 0; n < this.size && !this.hasResults; n++) if (this.kinds[n] === Turn.Result) this.hasResults = true;
   }
 
@@ -387,7 +390,19 @@ class SessionPairing implements PairingInput {
     return this.hashes[slot]!;
   }
   resultHash(node: number): number {
-    return this.resultHashes.length === 0 ? NaN : this.resultHashes[node]!;
+    // (the last entry for the node: pass one adds them in node order)
+    const nodes = this.resultNodes;
+    let lo = 0;
+    let hi = nodes.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (nodes[mid]! <= node) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return at >= 0 && nodes[at] === node ? this.resultHashes[at]! : NaN;
   }
   isLeaf(node: number): boolean {
     return this.session.tree.childCount(node) === 0 || node === this.session.leafNode;
