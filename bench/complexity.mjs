@@ -75,19 +75,34 @@ export function complexityReport({ dataDir, entries, runs, shapes = STRESS_SHAPE
       const tasks = list.flatMap((c) => [small, big].map((f) => ({ task: "cli", args: c.args(f), env: c.env, files: [f] })));
       const results = measureAll(tasks, runs);
       list.forEach((c, k) => {
-        const [a, b] = [results[2 * k], results[2 * k + 1]];
+        let [a, b] = [results[2 * k], results[2 * k + 1]];
         const label = k === 0 ? `${shape} (${sizes})` : "";
         if (a.error || b.error) {
           failures++;
           out += `| ${label} | ${c.name} | ${a.error ?? a.ms.toFixed(0)} | ${b.error ?? b.ms.toFixed(0)} | | | | FAILED |\n`;
           return;
         }
-        const ratio = b.ms / a.ms;
-        const bytes = a.result?.bytes > 0 ? b.result.bytes / a.result.bytes : undefined;
-        const judged = bytes !== undefined && bytes > 4 ? ratio / (bytes / 4) : ratio;
+        const judge = () => {
+          const ratio = b.ms / a.ms;
+          const bytes = a.result?.bytes > 0 ? b.result.bytes / a.result.bytes : undefined;
+          return { ratio, bytes, judged: bytes !== undefined && bytes > 4 ? ratio / (bytes / 4) : ratio };
+        };
+        let { ratio, bytes, judged } = judge();
+        // A ratio past the limit is measured again, two more rounds of the pair, the fastest of
+        // each counting (as every contender's does): one slow spell on a loaded machine (a 1.2 s
+        // run where the others took 0.3) is not the command's complexity; one that walks a branch
+        // an entry stays past it.
+        let again = "";
+        if (judged >= LIMIT) {
+          const [a2, b2] = measureAll([small, big].map((f) => ({ task: "cli", args: c.args(f), env: c.env, files: [f] })), 2);
+          if (!a2.error && a2.ms < a.ms) a = a2;
+          if (!b2.error && b2.ms < b.ms) b = b2;
+          ({ ratio, bytes, judged } = judge());
+          again = " (measured again)";
+        }
         const ok = judged < LIMIT;
         if (!ok) failures++;
-        out += `| ${label} | ${c.name} | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${ratio.toFixed(2)} | ${bytes === undefined ? "-" : bytes.toFixed(2)} | ${judged.toFixed(2)} | ${ok ? "linear" : "SUPERLINEAR"} |\n`;
+        out += `| ${label} | ${c.name} | ${a.ms.toFixed(0)} | ${b.ms.toFixed(0)} | ${ratio.toFixed(2)} | ${bytes === undefined ? "-" : bytes.toFixed(2)} | ${judged.toFixed(2)} | ${ok ? "linear" : "SUPERLINEAR"}${again} |\n`;
       });
     }
   } finally {
