@@ -1,4 +1,5 @@
-import { pairingFindings, Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { pairingFindings } from "../context/pairing-walk.js";
 import { preorderNumbers } from "../session/tree.js";
 
 /**
