@@ -198,36 +198,15 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
   out.type = p < 0 ? undefined : knownString(b, local(p), local(r[Slot.TypeClose]!));
   out.parentKind = r[Slot.ParentKind]! as ScanFields["parentKind"];
   p = r[Slot.ParentOpen]!;
-  if (p < 0) {
-    out.parentHex = -1;
-    out.parentIsUuid = false;
-    out.parentId = undefined;
-  } else {
-    const close = local(r[Slot.ParentClose]!);
-    out.parentHex = hex8(b, local(p), close);
-    out.parentIsUuid = out.parentHex < 0 && uuid(b, local(p), close, out.parentWords);
-    out.parentId = out.parentHex >= 0 || out.parentIsUuid ? undefined : decodeId(b, local(p), close);
-    // (a UUID written with escapes is the same UUID: kept as one, as `fieldsOf` keeps it)
-    if (out.parentId?.length === 36 && readUuid(out.parentId, out.parentWords)) {
-      out.parentIsUuid = true;
-      out.parentId = undefined;
-    }
-  }
+  const parent = p < 0 ? undefined : readId(b, local(p), local(r[Slot.ParentClose]!), out.parentWords);
+  out.parentHex = typeof parent === "number" ? parent : -1;
+  out.parentIsUuid = parent === UUID_READ;
+  out.parentId = typeof parent === "string" ? parent : undefined;
   p = r[Slot.IdOpen]!;
-  if (p < 0) {
-    out.idHex = -1;
-    out.idIsUuid = false;
-    out.id = undefined;
-  } else {
-    const close = local(r[Slot.IdClose]!);
-    out.idHex = hex8(b, local(p), close);
-    out.idIsUuid = out.idHex < 0 && uuid(b, local(p), close, out.idWords);
-    out.id = out.idHex >= 0 || out.idIsUuid ? undefined : decodeId(b, local(p), close);
-    if (out.id?.length === 36 && readUuid(out.id, out.idWords)) {
-      out.idIsUuid = true;
-      out.id = undefined;
-    }
-  }
+  const id = p < 0 ? undefined : readId(b, local(p), local(r[Slot.IdClose]!), out.idWords);
+  out.idHex = typeof id === "number" ? id : -1;
+  out.idIsUuid = id === UUID_READ;
+  out.id = typeof id === "string" ? id : undefined;
   p = r[Slot.TimestampOpen]!;
   out.hasTimestamp = p >= 0;
   if (p < 0) out.time = NaN;
@@ -388,6 +367,22 @@ function uuid(b: Uint8Array, open: number, close: number, words: Uint32Array): b
     }
   }
   return true;
+}
+
+/** What `readId` gives for a UUID (its words then in the caller's array). */
+const UUID_READ = Symbol("uuid");
+
+/**
+ * The id (or parent id) between quotes at `open` and `close`, as a scan keeps it: the number of 8
+ * hex digits; a UUID, read into `words` (written with escapes too: it is the same UUID, as
+ * `fieldsOf` keeps it); else its text.
+ */
+function readId(b: Uint8Array, open: number, close: number, words: Uint32Array): number | typeof UUID_READ | string {
+  const hex = hex8(b, open, close);
+  if (hex >= 0) return hex;
+  if (uuid(b, open, close, words)) return UUID_READ;
+  const text = decodeId(b, open, close);
+  return text.length === 36 && readUuid(text, words) ? UUID_READ : text;
 }
 
 const decoder = new TextDecoder();
