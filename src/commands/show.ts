@@ -14,7 +14,7 @@ import { renderFindings } from "../render/findings.js";
 import { sanitize } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
-import { cutToWidth, displayWidth, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
+import { displayWidth, entryIdIn, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readFull } from "../support/inputs/read.js";
 import { storedVersion, transcriptFacts, type StoreFacts } from "../stores/index.js";
@@ -366,8 +366,8 @@ function renderLists(result: ShowSummary, style: Style): string {
   const rest = (total: number, listed: number, where: string) =>
     listed < total ? wrapSegments([[`… ${formatCount(total - listed)} more: ${where}`, c.dim]], fit === undefined ? undefined : fit - 2, "  ").map((line) => `  ${line}\n`).join("") : "";
   const file = shellQuote(result.file);
-  // (on a terminal an id too long for its line, a UUID's, shows its start, `rest` columns left for the rest; `show FILE ID` takes a start)
-  const idIn = (id: string | null, rest: number) => (fit === undefined ? sanitize(id ?? "(no id)") : cutToWidth(sanitize(id ?? "(no id)"), Math.max(9, fit - rest)));
+  // (on a terminal an id too long for its line, a UUID's, shows its start: `rest` columns are the rest of its line's)
+  const idIn = (id: string | null, rest: number) => entryIdIn(id, fit === undefined ? undefined : fit - rest);
   let out = heading("Leaves", totals.leaves, result.leaves.length);
   for (const leaf of result.leaves) {
     const mark = leaf.current ? c.green("* ") : "  ";

@@ -9,7 +9,7 @@ import { sanitize, sanitizeOneLine } from "../render/safe.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { isoTime, plural } from "../render/units.js";
-import { cutToWidth, displayWidth, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
+import { cutToWidth, displayWidth, entryIdIn, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
 import { readShape } from "../support/inputs/read.js";
 import { transcriptFacts } from "../stores/index.js";
 
@@ -290,9 +290,8 @@ export function* renderTree(view: TreeResult, style: Style, compact = false): Ge
       const prefix = fold(w.prefixes[k]!);
       const lbl = view.label(node);
       const here = node === s.leafNode ? current : "";
-      // (on a terminal an id too long for the line, a UUID's, shows its start, which `show FILE ID` takes)
-      const whole = sanitize(view.id(node) ?? "(no id)");
-      const id = fit === undefined ? whole : cutToWidth(whole, Math.max(9, fit - prefix.length - 1 - kinds.widthOf(node) - here.length - 12));
+      // (on a terminal an id too long for the line, a UUID's, shows its start, a dozen columns left for the preview)
+      const id = entryIdIn(view.id(node), fit === undefined ? undefined : fit - prefix.length - 1 - kinds.widthOf(node) - here.length - 12);
       const used = fit === undefined ? 0 : prefix.length + displayWidth(id) + 1 + kinds.widthOf(node) + here.length;
       const { label, room } = lineTail(fit, used, lbl ? ` [${preview(lbl, 30)}]` : "", 1, Math.max(10, textWidth - prefix.length));
       const p = room >= 4 ? previews[k]! : "";

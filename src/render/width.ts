@@ -1,5 +1,5 @@
 import stringWidth from "string-width";
-import { sanitizeOneLine } from "./safe.js";
+import { sanitize, sanitizeOneLine } from "./safe.js";
 
 /** One line, safe, at most `max` characters (an ellipsis marks a cut). */
 export function preview(text: string, max: number): string {
@@ -296,4 +296,14 @@ function within(text: string, columns: number, keep: "start" | "end"): string {
     start -= all[k]!.length;
   }
   return text.slice(start);
+}
+
+/**
+ * An entry id as a line shows it: whole, or on a terminal (`room`: the columns its line leaves it)
+ * its start, 8 characters and the mark at least: a UUID is 36 columns, and `show FILE ID` takes a
+ * start of one. Piped (`room` undefined), whole.
+ */
+export function entryIdIn(id: string | null | undefined, room: number | undefined): string {
+  const whole = sanitize(id ?? "(no id)");
+  return room === undefined ? whole : cutToWidth(whole, Math.max(9, room));
 }

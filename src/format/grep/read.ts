@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { idHash } from "../common/hash.js";
 import { entryRole, escapesNeedle, firstMatch, type ClassRun, type GrepPattern, type TextMatch } from "./pattern.js";
 import { migrateEntryV2ToV3 } from "../schema/migrations.js";
 import { parseLine } from "../read/salvage.js";
@@ -106,23 +107,11 @@ class Found {
 }
 
 /**
- * A match's entry and what matched, as a number (FNV-1a over its fields, 52 bits): two matches
- * with one key are the same match in two copies of a transcript (grep's `withoutRepeats`).
+ * A match's entry and what matched, as a number (`idHash` of its fields): two matches with one key
+ * are the same match in two copies of a transcript (grep's `withoutRepeats`).
  */
 export function hitKey(h: GrepHit): number {
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9;
-  const parts = [h.id ?? `#${h.line}`, h.type, h.role, h.timestamp ?? "", h.field, String(h.start), String(h.end), h.match, h.before, h.after];
-  for (const part of parts) {
-    for (let i = 0; i < part.length; i++) {
-      const c = part.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-    }
-    a = Math.imul(a ^ 0xffff, 0x01000193);
-    b = Math.imul(b ^ 0xffff, 0x5bd1e995);
-  }
-  return (a >>> 0) * 0x100000 + (b >>> 12);
+  return idHash([h.id ?? `#${h.line}`, h.type, h.role, h.timestamp ?? "", h.field, h.start, h.end, h.match, h.before, h.after].join("\u0000"));
 }
 
 /** The session's title from its entries: the latest name (an empty one clears it), else the first user message. */

@@ -5,7 +5,7 @@ import { previewOf } from "../preview.js";
 import { sanitize } from "../safe.js";
 import { layoutWidth, type Style } from "../style.js";
 import { formatTime, isoTime } from "../units.js";
-import { cutToWidth, displayWidth, fitPreview, JSON_PREVIEW_CHARS } from "../width.js";
+import { displayWidth, entryIdIn, fitPreview, JSON_PREVIEW_CHARS } from "../width.js";
 
 export interface PathStep {
   id: string | null;
@@ -48,8 +48,8 @@ export function* renderBranch(session: Session, nodes: Int32Array, style: Style)
   const lineWidth = Math.max(String(session.nodeLine(nodes[nodes.length - 1]!)).length, fit === undefined ? 0 : 4);
   // (on a terminal an id too long for the line beside a preview, a UUID's, shows its start: a
   // prefix is what `show FILE ID` takes; piped, ids are whole)
-  const idRoom = fit === undefined ? Infinity : Math.max(9, fit - (lineWidth + 2 + 2 + 21 + 1 + 16 + 2 + MIN_PREVIEW));
-  const idOf = (node: number) => cutToWidth(sanitize(session.nodeId(node) ?? "(no id)"), idRoom);
+  const idRoom = fit === undefined ? undefined : fit - (lineWidth + 2 + 2 + 21 + 1 + 16 + 2 + MIN_PREVIEW);
+  const idOf = (node: number) => entryIdIn(session.nodeId(node), idRoom);
   if (fit !== undefined) {
     const idWidth = displayWidth(idOf(nodes[0]!));
     const head = `${"line".padStart(lineWidth)}  ${"id".padEnd(idWidth)}  ${"kind".padEnd(21)} ${"time".padEnd(16)}  preview`;
