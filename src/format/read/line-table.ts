@@ -175,7 +175,7 @@ export class NodeTable {
   readonly ids: IdIndex;
   /**
    * Nodes whose parent is not the entry before, nor (for an id other than hex) an entry before it:
-   * each with its parent id's number, or for another id -2 - its reference in `ids` (`otherRef`).
+   * each with its parent id's number, or for another id -2 - its reference in `ids` (`IdIndex.refOf`).
    */
   readonly unresolved = new NodeNumbers();
   /** Nodes whose parent id is their own id. */
