@@ -60,6 +60,8 @@ export interface ScanFields {
   messageEnd: number;
   /** `message.content`: 0 absent, 1 null, 2 another value. */
   contentKind: 0 | 1 | 2;
+  /** Where the (last) value of `message.content` starts (-1: none, or a line `JSON.parse` read). */
+  contentStart: number;
   /** `message.provider` and `message.model`, when strings. */
   provider: string | undefined;
   model: string | undefined;
@@ -150,6 +152,7 @@ const enum Slot {
   ResponseModelClose,
   StopReasonOpen,
   StopReasonClose,
+  ContentStart,
 }
 
 /** Where the pairs of tool-call id quotes begin, in i32 slots (OUT + 1024 bytes). */
@@ -220,6 +223,8 @@ function fill(b: Uint8Array, r: Int32Array, base: number, start: number, out: Sc
   out.messageStart = p < 0 ? -1 : own(p);
   out.messageEnd = p < 0 ? -1 : own(r[Slot.MessageEnd]!);
   out.contentKind = r[Slot.ContentKind]! as ScanFields["contentKind"];
+  p = r[Slot.ContentStart]!;
+  out.contentStart = p < 0 ? -1 : own(p);
   p = r[Slot.LongStart]!;
   out.longStart = p < 0 ? -1 : own(p);
   out.longEnd = p < 0 ? -1 : own(r[Slot.LongEnd]!);
@@ -276,6 +281,7 @@ export function fieldsOf(value: Record<string, unknown>, out: ScanFields): void 
   out.role = typeof message?.role === "string" ? message.role : undefined;
   out.messageStart = out.messageEnd = -1;
   out.contentKind = !message || !("content" in message) ? 0 : message.content === null ? 1 : 2;
+  out.contentStart = -1;
   out.provider = typeof message?.provider === "string" ? message.provider : undefined;
   out.model = typeof message?.model === "string" ? message.model : undefined;
   out.responseModel = typeof message?.responseModel === "string" ? message.responseModel : undefined;
@@ -507,6 +513,7 @@ export function emptyFields(): ScanFields {
     messageStart: -1,
     messageEnd: -1,
     contentKind: 0,
+    contentStart: -1,
     provider: undefined,
     model: undefined,
     responseModel: undefined,

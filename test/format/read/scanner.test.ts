@@ -40,6 +40,23 @@ function scanInMemory(line: Buffer, fields: ScanFields): Verdict {
   }
 }
 
+/** The JSON value `text` starts with (what follows it cut off), found by its brackets and quotes. */
+function firstValue(text: string): string {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (depth === 0 && /[,\s}\]]/.test(c)) return text.slice(0, i);
+    if (c === '"') {
+      for (i++; text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      if (depth === 0) return text.slice(0, i + 1);
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      if (--depth === 0) return text.slice(0, i + 1);
+    }
+  }
+  return text;
+}
+
 /** The scanner agrees with JSON.parse: on the verdict, and on every field it keeps (as `fieldsOf` reads them from the value). */
 function expectAgrees(line: Buffer): Verdict {
   const fields = emptyFields();
@@ -70,6 +87,9 @@ function expectAgrees(line: Buffer): Verdict {
         const usage = m!.usage;
         if (usage && typeof usage === "object" && !Array.isArray(usage)) expect(JSON.parse(line.toString("utf8", fields.usageStart, fields.usageEnd)), text).toEqual(usage);
         else expect(fields.usageStart, text).toBe(-1);
+        // where the (last) content value starts: the value read from there is the message's content
+        if ("content" in m!) expect(JSON.parse(firstValue(line.toString("utf8", fields.contentStart))), text).toEqual(m!.content);
+        else expect(fields.contentStart, text).toBe(-1);
         // the ids of the content's toolCall blocks, in order (the last `id` and `type` of a block count)
         const content = m!.content;
         const calls = Array.isArray(content) ? content.filter((b) => b && typeof b === "object" && !Array.isArray(b) && b.type === "toolCall" && typeof b.id === "string").map((b) => b.id as string) : [];

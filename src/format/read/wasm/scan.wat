@@ -17,7 +17,7 @@
 ;; the verdict (0 valid, 1 invalid, 2 defer) and, for a valid line, leaves at OUT (16 MiB + 32 KiB)
 ;; the i32 slots `Slot` in scanner.ts names: positions are addresses in the memory, -1 for none.
 ;; Besides the top-level keys (type, id, parentId, timestamp, message) it keeps, inside `message`,
-;; role, content (its kind), provider, model, responseModel, usage (the object's range),
+;; role, content (its kind, and where its value starts), provider, model, responseModel, usage (the object's range),
 ;; stopReason and toolCallId, and the ids of the content's toolCall blocks: their (open, close) quote pairs at OUT + 1024, their count
 ;; in the Calls slot (-1 when there are more than 64).
 (module
@@ -222,6 +222,7 @@
     (i32.store offset=72 (local.get $o) (i32.const 0)) ;; longEscaped
     (i32.store offset=108 (local.get $o) (i32.const 0)) ;; calls
     (i64.store offset=120 (local.get $o) (i64.const -1)) ;; stopReason's quotes
+    (i32.store offset=128 (local.get $o) (i32.const -1)) ;; contentStart
     (local.set $usageDepth (i32.const -1))
     (local.set $contentDepth (i32.const -1))
     (local.set $blockDepth (i32.const -1))
@@ -254,8 +255,11 @@
               ;; state 0: a value
               (if (i32.eqz (local.get $state))
                 (then
+                  ;; message.content: its kind, and where its (last) value starts
                   (if (i32.eq (local.get $pending) (i32.const 7))
-                    (then (i32.store offset=60 (local.get $o) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x6e))))))
+                    (then
+                      (i32.store offset=60 (local.get $o) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x6e))))
+                      (i32.store offset=128 (local.get $o) (local.get $i))))
                   (if (i32.eq (local.get $c) (i32.const 34))
                     (then
                       (local.set $close (call $string (i32.add (local.get $i) (i32.const 1)) (local.get $end)))
