@@ -103,6 +103,10 @@ const PATTERNS: Array<[string, PatternOptions]> = [
   ["C:\\Users", { fixed: true }],
   ["中文", {}],
   ["npm test", { fixed: true }],
+  // fixed strings in most lines: counted from the raw bytes (grep/raw-count.ts)
+  ["the", { fixed: true }],
+  ["THE", { fixed: true, ignoreCase: true }],
+  ["re", { fixed: true }],
   ["read", { word: true }],
   ["BASH", { ignoreCase: true, word: true }],
   ["zzqqxxjj", {}],
@@ -132,6 +136,11 @@ function expectMatchesOracle(path: string, patterns = PATTERNS, bytes?: Buffer):
     for (const counted of [grepFile(new BufferSource(label, data), pattern, { countOnly: true, keyed: true }), referenceGrep(new BufferSource(label, data), pattern, { countOnly: true, keyed: true })]) {
       expect({ hits: counted.hits, count: counted.count, keys: counted.keys }, `${label} /${source}/ counted`).toEqual({ hits: [], count: expected.length, keys: fast.hits.map(hitKey) });
     }
+    // and without keys (a count told from the raw bytes where they tell it), with and without --role
+    expect(grepFile(new BufferSource(label, data), pattern, { countOnly: true }).count, `${label} /${source}/ raw count`).toBe(expected.length);
+    const roles = new Set(["assistant", "toolResult"]);
+    const ofRoles = referenceGrep(new BufferSource(label, data), pattern, { countOnly: true, roles }).count;
+    expect(grepFile(new BufferSource(label, data), pattern, { countOnly: true, roles }).count, `${label} /${source}/ raw count, --role`).toBe(ofRoles);
     tally.hits += expected.length;
   }
 }

@@ -123,6 +123,11 @@ export interface GrepPattern {
   run: ClassRun | undefined;
   /** The needle's (or the run's) characters as UTF-16 code units: a `\uXXXX` escape of one of them may spell it otherwise. */
   needleUnits: Set<number>;
+  /**
+   * A text matches exactly when it holds the needle (ASCII letters in either case where `fold`):
+   * a fixed string without -w, every character of it in the needle (grep/raw-count.ts).
+   */
+  exact: boolean;
 }
 
 /** A run of characters of one class: `members[byte]` is 1 for a member. */
@@ -172,6 +177,7 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): G
     fold: options.ignoreCase === true,
     run,
     needleUnits: units,
+    exact: options.fixed === true && !options.word && needle === pattern,
   };
 }
 

@@ -9,6 +9,8 @@ import { forEachLine, type ByteSource } from "../read/source.js";
 import { messageGist, sessionName } from "../session/labels.js";
 import { CURRENT_VERSION, messageText, type AgentMessage, type FileKind, type SessionHeader } from "../schema/types.js";
 import { simdFindNeedle } from "../read/wasm/simd.js";
+import { emptyFields, scanShape, Verdict } from "../read/scanner.js";
+import { RawCount, RawVerdict } from "./raw-count.js";
 
 /**
  * One file searched (`grep`), as every read-only command reads it: the entries of the lines pi
@@ -22,6 +24,8 @@ import { simdFindNeedle } from "../read/wasm/simd.js";
  * one of their characters; a needle inside an image's base64 data is passed over without decoding. It
  * stands aside for the reference when line 1 is not a v2/v3 header, when the record after it is
  * not an entry with an id (what the file is then takes every line), and for `--branch current`.
+ * A count of a fixed string (`-c`, `-l`) takes an entry's verdict from its line's raw bytes where
+ * they tell it (grep/raw-count.ts), and decodes the line only where they do not.
  * Tests hold the two equal on every fixture, corpus file and corruption.
  */
 
@@ -101,6 +105,11 @@ class Found {
     else if (this.filter.keyed) this.keys.push(hitKey(hit));
   }
 
+  /** A match told without its hit (grep/raw-count.ts: only where nothing of it is kept). */
+  addUnseen(): void {
+    this.count++;
+  }
+
   get full(): boolean {
     return this.filter.max !== undefined && this.count >= this.filter.max;
   }
@@ -176,6 +185,9 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   const escapes = needleSearch(ESCAPE_U);
   const names = filter.title ? needleSearch(SESSION_INFO) : undefined;
   const users = filter.title ? needleSearch(USER_ROLE) : undefined;
+  // (a count of a fixed string: an entry's verdict from its line's raw bytes where they tell it)
+  const raw = filter.countOnly && !filter.keyed && filter.tool === undefined && filter.when === undefined && pattern.exact ? new RawCount(pattern, filter.roles) : undefined;
+  const fields = emptyFields();
   let header: SessionHeader | undefined;
   let version = CURRENT_VERSION;
   let done = false;
@@ -219,6 +231,15 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
       // (a line with a `\u` escape is looked at closer: it may spell a character of the needle or run so)
       const candidate = sifter === undefined || sifter.within(chunk, start, end) || (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits));
       if (!candidate && !named && !user) return;
+      if (raw !== undefined && !named && !user && version >= CURRENT_VERSION && scanShape(chunk, fields, start, end) === Verdict.Valid) {
+        const verdict = raw.judge(chunk, start, end, fields);
+        if (verdict === RawVerdict.Match) {
+          found.addUnseen();
+          if (found.full) done = true;
+          return;
+        }
+        if (verdict === RawVerdict.NoMatch) return;
+      }
       const entry = read(chunk, start, end);
       if (entry === "skipped") {
         if (candidate) skipped.push(line);
