@@ -92,6 +92,8 @@ describe("a count's verdict from the raw bytes", () => {
     ["a session's name", other('"session_info","name":"the name"'), RawVerdict.Match],
     ["a label", other('"label","targetId":"x","label":"the label"'), RawVerdict.Match],
     ["a summary given twice: the last counts", other('"compaction","summary":"the","summary":"x"'), RawVerdict.NoMatch],
+    ["a message given twice: the last counts", other('"message","message":{"role":"user","content":"the"},"message":{"role":"user"}'), RawVerdict.NoMatch],
+    ["a message given twice, the last matching", other('"message","message":{"role":"user"},"message":{"role":"user","content":"the"}'), RawVerdict.Match],
     ["a compaction under --role assistant", other('"compaction","summary":"the summary"'), RawVerdict.NoMatch, ["assistant"]],
     ["a compaction under --role compaction", other('"compaction","summary":"the summary"'), RawVerdict.Match, ["compaction"]],
   ] as Array<[string, string, RawVerdict, string[]?]>)("%s", (_, line, expected, roles) => {

@@ -192,6 +192,9 @@ function serialise(e: Record<string, unknown>): string {
   // pretty-ish spacing sometimes, and a duplicated key
   if (r() < 0.2) s = s.replace(/,"/g, ', "').replace(/":/g, '" : ');
   if (r() < 0.1) s = s.replace(/^\{/, '{"id":"dup-first",');
+  // a message given twice (the earlier one's content must be forgotten), and a content given twice
+  if (r() < 0.1) s = s.replace(/^\{/, '{"message":{"role":"user","content":[{"type":"text","text":"first"}]},');
+  if (r() < 0.1) s = s.replace(/"message":\{/, '"message":{"content":"first",');
   if (r() < 0.05) s = ` ${s}\t\r`;
   return s;
 }

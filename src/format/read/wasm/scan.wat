@@ -559,11 +559,13 @@
         (i32.store offset=92 (local.get $o) (i32.const -1))
         (i32.store offset=96 (local.get $o) (i32.const -1))
         (i32.store offset=100 (local.get $o) (i32.const -1))
-        (i32.store offset=108 (local.get $o) (i32.const 0))))
+        (i32.store offset=108 (local.get $o) (i32.const 0))
+        (i32.store offset=128 (local.get $o) (i32.const -1))))
     (if (i32.eq (local.get $key) (i32.const 7))
       (then
         (i32.store offset=60 (local.get $o) (i32.const 0))
-        (i32.store offset=108 (local.get $o) (i32.const 0))))
+        (i32.store offset=108 (local.get $o) (i32.const 0))
+        (i32.store offset=128 (local.get $o) (i32.const -1))))
     (if (i32.eq (local.get $key) (i32.const 10))
       (then
         (i32.store offset=92 (local.get $o) (i32.const -1))
