@@ -75,6 +75,9 @@ const enum Kind {
   Escaped = -2,
 }
 
+/** `ScanFields.textKind` of a text block's string, and of where a tool call's arguments start (only an assistant's are read but the first). */
+const TEXT_KIND = 1;
+const ARGUMENTS_KIND = 4;
 /** How far `stringEnd` looks byte by byte. */
 const NEAR = 32;
 /** The most keys an object's reading keeps. */
@@ -118,7 +121,7 @@ export class RawCount {
     switch (type) {
       case "message":
         if (f.messageStart < 0) return RawVerdict.NoMatch;
-        found = this.messageHolds(start + f.messageStart, role, f.contentStart < 0 ? -1 : start + f.contentStart);
+        found = this.messageHolds(start + f.messageStart, role, f.contentStart < 0 ? -1 : start + f.contentStart, start, f);
         break;
       case "custom_message":
       case "compaction":
@@ -155,15 +158,15 @@ export class RawCount {
    * `message` case). Its content (most of the line) is where the scanner found its last value
    * start (`contentAt`); the message's own strings are read only when the content has no match.
    */
-  private messageHolds(at: number, role: string, contentAt: number): boolean {
+  private messageHolds(at: number, role: string, contentAt: number, start: number, f: ScanFields): boolean {
     switch (role) {
       case "user":
       case "system":
       case "custom":
-        return this.contentHolds(contentAt, false);
+        return this.scannedContentHolds(contentAt, false, start, f);
       case "assistant":
       case "toolResult":
-        if (this.contentHolds(contentAt, role === "assistant")) return true;
+        if (this.scannedContentHolds(contentAt, role === "assistant", start, f)) return true;
         break;
       case "bashExecution":
         break;
@@ -175,6 +178,20 @@ export class RawCount {
     if (role === "assistant") return this.stringHolds(m[M.ErrorMessage]!);
     if (role === "toolResult") return this.stringHolds(m[M.ToolName]!);
     return this.stringHolds(m[M.Command]!) || this.stringHolds(m[M.Output]!);
+  }
+
+  /**
+   * Message content at `at` (-1: none), whose blocks' texts the scanner may have kept
+   * (`ScanFields.texts`: then only they are searched, no block read); else `contentHolds`.
+   */
+  private scannedContentHolds(at: number, assistant: boolean, start: number, f: ScanFields): boolean {
+    if (at < 0 || this.b[at] !== OPEN_BRACKET || f.texts < 0) return this.contentHolds(at, assistant);
+    for (let k = 0; k < f.texts; k++) {
+      const kind = f.textKind[k];
+      if (kind !== TEXT_KIND && !assistant) continue;
+      if (kind === ARGUMENTS_KIND ? this.stringsHold(start + f.textOpen[k]!) : this.rangeHolds(start + f.textOpen[k]!, start + f.textClose[k]!)) return true;
+    }
+    return false;
   }
 
   /** Message content at `at` (-1: none): a string, or blocks (contentTexts). */
@@ -280,9 +297,13 @@ export class RawCount {
 
   /** Whether the string at `at` (-1 or another value: no) holds the needle where no escape touches it. */
   private stringHolds(at: number): boolean {
+    if (at < 0 || this.b[at] !== QUOTE) return false;
+    return this.rangeHolds(at, this.stringEnd(at));
+  }
+
+  /** Whether the string between the quotes at `at` and `close` holds the needle where no escape touches it. */
+  private rangeHolds(at: number, close: number): boolean {
     const b = this.b;
-    if (at < 0 || b[at] !== QUOTE) return false;
-    const close = this.stringEnd(at);
     const length = this.needle.length;
     for (let from = at + 1; from + length <= close; ) {
       const p = simdFindNeedle(b, from, close, this.needle, this.fold);

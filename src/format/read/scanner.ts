@@ -62,6 +62,17 @@ export interface ScanFields {
   contentKind: 0 | 1 | 2;
   /** Where the (last) value of `message.content` starts (-1: none, or a line `JSON.parse` read). */
   contentStart: number;
+  /**
+   * Only from `scanShape`: what the content's blocks hold that grep reads, in order (`textKind`):
+   * 1 a `text` block's string, 2 a `thinking` block's, 3 a `toolCall` block's `name`, each as its
+   * quotes (`textOpen[k]`, `textClose[k]`), and 4 where a `toolCall` block's `arguments` start
+   * (`textOpen[k]`); the last value of each key. -1 where a block's type is escaped or there are
+   * more than 64 (the content is then read another way).
+   */
+  texts: number;
+  textOpen: Int32Array;
+  textClose: Int32Array;
+  textKind: Uint8Array;
   /** `message.provider` and `message.model`, when strings. */
   provider: string | undefined;
   model: string | undefined;
@@ -153,10 +164,16 @@ const enum Slot {
   StopReasonOpen,
   StopReasonClose,
   ContentStart,
+  /** How many of the content's texts follow at `TEXTS` (-1: an escaped block type, or more than MAX_TEXTS). */
+  Texts,
 }
 
 /** Where the pairs of tool-call id quotes begin, in i32 slots (OUT + 1024 bytes). */
 const CALLS = 256;
+/** Where the content's texts begin, three i32 slots each (open quote, close quote, kind), in i32 slots (OUT + 1536 bytes). */
+const TEXTS = 384;
+/** The most texts a scan keeps (`ScanFields.texts` -1 past them). */
+const MAX_TEXTS = 64;
 
 /**
  * Whether a later header begins a session of its own (sessions written one after another into a
@@ -184,7 +201,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
 
 /**
  * As `scanLine`, but of a valid line's fields only what grep's raw count reads (grep/raw-count.ts):
- * `object`, `type`, `role`, `messageStart`, `messageEnd`, `contentStart`. Ids and times, which
+ * `object`, `type`, `role`, `messageStart`, `messageEnd`, `contentStart`, and the content's texts. Ids and times, which
  * the rest of `scanLine`'s filling reads, were a sixth of a count's scanning.
  */
 export function scanShape(b: Uint8Array, out: ScanFields, start: number, end: number): Verdict {
@@ -207,6 +224,13 @@ export function scanShape(b: Uint8Array, out: ScanFields, start: number, end: nu
   out.messageEnd = p < 0 ? -1 : r[Slot.MessageEnd]! - base - start;
   p = r[Slot.ContentStart]!;
   out.contentStart = p < 0 ? -1 : p - base - start;
+  const texts = r[Slot.Texts]!;
+  out.texts = texts;
+  for (let k = 0; k < texts; k++) {
+    out.textOpen[k] = r[TEXTS + 3 * k]! - base - start;
+    out.textClose[k] = r[TEXTS + 3 * k + 1]! - base - start;
+    out.textKind[k] = r[TEXTS + 3 * k + 2]!;
+  }
   return verdict;
 }
 
@@ -310,6 +334,7 @@ export function fieldsOf(value: Record<string, unknown>, out: ScanFields): void 
   out.messageStart = out.messageEnd = -1;
   out.contentKind = !message || !("content" in message) ? 0 : message.content === null ? 1 : 2;
   out.contentStart = -1;
+  out.texts = -1;
   out.provider = typeof message?.provider === "string" ? message.provider : undefined;
   out.model = typeof message?.model === "string" ? message.model : undefined;
   out.responseModel = typeof message?.responseModel === "string" ? message.responseModel : undefined;
@@ -542,6 +567,10 @@ export function emptyFields(): ScanFields {
     messageEnd: -1,
     contentKind: 0,
     contentStart: -1,
+    texts: -1,
+    textOpen: new Int32Array(MAX_TEXTS),
+    textClose: new Int32Array(MAX_TEXTS),
+    textKind: new Uint8Array(MAX_TEXTS),
     provider: undefined,
     model: undefined,
     responseModel: undefined,

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { lineFindings } from "../../../src/format/check/validate.js";
 import { LineFlag } from "../../../src/format/read/salvage.js";
-import { emptyFields, idText, scanLine, Verdict, type ScanFields } from "../../../src/format/read/scanner.js";
+import { emptyFields, idText, scanLine, scanShape, Verdict, type ScanFields } from "../../../src/format/read/scanner.js";
 import { openSessionSync } from "../../../src/format/session/session.js";
 import { fieldsOf } from "../../../src/format/read/scanner.js";
 import { borrowChunk, inModuleMemory, returnChunk, simdFindNeedle } from "../../../src/format/read/wasm/simd.js";
@@ -23,7 +23,7 @@ let shift = 0;
  * `scanLine` on a copy of `line` in the WebAssembly module's memory (where pass one's lines lie),
  * at a shifting alignment and with `PAST_END` right after it.
  */
-function scanInMemory(line: Buffer, fields: ScanFields): Verdict {
+function scanInMemory(line: Buffer, fields: ScanFields, shape = false): Verdict {
   const at = shift++ % 19;
   const memory = borrowChunk(at + line.length + PAST_END.length);
   expect(memory, "the module's memory is free").toBeDefined();
@@ -32,7 +32,7 @@ function scanInMemory(line: Buffer, fields: ScanFields): Verdict {
     PAST_END.copy(memory!, at + line.length);
     expect(inModuleMemory(memory!)).toBe(true);
     // the line as pass one hands it on: a view of the chunk, at `at`
-    const verdict = scanLine(memory!, fields, at, at + line.length);
+    const verdict = shape ? scanShape(memory!, fields, at, at + line.length) : scanLine(memory!, fields, at, at + line.length);
     // positions are the line's own, wherever the line lies
     return verdict;
   } finally {
@@ -90,6 +90,31 @@ function expectAgrees(line: Buffer): Verdict {
         // where the (last) content value starts: the value read from there is the message's content
         if ("content" in m!) expect(JSON.parse(firstValue(line.toString("utf8", fields.contentStart))), text).toEqual(m!.content);
         else expect(fields.contentStart, text).toBe(-1);
+        // scanShape: the same start, and the content's text and thinking blocks' strings, in order
+        const shape = emptyFields();
+        expect(scanInMemory(line, shape, true)).toBe(Verdict.Valid);
+        expect({ type: shape.type, role: shape.role, messageStart: shape.messageStart, contentStart: shape.contentStart }).toEqual({ type: fields.type, role: fields.role, messageStart: fields.messageStart, contentStart: fields.contentStart });
+        if (Array.isArray(m!.content)) {
+          const isBlock = (b: unknown): b is Record<string, unknown> => !!b && typeof b === "object" && !Array.isArray(b);
+          const blocks = m!.content.filter(isBlock);
+          const expectedTexts = blocks.flatMap((b) =>
+            b.type === "text" && typeof b.text === "string"
+              ? [[1, b.text]]
+              : b.type === "thinking" && typeof b.thinking === "string"
+                ? [[2, b.thinking]]
+                : b.type === "toolCall"
+                  ? [...(typeof b.name === "string" ? [[3, b.name]] : []), ...("arguments" in b ? [[4, b.arguments]] : [])]
+                  : [],
+          );
+          if (shape.texts >= 0) {
+            const found = Array.from({ length: shape.texts }, (_, k) => [shape.textKind[k], JSON.parse(shape.textKind[k] === 4 ? firstValue(line.toString("utf8", shape.textOpen[k])) : line.toString("utf8", shape.textOpen[k], shape.textClose[k]! + 1))]);
+            expect(found, text).toEqual(expectedTexts);
+          } else {
+            // (only more than 64 texts, or a block type with an escape, leaves them to the reader)
+            const escapedType = /"type"\s*:\s*"[^"]*\\/.test(line.toString("utf8"));
+            expect(expectedTexts.length > 64 || escapedType, text).toBe(true);
+          }
+        }
         // the ids of the content's toolCall blocks, in order (the last `id` and `type` of a block count)
         const content = m!.content;
         const calls = Array.isArray(content) ? content.filter((b) => b && typeof b === "object" && !Array.isArray(b) && b.type === "toolCall" && typeof b.id === "string").map((b) => b.id as string) : [];
@@ -156,10 +181,14 @@ const TIMES = ["2026-01-01T00:00:00.000Z", "2024-02-29T23:59:59.999Z", "2023-02-
 /** A message with the fields a skim keeps, in any order, sometimes repeated, sometimes of other kinds. */
 function randomMessage(): Record<string, unknown> {
   const m: Record<string, unknown> = {};
+  // (text and thinking blocks: their strings, kept by scanShape, in any order and of other kinds)
+  const textBlock = () => Object.fromEntries([["type", pick(["text", "text", "thinking", "image", 3])], ["text", pick(["hello", 'say "hi"\n', 5, null])], ["thinking", pick(["hmm", "é", {}])], ["textSignature", "s"]].filter(() => r() < 0.8).sort(() => r() - 0.5));
   const block = () =>
-    r() < 0.5
-      ? { type: pick(["toolCall", "toolCall", "text", 3]), id: pick(["call_1", "toolu_01Abc", "\\u0063all", 7, "é"]), name: "bash", arguments: r() < 0.2 ? { stopReason: "error" } : randomValue(2) }
-      : { id: pick(["late-type", "x"]), arguments: {}, type: pick(["toolCall", "text"]) };
+    r() < 0.4
+      ? textBlock()
+      : r() < 0.5
+        ? { type: pick(["toolCall", "toolCall", "text", 3]), id: pick(["call_1", "toolu_01Abc", "\\u0063all", 7, "é"]), name: "bash", arguments: r() < 0.2 ? { stopReason: "error" } : randomValue(2) }
+        : { id: pick(["late-type", "x"]), arguments: {}, type: pick(["toolCall", "text"]) };
   for (const k of ["role", "content", "provider", "model", "responseModel", "usage", "toolCallId", "stopReason", "id", "content"].filter(() => r() < 0.7).sort(() => r() - 0.5)) {
     if (k === "role") m.role = pick(["user", "assistant", "toolResult", 5, null]);
     else if (k === "content") m.content = r() < 0.6 ? Array.from({ length: Math.floor(r() * 5) }, () => (r() < 0.7 ? block() : randomValue(2))) : randomValue(1);
@@ -228,6 +257,30 @@ describe("scanLine agrees with JSON.parse", () => {
     const verdicts = [0, 0, 0];
     for (let n = 0; n < 20_000; n++) verdicts[expectAgrees(Buffer.from(serialise(randomEntry())))]!++;
     expect(verdicts[Verdict.Valid]).toBeGreaterThan(15_000);
+  });
+
+  it("scanShape keeps what the content's blocks hold that grep reads, the last of each block's keys", () => {
+    const line = Buffer.from(
+      '{"type":"message","message":{"role":"assistant","content":[{"type":"text","text":"one"},{"thinking":"two","type":"thinking"},{"type":"image","data":"x"},{"text":"x","type":"text","text":"three"},{"type":"thinking","text":"not this"},{"type":"text","text":4},{"type":"text","text":"gone","text":null}]}}',
+    );
+    const f = emptyFields();
+    expect(scanInMemory(line, f, true)).toBe(Verdict.Valid);
+    expect(Array.from({ length: f.texts }, (_, k) => [f.textKind[k], line.toString("utf8", f.textOpen[k]! + 1, f.textClose[k])])).toEqual([
+      [1, "one"],
+      [2, "two"],
+      [1, "three"],
+    ]);
+    // a tool call's block: its name, and where its arguments start (the last of each)
+    const call = Buffer.from('{"type":"message","message":{"content":[{"type":"text","text":"a"},{"arguments":1,"type":"toolCall","id":"c","name":"x","arguments":{"k":"v"}},{"type":"toolCall","name":"y","name":2}]}}');
+    expect(scanInMemory(call, f, true)).toBe(Verdict.Valid);
+    expect(Array.from({ length: f.texts }, (_, k) => [f.textKind[k], call.toString("utf8", f.textOpen[k]!, f.textKind[k] === 4 ? f.textOpen[k]! + 9 : f.textClose[k]! + 1)])).toEqual([
+      [1, '"a"'],
+      [3, '"x"'],
+      [4, '{"k":"v"}'],
+    ]);
+    // an escaped block type leaves the content to the reader
+    expect(scanInMemory(Buffer.from('{"type":"message","message":{"content":[{"type":"te\\u0078t","text":"a"}]}}'), f, true)).toBe(Verdict.Valid);
+    expect(f.texts).toBe(-1);
   });
 
   it("on 20,000 corrupted lines", () => {

@@ -170,12 +170,17 @@
   ;; Which kept key the bytes [$s, $s + $n) name: 0 another; at the top level ($where 0) 1 type,
   ;; 2 id, 3 parentId, 4 timestamp, 5 message; inside `message` ($where 1) 6 role, 7 content,
   ;; 8 provider, 9 model, 10 usage, 11 toolCallId, 14 responseModel, 15 stopReason; in a block of its content
-  ;; ($where 2) 12 type, 13 id.
+  ;; ($where 2) 12 type, 13 id, 16 text, 17 thinking, 18 name, 19 arguments.
   (func $key (param $s i32) (param $n i32) (param $where i32) (result i32)
     (if (i32.eq (local.get $where) (i32.const 2))
       (then
         (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x65707974))) (then (return (i32.const 12))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 2)) (i32.eq (i32.load16_u (local.get $s)) (i32.const 0x6469))) (then (return (i32.const 13))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x74786574))) (then (return (i32.const 16))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 8)) (i64.eq (i64.load (local.get $s)) (i64.const 0x676e696b6e696874))) (then (return (i32.const 17))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x656d616e))) (then (return (i32.const 18))))
+        (if (i32.and (i32.eq (local.get $n) (i32.const 9)) (i32.and (i64.eq (i64.load (local.get $s)) (i64.const 0x746e656d75677261)) (i32.eq (i32.load8_u offset=8 (local.get $s)) (i32.const 0x73))))
+          (then (return (i32.const 19))))
         (return (i32.const 0))))
     (if (local.get $where)
       (then
@@ -206,6 +211,8 @@
     (local $o i32) (local $i i32) (local $c i32) (local $state i32) (local $depth i32)
     (local $pending i32) (local $msgDepth i32) (local $close i32) (local $longest i32) (local $n i32)
     (local $usageDepth i32) (local $contentDepth i32) (local $blockDepth i32) (local $blockCall i32) (local $blockIdOpen i32) (local $blockIdClose i32) (local $calls i32)
+    (local $blockType i32) (local $textOpen i32) (local $textClose i32) (local $thinkOpen i32) (local $thinkClose i32)
+    (local $nameOpen i32) (local $nameClose i32) (local $argsStart i32)
     (local.set $o (i32.const 16809984)) ;; OUT; the container stack follows it at OUT + 256
     (i32.store (local.get $o) (call $classes (local.get $start) (local.get $body)))
     (global.set $odd (i32.const 0))
@@ -223,6 +230,7 @@
     (i32.store offset=108 (local.get $o) (i32.const 0)) ;; calls
     (i64.store offset=120 (local.get $o) (i64.const -1)) ;; stopReason's quotes
     (i32.store offset=128 (local.get $o) (i32.const -1)) ;; contentStart
+    (i32.store offset=132 (local.get $o) (i32.const 0)) ;; texts
     (local.set $usageDepth (i32.const -1))
     (local.set $contentDepth (i32.const -1))
     (local.set $blockDepth (i32.const -1))
@@ -260,6 +268,7 @@
                     (then
                       (i32.store offset=60 (local.get $o) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x6e))))
                       (i32.store offset=128 (local.get $o) (local.get $i))))
+                  (if (i32.eq (local.get $pending) (i32.const 19)) (then (local.set $argsStart (local.get $i))))
                   (if (i32.eq (local.get $c) (i32.const 34))
                     (then
                       (local.set $close (call $string (i32.add (local.get $i) (i32.const 1)) (local.get $end)))
@@ -272,7 +281,26 @@
                         (then
                           (local.set $blockIdOpen (local.get $i))
                           (local.set $blockIdClose (local.get $close))))
-                      (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.or (i32.lt_u (local.get $pending) (i32.const 12)) (i32.ge_u (local.get $pending) (i32.const 14))))
+                      ;; a block's type (text, thinking; an escaped one: the texts are left to the reader), its text, its thinking
+                      (if (i32.eq (local.get $pending) (i32.const 12))
+                        (then
+                          (if (global.get $escaped) (then (i32.store offset=132 (local.get $o) (i32.const -1))))
+                          (local.set $blockType (select (i32.const 1)
+                            (select (i32.const 2) (i32.const 0) (i32.and (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 9)) (i64.eq (i64.load offset=1 (local.get $i)) (i64.const 0x676e696b6e696874))))
+                            (i32.and (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 5)) (i32.eq (i32.load offset=1 (local.get $i)) (i32.const 0x74786574)))))))
+                      (if (i32.eq (local.get $pending) (i32.const 16))
+                        (then
+                          (local.set $textOpen (local.get $i))
+                          (local.set $textClose (local.get $close))))
+                      (if (i32.eq (local.get $pending) (i32.const 17))
+                        (then
+                          (local.set $thinkOpen (local.get $i))
+                          (local.set $thinkClose (local.get $close))))
+                      (if (i32.eq (local.get $pending) (i32.const 18))
+                        (then
+                          (local.set $nameOpen (local.get $i))
+                          (local.set $nameClose (local.get $close))))
+                      (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.or (i32.lt_u (local.get $pending) (i32.const 12)) (i32.and (i32.ge_u (local.get $pending) (i32.const 14)) (i32.lt_u (local.get $pending) (i32.const 16)))))
                         (then (call $capture (local.get $o) (local.get $pending) (local.get $i) (local.get $close))))
                       (if (i32.gt_s (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (local.get $longest))
                         (then
@@ -302,7 +330,12 @@
                             (then
                               (local.set $blockDepth (local.get $depth))
                               (local.set $blockCall (i32.const 0))
-                              (local.set $blockIdOpen (i32.const -1))))
+                              (local.set $blockIdOpen (i32.const -1))
+                              (local.set $blockType (i32.const 0))
+                              (local.set $textOpen (i32.const -1))
+                              (local.set $thinkOpen (i32.const -1))
+                              (local.set $nameOpen (i32.const -1))
+                              (local.set $argsStart (i32.const -1))))
                           (local.set $i (i32.add (local.get $i) (i32.const 1)))
                           (local.set $pending (i32.const 0))
                           (local.set $state (select (i32.const 1) (i32.const 6) (i32.eq (local.get $c) (i32.const 0x7b))))
@@ -353,8 +386,15 @@
                       (local.set $pending (call $key (i32.add (local.get $i) (i32.const 1)) (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1))
                         (select (i32.const 2) (i32.eq (local.get $depth) (local.get $msgDepth)) (i32.eq (local.get $depth) (local.get $blockDepth)))))
                       ;; a key seen again: JSON.parse keeps its last value, so the earlier one is forgotten
-                      (if (i32.eq (local.get $pending) (i32.const 12)) (then (local.set $blockCall (i32.const 0))))
+                      (if (i32.eq (local.get $pending) (i32.const 12))
+                        (then
+                          (local.set $blockCall (i32.const 0))
+                          (local.set $blockType (i32.const 0))))
                       (if (i32.eq (local.get $pending) (i32.const 13)) (then (local.set $blockIdOpen (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 16)) (then (local.set $textOpen (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 17)) (then (local.set $thinkOpen (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 18)) (then (local.set $nameOpen (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 19)) (then (local.set $argsStart (i32.const -1))))
                       (call $forget (local.get $o) (local.get $pending))))
                   (local.set $i (i32.add (local.get $close) (i32.const 1)))
                   (local.set $state (i32.const 3))
@@ -384,6 +424,14 @@
             (if (i32.gt_s (local.get $blockDepth) (local.get $depth))
               (then
                 (local.set $blockDepth (i32.const -1))
+                ;; what the block holds that grep reads, kept at TEXTS (open, close, kind): a text's or a
+                ;; thinking's string (kinds 1, 2), a tool call's name (3) and where its arguments start (4)
+                (if (local.get $blockCall)
+                  (then
+                    (call $keep (local.get $o) (local.get $nameOpen) (local.get $nameClose) (i32.const 3))
+                    (call $keep (local.get $o) (local.get $argsStart) (i32.const -1) (i32.const 4))))
+                (if (i32.eq (local.get $blockType) (i32.const 1)) (then (call $keep (local.get $o) (local.get $textOpen) (local.get $textClose) (i32.const 1))))
+                (if (i32.eq (local.get $blockType) (i32.const 2)) (then (call $keep (local.get $o) (local.get $thinkOpen) (local.get $thinkClose) (i32.const 2))))
                 (if (i32.and (local.get $blockCall) (i32.ge_s (local.get $blockIdOpen) (i32.const 0)))
                   (then
                     (local.set $calls (i32.load offset=108 (local.get $o)))
@@ -512,6 +560,23 @@
       (i32.or (i32.eq (local.get $c) (i32.const 0x20)) (i32.eq (local.get $c) (i32.const 0x0a)))
       (i32.or (i32.eq (local.get $c) (i32.const 0x09)) (i32.eq (local.get $c) (i32.const 0x0d)))))
 
+;; A content block's text kept at TEXTS (OUT + 1536): nothing when $open is -1; the count (slot
+  ;; Texts) -1, its texts left to the reader, past 64 or once it is -1.
+  (func $keep (param $o i32) (param $open i32) (param $close i32) (param $kind i32)
+    (local $n i32) (local $at i32)
+    (if (i32.lt_s (local.get $open) (i32.const 0)) (then (return)))
+    (local.set $n (i32.load offset=132 (local.get $o)))
+    (if (i32.lt_s (local.get $n) (i32.const 0)) (then (return)))
+    (if (i32.ge_s (local.get $n) (i32.const 64))
+      (then
+        (i32.store offset=132 (local.get $o) (i32.const -1))
+        (return)))
+    (local.set $at (i32.add (local.get $o) (i32.mul (local.get $n) (i32.const 12))))
+    (i32.store offset=1536 (local.get $at) (local.get $open))
+    (i32.store offset=1540 (local.get $at) (local.get $close))
+    (i32.store offset=1544 (local.get $at) (local.get $kind))
+    (i32.store offset=132 (local.get $o) (i32.add (local.get $n) (i32.const 1))))
+
   ;; Where kept key $key's string value is kept (its open quote's slot; the close follows), or 0.
   (func $slot (param $key i32) (result i32)
     (if (i32.eq (local.get $key) (i32.const 14)) (then (return (i32.const 112)))) ;; responseModel
@@ -560,12 +625,14 @@
         (i32.store offset=96 (local.get $o) (i32.const -1))
         (i32.store offset=100 (local.get $o) (i32.const -1))
         (i32.store offset=108 (local.get $o) (i32.const 0))
-        (i32.store offset=128 (local.get $o) (i32.const -1))))
+        (i32.store offset=128 (local.get $o) (i32.const -1))
+        (i32.store offset=132 (local.get $o) (i32.const 0))))
     (if (i32.eq (local.get $key) (i32.const 7))
       (then
         (i32.store offset=60 (local.get $o) (i32.const 0))
         (i32.store offset=108 (local.get $o) (i32.const 0))
-        (i32.store offset=128 (local.get $o) (i32.const -1))))
+        (i32.store offset=128 (local.get $o) (i32.const -1))
+        (i32.store offset=132 (local.get $o) (i32.const 0))))
     (if (i32.eq (local.get $key) (i32.const 10))
       (then
         (i32.store offset=92 (local.get $o) (i32.const -1))

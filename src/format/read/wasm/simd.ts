@@ -10,7 +10,7 @@ import { WASM } from "./scan-wasm.js";
 /** The largest chunk the memory holds (its size, 16 MiB + 64 KiB, less a page). */
 const SIMD_CHUNK = 16 * 1024 * 1024;
 
-/** Where `scan` leaves its slots (scan.wat's OUT): the slots, then the tool-call pairs at +1024 bytes. */
+/** Where `scan` leaves its slots (scan.wat's OUT): the slots, then the tool-call pairs at +1024 bytes, the content's texts at +1536. */
 const OUT = 16 * 1024 * 1024 + 32 * 1024;
 
 interface Simd {
@@ -33,7 +33,7 @@ function load(): Simd | null {
       const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM, "base64")));
       const memory = (exports.memory as WebAssembly.Memory).buffer;
       simd = { memory, scan: exports.scan as Simd["scan"], find: exports.find as Simd["find"], findNeedle: exports.findNeedle as Simd["findNeedle"] };
-      simdSlots = new Int32Array(memory, OUT, 512);
+      simdSlots = new Int32Array(memory, OUT, 1024);
     } catch {
       simd = null;
     }
