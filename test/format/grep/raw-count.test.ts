@@ -15,7 +15,7 @@ const HEADER = '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T0
 const entry = (message: string) => `{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":${message}}`;
 
 /** The verdict on `line`, read where the scanner reads lines (the module's memory), as grep's read takes it. */
-function verdict(line: string, source = "the", options: PatternOptions = { fixed: true }, roles?: string[]): RawVerdict {
+function verdict(line: string, source = "the", options: PatternOptions = { fixed: true }, roles?: string[], walk = false): RawVerdict {
   const pattern = compilePattern(source, options);
   expect(pattern.exact).toBe(true);
   const bytes = Buffer.from(line);
@@ -25,6 +25,8 @@ function verdict(line: string, source = "the", options: PatternOptions = { fixed
     const f = emptyFields();
     // (a line the scanner does not find valid is decoded, as by grep's read)
     if (scanShape(chunk, f, 16, 16 + bytes.length) !== Verdict.Valid) return RawVerdict.Unsure;
+    // (`walk`: as where the scanner leaves the content's blocks to the reader, past 64 of them)
+    if (walk) f.texts = -1;
     return new RawCount(pattern, roles && new Set(roles)).judge(chunk, 16, 16 + bytes.length, f);
   } finally {
     returnChunk(chunk);
@@ -76,6 +78,7 @@ describe("a count's verdict from the raw bytes", () => {
   it.each(CASES)("%s", (_, message, expected, source = "the", options = { fixed: true }, roles) => {
     const line = entry(message);
     expect(verdict(line, source, options, roles)).toBe(expected);
+    expect(verdict(line, source, options, roles, true), "the blocks read, not kept by the scanner").toBe(expected);
     if (expected !== RawVerdict.Unsure) expect(decoded(line, source, options, roles)).toBe(expected === RawVerdict.Match);
     // and grep's count, whichever way it took, is the decoded one
     const data = Buffer.from(`${HEADER}\n${line}\n`);
