@@ -5,17 +5,20 @@ import { escapesNeedle, type GrepPattern } from "./pattern.js";
 /**
  * Whether an entry matches, told from its line's raw bytes: `grep -c` and `-l` of a fixed string
  * in most lines (a common word), where decoding every line that holds the needle was most of the
- * search (`JSON.parse` 60 % of `grep -F -c the` over 300 sessions: BENCHMARKS.md, "the raw count").
+ * search (`JSON.parse` half of `grep -F -c the` over 300 sessions: BENCHMARKS.md, "the raw count").
  *
- * It takes a line the scanner (read/scanner.ts) found valid, which also found where the message's
- * (last) content starts, and reads the JSON there as far as the rule needs (grep/pattern.ts,
- * `searchableTexts`): each object's members to their ends, strings passed over by a search for
- * their closing quote, the last value of a key kept (`JSON.parse` keeps the last), and only the
- * strings the rule searches searched for the needle. A match when the needle lies in one of them
- * where no escape touches it; no match when it lies in none and no `\u` escape in the line may
- * spell one of its characters; else unsure, and the line is decoded as before. It serves only
- * where a text holds a match exactly when it holds the needle (`GrepPattern.exact`), without
- * `--tool` or dates, in a v3 session.
+ * It takes a line the scanner (read/scanner.ts, `scanShape`) found valid, which also kept where
+ * the message's (last) content starts and what its blocks hold that the rule reads
+ * (grep/pattern.ts, `searchableTexts`): a text's or thinking's string, a tool call's name and
+ * where its arguments start. Only those are searched for the needle (a tool call's arguments
+ * walked for their string values). Where the scanner kept no blocks (an escaped type, more than
+ * 64), and for the message's other strings and entries of other kinds, the JSON is read as far
+ * as the rule needs: each object's members to their ends, strings passed over by a search for
+ * their closing quote, the last value of a key kept (`JSON.parse` keeps the last). A match when
+ * the needle lies in a searched string where no escape touches it; no match when it lies in none
+ * and no `\u` escape in the line may spell one of its characters; else unsure, and the line is
+ * decoded as before. It serves only where a text holds a match exactly when it holds the needle
+ * (`GrepPattern.exact`), without `--tool` or dates, in a v3 session.
  */
 export const enum RawVerdict {
   Match,
