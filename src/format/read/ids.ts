@@ -1,4 +1,4 @@
-import { hexOf, hexString, readUuid, uuidString } from "./scanner.js";
+import { hexOf, hexString, readUuid, uuidString } from "./scan-values.js";
 
 /**
  * Entry ids and who holds them, in a few bytes a node instead of a `Map` of strings (BENCHMARKS.md,

@@ -1,7 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { KIND_CODE, type LineKind } from "../read/line-table.js";
 import { LineFlag, LineSalvager, parseLine, type BrokenOutcome } from "../read/salvage.js";
-import { beginsSession, emptyFields, fieldsOf, hexOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
+import { beginsSession, emptyFields, fieldsOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
+import { hexOf } from "../read/scan-values.js";
 import { parseSkimmed } from "../read/pass-two.js";
 import { forEachLine, growthFor } from "../read/source.js";
 import { V1IdAllocator } from "../schema/migrations.js";

@@ -1,5 +1,5 @@
 import type { NodeTable } from "../read/line-table.js";
-import { hexString } from "../read/scanner.js";
+import { hexString } from "../read/scan-values.js";
 
 /**
  * The entry tree, from the node table's parents, without recursion (a 100k-entry linear session
