@@ -207,7 +207,7 @@ export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.leng
  */
 export function scanShape(b: Uint8Array, out: ScanFields, start: number, end: number): Verdict {
   const body = end > start && b[end - 1] === 0x0d ? end - 1 : end;
-  const verdict = simdScan(b, start, end, body);
+  const verdict = simdScan(b, start, end, body, true);
   if (verdict < 0) return Verdict.Defer;
   if (verdict !== Verdict.Valid) {
     out.object = false;

@@ -170,12 +170,14 @@
   ;; Which kept key the bytes [$s, $s + $n) name: 0 another; at the top level ($where 0) 1 type,
   ;; 2 id, 3 parentId, 4 timestamp, 5 message; inside `message` ($where 1) 6 role, 7 content,
   ;; 8 provider, 9 model, 10 usage, 11 toolCallId, 14 responseModel, 15 stopReason; in a block of its content
-  ;; ($where 2) 12 type, 13 id, 16 text, 17 thinking, 18 name, 19 arguments.
+  ;; ($where 2) 12 type, 13 id, and for a scan of the shape ($shape) 16 text, 17 thinking, 18 name,
+  ;; 19 arguments.
   (func $key (param $s i32) (param $n i32) (param $where i32) (result i32)
     (if (i32.eq (local.get $where) (i32.const 2))
       (then
         (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x65707974))) (then (return (i32.const 12))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 2)) (i32.eq (i32.load16_u (local.get $s)) (i32.const 0x6469))) (then (return (i32.const 13))))
+        (if (i32.eqz (global.get $shape)) (then (return (i32.const 0))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x74786574))) (then (return (i32.const 16))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 8)) (i64.eq (i64.load (local.get $s)) (i64.const 0x676e696b6e696874))) (then (return (i32.const 17))))
         (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (local.get $s)) (i32.const 0x656d616e))) (then (return (i32.const 18))))
@@ -207,13 +209,17 @@
       (then (return (i32.mul (i64.eq (i64.and (i64.load (local.get $s)) (i64.const 0xffffffffffffff)) (i64.const 0x6567617373656d)) (i32.const 5)))))
     (i32.const 0))
 
-  (func (export "scan") (param $start i32) (param $end i32) (param $body i32) (result i32)
+  ;; Set by scan: whether its caller asked for the content's texts too (scanShape: grep's count).
+  (global $shape (mut i32) (i32.const 0))
+
+  (func (export "scan") (param $start i32) (param $end i32) (param $body i32) (param $texts i32) (result i32)
     (local $o i32) (local $i i32) (local $c i32) (local $state i32) (local $depth i32)
     (local $pending i32) (local $msgDepth i32) (local $close i32) (local $longest i32) (local $n i32)
     (local $usageDepth i32) (local $contentDepth i32) (local $blockDepth i32) (local $blockCall i32) (local $blockIdOpen i32) (local $blockIdClose i32) (local $calls i32)
-    (local $blockType i32) (local $textOpen i32) (local $textClose i32) (local $thinkOpen i32) (local $thinkClose i32)
-    (local $nameOpen i32) (local $nameClose i32) (local $argsStart i32)
     (local.set $o (i32.const 16809984)) ;; OUT; the container stack follows it at OUT + 256
+    (global.set $shape (local.get $texts))
+    ;; (a content block's type, text, thinking, name and arguments are kept at OUT + 2304 on, not in
+    ;; locals: more locals live across the loop made every line's scan 3 % slower)
     (i32.store (local.get $o) (call $classes (local.get $start) (local.get $body)))
     (global.set $odd (i32.const 0))
     ;; every slot after the classes to -1, then the kinds to 0
@@ -268,38 +274,41 @@
                     (then
                       (i32.store offset=60 (local.get $o) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $c) (i32.const 0x6e))))
                       (i32.store offset=128 (local.get $o) (local.get $i))))
-                  (if (i32.eq (local.get $pending) (i32.const 19)) (then (local.set $argsStart (local.get $i))))
                   (if (i32.eq (local.get $c) (i32.const 34))
                     (then
                       (local.set $close (call $string (i32.add (local.get $i) (i32.const 1)) (local.get $end)))
                       (br_if $invalid (i32.lt_s (local.get $close) (i32.const 0)))
-                      (if (i32.eq (local.get $pending) (i32.const 12))
-                        (then (local.set $blockCall (i32.and
-                          (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 9))
-                          (i64.eq (i64.load offset=1 (local.get $i)) (i64.const 0x6c6c61436c6f6f74))))))
-                      (if (i32.eq (local.get $pending) (i32.const 13))
+                      ;; a block's keys (12 and up; most values have none: one test)
+                      (if (i32.ge_u (local.get $pending) (i32.const 12))
                         (then
-                          (local.set $blockIdOpen (local.get $i))
-                          (local.set $blockIdClose (local.get $close))))
-                      ;; a block's type (text, thinking; an escaped one: the texts are left to the reader), its text, its thinking
-                      (if (i32.eq (local.get $pending) (i32.const 12))
-                        (then
-                          (if (global.get $escaped) (then (i32.store offset=132 (local.get $o) (i32.const -1))))
-                          (local.set $blockType (select (i32.const 1)
-                            (select (i32.const 2) (i32.const 0) (i32.and (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 9)) (i64.eq (i64.load offset=1 (local.get $i)) (i64.const 0x676e696b6e696874))))
-                            (i32.and (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 5)) (i32.eq (i32.load offset=1 (local.get $i)) (i32.const 0x74786574)))))))
-                      (if (i32.eq (local.get $pending) (i32.const 16))
-                        (then
-                          (local.set $textOpen (local.get $i))
-                          (local.set $textClose (local.get $close))))
-                      (if (i32.eq (local.get $pending) (i32.const 17))
-                        (then
-                          (local.set $thinkOpen (local.get $i))
-                          (local.set $thinkClose (local.get $close))))
-                      (if (i32.eq (local.get $pending) (i32.const 18))
-                        (then
-                          (local.set $nameOpen (local.get $i))
-                          (local.set $nameClose (local.get $close))))
+                          (if (i32.eq (local.get $pending) (i32.const 12))
+                            (then (local.set $blockCall (i32.and
+                              (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 9))
+                              (i64.eq (i64.load offset=1 (local.get $i)) (i64.const 0x6c6c61436c6f6f74))))))
+                          (if (i32.eq (local.get $pending) (i32.const 13))
+                            (then
+                              (local.set $blockIdOpen (local.get $i))
+                              (local.set $blockIdClose (local.get $close))))
+                          ;; a block's type (text, thinking; an escaped one: the texts are left to the reader), its text, its thinking
+                          (if (i32.eq (local.get $pending) (i32.const 12))
+                            (then
+                              (if (global.get $escaped) (then (i32.store offset=132 (local.get $o) (i32.const -1))))
+                              (i32.store offset=2304 (local.get $o) (select (i32.const 1)
+                                (select (i32.const 2) (i32.const 0) (i32.and (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 9)) (i64.eq (i64.load offset=1 (local.get $i)) (i64.const 0x676e696b6e696874))))
+                                (i32.and (i32.eq (i32.sub (local.get $close) (local.get $i)) (i32.const 5)) (i32.eq (i32.load offset=1 (local.get $i)) (i32.const 0x74786574)))))))
+                          (if (i32.eq (local.get $pending) (i32.const 16))
+                            (then
+                              (i32.store offset=2308 (local.get $o) (local.get $i))
+                              (i32.store offset=2312 (local.get $o) (local.get $close))))
+                          (if (i32.eq (local.get $pending) (i32.const 17))
+                            (then
+                              (i32.store offset=2316 (local.get $o) (local.get $i))
+                              (i32.store offset=2320 (local.get $o) (local.get $close))))
+                          (if (i32.eq (local.get $pending) (i32.const 18))
+                            (then
+                              (i32.store offset=2324 (local.get $o) (local.get $i))
+                              (i32.store offset=2328 (local.get $o) (local.get $close))))
+                          (if (i32.eq (local.get $pending) (i32.const 19)) (then (i32.store offset=2332 (local.get $o) (local.get $i))))))
                       (if (i32.and (i32.ne (local.get $pending) (i32.const 0)) (i32.or (i32.lt_u (local.get $pending) (i32.const 12)) (i32.and (i32.ge_u (local.get $pending) (i32.const 14)) (i32.lt_u (local.get $pending) (i32.const 16)))))
                         (then (call $capture (local.get $o) (local.get $pending) (local.get $i) (local.get $close))))
                       (if (i32.gt_s (i32.sub (i32.sub (local.get $close) (local.get $i)) (i32.const 1)) (local.get $longest))
@@ -310,6 +319,8 @@
                           (i32.store offset=72 (local.get $o) (global.get $escaped))))
                       (local.set $i (i32.add (local.get $close) (i32.const 1))))
                     (else
+                      ;; (a tool call's arguments, where they start: an object or array, else a scalar)
+                      (if (i32.eq (local.get $pending) (i32.const 19)) (then (i32.store offset=2332 (local.get $o) (local.get $i))))
                       (if (i32.or (i32.eq (local.get $c) (i32.const 0x7b)) (i32.eq (local.get $c) (i32.const 0x5b)))
                         (then
                           (br_if $defer (i32.ge_s (local.get $depth) (i32.const 512)))
@@ -331,11 +342,11 @@
                               (local.set $blockDepth (local.get $depth))
                               (local.set $blockCall (i32.const 0))
                               (local.set $blockIdOpen (i32.const -1))
-                              (local.set $blockType (i32.const 0))
-                              (local.set $textOpen (i32.const -1))
-                              (local.set $thinkOpen (i32.const -1))
-                              (local.set $nameOpen (i32.const -1))
-                              (local.set $argsStart (i32.const -1))))
+                              (i32.store offset=2304 (local.get $o) (i32.const 0))
+                              (i32.store offset=2308 (local.get $o) (i32.const -1))
+                              (i32.store offset=2316 (local.get $o) (i32.const -1))
+                              (i32.store offset=2324 (local.get $o) (i32.const -1))
+                              (i32.store offset=2332 (local.get $o) (i32.const -1))))
                           (local.set $i (i32.add (local.get $i) (i32.const 1)))
                           (local.set $pending (i32.const 0))
                           (local.set $state (select (i32.const 1) (i32.const 6) (i32.eq (local.get $c) (i32.const 0x7b))))
@@ -389,12 +400,12 @@
                       (if (i32.eq (local.get $pending) (i32.const 12))
                         (then
                           (local.set $blockCall (i32.const 0))
-                          (local.set $blockType (i32.const 0))))
+                          (i32.store offset=2304 (local.get $o) (i32.const 0))))
                       (if (i32.eq (local.get $pending) (i32.const 13)) (then (local.set $blockIdOpen (i32.const -1))))
-                      (if (i32.eq (local.get $pending) (i32.const 16)) (then (local.set $textOpen (i32.const -1))))
-                      (if (i32.eq (local.get $pending) (i32.const 17)) (then (local.set $thinkOpen (i32.const -1))))
-                      (if (i32.eq (local.get $pending) (i32.const 18)) (then (local.set $nameOpen (i32.const -1))))
-                      (if (i32.eq (local.get $pending) (i32.const 19)) (then (local.set $argsStart (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 16)) (then (i32.store offset=2308 (local.get $o) (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 17)) (then (i32.store offset=2316 (local.get $o) (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 18)) (then (i32.store offset=2324 (local.get $o) (i32.const -1))))
+                      (if (i32.eq (local.get $pending) (i32.const 19)) (then (i32.store offset=2332 (local.get $o) (i32.const -1))))
                       (call $forget (local.get $o) (local.get $pending))))
                   (local.set $i (i32.add (local.get $close) (i32.const 1)))
                   (local.set $state (i32.const 3))
@@ -426,12 +437,14 @@
                 (local.set $blockDepth (i32.const -1))
                 ;; what the block holds that grep reads, kept at TEXTS (open, close, kind): a text's or a
                 ;; thinking's string (kinds 1, 2), a tool call's name (3) and where its arguments start (4)
-                (if (local.get $blockCall)
+                (if (global.get $shape)
                   (then
-                    (call $keep (local.get $o) (local.get $nameOpen) (local.get $nameClose) (i32.const 3))
-                    (call $keep (local.get $o) (local.get $argsStart) (i32.const -1) (i32.const 4))))
-                (if (i32.eq (local.get $blockType) (i32.const 1)) (then (call $keep (local.get $o) (local.get $textOpen) (local.get $textClose) (i32.const 1))))
-                (if (i32.eq (local.get $blockType) (i32.const 2)) (then (call $keep (local.get $o) (local.get $thinkOpen) (local.get $thinkClose) (i32.const 2))))
+                    (if (local.get $blockCall)
+                      (then
+                        (call $keep (local.get $o) (i32.load offset=2324 (local.get $o)) (i32.load offset=2328 (local.get $o)) (i32.const 3))
+                        (call $keep (local.get $o) (i32.load offset=2332 (local.get $o)) (i32.const -1) (i32.const 4))))
+                    (if (i32.eq (i32.load offset=2304 (local.get $o)) (i32.const 1)) (then (call $keep (local.get $o) (i32.load offset=2308 (local.get $o)) (i32.load offset=2312 (local.get $o)) (i32.const 1))))
+                    (if (i32.eq (i32.load offset=2304 (local.get $o)) (i32.const 2)) (then (call $keep (local.get $o) (i32.load offset=2316 (local.get $o)) (i32.load offset=2320 (local.get $o)) (i32.const 2))))))
                 (if (i32.and (local.get $blockCall) (i32.ge_s (local.get $blockIdOpen) (i32.const 0)))
                   (then
                     (local.set $calls (i32.load offset=108 (local.get $o)))
