@@ -96,6 +96,8 @@ export class RawCount {
   private end = 0;
   /** A needle was seen that an escape touches, or a key or type was escaped: no answer is certain but a match. */
   private unsure = false;
+  /** Where the value `stringsHold` read ends, when it found no match there. */
+  private after = 0;
   /** Where the values of the message's (or entry's) keys start, and of a block's (`members`). */
   private readonly messageSlots = new Int32Array(SLOTS);
   private readonly blockSlots = new Int32Array(SLOTS);
@@ -233,15 +235,26 @@ export class RawCount {
   /**
    * Whether any string value in the value at `at` holds the needle, keys aside (stringsIn: a tool
    * call's arguments). A match in a member whose key comes again later is none (`JSON.parse`
-   * keeps the last), so the object's later keys are looked at before it counts.
+   * keeps the last), so the object's later keys are looked at before it counts. Without a match,
+   * `after` is left where the value ends (each member is read once, not again to pass it).
    */
   private stringsHold(at: number): boolean {
     const b = this.b;
     const c = b[at];
-    if (c === QUOTE) return this.stringHolds(at);
-    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) return false;
+    if (c === QUOTE) {
+      const close = this.stringEnd(at);
+      this.after = close + 1;
+      return this.rangeHolds(at, close);
+    }
+    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) {
+      this.after = this.valueEnd(at);
+      return false;
+    }
     let i = this.space(at + 1);
-    if (b[i] === CLOSE_BRACE || b[i] === CLOSE_BRACKET) return false;
+    if (b[i] === CLOSE_BRACE || b[i] === CLOSE_BRACKET) {
+      this.after = i + 1;
+      return false;
+    }
     for (;;) {
       let key = -1;
       let keyEnd = -1;
@@ -251,10 +264,16 @@ export class RawCount {
         i = this.space(this.space(keyEnd) + 1);
       }
       if (this.stringsHold(i)) {
-        if (key < 0 || !this.keyAgain(key, keyEnd, this.valueEnd(i))) return true;
+        // (a container that matched stopped inside itself: its end is found only now)
+        const end = b[i] === QUOTE ? this.after : this.valueEnd(i);
+        if (key < 0 || !this.keyAgain(key, keyEnd, end)) return true;
+        this.after = end;
       }
-      i = this.space(this.valueEnd(i));
-      if (b[i] !== COMMA) return false;
+      i = this.space(this.after);
+      if (b[i] !== COMMA) {
+        this.after = i + 1;
+        return false;
+      }
       i = this.space(i + 1);
     }
   }

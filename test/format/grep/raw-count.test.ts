@@ -50,6 +50,8 @@ const CASES: Array<[string, string, RawVerdict, string?, PatternOptions?, string
   ["an argument's key is not read", '{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"these":1}}]}', RawVerdict.NoMatch],
   ["an argument given twice: the last counts", '{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"cmd":"the","cmd":"ls"}}]}', RawVerdict.NoMatch],
   ["an argument given twice, the last matching", '{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"cmd":"ls","cmd":"the"}}]}', RawVerdict.Match],
+  ["an argument after a nested one without a match", '{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"a":{"x":[1,"no",{}],"y":[]},"b":"the"}}]}', RawVerdict.Match],
+  ["a match nested in an argument given again", '{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"a":{"x":["the"]},"a":1}}]}', RawVerdict.NoMatch],
   ["an escaped key among the arguments after a match", '{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"cmd":"the","\\u0063md":"ls"}}]}', RawVerdict.Unsure],
   ["an assistant's errorMessage", '{"role":"assistant","content":[],"errorMessage":"the server"}', RawVerdict.Match],
   ["a tool result's toolName and text", '{"role":"toolResult","toolCallId":"c","toolName":"bathe","content":[{"type":"text","text":"x"}],"isError":false}', RawVerdict.Match],
