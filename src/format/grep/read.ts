@@ -175,6 +175,9 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
 
 const STAND_ASIDE = Symbol("stand aside");
 
+/** What `scanShape` leaves of a line for the raw count: one for every file (a line's, read at once). */
+const SHAPE = emptyFields();
+
 /** The fast way (see above); undefined to stand aside for the reference. */
 function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter): GrepRead | undefined {
   if (source.size === 0) return undefined;
@@ -187,7 +190,6 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   const users = filter.title ? needleSearch(USER_ROLE) : undefined;
   // (a count of a fixed string: an entry's verdict from its line's raw bytes where they tell it)
   const raw = filter.countOnly && !filter.keyed && filter.tool === undefined && filter.when === undefined && pattern.exact ? new RawCount(pattern, filter.roles) : undefined;
-  const fields = emptyFields();
   let header: SessionHeader | undefined;
   let version = CURRENT_VERSION;
   let done = false;
@@ -231,8 +233,8 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
       // (a line with a `\u` escape is looked at closer: it may spell a character of the needle or run so)
       const candidate = sifter === undefined || sifter.within(chunk, start, end) || (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits));
       if (!candidate && !named && !user) return;
-      if (raw !== undefined && !named && !user && version >= CURRENT_VERSION && scanShape(chunk, fields, start, end) === Verdict.Valid) {
-        const verdict = raw.judge(chunk, start, end, fields);
+      if (raw !== undefined && !named && !user && version >= CURRENT_VERSION && scanShape(chunk, SHAPE, start, end) === Verdict.Valid) {
+        const verdict = raw.judge(chunk, start, end, SHAPE);
         if (verdict === RawVerdict.Match) {
           found.addUnseen();
           if (found.full) done = true;
