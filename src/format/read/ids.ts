@@ -97,7 +97,11 @@ export class IdIndex {
     const last = 4 * (this.slots - 1);
     if (this.slots > 0 && compareWords(this.words, last, this.word, 0) === 0) return this.slots - 1;
     if (4 * (this.slots + 1) > this.words.length) {
-      const words = new Uint32Array(4 * nextRoom(this.slots, this.value.length));
+      // (where most nodes so far have UUIDs, room for as many as the nodes have at once, as
+      // `rehashUuids` sizes its table: doubling to it left a copy of each size behind, the last
+      // two both held while one is copied to the other)
+      const room = this.uuids * 2 > this.count ? Math.max(this.value.length, 2 * this.slots + 16) : nextRoom(this.slots, this.value.length);
+      const words = new Uint32Array(4 * room);
       words.set(this.words.subarray(0, 4 * this.slots));
       this.words = words;
     }
