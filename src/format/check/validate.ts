@@ -331,7 +331,8 @@ export class Validator {
 class SessionPairing implements PairingInput {
   readonly size: number;
   private readonly kinds: Uint8Array;
-  private readonly callStart_: Int32Array;
+  /** The calls' nodes, in node order, and their ids' hashes. */
+  private readonly callNodes: Int32Array;
   private readonly hashes: Float64Array;
   private readonly resultNodes: Int32Array;
   private readonly resultHashes: Float64Array;
@@ -360,10 +361,9 @@ class SessionPairing implements PairingInput {
       if (turn === undefined) byKind.set(key, (turn = turnOf(session.nodeType(n), session.nodeRole(n), false)));
       this.kinds[n] = turn;
     }
-    // calls by node (pass one adds them in node order)
-    const start = (this.callStart_ = new Int32Array(this.size + 1));
-    for (let k = 0; k < calls.count; k++) start[calls.node[k]! + 1]!++;
-    for (let n = 0; n < this.size; n++) start[n + 1]! += start[n]!;
+    // (calls by node: pass one adds them in node order, so a node's are a run, found by a search;
+    // a column a node saying where its run starts was 4 bytes an entry)
+    this.callNodes = calls.node.subarray(0, calls.count);
     this.hashes = calls.number.subarray(0, calls.count);
     // (the results' nodes in order and their calls' hashes, searched: a column a node was 8 bytes
     // an entry where results are a few of the nodes, and only a result asks)
@@ -385,10 +385,22 @@ class SessionPairing implements PairingInput {
     return this.kinds[node]! as Turn;
   }
   callStart(node: number): number {
-    return this.callStart_[node]!;
+    // the first call of a node at or after `node`
+    const nodes = this.callNodes;
+    let lo = 0;
+    let hi = nodes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (nodes[mid]! < node) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
   callHash(slot: number): number {
     return this.hashes[slot]!;
+  }
+  callNode(slot: number): number {
+    return this.callNodes[slot]!;
   }
   resultHash(node: number): number {
     // (the last entry for the node: pass one adds them in node order)

@@ -59,9 +59,10 @@ class HashStacks {
     if (under < 0) this.topOf.delete(h | 0);
     else this.topOf.set(h | 0, under);
   }
-  /** The items for `h` from the top down. */
-  *from(h: number): Generator<number> {
-    for (let k = this.top(h); k >= 0; k = this.below[k]!) if (this.hashOf[k] === h) yield k;
+  /** The item for `h` below `k` (-1: none): with `top`, the items for `h` from the top down. */
+  next(h: number, k: number): number {
+    for (k = this.below[k]!; k >= 0; k = this.below[k]!) if (this.hashOf[k] === h) return k;
+    return -1;
   }
 }
 
@@ -81,6 +82,25 @@ class NodeStack {
 
   at(k: number): number {
     return this.data[k]!;
+  }
+
+  /**
+   * `node`'s place in the stack (-1: not in it), where the nodes are in pre-order (`pre`, a node's
+   * place in it: the walk's path, root first): a search, where a column a node saying its place
+   * was 4 bytes an entry.
+   */
+  placeOf(node: number, pre: (node: number) => number): number {
+    const want = pre(node);
+    let lo = 0;
+    let hi = this.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = pre(this.data[mid]!);
+      if (at === want) return mid;
+      if (at < want) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 }
 
@@ -109,13 +129,11 @@ class PairingWalk {
   private readonly out: PairingFinding[] = [];
   private readonly keptCalls: HashStacks;
   private readonly skippedCalls: HashStacks;
+  /** Per call slot: the result on the path that answers it (-1: none; a result's slot is found again from its hash, `answeredSlot`). */
   private readonly answeredBy: Int32Array;
-  private readonly answers: Int32Array;
-  /** The node holding a call slot. */
-  private readonly slotNode: Int32Array;
-  /** The path: nodes by depth, and each node's place on it while it is there. */
+  /** The path: nodes by depth (a node's place on it: `onPath`). */
   private readonly path = new NodeStack();
-  private readonly onPath: Int32Array;
+  private readonly pre: (node: number) => number;
   private readonly ends: number[] = [];
   private readonly depths: number[] = [];
   private readonly saved: BranchState[] = [];
@@ -156,11 +174,22 @@ class PairingWalk {
     this.keptCalls = new HashStacks(slots);
     this.skippedCalls = new HashStacks(slots);
     this.answeredBy = new Int32Array(slots).fill(-1);
-    this.answers = new Int32Array(t.size).fill(-1);
-    this.slotNode = new Int32Array(slots);
-    for (let n = 0; n < t.size; n++) for (let k = t.callStart(n); k < t.callStart(n + 1); k++) this.slotNode[k] = n;
-    this.onPath = new Int32Array(t.size).fill(-1);
     this.hiddenBy = new Int32Array(slots).fill(-1);
+    this.pre = (node) => t.preorderIndex(node);
+  }
+
+  /** `node`'s place on the path (its depth below the root), -1 when the walk is not below it. */
+  private onPath(node: number): number {
+    return this.path.placeOf(node, this.pre);
+  }
+
+  /** The call slot result `n` answers on the path (-1: none): a call with its id whose answer it is. */
+  private answeredSlot(n: number): number {
+    const h = this.t.resultHash(n);
+    if (Number.isNaN(h)) return -1;
+    const calls = this.keptCalls;
+    for (let k = calls.top(h); k >= 0; k = calls.next(h, k)) if (this.answeredBy[k] === n) return k;
+    return -1;
   }
 
   run(): PairingFinding[] {
@@ -175,7 +204,6 @@ class PairingWalk {
         this.depths.push(this.path.length);
         this.saved.push({ turn: this.turn, closed: this.closed, last: this.lastResult, keptDepth: this.keptDepth, newest: this.newest });
       }
-      this.onPath[n] = this.path.length;
       this.path.push(n);
       this.enter(n);
       // a leaf: the end of a branch closes its turn, and what its context holds broken is sent
@@ -231,7 +259,7 @@ class PairingWalk {
     const { held } = this;
     const i = held.finding.length;
     held.finding.push(this.out.length);
-    held.depth.push(this.onPath[owner]!);
+    held.depth.push(this.onPath(owner));
     held.owner.push(owner);
     held.prev.push(this.tail);
     held.next.push(-1);
@@ -252,7 +280,7 @@ class PairingWalk {
 
   /** A leaf: every held break its context holds is sent. */
   private atLeaf(): void {
-    const { held, out, onPath } = this;
+    const { held, out } = this;
     for (let i = this.tail; i >= 0; ) {
       const prev = held.prev[i]!;
       // (held in path order: one found above the context's start, and all before it, are cut)
@@ -261,7 +289,7 @@ class PairingWalk {
       const inContext =
         f.kind === "kept-result"
           ? f.node === this.newest && this.leading.get(f.node)!.some((r) => this.sendsResult(r))
-          : onPath[f.resultNode]! >= this.keptDepth && this.sendsResult(f.resultNode);
+          : this.onPath(f.resultNode) >= this.keptDepth && this.sendsResult(f.resultNode);
       if (inContext) {
         f.sent = true;
         this.unhold(i);
@@ -276,10 +304,10 @@ class PairingWalk {
   }
 
   private compaction(n: number): void {
-    const { t, path, onPath } = this;
+    const { t, path } = this;
     this.closeTurn();
     const from = t.keptFrom(n);
-    const at = from >= 0 ? onPath[from]! : -1;
+    const at = from >= 0 ? this.onPath(from) : -1;
     this.keptDepth = at >= 0 ? at : path.length - 1;
     this.newest = n;
     // the kept part's leading results: in the context after the compaction, nothing comes before them
@@ -295,15 +323,15 @@ class PairingWalk {
       if (leading.length > 0) {
         const m = leading[0]!;
         const h = t.resultHash(m);
-        const callNode = Number.isNaN(h) ? -1 : callAbove(this.keptCalls, this.slotNode, h, (x) => t.preorderIndex(x), t.preorderIndex(m));
+        const callNode = Number.isNaN(h) ? -1 : callAbove(this.keptCalls, t, h, t.preorderIndex(m));
         this.leading.set(n, leading);
         this.hold({ kind: "kept-result", node: n, callNode, resultNode: m, hash: h, after: -1, edit: -1, cause: -1, sent: false }, n);
       }
     }
     // edits in the kept part whose targets it keeps too are in force again below
-    for (const d of this.dormant) if (onPath[d.edit]! >= this.keptDepth) this.applyEdit(d.edit, d.effect, n);
+    for (const d of this.dormant) if (this.onPath(d.edit) >= this.keptDepth) this.applyEdit(d.edit, d.effect, n);
     // the turn goes on only if its call is in the kept part
-    if (!(this.turn >= 0 && at >= 0 && onPath[this.turn]! >= at)) {
+    if (!(this.turn >= 0 && at >= 0 && this.onPath(this.turn) >= at)) {
       this.turn = -1;
       this.lastResult = -1;
     }
@@ -317,24 +345,25 @@ class PairingWalk {
     // the most recent call with this id on the path that no edit took away, and whether a result answers it already
     let k = -1;
     let takenBy = -1;
-    for (const slot of this.keptCalls.from(h)) {
+    const calls = this.keptCalls;
+    for (let slot = calls.top(h); slot >= 0; slot = calls.next(h, slot)) {
       if (this.hiddenBy[slot]! < 0) {
         k = slot;
         break;
       }
       if (takenBy < 0) takenBy = this.hiddenBy[slot]!;
     }
-    const call = k < 0 ? -1 : this.slotNode[k]!;
+    const call = k < 0 ? -1 : t.callNode(k);
     if (call >= 0 && this.answeredBy[k]! >= 0) found("duplicate", call);
     else if (call >= 0 && call === this.turn && !this.closed) {
       this.lastResult = n;
       this.answer(k, n);
     } else if (call >= 0) {
       // (a displaced result is its call's answer: one more for the call is a duplicate)
-      found("displaced", call, { after: lastResultUnder(t, this.path, this.onPath, call) });
+      found("displaced", call, { after: lastResultUnder(t, this.path, this.onPath(call)) });
       this.answer(k, n);
-    } else if (takenBy >= 0) found("edited", this.slotNode[this.keptCalls.top(h)]!, { edit: takenBy, cause: takenBy });
-    else if (this.skippedCalls.top(h) >= 0) found("skipped-turn", this.slotNode[this.skippedCalls.top(h)]!);
+    } else if (takenBy >= 0) found("edited", t.callNode(calls.top(h)), { edit: takenBy, cause: takenBy });
+    else if (this.skippedCalls.top(h) >= 0) found("skipped-turn", t.callNode(this.skippedCalls.top(h)));
     else found("lost", -1);
   }
 
@@ -347,7 +376,7 @@ class PairingWalk {
    * waits (`dormant`): a later compaction that keeps both brings it back into force.
    */
   private contextEdit(e: number, effect: EditEffect): void {
-    if (effect.targets.some((target) => this.onPath[target]! >= 0 && this.onPath[target]! < this.keptDepth)) {
+    if (effect.targets.some((target) => this.onPath(target) >= 0 && this.onPath(target) < this.keptDepth)) {
       this.dormant.push({ edit: e, effect });
     }
     this.applyEdit(e, effect, e);
@@ -355,10 +384,12 @@ class PairingWalk {
 
   /** Edit `e`'s effect on its targets in the context, undone when the walk leaves `owner` (the edit, or the compaction that brought it back). */
   private applyEdit(e: number, effect: EditEffect, owner: number): void {
-    const { t, onPath } = this;
+    const t = this.t;
     const undo = this.edits.get(owner) ?? [];
+    const atEdit = this.onPath(e);
     for (const target of effect.targets) {
-      if (onPath[target]! < this.keptDepth || target === e || onPath[target]! > onPath[e]!) continue; // (not above it in the context: pi edits nothing)
+      const at = this.onPath(target);
+      if (at < this.keptDepth || target === e || at > atEdit) continue; // (not above it in the context: pi edits nothing)
       const kind = t.turn(target);
       if (kind === Turn.Result) {
         // (the latest edit of a result wins: a replacement after an omission sends it again)
@@ -369,9 +400,9 @@ class PairingWalk {
           undo.push(() => this.omitted.set(target, before));
         }
         // (a result sent again, or rewritten, below an edit that took its call: the break is below this edit too)
-        const k = this.answers[target]!;
+        const k = this.answeredSlot(target);
         if (now === 0 && k >= 0 && this.hiddenBy[k]! >= 0) {
-          this.hold({ kind: "edited", node: target, callNode: this.slotNode[k]!, resultNode: target, hash: t.callHash(k), after: -1, edit: e, cause: this.hiddenBy[k]!, sent: false }, owner);
+          this.hold({ kind: "edited", node: target, callNode: t.callNode(k), resultNode: target, hash: t.callHash(k), after: -1, edit: e, cause: this.hiddenBy[k]!, sent: false }, owner);
         }
         continue;
       }
@@ -402,7 +433,6 @@ class PairingWalk {
   /** Result `n` answers the call in slot `k` (undone when the walk leaves `n`). */
   private answer(k: number, n: number): void {
     this.answeredBy[k] = n;
-    this.answers[n] = k;
   }
 
   private closeTurn(): void {
@@ -418,15 +448,15 @@ class PairingWalk {
   /** Undoes what node `n` pushed. */
   private undo(n: number): void {
     const { t, held } = this;
-    this.onPath[n] = -1;
     while (this.tail >= 0 && held.owner[this.tail] === n) this.unhold(this.tail);
     const kind = t.turn(n);
     if (kind === Turn.Assistant || kind === Turn.Skipped) {
       const stacks = kind === Turn.Assistant ? this.keptCalls : this.skippedCalls;
       for (let k = t.callStart(n + 1) - 1; k >= t.callStart(n); k--) stacks.pop(t.callHash(k), k);
-    } else if (this.answers[n]! >= 0) {
-      this.answeredBy[this.answers[n]!] = -1;
-      this.answers[n] = -1;
+    } else if (kind === Turn.Result) {
+      // (its call is above it on the path, still on its stack)
+      const k = this.answeredSlot(n);
+      if (k >= 0) this.answeredBy[k] = -1;
     }
     const steps = this.edits.get(n);
     if (steps) {
@@ -457,15 +487,15 @@ class PairingWalk {
 }
 
 /** The most recent kept call with hash `h` above pre-order place `below` on the path (-1: none). */
-function callAbove(keptCalls: HashStacks, slotNode: Int32Array, h: number, pre: (n: number) => number, below: number): number {
-  for (const k of keptCalls.from(h)) if (pre(slotNode[k]!) < below) return slotNode[k]!;
+function callAbove(keptCalls: HashStacks, t: PairingInput, h: number, below: number): number {
+  for (let k = keptCalls.top(h); k >= 0; k = keptCalls.next(h, k)) if (t.preorderIndex(t.callNode(k)) < below) return t.callNode(k);
   return -1;
 }
 
 /** The last of the results that follow the assistant `call` directly on the path (-1: none). */
-function lastResultUnder(t: PairingInput, path: NodeStack, onPath: Int32Array, call: number): number {
+function lastResultUnder(t: PairingInput, path: NodeStack, callAt: number): number {
   let last = -1;
-  for (let k = onPath[call]! + 1; k < path.length - 1; k++) {
+  for (let k = callAt + 1; k < path.length - 1; k++) {
     const m = path.at(k);
     if (t.turn(m) !== Turn.Result) break;
     last = m;

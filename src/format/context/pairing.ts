@@ -87,6 +87,8 @@ export interface PairingInput {
    */
   callStart(node: number): number;
   callHash(slot: number): number;
+  /** The node holding call slot `slot`. */
+  callNode(slot: number): number;
   /** A result's call id hash; NaN when its `toolCallId` is empty or not a string. */
   resultHash(node: number): number;
   /** A compaction's first kept entry (-1: none, or not found). */

@@ -213,43 +213,49 @@ export class TreeIndex {
       this.subtreeSize = size;
       return;
     }
+    // (the depths a command has not asked for are not kept: their column is the numbering's scratch)
+    const kept = this.depthCache !== undefined;
+    const depth = this.depthCache ?? this.depths();
     let maxDepth = 0;
-    for (let i = 0; i < n; i++) maxDepth = Math.max(maxDepth, this.depth(i));
+    for (let i = 0; i < n; i++) maxDepth = Math.max(maxDepth, depth[i]!);
     const byDepth = new Int32Array(maxDepth + 2);
-    for (let i = 0; i < n; i++) byDepth[this.depth(i) + 1]!++;
+    for (let i = 0; i < n; i++) byDepth[depth[i]! + 1]!++;
     for (let d = 0; d <= maxDepth; d++) byDepth[d + 1]! += byDepth[d]!;
     const topo = new Int32Array(n);
-    for (let i = 0; i < n; i++) topo[byDepth[this.depth(i)]!++] = i;
-    const { at, size } = preorderNumbers(parent, topo);
+    for (let i = 0; i < n; i++) topo[byDepth[depth[i]!]!++] = i;
+    const { at, size } = preorderNumbers(parent, topo, kept ? {} : { next: depth });
     this.preorderAt = at;
     this.subtreeSize = size;
   }
 
   depth(node: number): number {
-    if (!this.depthCache) {
-      const n = this.size;
-      const depth = new Int32Array(n).fill(-1);
-      // Parents come before children in an append-only file: one pass in file order; the few
-      // that do not (a forward parent) are settled by walking up.
-      for (let i = 0; i < n; i++) {
-        const p = this.parent[i]!;
-        if (p === -1) depth[i] = 0;
-        else if (p < i && depth[p]! >= 0) depth[i] = depth[p]! + 1;
-      }
-      for (let i = 0; i < n; i++) {
-        if (depth[i]! >= 0) continue;
-        const up: number[] = [];
-        let cur = i;
-        while (cur !== -1 && depth[cur]! < 0) {
-          up.push(cur);
-          cur = this.parent[cur]!;
-        }
-        let d = cur === -1 ? -1 : depth[cur]!;
-        for (let k = up.length - 1; k >= 0; k--) depth[up[k]!] = ++d;
-      }
-      this.depthCache = depth;
-    }
+    this.depthCache ??= this.depths();
     return this.depthCache[node]!;
+  }
+
+  /** Each node's depth (a root's 0). */
+  private depths(): Int32Array {
+    const n = this.size;
+    const depth = new Int32Array(n).fill(-1);
+    // Parents come before children in an append-only file: one pass in file order; the few
+    // that do not (a forward parent) are settled by walking up.
+    for (let i = 0; i < n; i++) {
+      const p = this.parent[i]!;
+      if (p === -1) depth[i] = 0;
+      else if (p < i && depth[p]! >= 0) depth[i] = depth[p]! + 1;
+    }
+    for (let i = 0; i < n; i++) {
+      if (depth[i]! >= 0) continue;
+      const up: number[] = [];
+      let cur = i;
+      while (cur !== -1 && depth[cur]! < 0) {
+        up.push(cur);
+        cur = this.parent[cur]!;
+      }
+      let d = cur === -1 ? -1 : depth[cur]!;
+      for (let k = up.length - 1; k >= 0; k--) depth[up[k]!] = ++d;
+    }
+    return depth;
   }
 
   leaves(): number[] {
@@ -278,6 +284,13 @@ export class TreeIndex {
 }
 
 
+/** Columns `preorderNumbers` may fill rather than make. */
+export interface PreorderColumns {
+  at?: Int32Array;
+  size?: Int32Array;
+  next?: Int32Array;
+}
+
 function compareTime(a: number, b: number): number {
   // pi sorts with `a - b`, which is NaN (treated as "equal") when a timestamp does not parse.
   const d = a - b;
@@ -288,19 +301,21 @@ function compareTime(a: number, b: number): number {
  * Each node's place in pre-order and the size of its subtree, from its parent (-1: a root) and an
  * order that takes every parent before its children (`topo`; none: the nodes' own order is one):
  * subtree sizes summed children first, then each child placed after its parent and its earlier
- * siblings' subtrees. Linear, no recursion.
+ * siblings' subtrees. Linear, no recursion. `columns`: columns at least `parent`'s length it may
+ * fill (`at`, `size`: the answer's; `next`, scratch) where it would make them (a caller numbering
+ * a tree again and again, or holding one it no longer needs).
  */
-export function preorderNumbers(parent: Int32Array, topo?: Int32Array): { at: Int32Array; size: Int32Array } {
+export function preorderNumbers(parent: Int32Array, topo?: Int32Array, columns: PreorderColumns = {}): { at: Int32Array; size: Int32Array } {
   const n = parent.length;
   const node = (k: number) => (topo ? topo[k]! : k);
-  const size = new Int32Array(n).fill(1);
+  const size = columns.size ? columns.size.subarray(0, n).fill(1) : new Int32Array(n).fill(1);
   for (let k = n - 1; k >= 0; k--) {
     const p = parent[node(k)]!;
     if (p >= 0) size[p]! += size[node(k)]!;
   }
-  const at = new Int32Array(n);
+  const at = columns.at ? columns.at.subarray(0, n) : new Int32Array(n);
   // `next[p]`: where p's next child goes (its number + 1, then past each child's subtree)
-  const next = new Int32Array(n);
+  const next = columns.next ? columns.next.subarray(0, n).fill(0) : new Int32Array(n);
   let rootAt = 0;
   for (let k = 0; k < n; k++) {
     const v = node(k);

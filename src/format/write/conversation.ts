@@ -1,6 +1,6 @@
 import { Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
 import { pairingFindings } from "../context/pairing-walk.js";
-import { preorderNumbers } from "../session/tree.js";
+import { preorderNumbers, type PreorderColumns } from "../session/tree.js";
 
 /**
  * Repair's conversation phase (docs/commands.md, "A session every request fails on"): what to do so that
@@ -36,6 +36,8 @@ export interface TurnRecords {
   /** Record `k`'s call id hashes: slots `callStart(k)` to `callStart(k + 1)` of `callHash`. */
   callStart(k: number): number;
   callHash(slot: number): number;
+  /** The record holding call slot `slot`. */
+  callNode(slot: number): number;
   resultHash(k: number): number;
   /** A compaction's first kept record (-1: none). */
   keptFrom(k: number): number;
@@ -94,6 +96,13 @@ class FixedTree {
   private readonly changed = new Map<number, number[]>();
   private childStart: Int32Array | undefined;
   private childList: Int32Array | undefined;
+  /**
+   * The columns each walk is numbered in, made once for every round (`input`): the order the
+   * records are taken in, their places in pre-order and subtree sizes, and the nodes in pre-order
+   * (made where the numbering's scratch was). A round made its own, 20 bytes a record, while the
+   * last round's were still garbage.
+   */
+  private readonly columns: Required<PreorderColumns> & { topo: Int32Array } = { topo: new Int32Array(0), at: new Int32Array(0), size: new Int32Array(0), next: new Int32Array(0) };
 
   constructor(private readonly r: TurnRecords) {
     this.parent = new Int32Array(r.size + 16);
@@ -168,10 +177,15 @@ class FixedTree {
 
   /** The pairing walk over the tree as it stands; a leaf is a record without children, or the one written last (pi's current leaf). */
   input(): PairingInput {
-    const { r } = this;
+    const { r, columns } = this;
     const n = this.size;
-    // file order: each added edit right after the edit whose chain it is in
-    const topo = new Int32Array(n);
+    if (columns.at.length < n) {
+      const room = n + 16;
+      Object.assign(columns, { at: new Int32Array(room), size: new Int32Array(room), next: new Int32Array(room) });
+    }
+    if (this.added.length > 0 && columns.topo.length < n) columns.topo = new Int32Array(n + 16);
+    // file order: each added edit right after the edit whose chain it is in (none added: the records' own)
+    const topo = this.added.length > 0 ? columns.topo : undefined;
     const addedAfter = new Map<number, number[]>();
     for (const [j, a] of this.added.entries()) {
       const list = addedAfter.get(a.after);
@@ -181,15 +195,16 @@ class FixedTree {
     let at = 0;
     let last = -1;
     for (let k = 0; k < r.size; k++) {
-      topo[at++] = k;
+      if (topo) topo[at++] = k;
       if (!this.removed.has(k)) last = k;
       for (const v of addedAfter.get(k) ?? []) {
-        topo[at++] = v;
+        topo![at++] = v;
         last = v;
       }
     }
-    const { at: pre, size } = preorderNumbers(this.parent.slice(0, n), topo);
-    const order = new Int32Array(n);
+    const { at: pre, size } = preorderNumbers(this.parent.subarray(0, n), topo?.subarray(0, n), columns);
+    // (the numbering's scratch, done with, holds the order)
+    const order = columns.next.subarray(0, n);
     for (let k = 0; k < n; k++) order[pre[k]!] = k;
     const added = (k: number) => k >= r.size;
     return {
@@ -200,6 +215,7 @@ class FixedTree {
       turn: (k) => (added(k) || this.removed.has(k) ? Turn.None : r.turn(k)),
       callStart: (k) => (k >= r.size ? r.callStart(r.size) : r.callStart(k)),
       callHash: (slot) => r.callHash(slot),
+      callNode: (slot) => r.callNode(slot),
       resultHash: (k) => (added(k) ? NaN : r.resultHash(k)),
       keptFrom: (k) => this.keptFrom.get(k) ?? r.keptFrom(k),
       isLeaf: (k) => size[k] === 1 || k === last,

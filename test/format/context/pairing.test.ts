@@ -83,6 +83,9 @@ describe("context edits: what the walk judges is what pi sends", () => {
       [...base, entry("compaction", "k1", "r1", { summary: "s", firstKeptEntryId: "k1", tokensBefore: 1 }), edit("e1", "k1", "a1", null), user("u2", "e1", "on"), entry("compaction", "k2", "u2", { summary: "t", firstKeptEntryId: "u1", tokensBefore: 1 }), user("u3", "k2", "more")],
       ["4:tool-result-orphan<-6", "6:context-edit-drops-calls"],
     ],
+    // (what a result answered is undone when the walk leaves its branch)
+    ["a call answered on one branch and again on another: no result is a second one", [...base, user("u2", "r1", "one"), result("r2", "a1", "c1"), user("u3", "r2", "two")], []],
+    ["a call answered twice on one branch: the second result is", [...base, result("r2", "r1", "c1"), user("u2", "r2", "two")], ["5:tool-result-duplicate"]],
     ["an edit whose target stays cut: nothing breaks", [...base, entry("compaction", "k1", "r1", { summary: "s", firstKeptEntryId: "k1", tokensBefore: 1 }), edit("e1", "k1", "a1", null), user("u2", "e1", "on")], []],
   ];
   for (const [name, records, expected] of cases) {

@@ -37,7 +37,13 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
   }
   for (let r = 0; r < records.length; r++) callStart[r + 1]! += callStart[r]!;
   const hashes = new Float64Array(callStart[records.length]!);
-  for (let j = 0, at = 0; j < c.callHashes.count; j++) if (recordOf[c.callHashes.node[j]!]! >= 0) hashes[at++] = c.callHashes.number[j]!;
+  const callRecord = new Int32Array(hashes.length);
+  for (let j = 0, at = 0; j < c.callHashes.count; j++) {
+    const r = recordOf[c.callHashes.node[j]!]!;
+    if (r < 0) continue;
+    callRecord[at] = r;
+    hashes[at++] = c.callHashes.number[j]!;
+  }
   const idOf = (k: number): string | undefined => c.patches.get(k)?.id ?? c.ids.idOf(k);
   /** The records holding `id` under it (a renamed one holds its new id). */
   const holdersOf = (id: string): number[] => {
@@ -50,6 +56,7 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
     turn: (r) => c.turn[records[r]!]! as Turn,
     callStart: (r) => callStart[r]!,
     callHash: (slot) => hashes[slot]!,
+    callNode: (slot) => callRecord[slot]!,
     resultHash: (r) => c.resultHashes.get(records[r]!) ?? NaN,
     keptFrom: (r) => {
       const k = records[r]!;
