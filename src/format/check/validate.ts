@@ -327,6 +327,26 @@ export class Validator {
   }
 }
 
+/**
+ * The first place in `nodes` (ascending) holding `node` or more: a few steps on from `hint` (where
+ * the last search ended) when that is where it is, else a binary search.
+ */
+function seek(nodes: Int32Array, node: number, hint: number): number {
+  let k = hint <= nodes.length && (hint === 0 || nodes[hint - 1]! < node) ? hint : 0;
+  for (let steps = 0; k < nodes.length && nodes[k]! < node; k++) {
+    if (++steps > 8) {
+      let hi = nodes.length;
+      while (k < hi) {
+        const mid = (k + hi) >>> 1;
+        if (nodes[mid]! < node) k = mid + 1;
+        else hi = mid;
+      }
+      return k;
+    }
+  }
+  return k;
+}
+
 /** The pairing walk's view of a session: kinds from the line table, calls and results from pass one. */
 class SessionPairing implements PairingInput {
   readonly size: number;
@@ -336,6 +356,9 @@ class SessionPairing implements PairingInput {
   private readonly hashes: Float64Array;
   private readonly resultNodes: Int32Array;
   private readonly resultHashes: Float64Array;
+  /** Where the last search of each ended (the walk asks in pre-order: mostly node order). */
+  private callHint = 0;
+  private resultHint = 0;
   hasResults = false;
 
   constructor(
@@ -385,16 +408,7 @@ class SessionPairing implements PairingInput {
     return this.kinds[node]! as Turn;
   }
   callStart(node: number): number {
-    // the first call of a node at or after `node`
-    const nodes = this.callNodes;
-    let lo = 0;
-    let hi = nodes.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (nodes[mid]! < node) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return (this.callHint = seek(this.callNodes, node, this.callHint));
   }
   callHash(slot: number): number {
     return this.hashes[slot]!;
@@ -404,18 +418,8 @@ class SessionPairing implements PairingInput {
   }
   resultHash(node: number): number {
     // (the last entry for the node: pass one adds them in node order)
-    const nodes = this.resultNodes;
-    let lo = 0;
-    let hi = nodes.length - 1;
-    let at = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (nodes[mid]! <= node) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return at >= 0 && nodes[at] === node ? this.resultHashes[at]! : NaN;
+    const at = (this.resultHint = seek(this.resultNodes, node + 1, this.resultHint)) - 1;
+    return at >= 0 && this.resultNodes[at] === node ? this.resultHashes[at]! : NaN;
   }
   isLeaf(node: number): boolean {
     return this.session.tree.childCount(node) === 0 || node === this.session.leafNode;

@@ -129,8 +129,10 @@ class PairingWalk {
   private readonly out: PairingFinding[] = [];
   private readonly keptCalls: HashStacks;
   private readonly skippedCalls: HashStacks;
-  /** Per call slot: the result on the path that answers it (-1: none; a result's slot is found again from its hash, `answeredSlot`). */
+  /** Per call slot: the result on the path that answers it (-1: none). */
   private readonly answeredBy: Int32Array;
+  /** The slots answered on the path, in the order answered (undone last first, as the walk leaves their results). */
+  private readonly answered = new NodeStack();
   /** The path: nodes by depth (a node's place on it: `onPath`). */
   private readonly path = new NodeStack();
   private readonly pre: (node: number) => number;
@@ -183,7 +185,7 @@ class PairingWalk {
     return this.path.placeOf(node, this.pre);
   }
 
-  /** The call slot result `n` answers on the path (-1: none): a call with its id whose answer it is. */
+  /** The call slot result `n` (on the path) answers (-1: none): a call with its id whose answer it is. */
   private answeredSlot(n: number): number {
     const h = this.t.resultHash(n);
     if (Number.isNaN(h)) return -1;
@@ -289,7 +291,7 @@ class PairingWalk {
       const inContext =
         f.kind === "kept-result"
           ? f.node === this.newest && this.leading.get(f.node)!.some((r) => this.sendsResult(r))
-          : this.onPath(f.resultNode) >= this.keptDepth && this.sendsResult(f.resultNode);
+          : (f.resultNode === held.owner[i] ? held.depth[i]! : this.onPath(f.resultNode)) >= this.keptDepth && this.sendsResult(f.resultNode);
       if (inContext) {
         f.sent = true;
         this.unhold(i);
@@ -433,6 +435,7 @@ class PairingWalk {
   /** Result `n` answers the call in slot `k` (undone when the walk leaves `n`). */
   private answer(k: number, n: number): void {
     this.answeredBy[k] = n;
+    this.answered.push(k);
   }
 
   private closeTurn(): void {
@@ -454,9 +457,9 @@ class PairingWalk {
       const stacks = kind === Turn.Assistant ? this.keptCalls : this.skippedCalls;
       for (let k = t.callStart(n + 1) - 1; k >= t.callStart(n); k--) stacks.pop(t.callHash(k), k);
     } else if (kind === Turn.Result) {
-      // (its call is above it on the path, still on its stack)
-      const k = this.answeredSlot(n);
-      if (k >= 0) this.answeredBy[k] = -1;
+      // (what results below it answered is undone already: its answer, if any, is the last)
+      const a = this.answered;
+      if (a.length > 0 && this.answeredBy[a.at(a.length - 1)] === n) this.answeredBy[a.at(--a.length)] = -1;
     }
     const steps = this.edits.get(n);
     if (steps) {
