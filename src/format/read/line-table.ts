@@ -163,7 +163,19 @@ const ODD_TIME = 0xffff;
  */
 export class NodeTable {
   count = 0;
-  line: Int32Array;
+  /**
+   * Nodes' lines (`lineOf`) as runs of nodes on lines one after another (a node a line but the
+   * header's, in most files: one run), each run's first node and its line; where the runs come to
+   * a quarter of the nodes (a file of blank or broken lines between its entries), a column a node
+   * (`lines`). A column a node was 4 bytes an entry (BENCHMARKS.md, "Memory an entry").
+   */
+  private runNode = new Int32Array(16);
+  private runLine = new Int32Array(16);
+  private runs = 0;
+  /** The run `lineOf` found last (nodes are mostly asked for in order). */
+  private lastRun = 0;
+  private lines: Int32Array | undefined;
+  private capacity: number;
   /**
    * Times in ms, as whole seconds (since 1970, to 2106) and the ms past them: 6 bytes a node
    * instead of 8. A time these cannot hold (NaN, before 1970) is kept in `oddTimes`.
@@ -182,7 +194,7 @@ export class NodeTable {
   readonly selfParents: number[] = [];
 
   constructor(capacity: number) {
-    this.line = new Int32Array(capacity);
+    this.capacity = capacity;
     this.seconds = new Uint32Array(capacity);
     this.millis = new Uint16Array(capacity);
     this.parent = new Int32Array(capacity);
@@ -191,8 +203,9 @@ export class NodeTable {
 
   /** Makes room for `capacity` nodes. */
   reserve(capacity: number): void {
-    if (capacity <= this.line.length) return;
-    this.line = grown(this.line, capacity, this.count);
+    if (capacity <= this.capacity) return;
+    this.capacity = capacity;
+    if (this.lines) this.lines = grown(this.lines, capacity, this.count);
     this.seconds = grown(this.seconds, capacity, this.count);
     this.millis = grown(this.millis, capacity, this.count);
     this.parent = grown(this.parent, capacity, this.count);
@@ -204,7 +217,7 @@ export class NodeTable {
    * a string parent id); `grow` says how many nodes to make room for when full.
    */
   add(lineIndex: number, time: number, f: NodeIds, grow: () => number): number {
-    if (this.count === this.line.length) this.reserve(Math.max(this.line.length + 64, grow()));
+    if (this.count === this.capacity) this.reserve(Math.max(this.capacity + 64, grow()));
     const n = this.count;
     const ids = this.ids;
     let parent = -1;
@@ -225,7 +238,7 @@ export class NodeTable {
     }
     ids.add(f.idHex, f.id, f.idIsUuid ? f.idWords : undefined);
     this.count++;
-    this.line[n] = lineIndex;
+    this.addLine(n, lineIndex);
     if (time >= 0 && time < 4294967296000 && Number.isInteger(time)) {
       const s = Math.floor(time / 1000);
       this.seconds[n] = s;
@@ -236,6 +249,77 @@ export class NodeTable {
     }
     this.parent[n] = parent;
     return n;
+  }
+
+  /** Node `n`'s line (0-based). */
+  lineOf(n: number): number {
+    if (this.lines !== undefined) return this.lines[n]!;
+    let r = this.lastRun;
+    if (!(this.runNode[r]! <= n && (r + 1 === this.runs || this.runNode[r + 1]! > n))) {
+      // the last run starting at or before n
+      let lo = 0;
+      let hi = this.runs - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (this.runNode[mid]! <= n) lo = mid;
+        else hi = mid - 1;
+      }
+      this.lastRun = r = lo;
+    }
+    return this.runLine[r]! + n - this.runNode[r]!;
+  }
+
+  /** The node on line `index` (0-based), or -1. */
+  nodeAtLine(index: number): number {
+    if (this.lines !== undefined) {
+      const lines = this.lines;
+      let lo = 0;
+      let hi = this.count - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const l = lines[mid]!;
+        if (l === index) return mid;
+        if (l < index) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return -1;
+    }
+    if (this.runs === 0 || index < this.runLine[0]!) return -1;
+    // the last run starting at or before the line
+    let lo = 0;
+    let hi = this.runs - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.runLine[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    const n = this.runNode[lo]! + index - this.runLine[lo]!;
+    return n < (lo + 1 < this.runs ? this.runNode[lo + 1]! : this.count) ? n : -1;
+  }
+
+  private addLine(n: number, lineIndex: number): void {
+    if (this.lines !== undefined) {
+      this.lines[n] = lineIndex;
+      return;
+    }
+    const r = this.runs - 1;
+    if (r >= 0 && this.runLine[r]! + n - this.runNode[r]! === lineIndex) return;
+    if (4 * (this.runs + 1) > this.count + 64) {
+      // (runs as many as a quarter of the nodes: a column is smaller)
+      const lines = new Int32Array(this.capacity);
+      for (let k = 0; k < n; k++) lines[k] = this.lineOf(k);
+      lines[n] = lineIndex;
+      this.lines = lines;
+      this.runNode = this.runLine = new Int32Array(0);
+      this.runs = 0;
+      return;
+    }
+    if (this.runs === this.runNode.length) {
+      this.runNode = grown(this.runNode, 2 * this.runs, this.runs);
+      this.runLine = grown(this.runLine, 2 * this.runs, this.runs);
+    }
+    this.runNode[this.runs] = n;
+    this.runLine[this.runs++] = lineIndex;
   }
 
   /** A node's time in ms since the epoch (NaN when it has none). */

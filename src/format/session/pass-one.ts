@@ -120,7 +120,7 @@ export class PassOne {
     for (const { node, problem } of this.session.tree.problems) {
       if (problem !== "cycle") continue;
       // the link the tree cut: its id, for the entry's record
-      const flags = t.flags[nodes.line[node]!]!;
+      const flags = t.flags[nodes.lineOf(node)]!;
       if (flags & LineFlag.HAS_PARENT_KEY && !(flags & LineFlag.PARENT_NULL)) this.p.cutParents.set(node, this.cutParentId(node));
     }
     this.session.leafNode = this.session.findLeaf();

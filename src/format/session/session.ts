@@ -116,7 +116,7 @@ export class Session {
   /** What the file is (`fileKindOf`): a session, pi's `--mode json` event stream, or another file. */
   get fileKind(): FileKind {
     let entryWithId = false;
-    for (let node = 0; node < this.p.nodes.count && !entryWithId; node++) if (this.p.nodes.ids.has(node) && this.p.table.type[this.p.nodes.line[node]!] !== 0) entryWithId = true;
+    for (let node = 0; node < this.p.nodes.count && !entryWithId; node++) if (this.p.nodes.ids.has(node) && this.p.table.type[this.p.nodes.lineOf(node)] !== 0) entryWithId = true;
     return fileKindOf({ header: this.p.header !== null, entryWithId, events: entryWithId ? 0 : this.eventCount });
   }
 
@@ -148,17 +148,7 @@ export class Session {
 
   /** The node of line `index` (0-based), or -1 (nodes are numbered in file order: a binary search). */
   nodeAtLine(index: number): number {
-    const lines = this.p.nodes.line;
-    let lo = 0;
-    let hi = this.p.nodes.count - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const l = lines[mid]!;
-      if (l === index) return mid;
-      if (l < index) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return this.p.nodes.nodeAtLine(index);
   }
 
   private lengthOf(i: number): number {
@@ -197,7 +187,7 @@ export class Session {
 
   /** A node's `parentId` as the file has it (null, a string, or undefined for none or another value). */
   private parentIdOf(node: number): string | null | undefined {
-    const flags = this.p.table.flags[this.p.nodes.line[node]!]!;
+    const flags = this.p.table.flags[this.p.nodes.lineOf(node)]!;
     if (!(flags & LineFlag.HAS_PARENT_KEY)) return undefined;
     if (flags & LineFlag.PARENT_NULL) return null;
     const p = this.tree ? this.tree.parent[node]! : this.p.nodes.parent[node]!;
@@ -217,7 +207,7 @@ export class Session {
 
   /** The full entry of a tree node (pass two), upgraded to the v3 shape. */
   entry(node: number, options: ReadOptions = {}): AnyEntry {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     const value = readLines(this.source, 1, () => this.spanOf(i), options).next().value!;
     return this.upgrade(value, this.record(i, node));
   }
@@ -231,7 +221,7 @@ export class Session {
     let k = 0;
     // A v3 file's entries need no upgrade (nor, then, their records).
     const current = !this.p.v1Ids && this.version >= CURRENT_VERSION;
-    for (const value of readLines(this.source, nodes.length, (j) => this.spanOf(this.p.nodes.line[nodes[j]!]!), options)) {
+    for (const value of readLines(this.source, nodes.length, (j) => this.spanOf(this.p.nodes.lineOf(nodes[j]!)), options)) {
       const node = nodes[k++]!;
       yield { node, entry: current ? (value as AnyEntry) : this.upgrade(value, this.nodeRecord(node)) };
     }
@@ -242,12 +232,12 @@ export class Session {
    * valid until the next is asked for.
    */
   *linesInOrder(nodes: ArrayLike<number>): Generator<Buffer> {
-    yield* readLineBytes(this.source, nodes.length, (j) => this.spanOf(this.p.nodes.line[nodes[j]!]!));
+    yield* readLineBytes(this.source, nodes.length, (j) => this.spanOf(this.p.nodes.lineOf(nodes[j]!)));
   }
 
   /** A node's entry from its line's bytes (from `linesInOrder`), upgraded to the v3 shape. */
   entryFromBytes(node: number, bytes: Buffer): AnyEntry {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     return this.upgrade(parseAt(this.source, this.spanOf(i), bytes), this.record(i, node));
   }
 
@@ -258,7 +248,7 @@ export class Session {
   }
 
   nodeRecord(node: number): LineRecord {
-    return this.record(this.p.nodes.line[node]!, node);
+    return this.record(this.p.nodes.lineOf(node), node);
   }
 
   /** Entry id of a node, without materialising its record. */
@@ -268,7 +258,7 @@ export class Session {
 
   /** Line number (1-based) of a node. */
   nodeLine(node: number): number {
-    return this.p.nodes.line[node]! + 1;
+    return this.p.nodes.lineOf(node) + 1;
   }
 
   nodeTime(node: number): number {
@@ -277,12 +267,12 @@ export class Session {
 
   /** A node's `LineFlag`s, without materialising its record. */
   nodeFlags(node: number): number {
-    return this.p.table.flags[this.p.nodes.line[node]!]!;
+    return this.p.table.flags[this.p.nodes.lineOf(node)]!;
   }
 
   /** The entry type and message role of a node, without reading its line. */
   nodeKind(node: number): { type: string | undefined; role: string | undefined } {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     return { type: this.p.types.stringOf(this.p.table.type[i]!, i), role: this.p.roles.stringOf(this.p.table.role[i]!, i) };
   }
 
@@ -293,7 +283,7 @@ export class Session {
 
   /** The entry type of a node, without reading its line. */
   nodeType(node: number): string | undefined {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     return this.p.types.stringOf(this.p.table.type[i]!, i);
   }
 
@@ -302,7 +292,7 @@ export class Session {
    * for one of the rare types or roles kept by line (`OVERFLOW`).
    */
   nodeKindKey(node: number): number {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     const type = this.p.table.type[i]!;
     const role = this.p.table.role[i]!;
     return type === OVERFLOW || role === OVERFLOW ? -1 : (type << 8) | role;
@@ -310,18 +300,18 @@ export class Session {
 
   /** The message role of a node, without reading its line. */
   nodeRole(node: number): string | undefined {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     return this.p.roles.stringOf(this.p.table.role[i]!, i);
   }
 
   /** Where a node's line starts in the file. */
   nodeOffset(node: number): number {
-    return this.p.table.offsetOf(this.p.nodes.line[node]!);
+    return this.p.table.offsetOf(this.p.nodes.lineOf(node));
   }
 
   /** A node's line length in bytes (without its newline). */
   nodeLength(node: number): number {
-    return this.lengthOf(this.p.nodes.line[node]!);
+    return this.lengthOf(this.p.nodes.lineOf(node));
   }
 
   /** The raw bytes of line `index` (0-based). */
@@ -331,12 +321,12 @@ export class Session {
 
   /** Whether a node's line holds a long plain string (a base64 image, usually: `previewBytes` leaves most of it out). */
   nodeHasLong(node: number): boolean {
-    return this.p.table.long.has(this.p.nodes.line[node]!);
+    return this.p.table.long.has(this.p.nodes.lineOf(node));
   }
 
   /** The raw bytes of a node's line, at most `max` of them (a preview needs only the start). */
   nodeBytes(node: number, max = Number.POSITIVE_INFINITY): Buffer {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     return this.source.read(this.p.table.offsetOf(i), Math.min(this.lengthOf(i), max));
   }
 
@@ -346,7 +336,7 @@ export class Session {
    * cut is clean, and no preview shows more of a string; a line of megabytes costs a few KB.
    */
   previewBytes(node: number, keep = 1024): Buffer {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     const t = this.p.table;
     const offset = t.offsetOf(i);
     const length = this.lengthOf(i);
@@ -360,7 +350,7 @@ export class Session {
    * (see `LineFlag.RAW_MESSAGE`); undefined otherwise. `line`: the node's line, if read already.
    */
   rawMessage(node: number, line?: Buffer): Buffer | undefined {
-    const i = this.p.nodes.line[node]!;
+    const i = this.p.nodes.lineOf(node);
     const t = this.p.table;
     if (!(t.flags[i]! & LineFlag.RAW_MESSAGE)) return undefined;
     const bytes = line ?? this.source.read(t.offsetOf(i), this.lengthOf(i));
@@ -420,7 +410,7 @@ export class Session {
     const lastMove = this.p.leafMoves[this.p.leafMoves.length - 1];
     if (!lastMove) return lastNode >= 0 ? resolve(lastNode) : -1;
     // An ordinary entry after the last move wins.
-    if (lastNode >= 0 && this.p.nodes.line[lastNode]! > lastMove.index) return resolve(lastNode);
+    if (lastNode >= 0 && this.p.nodes.lineOf(lastNode) > lastMove.index) return resolve(lastNode);
     return lastMove.target === null ? -1 : this.p.nodes.ids.findString(lastMove.target);
   }
 }
