@@ -153,7 +153,7 @@ function entryView(session: Session, node: number, labels: ReadonlyMap<string, {
   return {
     parent: tree.parent[node]! >= 0 ? ref(tree.parent[node]!) : null,
     children: [...tree.children(node)].map(ref),
-    depth: tree.depth(node),
+    depth: tree.depthsOf([node])[0]!,
     onCurrentBranch: leaf >= 0 && tree.isAncestor(node, leaf),
     currentLeaf: leaf >= 0 ? ref(leaf) : null,
     label: id !== undefined ? (labels.get(id)?.label ?? null) : null,

@@ -51,12 +51,22 @@ export class TreeIndex {
     ids.seal();
     for (const node of nodes.selfParents) this.problems.push({ node, problem: "self" });
     // A duplicated id names its last holder, which may come after a child that found an earlier one.
+    // (the earlier holders a bit a node, each one's last holder in a map: a column a node was 4
+    // bytes an entry for what is a few entries in most files)
     if (ids.duplicates.size > 0) {
-      const last = new Int32Array(n).fill(-1);
-      for (const holders of ids.duplicates.values()) for (const h of holders) last[h] = holders[holders.length - 1]!;
+      const earlier = new Uint32Array((n >>> 5) + 1);
+      const lastOf = new Map<number, number>();
+      for (const holders of ids.duplicates.values()) {
+        const last = holders[holders.length - 1]!;
+        for (const h of holders) {
+          if (h === last) continue;
+          earlier[h >>> 5]! |= 1 << (h & 31);
+          lastOf.set(h, last);
+        }
+      }
       for (let i = 0; i < n; i++) {
         const p = parent[i]!;
-        if (p >= 0 && last[p]! >= 0) parent[i] = last[p]!;
+        if (p >= 0 && earlier[p >>> 5]! & (1 << (p & 31))) parent[i] = lastOf.get(p)!;
       }
     }
     // Parents that were not the entry before: found all at once, in order of their ids.
@@ -231,6 +241,32 @@ export class TreeIndex {
   depth(node: number): number {
     this.depthCache ??= this.depths();
     return this.depthCache[node]!;
+  }
+
+  /**
+   * The depths of a few nodes (leaves, an entry), without making the column `depth` keeps (4 bytes
+   * an entry) where no command has made it: each walks up to the nearest node whose depth is known
+   * (a root, or a branch point an earlier walk passed) and notes the branch points it passed, so
+   * that a stretch of chain is walked once or twice, whatever the number of leaves below it.
+   */
+  depthsOf(nodes: readonly number[]): number[] {
+    const cached = this.depthCache;
+    if (cached) return nodes.map((n) => cached[n]!);
+    const parent = this.parent;
+    const known = new Map<number, number>();
+    const isKnown = (n: number) => this.childCount(n) > 1 && known.has(n);
+    return nodes.map((node) => {
+      let steps = 0;
+      let top = node;
+      while (top !== -1 && !isKnown(top)) {
+        top = parent[top]!;
+        steps++;
+      }
+      const d = top === -1 ? steps - 1 : known.get(top)! + steps;
+      let at = d;
+      for (let n = node; n !== top; n = parent[n]!, at--) if (this.childCount(n) > 1) known.set(n, at);
+      return d;
+    });
   }
 
   /** Each node's depth (a root's 0). */

@@ -16,12 +16,13 @@ export interface LeafInfo {
 
 /** The leaves `nodes` (default: every leaf) with their depth, label and a preview (only the leaf lines are read). */
 export function leafInfos(session: Session, labels: ReadonlyMap<string, string>, nodes: readonly number[] = session.tree.leaves()): LeafInfo[] {
-  return nodes.map((node) => {
+  const depths = session.tree.depthsOf(nodes);
+  return nodes.map((node, k) => {
     const id = session.nodeId(node);
     return {
       id: id ?? null,
       line: session.nodeLine(node),
-      depth: session.tree.depth(node),
+      depth: depths[k]!,
       timestamp: isoTime(session.nodeTime(node)),
       label: (id !== undefined && labels.get(id)) || null,
       current: node === session.leafNode,

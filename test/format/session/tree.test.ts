@@ -65,6 +65,16 @@ describe("TreeIndex", () => {
     expect(Array.from({ length: 4 }, (_, n) => s.tree.depth(n))).toEqual([0, 2, 3, 1]);
   });
 
+  it("gives a few nodes' depths without the column, as the column gives them", () => {
+    // branches off branches, a later parent, and leaves asked for in any order
+    const shape: Array<[string, string | null]> = [["r", null], ["a", "r"], ["b", "a"], ["c", "b"], ["d", "a"], ["e", "d"], ["f", "c"], ["g", "b"], ["h", "z"], ["z", "e"], ["i", "h"], ["j", "r"]];
+    const nodes = [10, 6, 7, 11, 9, 0, 3, 5, 8, 1, 2, 4, 6, 10];
+    const without = tree(shape).tree.depthsOf(nodes);
+    const s = tree(shape);
+    expect(without).toEqual(nodes.map((n) => s.tree.depth(n)));
+    expect(without).toEqual([6, 4, 3, 1, 4, 0, 3, 3, 5, 1, 2, 2, 4, 6]);
+  });
+
   it("keeps hex ids as numbers and others as strings, and finds both, by prefix too", () => {
     const s = tree([["0badf00d", null], ["0bad0001", "0badf00d"], ["not-hex", "0bad0001"], ["ABCDEF01", "not-hex"]]);
     expect(ids(s, [0, 1, 2, 3])).toEqual(["0badf00d", "0bad0001", "not-hex", "ABCDEF01"]);
