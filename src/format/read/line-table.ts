@@ -1,3 +1,4 @@
+import { grown, IncreasingRuns } from "./columns.js";
 import { IdIndex } from "./ids.js";
 import type { ScanFields } from "./scanner.js";
 
@@ -163,18 +164,8 @@ const ODD_TIME = 0xffff;
  */
 export class NodeTable {
   count = 0;
-  /**
-   * Nodes' lines (`lineOf`) as runs of nodes on lines one after another (a node a line but the
-   * header's, in most files: one run), each run's first node and its line; where the runs come to
-   * a quarter of the nodes (a file of blank or broken lines between its entries), a column a node
-   * (`lines`). A column a node was 4 bytes an entry (BENCHMARKS.md, "Memory an entry").
-   */
-  private runNode = new Int32Array(16);
-  private runLine = new Int32Array(16);
-  private runs = 0;
-  /** The run `lineOf` found last (nodes are mostly asked for in order). */
-  private lastRun = 0;
-  private lines: Int32Array | undefined;
+  /** Nodes' lines (`lineOf`): one after another in most files, kept as runs (a column a node was 4 bytes an entry). */
+  private readonly lines: IncreasingRuns;
   private capacity: number;
   /**
    * Times in ms, as whole seconds (since 1970, to 2106) and the ms past them: 6 bytes a node
@@ -195,6 +186,7 @@ export class NodeTable {
 
   constructor(capacity: number) {
     this.capacity = capacity;
+    this.lines = new IncreasingRuns(capacity);
     this.seconds = new Uint32Array(capacity);
     this.millis = new Uint16Array(capacity);
     this.parent = new Int32Array(capacity);
@@ -205,7 +197,7 @@ export class NodeTable {
   reserve(capacity: number): void {
     if (capacity <= this.capacity) return;
     this.capacity = capacity;
-    if (this.lines) this.lines = grown(this.lines, capacity, this.count);
+    this.lines.reserve(capacity);
     this.seconds = grown(this.seconds, capacity, this.count);
     this.millis = grown(this.millis, capacity, this.count);
     this.parent = grown(this.parent, capacity, this.count);
@@ -238,7 +230,7 @@ export class NodeTable {
     }
     ids.add(f.idHex, f.id, f.idIsUuid ? f.idWords : undefined);
     this.count++;
-    this.addLine(n, lineIndex);
+    this.lines.push(lineIndex);
     if (time >= 0 && time < 4294967296000 && Number.isInteger(time)) {
       const s = Math.floor(time / 1000);
       this.seconds[n] = s;
@@ -253,73 +245,12 @@ export class NodeTable {
 
   /** Node `n`'s line (0-based). */
   lineOf(n: number): number {
-    if (this.lines !== undefined) return this.lines[n]!;
-    let r = this.lastRun;
-    if (!(this.runNode[r]! <= n && (r + 1 === this.runs || this.runNode[r + 1]! > n))) {
-      // the last run starting at or before n
-      let lo = 0;
-      let hi = this.runs - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (this.runNode[mid]! <= n) lo = mid;
-        else hi = mid - 1;
-      }
-      this.lastRun = r = lo;
-    }
-    return this.runLine[r]! + n - this.runNode[r]!;
+    return this.lines.at(n);
   }
 
   /** The node on line `index` (0-based), or -1. */
   nodeAtLine(index: number): number {
-    if (this.lines !== undefined) {
-      const lines = this.lines;
-      let lo = 0;
-      let hi = this.count - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const l = lines[mid]!;
-        if (l === index) return mid;
-        if (l < index) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      return -1;
-    }
-    if (this.runs === 0 || index < this.runLine[0]!) return -1;
-    // the last run starting at or before the line
-    let lo = 0;
-    let hi = this.runs - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.runLine[mid]! <= index) lo = mid;
-      else hi = mid - 1;
-    }
-    const n = this.runNode[lo]! + index - this.runLine[lo]!;
-    return n < (lo + 1 < this.runs ? this.runNode[lo + 1]! : this.count) ? n : -1;
-  }
-
-  private addLine(n: number, lineIndex: number): void {
-    if (this.lines !== undefined) {
-      this.lines[n] = lineIndex;
-      return;
-    }
-    const r = this.runs - 1;
-    if (r >= 0 && this.runLine[r]! + n - this.runNode[r]! === lineIndex) return;
-    if (4 * (this.runs + 1) > this.count + 64) {
-      // (runs as many as a quarter of the nodes: a column is smaller)
-      const lines = new Int32Array(this.capacity);
-      for (let k = 0; k < n; k++) lines[k] = this.lineOf(k);
-      lines[n] = lineIndex;
-      this.lines = lines;
-      this.runNode = this.runLine = new Int32Array(0);
-      this.runs = 0;
-      return;
-    }
-    if (this.runs === this.runNode.length) {
-      this.runNode = grown(this.runNode, 2 * this.runs, this.runs);
-      this.runLine = grown(this.runLine, 2 * this.runs, this.runs);
-    }
-    this.runNode[this.runs] = n;
-    this.runLine[this.runs++] = lineIndex;
+    return this.lines.indexOf(index);
   }
 
   /** A node's time in ms since the epoch (NaN when it has none). */
@@ -341,15 +272,6 @@ function sameId(f: NodeIds, idWords: Uint32Array | undefined, parentWords: Uint3
     return true;
   }
   return f.id !== undefined && f.id === f.parentId;
-}
-
-type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
-
-/** A typed array `length` long holding the first `count` values of `a` (a column grown). */
-export function grown<T extends TypedArray>(a: T, length: number, count: number): T {
-  const b = new (a.constructor as new (n: number) => T)(length);
-  b.set(a.subarray(0, count) as never);
-  return b;
 }
 
 /** Pairs of a node and a number (a parent id's, a tool call id's hash), in typed arrays that grow. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { IdIndex } from "../../read/ids.js";
-import { grown, NodeNumbers, type NodeIds } from "../../read/line-table.js";
+import { grown } from "../../read/columns.js";
+import { NodeNumbers, type NodeIds } from "../../read/line-table.js";
 import { normalizeLine, type SessionRecord } from "../../read/salvage.js";
 import { fieldsOf, emptyFields, unsentMessage, type ScanFields } from "../../read/scanner.js";
 import { hexString } from "../../read/scan-values.js";
