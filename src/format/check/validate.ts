@@ -6,7 +6,7 @@ import { LineFlag } from "../read/salvage.js";
 import type { LineSalvage, OpenOptions, Session } from "../session/session.js";
 import { plural } from "../common/units.js";
 import { CURRENT_VERSION, KNOWN_ENTRY_TYPES, KNOWN_ROLES, missingHeaderFields, type AgentMessage, type AnyEntry } from "../schema/types.js";
-import { PAIRING_WORDS, turnOf, Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
+import { PAIRING_WORDS, seekNode, turnOf, Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
 import { pairingFindings } from "../context/pairing-walk.js";
 import { isSkippedTurn, toolCallsOf } from "../context/send.js";
 import { editEffectOf } from "../context/context.js";
@@ -327,26 +327,6 @@ export class Validator {
   }
 }
 
-/**
- * The first place in `nodes` (ascending) holding `node` or more: a few steps on from `hint` (where
- * the last search ended) when that is where it is, else a binary search.
- */
-function seek(nodes: Int32Array, node: number, hint: number): number {
-  let k = hint <= nodes.length && (hint === 0 || nodes[hint - 1]! < node) ? hint : 0;
-  for (let steps = 0; k < nodes.length && nodes[k]! < node; k++) {
-    if (++steps > 8) {
-      let hi = nodes.length;
-      while (k < hi) {
-        const mid = (k + hi) >>> 1;
-        if (nodes[mid]! < node) k = mid + 1;
-        else hi = mid;
-      }
-      return k;
-    }
-  }
-  return k;
-}
-
 /** The pairing walk's view of a session: kinds from the line table, calls and results from pass one. */
 class SessionPairing implements PairingInput {
   readonly size: number;
@@ -408,7 +388,7 @@ class SessionPairing implements PairingInput {
     return this.kinds[node]! as Turn;
   }
   callStart(node: number): number {
-    return (this.callHint = seek(this.callNodes, node, this.callHint));
+    return (this.callHint = seekNode(this.callNodes, node, this.callHint));
   }
   callHash(slot: number): number {
     return this.hashes[slot]!;
@@ -418,7 +398,7 @@ class SessionPairing implements PairingInput {
   }
   resultHash(node: number): number {
     // (the last entry for the node: pass one adds them in node order)
-    const at = (this.resultHint = seek(this.resultNodes, node + 1, this.resultHint)) - 1;
+    const at = (this.resultHint = seekNode(this.resultNodes, node + 1, this.resultHint)) - 1;
     return at >= 0 && this.resultNodes[at] === node ? this.resultHashes[at]! : NaN;
   }
   isLeaf(node: number): boolean {

@@ -139,3 +139,24 @@ export interface PairingFinding {
   /** Whether some leaf's context holds the break: pi sends it, and the provider refuses the request (always false for `unanswered`). */
   sent: boolean;
 }
+
+/**
+ * The first place in `nodes` (ascending: a pairing input's calls or results, kept in node order)
+ * holding `node` or more. The walk asks in pre-order, mostly node order: a few steps on from
+ * `hint` (where the last search ended) when that is where it is, else a binary search.
+ */
+export function seekNode(nodes: Int32Array, node: number, hint: number): number {
+  let k = hint <= nodes.length && (hint === 0 || nodes[hint - 1]! < node) ? hint : 0;
+  for (let steps = 0; k < nodes.length && nodes[k]! < node; k++) {
+    if (++steps > 8) {
+      let hi = nodes.length;
+      while (k < hi) {
+        const mid = (k + hi) >>> 1;
+        if (nodes[mid]! < node) k = mid + 1;
+        else hi = mid;
+      }
+      return k;
+    }
+  }
+  return k;
+}

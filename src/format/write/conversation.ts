@@ -30,7 +30,7 @@ import { preorderNumbers, type PreorderColumns } from "../session/tree.js";
 /** The tree as repair holds it: records `0..size-1` in file order. */
 export interface TurnRecords {
   size: number;
-  /** Each record's parent record (-1: a root). Parents come first. */
+  /** Each record's parent record (-1: a root). Parents come first. The plan takes the column: its fixes change it. */
   parent: Int32Array;
   turn(k: number): Turn;
   /** Record `k`'s call id hashes: slots `callStart(k)` to `callStart(k + 1)` of `callHash`. */
@@ -105,8 +105,8 @@ class FixedTree {
   private readonly columns: Required<PreorderColumns> & { topo: Int32Array } = { topo: new Int32Array(0), at: new Int32Array(0), size: new Int32Array(0), next: new Int32Array(0) };
 
   constructor(private readonly r: TurnRecords) {
-    this.parent = new Int32Array(r.size + 16);
-    this.parent.set(r.parent);
+    // (the records' own column, changed in place: a copy was 4 bytes a record)
+    this.parent = r.parent;
   }
 
   get size(): number {
@@ -122,9 +122,10 @@ class FixedTree {
     return Array.from(this.childList!.subarray(this.childStart![p]!, this.childStart![p + 1]!));
   }
 
-  /** The records' own children lists, from their parents as they came (counted, summed, filled in file order). */
+  /** The records' own children lists, from their parents as they came (made before the first change: counted, summed, filled in file order). */
   private indexChildren(): void {
-    const { size, parent } = this.r;
+    const { size } = this.r;
+    const parent = this.parent;
     const start = new Int32Array(size + 1);
     for (let k = 0; k < size; k++) if (parent[k]! >= 0) start[parent[k]! + 1]!++;
     for (let k = 0; k < size; k++) start[k + 1]! += start[k]!;
@@ -145,6 +146,7 @@ class FixedTree {
   setParent(k: number, p: number): void {
     const old = this.parent[k]!;
     if (old === p) return;
+    if (!this.childStart) this.indexChildren();
     if (old >= 0) {
       const list = this.listOf(old);
       list.splice(list.indexOf(k), 1);
@@ -165,7 +167,7 @@ class FixedTree {
     const tail = this.chainEnd.get(e) ?? e;
     this.added.push({ target, after: e });
     if (k >= this.parent.length) {
-      const grown = new Int32Array(2 * this.parent.length);
+      const grown = new Int32Array(this.parent.length + 16 + (this.parent.length >>> 4));
       grown.set(this.parent);
       this.parent = grown;
     }

@@ -1,5 +1,6 @@
 import { messageText, type AgentMessage } from "../../schema/types.js";
-import { Turn } from "../../context/pairing.js";
+import { seekNode, Turn } from "../../context/pairing.js";
+import { IncreasingRuns } from "../../read/columns.js";
 import { planConversation, type ConversationFix } from "../conversation.js";
 import type { Patch } from "./plan.js";
 import { C_DROPPED, C_HEADER, type RepairWork } from "./work.js";
@@ -11,67 +12,62 @@ import { C_DROPPED, C_HEADER, type RepairWork } from "./work.js";
  */
 export function settleConversation(work: RepairWork, legacy: boolean): void {
   const { c } = work;
-  // (the records kept: their candidates, in a column of their own)
-  const recordOf = new Int32Array(c.count).fill(-1);
-  let kept = 0;
+  // (the records kept: their candidates, increasing, as runs: a column each way was 8 bytes a candidate)
+  const records = new IncreasingRuns();
   let results = 0;
   for (let k = 0; k < c.count; k++) {
     if (c.flags[k]! & (C_DROPPED | C_HEADER)) continue;
-    recordOf[k] = kept++;
+    records.push(k);
     if (c.turn[k] === Turn.Result) results++;
   }
   if (results === 0) return;
-  const records = new Int32Array(kept);
-  for (let k = 0; k < c.count; k++) if (recordOf[k]! >= 0) records[recordOf[k]!] = k;
-  // (a v1 file is one branch: each record's parent is the one before)
+  const recordOf = (k: number) => records.indexOf(k);
+  // (a v1 file is one branch: each record's parent is the one before; the column is the plan's to change)
   const parent = new Int32Array(records.length);
   for (let r = 0; r < records.length; r++) {
-    const p = legacy ? -2 : c.parentK[records[r]!]!;
-    parent[r] = p === -2 ? r - 1 : p >= 0 ? recordOf[p]! : -1;
+    const p = legacy ? -2 : c.parentK[records.at(r)]!;
+    parent[r] = p === -2 ? r - 1 : p >= 0 ? recordOf(p) : -1;
   }
-  // calls by record (candidates add them in candidate order; a dropped candidate's are left out)
-  const callStart = new Int32Array(records.length + 1);
-  for (let j = 0; j < c.callHashes.count; j++) {
-    const r = recordOf[c.callHashes.node[j]!]!;
-    if (r >= 0) callStart[r + 1]!++;
-  }
-  for (let r = 0; r < records.length; r++) callStart[r + 1]! += callStart[r]!;
-  const hashes = new Float64Array(callStart[records.length]!);
-  const callRecord = new Int32Array(hashes.length);
+  // calls by record, in record order (candidates add them in candidate order; a dropped candidate's are left out)
+  let callCount = 0;
+  for (let j = 0; j < c.callHashes.count; j++) if (recordOf(c.callHashes.node[j]!) >= 0) callCount++;
+  const callRecord = new Int32Array(callCount);
+  const hashes = new Float64Array(callCount);
   for (let j = 0, at = 0; j < c.callHashes.count; j++) {
-    const r = recordOf[c.callHashes.node[j]!]!;
+    const r = recordOf(c.callHashes.node[j]!);
     if (r < 0) continue;
     callRecord[at] = r;
     hashes[at++] = c.callHashes.number[j]!;
   }
+  let callHint = 0;
   const idOf = (k: number): string | undefined => c.patches.get(k)?.id ?? c.ids.idOf(k);
   /** The records holding `id` under it (a renamed one holds its new id). */
   const holdersOf = (id: string): number[] => {
     const holders = c.ids.duplicates.get(id) ?? [c.ids.findString(id)];
-    return holders.filter((h) => h >= 0 && recordOf[h]! >= 0 && c.patches.get(h)?.id === undefined).map((h) => recordOf[h]!);
+    return holders.filter((h) => h >= 0 && recordOf(h) >= 0 && c.patches.get(h)?.id === undefined).map((h) => recordOf(h));
   };
   const plan = planConversation({
     size: records.length,
     parent,
-    turn: (r) => c.turn[records[r]!]! as Turn,
-    callStart: (r) => callStart[r]!,
+    turn: (r) => c.turn[records.at(r)]! as Turn,
+    callStart: (r) => (callHint = seekNode(callRecord, r, callHint)),
     callHash: (slot) => hashes[slot]!,
     callNode: (slot) => callRecord[slot]!,
-    resultHash: (r) => c.resultHashes.get(records[r]!) ?? NaN,
+    resultHash: (r) => c.resultHashes.get(records.at(r)) ?? NaN,
     keptFrom: (r) => {
-      const k = records[r]!;
+      const k = records.at(r);
       if (legacy) return -1; // (a v1 compaction keeps by index: what migrate turns into an id)
       const ref = c.refs.get(k);
       if (!ref || ref.type !== "compaction") return -1;
       const holders = c.ids.duplicates.get(ref.ref) ?? [c.ids.findString(ref.ref)];
       for (let j = holders.length - 1; j >= 0; j--) {
         const h = holders[j]!;
-        if (h >= 0 && h < k && recordOf[h]! >= 0 && c.patches.get(h)?.id === undefined) return recordOf[h]!;
+        if (h >= 0 && h < k && recordOf(h) >= 0 && c.patches.get(h)?.id === undefined) return recordOf(h);
       }
       return -1;
     },
     edit: (r) => {
-      const e = c.edits.get(records[r]!);
+      const e = c.edits.get(records.at(r));
       return e && !legacy ? { targets: holdersOf(e.target), omit: e.omit, calls: e.calls } : undefined;
     },
   });
@@ -86,42 +82,42 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
     return p;
   };
   // (each edit added: an omission as pi's appendContextEdit writes it, timed as the edit it follows)
-  const addedIds = plan.added.map((a, j) => work.freshId(c.index[records[a.after]!]! + 1, -1 - j));
-  const recordId = (p: number): string | null => (p < 0 ? null : p >= records.length ? addedIds[p - records.length]! : (idOf(records[p]!) ?? null));
-  for (const [r, p] of plan.parents) patch(records[r]!).parentId = recordId(p);
+  const addedIds = plan.added.map((a, j) => work.freshId(c.index[records.at(a.after)]! + 1, -1 - j));
+  const recordId = (p: number): string | null => (p < 0 ? null : p >= records.length ? addedIds[p - records.length]! : (idOf(records.at(p)) ?? null));
+  for (const [r, p] of plan.parents) patch(records.at(r)).parentId = recordId(p);
   for (const [r, list] of plan.after) {
-    c.after.set(records[r]!, list.map((m) => records[m]!));
-    for (const m of list) c.moved.add(records[m]!);
+    c.after.set(records.at(r), list.map((m) => records.at(m)));
+    for (const m of list) c.moved.add(records.at(m));
   }
-  for (const [r, to] of plan.keptFrom) patch(records[r]!).firstKeptEntryId = idOf(records[to < 0 ? r : to]!);
+  for (const [r, to] of plan.keptFrom) patch(records.at(r)).firstKeptEntryId = idOf(records.at(to < 0 ? r : to));
   for (const [e, o] of plan.omissions) {
-    const k = records[e]!;
+    const k = records.at(e);
     const timestamp = (JSON.parse(work.textOf(k)) as { timestamp?: unknown }).timestamp;
     let parentId = idOf(k) ?? null;
     const texts: string[] = [];
     for (const [j, a] of plan.added.entries()) {
       if (a.after !== e) continue;
-      texts.push(JSON.stringify({ type: "context_edit", id: addedIds[j], parentId, timestamp, targetId: idOf(records[a.target]!), replacement: null }));
+      texts.push(JSON.stringify({ type: "context_edit", id: addedIds[j], parentId, timestamp, targetId: idOf(records.at(a.target)), replacement: null }));
       parentId = addedIds[j]!;
     }
     c.inserted.set(k, texts);
-    for (const ch of o.children) patch(records[ch]!).parentId = parentId;
+    for (const ch of o.children) patch(records.at(ch)).parentId = parentId;
   }
   for (const fix of plan.fixes) reportFix(work, fix, records, idOf, "moving it would change the session's current leaf");
-  for (const r of plan.removed) c.flags[records[r]!]! |= C_DROPPED;
+  for (const r of plan.removed) c.flags[records.at(r)]! |= C_DROPPED;
 }
 
 /** A conversation fix as an action of the report: the line, the entry, the call id, the start of the result's text. */
-function reportFix(work: RepairWork, fix: ConversationFix, records: Int32Array, idOf: (k: number) => string | undefined, whyLeft: string): void {
+function reportFix(work: RepairWork, fix: ConversationFix, records: IncreasingRuns, idOf: (k: number) => string | undefined, whyLeft: string): void {
   const { c } = work;
   const f = fix.finding;
-  const result = f.resultNode >= 0 ? records[f.resultNode]! : -1;
+  const result = f.resultNode >= 0 ? records.at(f.resultNode) : -1;
   const value = result >= 0 ? (JSON.parse(work.textOf(result)) as { message?: AgentMessage }).message : undefined;
   const callId = value && typeof value.toolCallId === "string" ? value.toolCallId : undefined;
   const text = value ? messageText(value).replace(/\s+/g, " ").trim() : "";
   const quoted = text.length > 0 ? `, "${text.length > 48 ? `${text.slice(0, 47)}…` : text}"` : "";
   const what = result >= 0 ? `the result for \`${callId ?? ""}\` (entry ${idOf(result) ?? "without id"}${quoted})` : "";
-  const lineOf = (r: number) => c.index[records[r]!]! + 1;
+  const lineOf = (r: number) => c.index[records.at(r)]! + 1;
   const line = fix.action === "kept-from" ? lineOf(f.node) : result >= 0 ? c.index[result]! + 1 : lineOf(f.node);
   const why: Record<typeof f.kind, string> = {
     lost: "no call for it above it on its branch",
@@ -142,7 +138,7 @@ function reportFix(work: RepairWork, fix: ConversationFix, records: Int32Array, 
       break;
     case "kept-from": {
       const to = fix.to < 0 ? f.node : fix.to;
-      work.act("compaction-kept-moved", line, `the compaction kept from ${what}, without its call: it now keeps from entry ${idOf(records[to]!) ?? "?"} (line ${lineOf(to)})${fix.to >= 0 && f.callNode === fix.to ? ", the turn holding the call" : ""}`);
+      work.act("compaction-kept-moved", line, `the compaction kept from ${what}, without its call: it now keeps from entry ${idOf(records.at(to)) ?? "?"} (line ${lineOf(to)})${fix.to >= 0 && f.callNode === fix.to ? ", the turn holding the call" : ""}`);
       break;
     }
     case "omitted":
