@@ -1,3 +1,4 @@
+import { IncreasingRuns } from "./columns.js";
 import { hexOf, hexString, readUuid, uuidString } from "./scan-values.js";
 
 /**
@@ -22,9 +23,20 @@ const TEXT = 3;
 
 export class IdIndex {
   count = 0;
-  /** Per node: the id's number (HEX), its slot in `words` (UUID), or its reference in `strings` (TEXT). */
-  private value: Uint32Array;
-  private kind: Uint8Array;
+  /** Nodes there is room for (the caller's estimate: what columns are made at). */
+  private capacity: number;
+  /**
+   * Per node: the id's number (HEX), its slot in `words` (UUID), or its reference in `strings`
+   * (TEXT); none while every node so far holds a UUID (`uuidSlots`).
+   */
+  private value: Uint32Array | undefined;
+  private kind: Uint8Array | undefined;
+  /**
+   * While every node so far holds a UUID: each one's slot in `words`, as runs (the slots are
+   * given in node order: a run, but where a parent named before its entry took one). The two
+   * columns were 5 bytes an entry of a replayer's transcript (BENCHMARKS.md, "Memory an entry").
+   */
+  private uuidSlots: IncreasingRuns | undefined;
   /** UUIDs, four 32-bit words a slot (the nodes' and the parents' waiting to be found), most significant first. */
   private words = new Uint32Array(0);
   private slots = 0;
@@ -44,13 +56,16 @@ export class IdIndex {
   readonly duplicates = new Map<string, number[]>();
 
   constructor(capacity: number) {
-    this.value = new Uint32Array(capacity);
-    this.kind = new Uint8Array(capacity);
+    this.capacity = capacity;
+    this.uuidSlots = new IncreasingRuns(capacity);
   }
 
   /** Makes room for `capacity` nodes (the caller sizes it from what is left of the file). */
   reserve(capacity: number): void {
-    if (capacity <= this.value.length) return;
+    if (capacity <= this.capacity) return;
+    this.capacity = capacity;
+    this.uuidSlots?.reserve(capacity);
+    if (!this.value || !this.kind) return;
     const value = new Uint32Array(capacity);
     value.set(this.value.subarray(0, this.count));
     this.value = value;
@@ -59,20 +74,51 @@ export class IdIndex {
     this.kind = kind;
   }
 
+  /** A node's kind of id. */
+  private kindAt(node: number): number {
+    return this.kind ? this.kind[node]! : node < this.count ? UUID : NONE;
+  }
+
+  /** A node's value: its hex number, UUID slot or string reference (`value`). */
+  private valueAt(node: number): number {
+    return this.value ? this.value[node]! : this.uuidSlots!.at(node);
+  }
+
+  /** The columns, made when a node holds something other than a UUID. */
+  private columns(): void {
+    if (!this.value || !this.kind) {
+      const value = new Uint32Array(this.capacity);
+      const kind = new Uint8Array(this.capacity);
+      for (let node = 0; node < this.count; node++) {
+        value[node] = this.uuidSlots!.at(node);
+        kind[node] = UUID;
+      }
+      this.value = value;
+      this.kind = kind;
+      this.uuidSlots = undefined;
+    }
+  }
+
   /**
    * Adds the next node with its id (`hex` >= 0: the hex id's number; else a UUID's `words`, as the
    * scanner reads them; else `other`, or none); returns its number.
    */
   add(hex: number, other: string | undefined, words?: Uint32Array): number {
-    if (this.count === this.value.length) this.reserve(Math.max(16, this.count * 2));
+    if (this.count === this.capacity) this.reserve(Math.max(16, this.count * 2));
+    const uuid = hex < 0 && (words !== undefined || (other !== undefined && readUuid(other, this.word)));
+    if (this.uuidSlots && !uuid) this.columns();
     const node = this.count++;
     if (hex >= 0) {
-      this.kind[node] = HEX;
-      this.value[node] = hex;
-    } else if (words !== undefined || (other !== undefined && readUuid(other, this.word))) {
+      this.kind![node] = HEX;
+      this.value![node] = hex;
+    } else if (uuid) {
       if (words !== undefined) copyWords(words, this.word);
-      this.kind[node] = UUID;
-      this.value[node] = this.newSlot();
+      const slot = this.newSlot();
+      if (this.uuidSlots) this.uuidSlots.push(slot);
+      else {
+        this.kind![node] = UUID;
+        this.value![node] = slot;
+      }
       const held = this.holdUuid(node);
       if (held >= 0) {
         const id = uuidString(this.word, 0);
@@ -81,9 +127,9 @@ export class IdIndex {
     } else if (other === undefined) {
       // no id
     } else {
-      this.kind[node] = TEXT;
-      const ref = this.strings.intern(other, this.value.length);
-      this.value[node] = ref;
+      this.kind![node] = TEXT;
+      const ref = this.strings.intern(other, this.capacity);
+      this.value![node] = ref;
       const held = this.strings.hold(ref, node);
       if (held >= 0) (this.duplicates.get(other) ?? this.duplicates.set(other, [held]).get(other)!).push(node);
       this.lastText = other;
@@ -100,7 +146,7 @@ export class IdIndex {
       // (where most nodes so far have UUIDs, room for as many as the nodes have at once, as
       // `rehashUuids` sizes its table: doubling to it left a copy of each size behind, the last
       // two both held while one is copied to the other)
-      const room = this.uuids * 2 > this.count ? Math.max(this.value.length, 2 * this.slots + 16) : nextRoom(this.slots, this.value.length);
+      const room = this.uuids * 2 > this.count ? Math.max(this.capacity, 2 * this.slots + 16) : nextRoom(this.slots, this.capacity);
       const words = new Uint32Array(4 * room);
       words.set(this.words.subarray(0, 4 * this.slots));
       this.words = words;
@@ -120,7 +166,7 @@ export class IdIndex {
       copyWords(words, this.word);
       return 2 * this.newSlot();
     }
-    return readUuid(other!, this.word) ? 2 * this.newSlot() : 2 * this.strings.intern(other!, this.value.length) + 1;
+    return readUuid(other!, this.word) ? 2 * this.newSlot() : 2 * this.strings.intern(other!, this.capacity) + 1;
   }
 
   /** The id a reference stands for (`refOf`). */
@@ -145,7 +191,7 @@ export class IdIndex {
         this.uuids++;
         return -1;
       }
-      if (compareWords(this.words, 4 * this.value[entry - 1]!, this.word, 0) === 0) {
+      if (compareWords(this.words, 4 * this.valueAt(entry - 1), this.word, 0) === 0) {
         table[at] = node + 1;
         return entry - 1;
       }
@@ -161,12 +207,12 @@ export class IdIndex {
   private rehashUuids(): void {
     const old = this.uuidTable;
     let size = Math.max(16, 2 * old.length);
-    if (this.uuids * 2 > this.count) size = Math.max(size, Math.ceil((5 * this.value.length) / 4));
+    if (this.uuids * 2 > this.count) size = Math.max(size, Math.ceil((5 * this.capacity) / 4));
     const table = (this.uuidTable = new Int32Array(size));
     for (let i = 0; i < old.length; i++) {
       const entry = old[i]!;
       if (entry === 0) continue;
-      let at = hashWords(this.words, 4 * this.value[entry - 1]!) % size;
+      let at = hashWords(this.words, 4 * this.valueAt(entry - 1)) % size;
       while (table[at] !== 0) at = at + 1 === size ? 0 : at + 1;
       table[at] = entry;
     }
@@ -177,7 +223,7 @@ export class IdIndex {
     const n = this.countOf(HEX);
     let from = new Uint32Array(n);
     let to = new Uint32Array(n);
-    for (let i = 0, k = 0; i < this.count; i++) if (this.kind[i] === HEX) from[k++] = i;
+    for (let i = 0, k = 0; i < this.count; i++) if (this.kindAt(i) === HEX) from[k++] = i;
     // LSD radix sort on the 32-bit numbers; stable, so holders stay in file order. 16 bits a pass
     // for many ids, 8 for fewer: a pass costs its buckets as well as its ids, and `ls` seals
     // thousands of small sessions (BENCHMARKS.md, "sealing small sessions").
@@ -186,15 +232,15 @@ export class IdIndex {
     const counts = new Int32Array(mask + 2);
     for (let shift = 0; shift < 32; shift += bits) {
       counts.fill(0);
-      for (let k = 0; k < n; k++) counts[((this.value[from[k]!]! >>> shift) & mask) + 1]!++;
+      for (let k = 0; k < n; k++) counts[((this.valueAt(from[k]!) >>> shift) & mask) + 1]!++;
       for (let d = 0; d <= mask; d++) counts[d + 1]! += counts[d]!;
-      for (let k = 0; k < n; k++) to[counts[(this.value[from[k]!]! >>> shift) & mask]!++] = from[k]!;
+      for (let k = 0; k < n; k++) to[counts[(this.valueAt(from[k]!) >>> shift) & mask]!++] = from[k]!;
       [from, to] = [to, from];
     }
     this.sorted = from;
     for (let k = 1; k < n; k++) {
-      if (this.value[from[k]!] !== this.value[from[k - 1]!]) continue;
-      const id = hexString(this.value[from[k]!]!);
+      if (this.valueAt(from[k]!) !== this.valueAt(from[k - 1]!)) continue;
+      const id = hexString(this.valueAt(from[k]!));
       const list = this.duplicates.get(id);
       if (list) list.push(from[k]!);
       else this.duplicates.set(id, [from[k - 1]!, from[k]!]);
@@ -203,7 +249,7 @@ export class IdIndex {
 
   private countOf(kind: number): number {
     let n = 0;
-    for (let i = 0; i < this.count; i++) if (this.kind[i] === kind) n++;
+    for (let i = 0; i < this.count; i++) if (this.kindAt(i) === kind) n++;
     return n;
   }
 
@@ -215,7 +261,7 @@ export class IdIndex {
     for (let at = hashWords(w, o) % size; ; at = at + 1 === size ? 0 : at + 1) {
       const entry = table[at]!;
       if (entry === 0) return -1;
-      if (compareWords(this.words, 4 * this.value[entry - 1]!, w, o) === 0) return entry - 1;
+      if (compareWords(this.words, 4 * this.valueAt(entry - 1), w, o) === 0) return entry - 1;
     }
   }
 
@@ -235,12 +281,12 @@ export class IdIndex {
     let at = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.value[sorted[mid]!]! <= hex) {
+      if (this.valueAt(sorted[mid]!) <= hex) {
         at = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    return at >= 0 && this.value[sorted[at]!] === hex ? sorted[at]! : -1;
+    return at >= 0 && this.valueAt(sorted[at]!) === hex ? sorted[at]! : -1;
   }
 
   /**
@@ -255,10 +301,10 @@ export class IdIndex {
     let at = 0;
     for (const k of order) {
       const want = hex[k]!;
-      while (at < sorted.length && this.value[sorted[at]!]! < want) at++;
+      while (at < sorted.length && this.valueAt(sorted[at]!) < want) at++;
       // the last holder: the end of the run of equal numbers
       let last = -1;
-      for (let j = at; j < sorted.length && this.value[sorted[j]!] === want; j++) last = sorted[j]!;
+      for (let j = at; j < sorted.length && this.valueAt(sorted[j]!) === want; j++) last = sorted[j]!;
       out[k] = last;
     }
     return out;
@@ -272,34 +318,34 @@ export class IdIndex {
 
   /** The node's id as the number of its hex digits, or -1 when it has none or another. */
   hexAt(node: number): number {
-    return this.kind[node] === HEX ? this.value[node]! : -1;
+    return this.kindAt(node) === HEX ? this.valueAt(node) : -1;
   }
 
   /** Whether the node has an id. */
   has(node: number): boolean {
-    return this.kind[node] !== NONE;
+    return this.kindAt(node) !== NONE;
   }
 
   /** Whether the node's id is `hex` / `words` / `other` (as `add` takes them). */
   is(node: number, hex: number, other: string | undefined, words?: Uint32Array): boolean {
-    if (hex >= 0) return this.kind[node] === HEX && this.value[node] === hex;
-    const k = this.kind[node];
-    if (words !== undefined) return k === UUID && compareWords(this.words, 4 * this.value[node]!, words, 0) === 0;
+    if (hex >= 0) return this.kindAt(node) === HEX && this.valueAt(node) === hex;
+    const k = this.kindAt(node);
+    if (words !== undefined) return k === UUID && compareWords(this.words, 4 * this.valueAt(node), words, 0) === 0;
     if (other === undefined || k === NONE || k === HEX) return false;
-    if (k === UUID) return readUuid(other, this.word) && compareWords(this.words, 4 * this.value[node]!, this.word, 0) === 0;
-    return node === this.lastTextNode ? other === this.lastText : this.strings.find(other) === this.value[node];
+    if (k === UUID) return readUuid(other, this.word) && compareWords(this.words, 4 * this.valueAt(node), this.word, 0) === 0;
+    return node === this.lastTextNode ? other === this.lastText : this.strings.find(other) === this.valueAt(node);
   }
 
   idOf(node: number): string | undefined {
-    const k = this.kind[node];
-    return k === HEX ? hexString(this.value[node]!) : k === UUID ? uuidString(this.words, 4 * this.value[node]!) : k === TEXT ? this.strings.stringOf(this.value[node]!) : undefined;
+    const k = this.kindAt(node);
+    return k === HEX ? hexString(this.valueAt(node)) : k === UUID ? uuidString(this.words, 4 * this.valueAt(node)) : k === TEXT ? this.strings.stringOf(this.valueAt(node)) : undefined;
   }
 
   /** The node that holds this node's id now (its last holder; the node itself when it has no id). */
   holderOf(node: number): number {
-    const k = this.kind[node];
+    const k = this.kindAt(node);
     if (k === NONE) return node;
-    return k === HEX ? this.find(this.value[node]!, undefined) : k === UUID ? this.findWords(this.words, 4 * this.value[node]!) : this.strings.holderOf(this.value[node]!);
+    return k === HEX ? this.find(this.valueAt(node), undefined) : k === UUID ? this.findWords(this.words, 4 * this.valueAt(node)) : this.strings.holderOf(this.valueAt(node));
   }
 
   /** Nodes whose id starts with `prefix`, each id once (its last holder). */
@@ -310,8 +356,8 @@ export class IdIndex {
     const low = hexPrefix ? parseInt(prefix.padEnd(8, "0"), 16) : 0;
     const high = hexPrefix ? parseInt(prefix.padEnd(8, "f"), 16) : -1;
     for (let node = 0; node < this.count; node++) {
-      const k = this.kind[node];
-      const matches = k === HEX ? this.value[node]! >= low && this.value[node]! <= high : k !== NONE && this.idOf(node)!.startsWith(prefix);
+      const k = this.kindAt(node);
+      const matches = k === HEX ? this.valueAt(node) >= low && this.valueAt(node) <= high : k !== NONE && this.idOf(node)!.startsWith(prefix);
       if (matches && (this.duplicates.size === 0 || this.holderOf(node) === node)) out.push(node);
     }
     return out;

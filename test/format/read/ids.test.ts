@@ -1,0 +1,94 @@
+/**
+ * UUID ids are kept as their 16 bytes, while every node so far holds one without a column of
+ * their slots; any other id as its characters. The two must say the same: each seeded session is
+ * read twice, once with its UUIDs as they are and once with each written as another string (a
+ * letter in front: no longer a UUID), and the trees, the holders of every id, the duplicates and
+ * the prefix searches are held to each other. Some sessions turn to hex ids, other strings or
+ * entries without an id part way, so that the slots kept as runs are made a column mid-read.
+ */
+import { describe, expect, it } from "vitest";
+import { openSessionBuffer, type Session } from "../../../src/format/session/session.js";
+import { rng } from "../../helpers/generate.js";
+import { entry, header, jsonl } from "../../helpers/builders.js";
+
+type Id = string | undefined;
+
+function uuidFrom(r: () => number): string {
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(r() * 16).toString(16)).join("");
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`;
+}
+
+/** A seeded session's ids and parent ids; after entry `turn`, ids of kind `then`. */
+function shape(seed: number, entries: number, turn: number, then: "hex" | "text" | "none"): Array<[Id, string | null]> {
+  const r = rng(seed);
+  const out: Array<[Id, string | null]> = [];
+  const later: string[] = Array.from({ length: 8 }, () => uuidFrom(r));
+  for (let k = 0; k < entries; k++) {
+    let id: Id;
+    if (k >= turn) id = then === "hex" ? Math.floor(r() * 2 ** 32).toString(16).padStart(8, "0") : then === "text" ? `entry ${k}` : undefined;
+    else if (r() < 0.03 && k > 0) id = out[Math.floor(r() * k)]![0] ?? uuidFrom(r); // a duplicate
+    else if (r() < 0.05) id = later.pop() ?? uuidFrom(r); // one a forward parent named before
+    else id = uuidFrom(r);
+    const x = r();
+    const before = out.length > 0 ? out[out.length - 1]![0] : undefined;
+    const parent =
+      k === 0 || x < 0.04 ? null
+      : x < 0.75 ? (before ?? null)
+      : x < 0.88 ? (out[Math.floor(r() * k)]![0] ?? null)
+      : x < 0.94 ? (later[Math.floor(r() * later.length)] ?? uuidFrom(r)) // forward, or missing once they are used
+      : uuidFrom(r); // missing
+    out.push([id, parent]);
+  }
+  return out;
+}
+
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(s);
+/** The same id as another string (not a UUID). */
+const asText = (s: string | null | undefined) => (typeof s === "string" && isUuid(s) ? `u${s}` : s);
+
+function open(nodes: Array<[Id, string | null]>, map: (s: string | null | undefined) => string | null | undefined): Session {
+  const lines = nodes.map(([id, parentId]) => {
+    const e = entry("custom", (map(id) as string | undefined) ?? "", (map(parentId) as string | null | undefined) ?? null);
+    if (id === undefined) delete e.id;
+    return JSON.stringify(e);
+  });
+  return openSessionBuffer("s.jsonl", Buffer.concat([jsonl(header()), Buffer.from(lines.join("\n") + "\n")]));
+}
+
+function agree(nodes: Array<[Id, string | null]>): void {
+  const a = open(nodes, (s) => s);
+  const b = open(nodes, asText);
+  try {
+    expect(a.tree.size).toBe(nodes.length);
+    expect(Array.from(a.tree.parent)).toEqual(Array.from(b.tree.parent));
+    expect(a.tree.problems).toEqual(b.tree.problems);
+    expect(a.tree.roots).toEqual(b.tree.roots);
+    for (let n = 0; n < nodes.length; n++) expect(asText(a.nodeId(n))).toBe(b.nodeId(n));
+    const ids = new Set(nodes.flatMap(([id, p]) => [id, p]).filter((s): s is string => typeof s === "string"));
+    for (const id of ids) expect(a.nodeOf(id), id).toBe(b.nodeOf(asText(id)!));
+    expect(new Map([...a.duplicateIds].map(([id, holders]) => [asText(id), holders]))).toEqual(new Map(b.duplicateIds));
+    // (a hex id may start as a UUID does: only the UUIDs' holders are compared)
+    const uuidHolders = (list: number[]) => list.filter((n) => isUuid(a.nodeId(n) ?? ""));
+    for (const id of [...ids].filter(isUuid).slice(0, 20)) expect(uuidHolders(a.nodesWithPrefix(id.slice(0, 2)))).toEqual(b.nodesWithPrefix(`u${id.slice(0, 2)}`));
+  } finally {
+    a.close();
+    b.close();
+  }
+}
+
+describe("UUID ids say what the same ids as other strings say", () => {
+  for (let seed = 1; seed <= 6; seed++) {
+    it(`a session of UUIDs (seed ${seed})`, () => agree(shape(seed, 600, Infinity, "none")));
+  }
+  for (const then of ["hex", "text", "none"] as const) {
+    it(`UUIDs, then ${then} ids from entry 300`, () => agree(shape(100 + then.length, 600, 300, then)));
+    it(`one UUID, then ${then} ids`, () => agree(shape(200 + then.length, 50, 1, then)));
+  }
+  it("forward parents on most entries: the slots as a column", () => {
+    const r = rng(7);
+    const ids = Array.from({ length: 400 }, () => uuidFrom(r));
+    // each entry names as its parent the id of the entry two after it, before that entry comes
+    // (each parent takes a slot between two entries' own)
+    agree(ids.map((id, k) => [id, k + 2 < ids.length ? ids[k + 2]! : null]));
+  });
+});
