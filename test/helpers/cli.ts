@@ -86,5 +86,10 @@ export function running(args: string[], options: { env?: Record<string, string |
 
 export async function cliJson<T = any>(args: string[], options: Parameters<typeof cli>[1] = {}): Promise<CliResult & { json: T }> {
   const r = await cli([...args, "--json"], options);
-  return { ...r, json: JSON.parse(r.stdout) as T };
+  try {
+    return { ...r, json: JSON.parse(r.stdout) as T };
+  } catch {
+    // (what the run said instead, so that a failure names its cause)
+    throw new Error(`pi-session ${args.join(" ")} --json: exit ${r.exitCode}, stdout not JSON (${JSON.stringify(r.stdout.slice(0, 200))}); stderr: ${r.stderr.slice(0, 2000)}`);
+  }
 }
