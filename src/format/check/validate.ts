@@ -375,8 +375,8 @@ class SessionPairing implements PairingInput {
     for (let n = 0; n < this.size && !this.hasResults; n++) if (this.kinds[n] === Turn.Result) this.hasResults = true;
   }
 
-  preorder(): Int32Array {
-    return this.session.tree.preorder();
+  preorderWindows(): Iterable<ArrayLike<number>> {
+    return this.session.tree.preorderWindows();
   }
   preorderIndex(node: number): number {
     return this.session.tree.preorderIndex(node);

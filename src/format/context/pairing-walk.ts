@@ -195,24 +195,26 @@ class PairingWalk {
   }
 
   run(): PairingFinding[] {
-    const { t, ends } = this;
-    const order = t.preorder();
-    for (let i = 0; i < order.length; i++) {
-      const n = order[i]!;
-      while (ends.length > 0 && ends[ends.length - 1]! < i) this.leave();
-      const end = i + t.subtreeSizeOf(n) - 1;
-      if (ends.length === 0 || end < ends[ends.length - 1]!) {
-        ends.push(end);
-        this.depths.push(this.path.length);
-        this.saved.push({ turn: this.turn, closed: this.closed, last: this.lastResult, keptDepth: this.keptDepth, newest: this.newest });
-      }
-      this.path.push(n);
-      this.enter(n);
-      // a leaf: the end of a branch closes its turn, and what its context holds broken is sent
-      if (t.subtreeSizeOf(n) === 1) this.closeTurn();
-      if (t.isLeaf(n)) this.atLeaf();
-    }
+    let i = 0;
+    for (const window of this.t.preorderWindows()) for (let w = 0; w < window.length; w++) this.visit(window[w]!, i++);
     return this.out;
+  }
+
+  /** Node `n`, `i`th in pre-order. */
+  private visit(n: number, i: number): void {
+    const { t, ends } = this;
+    while (ends.length > 0 && ends[ends.length - 1]! < i) this.leave();
+    const end = i + t.subtreeSizeOf(n) - 1;
+    if (ends.length === 0 || end < ends[ends.length - 1]!) {
+      ends.push(end);
+      this.depths.push(this.path.length);
+      this.saved.push({ turn: this.turn, closed: this.closed, last: this.lastResult, keptDepth: this.keptDepth, newest: this.newest });
+    }
+    this.path.push(n);
+    this.enter(n);
+    // a leaf: the end of a branch closes its turn, and what its context holds broken is sent
+    if (t.subtreeSizeOf(n) === 1) this.closeTurn();
+    if (t.isLeaf(n)) this.atLeaf();
   }
 
   private enter(n: number): void {

@@ -76,8 +76,8 @@ export interface EditEffect {
 /** The tree and what each of its entries is, as the walk reads them. */
 export interface PairingInput {
   readonly size: number;
-  /** The nodes in pre-order. */
-  preorder(): Int32Array;
+  /** The nodes in pre-order, a window after another (each one read before the next is asked for: its buffer may be refilled). */
+  preorderWindows(): Iterable<ArrayLike<number>>;
   preorderIndex(node: number): number;
   subtreeSizeOf(node: number): number;
   turn(node: number): Turn;

@@ -193,6 +193,28 @@ export class TreeIndex {
     return order;
   }
 
+  /**
+   * The nodes in pre-order, as `preorder`, a window after another in one buffer refilled: each
+   * window a pass over the pre-order numbers, picking out the nodes whose places it holds. Eight
+   * passes at most, where the whole order was a column of 4 bytes an entry (BENCHMARKS.md,
+   * "Memory an entry").
+   */
+  *preorderWindows(): Generator<Int32Array> {
+    this.numberPreorder();
+    const at = this.preorderAt!;
+    const n = this.size;
+    const size = Math.min(n, Math.max(PREORDER_WINDOW, Math.ceil(n / 8)));
+    const buffer = new Int32Array(size);
+    for (let from = 0; from < n; from += size) {
+      const to = Math.min(n, from + size);
+      for (let v = 0; v < n; v++) {
+        const p = at[v]!;
+        if (p >= from && p < to) buffer[p - from] = v;
+      }
+      yield to - from === size ? buffer : buffer.subarray(0, to - from);
+    }
+  }
+
   /** The number of nodes in the subtree under `node` (itself included). */
   subtreeSizeOf(node: number): number {
     this.numberPreorder();
@@ -326,6 +348,9 @@ export interface PreorderColumns {
   size?: Int32Array;
   next?: Int32Array;
 }
+
+/** The fewest places a window of `preorderWindows` holds (a session of fewer nodes is one window). */
+const PREORDER_WINDOW = 1 << 16;
 
 function compareTime(a: number, b: number): number {
   // pi sorts with `a - b`, which is NaN (treated as "equal") when a timestamp does not parse.

@@ -211,7 +211,7 @@ class FixedTree {
     const added = (k: number) => k >= r.size;
     return {
       size: n,
-      preorder: () => order,
+      preorderWindows: () => [order],
       preorderIndex: (k) => pre[k]!,
       subtreeSizeOf: (k) => size[k]!,
       turn: (k) => (added(k) || this.removed.has(k) ? Turn.None : r.turn(k)),

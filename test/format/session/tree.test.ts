@@ -97,6 +97,18 @@ describe("TreeIndex", () => {
     expect(count).toBe(n);
   });
 
+  it("gives the pre-order a window at a time, as the whole order, on a tree of several windows", () => {
+    // 150,000 entries: three windows of 65,536 places; a branch every 100 entries, a later parent near the end
+    const n = 150_000;
+    const nodes = Array.from({ length: n }, (_, i) => [`e${i}`, i === 0 ? null : i % 100 === 0 ? `e${i - 50}` : `e${i - 1}`, i] as [string, string | null, number]);
+    nodes[n - 2]![1] = `e${n - 1}`;
+    const s = tree(nodes);
+    const windows: number[][] = [];
+    for (const w of s.tree.preorderWindows()) windows.push(Array.from(w));
+    expect(windows.map((w) => w.length)).toEqual([65_536, 65_536, n - 2 * 65_536]);
+    expect(windows.flat()).toEqual(Array.from(s.tree.preorder()));
+  });
+
   it("lists leaves and branch points", () => {
     const s = tree([["r", null], ["a", "r"], ["b", "r"], ["c", "a"]]);
     expect(ids(s, s.tree.leaves())).toEqual(["b", "c"]);
