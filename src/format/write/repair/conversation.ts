@@ -40,6 +40,8 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
     hashes[at++] = c.callHashes.number[j]!;
   }
   let callHint = 0;
+  const resultNodes = c.resultHashes.node.subarray(0, c.resultHashes.count);
+  let resultHint = 0;
   const idOf = (k: number): string | undefined => c.patches.get(k)?.id ?? c.ids.idOf(k);
   /** The records holding `id` under it (a renamed one holds its new id). */
   const holdersOf = (id: string): number[] => {
@@ -53,7 +55,11 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
     callStart: (r) => (callHint = seekNode(callRecord, r, callHint)),
     callHash: (slot) => hashes[slot]!,
     callNode: (slot) => callRecord[slot]!,
-    resultHash: (r) => c.resultHashes.get(records.at(r)) ?? NaN,
+    resultHash: (r) => {
+      const k = records.at(r);
+      const at = (resultHint = seekNode(resultNodes, k, resultHint));
+      return at < resultNodes.length && resultNodes[at] === k ? c.resultHashes.number[at]! : NaN;
+    },
     keptFrom: (r) => {
       const k = records.at(r);
       if (legacy) return -1; // (a v1 compaction keeps by index: what migrate turns into an id)

@@ -48,7 +48,8 @@ export class Candidates {
   /** What each record is to the pairing rules (`Turn`), its calls' id hashes, a result's call id hash (none: no string id). */
   turn = new Uint8Array(1024);
   readonly callHashes = new NodeNumbers();
-  readonly resultHashes = new Map<number, number>();
+  /** Results' call id hashes by candidate, in candidate order (a map was some 40 bytes a result of V8's heap). */
+  readonly resultHashes = new NodeNumbers();
   /** Each kept record's parent record, as the id phase settles it (-1: a root). */
   parentK = new Int32Array(0);
   /** Records written after another record's line (a result moved back under its call): record -> records. */
@@ -143,7 +144,7 @@ function noteTurn(c: Candidates, k: number, v: Record<string, unknown>): void {
   const unsent = v.type === "message" ? (role === "assistant" ? isSkippedTurn(m!) : role === "bashExecution" && !!m!.excludeFromContext) : v.type === "branch_summary" && !v.summary;
   c.turn[k] = turnOf(v.type as string, typeof role === "string" ? role : undefined, unsent);
   if (role === "assistant") for (const call of toolCallsOf(m!)) if (typeof call.id === "string") c.callHashes.add(k, idHash(call.id));
-  if (role === "toolResult" && typeof m!.toolCallId === "string" && m!.toolCallId !== "") c.resultHashes.set(k, idHash(m!.toolCallId));
+  if (role === "toolResult" && typeof m!.toolCallId === "string" && m!.toolCallId !== "") noteResult(c, k, idHash(m!.toolCallId));
   if (v.type === "context_edit") {
     const effect = editEffectOf(v as AnyEntry);
     if (effect) c.edits.set(k, effect);
@@ -160,7 +161,14 @@ export function noteScannedTurn(c: Candidates, k: number, buffer: Buffer, start:
   const unsent = unsentMessage(buffer, start, f);
   c.turn[k] = turnOf(f.type, f.role, unsent);
   if (f.role === "assistant") for (let j = 0; j < f.calls; j++) c.callHashes.add(k, idHash(JSON.parse(buffer.toString("utf8", start + f.callOpen[j]! - 1, start + f.callClose[j]! + 1)) as string));
-  if (f.role === "toolResult" && f.toolCallId !== undefined && f.toolCallId !== "") c.resultHashes.set(k, idHash(f.toolCallId));
+  if (f.role === "toolResult" && f.toolCallId !== undefined && f.toolCallId !== "") noteResult(c, k, idHash(f.toolCallId));
+}
+
+/** Candidate `k`'s result call id hash (candidates come in order; a candidate noted again keeps the last). */
+function noteResult(c: Candidates, k: number, hash: number): void {
+  const r = c.resultHashes;
+  if (r.count > 0 && r.node[r.count - 1] === k) r.number[r.count - 1] = hash;
+  else r.add(k, hash);
 }
 
 /** Types whose lines repair parses in full (few, and it needs their references or value). */
