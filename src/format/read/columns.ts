@@ -10,7 +10,8 @@ export function grown<T extends TypedArray>(a: T, length: number, count: number)
 }
 
 /**
- * An increasing sequence of whole numbers (a node's line, a kept record's candidate), kept as runs
+ * An increasing sequence of whole numbers (a node's line, a kept record's candidate, a repair
+ * candidate's line: there, records split from one line share it), kept as runs
  * of numbers one after another: each run's first place and its number. Most such sequences are one
  * run or a few (a node a line but the header's), where a column was 4 bytes a place (BENCHMARKS.md,
  * "Memory an entry"). Where the runs come to a quarter of the places, a column after all.
@@ -34,7 +35,7 @@ export class IncreasingRuns {
     if (this.column !== undefined) this.column = grown(this.column, room, this.length);
   }
 
-  /** Adds the next value (more than the last one). */
+  /** Adds the next value (no less than the last one; an equal one starts a run of its own, and `indexOf` finds the last of them). */
   push(value: number): void {
     const k = this.length++;
     if (this.column !== undefined) {

@@ -39,4 +39,11 @@ describe("IncreasingRuns", () => {
   it("a few runs", () => agree(sequence(5000, 0, () => 0.002, 2)));
   it("runs enough for a column", () => agree(sequence(3000, 4, () => 0.6, 3)));
   it("runs, then a column half way, with room given and outgrown", () => agree(sequence(4000, 2, (k) => (k < 2000 ? 0.001 : 0.7), 4), 1000));
+  it("equal values (records split from one line): each its own run, the last of them found", () => {
+    const r = rng(5);
+    const values: number[] = [];
+    for (let k = 0, v = 1; k < 3000; k++, v += r() < 0.01 ? 0 : 1) values.push(v);
+    expect(new Set(values).size).toBeLessThan(values.length);
+    agree(values);
+  });
 });

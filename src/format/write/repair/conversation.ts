@@ -88,7 +88,7 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
     return p;
   };
   // (each edit added: an omission as pi's appendContextEdit writes it, timed as the edit it follows)
-  const addedIds = plan.added.map((a, j) => work.freshId(c.index[records.at(a.after)]! + 1, -1 - j));
+  const addedIds = plan.added.map((a, j) => work.freshId(c.lineOf(records.at(a.after)) + 1, -1 - j));
   const recordId = (p: number): string | null => (p < 0 ? null : p >= records.length ? addedIds[p - records.length]! : (idOf(records.at(p)) ?? null));
   for (const [r, p] of plan.parents) patch(records.at(r)).parentId = recordId(p);
   for (const [r, list] of plan.after) {
@@ -123,8 +123,8 @@ function reportFix(work: RepairWork, fix: ConversationFix, records: IncreasingRu
   const text = value ? messageText(value).replace(/\s+/g, " ").trim() : "";
   const quoted = text.length > 0 ? `, "${text.length > 48 ? `${text.slice(0, 47)}…` : text}"` : "";
   const what = result >= 0 ? `the result for \`${callId ?? ""}\` (entry ${idOf(result) ?? "without id"}${quoted})` : "";
-  const lineOf = (r: number) => c.index[records.at(r)]! + 1;
-  const line = fix.action === "kept-from" ? lineOf(f.node) : result >= 0 ? c.index[result]! + 1 : lineOf(f.node);
+  const lineOf = (r: number) => c.lineOf(records.at(r)) + 1;
+  const line = fix.action === "kept-from" ? lineOf(f.node) : result >= 0 ? c.lineOf(result) + 1 : lineOf(f.node);
   const why: Record<typeof f.kind, string> = {
     lost: "no call for it above it on its branch",
     "skipped-turn": `its call is in an assistant turn pi does not send (line ${f.callNode >= 0 ? lineOf(f.callNode) : "?"})`,

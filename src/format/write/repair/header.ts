@@ -71,7 +71,7 @@ export function settleHeader(work: RepairWork, mtimeMs: number, around: CwdAroun
       if (header < 0) header = k;
       else {
         c.flags[k]! |= C_DROPPED;
-        work.act("header-duplicate-dropped", c.index[k]! + 1, "a second session header");
+        work.act("header-duplicate-dropped", c.lineOf(k) + 1, "a second session header");
       }
       continue;
     }
@@ -99,11 +99,11 @@ export function settleHeader(work: RepairWork, mtimeMs: number, around: CwdAroun
         for (const k of missing) value[k] = sources[k];
         sessionId = String(value.id);
         text = JSON.stringify(value);
-        work.act("header-completed", c.index[header]! + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]} from ${sources.from[k]}`).join(", ")}`);
+        work.act("header-completed", c.lineOf(header) + 1, `the header had no string ${missing.map((k) => `\`${k}\``).join(", ")}: ${missing.map((k) => `${k} ${sources[k]} from ${sources.from[k]}`).join(", ")}`);
       }
       headerLines.push(text);
       c.flags[header]! |= C_DROPPED; // written at the top instead
-      if (header !== 0) work.act("header-moved", c.index[header]! + 1, "the header moved to line 1");
+      if (header !== 0) work.act("header-moved", c.lineOf(header) + 1, "the header moved to line 1");
     }
   }
   return { header, hv, headerLines, legacy, sessionId, anyId };
@@ -123,7 +123,7 @@ export function laterSessions(work: RepairWork, header: number): SessionStart[] 
     const v = c.headers.get(k)!;
     const next = k + 1;
     if (c.flags[next]! & C_HEADER || !beginsSession(v.id, last, c.parentKind[next]!)) continue;
-    out.push({ line: c.index[k]! + 1, offset: c.offset[k]!, id: v.id, timestamp: typeof v.timestamp === "string" ? v.timestamp : undefined });
+    out.push({ line: c.lineOf(k) + 1, offset: c.offset[k]!, id: v.id, timestamp: typeof v.timestamp === "string" ? v.timestamp : undefined });
     last = v.id;
   }
   return out;

@@ -69,7 +69,7 @@ export function settleIds(work: RepairWork, sessionId: string): void {
       continue;
     }
     const prevId = previousId();
-    const line = c.index[k]! + 1;
+    const line = c.lineOf(k) + 1;
     const patch: { id?: string; parentId?: string | null } = {};
     let id = c.ids.idOf(k);
     let parentId: string | null | undefined = c.parentKind[k] === 2 ? null : c.parentId(k);
@@ -118,7 +118,7 @@ export function settleIds(work: RepairWork, sessionId: string): void {
   // References that point nowhere stay, reported.
   for (const [k, { type, ref }] of c.refs) {
     if (!(c.flags[k]! & C_DROPPED) && holderBefore(ref, c.count) < 0 && ref !== "root" && ref !== (c.patches.get(k)?.id ?? c.ids.idOf(k))) {
-      act("reference-missing", c.index[k]! + 1, `${type} points to ${ref}, which does not exist (kept)`);
+      act("reference-missing", c.lineOf(k) + 1, `${type} points to ${ref}, which does not exist (kept)`);
     }
   }
 }

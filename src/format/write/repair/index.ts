@@ -28,7 +28,7 @@ export function planRepair(source: ByteSource, mtimeMs = Date.now(), around?: Cw
   // Entries pi's loader would crash on go, whatever the version.
   for (let k = 0; k < c.count; k++) {
     if (c.flags[k]! & C_BAD_MESSAGE) {
-      work.act("entry-dropped", c.index[k]! + 1, "a message entry without `message.role` (pi's loader crashes on it)");
+      work.act("entry-dropped", c.lineOf(k) + 1, "a message entry without `message.role` (pi's loader crashes on it)");
       c.flags[k]! |= C_DROPPED;
     }
   }

@@ -16,9 +16,9 @@ export function decideLines(work: RepairWork, head: HeaderOutcome): number {
   // byte a line: a set of a million numbers would hold ~40 bytes each).
   const linesWithRecords = c.spans.size > 0 ? new Uint8Array(work.lastIndex + 1) : undefined;
   for (let k = 0; k < c.count; ) {
-    const index = c.index[k]!;
+    const index = c.lineOf(k);
     let end = k + 1;
-    while (end < c.count && c.index[end] === index) end++;
+    while (end < c.count && c.lineOf(end) === index) end++;
     // (most lines hold one candidate, kept as it is: decided without an array)
     if (end === k + 1 && !(c.flags[k]! & C_DROPPED) && !c.texts.has(k) && !c.patches.has(k) && !c.moved.has(k) && !c.after.has(k) && !c.inserted.has(k)) {
       if (k !== head.header) keptRecords++;
@@ -52,7 +52,7 @@ export function decideLines(work: RepairWork, head: HeaderOutcome): number {
     k = end;
   }
   // a joined record's other lines
-  for (const [k, span] of c.spans) for (let extra = 1; extra <= span; extra++) if (!linesWithRecords![c.index[k]! + extra]) work.drop(c.index[k]! + extra);
+  for (const [k, span] of c.spans) for (let extra = 1; extra <= span; extra++) if (!linesWithRecords![c.lineOf(k) + extra]) work.drop(c.lineOf(k) + extra);
   // A valid last line without its newline gets one.
   const last = work.lastIndex;
   if (last >= 0 && !work.lastTerminated && !decisions.has(last)) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { IdIndex } from "../../read/ids.js";
-import { grown } from "../../read/columns.js";
+import { grown, IncreasingRuns } from "../../read/columns.js";
 import { NodeNumbers, type NodeIds } from "../../read/line-table.js";
 import { normalizeLine, type SessionRecord } from "../../read/salvage.js";
 import { fieldsOf, emptyFields, unsentMessage, type ScanFields } from "../../read/scanner.js";
@@ -25,8 +25,11 @@ import { REPAIR_CODES, type Decision, type Patch, type RepairAction, type Repair
  */
 export class Candidates {
   count = 0;
-  /** 0-based first input line. */
-  index = new Int32Array(1024);
+  /**
+   * Each one's 0-based first input line, as runs (a record a line in most files; a column was 4
+   * bytes a record: BENCHMARKS.md, "Memory an entry"): `lineOf`.
+   */
+  private readonly lines = new IncreasingRuns(1024);
   /** Where a whole-line record lies in the file (-1 for a split or joined one, whose text is in `texts`). */
   offset = new Float64Array(1024);
   length = new Int32Array(1024);
@@ -65,9 +68,9 @@ export class Candidates {
   constructor(private readonly estimate: () => number) {}
 
   add(index: number, offset: number, length: number, text: string | undefined, f: NodeIds, flags: number): number {
-    if (this.count === this.index.length) this.grow(Math.max(this.count + 1024, this.estimate()));
+    if (this.count === this.length.length) this.grow(Math.max(this.count + 1024, this.estimate()));
     const k = this.count++;
-    this.index[k] = index;
+    this.lines.push(index);
     this.offset[k] = offset;
     this.length[k] = length;
     const other = f.parentKind === 1 && f.parentHex < 0;
@@ -90,8 +93,13 @@ export class Candidates {
     return this.parentKind[k] === 1 || this.parentKind[k] === OTHER_PARENT;
   }
 
+  /** Candidate `k`'s 0-based first input line. */
+  lineOf(k: number): number {
+    return this.lines.at(k);
+  }
+
   private grow(n: number): void {
-    this.index = grown(this.index, n, this.count);
+    this.lines.reserve(n);
     this.offset = grown(this.offset, n, this.count);
     this.length = grown(this.length, n, this.count);
     this.parentKind = grown(this.parentKind, n, this.count);
@@ -207,7 +215,7 @@ export class RepairWork {
   /** A candidate's own text, normalised: its `text`, else its line read again. */
   textOf(k: number): string {
     const c = this.c;
-    return c.texts.get(k) ?? normalizeLine(this.source.read(c.offset[k]!, c.length[k]!), c.index[k] === 0).bytes.toString("utf8");
+    return c.texts.get(k) ?? normalizeLine(this.source.read(c.offset[k]!, c.length[k]!), c.lineOf(k) === 0).bytes.toString("utf8");
   }
 }
 
