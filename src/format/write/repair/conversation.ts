@@ -29,16 +29,17 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
     parent[r] = p === -2 ? r - 1 : p >= 0 ? recordOf(p) : -1;
   }
   // calls by record, in record order (candidates add them in candidate order; a dropped candidate's are left out)
-  let callCount = 0;
-  for (let j = 0; j < c.callHashes.count; j++) if (recordOf(c.callHashes.node[j]!) >= 0) callCount++;
-  const callRecord = new Int32Array(callCount);
-  const hashes = new Float64Array(callCount);
-  for (let j = 0, at = 0; j < c.callHashes.count; j++) {
+  let callRecord = new Int32Array(c.callHashes.count);
+  let hashes = new Float64Array(c.callHashes.count);
+  let calls = 0;
+  for (let j = 0; j < c.callHashes.count; j++) {
     const r = recordOf(c.callHashes.node[j]!);
     if (r < 0) continue;
-    callRecord[at] = r;
-    hashes[at++] = c.callHashes.number[j]!;
+    callRecord[calls] = r;
+    hashes[calls++] = c.callHashes.number[j]!;
   }
+  callRecord = callRecord.subarray(0, calls);
+  hashes = hashes.subarray(0, calls);
   let callHint = 0;
   const resultNodes = c.resultHashes.node.subarray(0, c.resultHashes.count);
   let resultHint = 0;
@@ -46,7 +47,7 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
   /** The records holding `id` under it (a renamed one holds its new id). */
   const holdersOf = (id: string): number[] => {
     const holders = c.ids.duplicates.get(id) ?? [c.ids.findString(id)];
-    return holders.filter((h) => h >= 0 && recordOf(h) >= 0 && c.patches.get(h)?.id === undefined).map((h) => recordOf(h));
+    return holders.filter((h) => h >= 0 && c.patches.get(h)?.id === undefined).map(recordOf).filter((r) => r >= 0);
   };
   const plan = planConversation({
     size: records.length,
@@ -68,7 +69,8 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
       const holders = c.ids.duplicates.get(ref.ref) ?? [c.ids.findString(ref.ref)];
       for (let j = holders.length - 1; j >= 0; j--) {
         const h = holders[j]!;
-        if (h >= 0 && h < k && recordOf(h) >= 0 && c.patches.get(h)?.id === undefined) return recordOf(h);
+        const r = h >= 0 && h < k && c.patches.get(h)?.id === undefined ? recordOf(h) : -1;
+        if (r >= 0) return r;
       }
       return -1;
     },
