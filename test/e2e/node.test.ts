@@ -35,9 +35,13 @@ describe("an older Node", () => {
 describe("V8's helper threads on Node 24", () => {
   // Exiting while a helper thread waits for a garbage collection to finish its code hangs the
   // process for good (bin/pi-session.js says why), so Node 24's V8 is told to make its code on the
-  // main thread. V8's own trace shows where Sparkplug's code is made: "[Concurrent Sparkplug …]"
-  // on a helper, "[compiling method …]" on the main thread.
-  it("makes its baseline code on the main thread once the bin starts: no concurrent Sparkplug compile after the first one there, no word of it on stderr", async () => {
+  // main thread. V8's own trace shows where Sparkplug's code is made: "[compiling method …]" on the
+  // main thread, "[Concurrent Sparkplug Off Thread] Function … installed" for a function a helper
+  // made. Node's own loader runs before the bin can set a flag, so a few batches of its functions
+  // (27 on Node 24.22.3) still go to a helper; with V8's default, every batch does (about 600
+  // functions for this run, none on the main thread). Counted, not placed: where the helpers' lines
+  // fall among the main thread's depends on the machine's load.
+  it("makes its baseline code on the main thread once the bin starts: a helper makes only what Node's loader asked for before it, no word of it on stderr", async () => {
     const run = (...node: string[]) => execa(WITH_NODE, ["24", "node", ...node, BIN, "usage", fixture("."), "--no-cache"], { reject: false, env: { NO_COLOR: "1" } });
     const plain = await run();
     const r = await run("--trace-baseline");
@@ -47,11 +51,11 @@ describe("V8's helper threads on Node 24", () => {
     expect(warnings(r.stderr)).toEqual(warnings(plain.stderr));
     expect(warnings(r.stderr).every((l) => l.startsWith("pi-session: "))).toBe(true);
     const lines = r.stdout.split("\n");
-    const firstHere = lines.findIndex((l) => l.startsWith("[compiling method "));
-    const helpers = lines.flatMap((l, i) => (l.startsWith("[Concurrent Sparkplug") ? [i] : []));
-    // (the tool's work compiles hundreds of functions: with V8's default, all of them on a helper)
-    expect(lines.filter((l) => l.startsWith("[compiling method ")).length).toBeGreaterThan(50);
-    expect(helpers.filter((i) => i > firstHere)).toEqual([]);
+    const here = lines.filter((l) => l.startsWith("[compiling method ")).length;
+    const helpers = lines.filter((l) => /^\[Concurrent Sparkplug Off Thread\] Function .* installed$/.test(l)).length;
+    // (the tool's work compiles hundreds of functions)
+    expect(here).toBeGreaterThan(100);
+    expect(helpers).toBeLessThan(50);
     // the report itself is there, as without the trace
     expect(lines.filter((l) => !l.startsWith("[")).join("\n")).toContain(plain.stdout.trim().split("\n").at(-1)!);
   }, 120_000);
