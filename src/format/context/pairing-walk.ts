@@ -1,3 +1,4 @@
+import { RunStack } from "../read/columns.js";
 import { Turn, type EditEffect, type PairingFinding, type PairingInput, type PairingKind } from "./pairing.js";
 
 /**
@@ -66,42 +67,23 @@ class HashStacks {
   }
 }
 
-/** Nodes in a stack (the walk's path: as deep as a session is long), 4 bytes each. */
-class NodeStack {
-  private data = new Int32Array(1024);
-  length = 0;
-
-  push(node: number): void {
-    if (this.length === this.data.length) {
-      const data = new Int32Array(2 * this.length);
-      data.set(this.data);
-      this.data = data;
-    }
-    this.data[this.length++] = node;
+/**
+ * `node`'s place in `path` (-1: not in it), where the nodes are in pre-order (`pre`, a node's place
+ * in it: the walk's path, root first): a search, where a column a node saying its place was 4 bytes
+ * an entry.
+ */
+function placeOf(path: RunStack, node: number, pre: (node: number) => number): number {
+  const want = pre(node);
+  let lo = 0;
+  let hi = path.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = pre(path.at(mid));
+    if (at === want) return mid;
+    if (at < want) lo = mid + 1;
+    else hi = mid - 1;
   }
-
-  at(k: number): number {
-    return this.data[k]!;
-  }
-
-  /**
-   * `node`'s place in the stack (-1: not in it), where the nodes are in pre-order (`pre`, a node's
-   * place in it: the walk's path, root first): a search, where a column a node saying its place
-   * was 4 bytes an entry.
-   */
-  placeOf(node: number, pre: (node: number) => number): number {
-    const want = pre(node);
-    let lo = 0;
-    let hi = this.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = pre(this.data[mid]!);
-      if (at === want) return mid;
-      if (at < want) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
+  return -1;
 }
 
 /** Every break of the pairing rules in the tree, in the order found (pre-order); `unanswered` only when asked for. */
@@ -132,9 +114,9 @@ class PairingWalk {
   /** Per call slot: the result on the path that answers it (-1: none). */
   private readonly answeredBy: Int32Array;
   /** The slots answered on the path, in the order answered (undone last first, as the walk leaves their results). */
-  private readonly answered = new NodeStack();
-  /** The path: nodes by depth (a node's place on it: `onPath`). */
-  private readonly path = new NodeStack();
+  private readonly answered = new RunStack();
+  /** The path: nodes by depth (a node's place on it: `onPath`), a chain a run. */
+  private readonly path = new RunStack();
   private readonly pre: (node: number) => number;
   private readonly ends: number[] = [];
   private readonly depths: number[] = [];
@@ -182,7 +164,7 @@ class PairingWalk {
 
   /** `node`'s place on the path (its depth below the root), -1 when the walk is not below it. */
   private onPath(node: number): number {
-    return this.path.placeOf(node, this.pre);
+    return placeOf(this.path, node, this.pre);
   }
 
   /** The call slot result `n` (on the path) answers (-1: none): a call with its id whose answer it is. */
@@ -461,7 +443,11 @@ class PairingWalk {
     } else if (kind === Turn.Result) {
       // (what results below it answered is undone already: its answer, if any, is the last)
       const a = this.answered;
-      if (a.length > 0 && this.answeredBy[a.at(a.length - 1)] === n) this.answeredBy[a.at(--a.length)] = -1;
+      const top = a.length > 0 ? a.at(a.length - 1) : -1;
+      if (top >= 0 && this.answeredBy[top] === n) {
+        this.answeredBy[top] = -1;
+        a.length--;
+      }
     }
     const steps = this.edits.get(n);
     if (steps) {
@@ -498,7 +484,7 @@ function callAbove(keptCalls: HashStacks, t: PairingInput, h: number, below: num
 }
 
 /** The last of the results that follow the assistant `call` directly on the path (-1: none). */
-function lastResultUnder(t: PairingInput, path: NodeStack, callAt: number): number {
+function lastResultUnder(t: PairingInput, path: RunStack, callAt: number): number {
   let last = -1;
   for (let k = callAt + 1; k < path.length - 1; k++) {
     const m = path.at(k);

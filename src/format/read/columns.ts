@@ -105,3 +105,56 @@ function lastAtMost(a: Int32Array, n: number, x: number): number {
   }
   return lo;
 }
+
+/**
+ * A stack of whole numbers kept as runs of numbers one after another (the pairing walk's path: a
+ * chain of a million entries is nodes n, n + 1, … and one run), where an array was 4 bytes an item
+ * and grew by copies (BENCHMARKS.md, "Memory an entry"). Any numbers may be pushed: one that does
+ * not follow the top starts a run.
+ */
+export class RunStack {
+  private runPlace = new Int32Array(16);
+  private runValue = new Int32Array(16);
+  private runs = 0;
+  private size = 0;
+  /** The run `at` found last (items are mostly asked for near the last one). */
+  private lastRun = 0;
+
+  get length(): number {
+    return this.size;
+  }
+
+  /** Drops the items from place `length` up (`length` no more than the stack's). */
+  set length(length: number) {
+    if (length >= this.size) return;
+    this.size = length;
+    this.runs = length === 0 ? 0 : this.runOf(length - 1) + 1;
+    if (this.lastRun >= this.runs) this.lastRun = 0;
+  }
+
+  push(value: number): void {
+    const r = this.runs - 1;
+    if (r >= 0 && this.runValue[r]! + this.size - this.runPlace[r]! === value) {
+      this.size++;
+      return;
+    }
+    if (this.runs === this.runPlace.length) {
+      this.runPlace = grown(this.runPlace, 2 * this.runs, this.runs);
+      this.runValue = grown(this.runValue, 2 * this.runs, this.runs);
+    }
+    this.runPlace[this.runs] = this.size++;
+    this.runValue[this.runs++] = value;
+  }
+
+  /** The item at place `k` (`0 <= k < length`). */
+  at(k: number): number {
+    const r = this.runOf(k);
+    return this.runValue[r]! + k - this.runPlace[r]!;
+  }
+
+  private runOf(k: number): number {
+    const r = this.lastRun;
+    if (r < this.runs && this.runPlace[r]! <= k && (r + 1 === this.runs || this.runPlace[r + 1]! > k)) return r;
+    return (this.lastRun = lastAtMost(this.runPlace, this.runs, k));
+  }
+}

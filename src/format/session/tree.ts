@@ -38,9 +38,9 @@ export class TreeIndex {
   /** Child counts, saturating at 255 (enough to tell leaves and branch points). */
   private counts: Uint8Array | undefined;
   private depthCache: Int32Array | undefined;
-  /** Each node's place in pre-order, and the size of its subtree (see `isAncestor`). */
+  /** Each node's place in pre-order, and where its subtree ends in it (see `isAncestor`). */
   private preorderAt: Int32Array | undefined;
-  private subtreeSize: Int32Array | undefined;
+  private subtreeEnds: SubtreeEnds | undefined;
 
   /** Settles the table's parents (`NodeTable.unresolved…`, duplicated ids, cycles). */
   constructor(nodes: NodeTable) {
@@ -182,7 +182,7 @@ export class TreeIndex {
     this.numberPreorder();
     const a = this.preorderAt![ancestor]!;
     const n = this.preorderAt![node]!;
-    return a <= n && n < a + this.subtreeSize![ancestor]!;
+    return a <= n && n <= this.subtreeEnds!.endOf(a, ancestor);
   }
 
   /** The nodes in pre-order (children in file order): each node before its descendants, a subtree a run. */
@@ -218,7 +218,8 @@ export class TreeIndex {
   /** The number of nodes in the subtree under `node` (itself included). */
   subtreeSizeOf(node: number): number {
     this.numberPreorder();
-    return this.subtreeSize![node]!;
+    const at = this.preorderAt![node]!;
+    return this.subtreeEnds!.endOf(at, node) - at + 1;
   }
 
   /** `node`'s place in pre-order (see `preorder`). */
@@ -242,7 +243,7 @@ export class TreeIndex {
     if (ordered) {
       const { at, size } = preorderNumbers(parent);
       this.preorderAt = at;
-      this.subtreeSize = size;
+      this.subtreeEnds = new SubtreeEnds(parent, at, size);
       return;
     }
     // (the depths a command has not asked for are not kept: their column is the numbering's scratch)
@@ -257,7 +258,7 @@ export class TreeIndex {
     for (let i = 0; i < n; i++) topo[byDepth[depth[i]!]!++] = i;
     const { at, size } = preorderNumbers(parent, topo, kept ? {} : { next: depth });
     this.preorderAt = at;
-    this.subtreeSize = size;
+    this.subtreeEnds = new SubtreeEnds(parent, at, size);
   }
 
   depth(node: number): number {
@@ -341,6 +342,63 @@ export class TreeIndex {
   }
 }
 
+
+/**
+ * Where each node's subtree ends in pre-order, kept by chain: a node with one child is numbered
+ * just before it, and their subtrees end at the same place, so a chain (from a root or a branch
+ * point's child down to a leaf or a branch point) is a run of places with one end. Kept are the
+ * chains' first places and their ends, in pre-order, where a column of subtree sizes was 4 bytes an
+ * entry (BENCHMARKS.md, "Memory an entry"); where the chains come to a quarter of the nodes, that
+ * column after all.
+ */
+class SubtreeEnds {
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  private readonly size: Int32Array | undefined;
+  /** The chain `endOf` found last (the walks ask in pre-order). */
+  private last = 0;
+
+  constructor(parent: Int32Array, at: Int32Array, size: Int32Array) {
+    const n = parent.length;
+    // (a node heads a chain unless it is its parent's only child: then the parent's subtree is its and one)
+    const heads = (v: number) => parent[v]! < 0 || size[parent[v]!] !== size[v]! + 1;
+    let count = 0;
+    for (let v = 0; v < n; v++) if (heads(v)) count++;
+    if (4 * count > n + 64) {
+      this.size = size;
+      this.starts = this.ends = new Int32Array(0);
+      return;
+    }
+    const first = new Int32Array(count);
+    for (let v = 0, k = 0; v < n; v++) if (heads(v)) first[k++] = v;
+    first.sort((a, b) => at[a]! - at[b]!);
+    this.starts = new Int32Array(count);
+    this.ends = new Int32Array(count);
+    for (let k = 0; k < count; k++) {
+      const v = first[k]!;
+      this.starts[k] = at[v]!;
+      this.ends[k] = at[v]! + size[v]! - 1;
+    }
+  }
+
+  /** Where the subtree of `node`, at pre-order place `at`, ends (the place of its last node). */
+  endOf(at: number, node: number): number {
+    if (this.size) return at + this.size[node]! - 1;
+    const { starts } = this;
+    let r = this.last;
+    if (!(starts[r]! <= at && (r + 1 === starts.length || starts[r + 1]! > at))) {
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (starts[mid]! <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      this.last = r = lo;
+    }
+    return this.ends[r]!;
+  }
+}
 
 /** Columns `preorderNumbers` may fill rather than make. */
 export interface PreorderColumns {

@@ -4,7 +4,7 @@
  * of each value, -1 for the values between.
  */
 import { describe, expect, it } from "vitest";
-import { IncreasingRuns } from "../../../src/format/read/columns.js";
+import { IncreasingRuns, RunStack } from "../../../src/format/read/columns.js";
 import { rng } from "../../helpers/generate.js";
 
 function agree(values: number[], room = 0): void {
@@ -45,5 +45,50 @@ describe("IncreasingRuns", () => {
     for (let k = 0, v = 1; k < 3000; k++, v += r() < 0.01 ? 0 : 1) values.push(v);
     expect(new Set(values).size).toBeLessThan(values.length);
     agree(values);
+  });
+});
+
+describe("RunStack", () => {
+  /** Pushes and cuts as a walk makes them (chains of numbers one after another, jumps, branches left), held to an array. */
+  function walk(seed: number, steps: number, jump: number): void {
+    const r = rng(seed);
+    const stack = new RunStack();
+    const array: number[] = [];
+    for (let s = 0; s < steps; s++) {
+      const roll = r();
+      if (roll < 0.02 && array.length > 0) {
+        const keep = Math.floor(r() * array.length);
+        stack.length = keep;
+        array.length = keep;
+      } else if (roll < 0.05 && array.length > 0) {
+        stack.length--;
+        array.pop();
+      } else {
+        const top = array.length > 0 ? array[array.length - 1]! : 0;
+        const v = r() < jump ? Math.floor(r() * 1e6) : top + 1;
+        stack.push(v);
+        array.push(v);
+      }
+      expect(stack.length).toBe(array.length);
+      if (array.length > 0) {
+        expect(stack.at(array.length - 1)).toBe(array[array.length - 1]);
+        const k = Math.floor(r() * array.length);
+        expect(stack.at(k), `step ${s}, place ${k}`).toBe(array[k]);
+      }
+    }
+    for (let k = 0; k < array.length; k++) expect(stack.at(k)).toBe(array[k]);
+  }
+  it("a chain: one run", () => walk(1, 3000, 0));
+  it("chains with jumps, cut back as a walk leaves branches", () => walk(2, 20000, 0.01));
+  it("every push a jump (a run an item)", () => walk(3, 5000, 1));
+  it("a cut to a run's first place, then a push that follows the run before it", () => {
+    const stack = new RunStack();
+    for (const v of [5, 6, 7, 20, 21]) stack.push(v);
+    stack.length = 3;
+    stack.push(8);
+    expect([0, 1, 2, 3].map((k) => stack.at(k))).toEqual([5, 6, 7, 8]);
+    stack.length = 0;
+    stack.push(9);
+    expect(stack.at(0)).toBe(9);
   });
 });

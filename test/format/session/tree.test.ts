@@ -152,4 +152,33 @@ describe("TreeIndex", () => {
       }
     }
   });
+  it("answers subtree sizes and ancestry kept by chain as a walk up the parents does: long chains, a few branches, parents later in the file", () => {
+    // (mostly chains: their ends are kept a chain, not a node; bushy trees above keep the column)
+    let seed = 11;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (const [n, branchy] of [[3000, 50], [3000, 400], [1500, 3]] as const) {
+      const nodes: Array<[string, string | null, number]> = [];
+      for (let i = 0; i < n; i++) {
+        const parent = i === 0 ? null : rand(branchy) === 0 ? `e${rand(i)}` : rand(500) === 0 && i + 5 < n ? `e${i + 1 + rand(4)}` : `e${i - 1}`;
+        nodes.push([`e${i}`, parent, 0]);
+      }
+      const s = tree(nodes);
+      const parent = s.tree.parent;
+      const size = new Array<number>(n).fill(0);
+      for (let b = 0; b < n; b++) for (let cur = b; cur !== -1; cur = parent[cur]!) size[cur]!++;
+      const walks = (a: number, b: number) => {
+        for (let cur = b; cur !== -1; cur = parent[cur]!) if (cur === a) return true;
+        return false;
+      };
+      for (let a = 0; a < n; a++) expect(s.tree.subtreeSizeOf(a), `${n}/${branchy}: ${a}`).toBe(size[a]);
+      for (let k = 0; k < 20000; k++) {
+        const a = rand(n);
+        const b = k % 2 === 0 ? rand(n) : Math.min(n - 1, a + rand(40));
+        expect(s.tree.isAncestor(a, b), `${n}/${branchy}: ${a} above ${b}`).toBe(walks(a, b));
+      }
+    }
+  });
 });
