@@ -193,26 +193,10 @@ export class TreeIndex {
     return order;
   }
 
-  /**
-   * The nodes in pre-order, as `preorder`, a window after another in one buffer refilled: each
-   * window a pass over the pre-order numbers, picking out the nodes whose places it holds. Eight
-   * passes at most, where the whole order was a column of 4 bytes an entry (BENCHMARKS.md,
-   * "Memory an entry").
-   */
+  /** The nodes in pre-order, as `preorder`, a window after another (`preorderWindows`). */
   *preorderWindows(): Generator<Int32Array> {
     this.numberPreorder();
-    const at = this.preorderAt!;
-    const n = this.size;
-    const size = Math.min(n, Math.max(PREORDER_WINDOW, Math.ceil(n / 8)));
-    const buffer = new Int32Array(size);
-    for (let from = 0; from < n; from += size) {
-      const to = Math.min(n, from + size);
-      for (let v = 0; v < n; v++) {
-        const p = at[v]!;
-        if (p >= from && p < to) buffer[p - from] = v;
-      }
-      yield to - from === size ? buffer : buffer.subarray(0, to - from);
-    }
+    yield* preorderWindows(this.preorderAt!);
   }
 
   /** The number of nodes in the subtree under `node` (itself included). */
@@ -241,9 +225,9 @@ export class TreeIndex {
     let ordered = true;
     for (let i = 0; i < n && ordered; i++) if (parent[i]! >= i) ordered = false;
     if (ordered) {
-      const { at, size } = preorderNumbers(parent);
+      const { at, end } = preorderNumbers(parent);
       this.preorderAt = at;
-      this.subtreeEnds = new SubtreeEnds(parent, at, size);
+      this.subtreeEnds = new SubtreeEnds(parent, at, end);
       return;
     }
     // (the depths a command has not asked for are not kept: their column is the numbering's scratch)
@@ -256,9 +240,9 @@ export class TreeIndex {
     for (let d = 0; d <= maxDepth; d++) byDepth[d + 1]! += byDepth[d]!;
     const topo = new Int32Array(n);
     for (let i = 0; i < n; i++) topo[byDepth[depth[i]!]!++] = i;
-    const { at, size } = preorderNumbers(parent, topo, kept ? {} : { next: depth });
+    const { at, end } = preorderNumbers(parent, topo, kept ? {} : { end: depth });
     this.preorderAt = at;
-    this.subtreeEnds = new SubtreeEnds(parent, at, size);
+    this.subtreeEnds = new SubtreeEnds(parent, at, end);
   }
 
   depth(node: number): number {
@@ -344,6 +328,26 @@ export class TreeIndex {
 
 
 /**
+ * The nodes in pre-order, from each one's place in it (`at`), a window after another in one buffer
+ * refilled: each window a pass over `at`, picking out the nodes whose places it holds. Eight passes
+ * at most, where the whole order was a column of 4 bytes an entry (BENCHMARKS.md, "Memory an
+ * entry").
+ */
+export function* preorderWindows(at: Int32Array): Generator<Int32Array> {
+  const n = at.length;
+  const size = Math.min(n, Math.max(PREORDER_WINDOW, Math.ceil(n / 8)));
+  const buffer = new Int32Array(size);
+  for (let from = 0; from < n; from += size) {
+    const to = Math.min(n, from + size);
+    for (let v = 0; v < n; v++) {
+      const p = at[v]!;
+      if (p >= from && p < to) buffer[p - from] = v;
+    }
+    yield to - from === size ? buffer : buffer.subarray(0, to - from);
+  }
+}
+
+/**
  * Where each node's subtree ends in pre-order, kept by chain: a node with one child is numbered
  * just before it, and their subtrees end at the same place, so a chain (from a root or a branch
  * point's child down to a leaf or a branch point) is a run of places with one end. Kept are the
@@ -351,21 +355,24 @@ export class TreeIndex {
  * entry (BENCHMARKS.md, "Memory an entry"); where the chains come to a quarter of the nodes, that
  * column after all.
  */
-class SubtreeEnds {
+export class SubtreeEnds {
   private readonly starts: Int32Array;
   private readonly ends: Int32Array;
-  private readonly size: Int32Array | undefined;
+  /** Past each node's subtree, where the chains are too many (`preorderNumbers`' column). */
+  private readonly past: Int32Array | undefined;
   /** The chain `endOf` found last (the walks ask in pre-order). */
   private last = 0;
 
-  constructor(parent: Int32Array, at: Int32Array, size: Int32Array) {
+  /** `at` and `end`: `preorderNumbers`' columns. */
+  constructor(parent: Int32Array, at: Int32Array, end: Int32Array) {
     const n = parent.length;
+    const size = (v: number) => end[v]! - at[v]!;
     // (a node heads a chain unless it is its parent's only child: then the parent's subtree is its and one)
-    const heads = (v: number) => parent[v]! < 0 || size[parent[v]!] !== size[v]! + 1;
+    const heads = (v: number) => parent[v]! < 0 || size(parent[v]!) !== size(v) + 1;
     let count = 0;
     for (let v = 0; v < n; v++) if (heads(v)) count++;
     if (4 * count > n + 64) {
-      this.size = size;
+      this.past = end;
       this.starts = this.ends = new Int32Array(0);
       return;
     }
@@ -377,13 +384,13 @@ class SubtreeEnds {
     for (let k = 0; k < count; k++) {
       const v = first[k]!;
       this.starts[k] = at[v]!;
-      this.ends[k] = at[v]! + size[v]! - 1;
+      this.ends[k] = end[v]! - 1;
     }
   }
 
   /** Where the subtree of `node`, at pre-order place `at`, ends (the place of its last node). */
   endOf(at: number, node: number): number {
-    if (this.size) return at + this.size[node]! - 1;
+    if (this.past) return this.past[node]! - 1;
     const { starts } = this;
     let r = this.last;
     if (!(starts[r]! <= at && (r + 1 === starts.length || starts[r + 1]! > at))) {
@@ -403,8 +410,7 @@ class SubtreeEnds {
 /** Columns `preorderNumbers` may fill rather than make. */
 export interface PreorderColumns {
   at?: Int32Array;
-  size?: Int32Array;
-  next?: Int32Array;
+  end?: Int32Array;
 }
 
 /** The fewest places a window of `preorderWindows` holds (a session of fewer nodes is one window). */
@@ -417,36 +423,39 @@ function compareTime(a: number, b: number): number {
 }
 
 /**
- * Each node's place in pre-order and the size of its subtree, from its parent (-1: a root) and an
- * order that takes every parent before its children (`topo`; none: the nodes' own order is one):
- * subtree sizes summed children first, then each child placed after its parent and its earlier
- * siblings' subtrees. Linear, no recursion. `columns`: columns at least `parent`'s length it may
- * fill (`at`, `size`: the answer's; `next`, scratch) where it would make them (a caller numbering
- * a tree again and again, or holding one it no longer needs).
+ * Each node's place in pre-order (`at`) and the place just past its subtree (`end`: its size is
+ * `end - at`), from its parent (-1: a root) and an order that takes every parent before its children
+ * (`topo`; none: the nodes' own order is one). Subtree sizes are summed children first; then each
+ * child is placed after its parent and its earlier siblings' subtrees, a parent's `end` standing
+ * for where its next child goes until the last is placed, which leaves it past its subtree: one
+ * column of scratch, the answer's. Linear, no recursion. `columns`: columns at least `parent`'s
+ * length it may fill where it would make them (a caller numbering a tree again and again, or
+ * holding one it no longer needs).
  */
-export function preorderNumbers(parent: Int32Array, topo?: Int32Array, columns: PreorderColumns = {}): { at: Int32Array; size: Int32Array } {
+export function preorderNumbers(parent: Int32Array, topo?: Int32Array, columns: PreorderColumns = {}): { at: Int32Array; end: Int32Array } {
   const n = parent.length;
   const node = (k: number) => (topo ? topo[k]! : k);
-  const size = columns.size ? columns.size.subarray(0, n).fill(1) : new Int32Array(n).fill(1);
+  const end = columns.end ? columns.end.subarray(0, n).fill(1) : new Int32Array(n).fill(1);
   for (let k = n - 1; k >= 0; k--) {
-    const p = parent[node(k)]!;
-    if (p >= 0) size[p]! += size[node(k)]!;
+    const v = node(k);
+    const p = parent[v]!;
+    if (p >= 0) end[p]! += end[v]!;
   }
   const at = columns.at ? columns.at.subarray(0, n) : new Int32Array(n);
-  // `next[p]`: where p's next child goes (its number + 1, then past each child's subtree)
-  const next = columns.next ? columns.next.subarray(0, n).fill(0) : new Int32Array(n);
   let rootAt = 0;
   for (let k = 0; k < n; k++) {
     const v = node(k);
     const p = parent[v]!;
+    // (`end[v]` is v's size until v is placed; its children come after it)
+    const size = end[v]!;
     if (p < 0) {
       at[v] = rootAt;
-      rootAt += size[v]!;
+      rootAt += size;
     } else {
-      at[v] = next[p]!;
-      next[p]! += size[v]!;
+      at[v] = end[p]!;
+      end[p]! += size;
     }
-    next[v] = at[v]! + 1;
+    end[v] = at[v]! + 1;
   }
-  return { at, size };
+  return { at, end };
 }

@@ -1,6 +1,6 @@
 import { Turn, type EditEffect, type PairingFinding, type PairingInput } from "../context/pairing.js";
 import { pairingFindings } from "../context/pairing-walk.js";
-import { preorderNumbers, type PreorderColumns } from "../session/tree.js";
+import { preorderNumbers, preorderWindows } from "../session/tree.js";
 
 /**
  * Repair's conversation phase (docs/commands.md, "A session every request fails on"): what to do so that
@@ -98,11 +98,11 @@ class FixedTree {
   private childList: Int32Array | undefined;
   /**
    * The columns each walk is numbered in, made once for every round (`input`): the order the
-   * records are taken in, their places in pre-order and subtree sizes, and the nodes in pre-order
-   * (made where the numbering's scratch was). A round made its own, 20 bytes a record, while the
-   * last round's were still garbage.
+   * records are taken in, their places in pre-order and where their subtrees end (a round made its
+   * own, while the last round's were still garbage). The walk takes the nodes in pre-order a window
+   * at a time: a column of them, and the numbering's scratch, were 8 bytes a record more.
    */
-  private readonly columns: Required<PreorderColumns> & { topo: Int32Array } = { topo: new Int32Array(0), at: new Int32Array(0), size: new Int32Array(0), next: new Int32Array(0) };
+  private readonly columns = { topo: new Int32Array(0), at: new Int32Array(0), end: new Int32Array(0) };
 
   constructor(private readonly r: TurnRecords) {
     // (the records' own column, changed in place: a copy was 4 bytes a record)
@@ -181,10 +181,7 @@ class FixedTree {
   input(): PairingInput {
     const { r, columns } = this;
     const n = this.size;
-    if (columns.at.length < n) {
-      const room = n + 16;
-      Object.assign(columns, { at: new Int32Array(room), size: new Int32Array(room), next: new Int32Array(room) });
-    }
+    if (columns.at.length < n) Object.assign(columns, { at: new Int32Array(n + 16), end: new Int32Array(n + 16) });
     if (this.added.length > 0 && columns.topo.length < n) columns.topo = new Int32Array(n + 16);
     // file order: each added edit right after the edit whose chain it is in (none added: the records' own)
     const topo = this.added.length > 0 ? columns.topo : undefined;
@@ -204,23 +201,21 @@ class FixedTree {
         last = v;
       }
     }
-    const { at: pre, size } = preorderNumbers(this.parent.subarray(0, n), topo?.subarray(0, n), columns);
-    // (the numbering's scratch, done with, holds the order)
-    const order = columns.next.subarray(0, n);
-    for (let k = 0; k < n; k++) order[pre[k]!] = k;
+    const { at: pre, end } = preorderNumbers(this.parent.subarray(0, n), topo?.subarray(0, n), columns);
+    const subtreeSizeOf = (k: number) => end[k]! - pre[k]!;
     const added = (k: number) => k >= r.size;
     return {
       size: n,
-      preorderWindows: () => [order],
+      preorderWindows: () => preorderWindows(pre),
       preorderIndex: (k) => pre[k]!,
-      subtreeSizeOf: (k) => size[k]!,
+      subtreeSizeOf,
       turn: (k) => (added(k) || this.removed.has(k) ? Turn.None : r.turn(k)),
       callStart: (k) => (k >= r.size ? r.callStart(r.size) : r.callStart(k)),
       callHash: (slot) => r.callHash(slot),
       callNode: (slot) => r.callNode(slot),
       resultHash: (k) => (added(k) ? NaN : r.resultHash(k)),
       keptFrom: (k) => this.keptFrom.get(k) ?? r.keptFrom(k),
-      isLeaf: (k) => size[k] === 1 || k === last,
+      isLeaf: (k) => subtreeSizeOf(k) === 1 || k === last,
       edit: (k) => (added(k) ? { targets: [this.added[k - r.size]!.target], omit: true, calls: [] } : this.removed.has(k) ? undefined : r.edit(k)),
     };
   }

@@ -22,10 +22,14 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
   }
   if (results === 0) return;
   const recordOf = (k: number) => records.indexOf(k);
-  // (a v1 file is one branch: each record's parent is the one before; the column is the plan's to change)
-  const parent = new Int32Array(records.length);
+  // (a v1 file is one branch: each record's parent is the one before; the column is the plan's to
+  // change, made of the candidates' own in place: record r is candidate r or a later one, so each is
+  // read before it is written over, where a column of its own was 4 bytes a candidate)
+  const column = c.parentK;
+  const parent = legacy ? new Int32Array(records.length) : column.subarray(0, records.length);
+  c.parentK = new Int32Array(0);
   for (let r = 0; r < records.length; r++) {
-    const p = legacy ? -2 : c.parentK[records.at(r)]!;
+    const p = legacy ? -2 : column[records.at(r)]!;
     parent[r] = p === -2 ? r - 1 : p >= 0 ? recordOf(p) : -1;
   }
   // calls by record, in record order (candidates add them in candidate order; a dropped candidate's are left out)
