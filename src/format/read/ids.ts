@@ -17,6 +17,8 @@ import { hexOf, hexString, readUuid, uuidString } from "./scan-values.js";
  */
 
 const NONE = 0;
+/** How many nodes without a UUID the runs of UUID slots take (`IdIndex.odd`) before the columns are made. */
+const ODD_NODES = 64;
 const HEX = 1;
 const UUID = 2;
 const TEXT = 3;
@@ -37,6 +39,13 @@ export class IdIndex {
    * columns were 5 bytes an entry of a replayer's transcript (BENCHMARKS.md, "Memory an entry").
    */
   private uuidSlots: IncreasingRuns | undefined;
+  /**
+   * While the slots are runs: the few nodes that hold no UUID (a header's id of its own, an entry
+   * with none), each one's kind * 2^32 + value, and a bit a node saying which they are. Past a
+   * few, the columns after all (`ODD_NODES`): one such node made them for the whole file.
+   */
+  private readonly odd = new Map<number, number>();
+  private oddBits: Uint32Array = new Uint32Array(0);
   /** UUIDs, four 32-bit words a slot (the nodes' and the parents' waiting to be found), most significant first. */
   private words = new Uint32Array(0);
   private slots = 0;
@@ -65,6 +74,7 @@ export class IdIndex {
     if (capacity <= this.capacity) return;
     this.capacity = capacity;
     this.uuidSlots?.reserve(capacity);
+    if (this.odd.size > 0) this.oddBits = grownBits(this.oddBits, capacity);
     if (!this.value || !this.kind) return;
     const value = new Uint32Array(capacity);
     value.set(this.value.subarray(0, this.count));
@@ -76,26 +86,47 @@ export class IdIndex {
 
   /** A node's kind of id. */
   private kindAt(node: number): number {
-    return this.kind ? this.kind[node]! : node < this.count ? UUID : NONE;
+    if (this.kind) return this.kind[node]!;
+    if (node >= this.count) return NONE;
+    return this.isOdd(node) ? Math.floor(this.odd.get(node)! / 2 ** 32) : UUID;
   }
 
   /** A node's value: its hex number, UUID slot or string reference (`value`). */
   private valueAt(node: number): number {
-    return this.value ? this.value[node]! : this.uuidSlots!.at(node);
+    if (this.value) return this.value[node]!;
+    return this.isOdd(node) ? this.odd.get(node)! % 2 ** 32 : this.uuidSlots!.at(node);
   }
 
-  /** The columns, made when a node holds something other than a UUID. */
+  private isOdd(node: number): boolean {
+    return this.odd.size > 0 && (this.oddBits[node >>> 5]! & (1 << (node & 31))) !== 0;
+  }
+
+  /** Node `node`'s kind and value: in the columns, or, while the slots are runs, as one of the few odd nodes. */
+  private set(node: number, kind: number, value: number): void {
+    if (this.kind && this.value) {
+      this.kind[node] = kind;
+      this.value[node] = value;
+      return;
+    }
+    if (this.odd.size === 0) this.oddBits = grownBits(this.oddBits, this.capacity);
+    this.odd.set(node, kind * 2 ** 32 + value);
+    this.oddBits[node >>> 5]! |= 1 << (node & 31);
+  }
+
+  /** The columns, made when more than a few nodes hold something other than a UUID. */
   private columns(): void {
     if (!this.value || !this.kind) {
       const value = new Uint32Array(this.capacity);
       const kind = new Uint8Array(this.capacity);
       for (let node = 0; node < this.count; node++) {
-        value[node] = this.uuidSlots!.at(node);
-        kind[node] = UUID;
+        value[node] = this.valueAt(node);
+        kind[node] = this.kindAt(node);
       }
       this.value = value;
       this.kind = kind;
       this.uuidSlots = undefined;
+      this.odd.clear();
+      this.oddBits = new Uint32Array(0);
     }
   }
 
@@ -106,30 +137,27 @@ export class IdIndex {
   add(hex: number, other: string | undefined, words?: Uint32Array): number {
     if (this.count === this.capacity) this.reserve(Math.max(16, this.count * 2));
     const uuid = hex < 0 && (words !== undefined || (other !== undefined && readUuid(other, this.word)));
-    if (this.uuidSlots && !uuid) this.columns();
+    if (this.uuidSlots && !uuid && this.odd.size >= ODD_NODES) this.columns();
     const node = this.count++;
+    // (an odd node's place in the runs holds the value before it: they do not decrease)
+    if (this.uuidSlots && !uuid) this.uuidSlots.push(node > 0 ? this.uuidSlots.at(node - 1) : 0);
     if (hex >= 0) {
-      this.kind![node] = HEX;
-      this.value![node] = hex;
+      this.set(node, HEX, hex);
     } else if (uuid) {
       if (words !== undefined) copyWords(words, this.word);
       const slot = this.newSlot();
       if (this.uuidSlots) this.uuidSlots.push(slot);
-      else {
-        this.kind![node] = UUID;
-        this.value![node] = slot;
-      }
+      else this.set(node, UUID, slot);
       const held = this.holdUuid(node);
       if (held >= 0) {
         const id = uuidString(this.word, 0);
         (this.duplicates.get(id) ?? this.duplicates.set(id, [held]).get(id)!).push(node);
       }
     } else if (other === undefined) {
-      // no id
+      if (this.uuidSlots) this.set(node, NONE, 0);
     } else {
-      this.kind![node] = TEXT;
       const ref = this.strings.intern(other, this.capacity);
-      this.value![node] = ref;
+      this.set(node, TEXT, ref);
       const held = this.strings.hold(ref, node);
       if (held >= 0) (this.duplicates.get(other) ?? this.duplicates.set(other, [held]).get(other)!).push(node);
       this.lastText = other;
@@ -525,4 +553,13 @@ function hashBytes(b: Uint8Array, from: number, to: number, wide: boolean): numb
 function compareWords(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
   for (let k = 0; k < 4; k++) if (a[i + k] !== b[j + k]) return a[i + k]! < b[j + k]! ? -1 : 1;
   return 0;
+}
+
+/** A bit a node for `capacity` nodes, the bits of `bits` kept. */
+function grownBits(bits: Uint32Array, capacity: number): Uint32Array {
+  const room = (capacity >>> 5) + 1;
+  if (room <= bits.length) return bits;
+  const out = new Uint32Array(room);
+  out.set(bits);
+  return out;
 }

@@ -4,7 +4,8 @@
  * read twice, once with its UUIDs as they are and once with each written as another string (a
  * letter in front: no longer a UUID), and the trees, the holders of every id, the duplicates and
  * the prefix searches are held to each other. Some sessions turn to hex ids, other strings or
- * entries without an id part way, so that the slots kept as runs are made a column mid-read.
+ * entries without an id part way, so that the slots kept as runs are made a column mid-read; some
+ * hold a few such entries among their UUIDs (kept aside, the runs going on), or a few too many.
  */
 import { describe, expect, it } from "vitest";
 import { openSessionBuffer, type Session } from "../../../src/format/session/session.js";
@@ -38,6 +39,20 @@ function shape(seed: number, entries: number, turn: number, then: "hex" | "text"
       : x < 0.94 ? (later[Math.floor(r() * later.length)] ?? uuidFrom(r)) // forward, or missing once they are used
       : uuidFrom(r); // missing
     out.push([id, parent]);
+  }
+  return out;
+}
+
+/** A session of UUIDs with `count` entries among them holding a hex id, another string or none (a header's own id, an entry without one). */
+function sprinkled(seed: number, entries: number, count: number): Array<[Id, string | null]> {
+  const out = shape(seed, entries, Infinity, "none");
+  const r = rng(seed + 1000);
+  for (let j = 0; j < count; j++) {
+    const k = j === 0 ? 0 : Math.floor(r() * entries);
+    const kind = j % 3;
+    out[k]![0] = kind === 0 ? `session ${j}` : kind === 1 ? Math.floor(r() * 2 ** 32).toString(16).padStart(8, "0") : undefined;
+    // (one entry of each kind named as a parent, by the entry after it)
+    if (j < 3 && k + 1 < entries && out[k]![0] !== undefined) out[k + 1]![1] = out[k]![0]!;
   }
   return out;
 }
@@ -84,6 +99,10 @@ describe("UUID ids say what the same ids as other strings say", () => {
     it(`UUIDs, then ${then} ids from entry 300`, () => agree(shape(100 + then.length, 600, 300, then)));
     it(`one UUID, then ${then} ids`, () => agree(shape(200 + then.length, 50, 1, then)));
   }
+  for (const count of [1, 5, 40, 63]) {
+    it(`UUIDs with ${count} entries among them holding another id or none: kept aside`, () => agree(sprinkled(300 + count, 1200, count)));
+  }
+  it("UUIDs with more entries holding another id or none than are kept aside: the columns made mid-read", () => agree(sprinkled(400, 1200, 150)));
   it("forward parents on most entries: the slots as a column", () => {
     const r = rng(7);
     const ids = Array.from({ length: 400 }, () => uuidFrom(r));
