@@ -119,11 +119,11 @@ export function laterSessions(work: RepairWork, header: number): SessionStart[] 
   if (header < 0) return out;
   let last = c.headers.get(header)!.id;
   for (let k = header + 1; k + 1 < c.count; k++) {
-    if (!(c.flags[k]! & C_HEADER) || c.offset[k]! < 0) continue;
+    if (!(c.flags[k]! & C_HEADER) || c.offsetOf(k) < 0) continue;
     const v = c.headers.get(k)!;
     const next = k + 1;
     if (c.flags[next]! & C_HEADER || !beginsSession(v.id, last, c.parentKind[next]!)) continue;
-    out.push({ line: c.lineOf(k) + 1, offset: c.offset[k]!, id: v.id, timestamp: typeof v.timestamp === "string" ? v.timestamp : undefined });
+    out.push({ line: c.lineOf(k) + 1, offset: c.offsetOf(k), id: v.id, timestamp: typeof v.timestamp === "string" ? v.timestamp : undefined });
     last = v.id;
   }
   return out;

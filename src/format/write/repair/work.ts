@@ -30,8 +30,13 @@ export class Candidates {
    * bytes a record: BENCHMARKS.md, "Memory an entry"): `lineOf`.
    */
   private readonly lines = new IncreasingRuns(1024);
-  /** Where a whole-line record lies in the file (-1 for a split or joined one, whose text is in `texts`). */
-  offset = new Float64Array(1024);
+  /**
+   * Where a whole-line record lies in the file (`offsetOf`): the low 32 bits of its offset, and the
+   * first candidate past each 4 GiB (they come in file order), where a column of 8-byte numbers was
+   * 4 bytes a record more; and its length.
+   */
+  private offsetLow = new Uint32Array(1024);
+  private readonly highFrom: number[] = [];
   length = new Int32Array(1024);
   /** `ScanFields.parentKind` (1: a hex id, its number in `parentHex`; OTHER_PARENT: another string, its reference in `ids` there). */
   parentKind = new Uint8Array(1024);
@@ -53,7 +58,7 @@ export class Candidates {
   readonly callHashes = new NodeNumbers();
   /** Results' call id hashes by candidate, in candidate order (a map was some 40 bytes a result of V8's heap). */
   readonly resultHashes = new NodeNumbers();
-  /** Each kept record's parent record, as the id phase settles it (-1: a root). */
+  /** Each kept record's parent record, as the id phase settles it (-1: a root; the conversation phase takes it for its own). */
   parentK = new Int32Array(0);
   /** Records written after another record's line (a result moved back under its call): record -> records. */
   readonly after = new Map<number, number[]>();
@@ -71,7 +76,10 @@ export class Candidates {
     if (this.count === this.length.length) this.grow(Math.max(this.count + 1024, this.estimate()));
     const k = this.count++;
     this.lines.push(index);
-    this.offset[k] = offset;
+    if (offset >= 0) {
+      while (offset >= (this.highFrom.length + 1) * 2 ** 32) this.highFrom.push(k);
+      this.offsetLow[k] = offset % 2 ** 32;
+    } else flags |= C_TEXT;
     this.length[k] = length;
     const other = f.parentKind === 1 && f.parentHex < 0;
     this.parentKind[k] = other ? OTHER_PARENT : f.parentKind;
@@ -93,6 +101,14 @@ export class Candidates {
     return this.parentKind[k] === 1 || this.parentKind[k] === OTHER_PARENT;
   }
 
+  /** Where whole-line record `k` lies in the file; -1 for a split or joined one, whose text is in `texts`. */
+  offsetOf(k: number): number {
+    if (this.flags[k]! & C_TEXT) return -1;
+    let high = 0;
+    while (high < this.highFrom.length && this.highFrom[high]! <= k) high++;
+    return high * 2 ** 32 + this.offsetLow[k]!;
+  }
+
   /** Candidate `k`'s 0-based first input line. */
   lineOf(k: number): number {
     return this.lines.at(k);
@@ -100,7 +116,7 @@ export class Candidates {
 
   private grow(n: number): void {
     this.lines.reserve(n);
-    this.offset = grown(this.offset, n, this.count);
+    this.offsetLow = grown(this.offsetLow, n, this.count);
     this.length = grown(this.length, n, this.count);
     this.parentKind = grown(this.parentKind, n, this.count);
     this.parentHex = grown(this.parentHex, n, this.count);
@@ -125,6 +141,9 @@ export const C_DROPPED = 2;
 export const C_BAD_MESSAGE = 4;
 
 export const C_HEADER = 8;
+
+/** A record split from a line or joined from several: its text is its own (`Candidates.texts`), it has no offset. */
+const C_TEXT = 16;
 
 function referenceOf(v: Record<string, unknown>): string | undefined {
   const r = v.type === "compaction" ? v.firstKeptEntryId : v.type === "label" ? v.targetId : v.type === "branch_summary" ? v.fromId : undefined;
@@ -215,7 +234,7 @@ export class RepairWork {
   /** A candidate's own text, normalised: its `text`, else its line read again. */
   textOf(k: number): string {
     const c = this.c;
-    return c.texts.get(k) ?? normalizeLine(this.source.read(c.offset[k]!, c.length[k]!), c.lineOf(k) === 0).bytes.toString("utf8");
+    return c.texts.get(k) ?? normalizeLine(this.source.read(c.offsetOf(k), c.length[k]!), c.lineOf(k) === 0).bytes.toString("utf8");
   }
 }
 
