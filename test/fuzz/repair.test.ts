@@ -4,7 +4,8 @@
  * byte-for-byte; every record that was valid on its own (and both halves of a fused line, and a
  * record split by a raw newline) is still there; the result is clean for `check`, loads whole in
  * pi, a second repair changes nothing, and what pi sends for every leaf pairs every result with its
- * call (judged for files with ids; a v1 file is mended once migrated).
+ * call (judged for files with ids; a v1 file is mended once migrated). Two fixtures are fuzzed again
+ * with UUIDs for their ids.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +29,13 @@ afterAll(() => console.log(`repair fuzz: ${tally.repairs} corrupted files repair
 const BASES = [
   ...["linear.jsonl", "branched.jsonl", "compacted.jsonl", "v1.jsonl", "v2-hook.jsonl", "null-content.jsonl", "escapes.jsonl"].map(fixture),
   ...corpusFiles().filter((f) => statSync(f).size < 400_000 && !/header-only|corrupt/.test(f)),
+  // the same with UUIDs for ids (a replayer's, OpenClaw's): every hex id, parent and reference made one
+  ...["branched.jsonl", "compacted.jsonl"].map((name) => {
+    const named = join(work, `uuid-${name}`);
+    const uuid = (hex: string) => `${hex}-5eed-4d1d-8a1d-0000${hex}`;
+    writeFileSync(named, readFileSync(fixture(name), "utf8").replace(/"(id|parentId|targetId|firstKeptEntryId|fromId)":"([0-9a-f]{8})"/g, (_, key: string, hex: string) => `"${key}":"${uuid(hex)}"`));
+    return named;
+  }),
   // sessions pi's SessionManager writes: branches, compactions keeping from anywhere, summaries, context edits
   ...[3, 11, 29].map((seed) => {
     const dir = join(work, `generated-${seed}`);

@@ -98,7 +98,9 @@ export class IdIndex {
   }
 
   private isOdd(node: number): boolean {
-    return this.odd.size > 0 && (this.oddBits[node >>> 5]! & (1 << (node & 31))) !== 0;
+    // (no bits while there are none)
+    const w = node >>> 5;
+    return w < this.oddBits.length && (this.oddBits[w]! & (1 << (node & 31))) !== 0;
   }
 
   /** Node `node`'s kind and value: in the columns, or, while the slots are runs, as one of the few odd nodes. */
@@ -342,6 +344,11 @@ export class IdIndex {
   findString(id: string): number {
     const hex = hexOf(id);
     return this.find(hex, hex >= 0 ? undefined : id);
+  }
+
+  /** The slot of the node's UUID (a parent's reference to it is twice that: `refOf`), or -1 when it has none or another id. */
+  uuidSlotAt(node: number): number {
+    return this.kindAt(node) === UUID ? this.valueAt(node) : -1;
   }
 
   /** The node's id as the number of its hex digits, or -1 when it has none or another. */

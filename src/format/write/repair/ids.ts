@@ -41,7 +41,9 @@ export function settleIds(work: RepairWork, sessionId: string): void {
     }
     return prevId;
   };
-  const noDuplicates = c.ids.duplicates.size === 0;
+  // (the holders of an id held more than once: renamed, dropped or kept as the first)
+  const duplicated = new Set<number>();
+  for (const holders of c.ids.duplicates.values()) for (const h of holders) duplicated.add(h);
   const fresh = (line: number, k: number) => {
     for (let attempt = 0; ; attempt++) {
       const id = shortHash(sessionId, line, k, attempt).slice(0, 8);
@@ -58,10 +60,9 @@ export function settleIds(work: RepairWork, sessionId: string): void {
     if (isHeader(k)) continue;
     entryNumber++;
     if (c.flags[k]! & C_DROPPED) continue;
-    // Most entries: a hex id held by no other, and the entry kept before as parent. Nothing to
-    // fix, and nothing to make a string of.
-    const hex = c.ids.hexAt(k);
-    if (noDuplicates && hex >= 0 && c.parentKind[k] === 1 && prevKept >= 0 && prevFresh === undefined && c.ids.hexAt(prevKept) === c.parentHex[k]) {
+    // Most entries: a hex id or a UUID held by no other, and the entry kept before as parent
+    // (its own id: a renamed one's is fresh). Nothing to fix, and nothing to make a string of.
+    if (!duplicated.has(k) && prevKept >= 0 && prevFresh === undefined && (c.ids.hexAt(k) >= 0 || c.ids.uuidSlotAt(k) >= 0) && c.parentIsIdOf(k, prevKept)) {
       holds[k] = 1;
       parentK[k] = prevKept;
       prevKept = k;

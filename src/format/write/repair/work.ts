@@ -96,6 +96,18 @@ export class Candidates {
     return kind === 1 ? hexString(this.parentHex[k]!) : kind === OTHER_PARENT && this.parentHex[k] !== NO_REF ? this.ids.refString(this.parentHex[k]!) : undefined;
   }
 
+  /**
+   * Whether `k`'s parent id, as written, is candidate `p`'s own id, told by their numbers (a hex
+   * id's, a UUID's slot) without making a string: false where that cannot tell (another id, a UUID
+   * in another slot).
+   */
+  parentIsIdOf(k: number, p: number): boolean {
+    const kind = this.parentKind[k];
+    if (kind === 1) return this.ids.hexAt(p) === this.parentHex[k];
+    const ref = this.parentHex[k]!;
+    return kind === OTHER_PARENT && ref !== NO_REF && (ref & 1) === 0 && this.ids.uuidSlotAt(p) === ref >>> 1;
+  }
+
   /** Whether the parent id is a string (hex or not). */
   parentIsString(k: number): boolean {
     return this.parentKind[k] === 1 || this.parentKind[k] === OTHER_PARENT;
