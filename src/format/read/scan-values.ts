@@ -21,12 +21,27 @@ export function hexString(v: number): string {
   return HEX_BYTE[v >>> 24]! + HEX_BYTE[(v >>> 16) & 255]! + HEX_BYTE[(v >>> 8) & 255]! + HEX_BYTE[v & 255]!;
 }
 
-/** The UUID at `w[o..o+4)` (most significant word first) as its 36 characters. */
+/**
+ * The UUID at `w[o..o+4)` (most significant word first) as its 36 characters: written into a
+ * scratch buffer and decoded once, a flat string. Joined from its pieces it was a tree of a dozen
+ * strings (some 450 bytes of V8's heap where the 36 characters take 52; `check` kept one for each
+ * label of a 1 GB transcript: BENCHMARKS.md, "Memory an entry"), and ten times slower to make.
+ */
 export function uuidString(w: Uint32Array, o = 0): string {
-  const b = hexString(w[o + 1]!);
-  const c = hexString(w[o + 2]!);
-  return `${hexString(w[o]!)}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${hexString(w[o + 3]!)}`;
+  const out = UUID_TEXT;
+  let at = 0;
+  for (let k = 0; k < 4; k++) {
+    const v = w[o + k]!;
+    for (let shift = 28; shift >= 0; shift -= 4) {
+      if (at === 8 || at === 13 || at === 18 || at === 23) out[at++] = 0x2d;
+      out[at++] = HEX_DIGIT[(v >>> shift) & 15]!;
+    }
+  }
+  return out.toString("latin1", 0, 36);
 }
+
+const UUID_TEXT = Buffer.alloc(36);
+const HEX_DIGIT = Buffer.from("0123456789abcdef", "latin1");
 
 /** Whether `s` is a lowercase UUID (as `uuid` reads one from bytes), its 32 digits then in `words`, most significant first. */
 export function readUuid(s: string, words: Uint32Array): boolean {
