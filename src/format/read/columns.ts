@@ -1,4 +1,4 @@
-/** Typed columns: one grown, and an increasing one kept as runs. */
+/** Typed columns: one grown; an increasing one, and a stack, kept as runs; the search they share. */
 
 type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
 
@@ -95,7 +95,7 @@ export class IncreasingRuns {
 }
 
 /** The last of `a[0..n)` (ascending, `a[0] <= x`) at most `x`. */
-function lastAtMost(a: Int32Array, n: number, x: number): number {
+export function lastAtMost(a: Int32Array, n: number, x: number): number {
   let lo = 0;
   let hi = n - 1;
   while (lo < hi) {

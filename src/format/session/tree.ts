@@ -1,4 +1,5 @@
 import type { NodeTable } from "../read/line-table.js";
+import { lastAtMost } from "../read/columns.js";
 import { hexString } from "../read/scan-values.js";
 
 /**
@@ -355,7 +356,7 @@ export function* preorderWindows(at: Int32Array): Generator<Int32Array> {
  * entry (BENCHMARKS.md, "Memory an entry"); where the chains come to a quarter of the nodes, that
  * column after all.
  */
-export class SubtreeEnds {
+class SubtreeEnds {
   private readonly starts: Int32Array;
   private readonly ends: Int32Array;
   /** Past each node's subtree, where the chains are too many (`preorderNumbers`' column). */
@@ -393,16 +394,7 @@ export class SubtreeEnds {
     if (this.past) return this.past[node]! - 1;
     const { starts } = this;
     let r = this.last;
-    if (!(starts[r]! <= at && (r + 1 === starts.length || starts[r + 1]! > at))) {
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (starts[mid]! <= at) lo = mid;
-        else hi = mid - 1;
-      }
-      this.last = r = lo;
-    }
+    if (!(starts[r]! <= at && (r + 1 === starts.length || starts[r + 1]! > at))) this.last = r = lastAtMost(starts, starts.length, at);
     return this.ends[r]!;
   }
 }
