@@ -139,6 +139,14 @@ describe("TreeIndex", () => {
       };
       const order = Array.from(s.tree.preorder());
       expect([...order].sort((x, y) => x - y)).toEqual(Array.from({ length: n }, (_, i) => i));
+      // (the order itself: each node, then its children's subtrees, children and roots in file order)
+      const expected: number[] = [];
+      const visit = (v: number): void => {
+        expected.push(v);
+        for (let c = 0; c < n; c++) if (s.tree.parent[c] === v) visit(c);
+      };
+      for (let r = 0; r < n; r++) if (s.tree.parent[r] === -1) visit(r);
+      expect(order, `round ${round}`).toEqual(expected);
       for (let a = 0; a < n; a++) {
         let below = 0;
         for (let b = 0; b < n; b++) {
