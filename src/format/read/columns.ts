@@ -1,4 +1,4 @@
-/** Typed columns: one grown; an increasing one, and a stack, kept as runs; the search they share. */
+/** Typed columns: one grown, one given back; an increasing one, and a stack, kept as runs; the search they share; a map of whole numbers. */
 
 type TypedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
 
@@ -7,6 +7,21 @@ export function grown<T extends TypedArray>(a: T, length: number, count: number)
   const b = new (a.constructor as new (n: number) => T)(length);
   b.set(a.subarray(0, count) as never);
   return b;
+}
+
+/**
+ * Gives the memory of columns done with back at once: each a typed array over a whole buffer of its
+ * own, that no other view shares (the caller knows). A column left to the garbage collector stays
+ * resident until V8 collects its wrapper, which may come after the next step has made columns of
+ * its own: the tree's numbering scratch, 20 bytes an entry, was still held while `check`'s walk ran
+ * in some runs and not in others, 25 MB apart at 1 GB (BENCHMARKS.md, "Memory an entry"). Where
+ * the runtime has no `ArrayBuffer.prototype.transfer`, they are left to the collector.
+ */
+export function release(...columns: Array<TypedArray | undefined>): void {
+  for (const c of columns) {
+    if (c === undefined || c.byteOffset !== 0 || c.byteLength !== c.buffer.byteLength) continue;
+    (c.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }).transfer?.(0);
+  }
 }
 
 /**
@@ -156,5 +171,77 @@ export class RunStack {
     const r = this.lastRun;
     if (r < this.runs && this.runPlace[r]! <= k && (r + 1 === this.runs || this.runPlace[r + 1]! > k)) return r;
     return (this.lastRun = lastAtMost(this.runPlace, this.runs, k));
+  }
+}
+
+/**
+ * A map from 32-bit whole numbers to whole numbers 0 and up, in two typed columns: open addressing
+ * with linear probing, a removal shifting back the keys after it. A `Map` of as many numbers was
+ * some 24-40 bytes an entry of V8's heap, and both sizes held while it grew (the pairing walk's
+ * stacks: a call id a call of a linear session; BENCHMARKS.md, "Memory an entry").
+ */
+export class IntMap {
+  private keys = new Int32Array(16);
+  private values = new Int32Array(16).fill(-1);
+  private shift = 28;
+  private size = 0;
+
+  /** The value for `key`, or -1. */
+  get(key: number): number {
+    const at = this.placeOf(key);
+    return at < 0 ? -1 : this.values[at]!;
+  }
+
+  set(key: number, value: number): void {
+    if (2 * (this.size + 1) > this.keys.length) this.grow();
+    const mask = this.keys.length - 1;
+    let at = this.home(key);
+    while (this.values[at] !== -1) {
+      if (this.keys[at] === key) {
+        this.values[at] = value;
+        return;
+      }
+      at = (at + 1) & mask;
+    }
+    this.keys[at] = key;
+    this.values[at] = value;
+    this.size++;
+  }
+
+  delete(key: number): void {
+    let at = this.placeOf(key);
+    if (at < 0) return;
+    this.size--;
+    const mask = this.keys.length - 1;
+    // (each key after it whose home is not between the gap and itself moves back into the gap)
+    for (let j = (at + 1) & mask; this.values[j] !== -1; j = (j + 1) & mask) {
+      const home = this.home(this.keys[j]!);
+      if (j > at ? home <= at || home > j : home <= at && home > j) {
+        this.keys[at] = this.keys[j]!;
+        this.values[at] = this.values[j]!;
+        at = j;
+      }
+    }
+    this.values[at] = -1;
+  }
+
+  private home(key: number): number {
+    return Math.imul(key, 0x9e3779b1) >>> this.shift;
+  }
+
+  private placeOf(key: number): number {
+    const mask = this.keys.length - 1;
+    for (let at = this.home(key); this.values[at] !== -1; at = (at + 1) & mask) if (this.keys[at] === key) return at;
+    return -1;
+  }
+
+  private grow(): void {
+    const { keys, values } = this;
+    this.keys = new Int32Array(2 * keys.length);
+    this.values = new Int32Array(2 * keys.length).fill(-1);
+    this.shift--;
+    this.size = 0;
+    for (let i = 0; i < keys.length; i++) if (values[i] !== -1) this.set(keys[i]!, values[i]!);
+    release(keys, values);
   }
 }

@@ -58,14 +58,27 @@ export class IdIndex {
   private readonly word = new Uint32Array(4);
   /** The hex nodes, by number then file order (`seal`). */
   private sorted: Uint32Array | undefined;
-  /** The last node holding each UUID, + 1 (0: empty), placed by the UUID's hash. */
+  /**
+   * The last node holding each UUID, + 1 (0: empty), placed by the UUID's hash; while the nodes'
+   * numbers leave room (`nodeBits`), with 6 more bits of the hash above it, so that a probe
+   * that meets another UUID is told so without its words being looked up and compared (a new
+   * UUID's search in a table four fifths full probes a dozen places: compared each, they were a
+   * sixth of reading a UUID session). Past 2^25 nodes, untagged.
+   */
   private uuidTable = new Int32Array(0);
+  private tagged = true;
+  private readonly nodeMask: number;
   private uuids = 0;
   /** Ids held by more than one node, with those nodes in file order. */
   readonly duplicates = new Map<string, number[]>();
 
-  constructor(capacity: number) {
+  /** `nodeBits`: the bits of a UUID table's entry for its node (`uuidTable`; tests give fewer, to see the table untagged). */
+  constructor(
+    capacity: number,
+    private readonly nodeBits = NODE_BITS,
+  ) {
     this.capacity = capacity;
+    this.nodeMask = 2 ** nodeBits - 1;
     this.uuidSlots = new IncreasingRuns(capacity);
   }
 
@@ -211,40 +224,62 @@ export class IdIndex {
 
   /** Makes `node` (its UUID in `word`) the holder of its UUID; returns the holder before it (-1: none). */
   private holdUuid(node: number): number {
-    if (5 * (this.uuids + 1) > 4 * this.uuidTable.length) this.rehashUuids();
+    if (5 * (this.uuids + 1) > 4 * this.uuidTable.length) this.rehashUuids(true);
+    else if (this.tagged && node + 1 >= this.nodeMask) this.rehashUuids(false);
     const table = this.uuidTable;
     const size = table.length;
-    for (let at = hashWords(this.word, 0) % size; ; at = at + 1 === size ? 0 : at + 1) {
+    const hash = hashWords(this.word, 0);
+    const mine = this.entryOf(node, hash);
+    for (let at = hash % size; ; at = at + 1 === size ? 0 : at + 1) {
       const entry = table[at]!;
       if (entry === 0) {
-        table[at] = node + 1;
+        table[at] = mine;
         this.uuids++;
         return -1;
       }
-      if (compareWords(this.words, 4 * this.valueAt(entry - 1), this.word, 0) === 0) {
-        table[at] = node + 1;
-        return entry - 1;
+      if (this.tagged && (entry ^ mine) >>> this.nodeBits !== 0) continue;
+      const held = this.nodeOfEntry(entry);
+      if (compareWords(this.words, 4 * this.valueAt(held), this.word, 0) === 0) {
+        table[at] = mine;
+        return held;
       }
     }
   }
 
+  /** A table entry: `node` + 1, and the hash's tag above it while the table is tagged. */
+  private entryOf(node: number, hash: number): number {
+    return this.tagged ? (tagOf(hash) << this.nodeBits) | (node + 1) : node + 1;
+  }
+
+  private nodeOfEntry(entry: number): number {
+    return (this.tagged ? entry & this.nodeMask : entry) - 1;
+  }
+
   /**
-   * The UUID table twice the size (16 places at first), its nodes placed again; where most nodes so
-   * far have UUIDs, large enough for as many as the nodes have room for (their columns are sized
-   * from the file), so that a long session's table is made once or twice, not twenty times. At
-   * most four fifths full, of any size (not a power of two: that rounding was 3 bytes an entry).
+   * The UUID table placed again (`grow`: twice the size, 16 places at first; else the same size,
+   * untagged, for a node number past the tags' room, `nodeBits`); where most nodes so far have UUIDs, large
+   * enough for as many as the nodes have room for (their columns are sized from the file), so that
+   * a long session's table is made once or twice, not twenty times. At most four fifths full, of
+   * any size (not a power of two: that rounding was 3 bytes an entry).
    */
-  private rehashUuids(): void {
+  private rehashUuids(grow: boolean): void {
     const old = this.uuidTable;
-    let size = Math.max(16, 2 * old.length);
-    if (this.uuids * 2 > this.count) size = Math.max(size, Math.ceil((5 * this.capacity) / 4));
+    const wasTagged = this.tagged;
+    let size = old.length;
+    if (grow) {
+      size = Math.max(16, 2 * old.length);
+      if (this.uuids * 2 > this.count) size = Math.max(size, Math.ceil((5 * this.capacity) / 4));
+    }
+    if (this.count + 1 >= this.nodeMask) this.tagged = false;
     const table = (this.uuidTable = new Int32Array(size));
     for (let i = 0; i < old.length; i++) {
       const entry = old[i]!;
       if (entry === 0) continue;
-      let at = hashWords(this.words, 4 * this.valueAt(entry - 1)) % size;
+      const node = (wasTagged ? entry & this.nodeMask : entry) - 1;
+      const hash = hashWords(this.words, 4 * this.valueAt(node));
+      let at = hash % size;
       while (table[at] !== 0) at = at + 1 === size ? 0 : at + 1;
-      table[at] = entry;
+      table[at] = this.entryOf(node, hash);
     }
   }
 
@@ -288,10 +323,14 @@ export class IdIndex {
     const table = this.uuidTable;
     if (this.uuids === 0) return -1;
     const size = table.length;
-    for (let at = hashWords(w, o) % size; ; at = at + 1 === size ? 0 : at + 1) {
+    const hash = hashWords(w, o);
+    const tag = tagOf(hash);
+    for (let at = hash % size; ; at = at + 1 === size ? 0 : at + 1) {
       const entry = table[at]!;
       if (entry === 0) return -1;
-      if (compareWords(this.words, 4 * this.valueAt(entry - 1), w, o) === 0) return entry - 1;
+      if (this.tagged && entry >>> this.nodeBits !== tag) continue;
+      const node = this.nodeOfEntry(entry);
+      if (compareWords(this.words, 4 * this.valueAt(node), w, o) === 0) return node;
     }
   }
 
@@ -536,6 +575,14 @@ function copyWords(from: Uint32Array, to: Uint32Array): void {
 }
 
 /** A UUID's four words (at `w[o..o+4)`) mixed into a hash. */
+/** The bits of a UUID table's entry that hold its node + 1 while the table is tagged (6 more for the tag: 31 in all). */
+const NODE_BITS = 25;
+
+/** 6 bits of a UUID's hash other than those that place it (`IdIndex.uuidTable`). */
+function tagOf(hash: number): number {
+  return Math.imul(hash, 0x9e3779b1) >>> 26;
+}
+
 function hashWords(w: Uint32Array, o: number): number {
   return mix(Math.imul(Math.imul(Math.imul(w[o]! ^ 0x9e3779b9, 0x01000193) ^ w[o + 1]!, 0x01000193) ^ w[o + 2]!, 0x01000193) ^ w[o + 3]!);
 }

@@ -1,5 +1,5 @@
 import type { NodeTable } from "../read/line-table.js";
-import { lastAtMost } from "../read/columns.js";
+import { lastAtMost, release } from "../read/columns.js";
 import { hexString } from "../read/scan-values.js";
 
 /**
@@ -164,6 +164,7 @@ export class TreeIndex {
       for (const w of walk) state[w] = 2;
       walk.length = 0;
     }
+    release(state);
   }
 
   /** Node indices from the root to `node` (4 bytes a step: a branch can be a million entries long). */
@@ -227,8 +228,7 @@ export class TreeIndex {
     for (let i = 0; i < n && ordered; i++) if (parent[i]! >= i) ordered = false;
     if (ordered) {
       const { at, end } = preorderNumbers(parent);
-      this.preorderAt = at;
-      this.subtreeEnds = new SubtreeEnds(parent, at, end);
+      this.numbered(at, end);
       return;
     }
     // (the depths a command has not asked for are not kept: their column is the numbering's scratch)
@@ -242,8 +242,15 @@ export class TreeIndex {
     const topo = new Int32Array(n);
     for (let i = 0; i < n; i++) topo[byDepth[depth[i]!]!++] = i;
     const { at, end } = preorderNumbers(parent, topo, kept ? {} : { end: depth });
+    release(byDepth, topo);
+    this.numbered(at, end);
+  }
+
+  /** The numbering kept: the places, and where subtrees end by chain (the column given back, unless the chains are too many: `SubtreeEnds`). */
+  private numbered(at: Int32Array, end: Int32Array): void {
     this.preorderAt = at;
-    this.subtreeEnds = new SubtreeEnds(parent, at, end);
+    this.subtreeEnds = new SubtreeEnds(this.parent, at, end);
+    if (!this.subtreeEnds.holds(end)) release(end);
   }
 
   depth(node: number): number {
@@ -387,6 +394,12 @@ class SubtreeEnds {
       this.starts[k] = at[v]!;
       this.ends[k] = end[v]! - 1;
     }
+    release(first);
+  }
+
+  /** Whether it keeps `column` (where the chains are too many). */
+  holds(column: Int32Array): boolean {
+    return this.past === column;
   }
 
   /** Where the subtree of `node`, at pre-order place `at`, ends (the place of its last node). */

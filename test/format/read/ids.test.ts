@@ -8,6 +8,7 @@
  * hold a few such entries among their UUIDs (kept aside, the runs going on), or a few too many.
  */
 import { describe, expect, it } from "vitest";
+import { IdIndex } from "../../../src/format/read/ids.js";
 import { openSessionBuffer, type Session } from "../../../src/format/session/session.js";
 import { rng } from "../../helpers/generate.js";
 import { entry, header, jsonl } from "../../helpers/builders.js";
@@ -110,4 +111,29 @@ describe("UUID ids say what the same ids as other strings say", () => {
     // (each parent takes a slot between two entries' own)
     agree(ids.map((id, k) => [id, k + 2 < ids.length ? ids[k + 2]! : null]));
   });
+});
+
+describe("the UUID table", () => {
+  // (its entries carry a few bits of each UUID's hash while the nodes' numbers leave room: a table
+  // given room for 8 bits of node number turns untagged at 254 nodes, and must say the same)
+  for (const nodeBits of [25, 8]) {
+    it(`finds each UUID's last holder and every duplicate, ${nodeBits === 25 ? "tagged throughout" : "turning untagged part way"}`, () => {
+      const r = rng(nodeBits);
+      const ids = new IdIndex(64, nodeBits);
+      const uuids: string[] = [];
+      const holders = new Map<string, number[]>();
+      for (let node = 0; node < 3000; node++) {
+        const id = uuids.length > 0 && r() < 0.1 ? uuids[Math.floor(r() * uuids.length)]! : uuidFrom(r);
+        if (!holders.has(id)) uuids.push(id);
+        holders.set(id, [...(holders.get(id) ?? []), node]);
+        expect(ids.add(-1, id)).toBe(node);
+        // (found as the nodes are added: the last holder so far)
+        if (node % 97 === 0) for (const u of uuids.slice(-20)) expect(ids.find(-1, u)).toBe(holders.get(u)!.at(-1));
+      }
+      ids.seal();
+      for (const u of uuids) expect(ids.find(-1, u), u).toBe(holders.get(u)!.at(-1));
+      expect(ids.find(-1, uuidFrom(r))).toBe(-1);
+      expect(new Map(ids.duplicates)).toEqual(new Map([...holders].filter(([, list]) => list.length > 1)));
+    });
+  }
 });
