@@ -1,4 +1,4 @@
-import { RunStack } from "../read/columns.js";
+import { IntMap, RunStack } from "../read/columns.js";
 import { Turn, type EditEffect, type PairingFinding, type PairingInput, type PairingKind } from "./pairing.js";
 
 /**
@@ -29,14 +29,14 @@ import { Turn, type EditEffect, type PairingFinding, type PairingInput, type Pai
 
 /**
  * Stacks keyed by a hash, for the nodes (or call slots) on the walk's path: the top for each hash
- * in a map, each item's predecessor in a typed array indexed by the item, so a push or a pop is a
- * map write and nothing is allocated per item. The map is keyed by the hash's low 32 bits (a
- * small integer, where a 53-bit key would be a boxed number for every entry); items whose hashes
- * share them share a stack and are told apart by their full hash. Pops come in the reverse order
- * of pushes (the walk leaves what it entered last), so a popped item is its stack's top.
+ * in a map of whole numbers (`IntMap`), each item's predecessor in a typed array indexed by the
+ * item, so a push or a pop is a map write and nothing is allocated per item. The map is keyed by
+ * the hash's low 32 bits; items whose hashes share them share a stack and are told apart by their
+ * full hash. Pops come in the reverse order of pushes (the walk leaves what it entered last), so a
+ * popped item is its stack's top.
  */
 class HashStacks {
-  private readonly topOf = new Map<number, number>();
+  private readonly topOf = new IntMap();
   private readonly below: Int32Array;
   private readonly hashOf: Float64Array;
 
@@ -45,13 +45,13 @@ class HashStacks {
     this.hashOf = new Float64Array(items);
   }
   top(h: number): number {
-    let k = this.topOf.get(h | 0) ?? -1;
+    let k = this.topOf.get(h | 0);
     while (k >= 0 && this.hashOf[k] !== h) k = this.below[k]!;
     return k;
   }
   push(h: number, item: number): void {
     const key = h | 0;
-    this.below[item] = this.topOf.get(key) ?? -1;
+    this.below[item] = this.topOf.get(key);
     this.hashOf[item] = h;
     this.topOf.set(key, item);
   }

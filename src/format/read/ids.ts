@@ -97,16 +97,24 @@ export class IdIndex {
     this.kind = kind;
   }
 
-  /** A node's kind of id. */
+  /** A node's kind of id. (Small, to be inlined in the loops over every node: the rest is `runKindAt`.) */
   private kindAt(node: number): number {
-    if (this.kind) return this.kind[node]!;
+    return this.kind ? this.kind[node]! : this.runKindAt(node);
+  }
+
+  /** A node's value: its hex number, UUID slot or string reference (`value`; the rest is `runValueAt`). */
+  private valueAt(node: number): number {
+    return this.value ? this.value[node]! : this.runValueAt(node);
+  }
+
+  /** `kindAt` while the slots are runs. */
+  private runKindAt(node: number): number {
     if (node >= this.count) return NONE;
     return this.isOdd(node) ? Math.floor(this.odd.get(node)! / 2 ** 32) : UUID;
   }
 
-  /** A node's value: its hex number, UUID slot or string reference (`value`). */
-  private valueAt(node: number): number {
-    if (this.value) return this.value[node]!;
+  /** `valueAt` while the slots are runs. */
+  private runValueAt(node: number): number {
     return this.isOdd(node) ? this.odd.get(node)! % 2 ** 32 : this.uuidSlots!.at(node);
   }
 
@@ -152,7 +160,8 @@ export class IdIndex {
   add(hex: number, other: string | undefined, words?: Uint32Array): number {
     if (this.count === this.capacity) this.reserve(Math.max(16, this.count * 2));
     const uuid = hex < 0 && (words !== undefined || (other !== undefined && readUuid(other, this.word)));
-    if (this.uuidSlots && !uuid && this.odd.size >= ODD_NODES) this.columns();
+    // (a file whose ids are not UUIDs makes them at its second node)
+    if (this.uuidSlots && !uuid && (this.odd.size >= ODD_NODES || (this.count > 0 && this.uuids === 0))) this.columns();
     const node = this.count++;
     // (an odd node's place in the runs holds the value before it: they do not decrease)
     if (this.uuidSlots && !uuid) this.uuidSlots.push(node > 0 ? this.uuidSlots.at(node - 1) : 0);

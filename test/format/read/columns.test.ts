@@ -4,7 +4,7 @@
  * of each value, -1 for the values between.
  */
 import { describe, expect, it } from "vitest";
-import { IncreasingRuns, RunStack } from "../../../src/format/read/columns.js";
+import { IncreasingRuns, IntMap, release, RunStack } from "../../../src/format/read/columns.js";
 import { rng } from "../../helpers/generate.js";
 
 function agree(values: number[], room = 0): void {
@@ -90,5 +90,72 @@ describe("RunStack", () => {
     stack.length = 0;
     stack.push(9);
     expect(stack.at(0)).toBe(9);
+  });
+});
+
+describe("IntMap", () => {
+  /** Sets, gets and deletes held to a `Map`: keys from a pool (`pool` of them: a small pool, chains of collisions), any 32-bit value. */
+  function agreeMap(seed: number, steps: number, pool: number): void {
+    const r = rng(seed);
+    const m = new IntMap();
+    const want = new Map<number, number>();
+    const keys = Array.from({ length: pool }, () => (Math.floor(r() * 2 ** 32) | 0));
+    for (let s = 0; s < steps; s++) {
+      const key = keys[Math.floor(r() * pool)]!;
+      const roll = r();
+      if (roll < 0.45) {
+        const value = Math.floor(r() * 2 ** 31);
+        m.set(key, value);
+        want.set(key, value);
+      } else if (roll < 0.8) {
+        m.delete(key);
+        want.delete(key);
+      }
+      expect(m.get(key), `step ${s}`).toBe(want.get(key) ?? -1);
+    }
+    for (const key of keys) expect(m.get(key)).toBe(want.get(key) ?? -1);
+  }
+  it("a few keys, set and deleted again and again", () => agreeMap(1, 20000, 8));
+  it("thousands of keys, growing and shrinking", () => agreeMap(2, 60000, 5000));
+  it("keys whose places wrap around the table's end, deleted in every order", () => {
+    // (keys the map's hash places in the last two of its first 16 places: their runs wrap to the start)
+    const atEnd: number[] = [];
+    for (let k = 1; atEnd.length < 6; k++) if (Math.imul(k, 0x9e3779b1) >>> 28 >= 14) atEnd.push(k);
+    const r = rng(9);
+    for (let round = 0; round < 2000; round++) {
+      const m = new IntMap();
+      const want = new Map<number, number>();
+      for (const k of atEnd.slice(0, 3 + (round % 4))) {
+        m.set(k, round + k);
+        want.set(k, round + k);
+      }
+      const order = [...want.keys()].sort(() => r() - 0.5);
+      for (const k of order.slice(0, 1 + (round % order.length))) {
+        m.delete(k);
+        want.delete(k);
+        for (const j of atEnd) expect(m.get(j), `round ${round}: ${j} after deleting ${k}`).toBe(want.get(j) ?? -1);
+      }
+    }
+  });
+  it("keys that differ only in their high bits, and 0 and -1 as keys", () => {
+    const m = new IntMap();
+    const keys = [0, -1, 1 << 31, 1 << 30, (1 << 30) | 1, 3 << 29, 7 << 28];
+    keys.forEach((k, i) => m.set(k, i));
+    keys.forEach((k, i) => expect(m.get(k)).toBe(i));
+    m.delete(1 << 30);
+    expect(m.get(1 << 30)).toBe(-1);
+    keys.filter((k) => k !== 1 << 30).forEach((k) => expect(m.get(k)).toBe(keys.indexOf(k)));
+  });
+});
+
+describe("release", () => {
+  it("gives back a column that owns its buffer, and leaves a view on a shared one", () => {
+    const own = new Int32Array(1000).fill(7);
+    const shared = new Int32Array(1000).fill(3);
+    const view = shared.subarray(10, 20);
+    release(own, view);
+    expect(own.length).toBe(0);
+    expect(view.length).toBe(10);
+    expect(shared[500]).toBe(3);
   });
 });
