@@ -29,7 +29,7 @@ export class IdIndex {
   private capacity: number;
   /**
    * Per node: the id's number (HEX), its slot in `words` (UUID), or its reference in `strings`
-   * (TEXT); none while every node so far holds a UUID (`uuidSlots`).
+   * (TEXT); none while the nodes so far hold UUIDs, but a few (`uuidSlots`, `odd`).
    */
   private value: Uint32Array | undefined;
   private kind: Uint8Array | undefined;
@@ -42,7 +42,8 @@ export class IdIndex {
   /**
    * While the slots are runs: the few nodes that hold no UUID (a header's id of its own, an entry
    * with none), each one's kind * 2^32 + value, and a bit a node saying which they are. Past a
-   * few, the columns after all (`ODD_NODES`): one such node made them for the whole file.
+   * few, the columns after all (`ODD_NODES`): one such node made them for the whole file. (A file
+   * whose first two nodes hold no UUID makes them at once.)
    */
   private readonly odd = new Map<number, number>();
   private oddBits: Uint32Array = new Uint32Array(0);
