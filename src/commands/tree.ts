@@ -2,7 +2,7 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/session/session.js";
-import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries } from "../format/session/summary.js";
+import { KeptSummaries, kindName, SUMMARY_WINDOW, SummaryReader, withSummaries } from "../format/session/summary.js";
 import { KindNames } from "../render/kinds.js";
 import { previewOf } from "../render/preview.js";
 import { sanitize, sanitizeOneLine } from "../render/safe.js";
@@ -37,8 +37,9 @@ export interface TreeNodeJson {
 }
 
 /**
- * A session's tree, open: the shape from the index, labels from pass one. Nothing more is read
- * until the nodes are listed or drawn; then each one's preview is read as its window comes.
+ * A session's tree, open: the shape from the index, labels from pass one, and the previews pass
+ * one made (`KeptSummaries`: every entry's, in all but the longest sessions). The rest of the
+ * previews are read as their window is listed or drawn.
  */
 export class TreeResult {
   /** Labels by node (every holder of a labelled id). */
@@ -50,6 +51,7 @@ export class TreeResult {
     readonly session: Session,
     labels: ReadonlyMap<string, string>,
     readonly depthLimit: number | undefined,
+    private readonly kept?: KeptSummaries,
   ) {
     for (const [id, label] of labels) {
       for (const node of session.duplicateIds.get(id) ?? [session.nodeOf(id)]) if (node !== undefined) this.labelOf.set(node, label);
@@ -79,10 +81,14 @@ export class TreeResult {
     return this.labelOf.get(n) ?? null;
   }
 
+  /** A reader of the nodes' previews of at most `max` characters. */
+  previews(max: number): SummaryReader {
+    return new SummaryReader(this.session, max, previewOf(max), this.kept);
+  }
+
   /** Every drawn node as JSON, in drawing order. */
   *nodes(): Generator<TreeNodeJson> {
-    const reader = new SummaryReader(this.session, JSON_PREVIEW_CHARS, previewOf(JSON_PREVIEW_CHARS));
-    for (const [n, p] of withSummaries(reader, this.drawn(), (n) => n)) yield this.json(n, p);
+    for (const [n, p] of withSummaries(this.previews(JSON_PREVIEW_CHARS), this.drawn(), (n) => n)) yield this.json(n, p);
   }
 
   close(): void {
@@ -112,10 +118,16 @@ export class TreeResult {
   }
 }
 
-/** Opens FILE's tree (see `TreeResult`; close it when done). */
+/**
+ * Opens FILE's tree (see `TreeResult`; close it when done). Every entry is shown (unless
+ * `--depth` says otherwise): its preview, of the width the output shows, is made as pass one
+ * reads its line, so that the file is read once.
+ */
 export async function tree(options: TreeOptions, ctx: CommandContext): Promise<TreeResult> {
-  const { session, labels } = await readShape(options.file, ctx);
-  return new TreeResult(session, labels, options.depth);
+  const max = ctx.json || ctx.jsonl ? JSON_PREVIEW_CHARS : treeTextWidth(ctx.style);
+  const kept = options.depth === undefined ? new KeptSummaries(max, previewOf(max)) : undefined;
+  const { session, labels } = await readShape(options.file, ctx, kept?.previewLines);
+  return new TreeResult(session, labels, options.depth, kept?.done());
 }
 
 export async function run(options: TreeOptions, ctx: CommandContext): Promise<CommandOutcome> {
@@ -269,7 +281,7 @@ export function* renderTree(view: TreeResult, style: Style, compact = false): Ge
   const { c } = style;
   const s = view.session;
   const textWidth = treeTextWidth(style);
-  const reader = new SummaryReader(s, textWidth, previewOf(textWidth));
+  const reader = view.previews(textWidth);
   const kinds = new KindNames(s, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8)) : c.magenta(sanitize(k))));
   const previews: string[] = [];
   const current = " ← current leaf";

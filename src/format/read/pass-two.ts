@@ -91,6 +91,24 @@ export interface LineRanges {
   omitted(k: number): boolean;
 }
 
+/** No preview looks past this much of a line. */
+export const PREVIEW_CAP = 1024 * 1024;
+/** How much of a long string a preview reads. */
+const PREVIEW_KEEP = 1024;
+
+/**
+ * What a preview reads of a line of `length` bytes whose long plain string (a base64 image,
+ * usually; see `ScanFields.longStart`) is `long`: the line up to `PREVIEW_CAP`, or, around a long
+ * string longer than `PREVIEW_KEEP`, the line to that many bytes into it and what follows it. That string is
+ * plain ASCII, so the cut is clean, and no preview shows more of a string. `piece(start, end)`
+ * gives the bytes of the line from `start` to `end`: read from the file in pass two
+ * (`Session.previewBytes`), a view of the line in pass one (`OpenOptions.previewLines`), one rule.
+ */
+export function previewCut(length: number, long: { start: number; end: number } | undefined, piece: (start: number, end: number) => Buffer): Buffer {
+  if (!long || long.end - long.start <= PREVIEW_KEEP) return piece(0, Math.min(length, PREVIEW_CAP));
+  return Buffer.concat([piece(0, long.start + PREVIEW_KEEP), piece(long.end, long.end + Math.min(length - long.end, PREVIEW_CAP))]);
+}
+
 /**
  * The most bytes between two lines that one read takes in rather than reading the next line on
  * its own: a read costs about as much as copying this much from the page cache.

@@ -41,9 +41,19 @@ export interface OpenOptions {
    */
   imageData?: "full" | "length";
   /**
+   * Asked at the start of pass one, with the session's size in bytes, for what to call with each
+   * entry's node, the bytes of its line a preview reads (`previewCut`, as `Session.previewBytes`
+   * reads them in pass two: a view valid only during the call), and its type and role as
+   * `Session.nodeType` and `nodeRole` give them; undefined for nothing. `tree`, which shows every
+   * entry, makes its previews here rather than reading each line again.
+   */
+  previewLines?: (size: number) => PreviewLine | undefined;
+  /**
    * Called with each record the salvage rule finds on a line pi skips (a record fused with torn
    * text, one split by a raw newline): what pi does not read, but `repair` would keep.
    */
   onSkipped?: (value: Record<string, unknown>, line: number) => void;
 }
 
+/** What pass one hands each entry's preview bytes to (`OpenOptions.previewLines`). */
+export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined) => void;

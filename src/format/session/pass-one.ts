@@ -3,12 +3,12 @@ import { KIND_CODE, type LineKind } from "../read/line-table.js";
 import { LineFlag, LineSalvager, parseLine, type BrokenOutcome } from "../read/salvage.js";
 import { beginsSession, emptyFields, fieldsOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { hexOf } from "../read/scan-values.js";
-import { parseSkimmed } from "../read/pass-two.js";
+import { parseSkimmed, previewCut } from "../read/pass-two.js";
 import { forEachLine, growthFor } from "../read/source.js";
 import { V1IdAllocator } from "../schema/migrations.js";
 import { CURRENT_VERSION, type SessionHeader } from "../schema/types.js";
 import { TreeIndex } from "./tree.js";
-import type { OpenOptions } from "./options.js";
+import type { OpenOptions, PreviewLine } from "./options.js";
 import type { SessionParts } from "./parts.js";
 import type { ByteSource } from "../read/source.js";
 import type { AnyEntry, SessionHeader as Header } from "../schema/types.js";
@@ -37,6 +37,7 @@ interface ScanState {
   /** The scanner's fields of the current line (one object, refilled). */
   fields: ScanFields;
   onRecord: OpenOptions["onRecord"];
+  onPreviewLine: PreviewLine | undefined;
   only: OpenOptions["only"];
   skim: boolean;
   /** Every entry parsed whole for `onRecord`. */
@@ -84,6 +85,7 @@ export class PassOne {
     const state: ScanState = {
       fields: emptyFields(),
       onRecord,
+      onPreviewLine: options.previewLines?.(size),
       only,
       skim,
       whole,
@@ -234,7 +236,8 @@ export class PassOne {
       return;
     }
     t.kind[i] = KIND_CODE.entry;
-    if (type === "message" && f.role !== undefined) t.role[i] = this.p.roles.codeFor(f.role === "hookMessage" && this.session.version < 3 ? "custom" : f.role, i);
+    const role = type === "message" && f.role === "hookMessage" && this.session.version < 3 ? "custom" : f.role;
+    if (type === "message" && role !== undefined) t.role[i] = this.p.roles.codeFor(role, i);
     if (f.hasTimestamp) flags |= LineFlag.HAS_TIME;
     if (type === "leaf") {
       if (f.parentKind !== 0) flags |= LineFlag.HAS_PARENT_KEY;
@@ -275,6 +278,7 @@ export class PassOne {
       const record = this.session.record(i, node);
       state.onRecord(this.session.upgrade(obj, record), record);
     }
+    if (state.onPreviewLine) state.onPreviewLine(node, previewCut(end - start, t.long.get(i), (from, to) => buffer.subarray(start + from, start + to)), type, type === "message" ? role : undefined);
   }
 
   /** The parent id of a node whose link was cut to break a cycle, read again from its line. */

@@ -1,6 +1,6 @@
 import { KINDS, type LineKind, type LineRecord } from "../read/line-table.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3 } from "../schema/migrations.js";
-import { parseAt, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
+import { parseAt, previewCut, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
 import { LineFlag, parseLine } from "../read/salvage.js";
 import { BufferSource, FileSource, type ByteSource } from "../read/source.js";
 import type { TreeIndex } from "./tree.js";
@@ -331,18 +331,13 @@ export class Session {
   }
 
   /**
-   * A node's line for a preview: whole, except that its long string (a base64 image, usually; see
-   * `ScanFields.longStart`) keeps only its first `keep` bytes. That string is plain ASCII, so the
-   * cut is clean, and no preview shows more of a string; a line of megabytes costs a few KB.
+   * A node's line for a preview (`previewCut`): whole, except that its long string keeps only its
+   * first KB; a line of megabytes costs a few KB.
    */
-  previewBytes(node: number, keep = 1024): Buffer {
+  previewBytes(node: number): Buffer {
     const i = this.p.nodes.lineOf(node);
-    const t = this.p.table;
-    const offset = t.offsetOf(i);
-    const length = this.lengthOf(i);
-    const long = t.long.get(i);
-    if (!long || long.end - long.start <= keep) return this.source.read(offset, Math.min(length, 1024 * 1024));
-    return Buffer.concat([this.source.read(offset, long.start + keep), this.source.read(offset + long.end, Math.min(length - long.end, 1024 * 1024))]);
+    const offset = this.p.table.offsetOf(i);
+    return previewCut(this.lengthOf(i), this.p.table.long.get(i), (start, end) => this.source.read(offset + start, end - start));
   }
 
   /**

@@ -1,5 +1,6 @@
-import { BlockReads } from "../read/pass-two.js";
+import { BlockReads, PREVIEW_CAP } from "../read/pass-two.js";
 import type { Session } from "./session.js";
+import type { PreviewLine } from "./options.js";
 import { messageText, type AgentMessage, type AnyEntry } from "../schema/types.js";
 import { plural } from "../common/units.js";
 import { messageGist } from "./labels.js";
@@ -8,9 +9,10 @@ import { messageGist } from "./labels.js";
  * What an entry says in one line (`entrySummary`), and the same read from a line's bytes without
  * parsing the entry (`summaryFromBytes`: a line can hold megabytes of base64 image): the header
  * fields come first in every entry pi writes, and the text worth showing is found with a native
- * byte search, only a window of it decoded. `tree`, `path` and `show` read the lines they show in
- * a second pass, a window of nodes at a time (`SummaryReader`); the text is made safe and cut to
- * the terminal by the caller (`finish`).
+ * byte search, only a window of it decoded. `path` and `show` read the lines they show in a
+ * second pass, a window of nodes at a time (`SummaryReader`); `tree`, which shows every entry,
+ * makes them in pass one as it reads each line (`KeptSummaries`). The text is made safe and cut
+ * to the terminal by the caller (`finish`).
  */
 /** How many bytes of an entry's start hold its header fields. */
 const HEAD = 600;
@@ -48,6 +50,13 @@ export interface Line {
 
 /** Where `key` first is in the line from `from` on (outside its long string), or -1. */
 function find({ bytes, skipStart, skipEnd }: Line, key: Buffer, from = 0): number {
+  // (a key searched for where it was found already is not searched again: a native search costs
+  // more to call than to run, for every line a tree draws)
+  if (from > 0 && bytes[from] === key[0]) {
+    let k = 1;
+    while (k < key.length && bytes[from + k] === key[k]) k++;
+    if (k === key.length) return from;
+  }
   if (skipStart < 0 || from >= skipEnd) return bytes.indexOf(key, from);
   const at = bytes.subarray(0, skipStart).indexOf(key, from);
   return at >= 0 ? at : bytes.indexOf(key, skipEnd);
@@ -115,8 +124,112 @@ export function nodeSummary(session: Session, node: number, window: number): str
 /** How many nodes a window of summaries holds, and the most bytes it reads at once. */
 export const SUMMARY_WINDOW = 4096;
 const BLOCK = 4 * 1024 * 1024;
-/** No summary looks past this much of a line. */
-const LINE_CAP = 1024 * 1024;
+
+/**
+ * The memory the summaries made in pass one may take (`KeptSummaries`): enough for every entry of
+ * a 200 MB session of the corpus's shape (11 MiB) or of OpenClaw's heartbeats (26 MiB for 457,000
+ * entries); past it, the rest are read again as before.
+ */
+const KEPT_SUMMARIES_BUDGET = 32 * 1024 * 1024;
+/**
+ * The size from which a session keeps no summaries from pass one: its index leaves them no room
+ * under the memory bound (`tree` of the 1 GB gateway transcript peaks at 237-244 MiB without them,
+ * 260 with; BENCHMARKS.md, "Memory an entry"), and a second read costs it little beside the first.
+ */
+const KEPT_SUMMARIES_UP_TO = 512 * 1024 * 1024;
+
+/**
+ * Finished summaries made in pass one (`OpenOptions.previewLines`), so that the nodes a command
+ * shows need not be read again (`SummaryReader`), for the first nodes of the file as long as they
+ * fit the budget. A window of nodes' summaries is kept as one buffer of UTF-8, with where each
+ * ends: a string a summary costs some 30 bytes of V8's heap besides its text, and a window's
+ * strings joined take two bytes a character where one has an ellipsis, and a join as long again
+ * as the summaries' making.
+ */
+export class KeptSummaries {
+  private readonly texts: Buffer[] = [];
+  private readonly ends: Int32Array[] = [];
+  /** The window being filled: its text so far, and where each of its `pending` summaries ends. */
+  private text = Buffer.allocUnsafe(64 * 1024);
+  private at = 0;
+  private readonly pendingEnds = new Int32Array(SUMMARY_WINDOW);
+  private pending = 0;
+  private used = 0;
+  /** Nodes `0..count` have their summaries made; `0..kept`, sealed. */
+  private count = 0;
+  private kept = 0;
+  private full = false;
+  private readonly window: number;
+
+  constructor(
+    /** The `max` and `finish` of the `SummaryReader` these are for. */
+    readonly max: number,
+    private readonly finish: (summary: string) => string,
+    private readonly budget = KEPT_SUMMARIES_BUDGET,
+    private readonly upTo = KEPT_SUMMARIES_UP_TO,
+  ) {
+    this.window = summaryWindow(max);
+    this.onPreviewLine = (node, line, type, role) => {
+      // (nodes come in order; one out of it, or the budget spent, ends the keeping)
+      if (this.full) return;
+      if (node !== this.count || this.used + this.at >= this.budget) {
+        this.done();
+        return;
+      }
+      const summary = this.finish(summaryFromBytes(line, type, role, this.window));
+      // (a UTF-16 unit is at most three bytes of UTF-8)
+      if (this.at + 3 * summary.length > this.text.length) {
+        const grown = Buffer.allocUnsafe(Math.max(2 * this.text.length, this.at + 3 * summary.length));
+        this.text.copy(grown, 0, 0, this.at);
+        this.text = grown;
+      }
+      this.at += this.text.write(summary, this.at);
+      this.pendingEnds[this.pending++] = this.at;
+      this.count++;
+      if (this.pending === SUMMARY_WINDOW) this.seal();
+    };
+  }
+
+  private readonly onPreviewLine: PreviewLine;
+
+  /** What pass one asks for (`OpenOptions.previewLines`): none past `upTo` bytes. */
+  readonly previewLines = (size: number): PreviewLine | undefined => {
+    if (size < this.upTo) return this.onPreviewLine;
+    this.done();
+    return undefined;
+  };
+
+  /** Ends the keeping (pass one is over, or the budget spent): what is pending is sealed. */
+  done(): this {
+    if (this.pending > 0) this.seal();
+    this.full = true;
+    this.text = Buffer.alloc(0);
+    return this;
+  }
+
+  /** Whether `node`'s summary is kept. */
+  has(node: number): boolean {
+    return node >= 0 && node < this.kept;
+  }
+
+  /** The kept summary of `node`, or undefined. */
+  get(node: number): string | undefined {
+    if (!this.has(node)) return undefined;
+    const w = Math.floor(node / SUMMARY_WINDOW);
+    const k = node - w * SUMMARY_WINDOW;
+    const ends = this.ends[w]!;
+    return this.texts[w]!.toString("utf8", k === 0 ? 0 : ends[k - 1]!, ends[k]!);
+  }
+
+  private seal(): void {
+    this.texts.push(Buffer.from(this.text.subarray(0, this.at)));
+    this.ends.push(this.pendingEnds.slice(0, this.pending));
+    this.used += this.at + 4 * this.pending;
+    this.kept += this.pending;
+    this.at = 0;
+    this.pending = 0;
+  }
+}
 
 /**
  * Summaries of a tree's or a branch's nodes, a window at a time: a million entries are read with
@@ -133,9 +246,14 @@ export class SummaryReader {
     private readonly session: Session,
     max: number,
     private readonly finish: (summary: string) => string,
+    /** Summaries made in pass one: their nodes are not read (kept for another `max`: none are used). */
+    kept?: KeptSummaries,
   ) {
     this.window = summaryWindow(max);
+    this.kept = kept?.max === max ? kept : undefined;
   }
+
+  private readonly kept: KeptSummaries | undefined;
 
   /** The finished summaries of `nodes[0..count)` into `out[0..count)`, in the order given (-1: no node, ""). */
   read(nodes: Int32Array, count: number, out: string[]): void {
@@ -152,12 +270,15 @@ export class SummaryReader {
     }
     const at = order ? (j: number) => order![j]! : (j: number) => j;
     const nodeAt = (j: number) => nodes[at(j)]!;
-    // a line with a long string (an image) is read in two pieces of its own (`previewBytes`)
-    const blocks = new BlockReads(s.source, { count, offset: (j) => (nodeAt(j) < 0 ? 0 : s.nodeOffset(nodeAt(j))), length: (j) => (nodeAt(j) < 0 ? 0 : Math.min(s.nodeLength(nodeAt(j)), LINE_CAP)), omitted: (j) => nodeAt(j) < 0 || s.nodeHasLong(nodeAt(j)) }, BLOCK);
+    const kept = this.kept;
+    // a line with a long string (an image) is read in two pieces of its own (`previewBytes`); a
+    // node whose summary was kept is not read
+    const blocks = new BlockReads(s.source, { count, offset: (j) => (nodeAt(j) < 0 ? 0 : s.nodeOffset(nodeAt(j))), length: (j) => (nodeAt(j) < 0 ? 0 : Math.min(s.nodeLength(nodeAt(j)), PREVIEW_CAP)), omitted: (j) => nodeAt(j) < 0 || s.nodeHasLong(nodeAt(j)) || kept?.has(nodeAt(j)) === true }, BLOCK);
     for (let j = 0; j < count; j++) {
       const k = at(j);
       const node = nodes[k]!;
       if (node < 0) out[k] = "";
+      else if (kept?.has(node)) out[k] = kept.get(node)!;
       else if (j > 0 && node === nodeAt(j - 1)) out[k] = out[at(j - 1)]!;
       else {
         const type = s.nodeType(node);
@@ -352,7 +473,10 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
 /** Whether a line starts as JSON.stringify writes an object: `{"key":` with nothing between. */
 function compactJson(bytes: Buffer): boolean {
   if (bytes[0] !== 0x7b || bytes[1] !== 0x22) return false;
-  const close = bytes.indexOf(0x22, 2);
+  // (the first key is short: looked for byte by byte, not by a native search, as in `find`)
+  let close = 2;
+  while (close < 64 && close < bytes.length && bytes[close] !== 0x22) close++;
+  if (close === 64) close = bytes.indexOf(0x22, 64);
   return close > 0 && bytes[close + 1] === 0x3a && bytes[close + 2] !== 0x20;
 }
 

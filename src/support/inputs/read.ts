@@ -82,12 +82,14 @@ export interface ShapeRead {
 
 /**
  * The tree's shape from the scanner, parsing only label entries (`tree`, `path`, `context`): the
- * lines a command needs are read again, one by one, in pass two.
+ * lines a command needs are read again, one by one, in pass two, but for what `previewLines`
+ * (`OpenOptions`) takes of each line in pass one.
  */
-export async function readShape(file: string, ctx: CommandContext): Promise<ShapeRead> {
+export async function readShape(file: string, ctx: CommandContext, previewLines?: OpenOptions["previewLines"]): Promise<ShapeRead> {
   const labels = new Map<string, string>();
   let name: string | undefined;
   const session = await openForDisplay(file, ctx, {
+    previewLines,
     only: new Set(["label", "session_info"]),
     onRecord: (entry) => {
       if (entry.type === "session_info") {

@@ -1,13 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { lineFindings, quickFindings } from "../../../src/format/check/validate.js";
 import { IMAGE_DATA_LENGTH } from "../../../src/format/read/pass-two.js";
 import { LineFlag, parseLine } from "../../../src/format/read/salvage.js";
 import { BufferSource, FileSource, forEachLine } from "../../../src/format/read/source.js";
 import { openSessionBuffer, openSessionSync, type OpenOptions, type Session } from "../../../src/format/session/session.js";
-import { SummaryReader, withSummaries } from "../../../src/format/session/summary.js";
+import { KeptSummaries, SummaryReader, withSummaries } from "../../../src/format/session/summary.js";
 import { assistant, entry, header, jsonl, user } from "../../helpers/builders.js";
 import { previewFromBytes, previewOf } from "../../../src/render/preview.js";
-import { corpusFiles, fixture, fixtureFiles } from "../../helpers/paths.js";
+import { CORPUS, corpusFiles, fixture, fixtureFiles } from "../../helpers/paths.js";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { rng } from "../../helpers/generate.js";
 import { inModuleMemory } from "../../../src/format/read/wasm/simd.js";
 
@@ -211,6 +213,58 @@ describe("pass two without image data", () => {
       expect(preview, String(node)).toBe(previewFromBytes(s.nodeBytes(node), type, role));
     }
     expect(seen.map((x) => x.preview)).toContain("after the image");
+  });
+
+  it("gives previews made in pass one (KeptSummaries) as pass two reads them, kept or not, and reads no line again for a kept one", () => {
+    const after = (id: string, parent: string, data: string) => entry("message", id, parent, { message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "image", mimeType: "image/png", data }, { type: "text", text: "after the image" }], timestamp: 1 } });
+    const hook = (id: string, parent: string) => entry("message", id, parent, { message: { role: "hookMessage", customType: "x", content: "from a hook", display: true, timestamp: 1 } });
+    const bytes = jsonl(header(), image("i1", null, big(70_000)), after("i2", "i1", big(90_000, "B")), user("u1", "i2", big(80_000, "x")), hook("h1", "u1"), user("u2", "h1", `${"é".repeat(300)} "quoted"`), assistant("a1", "u2", "done"));
+    // (a v2 file too: its hookMessage is a custom message, by the role pass one records)
+    const v2 = Buffer.from(bytes.toString().replace('"version":3', '"version":2'));
+    for (const file of [bytes, v2]) {
+      for (const max of [12, 80, 200]) {
+        const plain = openSessionBuffer("t.jsonl", file);
+        const nodes = Array.from({ length: plain.tree.size }, (_, n) => n);
+        const read = Array.from(withSummaries(new SummaryReader(plain, max, previewOf(max)), nodes, (n) => n), ([, p]) => p);
+        // all kept, none, the first few, and none in a session of the size kept none from
+        for (const budget of [Infinity, 0, 40, -1]) {
+          const kept = budget === -1 ? new KeptSummaries(max, previewOf(max), Infinity, file.length) : new KeptSummaries(max, previewOf(max), budget);
+          const s = openSessionBuffer("t.jsonl", file, { previewLines: kept.previewLines });
+          kept.done();
+          const reads = vi.spyOn(s.source, "read");
+          const readsInto = vi.spyOn(s.source, "readInto");
+          expect(Array.from(withSummaries(new SummaryReader(s, max, previewOf(max), kept), [...nodes].reverse(), (n) => n), ([, p]) => p)).toEqual([...read].reverse());
+          expect(reads.mock.calls.length + readsInto.mock.calls.length > 0, `budget ${budget}`).toBe(budget !== Infinity);
+          const keptCount = nodes.filter((n) => kept.has(n)).length;
+          if (budget === 40) expect(keptCount > 0 && keptCount < nodes.length, `${keptCount} kept`).toBe(true);
+          else expect(keptCount).toBe(budget === Infinity ? nodes.length : 0);
+          // kept for another width: not used, and the previews are still right
+          expect(Array.from(withSummaries(new SummaryReader(s, max + 1, previewOf(max + 1), kept), nodes, (n) => n), ([, p]) => p)).toEqual(Array.from(withSummaries(new SummaryReader(plain, max + 1, previewOf(max + 1)), nodes, (n) => n), ([, p]) => p));
+        }
+      }
+    }
+  });
+
+  it("gives previews made in pass one as pass two reads them, on every fixture and real session, at a tree's widths", () => {
+    // (OpenClaw's transcripts too, live, reset and deleted: their user messages come in envelopes)
+    const stores = join(CORPUS, "..", "openclaw-stores");
+    const transcripts = readdirSync(stores, { recursive: true, encoding: "utf8" }).filter((f) => /\.jsonl(\.(reset|deleted)\.|$)/.test(f)).map((f) => join(stores, f));
+    expect(transcripts.length).toBeGreaterThan(20);
+    let nodes = 0;
+    for (const file of [...fixtureFiles(), ...corpusFiles(), ...transcripts]) {
+      for (const max of [60, 200]) {
+        const kept = new KeptSummaries(max, previewOf(max));
+        const s = openSessionSync(file, { previewLines: kept.previewLines });
+        kept.done();
+        const plain = openSessionSync(file);
+        const all = Array.from({ length: s.tree.size }, (_, n) => n);
+        expect(all.every((n) => kept.has(n)), file).toBe(true);
+        const made = all.map((n) => kept.get(n));
+        expect(made, `${file} at ${max}`).toEqual(Array.from(withSummaries(new SummaryReader(plain, max, previewOf(max)), all, (n) => n), ([, p]) => p));
+        nodes += all.length;
+      }
+    }
+    expect(nodes).toBeGreaterThan(8_000);
   });
 
   it("reads long image data in full when asked (the default)", () => {
