@@ -409,8 +409,11 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
       message.command = stringAfter(line, COMMAND_KEY, window);
       return entry;
     }
+    // (the text: string content, else the first text block's, found once for both reads below)
     const at = find(line, CONTENT_KEY);
-    const read = (size: number) => (at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? stringAfter(line, CONTENT_KEY, size, at) : undefined) ?? stringAfter(line, TEXT_KEY, size, Math.max(0, at));
+    const key = at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? CONTENT_KEY : TEXT_KEY;
+    const keyAt = key === CONTENT_KEY ? at : find(line, TEXT_KEY, Math.max(0, at));
+    const read = (size: number) => (keyAt < 0 ? undefined : stringAfter(line, key, size, keyAt));
     let text = read(window);
     // (a user message in OpenClaw's envelope is previewed by what follows it: read far enough to pass
     // it, whatever the first read's length says: a window of bytes decodes to fewer characters)
