@@ -44,8 +44,9 @@ export interface OpenOptions {
    * Asked at the start of pass one, with the session's size in bytes, for what to call with each
    * entry's node, the bytes of its line a preview reads (`previewCut`, as `Session.previewBytes`
    * reads them in pass two: a view valid only during the call), and its type and role as
-   * `Session.nodeType` and `nodeRole` give them; undefined for nothing. `tree`, which shows every
-   * entry, makes its previews here rather than reading each line again.
+   * `Session.nodeType` and `nodeRole` give them; undefined for nothing. It returns whether it wants
+   * more: once false, pass one calls it no more. `tree`, which shows every entry, makes its
+   * previews here rather than reading each line again.
    */
   previewLines?: (size: number) => PreviewLine | undefined;
   /**
@@ -56,4 +57,4 @@ export interface OpenOptions {
 }
 
 /** What pass one hands each entry's preview bytes to (`OpenOptions.previewLines`). */
-export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined) => void;
+export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined) => boolean;

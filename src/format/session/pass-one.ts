@@ -37,7 +37,9 @@ interface ScanState {
   /** The scanner's fields of the current line (one object, refilled). */
   fields: ScanFields;
   onRecord: OpenOptions["onRecord"];
-  onPreviewLine: PreviewLine | undefined;
+  /** Whether `onPreviewLine` wants the entries' preview bytes (it stops wanting them). */
+  previews: boolean;
+  onPreviewLine: PreviewLine;
   only: OpenOptions["only"];
   skim: boolean;
   /** Every entry parsed whole for `onRecord`. */
@@ -85,7 +87,8 @@ export class PassOne {
     const state: ScanState = {
       fields: emptyFields(),
       onRecord,
-      onPreviewLine: options.previewLines?.(size),
+      previews: false,
+      onPreviewLine: () => false,
       only,
       skim,
       whole,
@@ -100,6 +103,11 @@ export class PassOne {
       // Tables grow to what the file's bytes so far say the rest will need (a little over).
       growNodes: () => growthFor(nodes.count, state.at, size),
     };
+    const previews = options.previewLines?.(size);
+    if (previews) {
+      state.previews = true;
+      state.onPreviewLine = previews;
+    }
     const growLines = () => growthFor(t.count, state.at, size);
     forEachLine(this.session.source, (buffer, start, end, line, offset, terminated) => {
       state.at = offset;
@@ -278,7 +286,13 @@ export class PassOne {
       const record = this.session.record(i, node);
       state.onRecord(this.session.upgrade(obj, record), record);
     }
-    if (state.onPreviewLine) state.onPreviewLine(node, previewCut(end - start, t.long.get(i), (from, to) => buffer.subarray(start + from, start + to)), type, type === "message" ? role : undefined);
+    if (state.previews) this.previewLine(state, node, i, type, role, buffer, start, end);
+  }
+
+  /** A caller's preview of an entry, made from the line in hand (`OpenOptions.previewLines`), until it wants no more. */
+  private previewLine(state: ScanState, node: number, i: number, type: string | undefined, role: string | undefined, buffer: Buffer, start: number, end: number): void {
+    const bytes = previewCut(end - start, this.p.table.long.get(i), (from, to) => buffer.subarray(start + from, start + to));
+    state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined);
   }
 
   /** The parent id of a node whose link was cut to break a cycle, read again from its line. */

@@ -161,20 +161,27 @@ export class KeptSummaries {
   private full = false;
   private readonly window: number;
 
+  private readonly budget: number;
+  private readonly upTo: number;
+
+  /**
+   * For a `SummaryReader` of `max` and `finish`. `budget` and `upTo` (bytes) default to
+   * `KEPT_SUMMARIES_BUDGET` and `KEPT_SUMMARIES_UP_TO`.
+   */
   constructor(
-    /** The `max` and `finish` of the `SummaryReader` these are for. */
     readonly max: number,
     private readonly finish: (summary: string) => string,
-    private readonly budget = KEPT_SUMMARIES_BUDGET,
-    private readonly upTo = KEPT_SUMMARIES_UP_TO,
+    { budget = KEPT_SUMMARIES_BUDGET, upTo = KEPT_SUMMARIES_UP_TO }: { budget?: number; upTo?: number } = {},
   ) {
+    this.budget = budget;
+    this.upTo = upTo;
     this.window = summaryWindow(max);
     this.onPreviewLine = (node, line, type, role) => {
       // (nodes come in order; one out of it, or the budget spent, ends the keeping)
-      if (this.full) return;
+      if (this.full) return false;
       if (node !== this.count || this.used + this.at >= this.budget) {
         this.done();
-        return;
+        return false;
       }
       const summary = this.finish(summaryFromBytes(line, type, role, this.window));
       // (a UTF-16 unit is at most three bytes of UTF-8)
@@ -187,6 +194,7 @@ export class KeptSummaries {
       this.pendingEnds[this.pending++] = this.at;
       this.count++;
       if (this.pending === SUMMARY_WINDOW) this.seal();
+      return true;
     };
   }
 

@@ -228,7 +228,7 @@ describe("pass two without image data", () => {
         const read = Array.from(withSummaries(new SummaryReader(plain, max, previewOf(max)), nodes, (n) => n), ([, p]) => p);
         // all kept, none, the first few, and none in a session of the size kept none from
         for (const budget of [Infinity, 0, 40, -1]) {
-          const kept = budget === -1 ? new KeptSummaries(max, previewOf(max), Infinity, file.length) : new KeptSummaries(max, previewOf(max), budget);
+          const kept = budget === -1 ? new KeptSummaries(max, previewOf(max), { budget: Infinity, upTo: file.length }) : new KeptSummaries(max, previewOf(max), { budget });
           const s = openSessionBuffer("t.jsonl", file, { previewLines: kept.previewLines });
           kept.done();
           const reads = vi.spyOn(s.source, "read");
@@ -243,6 +243,27 @@ describe("pass two without image data", () => {
         }
       }
     }
+  });
+
+  it("hands pass one's preview bytes on, with the session's size asked first, until the caller wants no more", () => {
+    const bytes = jsonl(header(), image("i1", null, big(70_000)), user("u1", "i1", "one"), user("u2", "u1", "two"), assistant("a1", "u2", "done"));
+    const sizes: number[] = [];
+    const seen: Array<[number, string | undefined, string | undefined, number]> = [];
+    const s = openSessionBuffer("t.jsonl", bytes, {
+      previewLines: (size) => {
+        sizes.push(size);
+        return (node, line, type, role) => seen.push([node, type, role, line.length]) < 3;
+      },
+    });
+    expect(sizes).toEqual([bytes.length]);
+    // (the image line cut as previewBytes cuts it; the fourth entry not handed on)
+    expect(seen).toEqual([
+      [0, "message", "user", s.previewBytes(0).length],
+      [1, "message", "user", s.nodeLength(1)],
+      [2, "message", "user", s.nodeLength(2)],
+    ]);
+    expect(s.previewBytes(0).length).toBeLessThan(2048);
+    expect(openSessionBuffer("t.jsonl", bytes, { previewLines: () => undefined }).tree.size).toBe(4);
   });
 
   it("gives previews made in pass one as pass two reads them, on every fixture and real session, at a tree's widths", () => {
