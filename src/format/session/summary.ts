@@ -133,10 +133,10 @@ const BLOCK = 4 * 1024 * 1024;
 const KEPT_SUMMARIES_BUDGET = 32 * 1024 * 1024;
 /**
  * The size from which a session keeps no summaries from pass one: its index leaves them no room
- * under the memory bound (`tree` of the 1 GB gateway transcript peaks at 237-244 MiB without them,
- * 260 with; BENCHMARKS.md, "Memory an entry"), and a second read costs it little beside the first.
+ * under the memory bound, and a second read costs it little beside the first (BENCHMARKS.md,
+ * "previews in pass one").
  */
-const KEPT_SUMMARIES_UP_TO = 512 * 1024 * 1024;
+const KEPT_SUMMARIES_UP_TO = 256 * 1024 * 1024;
 
 /**
  * Finished summaries made in pass one (`OpenOptions.previewLines`), so that the nodes a command
