@@ -99,9 +99,9 @@ const PREVIEW_KEEP = 1024;
 /**
  * What a preview reads of a line of `length` bytes whose long plain string (a base64 image,
  * usually; see `ScanFields.longStart`) is `long`: the line up to `PREVIEW_CAP`, or, around a long
- * string longer than `PREVIEW_KEEP`, the line to that many bytes into it and what follows it. That string is
- * plain ASCII, so the cut is clean, and no preview shows more of a string. `piece(start, end)`
- * gives the bytes of the line from `start` to `end`: read from the file in pass two
+ * string longer than `PREVIEW_KEEP`, the line to that many bytes into it and what follows it.
+ * That string is plain ASCII, so the cut is clean, and no preview shows more of a string.
+ * `piece(start, end)` gives the line's bytes from `start` to `end`: read from the file in pass two
  * (`Session.previewBytes`), a view of the line in pass one (`OpenOptions.previewLines`), one rule.
  */
 export function previewCut(length: number, long: { start: number; end: number } | undefined, piece: (start: number, end: number) => Buffer): Buffer {

@@ -142,9 +142,9 @@ const KEPT_SUMMARIES_UP_TO = 256 * 1024 * 1024;
  * Finished summaries made in pass one (`OpenOptions.previewLines`), so that the nodes a command
  * shows need not be read again (`SummaryReader`), for the first nodes of the file as long as they
  * fit the budget. A window of nodes' summaries is kept as one buffer of UTF-8, with where each
- * ends: a string a summary costs some 30 bytes of V8's heap besides its text, and a window's
- * strings joined take two bytes a character where one has an ellipsis, and a join as long again
- * as the summaries' making.
+ * ends: kept as strings they held what they were cut from, and a window's strings joined took
+ * two bytes a character where one had an ellipsis, and long to join (BENCHMARKS.md, "previews in
+ * pass one").
  */
 export class KeptSummaries {
   private readonly texts: Buffer[] = [];
