@@ -84,11 +84,12 @@ export class PassOne {
     const { onRecord, only } = options;
     const skim = onRecord !== undefined && options.skim === true && only === undefined;
     const whole = onRecord !== undefined && !skim && only === undefined;
+    const previews = options.previewLines?.(size);
     const state: ScanState = {
       fields: emptyFields(),
       onRecord,
-      previews: false,
-      onPreviewLine: () => false,
+      previews: previews !== undefined,
+      onPreviewLine: previews ?? (() => false),
       only,
       skim,
       whole,
@@ -103,11 +104,6 @@ export class PassOne {
       // Tables grow to what the file's bytes so far say the rest will need (a little over).
       growNodes: () => growthFor(nodes.count, state.at, size),
     };
-    const previews = options.previewLines?.(size);
-    if (previews) {
-      state.previews = true;
-      state.onPreviewLine = previews;
-    }
     const growLines = () => growthFor(t.count, state.at, size);
     forEachLine(this.session.source, (buffer, start, end, line, offset, terminated) => {
       state.at = offset;

@@ -155,8 +155,7 @@ export class KeptSummaries {
   private readonly pendingEnds = new Int32Array(SUMMARY_WINDOW);
   private pending = 0;
   private used = 0;
-  /** Nodes `0..count` have their summaries made; `0..kept`, sealed. */
-  private count = 0;
+  /** Nodes `0..kept` have their summaries sealed; the `pending` after them, made. */
   private kept = 0;
   private full = false;
   private readonly window: number;
@@ -179,7 +178,7 @@ export class KeptSummaries {
     this.onPreviewLine = (node, line, type, role) => {
       // (nodes come in order; one out of it, or the budget spent, ends the keeping)
       if (this.full) return false;
-      if (node !== this.count || this.used + this.at >= this.budget) {
+      if (node !== this.kept + this.pending || this.used + this.at >= this.budget) {
         this.done();
         return false;
       }
@@ -192,7 +191,6 @@ export class KeptSummaries {
       }
       this.at += this.text.write(summary, this.at);
       this.pendingEnds[this.pending++] = this.at;
-      this.count++;
       if (this.pending === SUMMARY_WINDOW) this.seal();
       return true;
     };
