@@ -482,10 +482,7 @@ export function partialEntry(line: Line, type: string | undefined, role: string 
 /** Whether a line starts as JSON.stringify writes an object: `{"key":` with nothing between. */
 function compactJson(bytes: Buffer): boolean {
   if (bytes[0] !== 0x7b || bytes[1] !== 0x22) return false;
-  // (the first key is short: looked for byte by byte, not by a native search, as in `find`)
-  let close = 2;
-  while (close < 64 && close < bytes.length && bytes[close] !== 0x22) close++;
-  if (close === 64) close = bytes.indexOf(0x22, 64);
+  const close = bytes.indexOf(0x22, 2);
   return close > 0 && bytes[close + 1] === 0x3a && bytes[close + 2] !== 0x20;
 }
 
