@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openSessionSync } from "../../src/format/session/session.js";
-import { entrySummary, partialEntry as partialFromBytes } from "../../src/format/session/summary.js";
+import { entrySummary } from "../../src/format/session/summary.js";
+import { partialEntry as partialFromBytes } from "../../src/format/session/line-summary.js";
 import { previewFromBytes } from "../../src/render/preview.js";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -33,7 +34,7 @@ describe("preview", () => {
 
 describe("partialEntry", () => {
   const line = (o: unknown) => JSON.stringify(o);
-  const partialEntry = (text: string, type: string | undefined, role: string | undefined) => partialFromBytes({ bytes: Buffer.from(text), skipStart: -1, skipEnd: -1 }, type, role, 800);
+  const partialEntry = (text: string, type: string | undefined, role: string | undefined) => partialFromBytes(Buffer.from(text), type, role, 800);
   it("rebuilds what a summary needs from the start of a line", () => {
     const user = line({ type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: [{ type: "text", text: 'say "hi"\nnow' }] } });
     expect(entrySummary(partialEntry(user, "message", "user"))).toBe('say "hi"\nnow');
@@ -54,9 +55,13 @@ describe("partialEntry", () => {
 });
 
 describe("one summary rule", () => {
-  it("a preview from a line's bytes reads as the summary of the parsed entry, for every entry of every fixture and corpus file", () => {
+  it("a preview from a line's bytes reads as the summary of the parsed entry, for every entry of every fixture, corpus file and OpenClaw transcript", () => {
     let compared = 0;
-    for (const file of [...fixtureFiles(), ...corpusFiles()].filter((f) => f.endsWith(".jsonl"))) {
+    const stores = join(ROOT, "../shared/openclaw-stores");
+    // (live transcripts, and those OpenClaw archived on a reset or a delete)
+    const transcripts = readdirSync(stores, { recursive: true, encoding: "utf8" }).filter((f) => /\/sessions\/[^/]+\.jsonl(?:\.(?:reset|deleted)\.[^/]+)?$/.test(f)).map((f) => join(stores, f));
+    expect(transcripts.length).toBeGreaterThan(20);
+    for (const file of [...[...fixtureFiles(), ...corpusFiles()].filter((f) => f.endsWith(".jsonl")), ...transcripts]) {
       let session;
       try {
         session = openSessionSync(file);
@@ -98,6 +103,23 @@ describe("one summary rule", () => {
       session.close();
     }
     expect(enveloped).toBeGreaterThan(2);
+  });
+
+  it("reads a message's text from its blocks, not from a tool call's arguments that hold a text (OpenClaw's message and tts tools)", () => {
+    const calls = [
+      { type: "thinking", thinking: "say it aloud" },
+      { type: "toolCall", id: "c1", name: "tts", arguments: { text: "wake up" } },
+      { type: "toolCall", id: "c2", name: "message", arguments: { action: "send", text: "Hello!", content: "hi" } },
+    ];
+    const entry = { type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "assistant", content: calls } };
+    const bytes = Buffer.from(JSON.stringify(entry));
+    expect(previewFromBytes(bytes, "message", "assistant", 80)).toBe("→ tts(…), message(…)");
+    expect(previewFromBytes(bytes, "message", "assistant", 80)).toBe(preview(entrySummary(entry as never), 80));
+    // a text block after the calls is the text, wherever it lies; a command shown where the arguments start with one
+    const withText = { ...entry, message: { role: "assistant", content: [...calls, { type: "text", text: "sent" }] } };
+    expect(previewFromBytes(Buffer.from(JSON.stringify(withText)), "message", "assistant", 80)).toBe("sent");
+    const bash = { ...entry, message: { role: "assistant", content: [{ type: "toolCall", id: "c", name: "exec", arguments: { command: "git status", text: "x" } }] } };
+    expect(previewFromBytes(Buffer.from(JSON.stringify(bash)), "message", "assistant", 80)).toBe("→ exec git status");
   });
 
   it("holds for generated texts of every kind of whitespace, escapes and wide letters, cut at every width", () => {

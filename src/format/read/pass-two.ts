@@ -105,9 +105,16 @@ const PREVIEW_KEEP = 1024;
  * (`Session.previewBytes`), a view of the line in pass one (`OpenOptions.previewLines`), one rule.
  */
 export function previewCut(length: number, long: { start: number; end: number } | undefined, piece: (start: number, end: number) => Buffer): Buffer {
-  if (!long || long.end - long.start <= PREVIEW_KEEP) return piece(0, Math.min(length, PREVIEW_CAP));
+  if (!cutsLong(long)) return piece(0, Math.min(length, PREVIEW_CAP));
   return Buffer.concat([piece(0, long.start + PREVIEW_KEEP), piece(long.end, long.end + Math.min(length - long.end, PREVIEW_CAP))]);
 }
+
+/** Whether `previewCut` cuts a line of `length` bytes whose long plain string is `long`: it is then no JSON (no scan or parse reads it). */
+export function previewIsCut(length: number, long: { start: number; end: number } | undefined): boolean {
+  return cutsLong(long) || length > PREVIEW_CAP;
+}
+
+const cutsLong = (long: { start: number; end: number } | undefined): long is { start: number; end: number } => long !== undefined && long.end - long.start > PREVIEW_KEEP;
 
 /**
  * The most bytes between two lines that one read takes in rather than reading the next line on

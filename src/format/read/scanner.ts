@@ -15,7 +15,7 @@
  */
 
 import { isAscii } from "node:buffer";
-import { simdScan, simdSlots } from "./wasm/simd.js";
+import { scratch, simdScan, simdSlots } from "./wasm/simd.js";
 import { decodeId, decodeString, hexOf, hexString, isoTime, knownString, readId, readUuid, UUID_READ, uuidString } from "./scan-values.js";
 
 export const enum Verdict {
@@ -64,7 +64,8 @@ export interface ScanFields {
   /** Where the (last) value of `message.content` starts (-1: none, or a line `JSON.parse` read). */
   contentStart: number;
   /**
-   * Only from `scanShape`: what the content's blocks hold that grep reads, in order (`textKind`):
+   * From `scanShape`, or `scanLine` asked for them: what the content's blocks hold that grep and a
+   * preview read, in order (`textKind`):
    * 1 a `text` block's string, 2 a `thinking` block's, 3 a `toolCall` block's `name`, each as its
    * quotes (`textOpen[k]`, `textClose[k]`), and 4 where a `toolCall` block's `arguments` start
    * (`textOpen[k]`); the last value of each key. -1 where a block's type is escaped or there are
@@ -188,15 +189,19 @@ export function beginsSession(id: unknown, previousId: unknown, nextParentKind: 
 /**
  * Scans `b[start..end)`. Fills `out` and returns the verdict; `out` is only meaningful for
  * `Verdict.Valid`, its positions relative to `b[start]`. Defers any line outside the WebAssembly
- * module's memory (see the module comment).
+ * module's memory (see the module comment). With `texts`, the content's texts too (`ScanFields.texts`:
+ * pass one's previews read them; the scan pays 3 % for them).
  */
-export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length, deep = true): Verdict {
+export function scanLine(b: Uint8Array, out: ScanFields, start = 0, end = b.length, deep = true, texts = false): Verdict {
   // A trailing CR (CRLF files) is whitespace; any other byte below 0x20 rules out the fast path.
   const body = end > start && b[end - 1] === 0x0d ? end - 1 : end;
-  const verdict = simdScan(b, start, end, body);
+  const verdict = simdScan(b, start, end, body, texts);
   if (verdict < 0) return Verdict.Defer;
-  if (verdict === Verdict.Valid) fill(b, simdSlots, b.byteOffset, start, out, deep);
-  else out.object = false;
+  if (verdict === Verdict.Valid) {
+    fill(b, simdSlots, b.byteOffset, start, out, deep);
+    if (texts) fillTexts(simdSlots, b.byteOffset + start, out);
+    else out.texts = -1;
+  } else out.object = false;
   return verdict;
 }
 
@@ -225,14 +230,29 @@ export function scanShape(b: Uint8Array, out: ScanFields, start: number, end: nu
   out.messageEnd = p < 0 ? -1 : r[Slot.MessageEnd]! - base - start;
   p = r[Slot.ContentStart]!;
   out.contentStart = p < 0 ? -1 : p - base - start;
+  fillTexts(r, base + start, out);
+  return verdict;
+}
+
+function fillTexts(r: Int32Array, lineAt: number, out: ScanFields): void {
   const texts = r[Slot.Texts]!;
   out.texts = texts;
   for (let k = 0; k < texts; k++) {
-    out.textOpen[k] = r[TEXTS + 3 * k]! - base - start;
-    out.textClose[k] = r[TEXTS + 3 * k + 1]! - base - start;
+    out.textOpen[k] = r[TEXTS + 3 * k]! - lineAt;
+    out.textClose[k] = r[TEXTS + 3 * k + 1]! - lineAt;
     out.textKind[k] = r[TEXTS + 3 * k + 2]!;
   }
-  return verdict;
+}
+
+/**
+ * `scanShape` of a line held anywhere (pass two's reads, not the module's memory), scanned in a
+ * copy: Defer when the memory is lent out (a pass one is reading) or WebAssembly is unavailable.
+ */
+export function scanShapeOf(bytes: Uint8Array, out: ScanFields): Verdict {
+  const memory = scratch();
+  if (!memory || bytes.length > memory.length) return Verdict.Defer;
+  memory.set(bytes);
+  return scanShape(memory, out, 0, bytes.length);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ScanFields } from "../read/scanner.js";
 import type { LineRecord } from "../read/line-table.js";
 import type { AnyEntry, SessionHeader } from "../schema/types.js";
 
@@ -43,10 +44,12 @@ export interface OpenOptions {
   /**
    * Asked at the start of pass one, with the session's size in bytes, for what to call with each
    * entry's node, the bytes of its line a preview reads (`previewCut`, as `Session.previewBytes`
-   * reads them in pass two: a view valid only during the call), and its type and role as
-   * `Session.nodeType` and `nodeRole` give them; undefined for nothing. It returns whether it wants
-   * more: once false, pass one calls it no more. `tree`, which shows every entry, makes its
-   * previews here rather than reading each line again.
+   * reads them in pass two: a view valid only during the call), its type and role as
+   * `Session.nodeType` and `nodeRole` give them, whether those bytes are cut (`previewIsCut`), and
+   * the scanner's fields of the line, its content's texts and all (undefined for a line the scanner
+   * deferred: `JSON.parse` read it); undefined for nothing. It returns whether it wants more: once
+   * false, pass one calls it no more. `tree`, which shows every entry, makes its previews here
+   * rather than reading each line again.
    */
   previewLines?: (size: number) => PreviewLine | undefined;
   /**
@@ -57,4 +60,4 @@ export interface OpenOptions {
 }
 
 /** What pass one hands each entry's preview bytes to (`OpenOptions.previewLines`). */
-export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined) => boolean;
+export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined, cut: boolean, fields: ScanFields | undefined) => boolean;

@@ -1,9 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { KIND_CODE, type LineKind } from "../read/line-table.js";
 import { LineFlag, LineSalvager, parseLine, type BrokenOutcome } from "../read/salvage.js";
-import { beginsSession, emptyFields, fieldsOf, LONG_STRING, scanLine, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
+import { beginsSession, emptyFields, fieldsOf, LONG_STRING, scanLine, scanShape, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { hexOf } from "../read/scan-values.js";
-import { parseSkimmed, previewCut } from "../read/pass-two.js";
+import { parseSkimmed, previewCut, previewIsCut } from "../read/pass-two.js";
 import { forEachLine, growthFor } from "../read/source.js";
 import { V1IdAllocator } from "../schema/migrations.js";
 import { CURRENT_VERSION, type SessionHeader } from "../schema/types.js";
@@ -36,6 +36,8 @@ interface Filled {
 interface ScanState {
   /** The scanner's fields of the current line (one object, refilled). */
   fields: ScanFields;
+  /** Whether the scanner read the current line (else `JSON.parse` did, and `fields` hold no positions). */
+  scanned: boolean;
   onRecord: OpenOptions["onRecord"];
   /** Whether `onPreviewLine` wants the entries' preview bytes (it stops wanting them). */
   previews: boolean;
@@ -66,6 +68,8 @@ const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "c
 export class PassOne {
   /** A v1 entry's id and parent, as pi gives them in memory (hex), for the node table. */
   private readonly v1Fields: NodeIds = { ...emptyFields(), parentKind: 1 };
+  /** The scanner's fields of a line `JSON.parse` read, for its preview (`previewLine`). */
+  private readonly previewFields = emptyFields();
 
   constructor(
     private readonly session: Filled,
@@ -87,6 +91,7 @@ export class PassOne {
     const previews = options.previewLines?.(size);
     const state: ScanState = {
       fields: emptyFields(),
+      scanned: false,
       onRecord,
       previews: previews !== undefined,
       onPreviewLine: previews ?? (() => false),
@@ -113,7 +118,8 @@ export class PassOne {
       // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
       // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
       // a line outside its memory) take the JSON.parse path.
-      const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim);
+      const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim, state.previews);
+      state.scanned = verdict === Verdict.Valid;
       if (verdict === Verdict.Valid && state.fields.object) {
         this.addRecord(state, i, line, this.readRecordLine(state, buffer, start, end, i), flags | this.recordFlags(state.fields, buffer, start, end, i), buffer, start, end);
         return;
@@ -209,6 +215,7 @@ export class PassOne {
     }
     const obj = value as Record<string, unknown>;
     fieldsOf(obj, state.fields);
+    state.scanned = false;
     this.addRecord(state, i, line, obj, flags, buffer, start, end);
   }
 
@@ -287,8 +294,15 @@ export class PassOne {
 
   /** A caller's preview of an entry, made from the line in hand (`OpenOptions.previewLines`), until it wants no more. */
   private previewLine(state: ScanState, node: number, i: number, type: string | undefined, role: string | undefined, buffer: Buffer, start: number, end: number): void {
-    const bytes = previewCut(end - start, this.p.table.long.get(i), (from, to) => buffer.subarray(start + from, start + to));
-    state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined);
+    const long = this.p.table.long.get(i);
+    const bytes = previewCut(end - start, long, (from, to) => buffer.subarray(start + from, start + to));
+    const cut = previewIsCut(end - start, long);
+    // (a message's preview reads the scanner's fields of its line: a line `JSON.parse` read, line 1
+    // or any line when every entry is parsed whole, is scanned for them here, in place, as pass two
+    // scans its copy)
+    let fields = state.scanned ? state.fields : undefined;
+    if (!fields && type === "message" && !cut && scanShape(buffer, this.previewFields, start, end) === Verdict.Valid && this.previewFields.object) fields = this.previewFields;
+    state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined, cut, fields);
   }
 
   /** The parent id of a node whose link was cut to break a cycle, read again from its line. */

@@ -1,6 +1,6 @@
 import { KINDS, type LineKind, type LineRecord } from "../read/line-table.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3 } from "../schema/migrations.js";
-import { parseAt, previewCut, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
+import { parseAt, previewCut, previewIsCut, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
 import { LineFlag, parseLine } from "../read/salvage.js";
 import { BufferSource, FileSource, type ByteSource } from "../read/source.js";
 import type { TreeIndex } from "./tree.js";
@@ -338,6 +338,12 @@ export class Session {
     const i = this.p.nodes.lineOf(node);
     const offset = this.p.table.offsetOf(i);
     return previewCut(this.lengthOf(i), this.p.table.long.get(i), (start, end) => this.source.read(offset + start, end - start));
+  }
+
+  /** Whether `previewBytes` cuts the node's line (it is then no JSON). */
+  previewIsCut(node: number): boolean {
+    const i = this.p.nodes.lineOf(node);
+    return previewIsCut(this.lengthOf(i), this.p.table.long.get(i));
   }
 
   /**

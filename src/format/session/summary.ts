@@ -4,121 +4,29 @@ import type { PreviewLine } from "./options.js";
 import { messageText, type AgentMessage, type AnyEntry } from "../schema/types.js";
 import { plural } from "../common/units.js";
 import { messageGist } from "./labels.js";
+import { partialEntry, summaryWindow } from "./line-summary.js";
+import type { ScanFields } from "../read/scanner.js";
 
 /**
  * What an entry says in one line (`entrySummary`), and the same read from a line's bytes without
- * parsing the entry (`summaryFromBytes`: a line can hold megabytes of base64 image): the header
- * fields come first in every entry pi writes, and the text worth showing is found with a native
- * byte search, only a window of it decoded. `path` and `show` read the lines they show in a
- * second pass, a window of nodes at a time (`SummaryReader`); `tree`, which shows every entry,
- * makes them in pass one as it reads each line (`KeptSummaries`). The text is made safe and cut
- * to the terminal by the caller (`finish`).
+ * parsing the entry (`summaryFromBytes`; how, in line-summary.ts). `path` and `show` read the lines
+ * they show in a second pass, a window of nodes at a time (`SummaryReader`); `tree`, which shows
+ * every entry, makes them in pass one as it reads each line (`KeptSummaries`). The text is made
+ * safe and cut to the terminal by the caller (`finish`).
  */
-/** How many bytes of an entry's start hold its header fields. */
-const HEAD = 600;
-/** The fewest bytes of a string decoded for a preview. */
-const TEXT_MIN = 64;
-/** How much of a user message in OpenClaw's envelope a preview reads: past the envelope (`messageGist`). */
-const ENVELOPE_WINDOW = 16 * 1024;
-const ENVELOPE_START = /^(?:System: \[|\[|[^\n]*\((?:untrusted|metadata)\b)/i;
-
-const TEXT_KEY = Buffer.from('"text":"');
-const CONTENT_KEY = Buffer.from('"content":');
-const THINKING_KEY = Buffer.from('"thinking":"');
-const CALL_KEY = Buffer.from('"type":"toolCall"');
-const COMMAND_KEY = Buffer.from('"command":"');
-const ARGUMENTS_KEY = Buffer.from('"arguments":');
-const IMAGE_KEY = Buffer.from('"type":"image"');
-const TOKENS_KEY = Buffer.from('"tokensBefore":');
-const STOP_KEY = Buffer.from('"stopReason":"');
-const ERROR_KEY = Buffer.from('"errorMessage":"');
-
-/** `end`, moved back to the first byte of the UTF-8 character it falls in: a cut there decodes cleanly (no U+FFFD). */
-function charBoundary(bytes: Buffer, end: number): number {
-  if (end >= bytes.length) return bytes.length;
-  let e = end;
-  while (e > end - 3 && e > 0 && (bytes[e]! & 0xc0) === 0x80) e--;
-  return e;
-}
-
-/** A line's bytes, and the body of its long plain string if any (no key lies in it: searches skip it). */
-export interface Line {
-  bytes: Buffer;
-  skipStart: number;
-  skipEnd: number;
-}
-
-/** Where `key` first is in the line from `from` on (outside its long string), or -1. */
-function find({ bytes, skipStart, skipEnd }: Line, key: Buffer, from = 0): number {
-  // (a key searched for where it was found already is not searched again: a native search costs
-  // more to call than to run, for every line a tree draws)
-  if (from > 0 && bytes[from] === key[0]) {
-    let k = 1;
-    while (k < key.length && bytes[from + k] === key[k]) k++;
-    if (k === key.length) return from;
-  }
-  if (skipStart < 0 || from >= skipEnd) return bytes.indexOf(key, from);
-  const at = bytes.subarray(0, skipStart).indexOf(key, from);
-  return at >= 0 ? at : bytes.indexOf(key, skipEnd);
-}
-
-/** The bytes from `key` on, decoded, or "" when the key is not in the line. */
-function around(line: Line, key: Buffer, size: number, from = 0): string {
-  const at = find(line, key, from);
-  return at < 0 ? "" : line.bytes.toString("utf8", at, charBoundary(line.bytes, at + key.length + size));
-}
-
-/** The JSON string that follows `key` (a key ending in `:"`, or `:` before a string) in the line, decoded (cut at the window), or undefined. */
-function stringAfter(line: Line, key: Buffer, size: number, from = 0): string | undefined {
-  const body = key[key.length - 1] === 0x22 ? key.length : key.length + 1;
-  const at = find(line, key, from);
-  if (at < 0) return undefined;
-  // Most strings hold no escape in the window: their bytes are the string. One look at each byte
-  // of the window finds the closing quote or the first escape (native searches cost a call each,
-  // and the escape search ran to the line's end).
-  const { bytes } = line;
-  const start = at + body;
-  if (bytes[start - 1] === 0x22) {
-    const limit = Math.min(bytes.length, at + key.length + size + 1);
-    let i = start;
-    let shown = 0;
-    for (; i < limit; i++) {
-      const b = bytes[i]!;
-      if (b === 0x22 || b === 0x5c) break;
-      if (b > 0x20 && b < 0x7f) shown++;
-      else if (b >= 0xc3 && b !== 0xe1 && b !== 0xe2 && b !== 0xef && !(b === 0xe3 && bytes[i + 1] === 0x80)) shown++;
-    }
-    if (i < limit && bytes[i] === 0x22) return bytes.toString("utf8", start, i);
-    // The window holds no quote and no escape, and enough to show, as the loop below asks: counted
-    // are characters that cannot be whitespace (a lead byte that may start one, as U+00A0,
-    // U+2000-U+205F, U+3000 and U+FEFF do, is not counted: at worst the loop below decides).
-    if (i === limit && limit < bytes.length && shown * 4 > size) return bytes.toString("utf8", start, charBoundary(bytes, limit));
-  }
-  for (let window = size; ; window *= 4) {
-    const text = around(line, key, window + 1, at);
-    const { value, closed } = stringBody(text, body);
-    // A window of escaped whitespace (`\t\t\n…`) flattens to little: widen it until the string
-    // shows more characters than the preview (a quarter of the window: then the preview knows it
-    // was cut, and ends in an ellipsis), or ends, as `preview` does.
-    if (closed || value.replace(/\s+/g, " ").trim().length * 4 > size || window >= line.bytes.length) return value;
-  }
-}
 
 /**
- * How many bytes of a string a summary of `max` characters decodes: enough for `max` characters
- * of any script (UTF-8 takes up to 4 bytes a character).
+ * `entrySummary` of the entry a line holds, read from the line's bytes (a window of each string:
+ * see `partialEntry`); `cut` and `fields` as `partialEntry` takes them.
  */
-export const summaryWindow = (max: number) => Math.max(TEXT_MIN, 4 * max);
-
-/** `entrySummary` of the entry a line holds, read from the line's bytes (a window of each string: see `partialEntry`). */
-export function summaryFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, skipStart = -1, skipEnd = -1): string {
-  return entrySummary(partialEntry({ bytes, skipStart, skipEnd }, type, role, window));
+export function summaryFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, cut = false, fields?: ScanFields): string {
+  return entrySummary(partialEntry(bytes, type, role, window, cut, fields));
 }
 
 /** A node's summary read from the file (pass two), for the few nodes a command shows. */
 export function nodeSummary(session: Session, node: number, window: number): string {
   const { type, role } = session.nodeKind(node);
-  return summaryFromBytes(session.previewBytes(node), type, role, window);
+  return summaryFromBytes(session.previewBytes(node), type, role, window, session.previewIsCut(node));
 }
 
 /** How many nodes a window of summaries holds, and the most bytes it reads at once. */
@@ -175,14 +83,14 @@ export class KeptSummaries {
     this.budget = budget;
     this.upTo = upTo;
     this.window = summaryWindow(max);
-    this.onPreviewLine = (node, line, type, role) => {
+    this.onPreviewLine = (node, line, type, role, cut, fields) => {
       // (nodes come in order; one out of it, or the budget spent, ends the keeping)
       if (this.full) return false;
       if (node !== this.kept + this.pending || this.used + this.at >= this.budget) {
         this.done();
         return false;
       }
-      const summary = this.finish(summaryFromBytes(line, type, role, this.window));
+      const summary = this.finish(summaryFromBytes(line, type, role, this.window, cut, fields));
       // (a UTF-16 unit is at most three bytes of UTF-8)
       if (this.at + 3 * summary.length > this.text.length) {
         const grown = Buffer.allocUnsafe(Math.max(2 * this.text.length, this.at + 3 * summary.length));
@@ -289,7 +197,7 @@ export class SummaryReader {
       else {
         const type = s.nodeType(node);
         const role = type === "message" ? s.nodeRole(node) : undefined;
-        out[k] = this.finish(summaryFromBytes(s.nodeHasLong(node) ? s.previewBytes(node) : blocks.line(j), type, role, this.window));
+        out[k] = this.finish(summaryFromBytes(s.nodeHasLong(node) ? s.previewBytes(node) : blocks.line(j), type, role, this.window, s.previewIsCut(node)));
       }
     }
   }
@@ -316,186 +224,6 @@ export function* withSummaries<T>(reader: SummaryReader, items: Iterable<T>, nod
   yield* flush();
 }
 
-/**
- * The string value of the first `"key":"…"` in `text` (cut at the window's end), or undefined.
- * With `bodyAt`, the string body starts there and `key` is not searched.
- */
-function str(text: string, key: string, from = 0, bodyAt = -1): string | undefined {
-  let start = bodyAt;
-  if (start < 0) {
-    const marker = `"${key}":"`;
-    const at = text.indexOf(marker, from);
-    if (at < 0) return undefined;
-    start = at + marker.length;
-  }
-  return stringBody(text, start).value;
-}
-
-/** The JSON string whose body starts at `start`, decoded, and whether its closing quote is in `text`. */
-function stringBody(text: string, start: number): { value: string; closed: boolean } {
-  // The closing quote: the first one not escaped (preceded by an even run of backslashes).
-  let i = start;
-  let closed = false;
-  for (;;) {
-    const q = text.indexOf('"', i);
-    if (q < 0) {
-      i = text.length;
-      break;
-    }
-    let k = q - 1;
-    while (k >= start && text.charCodeAt(k) === 0x5c) k--;
-    if ((q - 1 - k) % 2 === 0) {
-      i = q;
-      closed = true;
-      break;
-    }
-    i = q + 1;
-  }
-  let body = text.slice(start, i);
-  if (body.indexOf("\\") < 0) return { value: body, closed }; // nothing to decode
-  if (!closed) body = withoutCutEscape(body);
-  try {
-    return { value: JSON.parse(`"${body}"`) as string, closed };
-  } catch {
-    return { value: body, closed };
-  }
-}
-
-/**
- * A string body cut by a window, without the escape the cut fell in (a backslash, or `\u` and
- * fewer than four digits), so that it decodes; an escaped backslash at the end is whole, and stays.
- */
-function withoutCutEscape(body: string): string {
-  const m = /\\(?:u[0-9a-fA-F]{0,3})?$/.exec(body);
-  if (!m) return body;
-  let k = m.index - 1;
-  while (k >= 0 && body.charCodeAt(k) === 0x5c) k--;
-  // (an odd run of backslashes before it: the match's backslash is the second half of `\\`)
-  return (m.index - 1 - k) % 2 === 0 ? body.slice(0, m.index) : body;
-}
-
-function num(text: string, key: string): number | undefined {
-  const m = new RegExp(`"${key}":(-?\\d+(?:\\.\\d+)?)`).exec(text);
-  return m ? Number(m[1]) : undefined;
-}
-
-/** The string fields entrySummary shows, by entry type. */
-const FIELDS: Record<string, string[]> = {
-  model_change: ["provider", "modelId"],
-  thinking_level_change: ["thinkingLevel"],
-  compaction: ["summary"],
-  branch_summary: ["summary"],
-  custom: ["customType"],
-  label: ["label", "targetId"],
-  session_info: ["name"],
-  context_edit: ["targetId"],
-  usage: ["kind", "provider", "model"],
-};
-
-/**
- * Just enough of an entry, read from its line's bytes, for `entrySummary` (which says how an entry
- * reads in one line: this only finds what it looks at). A message's strings are found by a byte
- * search and only a window of each is decoded, in the order entrySummary looks: the command, the
- * text (string content, else the first text block), a tool call, the thinking, an image, the error.
- * Other entries keep their fields near the start of the line.
- */
-export function partialEntry(line: Line, type: string | undefined, role: string | undefined, window: number): AnyEntry {
-  // Keys are found by their bytes as JSON.stringify writes them (`"key":"`); a line written another
-  // way (spaces after colons, as Python's json.dumps writes) is read whole, as it is valid JSON too.
-  if (!compactJson(line.bytes)) {
-    const whole = parsedWhole(line);
-    if (whole) return whole;
-  }
-  // (object literals, not spreads: this runs for every line a tree draws)
-  if (type === "message") {
-    const content: Array<Record<string, unknown>> = [];
-    const message: Record<string, unknown> = { role: role ?? "?", content };
-    const entry = { type, id: "", parentId: null, timestamp: "", message } as AnyEntry;
-    if (role === "bashExecution") {
-      message.command = stringAfter(line, COMMAND_KEY, window);
-      return entry;
-    }
-    // (the text: string content, else the first text block's, found once for both reads below)
-    const at = find(line, CONTENT_KEY);
-    const key = at >= 0 && line.bytes[at + CONTENT_KEY.length] === 0x22 ? CONTENT_KEY : TEXT_KEY;
-    const keyAt = key === CONTENT_KEY ? at : find(line, TEXT_KEY, Math.max(0, at));
-    const read = (size: number) => (keyAt < 0 ? undefined : stringAfter(line, key, size, keyAt));
-    let text = read(window);
-    // (a user message in OpenClaw's envelope is previewed by what follows it: read far enough to pass
-    // it, whatever the first read's length says: a window of bytes decodes to fewer characters)
-    if (role === "user" && text !== undefined && window < ENVELOPE_WINDOW && ENVELOPE_START.test(text)) text = read(ENVELOPE_WINDOW);
-    if (text !== undefined) {
-      content.push({ type: "text", text });
-      return entry;
-    }
-    // every tool call's name (the summary lists them all), as far as a preview could show them
-    for (let at = find(line, CALL_KEY), n = 0; at >= 0 && n < window / 4; n++) {
-      const next = find(line, CALL_KEY, at + CALL_KEY.length);
-      const head = around(line, CALL_KEY, 200, at);
-      const call: Record<string, unknown> = { type: "toolCall", name: str(head, "name") ?? "?" };
-      // (its command: the arguments' `command`, in the call's own bytes, before the next call)
-      const args = find(line, ARGUMENTS_KEY, at);
-      if (args >= 0 && (next < 0 || args < next)) {
-        const command = line.bytes[args + ARGUMENTS_KEY.length] === 0x7b ? stringAfter(line, COMMAND_KEY, window, args) : undefined;
-        const where = command === undefined ? -1 : find(line, COMMAND_KEY, args);
-        if (command !== undefined && where === args + ARGUMENTS_KEY.length + 1) call.arguments = { command };
-      }
-      content.push(call);
-      at = next;
-    }
-    if (content.length === 0) {
-      const thinking = stringAfter(line, THINKING_KEY, window);
-      if (thinking !== undefined) content.push({ type: "thinking", thinking });
-      else if (find(line, IMAGE_KEY) >= 0) content.push({ type: "image" });
-      else if (role === "assistant") {
-        message.stopReason = stringAfter(line, STOP_KEY, 64);
-        message.errorMessage = stringAfter(line, ERROR_KEY, window);
-      }
-    }
-    return entry;
-  }
-  const { bytes } = line;
-  const text = bytes.toString("utf8", 0, charBoundary(bytes, HEAD + (type === "custom_message" || type === "compaction" || type === "branch_summary" ? window : 0)));
-  const fields: Record<string, unknown> = { type: type ?? "(no type)", id: "", parentId: null, timestamp: "" };
-  for (const key of FIELDS[type ?? ""] ?? []) {
-    const v = str(text, key);
-    if (v !== undefined) fields[key] = v;
-  }
-  if (type === "compaction") {
-    // (after the summary in pi's key order: searched in the whole line)
-    const tokens = num(around(line, TOKENS_KEY, 24), "tokensBefore");
-    if (tokens !== undefined) fields.tokensBefore = tokens;
-  }
-  if (type === "custom_message") fields.content = str(text, "content") ?? [{ type: "text", text: str(text, "text") ?? "" }];
-  if (type === "context_edit") fields.replacement = /"replacement":null/.test(text) ? null : {};
-  if (type === "active_tools_change") {
-    const m = /"activeToolNames":\[([^\]]*)\]/.exec(text);
-    try {
-      fields.activeToolNames = m ? (JSON.parse(`[${m[1]}]`) as string[]) : [];
-    } catch {
-      fields.activeToolNames = [];
-    }
-  }
-  return fields as AnyEntry;
-}
-
-/** Whether a line starts as JSON.stringify writes an object: `{"key":` with nothing between. */
-function compactJson(bytes: Buffer): boolean {
-  if (bytes[0] !== 0x7b || bytes[1] !== 0x22) return false;
-  const close = bytes.indexOf(0x22, 2);
-  return close > 0 && bytes[close + 1] === 0x3a && bytes[close + 2] !== 0x20;
-}
-
-/** A line read whole (its long string, if one was skipped, left empty), or undefined when it is not a whole JSON object. */
-function parsedWhole({ bytes, skipStart, skipEnd }: Line): AnyEntry | undefined {
-  const text = skipStart < 0 ? bytes.toString("utf8") : bytes.toString("utf8", 0, skipStart) + bytes.toString("utf8", skipEnd);
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as AnyEntry) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A call in a preview: its name, and its command where its arguments start with one as a string

@@ -1,5 +1,6 @@
 import type { Session } from "../../format/session/session.js";
-import { nodeSummary, summaryWindow } from "../../format/session/summary.js";
+import { nodeSummary } from "../../format/session/summary.js";
+import { summaryWindow } from "../../format/session/line-summary.js";
 import { isoTime } from "../../render/units.js";
 import { JSON_PREVIEW_CHARS, preview } from "../../render/width.js";
 

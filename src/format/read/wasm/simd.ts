@@ -53,6 +53,20 @@ export function borrowChunk(size: number): Buffer | undefined {
   return Buffer.from(s.memory, 0, size);
 }
 
+/**
+ * The module's memory where a chunk is lent, to copy a line into and scan it there at once (pass
+ * two's previews: no chunk is borrowed for it, as nothing runs between the copy and the scan);
+ * undefined while a chunk is lent out, or where WebAssembly is unavailable.
+ */
+export function scratch(): Buffer | undefined {
+  if (lent) return undefined;
+  const s = load();
+  if (!s) return undefined;
+  scratchView ??= Buffer.from(s.memory, 0, SIMD_CHUNK);
+  return scratchView;
+}
+let scratchView: Buffer | undefined;
+
 export function returnChunk(chunk: Buffer): void {
   if (simd && chunk.buffer === simd.memory) lent = false;
 }
