@@ -1,6 +1,6 @@
 import type { ScanFields } from "../read/scanner.js";
 import { simdFindNeedle } from "../read/wasm/simd.js";
-import { escapesNeedle, type GrepPattern } from "./pattern.js";
+import { escapesNeedle, type ClassRun, type GrepPattern } from "./pattern.js";
 
 /**
  * Whether an entry matches, told from its line's raw bytes: `grep -c` and `-l` of a fixed string
@@ -17,8 +17,12 @@ import { escapesNeedle, type GrepPattern } from "./pattern.js";
  * their closing quote, the last value of a key kept (`JSON.parse` keeps the last). A match when
  * the needle lies in a searched string where no escape touches it; no match when it lies in none
  * and no `\u` escape in the line may spell one of its characters; else unsure, and the line is
- * decoded as before. It serves only where a text holds a match exactly when it holds the needle
- * (`GrepPattern.exact`), without `--tool` or dates, in a v3 session.
+ * decoded as before. That is for a pattern a text matches exactly when it holds the needle
+ * (`GrepPattern.exact`); for any other (a regular expression, a word), each searched string is
+ * decoded on its own and the expression run on it, unless its bytes, free of escapes, lack what
+ * every match holds (the needle, or the run of a class: `GrepPattern.run`): then a key or a type
+ * spelled with escapes is all that leaves a verdict unsure (BENCHMARKS.md, "the raw count of an
+ * expression"). It serves without `--tool` or dates, in a v3 session.
  */
 export const enum RawVerdict {
   Match,
@@ -89,7 +93,12 @@ const SLOTS = 8;
 const KEY_ESCAPED = -2;
 
 export class RawCount {
-  private readonly needle: Uint8Array;
+  /** The needle where a text matches exactly when it holds it (`GrepPattern.exact`); else undefined, and `regex` decides. */
+  private readonly needle: Uint8Array | undefined;
+  private readonly regex: RegExp;
+  /** What every match holds, for a regular expression: a needle, or a run of a class (neither: every string is decoded). */
+  private readonly sieve: Uint8Array | undefined;
+  private readonly run: ClassRun | undefined;
   private readonly fold: boolean;
   private readonly units: ReadonlySet<number>;
   private b!: Buffer;
@@ -102,12 +111,15 @@ export class RawCount {
   private readonly messageSlots = new Int32Array(SLOTS);
   private readonly blockSlots = new Int32Array(SLOTS);
 
-  /** `pattern` must be `exact`; `roles`, grep's `--role`. */
+  /** `roles`: grep's `--role`. */
   constructor(
     pattern: GrepPattern,
     private readonly roles: ReadonlySet<string> | undefined,
   ) {
-    this.needle = pattern.needle!;
+    this.needle = pattern.exact ? pattern.needle! : undefined;
+    this.regex = pattern.regex;
+    this.sieve = pattern.needle;
+    this.run = pattern.run;
     this.fold = pattern.fold;
     this.units = pattern.needleUnits;
   }
@@ -139,7 +151,8 @@ export class RawCount {
         return RawVerdict.NoMatch;
     }
     if (found) return RawVerdict.Match;
-    return this.unsure || escapesNeedle(b, start, end, this.units) ? RawVerdict.Unsure : RawVerdict.NoMatch;
+    // (a string an expression was run on was decoded: an escape in it told nothing unsure)
+    return this.unsure || (this.needle !== undefined && escapesNeedle(b, start, end, this.units)) ? RawVerdict.Unsure : RawVerdict.NoMatch;
   }
 
   /** Whether the searchable text of an entry other than a message, the object at `at`, holds the needle (searchableTexts). */
@@ -323,12 +336,14 @@ export class RawCount {
     return this.rangeHolds(at, this.stringEnd(at));
   }
 
-  /** Whether the string between the quotes at `at` and `close` holds the needle where no escape touches it. */
+  /** Whether the string between the quotes at `at` and `close` holds a match: the needle where no escape touches it, or the expression's. */
   private rangeHolds(at: number, close: number): boolean {
+    const needle = this.needle;
+    if (needle === undefined) return this.matchIn(at, close);
     const b = this.b;
-    const length = this.needle.length;
+    const length = needle.length;
     for (let from = at + 1; from + length <= close; ) {
-      const p = simdFindNeedle(b, from, close, this.needle, this.fold);
+      const p = simdFindNeedle(b, from, close, needle, this.fold);
       if (p === -2) {
         this.unsure = true;
         return false;
@@ -337,6 +352,53 @@ export class RawCount {
       if (untouched(b, at + 1, p)) return true;
       this.unsure = true;
       from = p + 1;
+    }
+    return false;
+  }
+
+  /**
+   * Whether the expression matches the string between the quotes at `at` and `close`, decoded: its
+   * bytes as they are where they hold no escape (then, lacking what every match holds, it is not
+   * decoded at all), else by `JSON.parse`.
+   */
+  private matchIn(at: number, close: number): boolean {
+    const b = this.b;
+    const escaped = findByte(b, at + 1, close, BACKSLASH);
+    if (!escaped && !this.mayMatch(at + 1, close)) return false;
+    let text: string;
+    if (!escaped) text = b.toString("utf8", at + 1, close);
+    else {
+      try {
+        text = JSON.parse(b.toString("utf8", at, close + 1)) as string;
+      } catch {
+        this.unsure = true;
+        return false;
+      }
+    }
+    this.regex.lastIndex = 0;
+    return this.regex.test(text);
+  }
+
+  /** Whether `b[from..to)` holds what every match holds (the sieve's needle or run), or the pattern has none. */
+  private mayMatch(from: number, to: number): boolean {
+    const b = this.b;
+    if (this.sieve !== undefined) {
+      const p = simdFindNeedle(b, from, to, this.sieve, this.fold);
+      return p === -2 || (p >= 0 && p + this.sieve.length <= to);
+    }
+    if (this.run === undefined) return true;
+    const { members, length } = this.run;
+    // (the byte a run's last member would be is looked at first: if it is none, no run holds it)
+    for (let i = from; i + length <= to; ) {
+      const last = i + length - 1;
+      if (!members[b[last]!]) {
+        i = last + 1;
+        continue;
+      }
+      let k = last - 1;
+      while (k >= i && members[b[k]!]) k--;
+      if (k < i) return true;
+      i = k + 1;
     }
     return false;
   }
@@ -414,6 +476,15 @@ export class RawCount {
     for (let k = 0; k < name.length; k++) if (b[from + k] !== name[k]) return false;
     return true;
   }
+}
+
+/** Whether `b[from..to)` holds the byte `c` (a native search, bounded: `Buffer.indexOf` would run to the buffer's end). */
+function findByte(b: Buffer, from: number, to: number, c: number): boolean {
+  if (to - from < 64) {
+    for (let i = from; i < to; i++) if (b[i] === c) return true;
+    return false;
+  }
+  return b.subarray(from, to).indexOf(c) >= 0;
 }
 
 /**

@@ -188,8 +188,8 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   const escapes = needleSearch(ESCAPE_U);
   const names = filter.title ? needleSearch(SESSION_INFO) : undefined;
   const users = filter.title ? needleSearch(USER_ROLE) : undefined;
-  // (a count of a fixed string: an entry's verdict from its line's raw bytes where they tell it)
-  const raw = filter.countOnly && !filter.keyed && filter.tool === undefined && filter.when === undefined && pattern.exact ? new RawCount(pattern, filter.roles) : undefined;
+  // (a count: an entry's verdict from its line's raw bytes where they tell it)
+  const raw = filter.countOnly && !filter.keyed && filter.tool === undefined && filter.when === undefined ? new RawCount(pattern, filter.roles) : undefined;
   let header: SessionHeader | undefined;
   let version = CURRENT_VERSION;
   let done = false;

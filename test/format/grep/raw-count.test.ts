@@ -17,7 +17,6 @@ const entry = (message: string) => `{"type":"message","id":"a1b2c3d4","parentId"
 /** The verdict on `line`, read where the scanner reads lines (the module's memory), as grep's read takes it. */
 function verdict(line: string, source = "the", options: PatternOptions = { fixed: true }, roles?: string[], walk = false): RawVerdict {
   const pattern = compilePattern(source, options);
-  expect(pattern.exact).toBe(true);
   const bytes = Buffer.from(line);
   const chunk = borrowChunk(bytes.length + 64)!;
   try {
@@ -106,7 +105,36 @@ describe("a count's verdict from the raw bytes", () => {
     expect(decoded(line, "the", { fixed: true }, roles)).toBe(expected === RawVerdict.Match);
   });
 
-  it("a pattern a needle does not hold whole is not exact (the raw count stands aside)", () => {
+  // A regular expression (or a word): each searched string decoded and matched, unless its bytes
+  // lack what every match holds; an escape no longer leaves it unsure.
+  const HEX = "[0-9a-f]{40}";
+  const sha = "0123456789abcdef0123456789abcdef01234567";
+  it.each([
+    ["a run in a user's text", `{"role":"user","content":"commit ${sha} landed"}`, RawVerdict.Match, HEX, { ignoreCase: true }],
+    ["either case with -i", `{"role":"user","content":"${sha.toUpperCase()}"}`, RawVerdict.Match, HEX, { ignoreCase: true }],
+    ["a run only in ids and a signature", `{"role":"assistant","content":[{"type":"thinking","thinking":"x","thinkingSignature":"${sha}"},{"type":"toolCall","id":"${sha}","name":"x","arguments":{}}]}`, RawVerdict.NoMatch, HEX, { ignoreCase: true }],
+    ["a run only in a tool result's id", `{"role":"toolResult","toolCallId":"${sha}","toolName":"read","content":[{"type":"text","text":"ok"}]}`, RawVerdict.NoMatch, HEX, { ignoreCase: true }],
+    ["a run in a tool call's argument", `{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{"ref":"${sha}"}}]}`, RawVerdict.Match, HEX, { ignoreCase: true }],
+    ["a run spelled with a \\u escape", `{"role":"user","content":"\\u0030${sha.slice(1)}"}`, RawVerdict.Match, HEX, { ignoreCase: true }],
+    ["a run cut by an escaped newline", `{"role":"user","content":"${sha.slice(0, 20)}\\n${sha.slice(20)}"}`, RawVerdict.NoMatch, HEX, { ignoreCase: true }],
+    ["a run in a text given twice, the last without", `{"role":"user","content":[{"type":"text","text":"${sha}","text":"x"}]}`, RawVerdict.NoMatch, HEX, { ignoreCase: true }],
+    ["an anchor after an escaped quote", '{"role":"user","content":"\\"Let us go"}', RawVerdict.NoMatch, "^Let", {}],
+    ["an anchor at a text's start", '{"role":"user","content":[{"type":"text","text":"x"},{"type":"text","text":"Let us go"}]}', RawVerdict.Match, "^Let", {}],
+    ["a whole word", '{"role":"user","content":"the theme"}', RawVerdict.Match, "the", { fixed: true, word: true }],
+    ["no whole word", '{"role":"user","content":"theme and other"}', RawVerdict.NoMatch, "the", { fixed: true, word: true }],
+    ["an empty text, matched by ^$", '{"role":"user","content":[{"type":"text","text":""}]}', RawVerdict.Match, "^$", {}],
+    ["an escaped block type", `{"role":"user","content":[{"type":"te\\u0078t","text":"${sha}"}]}`, RawVerdict.Unsure, HEX, { ignoreCase: true }],
+  ] as Array<[string, string, RawVerdict, string, PatternOptions]>)("an expression: %s", (_, message, expected, source, options) => {
+    const line = entry(message);
+    expect(compilePattern(source, options).exact).toBe(false);
+    expect(verdict(line, source, options)).toBe(expected);
+    expect(verdict(line, source, options, undefined, true), "the blocks read, not kept by the scanner").toBe(expected);
+    if (expected !== RawVerdict.Unsure) expect(decoded(line, source, options)).toBe(expected === RawVerdict.Match);
+    const data = Buffer.from(`${HEADER}\n${line}\n`);
+    expect(grepFile(new BufferSource("t", data), compilePattern(source, options), { countOnly: true }).count).toBe(decoded(line, source, options) ? 1 : 0);
+  });
+
+  it("a pattern a needle does not hold whole is not exact (the raw count decodes each string it searches)", () => {
     expect(compilePattern("the", { fixed: true, word: true }).exact).toBe(false);
     expect(compilePattern('say "the"', { fixed: true }).exact).toBe(false);
     expect(compilePattern("the", {}).exact).toBe(false);
