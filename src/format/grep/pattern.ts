@@ -136,6 +136,29 @@ export interface ClassRun {
   length: number;
 }
 
+/**
+ * Where the first run of `run.length` members in `b` starts, from `from` and before `limit`,
+ * ending by `end`; -1 where none does. The byte a run's last member would be is looked at first:
+ * if it is no member, no run holds it, and the search jumps past it; most bytes are never read.
+ */
+export function findRun(b: Uint8Array, from: number, limit: number, end: number, run: ClassRun): number {
+  const { members, length } = run;
+  let i = from;
+  while (i < limit) {
+    const last = i + length - 1;
+    if (last >= end) return -1;
+    if (!members[b[last]!]) {
+      i = last + 1;
+      continue;
+    }
+    let k = last - 1;
+    while (k >= i && members[b[k]!]) k--;
+    if (k < i) return i;
+    i = k + 1;
+  }
+  return -1;
+}
+
 export class PatternError extends Error {}
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");

@@ -1,6 +1,6 @@
 import type { ScanFields } from "../read/scanner.js";
 import { simdFindNeedle } from "../read/wasm/simd.js";
-import { escapesNeedle, type ClassRun, type GrepPattern } from "./pattern.js";
+import { escapesNeedle, findRun, type ClassRun, type GrepPattern } from "./pattern.js";
 
 /**
  * Whether an entry matches, told from its line's raw bytes: `grep -c` and `-l` of a fixed string
@@ -386,21 +386,7 @@ export class RawCount {
       const p = simdFindNeedle(b, from, to, this.sieve, this.fold);
       return p === -2 || (p >= 0 && p + this.sieve.length <= to);
     }
-    if (this.run === undefined) return true;
-    const { members, length } = this.run;
-    // (the byte a run's last member would be is looked at first: if it is none, no run holds it)
-    for (let i = from; i + length <= to; ) {
-      const last = i + length - 1;
-      if (!members[b[last]!]) {
-        i = last + 1;
-        continue;
-      }
-      let k = last - 1;
-      while (k >= i && members[b[k]!]) k--;
-      if (k < i) return true;
-      i = k + 1;
-    }
-    return false;
+    return this.run === undefined || findRun(b, from, to, to, this.run) >= 0;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { idHash } from "../common/hash.js";
-import { entryRole, escapesNeedle, firstMatch, type ClassRun, type GrepPattern, type TextMatch } from "./pattern.js";
+import { entryRole, escapesNeedle, findRun, firstMatch, type ClassRun, type GrepPattern, type TextMatch } from "./pattern.js";
 import { migrateEntryV2ToV3 } from "../schema/migrations.js";
 import { parseLine } from "../read/salvage.js";
 import { Session } from "../session/session.js";
@@ -289,30 +289,9 @@ function sieve(pattern: GrepPattern): ChunkSearch {
   return pattern.needle !== undefined ? needleSearch(pattern) : runSearch(pattern.run!);
 }
 
-/**
- * Where a run of `run.length` members next starts (`ChunkSearch`, with the image data passed over
- * as for a needle). The byte a run's last member would be is looked at first: if it is no member,
- * no run holds it, and the search jumps past it; most bytes are never read.
- */
+/** Where a run of `run.length` members next starts (`ChunkSearch`, with the image data passed over as for a needle): `findRun`. */
 function runSearch(run: ClassRun): ChunkSearch {
-  const { members, length } = run;
-  const find = (chunk: Buffer, from: number, limit: number): number => {
-    let i = from;
-    while (i < limit) {
-      const last = i + length - 1;
-      if (last >= chunk.length) return -1;
-      if (!members[chunk[last]!]) {
-        i = last + 1;
-        continue;
-      }
-      let k = last - 1;
-      while (k >= i && members[chunk[k]!]) k--;
-      if (k < i) return i;
-      i = k + 1;
-    }
-    return -1;
-  };
-  return new ChunkSearch(find, () => length, imageDataEnd);
+  return new ChunkSearch((chunk, from, limit) => findRun(chunk, from, limit, chunk.length, run), () => run.length, imageDataEnd);
 }
 
 /** Bytes an image block's data follows, as pi writes it. */
