@@ -537,6 +537,9 @@ describe("without WebAssembly", () => {
       ["ls", CORPUS, "--no-cache"],
       ["check", ...fixtureFiles(), ...corpusFiles()],
       ...corpusFiles().slice(0, 4).map((f) => ["tree", f]),
+      // (previews read by the scanner's slots, and here parsed: an assistant turn that only calls
+      // tools whose arguments hold a `text`)
+      ["tree", join(CORPUS, "../openclaw-stores/archeoneocode/agents/main/sessions/3fb83e84-059b-4d6c-a582-91d9522c4fa3.jsonl")],
     ];
     // it really runs without: under these options this Node has no WebAssembly (Node 22 also says
     // so on stderr, Node 24 does not)

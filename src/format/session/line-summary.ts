@@ -12,7 +12,8 @@ import type { AnyEntry } from "../schema/types.js";
  *
  * - by the scanner's slots (read/scanner.ts: where the content starts, each block's text, thinking,
  *   tool call name and arguments): pass one's own scan of the line, or in pass two a scan of its
- *   copy (`scanShapeOf`). Its strings are where the slots say, found without a search;
+ *   copy (`scanShapeOf`). Its strings are where the slots say, found without a search
+ *   (BENCHMARKS.md, "previews by the scanner's slots");
  * - parsed, where the scanner kept no slots (it defers on an escaped key) or they say nothing of
  *   what a summary shows (no text, tool call or thinking: an image, an error, a bash run), and for
  *   a line not written as `JSON.stringify` writes (spaces after the colons);
