@@ -168,19 +168,19 @@ function messageFromSearch(bytes: Buffer, role: string | undefined, window: numb
     return entry;
   }
   // (the text: string content, else the first text block's)
-  const at = find(bytes, CONTENT_KEY);
+  const at = bytes.indexOf(CONTENT_KEY);
   const stringContent = at >= 0 && bytes[at + CONTENT_KEY.length] === QUOTE;
   const open = stringContent ? at + CONTENT_KEY.length : keyEnd(bytes, TEXT_KEY, Math.max(0, at));
   if (open >= 0) {
     content.push({ type: "text", text: messageTextAt(bytes, open, role, window) });
     return entry;
   }
-  for (let at = find(bytes, CALL_KEY), n = 0; at >= 0 && n < window / 4; n++) {
-    const next = find(bytes, CALL_KEY, at + CALL_KEY.length);
+  for (let at = bytes.indexOf(CALL_KEY), n = 0; at >= 0 && n < window / 4; n++) {
+    const next = bytes.indexOf(CALL_KEY, at + CALL_KEY.length);
     const head = around(bytes, CALL_KEY, 200, at);
     const call: Record<string, unknown> = { type: "toolCall", name: str(head, "name") ?? "?" };
     // (its command: the arguments' `command`, in the call's own bytes, before the next call)
-    const args = find(bytes, ARGUMENTS_KEY, at);
+    const args = bytes.indexOf(ARGUMENTS_KEY, at);
     if (args >= 0 && (next < 0 || args < next)) {
       const command = commandAt(bytes, args + ARGUMENTS_KEY.length, window);
       if (command !== undefined) call.arguments = { command };
@@ -191,7 +191,7 @@ function messageFromSearch(bytes: Buffer, role: string | undefined, window: numb
   if (content.length === 0) {
     const thinking = stringAfter(bytes, THINKING_KEY, window);
     if (thinking !== undefined) content.push({ type: "thinking", thinking });
-    else if (find(bytes, IMAGE_KEY) >= 0) content.push({ type: "image" });
+    else if (bytes.indexOf(IMAGE_KEY) >= 0) content.push({ type: "image" });
     else if (role === "assistant") {
       message.stopReason = stringAfter(bytes, STOP_KEY, 64);
       message.errorMessage = stringAfter(bytes, ERROR_KEY, window);
@@ -259,20 +259,15 @@ function charBoundary(bytes: Buffer, end: number): number {
   return e;
 }
 
-/** Where `key` first is in the line from `from` on, or -1. */
-function find(bytes: Buffer, key: Buffer, from = 0): number {
-  return bytes.indexOf(key, from);
-}
-
 /** Where the string after `key` (a key ending in `:"`) opens: its quote; -1 when the key is not in the line from `from` on. */
 function keyEnd(bytes: Buffer, key: Buffer, from = 0): number {
-  const at = find(bytes, key, from);
+  const at = bytes.indexOf(key, from);
   return at < 0 ? -1 : at + key.length - 1;
 }
 
 /** The bytes from `key` on, decoded, or "" when the key is not in the line. */
 function around(bytes: Buffer, key: Buffer, size: number, from = 0): string {
-  const at = find(bytes, key, from);
+  const at = bytes.indexOf(key, from);
   return at < 0 ? "" : bytes.toString("utf8", at, charBoundary(bytes, at + key.length + size));
 }
 

@@ -47,7 +47,7 @@ export interface OpenOptions {
    * reads them in pass two: a view valid only during the call), its type and role as
    * `Session.nodeType` and `nodeRole` give them, whether those bytes are cut (`previewIsCut`), and
    * the scanner's fields of the line, its content's texts and all (undefined for a line the scanner
-   * deferred: `JSON.parse` read it); undefined for nothing. It returns whether it wants more: once
+   * cannot read: no JSON, or no WebAssembly); undefined for nothing. It returns whether it wants more: once
    * false, pass one calls it no more. `tree`, which shows every entry, makes its previews here
    * rather than reading each line again.
    */
