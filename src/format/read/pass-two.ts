@@ -109,9 +109,18 @@ export function previewCut(length: number, long: { start: number; end: number } 
   return Buffer.concat([piece(0, long.start + PREVIEW_KEEP), piece(long.end, long.end + Math.min(length - long.end, PREVIEW_CAP))]);
 }
 
-/** Whether `previewCut` cuts a line of `length` bytes whose long plain string is `long`: it is then no JSON (no scan or parse reads it). */
-export function previewIsCut(length: number, long: { start: number; end: number } | undefined): boolean {
-  return cutsLong(long) || length > PREVIEW_CAP;
+/**
+ * Whether `previewCut` ends a line of `length` bytes whose long plain string is `long` before the
+ * line does (past `PREVIEW_CAP`): its bytes are then no JSON, and a preview searches them. A long
+ * string cut short leaves JSON: the string is plain, and keeps its quotes.
+ */
+export function previewIsTruncated(length: number, long: { start: number; end: number } | undefined): boolean {
+  return cutsLong(long) ? length - long.end > PREVIEW_CAP : length > PREVIEW_CAP;
+}
+
+/** Where the byte at `at` of a line is in what `previewCut` gives of it (`at` outside the part of the long string left out). */
+export function previewPosition(at: number, long: { start: number; end: number } | undefined): number {
+  return cutsLong(long) && at >= long.end ? at - (long.end - long.start - PREVIEW_KEEP) : at;
 }
 
 const cutsLong = (long: { start: number; end: number } | undefined): long is { start: number; end: number } => long !== undefined && long.end - long.start > PREVIEW_KEEP;

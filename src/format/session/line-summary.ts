@@ -17,8 +17,9 @@ import type { AnyEntry } from "../schema/types.js";
  * - parsed, where the scanner kept no slots (it defers on an escaped key) or they say nothing of
  *   what a summary shows (no text, tool call or thinking: an image, an error, a bash run), and for
  *   a line not written as `JSON.stringify` writes (spaces after the colons);
- * - by a search for its keys' bytes, in a line cut for its preview (`previewCut`: its long string,
- *   a base64 image usually, left out), which is no JSON to scan or parse.
+ * - by a search for its keys' bytes, in a line of over a megabyte besides its long string, whose
+ *   preview reads only its start (`previewIsTruncated`: no JSON to scan or parse). A line's long
+ *   string (a base64 image, usually) cut short (`previewCut`) leaves it JSON.
  *
  * A message's text is its string content, else its first text block's (the summary of a parsed
  * entry joins them all; a preview shows the first). Other entries keep their fields near the start
@@ -63,11 +64,11 @@ const ARGUMENTS = 4;
 export const summaryWindow = (max: number) => Math.max(TEXT_MIN, 4 * max);
 
 /**
- * The entry a line holds, as far as its summary reads it. `cut`: the line's bytes are cut for a
- * preview (`previewIsCut`); `fields`: pass one's scan of the line with its texts (else a line not
- * cut is scanned here).
+ * The entry a line holds, as far as its summary reads it, from the bytes of it a preview reads
+ * (`previewCut`). `truncated`: they end before the line does (`previewIsTruncated`); `fields`:
+ * pass one's scan of them with their texts (else they are scanned here).
  */
-export function partialEntry(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, cut = false, fields?: ScanFields): AnyEntry {
+export function partialEntry(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, truncated = false, fields?: ScanFields): AnyEntry {
   // Keys are found by their bytes as JSON.stringify writes them (`"key":"`); a line written another
   // way (spaces after colons, as Python's json.dumps writes) is read whole, as it is valid JSON too.
   if (!compactJson(bytes)) {
@@ -75,7 +76,7 @@ export function partialEntry(bytes: Buffer, type: string | undefined, role: stri
     if (whole) return firstTextOnly(whole);
   }
   if (type !== "message") return otherEntry(bytes, type, window);
-  if (!cut) {
+  if (!truncated) {
     const f = fields ?? scanned(bytes);
     const slotted = f && messageFromSlots(bytes, f, role, window);
     if (slotted) return slotted;
@@ -158,7 +159,7 @@ function stringBetween(bytes: Buffer, open: number, close: number): string {
   }
 }
 
-/** A message read by a search for its keys' bytes (a line cut for its preview): in the order entrySummary looks, the command, the text, a tool call, the thinking, an image, the error. */
+/** A message read by a search for its keys' bytes (a line truncated for its preview): in the order entrySummary looks, the command, the text, a tool call, the thinking, an image, the error. */
 function messageFromSearch(bytes: Buffer, role: string | undefined, window: number): AnyEntry {
   const content: Array<Record<string, unknown>> = [];
   const message: Record<string, unknown> = { role: role ?? "?", content };

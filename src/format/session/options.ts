@@ -45,9 +45,10 @@ export interface OpenOptions {
    * Asked at the start of pass one, with the session's size in bytes, for what to call with each
    * entry's node, the bytes of its line a preview reads (`previewCut`, as `Session.previewBytes`
    * reads them in pass two: a view valid only during the call), its type and role as
-   * `Session.nodeType` and `nodeRole` give them, whether those bytes are cut (`previewIsCut`), and
-   * the scanner's fields of the line, its content's texts and all (undefined for a line the scanner
-   * cannot read: no JSON, or no WebAssembly); undefined for nothing. It returns whether it wants more: once
+   * `Session.nodeType` and `nodeRole` give them, whether those bytes end before the line does
+   * (`previewIsTruncated`), and the scanner's fields of those bytes, its content's texts and all
+   * (undefined for a line the scanner cannot read: no JSON, or no WebAssembly); undefined for
+   * nothing. It returns whether it wants more: once
    * false, pass one calls it no more. `tree`, which shows every entry, makes its previews here
    * rather than reading each line again.
    */
@@ -60,4 +61,4 @@ export interface OpenOptions {
 }
 
 /** What pass one hands each entry's preview bytes to (`OpenOptions.previewLines`). */
-export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined, cut: boolean, fields: ScanFields | undefined) => boolean;
+export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined, truncated: boolean, fields: ScanFields | undefined) => boolean;

@@ -3,7 +3,7 @@ import { KIND_CODE, type LineKind } from "../read/line-table.js";
 import { LineFlag, LineSalvager, parseLine, type BrokenOutcome } from "../read/salvage.js";
 import { beginsSession, emptyFields, fieldsOf, LONG_STRING, scanLine, scanShape, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { hexOf } from "../read/scan-values.js";
-import { parseSkimmed, previewCut, previewIsCut } from "../read/pass-two.js";
+import { parseSkimmed, previewCut, previewIsTruncated, previewPosition } from "../read/pass-two.js";
 import { forEachLine, growthFor } from "../read/source.js";
 import { V1IdAllocator } from "../schema/migrations.js";
 import { CURRENT_VERSION, type SessionHeader } from "../schema/types.js";
@@ -68,8 +68,9 @@ const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "c
 export class PassOne {
   /** A v1 entry's id and parent, as pi gives them in memory (hex), for the node table. */
   private readonly v1Fields: NodeIds = { ...emptyFields(), parentKind: 1 };
-  /** The scanner's fields of a line `JSON.parse` read, for its preview (`previewLine`). */
+  /** The scanner's fields of a line `JSON.parse` read, for its preview (`previewLine`), and of the bytes `previewCut` gives of a line. */
   private readonly previewFields = emptyFields();
+  private readonly cutFields = emptyFields();
 
   constructor(
     private readonly session: Filled,
@@ -296,13 +297,16 @@ export class PassOne {
   private previewLine(state: ScanState, node: number, i: number, type: string | undefined, role: string | undefined, buffer: Buffer, start: number, end: number): void {
     const long = this.p.table.long.get(i);
     const bytes = previewCut(end - start, long, (from, to) => buffer.subarray(start + from, start + to));
-    const cut = previewIsCut(end - start, long);
+    const truncated = previewIsTruncated(end - start, long);
     // (a message's preview reads the scanner's fields of its line: a line `JSON.parse` read, line 1
     // or any line when every entry is parsed whole, is scanned for them here, in place, as pass two
-    // scans its copy)
+    // scans its copy; a line with a long string, as the bytes `previewCut` gives)
     let fields = state.scanned ? state.fields : undefined;
-    if (!fields && type === "message" && !cut && scanShape(buffer, this.previewFields, start, end) === Verdict.Valid && this.previewFields.object) fields = this.previewFields;
-    state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined, cut, fields);
+    if (type === "message" && !truncated) {
+      if (!fields && scanShape(buffer, this.previewFields, start, end) === Verdict.Valid && this.previewFields.object) fields = this.previewFields;
+      if (fields && long) fields = cutFields(fields, long, this.cutFields);
+    }
+    state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined, truncated, fields);
   }
 
   /** The parent id of a node whose link was cut to break a cycle, read again from its line. */
@@ -329,6 +333,19 @@ export class PassOne {
     }
   }
 
+}
+
+/** What a preview reads of a line's fields `f` (its content's start and texts), at their places in the bytes `previewCut` gives of it, in `out`. */
+function cutFields(f: ScanFields, long: { start: number; end: number }, out: ScanFields): ScanFields {
+  out.object = f.object;
+  out.contentStart = f.contentStart < 0 ? -1 : previewPosition(f.contentStart, long);
+  out.texts = f.texts;
+  for (let k = 0; k < f.texts; k++) {
+    out.textOpen[k] = previewPosition(f.textOpen[k]!, long);
+    out.textClose[k] = f.textClose[k]! < 0 ? -1 : previewPosition(f.textClose[k]!, long);
+    out.textKind[k] = f.textKind[k]!;
+  }
+  return out;
 }
 
 function stringOr(v: unknown): string | undefined {

@@ -1,6 +1,6 @@
 import { KINDS, type LineKind, type LineRecord } from "../read/line-table.js";
 import { migrateEntryV1ToV2, migrateEntryV2ToV3 } from "../schema/migrations.js";
-import { parseAt, previewCut, previewIsCut, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
+import { parseAt, previewCut, previewIsTruncated, readLineBytes, readLines, type LineSpan, type ReadOptions } from "../read/pass-two.js";
 import { LineFlag, parseLine } from "../read/salvage.js";
 import { BufferSource, FileSource, type ByteSource } from "../read/source.js";
 import type { TreeIndex } from "./tree.js";
@@ -340,10 +340,10 @@ export class Session {
     return previewCut(this.lengthOf(i), this.p.table.long.get(i), (start, end) => this.source.read(offset + start, end - start));
   }
 
-  /** Whether `previewBytes` cuts the node's line (it is then no JSON). */
-  previewIsCut(node: number): boolean {
+  /** Whether `previewBytes` ends before the node's line does (they are then no JSON). */
+  previewIsTruncated(node: number): boolean {
     const i = this.p.nodes.lineOf(node);
-    return previewIsCut(this.lengthOf(i), this.p.table.long.get(i));
+    return previewIsTruncated(this.lengthOf(i), this.p.table.long.get(i));
   }
 
   /**

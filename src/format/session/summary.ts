@@ -17,16 +17,16 @@ import type { ScanFields } from "../read/scanner.js";
 
 /**
  * `entrySummary` of the entry a line holds, read from the line's bytes (a window of each string:
- * see `partialEntry`); `cut` and `fields` as `partialEntry` takes them.
+ * see `partialEntry`); `truncated` and `fields` as `partialEntry` takes them.
  */
-export function summaryFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, cut = false, fields?: ScanFields): string {
-  return entrySummary(partialEntry(bytes, type, role, window, cut, fields));
+export function summaryFromBytes(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, truncated = false, fields?: ScanFields): string {
+  return entrySummary(partialEntry(bytes, type, role, window, truncated, fields));
 }
 
 /** A node's summary read from the file (pass two), for the few nodes a command shows. */
 export function nodeSummary(session: Session, node: number, window: number): string {
   const { type, role } = session.nodeKind(node);
-  return summaryFromBytes(session.previewBytes(node), type, role, window, session.previewIsCut(node));
+  return summaryFromBytes(session.previewBytes(node), type, role, window, session.previewIsTruncated(node));
 }
 
 /** How many nodes a window of summaries holds, and the most bytes it reads at once. */
@@ -83,14 +83,14 @@ export class KeptSummaries {
     this.budget = budget;
     this.upTo = upTo;
     this.window = summaryWindow(max);
-    this.onPreviewLine = (node, line, type, role, cut, fields) => {
+    this.onPreviewLine = (node, line, type, role, truncated, fields) => {
       // (nodes come in order; one out of it, or the budget spent, ends the keeping)
       if (this.full) return false;
       if (node !== this.kept + this.pending || this.used + this.at >= this.budget) {
         this.done();
         return false;
       }
-      const summary = this.finish(summaryFromBytes(line, type, role, this.window, cut, fields));
+      const summary = this.finish(summaryFromBytes(line, type, role, this.window, truncated, fields));
       // (a UTF-16 unit is at most three bytes of UTF-8)
       if (this.at + 3 * summary.length > this.text.length) {
         const grown = Buffer.allocUnsafe(Math.max(2 * this.text.length, this.at + 3 * summary.length));
@@ -200,7 +200,7 @@ export class SummaryReader {
       else {
         const type = s.nodeType(node);
         const role = type === "message" ? s.nodeRole(node) : undefined;
-        out[k] = this.finish(summaryFromBytes(s.nodeHasLong(node) ? s.previewBytes(node) : blocks.line(j), type, role, this.window, s.previewIsCut(node)));
+        out[k] = this.finish(summaryFromBytes(s.nodeHasLong(node) ? s.previewBytes(node) : blocks.line(j), type, role, this.window, s.previewIsTruncated(node)));
       }
     }
   }

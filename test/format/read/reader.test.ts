@@ -218,7 +218,10 @@ describe("pass two without image data", () => {
   it("gives previews made in pass one (KeptSummaries) as pass two reads them, kept or not, and reads no line again for a kept one", () => {
     const after = (id: string, parent: string, data: string) => entry("message", id, parent, { message: { role: "toolResult", toolCallId: "c", toolName: "read", content: [{ type: "image", mimeType: "image/png", data }, { type: "text", text: "after the image" }], timestamp: 1 } });
     const hook = (id: string, parent: string) => entry("message", id, parent, { message: { role: "hookMessage", customType: "x", content: "from a hook", display: true, timestamp: 1 } });
-    const bytes = jsonl(header(), image("i1", null, big(70_000)), after("i2", "i1", big(90_000, "B")), user("u1", "i2", big(80_000, "x")), hook("h1", "u1"), user("u2", "h1", `${"é".repeat(300)} "quoted"`), assistant("a1", "u2", "done"));
+    // (a call whose arguments hold a text and a long string: OpenClaw's message tool sending an image)
+    const send = (id: string, parent: string, data: string) => entry("message", id, parent, { message: { role: "assistant", content: [{ type: "toolCall", id: "c", name: "message", arguments: { action: "send", text: "see this", buffer: data } }], timestamp: 1 } });
+    const bytes = jsonl(header(), image("i1", null, big(70_000)), after("i2", "i1", big(90_000, "B")), user("u1", "i2", big(80_000, "x")), hook("h1", "u1"), user("u2", "h1", `${"é".repeat(300)} "quoted"`), assistant("a1", "u2", "done"), send("m1", "a1", big(75_000, "C")));
+    expect(previewFromBytes(openSessionBuffer("t.jsonl", bytes).previewBytes(6), "message", "assistant")).toBe("→ message(…)");
     // (a v2 file too: its hookMessage is a custom message, by the role pass one records)
     const v2 = Buffer.from(bytes.toString().replace('"version":3', '"version":2'));
     for (const file of [bytes, v2]) {
@@ -231,6 +234,7 @@ describe("pass two without image data", () => {
           const kept = budget === -1 ? new KeptSummaries(max, previewOf(max), { budget: Infinity, upTo: file.length }) : new KeptSummaries(max, previewOf(max), { budget });
           const s = openSessionBuffer("t.jsonl", file, { previewLines: kept.previewLines });
           kept.done();
+          if (kept.has(6)) expect(kept.get(6)).toBe(previewOf(max)("→ message(…)"));
           const reads = vi.spyOn(s.source, "read");
           const readsInto = vi.spyOn(s.source, "readInto");
           expect(Array.from(withSummaries(new SummaryReader(s, max, previewOf(max), kept), [...nodes].reverse(), (n) => n), ([, p]) => p)).toEqual([...read].reverse());
