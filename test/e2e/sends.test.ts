@@ -47,10 +47,12 @@ function compactionHeavy(seed: number, dir: string): string {
 }
 
 describe("check and repair judge what pi sends", () => {
-  it("on sessions pi's SessionManager wrote: check fails exactly those some leaf sends broken, repair leaves the rest byte for byte and mends those on every leaf", async () => {
+  // A test a seed: each spawns the CLI a few times, and 50 or 60 of them in one test took 25 s
+  // alone and over the 60 s timeout on a loaded 2-core machine. The totals are checked after them.
+  describe("on sessions pi's SessionManager wrote: check fails exactly those some leaf sends broken, repair leaves the rest byte for byte and mends those on every leaf", () => {
     let sendsBroken = 0;
     let notSent = 0;
-    for (let seed = 1; seed <= 50; seed++) {
+    it.each(Array.from({ length: 50 }, (_, k) => k + 1))("seed %i", async (seed) => {
       const dir = mkdtempSync(join(tmpdir(), `pi-session-sends-${seed}-`));
       const file = seed <= 30 ? generateSession({ seed, dir, steps: 80, contextEdits: false }) : compactionHeavy(seed, dir);
       const before = readFileSync(file);
@@ -64,7 +66,7 @@ describe("check and repair judge what pi sends", () => {
         const repaired = await cli(["repair", file]);
         expect(repaired.exitCode, `seed ${seed}`).toBe(0);
         expect(readFileSync(file).equals(before), `seed ${seed}: left byte for byte`).toBe(true);
-        continue;
+        return;
       }
       sendsBroken++;
       expect(checked.exitCode, `seed ${seed}: ${[...breaks.values()][0]}`).toBe(1);
@@ -73,17 +75,18 @@ describe("check and repair judge what pi sends", () => {
       expect(repaired.exitCode, `seed ${seed}: ${repaired.stderr}`).toBe(0);
       expect(sentBreaks(file), `seed ${seed}: after repair`).toEqual(new Map());
       expect((await cli(["check", file])).exitCode, `seed ${seed}: checked after repair`).toBe(0);
-    }
-    console.log(`${sendsBroken} sessions sent broken, ${notSent} breaks never sent`);
-    // (the seeds hold both cases: sessions pi sends broken, and superseded breaks it never sends)
-    expect(sendsBroken).toBeGreaterThan(3);
-    expect(notSent).toBeGreaterThan(3);
+    });
+    it("the seeds hold both cases: sessions pi sends broken, and superseded breaks it never sends", () => {
+      console.log(`${sendsBroken} sessions sent broken, ${notSent} breaks never sent`);
+      expect(sendsBroken).toBeGreaterThan(3);
+      expect(notSent).toBeGreaterThan(3);
+    });
   });
 
-  it("with context edits: check fails exactly the sessions pi sends broken after its edits; repair adds omissions, loses nothing, and is done in one run", async () => {
+  describe("with context edits: check fails exactly the sessions pi sends broken after its edits; repair adds omissions, loses nothing, and is done in one run", () => {
     let sendsBroken = 0;
     let byEdits = 0;
-    for (let seed = 101; seed <= 160; seed++) {
+    it.each(Array.from({ length: 60 }, (_, k) => k + 101))("seed %i", async (seed) => {
       const dir = mkdtempSync(join(tmpdir(), `pi-session-edits-${seed}-`));
       const file = generateSession({ seed, dir, steps: 80, contextEdits: true });
       const before = readFileSync(file, "utf8");
@@ -91,7 +94,7 @@ describe("check and repair judge what pi sends", () => {
       const checked = await cliJson(["check", file]);
       const findings = checked.json.files[0].findings as Array<{ code: string; severity: string; causedBy?: { code: string } }>;
       expect(checked.exitCode, `seed ${seed}: ${[...breaks.values()][0]}`).toBe(breaks.size > 0 ? 1 : 0);
-      if (breaks.size === 0) continue;
+      if (breaks.size === 0) return;
       sendsBroken++;
       if (findings.some((f) => f.code === "context-edit-drops-calls")) {
         byEdits++;
@@ -110,9 +113,11 @@ describe("check and repair judge what pi sends", () => {
       expect(gone, `seed ${seed}`).toBe(actions.filter((a) => a.code === "result-removed").length);
       expect(pi.SessionManager.open(file).getEntries(), `seed ${seed}`).toHaveLength(after.length - 1);
       expect((await cli(["repair", file, "--check"])).exitCode, `seed ${seed}: a second repair`).toBe(0);
-    }
-    console.log(`${sendsBroken} of 60 sessions with edits sent broken, ${byEdits} by an edit`);
-    expect(byEdits).toBeGreaterThan(5);
+    });
+    it("the seeds hold sessions an edit broke", () => {
+      console.log(`${sendsBroken} of 60 sessions with edits sent broken, ${byEdits} by an edit`);
+      expect(byEdits).toBeGreaterThan(5);
+    });
   });
 
   /** A session pi writes: a call and its result, then a compaction keeping from the result. */
