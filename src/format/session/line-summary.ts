@@ -1,4 +1,5 @@
 import { emptyFields, scanShapeOf, Verdict, type ScanFields } from "../read/scanner.js";
+import { decodeString } from "../read/scan-values.js";
 import type { AnyEntry } from "../schema/types.js";
 
 /**
@@ -69,6 +70,14 @@ export const summaryWindow = (max: number) => Math.max(TEXT_MIN, 4 * max);
  * pass one's scan of them with their texts (else they are scanned here).
  */
 export function partialEntry(bytes: Buffer, type: string | undefined, role: string | undefined, window: number, truncated = false, fields?: ScanFields): AnyEntry {
+  // (the slots are places, whatever spaces the line was written with)
+  if (type === "message" && !truncated) {
+    const f = fields ?? scanned(bytes);
+    const slotted = f && messageFromSlots(bytes, f, role, window);
+    if (slotted) return slotted;
+    const whole = parsedWhole(bytes);
+    if (whole) return firstTextOnly(whole);
+  }
   // Keys are found by their bytes as JSON.stringify writes them (`"key":"`); a line written another
   // way (spaces after colons, as Python's json.dumps writes) is read whole, as it is valid JSON too.
   if (!compactJson(bytes)) {
@@ -76,13 +85,6 @@ export function partialEntry(bytes: Buffer, type: string | undefined, role: stri
     if (whole) return firstTextOnly(whole);
   }
   if (type !== "message") return otherEntry(bytes, type, window);
-  if (!truncated) {
-    const f = fields ?? scanned(bytes);
-    const slotted = f && messageFromSlots(bytes, f, role, window);
-    if (slotted) return slotted;
-    const whole = parsedWhole(bytes);
-    if (whole) return firstTextOnly(whole);
-  }
   return messageFromSearch(bytes, role, window);
 }
 
@@ -108,7 +110,7 @@ function messageFromSlots(bytes: Buffer, f: ScanFields, role: string | undefined
   // command where its arguments start with one (a call's arguments follow its name in the slots)
   for (let k = 0; k < f.texts && content.length < window / 4; k++) {
     if (f.textKind[k] !== NAME) continue;
-    const call: Record<string, unknown> = { type: "toolCall", name: stringBetween(bytes, f.textOpen[k]!, f.textClose[k]!) };
+    const call: Record<string, unknown> = { type: "toolCall", name: decodeString(bytes, f.textOpen[k]!, f.textClose[k]!) };
     const command = f.textKind[k + 1] === ARGUMENTS && k + 1 < f.texts ? commandAt(bytes, f.textOpen[k + 1]!, window) : undefined;
     if (command !== undefined) call.arguments = { command };
     content.push(call);
@@ -147,16 +149,6 @@ function spaceFrom(bytes: Buffer, at: number): number {
   let i = at;
   for (let c = bytes[i]; c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = bytes[++i]);
   return i;
-}
-
-/** The JSON string between the quotes at `open` and `close`, decoded whole (a short one: a call's name). */
-function stringBetween(bytes: Buffer, open: number, close: number): string {
-  if (bytes.subarray(open + 1, close).indexOf(BACKSLASH) < 0) return bytes.toString("utf8", open + 1, close);
-  try {
-    return JSON.parse(bytes.toString("utf8", open, close + 1)) as string;
-  } catch {
-    return bytes.toString("utf8", open + 1, close);
-  }
 }
 
 /** A message read by a search for its keys' bytes (a line truncated for its preview): in the order entrySummary looks, the command, the text, a tool call, the thinking, an image, the error. */
