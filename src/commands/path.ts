@@ -2,11 +2,13 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode } from "../errors.js";
 import type { Session } from "../format/session/session.js";
+import { KeptSummaries } from "../format/session/summary.js";
+import { previewOf } from "../render/preview.js";
 import { sanitize } from "../render/safe.js";
 import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatTime } from "../render/units.js";
-import { displayWidth, lineTail, preview, previewIn } from "../render/width.js";
+import { displayWidth, JSON_PREVIEW_CHARS, lineTail, preview, previewIn } from "../render/width.js";
 import { branchSteps, renderBranch, stepTextWidth, type PathStep } from "../render/terminal/branch.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
@@ -31,13 +33,16 @@ export interface LeavesResult {
 }
 
 /**
- * A branch, open: the nodes from the root to the entry, known from the index; each step's line is
- * read as it is listed or drawn (a branch can be the whole of a huge session: it is streamed).
+ * A branch, open: the nodes from the root to the entry, known from the index; each step's preview
+ * is the one pass one kept (`kept`: while the file reads as one chain, a linear session's every
+ * entry), else its line is read as it is listed or drawn (a branch can be the whole of a huge
+ * session: it is streamed).
  */
 export class BranchResult {
   constructor(
     readonly session: Session,
     readonly nodes: Int32Array,
+    readonly kept?: KeptSummaries,
   ) {}
 
   get file(): string {
@@ -50,7 +55,7 @@ export class BranchResult {
 
   /** The steps, each with its preview, read a window at a time as they are written. */
   steps(): Generator<PathStep> {
-    return branchSteps(this.session, this.nodes);
+    return branchSteps(this.session, this.nodes, this.kept);
   }
 
   close(): void {
@@ -68,12 +73,19 @@ export async function leaves(options: PathOptions, ctx: CommandContext): Promise
   }
 }
 
-/** Opens the branch from the root to ENTRY (default: the current leaf); close it when done. */
+/**
+ * Opens the branch from the root to ENTRY (default: the current leaf); close it when done. The
+ * previews, of the width the output shows, are made as pass one reads each line while the entries
+ * read as one chain (a linear session is then read once); past the first fork, the lines of the
+ * branch's entries are read again.
+ */
 export async function path(options: PathOptions, ctx: CommandContext): Promise<BranchResult> {
-  const { session } = await readShape(options.file, ctx);
+  const max = ctx.json || ctx.jsonl ? JSON_PREVIEW_CHARS : stepTextWidth(ctx.style);
+  const kept = new KeptSummaries(max, previewOf(max), { chain: true });
+  const { session } = await readShape(options.file, ctx, kept.previewLines);
   try {
     const target = options.entry !== undefined ? nodeFor(session, options.entry) : session.leafNode;
-    return new BranchResult(session, target === -1 ? new Int32Array(0) : session.tree.pathTo(target));
+    return new BranchResult(session, target === -1 ? new Int32Array(0) : session.tree.pathTo(target), kept.done());
   } catch (error) {
     session.close();
     throw error;
@@ -90,7 +102,7 @@ export async function run(options: PathOptions, ctx: CommandContext): Promise<Co
     try {
       if (ctx.jsonl) return await writeJsonLines(out, branch.steps());
       if (ctx.json) return await writeJsonWithArray(out, { file: branch.file, leaf: branch.leaf }, "entries", branch.steps(), {});
-      await writeAll(out, renderBranch(branch.session, branch.nodes, ctx.style));
+      await writeAll(out, renderBranch(branch.session, branch.nodes, ctx.style, branch.kept));
     } finally {
       branch.close();
     }

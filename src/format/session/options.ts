@@ -47,10 +47,11 @@ export interface OpenOptions {
    * reads them in pass two: a view valid only during the call), its type and role as
    * `Session.nodeType` and `nodeRole` give them, whether those bytes end before the line does
    * (`previewIsTruncated`), and the scanner's fields of those bytes, its content's texts and all
-   * (undefined for a line the scanner cannot read: no JSON, or no WebAssembly); undefined for
-   * nothing. It returns whether it wants more: once
+   * (undefined for a line the scanner cannot read: no JSON, or no WebAssembly), and whether the
+   * entry's parent is the entry before it, as far as pass one knows on reading it (the first
+   * entry follows none: true); undefined for nothing. It returns whether it wants more: once
    * false, pass one calls it no more. `tree`, which shows every entry, makes its previews here
-   * rather than reading each line again.
+   * rather than reading each line again; `path`, while the entries read as one chain.
    */
   previewLines?: (size: number) => PreviewLine | undefined;
   /**
@@ -61,4 +62,4 @@ export interface OpenOptions {
 }
 
 /** What pass one hands each entry's preview bytes to (`OpenOptions.previewLines`). */
-export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined, truncated: boolean, fields: ScanFields | undefined) => boolean;
+export type PreviewLine = (node: number, line: Buffer, type: string | undefined, role: string | undefined, truncated: boolean, fields: ScanFields | undefined, follows: boolean) => boolean;

@@ -306,7 +306,8 @@ export class PassOne {
       if (!fields && scanShape(buffer, this.previewFields, start, end) === Verdict.Valid && this.previewFields.object) fields = this.previewFields;
       if (fields && long) fields = cutFields(fields, long, this.cutFields);
     }
-    state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined, truncated, fields);
+    const follows = node === 0 || this.p.nodes.parent[node] === node - 1;
+    state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined, truncated, fields, follows);
   }
 
   /** The parent id of a node whose link was cut to break a cycle, read again from its line. */

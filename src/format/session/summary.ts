@@ -47,6 +47,17 @@ const KEPT_SUMMARIES_BUDGET = 32 * 1024 * 1024;
 const KEPT_SUMMARIES_UP_TO = 256 * 1024 * 1024;
 
 /**
+ * How many entries that do not follow the one before them (a fork, a new root, a link ahead) a
+ * session may have and still read as mostly one chain (`KeptSummaries`' `chain`): 16, and one in
+ * each 1,024 entries. The benchmark's linear sessions, their damage and all, have 5 (two thirds of
+ * their entries on the branch shown); its branched ones, one every 80 to 200 entries (a few hundred
+ * on the branch shown), and stop keeping within their first 1-4 % of entries (BENCHMARKS.md,
+ * "previews in pass one").
+ */
+const CHAIN_FORKS = 16;
+const CHAIN_ENTRIES_A_FORK = 1024;
+
+/**
  * Finished summaries made in pass one (`OpenOptions.previewLines`), so that the nodes a command
  * shows need not be read again (`SummaryReader`), for the first nodes of the file as long as they
  * fit the budget. A window of nodes' summaries is kept as one buffer of UTF-8, with where each
@@ -70,23 +81,27 @@ export class KeptSummaries {
 
   private readonly budget: number;
   private readonly upTo: number;
+  /** Entries so far that do not follow the one before them. */
+  private forks = 0;
 
   /**
    * For a `SummaryReader` of `max` and `finish`. `budget` and `upTo` (bytes) default to
-   * `KEPT_SUMMARIES_BUDGET` and `KEPT_SUMMARIES_UP_TO`.
+   * `KEPT_SUMMARIES_BUDGET` and `KEPT_SUMMARIES_UP_TO`. `chain`: kept only while the entries read
+   * as mostly one chain (`CHAIN_FORKS`), where most of them are on the branch `path` shows; a
+   * session branched all through shows few of its entries on one branch, which are read again.
    */
   constructor(
     readonly max: number,
     private readonly finish: (summary: string) => string,
-    { budget = KEPT_SUMMARIES_BUDGET, upTo = KEPT_SUMMARIES_UP_TO }: { budget?: number; upTo?: number } = {},
+    { budget = KEPT_SUMMARIES_BUDGET, upTo = KEPT_SUMMARIES_UP_TO, chain = false }: { budget?: number; upTo?: number; chain?: boolean } = {},
   ) {
     this.budget = budget;
     this.upTo = upTo;
     this.window = summaryWindow(max);
-    this.onPreviewLine = (node, line, type, role, truncated, fields) => {
-      // (nodes come in order; one out of it, or the budget spent, ends the keeping)
+    this.onPreviewLine = (node, line, type, role, truncated, fields, follows) => {
+      // (nodes come in order; one out of it, a fork where only a chain is kept, or the budget spent, ends the keeping)
       if (this.full) return false;
-      if (node !== this.kept + this.pending || this.used + this.at >= this.budget) {
+      if (node !== this.kept + this.pending || (chain && !follows && ++this.forks > CHAIN_FORKS + node / CHAIN_ENTRIES_A_FORK) || this.used + this.at >= this.budget) {
         this.done();
         return false;
       }

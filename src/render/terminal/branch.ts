@@ -1,5 +1,5 @@
 import type { Session } from "../../format/session/session.js";
-import { kindName, SUMMARY_WINDOW, SummaryReader, withSummaries } from "../../format/session/summary.js";
+import { type KeptSummaries, kindName, SUMMARY_WINDOW, SummaryReader, withSummaries } from "../../format/session/summary.js";
 import { KindNames } from "../kinds.js";
 import { previewOf } from "../preview.js";
 import { sanitize } from "../safe.js";
@@ -16,9 +16,12 @@ export interface PathStep {
   preview: string;
 }
 
-/** A branch's entries (`nodes`, in order) as data: each with its line, kind, time and preview (`path --json`'s steps), read a window at a time. */
-export function* branchSteps(session: Session, nodes: Int32Array): Generator<PathStep> {
-  const reader = new SummaryReader(session, JSON_PREVIEW_CHARS, previewOf(JSON_PREVIEW_CHARS));
+/**
+ * A branch's entries (`nodes`, in order) as data: each with its line, kind, time and preview
+ * (`path --json`'s steps), read a window at a time but where pass one `kept` them.
+ */
+export function* branchSteps(session: Session, nodes: Int32Array, kept?: KeptSummaries): Generator<PathStep> {
+  const reader = new SummaryReader(session, JSON_PREVIEW_CHARS, previewOf(JSON_PREVIEW_CHARS), kept);
   let previousId: string | null = nodes.length > 0 && session.tree.parent[nodes[0]!]! >= 0 ? (session.nodeId(session.tree.parent[nodes[0]!]!) ?? null) : null;
   for (const [node, text] of withSummaries(reader, nodes, (n) => n)) {
     const id = session.nodeId(node) ?? null;
@@ -33,8 +36,12 @@ const MIN_PREVIEW = 20;
 /** How much of a preview a step shows. */
 export const stepTextWidth = (style: Style) => Math.max(20, style.width - 50);
 
-/** Entries of a branch (`nodes`, in order) drawn as lines, a window of them at a time (each a string of whole lines), each one's preview read as its window is drawn: its line, id, kind, time and preview. */
-export function* renderBranch(session: Session, nodes: Int32Array, style: Style): Generator<string> {
+/**
+ * Entries of a branch (`nodes`, in order) drawn as lines, a window of them at a time (each a string
+ * of whole lines), each one's preview read as its window is drawn but where pass one `kept` them:
+ * its line, id, kind, time and preview.
+ */
+export function* renderBranch(session: Session, nodes: Int32Array, style: Style, kept?: KeptSummaries): Generator<string> {
   const { c } = style;
   if (nodes.length === 0) {
     yield c.dim("(no entries)\n");
@@ -42,7 +49,7 @@ export function* renderBranch(session: Session, nodes: Int32Array, style: Style)
   }
   const textWidth = stepTextWidth(style);
   const fit = layoutWidth(style);
-  const reader = new SummaryReader(session, textWidth, previewOf(textWidth));
+  const reader = new SummaryReader(session, textWidth, previewOf(textWidth), kept);
   const kinds = new KindNames(session, (k) => (k.startsWith("message/") ? c.cyan(k.slice(8).padEnd(21)) : c.magenta(sanitize(k).padEnd(21))));
   // (on a terminal a head line names the columns, the line number's first: piped, the lines alone, for scripts)
   const lineWidth = Math.max(String(session.nodeLine(nodes[nodes.length - 1]!)).length, fit === undefined ? 0 : 4);

@@ -249,6 +249,32 @@ describe("pass two without image data", () => {
     }
   });
 
+  it("keeps a branch's previews (chain) while the entries read as mostly one chain: 16 forks and one in 1,024 entries", () => {
+    // (entry k's parent: the one before, but every `every`-th entry goes back three: a fork each)
+    const session = (count: number, every: number) => {
+      const ids = Array.from({ length: count }, (_, k) => `e${k}`);
+      return jsonl(header(), ...ids.map((id, k) => user(id, k === 0 ? null : ids[k % every === 0 && k > 3 ? k - 4 : k - 1]!, `text ${k}`)));
+    };
+    const keptOf = (bytes: Buffer, chain: boolean) => {
+      const kept = new KeptSummaries(80, previewOf(80), { chain });
+      const s = openSessionBuffer("t.jsonl", bytes, { previewLines: kept.previewLines });
+      kept.done();
+      const all = Array.from({ length: s.tree.size }, (_, n) => n);
+      const count = all.filter((n) => kept.has(n)).length;
+      // (what is kept is what pass two reads)
+      expect(all.filter((n) => kept.has(n)).map((n) => kept.get(n))).toEqual(Array.from(withSummaries(new SummaryReader(open(bytes), 80, previewOf(80)), all.slice(0, count), (n) => n), ([, p]) => p));
+      return count;
+    };
+    // 16 forks in 400 entries: all kept; the 17th fork (entry 170 when one in ten forks) ends the keeping
+    expect(keptOf(session(400, 25), true)).toBe(400);
+    expect(keptOf(session(400, 10), true)).toBe(170);
+    expect(keptOf(session(400, 10), false)).toBe(400);
+    // one more allowed each 1,024 entries: 17 forks in 2,100 entries (one in 120) kept all, the 17th
+    // is past 16 and one there; one in 52: the 17th, at entry 884, before the allowance grows
+    expect(keptOf(session(2100, 120), true)).toBe(2100);
+    expect(keptOf(session(2100, 52), true)).toBe(884);
+  });
+
   it("hands pass one's preview bytes on, with the session's size asked first, until the caller wants no more", () => {
     const bytes = jsonl(header(), image("i1", null, big(70_000)), user("u1", "i1", "one"), user("u2", "u1", "two"), assistant("a1", "u2", "done"));
     const sizes: number[] = [];
