@@ -6,7 +6,7 @@ import { KeptSummaries, kindName, SUMMARY_WINDOW, SummaryReader, withSummaries }
 import { KindNames } from "../render/kinds.js";
 import { previewOf } from "../render/preview.js";
 import { sanitize, sanitizeOneLine } from "../render/safe.js";
-import { writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
+import { SMALL_STRING, writeAll, writeJsonLines, writeJsonWithArray, type Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { isoTime, plural } from "../render/units.js";
 import { cutToWidth, displayWidth, entryIdIn, fitPreview, JSON_PREVIEW_CHARS, lineTail, preview } from "../render/width.js";
@@ -272,9 +272,6 @@ function* drawTree(view: TreeResult, style: Style, compact: boolean, fold: (pref
   if (hidden > 0) emitText(c.dim(`(${plural(hidden, "deeper entry", "deeper entries")} not drawn; raise --depth)`));
   if (w.count > 0) yield w;
 }
-
-/** The most characters a piece of the drawing holds (well under V8's 128 KB regular object size, in UTF-16). */
-const SMALL_STRING = 16384;
 
 /** The drawing, a window of lines at a time (each a string of whole lines), each node's preview read as its window is drawn. */
 export function* renderTree(view: TreeResult, style: Style, compact = false): Generator<string> {

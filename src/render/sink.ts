@@ -66,6 +66,14 @@ export async function writeAll(out: Sink, pieces: Iterable<string | Uint8Array>)
   }
 }
 
+/**
+ * The most characters a piece of output built line by line holds before it is handed to the sink
+ * (well under V8's 128 KB regular object size, in UTF-16): a larger one is made outside the young
+ * generation and freed only by a full collection, and a string of a window's thousands of lines
+ * is one long rope the sink flattens to encode (BENCHMARKS.md, "output in small strings").
+ */
+export const SMALL_STRING = 16384;
+
 /** An item that is JSON already (its UTF-8 bytes, written as they are, on one line). */
 export class RawJson {
   constructor(readonly bytes: Uint8Array) {}

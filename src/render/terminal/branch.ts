@@ -2,6 +2,7 @@ import type { Session } from "../../format/session/session.js";
 import { type KeptSummaries, kindName, SUMMARY_WINDOW, SummaryReader, withSummaries } from "../../format/session/summary.js";
 import { KindNames } from "../kinds.js";
 import { previewOf } from "../preview.js";
+import { SMALL_STRING } from "../sink.js";
 import { sanitize } from "../safe.js";
 import { layoutWidth, type Style } from "../style.js";
 import { formatTime, isoTime } from "../units.js";
@@ -37,8 +38,8 @@ const MIN_PREVIEW = 20;
 export const stepTextWidth = (style: Style) => Math.max(20, style.width - 50);
 
 /**
- * Entries of a branch (`nodes`, in order) drawn as lines, a window of them at a time (each a string
- * of whole lines), each one's preview read as its window is drawn but where pass one `kept` them:
+ * Entries of a branch (`nodes`, in order) drawn as lines, a few at a time (each a string of whole
+ * lines), each one's preview read as its window is drawn but where pass one `kept` them:
  * its line, id, kind, time and preview.
  */
 export function* renderBranch(session: Session, nodes: Int32Array, style: Style, kept?: KeptSummaries): Generator<string> {
@@ -76,7 +77,12 @@ export function* renderBranch(session: Session, nodes: Int32Array, style: Style,
       const room = fit === undefined ? textWidth : Math.min(textWidth, fit - (lineWidth + 2 + displayWidth(id) + 2 + kinds.widthOf(node) + 1 + displayWidth(time) + 2));
       const p = room >= 4 ? fitPreview(previews[k]!, room, fit) : "";
       out += `${c.dim(String(session.nodeLine(node)).padStart(lineWidth))}  ${c.bold(id)}  ${kinds.of(node)} ${c.dim(time)}${p ? `  ${p}` : ""}\n`;
+      // (a few lines at a time, as the tree's)
+      if (out.length >= SMALL_STRING) {
+        yield out;
+        out = "";
+      }
     }
-    yield out;
+    if (out) yield out;
   }
 }
