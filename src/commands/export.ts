@@ -1,6 +1,6 @@
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { isDevice, isStdout, writeToDevice } from "../support/writers/output.js";
+import { isDevice, isStdout, wouldReplace, writeToDevice } from "../support/writers/output.js";
 import { CliError, ExitCode } from "../errors.js";
 import { contextMessages, contextSettingsAt } from "../format/context/branch.js";
 import { CURRENT_VERSION, messageText, type AgentMessage, type AnyEntry } from "../format/schema/types.js";
@@ -274,6 +274,8 @@ export async function exportBranch(options: ExportOptions, ctx: CommandContext):
   return new ExportDocument(branch, options, renderer);
 }
 
+const existsError = (out: string) => new CliError(`${out} already exists; pass --force to replace it`);
+
 /** What `export -o FILE` wrote. */
 export interface ExportFileResult {
   file: string;
@@ -292,7 +294,7 @@ export function saveExport(doc: ExportDocument, out: string, force: boolean): Ex
     if (isDevice(out)) writeToDevice(out, produce);
     else createFile(out, produce, { force });
   } catch (error) {
-    if (error instanceof TargetExistsError) throw new CliError(`${out} already exists; pass --force to replace it`);
+    if (error instanceof TargetExistsError) throw existsError(out);
     throw error;
   } finally {
     doc.close();
@@ -301,6 +303,7 @@ export function saveExport(doc: ExportDocument, out: string, force: boolean): Ex
 }
 
 export async function run(options: ExportOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  if (!options.force && wouldReplace(options.out)) throw existsError(options.out!);
   const doc = await exportBranch(options, ctx);
   const report = () => {
     const { count, summary } = doc.redacted;

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
-import { isDevice, isStdout, writeToDevice } from "../support/writers/output.js";
+import { isDevice, isStdout, wouldReplace, writeToDevice } from "../support/writers/output.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { createFile, TargetExistsError } from "../format/write/atomic.js";
 import { planFork, sessionPathFor } from "../format/write/fork.js";
@@ -34,8 +34,11 @@ export interface ForkResult {
   entries: number;
 }
 
+const existsError = (target: string) => new CliError(`${target} already exists; fork never overwrites (pass --force to replace it)`);
+
 export async function fork(options: ForkCommandOptions, ctx: CommandContext): Promise<ForkResult> {
   if (options.file === "-") throw new CliError("fork needs the source as a file (its path becomes the new session's parentSession), not - (stdin)");
+  if (!options.force && wouldReplace(options.out)) throw existsError(options.out!);
   const { session } = await readShape(options.file, ctx);
   try {
     // (a session its store keeps in a form pi cannot open, agent-core's format 4: `migrate` first)
@@ -60,7 +63,7 @@ export async function fork(options: ForkCommandOptions, ctx: CommandContext): Pr
       else if (isDevice(target)) writeToDevice(target, produce);
       else createFile(target, produce, { force: options.force });
     } catch (error) {
-      if (error instanceof TargetExistsError) throw new CliError(`${target} already exists; fork never overwrites (pass --force to replace it)`);
+      if (error instanceof TargetExistsError) throw existsError(target);
       throw error;
     }
     return { file: target, id: header.id, parentSession: header.parentSession, cwd: header.cwd, leaf: leaf === undefined ? null : (session.nodeId(leaf) ?? null), entries };

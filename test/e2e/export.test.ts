@@ -469,6 +469,10 @@ describe("export -o", () => {
     expect(again.stderr).toBe(`pi-session: ${out} already exists; pass --force to replace it\n`);
     expect((await cli(["export", fixture("branched.jsonl"), "-o", out, "--force"])).exitCode).toBe(0);
     expect(readFileSync(out, "utf8")).toMatch(/^# Pick a name/);
+    // refused before the session is read: its own warning (a line it skips) never comes
+    const before = await cli(["export", fixture("fused.jsonl"), "-o", out]);
+    expect(before).toMatchObject({ exitCode: 2, stdout: "", stderr: `pi-session: ${out} already exists; pass --force to replace it\n` });
+    expect(readFileSync(out, "utf8")).toMatch(/^# Pick a name/);
   });
 });
 

@@ -88,6 +88,9 @@ describe("fork", () => {
     expect(again.exitCode).toBe(2);
     expect(again.stderr).toBe(`pi-session: ${out} already exists; fork never overwrites (pass --force to replace it)\n`);
     expect((await cli(["fork", fixture("linear.jsonl"), "--out", out, "--force"])).exitCode).toBe(0);
+    // refused before the session is read: its own warning (a line it skips) never comes
+    const before = await cli(["fork", fixture("fused.jsonl"), "--out", out]);
+    expect(before).toMatchObject({ exitCode: 2, stdout: "", stderr: `pi-session: ${out} already exists; fork never overwrites (pass --force to replace it)\n` });
     const missing = await cli(["fork", fixture("linear.jsonl"), "--leaf", "nope", "--out", join(work, "g.jsonl")]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/no entry `nope`/);

@@ -24,6 +24,20 @@ export function isDevice(out: string): boolean {
   }
 }
 
+/**
+ * Whether `out` names a file that exists and would be replaced (not standard output, nor a device,
+ * which are written as they are): asked before the input is read, so that a gigabyte session is
+ * not read for a write that is refused (the atomic write checks again as it renames).
+ */
+export function wouldReplace(out: string | undefined): boolean {
+  if (out === undefined || isStdout(out)) return false;
+  try {
+    return statSync(out).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Writes what `produce` makes to the device at `out`, as it is (no temporary file, no rename). */
 export function writeToDevice(out: string, produce: Producer): void {
   const fd = openSync(out, "w");
