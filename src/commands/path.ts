@@ -34,9 +34,9 @@ export interface LeavesResult {
 
 /**
  * A branch, open: the nodes from the root to the entry, known from the index; each step's preview
- * is the one pass one kept (`kept`: while the file reads as one chain, a linear session's every
- * entry), else its line is read as it is listed or drawn (a branch can be the whole of a huge
- * session: it is streamed).
+ * is the one pass one kept (`kept`: while the file reads as mostly one chain, a linear session's
+ * every entry), else its line is read as it is listed or drawn (a branch can be the whole of a
+ * huge session: it is streamed).
  */
 export class BranchResult {
   constructor(
@@ -76,8 +76,8 @@ export async function leaves(options: PathOptions, ctx: CommandContext): Promise
 /**
  * Opens the branch from the root to ENTRY (default: the current leaf); close it when done. The
  * previews, of the width the output shows, are made as pass one reads each line while the entries
- * read as one chain (a linear session is then read once); past the first fork, the lines of the
- * branch's entries are read again.
+ * read as mostly one chain (`KeptSummaries`' `chain`: a linear session is then read once); past
+ * that, the lines of the branch's entries are read again.
  */
 export async function path(options: PathOptions, ctx: CommandContext): Promise<BranchResult> {
   const max = ctx.json || ctx.jsonl ? JSON_PREVIEW_CHARS : stepTextWidth(ctx.style);

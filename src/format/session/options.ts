@@ -51,7 +51,7 @@ export interface OpenOptions {
    * entry's parent is the entry before it, as far as pass one knows on reading it (the first
    * entry follows none: true); undefined for nothing. It returns whether it wants more: once
    * false, pass one calls it no more. `tree`, which shows every entry, makes its previews here
-   * rather than reading each line again; `path`, while the entries read as one chain.
+   * rather than reading each line again; `path`, while the entries read as mostly one chain.
    */
   previewLines?: (size: number) => PreviewLine | undefined;
   /**

@@ -9,10 +9,10 @@ import type { ScanFields } from "../read/scanner.js";
 
 /**
  * What an entry says in one line (`entrySummary`), and the same read from a line's bytes without
- * parsing the entry (`summaryFromBytes`; how, in line-summary.ts). `path` and `show` read the lines
- * they show in a second pass, a window of nodes at a time (`SummaryReader`); `tree`, which shows
- * every entry, makes them in pass one as it reads each line (`KeptSummaries`). The text is made
- * safe and cut to the terminal by the caller (`finish`).
+ * parsing the entry (`summaryFromBytes`; how, in line-summary.ts). `show` reads the lines it shows
+ * in a second pass, a window of nodes at a time (`SummaryReader`); `tree`, which shows every entry,
+ * makes them in pass one as it reads each line (`KeptSummaries`), and `path` too while the session
+ * reads as mostly one chain. The text is made safe and cut to the terminal by the caller (`finish`).
  */
 
 /**
