@@ -250,6 +250,8 @@ export class ExportDocument {
 
 /** Opens the branch to the leaf (default: the current one) for export (see `ExportDocument`). */
 export async function exportBranch(options: ExportOptions, ctx: CommandContext): Promise<ExportDocument> {
+  // (an output that would be refused, refused before the session is read)
+  if (!options.force && wouldReplace(options.out)) throw existsError(options.out!);
   const { session, labels, name } = await readShape(options.file, ctx);
   let branch: Branch;
   try {
@@ -303,7 +305,6 @@ export function saveExport(doc: ExportDocument, out: string, force: boolean): Ex
 }
 
 export async function run(options: ExportOptions, ctx: CommandContext): Promise<CommandOutcome> {
-  if (!options.force && wouldReplace(options.out)) throw existsError(options.out!);
   const doc = await exportBranch(options, ctx);
   const report = () => {
     const { count, summary } = doc.redacted;

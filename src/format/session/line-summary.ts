@@ -77,10 +77,10 @@ export function partialEntry(bytes: Buffer, type: string | undefined, role: stri
     if (slotted) return slotted;
     const whole = parsedWhole(bytes);
     if (whole) return firstTextOnly(whole);
-  }
-  // Keys are found by their bytes as JSON.stringify writes them (`"key":"`); a line written another
-  // way (spaces after colons, as Python's json.dumps writes) is read whole, as it is valid JSON too.
-  if (!compactJson(bytes)) {
+  } else if (!compactJson(bytes)) {
+    // Keys are found by their bytes as JSON.stringify writes them (`"key":"`); a line written
+    // another way (spaces after colons, as Python's json.dumps writes) is read whole, as it is
+    // valid JSON too (a whole message's line was parsed above, whatever its spaces).
     const whole = parsedWhole(bytes);
     if (whole) return firstTextOnly(whole);
   }

@@ -101,7 +101,8 @@ export class KeptSummaries {
     this.onPreviewLine = (node, line, type, role, truncated, fields, follows) => {
       // (nodes come in order; one out of it, a fork where only a chain is kept, or the budget spent, ends the keeping)
       if (this.full) return false;
-      if (node !== this.kept + this.pending || (chain && !follows && ++this.forks > CHAIN_FORKS + node / CHAIN_ENTRIES_A_FORK) || this.used + this.at >= this.budget) {
+      if (chain && !follows) this.forks++;
+      if (node !== this.kept + this.pending || this.forks > CHAIN_FORKS + node / CHAIN_ENTRIES_A_FORK || this.used + this.at >= this.budget) {
         this.done();
         return false;
       }
