@@ -22,8 +22,23 @@ function onInterrupt(listener: () => void): void {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, listener);
 }
 
+/**
+ * The process's own streams. Standard input is looked up only when a command reads it (`-`):
+ * `process.stdin` of a file or /dev/null makes a file stream, which loads `fs.promises` and
+ * readline with it (BENCHMARKS.md, "built-ins on demand").
+ */
+const processIo = (): Io => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  get stdin() {
+    return process.stdin;
+  },
+  onInterrupt,
+});
+
 /** Runs the command line; returns the exit code (never calls `process.exit`). */
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin, onInterrupt }): Promise<number> {
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const debug = optionArgs(argv).includes("--debug");
   // (what the command opens of the stores: closed when it is done, whatever happens)
   const run = beginRun();

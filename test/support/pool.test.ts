@@ -27,12 +27,11 @@ describe("when worker threads are called in", () => {
   });
 });
 
-/** `node:worker_threads` with a Worker that runs its chunks in this thread, each one made noted in `made`. */
+/** `node:worker_threads`, as the pool loads it, with a Worker that runs its chunks in this thread, each one made noted in `made`. */
 function mockWorkers(made: string[]): void {
   // a worker that runs its chunks here (the real one is the built worker.js)
-  vi.doMock("node:worker_threads", async () => {
+  vi.doMock("../../src/format/common/builtins.js", async (original) => {
     const { EventEmitter } = await import("node:events");
-    const { runTask } = await import("../../src/support/workers/tasks.js");
     class Worker extends EventEmitter {
       constructor(url: URL) {
         super();
@@ -40,6 +39,8 @@ function mockWorkers(made: string[]): void {
       }
       postMessage(chunk: { task: "usage"; jobs: Array<{ i: number; path: string; stamp: undefined }> }) {
         void (async () => {
+          // (imported here: the tasks' modules import the one this mock stands for)
+          const { runTask } = await import("../../src/support/workers/tasks.js");
           const batch = [];
           for (const job of chunk.jobs) batch.push({ i: job.i, value: await runTask(chunk.task, job) });
           this.emit("message", batch);
@@ -49,7 +50,7 @@ function mockWorkers(made: string[]): void {
         return Promise.resolve(0);
       }
     }
-    return { Worker };
+    return { ...(await original<typeof import("../../src/format/common/builtins.js")>()), workerThreads: () => ({ Worker }) };
   });
 }
 
@@ -81,7 +82,7 @@ describe("what calls workers in: this thread's CPU time, not the clock's", () =>
       expect(helped).toEqual(alone);
     } finally {
       spy.mockRestore();
-      vi.doUnmock("node:worker_threads");
+      vi.doUnmock("../../src/format/common/builtins.js");
     }
   });
 });
@@ -105,7 +106,7 @@ describe("threads asked for (PI_SESSION_THREADS)", () => {
       expect(await overFiles("usage", jobs, () => {}, 8)).toEqual(alone);
       expect(made).toHaveLength(2);
     } finally {
-      vi.doUnmock("node:worker_threads");
+      vi.doUnmock("../../src/format/common/builtins.js");
     }
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { crypto } from "../common/builtins.js";
 import type { ByteSource } from "./source.js";
 import type { ScanFields } from "./scanner.js";
 
@@ -36,10 +36,19 @@ export function imageBytes(block: Record<string | symbol, unknown>): number {
  */
 export const PLAIN_TEXT: unique symbol = Symbol("pi-session.plainText");
 
-/** A random marker that stands in for a long string while the rest of its line is parsed. */
-const LONG_MARKER = `\\u0000pi-session-long-string-${randomBytes(12).toString("hex")}`;
-const LONG_MARKER_BYTES = Buffer.from(LONG_MARKER);
-const LONG_MARKER_VALUE = JSON.parse(`"${LONG_MARKER}"`) as string;
+/**
+ * A random marker that stands in for a long string while the rest of its line is parsed: its bytes
+ * as JSON, and the string they parse to. Made when first needed (a run without a long string
+ * loads no `node:crypto`: "built-ins on demand").
+ */
+let longMarker: { bytes: Buffer; value: string } | undefined;
+function marker(): { bytes: Buffer; value: string } {
+  if (!longMarker) {
+    const json = `\\u0000pi-session-long-string-${crypto().randomBytes(12).toString("hex")}`;
+    longMarker = { bytes: Buffer.from(json), value: JSON.parse(`"${json}"`) as string };
+  }
+  return longMarker;
+}
 
 /** Where a line is, as pass two needs it. */
 export interface LineSpan {
@@ -212,7 +221,7 @@ function readWithoutLong(source: ByteSource, span: LineSpan): LongString {
   const head = source.read(offset, start);
   const tail = source.read(offset + end, span.length - end);
   return {
-    skeleton: Buffer.concat([head, LONG_MARKER_BYTES, tail]),
+    skeleton: Buffer.concat([head, marker().bytes, tail]),
     length: end - start,
     literal: () => source.read(offset + start - 1, end - start + 2),
   };
@@ -223,12 +232,13 @@ function readWithoutLong(source: ByteSource, span: LineSpan): LongString {
  * else as the string itself (read now).
  */
 function restoreLongString(value: object, long: LongString): void {
+  const placed = marker().value;
   const stack: object[] = [value];
   while (stack.length > 0) {
     const o = stack.pop() as Record<string, unknown>;
     for (const key of Object.keys(o)) {
       const v = o[key];
-      if (v === LONG_MARKER_VALUE) {
+      if (v === placed) {
         if (key === "data" && o.type === "image" && !Array.isArray(o)) {
           o.data = "";
           (o as { [IMAGE_DATA_LENGTH]?: number })[IMAGE_DATA_LENGTH] = long.length;
@@ -249,7 +259,7 @@ export function parseSkimmed(bytes: Buffer, fields: ScanFields): Record<string, 
   if (!fields.longPlain) return JSON.parse(bytes.toString(encoding)) as Record<string, unknown>;
   const start = fields.longStart;
   const end = fields.longEnd;
-  const value = JSON.parse(Buffer.concat([bytes.subarray(0, start), LONG_MARKER_BYTES, bytes.subarray(end)]).toString(encoding)) as Record<string, unknown>;
+  const value = JSON.parse(Buffer.concat([bytes.subarray(0, start), marker().bytes, bytes.subarray(end)]).toString(encoding)) as Record<string, unknown>;
   restoreLongString(value, { skeleton: bytes, length: end - start, literal: () => bytes.subarray(start - 1, end + 1) });
   return value;
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { crypto } from "../common/builtins.js";
 import type { AgentMessage } from "./types.js";
 
 /**
@@ -56,7 +56,7 @@ export class V1IdAllocator {
   next(line: number): string {
     for (let attempt = 0; ; attempt++) {
       const seed = attempt === 0 ? `${this.sessionId}:${line}` : `${this.sessionId}:${line}:${attempt}`;
-      const id = createHash("sha256").update(seed).digest("hex").slice(0, 8);
+      const id = crypto().createHash("sha256").update(seed).digest("hex").slice(0, 8);
       if (!this.taken.has(id)) {
         this.taken.add(id);
         return id;

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { crypto } from "../common/builtins.js";
 import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BATCH_SIZE, ChunkBatch } from "./batch.js";
@@ -39,7 +39,7 @@ const TEMP_SUFFIX = ".tmp";
 
 /** The temporary file beside `target`: hidden, named after it and this process. */
 function tempPathFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}${TEMP_SUFFIX}`);
+  return join(dirname(target), `.${basename(target)}${TEMP_MARK}${process.pid}-${crypto().randomBytes(4).toString("hex")}${TEMP_SUFFIX}`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { crypto } from "../common/builtins.js";
 import { join, resolve } from "node:path";
 import { applyLabel } from "../session/labels.js";
 import type { Session } from "../session/session.js";
@@ -45,7 +45,7 @@ export function sessionPathFor(sessionsDir: string, cwd: string, timestamp: stri
 }
 
 export function planFork(session: Session, options: ForkOptions): ForkPlan {
-  const id = options.id ?? randomUUID();
+  const id = options.id ?? crypto().randomUUID();
   const timestamp = (options.now ?? new Date()).toISOString();
   const sourceCwd = typeof session.header?.cwd === "string" ? session.header.cwd : resolve(".");
   const header = { type: "session", version: CURRENT_VERSION, id, timestamp, cwd: options.cwd !== undefined ? resolve(options.cwd) : sourceCwd, parentSession: options.sourcePath };
@@ -114,7 +114,7 @@ function writeLabels(session: Session, kept: AnyEntry[], forkId: string, write: 
   for (const [targetId, { label, timestamp: ts }] of labels) {
     if (!onPath.has(targetId)) continue;
     let labelId = "";
-    for (let k = 0; !labelId || onPath.has(labelId); k++) labelId = createHash("sha256").update(`${forkId}:${targetId}:${k}`).digest("hex").slice(0, 8);
+    for (let k = 0; !labelId || onPath.has(labelId); k++) labelId = crypto().createHash("sha256").update(`${forkId}:${targetId}:${k}`).digest("hex").slice(0, 8);
     onPath.add(labelId);
     write(JSON.stringify({ type: "label", id: labelId, parentId: prev, timestamp: ts, targetId, label }));
     prev = labelId;

@@ -1,4 +1,4 @@
-import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
+import { zlib } from "../../format/common/builtins.js";
 
 /**
  * zstd data decompressed whole, or an error when it is cut short or damaged. Node 22's
@@ -10,6 +10,7 @@ export function decompressZstd(bytes: Buffer): Buffer {
   const cut = incompleteAt(bytes, frames);
   if (cut !== undefined) throw new Error(`the data ends inside a zstd frame (byte ${cut} of ${bytes.length})`);
   // (frame by frame: Node 22 decompresses only the first of several)
+  const { zstdDecompressSync } = zlib();
   return frames.length === 1 ? zstdDecompressSync(bytes) : Buffer.concat(frames.map(({ start, end }) => zstdDecompressSync(bytes.subarray(start, end))));
 }
 
@@ -28,7 +29,7 @@ export function decompressZstdEach<T>(blobs: readonly Buffer[], lengths: readonl
     const total = lengths.reduce((a, b) => a + b, 0);
     let whole: Buffer | undefined;
     try {
-      whole = zstdDecompressSync(joined(blobs), { chunkSize: Math.max(64, total) });
+      whole = zlib().zstdDecompressSync(joined(blobs), { chunkSize: Math.max(64, total) });
     } catch {
       // one blob is damaged: each on its own says which
     }
@@ -57,6 +58,7 @@ function joined(blobs: readonly Buffer[]): Buffer {
 /** Whether this Node's `zstdDecompressSync` reads every frame of concatenated ones (24 does; 22 stops after the first). */
 let concatenated: boolean | undefined;
 function concatenatedFramesRead(): boolean {
+  const { zstdCompressSync, zstdDecompressSync } = zlib();
   concatenated ??= zstdDecompressSync(Buffer.concat([zstdCompressSync("a"), zstdCompressSync("b")])).toString("latin1") === "ab";
   return concatenated;
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { crypto } from "../../format/common/builtins.js";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
@@ -422,7 +422,7 @@ export class AgentDatabase implements DatabaseFacts {
         throw new DatabaseError(`${where} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message} at ${file}); restore it from a backup`);
       }
     }
-    if (bytes.length !== cold.bytes || createHash("sha256").update(bytes).digest("hex") !== cold.sha256) {
+    if (bytes.length !== cold.bytes || crypto().createHash("sha256").update(bytes).digest("hex") !== cold.sha256) {
       throw new DatabaseError(`${where} is not what the database recorded (${bytes.length} bytes, ${cold.bytes} recorded, or another SHA-256); it is damaged: restore it from a backup`);
     }
     const events: { seq: number; line: string }[] = [];

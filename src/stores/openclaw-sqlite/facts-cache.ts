@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { crypto } from "../../format/common/builtins.js";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BUILD } from "../../build-info.js";
@@ -48,7 +48,7 @@ export class FactsFolder implements FactsCache {
   constructor(private readonly dir: string) {}
 
   private fileOf(absolute: string): string {
-    return join(this.dir, `${createHash("sha256").update(absolute).digest("hex").slice(0, 32)}.json`);
+    return join(this.dir, `${crypto().createHash("sha256").update(absolute).digest("hex").slice(0, 32)}.json`);
   }
 
   load(path: string, stamp: DatabaseStamp): DatabaseFacts | undefined {

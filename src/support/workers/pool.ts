@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { workerThreads } from "../../format/common/builtins.js";
 import type { FileJob, FileTask, TaskResult, TaskSettings, Unit } from "./tasks.js";
 
 /**
@@ -93,7 +93,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
   /** A worker thread, given chunks until none is left. */
   const helper = () =>
     new Promise<void>((resolve, reject) => {
-      const worker = new Worker(new URL("./worker.js", import.meta.url));
+      const worker = new (workerThreads().Worker)(new URL("./worker.js", import.meta.url));
       let held = 0;
       const give = () => {
         while (held < IN_FLIGHT && next < chunks.length) {

@@ -1,7 +1,6 @@
-import { createHash } from "node:crypto";
+import { crypto, zlib } from "../../format/common/builtins.js";
 import { existsSync, mkdirSync, readFileSync, statSync, utimesSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { zstdCompressSync, zstdDecompressSync, constants as zlib } from "node:zlib";
 import { appendDurably, cleanLeftovers, createFile, removeFile, TargetExistsError } from "../../format/write/atomic.js";
 import { MANIFEST } from "../../stores/index.js";
 
@@ -35,7 +34,7 @@ export interface ManifestLine {
 /** zstd's level: what `zstd` itself uses by default (3). */
 const LEVEL = 3;
 
-const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+const sha256 = (bytes: Buffer) => crypto().createHash("sha256").update(bytes).digest("hex");
 
 export type Moved = { status: "archived" | "restored" | "finished"; line: ManifestLine } | { status: "skipped"; reason: string };
 
@@ -58,7 +57,8 @@ export function archiveFile(path: string, target: string, folder: string, id: st
     if (!holds(target, hash)) return { status: "skipped", reason: `${target} exists and holds other bytes (another version of the session, archived before); nothing was moved` };
     status = "finished";
   } else {
-    const packed = zstdCompressSync(bytes, { params: { [zlib.ZSTD_c_compressionLevel]: LEVEL, [zlib.ZSTD_c_checksumFlag]: 1 } });
+    const { zstdCompressSync, constants } = zlib();
+    const packed = zstdCompressSync(bytes, { params: { [constants.ZSTD_c_compressionLevel]: LEVEL, [constants.ZSTD_c_checksumFlag]: 1 } });
     createFile(target, (write) => write(packed));
     // (read back from the disk and decompressed: the original's bytes, compared as they are)
     if (!holdsBytes(target, bytes)) {
@@ -145,7 +145,7 @@ function holds(archive: string, hash: string): boolean {
 
 function unpack(packed: Buffer, name: string): Buffer {
   try {
-    return zstdDecompressSync(packed);
+    return zlib().zstdDecompressSync(packed);
   } catch (error) {
     throw new Error(`${name}: not a readable zstd archive (${(error as Error).message})`);
   }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { crypto } from "../../common/builtins.js";
 import { IdIndex } from "../../read/ids.js";
 import { grown, IncreasingRuns } from "../../read/columns.js";
 import { NodeNumbers, type NodeIds } from "../../read/line-table.js";
@@ -214,7 +214,7 @@ function noteResult(c: Candidates, k: number, hash: number): void {
 export const PARSED_TYPES = new Set(["compaction", "label", "branch_summary", "context_edit", "session"]);
 
 export function shortHash(...parts: Array<string | number>): string {
-  return createHash("sha256").update(parts.join(":")).digest("hex");
+  return crypto().createHash("sha256").update(parts.join(":")).digest("hex");
 }
 
 /** What planning a repair builds up, shared by its phases. */
