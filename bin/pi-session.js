@@ -31,12 +31,14 @@ if (oldNode(process.versions.node)) {
  * know is an error line on stderr).
  */
 if (Number(process.versions.node.split(".")[0]) >= 24) {
-  const { setFlagsFromString } = await import("node:v8");
+  const { setFlagsFromString } = process.getBuiltinModule("node:v8");
   setFlagsFromString("--no-concurrent-sparkplug --no-maglev-build-code-on-background --no-maglev-deopt-data-on-background");
 }
 
-const { homedir } = await import("node:os");
-const { join } = await import("node:path");
+// (built-ins as Node's own modules, not ES imports, whose facades read every export: BENCHMARKS.md,
+// "built-ins on demand"; Node 22.3 and later have `getBuiltinModule`)
+const { homedir } = process.getBuiltinModule("node:os");
+const { join } = process.getBuiltinModule("node:path");
 
 /**
  * V8's compiled code for the bundle is kept on disk between runs, beside the `ls` index
@@ -52,7 +54,7 @@ function compileCacheDir() {
 
 const args = process.argv.slice(2);
 const options = args.includes("--") ? args.slice(0, args.indexOf("--")) : args;
-const nodeModule = await import("node:module");
+const nodeModule = process.getBuiltinModule("node:module");
 if (!options.includes("--no-cache")) {
   try {
     nodeModule.enableCompileCache?.(compileCacheDir());
@@ -67,7 +69,7 @@ if (!options.includes("--no-cache")) {
  */
 async function prerenderedHelp(args) {
   if (args.length !== 1 || (args[0] !== "--help" && args[0] !== "-h") || (process.stdout.columns ?? 100) < 100) return undefined;
-  const { readFileSync } = await import("node:fs");
+  const { readFileSync } = process.getBuiltinModule("node:fs");
   try {
     return readFileSync(new URL(process.stdout.isTTY ? "../dist/help.txt" : "../dist/help-piped.txt", import.meta.url), "utf8");
   } catch {

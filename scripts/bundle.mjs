@@ -6,7 +6,7 @@
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
 rmSync("dist/bundle", { recursive: true, force: true });
@@ -53,6 +53,59 @@ const stripAnsiOnce = {
 };
 
 /**
+ * yargs checks its own arguments with two functions of `node:assert` (`strictEqual`,
+ * `notStrictEqual`) on every run, and `node:assert` is half a dozen modules to load: 8 ms of every
+ * start (BENCHMARKS.md, "built-ins on demand"). Its import is pointed at two functions that make
+ * the comparison (`Object.is`, as those functions do) and call on `node:assert` only when it fails,
+ * so the error is still Node's own.
+ */
+const assertOnFailure = {
+  name: "assert-on-failure",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?assert$/ }, (args) => (/\/node_modules\/yargs\//.test(args.importer) ? { path: "assert", namespace: "assert-on-failure" } : undefined));
+    b.onLoad({ filter: /.*/, namespace: "assert-on-failure" }, () => ({
+      contents:
+        'const assert = () => process.getBuiltinModule("node:assert");\n' +
+        "export function strictEqual(actual, expected, message) {\n  if (!Object.is(actual, expected)) assert().strictEqual(actual, expected, message);\n}\n" +
+        "export function notStrictEqual(actual, expected, message) {\n  if (Object.is(actual, expected)) assert().notStrictEqual(actual, expected, message);\n}\n",
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * An ES module import of a built-in (`import { readFileSync } from "node:fs"`) makes Node build the
+ * module's ES facade, which reads every export: `fs.promises` loads readline with it, `node:util`
+ * its argument parser and differ, and so on, none of which a command uses (BENCHMARKS.md,
+ * "built-ins on demand"). Each built-in is taken as the CommonJS module it is
+ * (`process.getBuiltinModule`), whose exports are read where they are used. `node:sqlite` is left
+ * to its own import (the stores load it when they open a database).
+ */
+/**
+ * Built-ins whose exports are given by name: the bundle's CommonJS interop copies a module's
+ * properties, and asking for each of `node:util`'s loads two dozen modules it defines lazily (its
+ * argument parser, its differ, worker threads). An import of another name fails the build.
+ */
+const NAMED = { util: ["format", "inspect", "isDeepStrictEqual"] };
+
+const builtinsAsModules = {
+  name: "builtins-as-modules",
+  setup(b) {
+    const names = new Set(builtinModules.filter((m) => !m.startsWith("_")));
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, "");
+      if (!names.has(name) || name === "sqlite" || args.namespace === "builtins-as-modules") return undefined;
+      return { path: name, namespace: "builtins-as-modules" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "builtins-as-modules" }, (args) => {
+      const module = `process.getBuiltinModule(${JSON.stringify(`node:${args.path}`)})`;
+      const named = NAMED[args.path];
+      return { contents: named ? `export const { ${named.join(", ")} } = ${module};\n` : `module.exports = ${module};\n`, loader: "js" };
+    });
+  },
+};
+
+/**
  * The build's identity (src/build-info.ts): the package version, and a hash of every source that
  * decides what `ls` says of a session (the format library, the stores, the row it describes and
  * the verdict it states).
@@ -75,8 +128,8 @@ await build({
   splitting: true,
   outdir: "dist/bundle",
   logLevel: "warning",
-  plugins: [lazyStringWidth, stripAnsiOnce],
+  plugins: [lazyStringWidth, stripAnsiOnce, assertOnFailure, builtinsAsModules],
   define: { __PI_SESSION_BUILD__: JSON.stringify(buildInfo()) },
   // string-width 4 is CommonJS; give the ESM bundle a `require`.
-  banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+  banner: { js: 'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);' },
 });
