@@ -5,7 +5,7 @@
  * from the npm registry when the machine has another.
  */
 import { execa } from "execa";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -135,4 +135,48 @@ describe("the README's quick start on Node 24", () => {
       ["fixtures/branched.jsonl", 0],
     ]);
   }, 300_000);
+});
+
+describe("what a run loads of Node's own modules (BENCHMARKS.md, \"built-ins on demand\")", () => {
+  /** The built-ins a run of `args` loaded past Node's bootstrap, as `process.moduleLoadList` names them (test/helpers/record-modules.mjs). */
+  const loadedBy = async (args: string[], options: { env?: Record<string, string>; stdinFile?: string } = {}): Promise<string[]> => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-modules-"));
+    const list = join(dir, "loaded.json");
+    // (standard input is the file itself where one is given, else nothing: no pipe to make a socket of)
+    const stdin = options.stdinFile ? openSync(options.stdinFile, "r") : "ignore";
+    const env = { NO_COLOR: "1", XDG_CACHE_HOME: join(dir, "cache"), PI_SESSION_TEST_MODULES: list, ...options.env };
+    const r = await execa("node", ["--import", RECORDER, BIN, ...args], { reject: false, env, stdin });
+    if (typeof stdin === "number") closeSync(stdin);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const { before, after } = JSON.parse(readFileSync(list, "utf8")) as { before: string[]; after: string[] };
+    // (the recorder runs before the tool: what is measured is loaded after it)
+    expect(before.filter((m) => UNUSED.some((u) => m === `NativeModule ${u}`))).toEqual([]);
+    return after.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice("NativeModule ".length));
+  };
+  const RECORDER = join(ROOT, "test/helpers/record-modules.mjs");
+  const UNUSED = ["crypto", "zlib", "worker_threads", "assert", "internal/fs/promises", "internal/readline/interface", "internal/util/parse_args/parse_args"];
+
+  /** A folder of two plain pi sessions (the fixtures' folder holds archives and an OpenClaw store too, which use zlib and crypto). */
+  const plainFolder = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-modules-"));
+    cpSync(fixture("branched.jsonl"), join(dir, "branched.jsonl"));
+    cpSync(fixture("fused.jsonl"), join(dir, "fused.jsonl"));
+    return dir;
+  };
+
+  it("check, ls, tree and grep load none of crypto, zlib, worker threads, assert, fs.promises, readline or util's parser", async () => {
+    const folder = plainFolder();
+    for (const args of [["check", fixture("branched.jsonl")], ["ls", folder], ["tree", fixture("branched.jsonl")], ["grep", "-c", "the", folder]]) {
+      const loaded = await loadedBy(args);
+      expect(loaded.length, args.join(" ")).toBeGreaterThan(0);
+      expect(UNUSED.filter((m) => loaded.includes(m)), args.join(" ")).toEqual([]);
+    }
+  }, 60_000);
+
+  it("each is loaded where a command uses it: fork's new id, a worker thread, standard input read from a file", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "pi-session-modules-")), "forked.jsonl");
+    expect(await loadedBy(["fork", fixture("branched.jsonl"), "--out", out])).toContain("crypto");
+    expect(await loadedBy(["grep", "-c", "the", plainFolder()], { env: { PI_SESSION_THREADS: "2" } })).toContain("worker_threads");
+    expect(await loadedBy(["check", "-"], { stdinFile: fixture("branched.jsonl") })).toContain("internal/fs/promises");
+  }, 60_000);
 });
