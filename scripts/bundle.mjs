@@ -74,27 +74,26 @@ const assertOnFailure = {
 };
 
 /**
- * An ES module import of a built-in (`import { readFileSync } from "node:fs"`) makes Node build the
- * module's ES facade, which reads every export: `fs.promises` loads readline with it, `node:util`
- * its argument parser and differ, and so on, none of which a command uses (BENCHMARKS.md,
- * "built-ins on demand"). Each built-in is taken as the CommonJS module it is
- * (`process.getBuiltinModule`), whose exports are read where they are used. `node:sqlite` is left
- * to its own import (the stores load it when they open a database).
- */
-/**
  * Built-ins whose exports are given by name: the bundle's CommonJS interop copies a module's
  * properties, and asking for each of `node:util`'s loads two dozen modules it defines lazily (its
  * argument parser, its differ, worker threads). An import of another name fails the build.
  */
 const NAMED = { util: ["format", "inspect", "isDeepStrictEqual"] };
 
+/**
+ * An ES module import of a built-in (`import { readFileSync } from "node:fs"`) makes Node build the
+ * module's ES facade, which reads every export: `fs.promises` loads readline with it, `node:util`
+ * its argument parser and differ, and so on, none of which a command uses (BENCHMARKS.md,
+ * "built-ins on demand"). Each built-in is taken as the CommonJS module it is
+ * (`process.getBuiltinModule`), whose exports are read where they are used (`NAMED`'s by name).
+ */
 const builtinsAsModules = {
   name: "builtins-as-modules",
   setup(b) {
     const names = new Set(builtinModules.filter((m) => !m.startsWith("_")));
     b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       const name = args.path.replace(/^node:/, "");
-      if (!names.has(name) || name === "sqlite" || args.namespace === "builtins-as-modules") return undefined;
+      if (!names.has(name) || args.namespace === "builtins-as-modules") return undefined;
       return { path: name, namespace: "builtins-as-modules" };
     });
     b.onLoad({ filter: /.*/, namespace: "builtins-as-modules" }, (args) => {

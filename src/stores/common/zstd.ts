@@ -58,8 +58,10 @@ function joined(blobs: readonly Buffer[]): Buffer {
 /** Whether this Node's `zstdDecompressSync` reads every frame of concatenated ones (24 does; 22 stops after the first). */
 let concatenated: boolean | undefined;
 function concatenatedFramesRead(): boolean {
-  const { zstdCompressSync, zstdDecompressSync } = zlib();
-  concatenated ??= zstdDecompressSync(Buffer.concat([zstdCompressSync("a"), zstdCompressSync("b")])).toString("latin1") === "ab";
+  if (concatenated === undefined) {
+    const { zstdCompressSync, zstdDecompressSync } = zlib();
+    concatenated = zstdDecompressSync(Buffer.concat([zstdCompressSync("a"), zstdCompressSync("b")])).toString("latin1") === "ab";
+  }
   return concatenated;
 }
 
