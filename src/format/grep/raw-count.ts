@@ -19,8 +19,8 @@ import { escapesNeedle, findRun, type ClassRun, type GrepPattern } from "./patte
  * and no `\u` escape in the line may spell one of its characters; else unsure, and the line is
  * decoded as before. That is for a pattern a text matches exactly when it holds the needle
  * (`GrepPattern.exact`); for any other (a regular expression, a word), each searched string is
- * decoded on its own and the expression run on it, unless its bytes, free of escapes, lack what
- * every match holds (the needle, or the run of a class: `GrepPattern.run`): then a key or a type
+ * decoded on its own and the expression run on it, unless its bytes, free of `\u` escapes, lack
+ * what every match holds (the needle, or the run of a class: `GrepPattern.run`): then a key or a type
  * spelled with escapes is all that leaves a verdict unsure (BENCHMARKS.md, "the raw count of an
  * expression"). It serves without `--tool` or dates, in a v3 session.
  */
@@ -358,13 +358,16 @@ export class RawCount {
 
   /**
    * Whether the expression matches the string between the quotes at `at` and `close`, decoded: its
-   * bytes as they are where they hold no escape (then, lacking what every match holds, it is not
-   * decoded at all), else by `JSON.parse`.
+   * bytes as they are where they hold no escape, else by `JSON.parse`; not decoded at all where
+   * they hold no `\u` escape and lack what every match holds.
    */
   private matchIn(at: number, close: number): boolean {
     const b = this.b;
     const escaped = findByte(b, at + 1, close, BACKSLASH);
-    if (!escaped && !this.mayMatch(at + 1, close)) return false;
+    // (an escape but `\uXXXX` stands for a character JSON may write escaped, which neither the
+    // needle nor the run holds (pattern.ts, ESCAPABLE): where the string has no `\u`, its raw bytes
+    // hold them wherever its text does; a tool's output, `\n` every line, is not decoded for nothing)
+    if ((!escaped || !holdsBytes(b, at + 1, close, BACKSLASH_U)) && !this.mayMatch(at + 1, close)) return false;
     let text: string;
     if (!escaped) text = b.toString("utf8", at + 1, close);
     else {
@@ -471,6 +474,14 @@ function findByte(b: Buffer, from: number, to: number, c: number): boolean {
     return false;
   }
   return b.subarray(from, to).indexOf(c) >= 0;
+}
+
+/** The bytes a `\uXXXX` escape starts with (the string holds none where it lacks them). */
+const BACKSLASH_U = Buffer.from("\\u");
+
+/** Whether `b[from..to)` holds `bytes`. */
+function holdsBytes(b: Buffer, from: number, to: number, bytes: Uint8Array): boolean {
+  return b.subarray(from, to).indexOf(bytes) >= 0;
 }
 
 /**
