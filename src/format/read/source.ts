@@ -190,18 +190,22 @@ export function forEachLine(
         pos = nl + 1;
       }
       have = end - pos;
+      // (a read that reached the size the file had when opened is the last: a small file's second
+      // read, which would find nothing, is a system call for each of the thousands `ls` opens)
+      const last = source.size > 0 && base + end >= source.size;
       if (pos > 0) {
         chunk.copyWithin(0, pos, end);
         base += pos;
-      } else if (have === window && window < chunk.length) {
+      } else if (!last && have === window && window < chunk.length) {
         window = Math.min(chunk.length, window * 2);
-      } else if (have === chunk.length) {
+      } else if (!last && have === chunk.length) {
         // A line longer than the chunk: keep a copy of this part (the chunk is read into again).
         carry.push(Buffer.from(chunk));
         carryLength += have;
         base += have;
         have = 0;
       }
+      if (last) break;
     }
     if (carryLength + have > 0) {
       if (carryLength === 0) onLine(chunk, 0, have, line, base, false);

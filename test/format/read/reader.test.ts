@@ -66,6 +66,32 @@ describe("forEachLine", () => {
     expect(inner.slice(0, 2)).toEqual(["a", "b"]);
   });
 
+  it("reads up to the size the source had when opened: a small file in one read, and bytes written past it are no lines", () => {
+    // (the source has grown since it was opened: pi appends while it runs)
+    const now = Buffer.from("a\nb\nc\nappended\n");
+    const offsets: number[] = [];
+    const source = {
+      name: "x",
+      size: 5,
+      read: (offset: number, length: number) => now.subarray(offset, offset + length),
+      readInto(target: Buffer, offset: number) {
+        offsets.push(offset);
+        return now.copy(target, 0, offset, Math.min(now.length, offset + target.length));
+      },
+      close() {},
+    };
+    const seen: Array<[string, boolean]> = [];
+    forEachLine(source, (b, start, end, _line, _offset, terminated) => seen.push([b.toString("utf8", start, end), terminated]));
+    expect(seen).toEqual([["a", true], ["b", true], ["c", false]]);
+    expect(offsets).toEqual([0]);
+    // a larger one, read a few bytes at a time, to its size and no further
+    offsets.length = 0;
+    seen.length = 0;
+    forEachLine({ ...source, size: 7 }, (b, start, end, _line, _offset, terminated) => seen.push([b.toString("utf8", start, end), terminated]), 3);
+    expect(seen).toEqual([["a", true], ["b", true], ["c", true], ["a", false]]);
+    expect(offsets).toEqual([0, 3, 5]);
+  });
+
   it("does not report an empty line after a final newline", () => {
     const lines: string[] = [];
     forEachLine(new BufferSource("x", Buffer.from("a\nb\n")), (b, start, end) => lines.push(b.toString("utf8", start, end)));
