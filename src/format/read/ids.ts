@@ -18,6 +18,8 @@ import { hexOf, hexString, readUuid, uuidString } from "./scan-values.js";
  */
 
 const NONE = 0;
+/** The most hex ids `seal` sorts by insertion rather than by radix. */
+const SMALL_SORT = 64;
 /** How many nodes without a UUID the runs of UUID slots take (`IdIndex.odd`) before the columns are made. */
 const ODD_NODES = 64;
 const HEX = 1;
@@ -297,12 +299,33 @@ export class IdIndex {
   /** Sorts the hex ids for finding them, and notes the duplicated ones. Call once, after the last `add`. */
   seal(): void {
     const n = this.countOf(HEX);
-    let from = new Uint32Array(n);
-    let to = new Uint32Array(n);
+    const from = new Uint32Array(n);
     for (let i = 0, k = 0; i < this.count; i++) if (this.kindAt(i) === HEX) from[k++] = i;
     // LSD radix sort on the 32-bit numbers; stable, so holders stay in file order. 16 bits a pass
     // for many ids, 8 for fewer: a pass costs its buckets as well as its ids, and `ls` seals
-    // thousands of small sessions (BENCHMARKS.md, "sealing small sessions").
+    // thousands of small sessions (BENCHMARKS.md, "sealing small sessions"); the fewest, by
+    // insertion, stable too, without the buckets.
+    if (n <= SMALL_SORT) this.insertionSort(from, n);
+    else this.radixSort(from, n);
+    this.noteDuplicates();
+  }
+
+  /** `from[0..n)` sorted by their hex numbers, in place, holders of one id in file order. */
+  private insertionSort(from: Uint32Array, n: number): void {
+    for (let k = 1; k < n; k++) {
+      const node = from[k]!;
+      const value = this.valueAt(node);
+      let j = k - 1;
+      for (; j >= 0 && this.valueAt(from[j]!) > value; j--) from[j + 1] = from[j]!;
+      from[j + 1] = node;
+    }
+    this.sorted = from;
+  }
+
+  /** `from[0..n)` sorted by their hex numbers (into `sorted`), holders of one id in file order. */
+  private radixSort(sorting: Uint32Array, n: number): void {
+    let from = sorting;
+    let to: Uint32Array = new Uint32Array(n);
     const bits = n >= 1 << 16 ? 16 : 8;
     const mask = (1 << bits) - 1;
     const counts = new Int32Array(mask + 2);
@@ -314,7 +337,12 @@ export class IdIndex {
       [from, to] = [to, from];
     }
     this.sorted = from;
-    for (let k = 1; k < n; k++) {
+  }
+
+  /** Ids held by more than one node (`duplicates`), from the sorted hex nodes. */
+  private noteDuplicates(): void {
+    const from = this.sorted!;
+    for (let k = 1; k < from.length; k++) {
       if (this.valueAt(from[k]!) !== this.valueAt(from[k - 1]!)) continue;
       const id = hexString(this.valueAt(from[k]!));
       const list = this.duplicates.get(id);

@@ -276,8 +276,10 @@ function sameId(f: NodeIds, idWords: Uint32Array | undefined, parentWords: Uint3
 
 /** Pairs of a node and a number (a parent id's, a tool call id's hash), in typed arrays that grow. */
 export class NodeNumbers {
-  node = new Int32Array(64);
-  number = new Float64Array(64);
+  // (eight to start: a typed array of up to 64 bytes is made in V8's heap, at a tenth of the cost
+  // of a larger one, and most sessions have few or none: BENCHMARKS.md, "a scan's fields")
+  node = new Int32Array(8);
+  number = new Float64Array(8);
   count = 0;
 
   add(node: number, value: number): void {

@@ -373,18 +373,34 @@ export function idText(f: ScanFields): string | undefined {
   return f.idHex >= 0 ? hexString(f.idHex) : f.idIsUuid ? uuidString(f.idWords) : f.id;
 }
 
+/**
+ * Where each typed array of a scan's fields lies in their one buffer (`emptyFields`), in bytes:
+ * the four-byte ones first, so that each is aligned.
+ */
+const PARENT_WORDS_AT = 16;
+const TEXT_OPEN_AT = 32;
+const TEXT_CLOSE_AT = TEXT_OPEN_AT + 4 * MAX_TEXTS;
+const CALL_OPEN_AT = TEXT_CLOSE_AT + 4 * MAX_TEXTS;
+const CALL_CLOSE_AT = CALL_OPEN_AT + 4 * MAX_CALLS;
+const TEXT_KIND_AT = CALL_CLOSE_AT + 4 * MAX_CALLS;
+const FIELDS_BYTES = TEXT_KIND_AT + MAX_TEXTS;
+
 export function emptyFields(): ScanFields {
+  // (its typed arrays are views of one buffer: a typed array of its own costs a microsecond or
+  // more to make, and `ls` makes a scan's fields for each of thousands of sessions: BENCHMARKS.md,
+  // "a scan's fields")
+  const buffer = new ArrayBuffer(FIELDS_BYTES);
   return {
     object: false,
     type: undefined,
     idHex: -1,
     idIsUuid: false,
-    idWords: new Uint32Array(4),
+    idWords: new Uint32Array(buffer, 0, 4),
     id: undefined,
     parentKind: 0,
     parentHex: -1,
     parentIsUuid: false,
-    parentWords: new Uint32Array(4),
+    parentWords: new Uint32Array(buffer, PARENT_WORDS_AT, 4),
     parentId: undefined,
     hasTimestamp: false,
     time: NaN,
@@ -394,9 +410,9 @@ export function emptyFields(): ScanFields {
     contentKind: 0,
     contentStart: -1,
     texts: -1,
-    textOpen: new Int32Array(MAX_TEXTS),
-    textClose: new Int32Array(MAX_TEXTS),
-    textKind: new Uint8Array(MAX_TEXTS),
+    textOpen: new Int32Array(buffer, TEXT_OPEN_AT, MAX_TEXTS),
+    textClose: new Int32Array(buffer, TEXT_CLOSE_AT, MAX_TEXTS),
+    textKind: new Uint8Array(buffer, TEXT_KIND_AT, MAX_TEXTS),
     provider: undefined,
     model: undefined,
     responseModel: undefined,
@@ -406,8 +422,8 @@ export function emptyFields(): ScanFields {
     toolCallId: undefined,
     stopReason: undefined,
     calls: 0,
-    callOpen: new Int32Array(MAX_CALLS),
-    callClose: new Int32Array(MAX_CALLS),
+    callOpen: new Int32Array(buffer, CALL_OPEN_AT, MAX_CALLS),
+    callClose: new Int32Array(buffer, CALL_CLOSE_AT, MAX_CALLS),
     longStart: -1,
     longEnd: -1,
     longPlain: false,

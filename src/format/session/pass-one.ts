@@ -64,13 +64,20 @@ const USAGE_TYPES = new Set(["usage", "compaction", "branch_summary"]);
 /** Entry types a skim still parses whole (few and small; their fields are what show and check read). */
 const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "context_edit", "model_change", "thinking_level_change", "session_info", "usage", "leaf", "active_tools_change"]);
 
+/** The scanner's fields of the last pass one to end, for the next to use (`PassOne.scan`). */
+let spareFields: ScanFields | undefined;
+
 /** A session's pass one: its tables filled in from its bytes. */
 export class PassOne {
-  /** A v1 entry's id and parent, as pi gives them in memory (hex), for the node table. */
-  private readonly v1Fields: NodeIds = { ...emptyFields(), parentKind: 1 };
-  /** The scanner's fields of a line `JSON.parse` read, for its preview (`previewLine`), and of the bytes `previewCut` gives of a line. */
-  private readonly previewFields = emptyFields();
-  private readonly cutFields = emptyFields();
+  /**
+   * A v1 entry's id and parent, as pi gives them in memory (hex), for the node table; the scanner's
+   * fields of a line `JSON.parse` read, for its preview (`previewLine`), and of the bytes
+   * `previewCut` gives of a line. Each made when first needed: most sessions need none of them
+   * (BENCHMARKS.md, "a scan's fields").
+   */
+  private v1Fields: NodeIds | undefined;
+  private previewFields: ScanFields | undefined;
+  private cutFields: ScanFields | undefined;
 
   constructor(
     private readonly session: Filled,
@@ -90,8 +97,11 @@ export class PassOne {
     const skim = onRecord !== undefined && options.skim === true && only === undefined;
     const whole = onRecord !== undefined && !skim && only === undefined;
     const previews = options.previewLines?.(size);
+    // (the fields of the last pass one that ended, if none is using them: `ls` reads thousands of sessions)
+    const fields = spareFields ?? emptyFields();
+    spareFields = undefined;
     const state: ScanState = {
-      fields: emptyFields(),
+      fields,
       scanned: false,
       onRecord,
       previews: previews !== undefined,
@@ -111,22 +121,26 @@ export class PassOne {
       growNodes: () => growthFor(nodes.count, state.at, size),
     };
     const growLines = () => growthFor(t.count, state.at, size);
-    forEachLine(this.session.source, (buffer, start, end, line, offset, terminated) => {
-      state.at = offset;
-      // (the line's own view is made only where it is needed: most lines need none)
-      const i = t.add(offset, growLines);
-      const flags = terminated ? 0 : LineFlag.NO_NEWLINE;
-      // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
-      // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
-      // a line outside its memory) take the JSON.parse path.
-      const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim, state.previews);
-      state.scanned = verdict === Verdict.Valid;
-      if (verdict === Verdict.Valid && state.fields.object) {
-        this.addRecord(state, i, line, this.readRecordLine(state, buffer, start, end, i), flags | this.recordFlags(state.fields, buffer, start, end, i), buffer, start, end);
-        return;
-      }
-      this.readOtherLine(state, buffer, start, end, i, line, terminated, flags);
-    });
+    try {
+      forEachLine(this.session.source, (buffer, start, end, line, offset, terminated) => {
+        state.at = offset;
+        // (the line's own view is made only where it is needed: most lines need none)
+        const i = t.add(offset, growLines);
+        const flags = terminated ? 0 : LineFlag.NO_NEWLINE;
+        // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
+        // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
+        // a line outside its memory) take the JSON.parse path.
+        const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim, state.previews);
+        state.scanned = verdict === Verdict.Valid;
+        if (verdict === Verdict.Valid && state.fields.object) {
+          this.addRecord(state, i, line, this.readRecordLine(state, buffer, start, end, i), flags | this.recordFlags(state.fields, buffer, start, end, i), buffer, start, end);
+          return;
+        }
+        this.readOtherLine(state, buffer, start, end, i, line, terminated, flags);
+      });
+    } finally {
+      spareFields = fields;
+    }
     t.end = this.session.source.size;
     state.salvager.flush();
     this.session.tree = new TreeIndex(nodes);
@@ -270,7 +284,7 @@ export class PassOne {
       const id = this.p.v1Ids.next(line);
       const prev = state.prevV1Id;
       flags |= LineFlag.HAS_PARENT_KEY | (prev === null ? LineFlag.PARENT_NULL : 0);
-      const v1 = this.v1Fields;
+      const v1 = (this.v1Fields ??= { ...emptyFields(), parentKind: 1 });
       v1.idHex = hexOf(id);
       v1.parentKind = prev === null ? 2 : 1;
       v1.parentHex = prev === null ? -1 : hexOf(prev);
@@ -303,8 +317,11 @@ export class PassOne {
     // scans its copy; a line with a long string, as the bytes `previewCut` gives)
     let fields = state.scanned ? state.fields : undefined;
     if (type === "message" && !truncated) {
-      if (!fields && scanShape(buffer, this.previewFields, start, end) === Verdict.Valid && this.previewFields.object) fields = this.previewFields;
-      if (fields && long) fields = cutFields(fields, long, this.cutFields);
+      if (!fields) {
+        const own = (this.previewFields ??= emptyFields());
+        if (scanShape(buffer, own, start, end) === Verdict.Valid && own.object) fields = own;
+      }
+      if (fields && long) fields = cutFields(fields, long, (this.cutFields ??= emptyFields()));
     }
     const follows = node === 0 || this.p.nodes.parent[node] === node - 1;
     state.previews = state.onPreviewLine(node, bytes, type, type === "message" ? role : undefined, truncated, fields, follows);

@@ -137,3 +137,29 @@ describe("the UUID table", () => {
     });
   }
 });
+
+describe("hex ids", () => {
+  // (sealed by insertion up to 64 of them, by radix past that: both must find each id's last
+  // holder and list every duplicate's holders in file order)
+  for (const count of [1, 2, 7, 64, 65, 300]) {
+    it(`finds each of ${count} hex ids' last holder and every duplicate`, () => {
+      const r = rng(count);
+      const ids = new IdIndex(8);
+      const holders = new Map<number, number[]>();
+      const seen: number[] = [];
+      for (let node = 0; node < count; node++) {
+        // (a few duplicates, and ids that differ in one byte only, so that every radix pass sorts)
+        const hex = seen.length > 0 && r() < 0.15 ? seen[Math.floor(r() * seen.length)]! : r() < 0.3 && seen.length > 0 ? (seen.at(-1)! ^ (1 << Math.floor(r() * 32))) >>> 0 : Math.floor(r() * 2 ** 32);
+        if (!holders.has(hex)) seen.push(hex);
+        holders.set(hex, [...(holders.get(hex) ?? []), node]);
+        expect(ids.add(hex, undefined)).toBe(node);
+      }
+      ids.seal();
+      for (const [hex, list] of holders) expect(ids.find(hex, undefined), hex.toString(16)).toBe(list.at(-1));
+      const absent = Array.from({ length: 20 }, () => Math.floor(r() * 2 ** 32)).find((h) => !holders.has(h))!;
+      expect(ids.find(absent, undefined)).toBe(-1);
+      const duplicates = [...holders].filter(([, list]) => list.length > 1).map(([hex, list]) => [hex.toString(16).padStart(8, "0"), list] as const);
+      expect(new Map(ids.duplicates)).toEqual(new Map(duplicates));
+    });
+  }
+});
