@@ -432,6 +432,24 @@ export function emptyFields(): ScanFields {
   };
 }
 
+/** Fields no scan is using, given back by the last one (`lendFields`). */
+let spareFields: ScanFields | undefined;
+
+/**
+ * Calls `scan` with a scan's fields, the ones the last such call gave back when no other call is
+ * using them: a reader of a whole file (pass one, `usage`'s) makes none of its own for each of
+ * the thousands of sessions a store holds (BENCHMARKS.md, "a scan's fields").
+ */
+export function lendFields<T>(scan: (fields: ScanFields) => T): T {
+  const fields = spareFields ?? emptyFields();
+  spareFields = undefined;
+  try {
+    return scan(fields);
+  } finally {
+    spareFields = fields;
+  }
+}
+
 /**
  * The value of `"key":` at the top level of the object `bytes[from..to)` (its braces included),
  * found by its bytes, for a field the scanner does not read (a bash run's `excludeFromContext`): `undefined` when the key is not there, `AMBIGUOUS` when the last

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { KIND_CODE, type LineKind } from "../read/line-table.js";
 import { LineFlag, LineSalvager, parseLine, type BrokenOutcome } from "../read/salvage.js";
-import { beginsSession, emptyFields, fieldsOf, LONG_STRING, scanLine, scanShape, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
+import { beginsSession, emptyFields, fieldsOf, lendFields, LONG_STRING, scanLine, scanShape, unsentMessage, Verdict, type ScanFields } from "../read/scanner.js";
 import { hexOf } from "../read/scan-values.js";
 import { parseSkimmed, previewCut, previewIsTruncated, previewPosition } from "../read/pass-two.js";
 import { forEachLine, growthFor } from "../read/source.js";
@@ -64,9 +64,6 @@ const USAGE_TYPES = new Set(["usage", "compaction", "branch_summary"]);
 /** Entry types a skim still parses whole (few and small; their fields are what show and check read). */
 const PARSED_WHEN_SKIMMED = new Set(["compaction", "label", "branch_summary", "context_edit", "model_change", "thinking_level_change", "session_info", "usage", "leaf", "active_tools_change"]);
 
-/** The scanner's fields of the last pass one to end, for the next to use (`PassOne.scan`). */
-let spareFields: ScanFields | undefined;
-
 /** A session's pass one: its tables filled in from its bytes. */
 export class PassOne {
   /**
@@ -90,6 +87,21 @@ export class PassOne {
    * entry registered as a node (`addRecord`); then the tree, the current leaf and the line findings.
    */
   scan(options: OpenOptions): void {
+    lendFields((fields) => this.readLines(options, fields));
+    const t = this.p.table;
+    const nodes = this.p.nodes;
+    this.session.tree = new TreeIndex(nodes);
+    for (const { node, problem } of this.session.tree.problems) {
+      if (problem !== "cycle") continue;
+      // the link the tree cut: its id, for the entry's record
+      const flags = t.flags[nodes.lineOf(node)]!;
+      if (flags & LineFlag.HAS_PARENT_KEY && !(flags & LineFlag.PARENT_NULL)) this.p.cutParents.set(node, this.cutParentId(node));
+    }
+    this.session.leafNode = this.session.findLeaf();
+  }
+
+  /** Every line read, in order, into the tables (`scan`), with the scanner's fields given. */
+  private readLines(options: OpenOptions, fields: ScanFields): void {
     const t = this.p.table;
     const nodes = this.p.nodes;
     const size = this.session.source.size;
@@ -97,9 +109,6 @@ export class PassOne {
     const skim = onRecord !== undefined && options.skim === true && only === undefined;
     const whole = onRecord !== undefined && !skim && only === undefined;
     const previews = options.previewLines?.(size);
-    // (the fields of the last pass one that ended, if none is using them: `ls` reads thousands of sessions)
-    const fields = spareFields ?? emptyFields();
-    spareFields = undefined;
     const state: ScanState = {
       fields,
       scanned: false,
@@ -121,36 +130,24 @@ export class PassOne {
       growNodes: () => growthFor(nodes.count, state.at, size),
     };
     const growLines = () => growthFor(t.count, state.at, size);
-    try {
-      forEachLine(this.session.source, (buffer, start, end, line, offset, terminated) => {
-        state.at = offset;
-        // (the line's own view is made only where it is needed: most lines need none)
-        const i = t.add(offset, growLines);
-        const flags = terminated ? 0 : LineFlag.NO_NEWLINE;
-        // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
-        // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
-        // a line outside its memory) take the JSON.parse path.
-        const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim, state.previews);
-        state.scanned = verdict === Verdict.Valid;
-        if (verdict === Verdict.Valid && state.fields.object) {
-          this.addRecord(state, i, line, this.readRecordLine(state, buffer, start, end, i), flags | this.recordFlags(state.fields, buffer, start, end, i), buffer, start, end);
-          return;
-        }
-        this.readOtherLine(state, buffer, start, end, i, line, terminated, flags);
-      });
-    } finally {
-      spareFields = fields;
-    }
+    forEachLine(this.session.source, (buffer, start, end, line, offset, terminated) => {
+      state.at = offset;
+      // (the line's own view is made only where it is needed: most lines need none)
+      const i = t.add(offset, growLines);
+      const flags = terminated ? 0 : LineFlag.NO_NEWLINE;
+      // The scanner validates the line and keeps the fields pass one needs. Line 1 (a header,
+      // maybe behind a BOM) and anything it defers or rejects (NULs, invalid JSON to classify,
+      // a line outside its memory) take the JSON.parse path.
+      const verdict = line === 1 || (whole && !(state.skimImages && end - start >= LONG_STRING)) ? Verdict.Defer : scanLine(buffer, state.fields, start, end, skim, state.previews);
+      state.scanned = verdict === Verdict.Valid;
+      if (verdict === Verdict.Valid && state.fields.object) {
+        this.addRecord(state, i, line, this.readRecordLine(state, buffer, start, end, i), flags | this.recordFlags(state.fields, buffer, start, end, i), buffer, start, end);
+        return;
+      }
+      this.readOtherLine(state, buffer, start, end, i, line, terminated, flags);
+    });
     t.end = this.session.source.size;
     state.salvager.flush();
-    this.session.tree = new TreeIndex(nodes);
-    for (const { node, problem } of this.session.tree.problems) {
-      if (problem !== "cycle") continue;
-      // the link the tree cut: its id, for the entry's record
-      const flags = t.flags[nodes.lineOf(node)]!;
-      if (flags & LineFlag.HAS_PARENT_KEY && !(flags & LineFlag.PARENT_NULL)) this.p.cutParents.set(node, this.cutParentId(node));
-    }
-    this.session.leafNode = this.session.findLeaf();
   }
 
   /** The flags of a line the scanner accepted (its fields in `f`), and its message's place when it can be copied as it is. */

@@ -1,6 +1,6 @@
 import { LineFlag, parseLine } from "../read/salvage.js";
 import { idHash, idHashHex } from "../common/hash.js";
-import { emptyFields, fieldsOf, idText, scanLine, Verdict } from "../read/scanner.js";
+import { fieldsOf, idText, lendFields, scanLine, Verdict, type ScanFields } from "../read/scanner.js";
 import { Session } from "../session/session.js";
 import { ChunkSearch } from "../read/chunk-search.js";
 import { forEachLine, type ByteSource } from "../read/source.js";
@@ -76,8 +76,11 @@ const BYTES_A_RECORD = 3072;
 
 function fastUsage(source: ByteSource, priceOf?: PriceOf): UsageRead | undefined {
   if (source.size === 0) return undefined;
+  return lendFields((fields) => fastUsageWith(source, fields, priceOf));
+}
+
+function fastUsageWith(source: ByteSource, fields: ScanFields, priceOf?: PriceOf): UsageRead | undefined {
   const collector = new UsageCollector(source.size / BYTES_A_RECORD, priceOf);
-  const fields = emptyFields();
   const hits = new ChunkSearch(find, (chunk, at) => (chunk[at] === 0x5c ? ESCAPE_U.length : USAGE_KEY.length));
   const amounts: UsageAmounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
   let viewed: Buffer | undefined;

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { lineFindings } from "../../../src/format/check/validate.js";
 import { LineFlag } from "../../../src/format/read/salvage.js";
-import { emptyFields, idText, scanLine, scanShape, Verdict, type ScanFields } from "../../../src/format/read/scanner.js";
+import { emptyFields, idText, lendFields, scanLine, scanShape, Verdict, type ScanFields } from "../../../src/format/read/scanner.js";
 import { openSessionSync } from "../../../src/format/session/session.js";
 import { fieldsOf } from "../../../src/format/read/scanner.js";
 import { borrowChunk, inModuleMemory, returnChunk, simdFindNeedle } from "../../../src/format/read/wasm/simd.js";
@@ -461,5 +461,34 @@ describe("the scan path and the parse path index the same", () => {
     expect(ids(scanned)).toEqual(ids(parsed));
     expect(scanned.leafNode).toBe(parsed.leafNode);
     expect(lineFindings(scanned)).toEqual(lineFindings(parsed));
+  });
+});
+
+describe("a scan's fields lent", () => {
+  it("are the same fields call after call, other ones to a call made during another, and given back after a throw", () => {
+    const first = lendFields((f) => f);
+    expect(lendFields((f) => f)).toBe(first);
+    lendFields((outer) => {
+      expect(outer).toBe(first);
+      // (a session opened while another's pass one runs: its own fields)
+      lendFields((inner) => expect(inner).not.toBe(outer));
+    });
+    expect(() => lendFields(() => {
+      throw new Error("a read failed");
+    })).toThrow("a read failed");
+    expect(lendFields((f) => f)).toBe(first);
+  });
+
+  it("say what the line they last scanned says, whatever scanned before them", () => {
+    // (fields reused from one session to the next: a user message's read after an assistant's with calls and usage)
+    const before = Buffer.from(JSON.stringify({ type: "message", id: "a1", parentId: "u0", timestamp: "2026-01-01T00:00:00.000Z", message: { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } }], provider: "p", model: "m", usage: { input: 1 }, stopReason: "toolUse" } }));
+    const after = Buffer.from(JSON.stringify({ type: "message", id: "u2", parentId: null, timestamp: "2026-01-02T00:00:00.000Z", message: { role: "user", content: "hi" } }));
+    lendFields((f) => expect(scanInMemory(before, f)).toBe(Verdict.Valid));
+    const reused = lendFields((f) => (expect(scanInMemory(after, f)).toBe(Verdict.Valid), { ...f }));
+    const fresh = emptyFields();
+    scanInMemory(after, fresh);
+    // (the typed arrays hold what was written last only up to their counts, a UUID's words where the id is one)
+    const counted = (f: ScanFields) => ({ ...f, idWords: f.idIsUuid ? [...f.idWords] : [], parentWords: f.parentIsUuid ? [...f.parentWords] : [], textOpen: [...f.textOpen.subarray(0, Math.max(0, f.texts))], textClose: [...f.textClose.subarray(0, Math.max(0, f.texts))], textKind: [...f.textKind.subarray(0, Math.max(0, f.texts))], callOpen: [...f.callOpen.subarray(0, Math.max(0, f.calls))], callClose: [...f.callClose.subarray(0, Math.max(0, f.calls))] });
+    expect(counted(reused)).toEqual(counted(fresh));
   });
 });
