@@ -363,11 +363,12 @@ export class RawCount {
    */
   private matchIn(at: number, close: number): boolean {
     const b = this.b;
-    const escaped = findByte(b, at + 1, close, BACKSLASH);
+    const firstEscape = indexOfByte(b, at + 1, close, BACKSLASH);
+    const escaped = firstEscape >= 0;
     // (an escape but `\uXXXX` stands for a character JSON may write escaped, which neither the
     // needle nor the run holds (pattern.ts, ESCAPABLE): where the string has no `\u`, its raw bytes
     // hold them wherever its text does; a tool's output, `\n` every line, is not decoded for nothing)
-    if ((!escaped || !holdsBytes(b, at + 1, close, BACKSLASH_U)) && !this.mayMatch(at + 1, close)) return false;
+    if ((!escaped || !holdsBytes(b, firstEscape, close, BACKSLASH_U)) && !this.mayMatch(at + 1, close)) return false;
     let text: string;
     if (!escaped) text = b.toString("utf8", at + 1, close);
     else {
@@ -467,13 +468,14 @@ export class RawCount {
   }
 }
 
-/** Whether `b[from..to)` holds the byte `c` (a native search, bounded: `Buffer.indexOf` would run to the buffer's end). */
-function findByte(b: Buffer, from: number, to: number, c: number): boolean {
+/** Where `b[from..to)` first holds the byte `c`, or -1 (a native search, bounded: `Buffer.indexOf` would run to the buffer's end). */
+function indexOfByte(b: Buffer, from: number, to: number, c: number): number {
   if (to - from < 64) {
-    for (let i = from; i < to; i++) if (b[i] === c) return true;
-    return false;
+    for (let i = from; i < to; i++) if (b[i] === c) return i;
+    return -1;
   }
-  return b.subarray(from, to).indexOf(c) >= 0;
+  const k = b.subarray(from, to).indexOf(c);
+  return k < 0 ? -1 : from + k;
 }
 
 /** The bytes a `\uXXXX` escape starts with (the string holds none where it lacks them). */

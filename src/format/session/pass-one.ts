@@ -281,7 +281,7 @@ export class PassOne {
       const id = this.p.v1Ids.next(line);
       const prev = state.prevV1Id;
       flags |= LineFlag.HAS_PARENT_KEY | (prev === null ? LineFlag.PARENT_NULL : 0);
-      const v1 = (this.v1Fields ??= { ...emptyFields(), parentKind: 1 });
+      const v1 = (this.v1Fields ??= emptyFields());
       v1.idHex = hexOf(id);
       v1.parentKind = prev === null ? 2 : 1;
       v1.parentHex = prev === null ? -1 : hexOf(prev);
