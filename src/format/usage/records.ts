@@ -449,58 +449,56 @@ function keyedRecords(entries: Float64Array, n: number): Uint8Array | null {
 
 /**
  * Entries seen, (key, time) -> the first session (by rank) that held it: open addressing, probed
- * by the key's low 32 bits in an Int32Array, the whole key and time compared only where those bits
- * match (every probe is a likely cache miss: the fewer and smaller, the better). A `Map` keyed by
- * the 53-bit keys (heap numbers, not small integers) took a tenth of a warm report.
+ * by the key's low 32 bits, kept beside the holder in one Int32Array (a probe reads one pair), the
+ * whole key and time (a Float64Array, in pairs) compared only where those bits match. Every probe
+ * is a likely cache miss, and every page of a fresh table a page fault (some 3 ms a megabyte on the
+ * machines measured): the table is filled up to three quarters, about 22 bytes an entry. A `Map`
+ * keyed by the 53-bit keys (heap numbers, not small integers) took a tenth of a warm report.
  */
 class EntrySet {
-  private low: Int32Array;
-  private keys: Float64Array;
-  private times: Float64Array;
-  /** The holder's rank + 1 (0: an empty slot). */
-  private holders: Int32Array;
+  /** A slot's key's low 32 bits, then its holder's rank + 1 (0: an empty slot). */
+  private slots: Int32Array;
+  /** A slot's key, then its time. */
+  private values: Float64Array;
   private mask: number;
   private size = 0;
 
   constructor(expected: number) {
     let capacity = 16;
-    while (capacity < expected * 2) capacity *= 2;
-    this.low = new Int32Array(capacity);
-    this.keys = new Float64Array(capacity);
-    this.times = new Float64Array(capacity);
-    this.holders = new Int32Array(capacity);
+    while (capacity * 3 < expected * 4) capacity *= 2;
+    this.slots = new Int32Array(capacity * 2);
+    this.values = new Float64Array(capacity * 2);
     this.mask = capacity - 1;
   }
 
   /** The rank of the first session that held (key, time); now `rank`'s when none did. */
   holder(key: number, time: number, rank: number): number {
     const low = key | 0;
+    const slots = this.slots;
     // (keys are hashes already; the multiply spreads ids that count up, as replayed ones do)
     let at = Math.imul(low ^ (low >>> 16), 0x45d9f3b) & this.mask;
     for (;;) {
-      const h = this.holders[at]!;
+      const h = slots[at * 2 + 1]!;
       if (h === 0) break;
-      if (this.low[at] === low && this.keys[at] === key && this.times[at] === time) return h - 1;
+      if (slots[at * 2] === low && this.values[at * 2] === key && this.values[at * 2 + 1] === time) return h - 1;
       at = (at + 1) & this.mask;
     }
-    this.holders[at] = rank + 1;
-    this.low[at] = low;
-    this.keys[at] = key;
-    this.times[at] = time;
-    if (++this.size * 2 > this.holders.length) this.grow();
+    slots[at * 2] = low;
+    slots[at * 2 + 1] = rank + 1;
+    this.values[at * 2] = key;
+    this.values[at * 2 + 1] = time;
+    if (++this.size * 4 > (this.mask + 1) * 3) this.grow();
     return rank;
   }
 
   private grow(): void {
-    const { keys, times, holders } = this;
-    const capacity = holders.length * 2;
-    this.low = new Int32Array(capacity);
-    this.keys = new Float64Array(capacity);
-    this.times = new Float64Array(capacity);
-    this.holders = new Int32Array(capacity);
+    const { slots, values } = this;
+    const capacity = (this.mask + 1) * 2;
+    this.slots = new Int32Array(capacity * 2);
+    this.values = new Float64Array(capacity * 2);
     this.mask = capacity - 1;
     this.size = 0;
-    for (let k = 0; k < holders.length; k++) if (holders[k]) this.holder(keys[k]!, times[k]!, holders[k]! - 1);
+    for (let k = 0; k * 2 < slots.length; k++) if (slots[k * 2 + 1]) this.holder(values[k * 2]!, values[k * 2 + 1]!, slots[k * 2 + 1]! - 1);
   }
 }
 
@@ -532,19 +530,43 @@ function amountsAt(numbers: Float64Array, at: number, out: UsageAmounts): void {
   out.unpriced = numbers[at + 6]!;
 }
 
-/** Calls `fn` with each record of `usage` (`shared`: its flags from `sharedRecords`). */
-export function forEachRecord(usage: FileUsage, shared: Uint8Array | null, fn: (record: UsageRecordView) => void): void {
+/**
+ * Calls `fn` with each record of `usage` (`shared`: its flags from `sharedRecords`); `only`: with
+ * the records of these quarter hours alone (`inheritedQuarters`).
+ */
+export function forEachRecord(usage: FileUsage, shared: Uint8Array | null, fn: (record: UsageRecordView) => void, only?: ReadonlySet<number>): void {
   const e = usage.entries;
   const d = usage.amounts;
   const view: UsageRecordView = { time: 0, model: "", inherited: false, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
   for (let k = 0; k * ENTRY_STRIDE < e.length; k++) {
+    const time = e[k * ENTRY_STRIDE]!;
+    if (only && !only.has(Math.floor(time / BLOCK_MS))) continue;
     const m = k * AMOUNT_STRIDE;
-    view.time = e[k * ENTRY_STRIDE]!;
+    view.time = time;
     view.model = usage.models[d[m]!]!;
     view.inherited = shared !== null && shared[k] === 1;
     amountsAt(d, m + 1, view);
     fn(view);
   }
+}
+
+/**
+ * The quarter hours (`floor(time / BLOCK_MS)`, NaN for records without a time) in which a
+ * session inherits a record (`shared`: its flags from `sharedRecords`): a report reads its other
+ * quarter hours by their blocks, and these record by record.
+ */
+export function inheritedQuarters(usage: FileUsage, shared: Uint8Array): Set<number> {
+  const quarters = new Set<number>();
+  const e = usage.entries;
+  let last = NaN;
+  for (let k = 0; k < shared.length; k++) {
+    if (shared[k] !== 1) continue;
+    const quarter = Math.floor(e[k * ENTRY_STRIDE]! / BLOCK_MS);
+    if (quarter === last) continue;
+    last = quarter;
+    quarters.add(quarter);
+  }
+  return quarters;
 }
 
 /** One block of a session, as `forEachBlock` hands it on. */
@@ -555,11 +577,12 @@ export interface UsageBlockView extends UsageAmounts {
   requests: number;
 }
 
-/** Calls `fn` with each block of `usage`. */
-export function forEachBlock(usage: FileUsage, fn: (block: UsageBlockView) => void): void {
+/** Calls `fn` with each block of `usage`; `except`: but those of these quarter hours (`inheritedQuarters`). */
+export function forEachBlock(usage: FileUsage, fn: (block: UsageBlockView) => void, except?: ReadonlySet<number>): void {
   const b = usage.blocks;
   const view: UsageBlockView = { block: 0, model: "", requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
   for (let at = 0; at < b.length; at += BLOCK_STRIDE) {
+    if (except?.has(b[at]!)) continue;
     view.block = b[at]!;
     view.model = usage.models[b[at + 1]!]!;
     view.requests = b[at + 2]!;

@@ -1,5 +1,5 @@
 import { Calendar, dayKey, monthKey, weekKey } from "./calendar.js";
-import { BLOCK_STRIDE, forEachBlock, forEachRecord, totalTokens, UsageTotals, type SessionUsage, type UsageAmounts } from "./records.js";
+import { BLOCK_STRIDE, forEachBlock, forEachRecord, inheritedQuarters, totalTokens, UsageTotals, type SessionUsage, type UsageAmounts, type UsageRecordView } from "./records.js";
 
 /**
  * A usage report: the records of many sessions (each entry once: `sharedRecords`) summed by day,
@@ -177,13 +177,18 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
       }
       group.addOwn(a, requests, index, model);
     };
-    // A session that inherits nothing is read by its quarter hours (a few dozen), unless the zone
-    // puts a quarter hour across two days (then, and for one that inherits, record by record).
+    // A session is read by its quarter hours (a few dozen blocks), but those in which it inherits a
+    // record, which are read record by record; unless the zone puts a quarter hour across two days
+    // (then every record).
     const b = session.usage.blocks;
-    let aligned = shared === null;
+    let aligned = true;
     for (let at = 0; aligned && at < b.length; at += BLOCK_STRIDE) if (!Number.isNaN(b[at]!) && calendar.blockDay(b[at]!) === undefined) aligned = false;
-    if (aligned) forEachBlock(session.usage, (q) => take(Number.isNaN(q.block) ? fallback : calendar.blockDay(q.block), q.model, q, q.requests, false));
-    else forEachRecord(session.usage, shared, (r) => take(Number.isNaN(r.time) ? fallback : calendar.day(r.time), r.model, r, 1, r.inherited));
+    const byRecord = (r: UsageRecordView) => take(Number.isNaN(r.time) ? fallback : calendar.day(r.time), r.model, r, 1, r.inherited);
+    if (aligned) {
+      const mixed = shared === null ? undefined : inheritedQuarters(session.usage, shared);
+      forEachBlock(session.usage, (q) => take(Number.isNaN(q.block) ? fallback : calendar.blockDay(q.block), q.model, q, q.requests, false), mixed);
+      if (mixed) forEachRecord(session.usage, shared, byRecord, mixed);
+    } else forEachRecord(session.usage, shared, byRecord);
   });
   let rows: UsageRow[];
   if (by === "session") {

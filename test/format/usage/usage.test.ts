@@ -107,20 +107,38 @@ describe("usageReport", () => {
     ]);
   });
 
-  it("by blocks or by records, the same sums", () => {
+  it("by blocks, by records, or both (a session that inherits some of its records), the sums of its own records", () => {
     const r = rng(10);
     const records: Array<[string, number, number]> = [];
     for (let k = 0; k < 300; k++) records.push([`b${String(k).padStart(7, "0")}`, Date.UTC(2026, 2, 7) + Math.floor(r() * 4 * 86_400_000), Math.floor(r() * 100) / 100]);
+    // (a record without a time, inherited in some of the flags below: the session's own day holds it)
+    records.push(["b9999999", NaN, 0.5]);
     const s = session("s.jsonl", "2026-03-07T00:00:00.000Z", records);
+    const n = records.length;
+    const some = Uint8Array.from(records, () => (r() < 0.3 ? 1 : 0));
+    const flagSets = { none: null, zeros: new Uint8Array(n), some, all: new Uint8Array(n).fill(1), timeless: Uint8Array.from(records, (_, k) => (k === n - 1 ? 1 : 0)) };
     for (const zone of ["America/New_York", "Asia/Kathmandu", "UTC"]) {
       const calendar = new Calendar(zone);
-      const byBlocks = usageReport([{ session: s, shared: null }], { by: "day", calendar });
-      // an all-zero flag array takes the record path
-      const byRecords = usageReport([{ session: s, shared: new Uint8Array(records.length) }], { by: "day", calendar });
-      expect(byBlocks.rows.map((x) => [x.key, x.requests, Math.round(x.cost * 100)])).toEqual(byRecords.rows.map((x) => [x.key, x.requests, Math.round(x.cost * 100)]));
-      const perDay = new Map<string, number>();
-      for (const [, t] of records) perDay.set(dayKey(calendar.day(t)!), (perDay.get(dayKey(calendar.day(t)!)) ?? 0) + 1);
-      expect(Object.fromEntries(byBlocks.rows.map((x) => [x.key, x.requests]))).toEqual(Object.fromEntries(perDay));
+      for (const [name, shared] of Object.entries(flagSets)) {
+        // what it owns, day by day, counted here record by record
+        const own = new Map<string, { requests: number; cost: number }>();
+        let inherited = 0;
+        records.forEach(([, t, cost], k) => {
+          if (shared?.[k] === 1) return void inherited++;
+          const key = dayKey(calendar.day(Number.isNaN(t) ? s.created : t)!);
+          const day = own.get(key) ?? { requests: 0, cost: 0 };
+          own.set(key, { requests: day.requests + 1, cost: day.cost + cost });
+        });
+        const report = usageReport([{ session: s, shared }], { by: "day", calendar });
+        expect(report.rows.map((x) => x.key), `${zone}, ${name}`).toEqual([...own.keys()].sort());
+        for (const row of report.rows) {
+          expect(row.requests, `${zone}, ${name}, ${row.key}`).toBe(own.get(row.key)!.requests);
+          expect(row.cost, `${zone}, ${name}, ${row.key}`).toBeCloseTo(own.get(row.key)!.cost, 9);
+        }
+        const bySession = usageReport([{ session: s, shared }], { by: "session", calendar });
+        expect(bySession.rows[0]?.inherited?.requests ?? n, `${zone}, ${name}`).toBe(inherited);
+        expect(report.total.requests + inherited).toBe(n);
+      }
     }
   });
 });
