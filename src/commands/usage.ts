@@ -103,7 +103,13 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const stdin = paths.includes("-") ? await (await import("../support/usage/read.js")).readUsage("-", ctx.stdin, settings) : undefined;
   const files = Array.from(read, (file, index) => file ?? found.get(index) ?? stdin!);
   cache?.save();
-  const result = report(files, options, calendar, since, until);
+  let result: UsageResult;
+  try {
+    result = report(files, options, calendar, since, until);
+  } finally {
+    // (the amounts a report asks for are read from the cache as it was opened: none is asked for after)
+    cache?.close();
+  }
   result.prices = { source: book.source, generatedAt: book.generatedAt, ...(prices !== undefined ? { file: prices } : {}) };
   // (--by model: whose cost is recorded, estimated at list price, or neither)
   if (options.by === "model") for (const row of result.rows) row.pricing = row.unpricedTokens > 0 ? (row.cost > 0 || row.estimatedCost > 0 ? "partly unpriced" : "unpriced") : row.estimatedCost > 0 ? (row.cost > 0 ? "recorded and estimated" : "estimated") : "recorded";

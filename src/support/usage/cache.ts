@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BUILD } from "../../build-info.js";
 import type { FileUsage } from "../../format/usage/records.js";
@@ -7,6 +7,7 @@ import type { SessionStamp } from "../../stores/index.js";
 import type { UsageFile } from "./read.js";
 import { cacheFolder } from "../../stores/index.js";
 import { isCount } from "../../format/common/guards.js";
+import { CliError } from "../../errors.js";
 
 /**
  * `usage`'s cache: each session file's usage, keyed like `ls`'s index (path, size, mtime, inode,
@@ -23,7 +24,10 @@ import { isCount } from "../../format/common/guards.js";
  * quarter hour and model), every file's entries (a record's time and entry key), every file's
  * amounts (a record's model, tokens and cost), each file's after the one before's. A report reads
  * the blocks of most sessions, the entries of those that have records in a quarter hour another
- * has records in, and the amounts of those that inherit entries. Columns, not an object a file:
+ * has records in, and the amounts of those that inherit entries: the JSON line, the blocks and
+ * the entries are read at once, and where the amounts are more bytes than those, a file's when a
+ * report first asks for them, from the cache file as it was opened (BENCHMARKS.md, "the usage
+ * cache's amounts on demand"). Columns, not an object a file:
  * a store of thousands of small cron runs wrote and parsed a line of 1.5 MB (BENCHMARKS.md, "the
  * usage cache in columns"). A cache that does not read back whole (another build or layout, a
  * torn write, numbers out of range) is ignored and rebuilt, never trusted.
@@ -85,15 +89,25 @@ export function usageCachePath(env: NodeJS.ProcessEnv): string {
 
 const NO_SKIPPED = (): FileUsage["skipped"] => ({ requests: 0, cost: 0, lines: [] });
 
+/** The first read of the cache: its JSON line, and the blocks and entries after it where they fit (a store of 3,000 transcripts has a line of some 400 KB). */
+const HEAD_READ = 256 * 1024;
+
 export class UsageCache {
   private meta: Meta | undefined;
   /** Path -> its index in `meta`'s columns. */
   private readonly index = new Map<string, number>();
   /** Where each file's numbers start in each region (sums of the lengths before it). */
   private at: Record<Region, Float64Array> = { blocks: new Float64Array(0), entries: new Float64Array(0), amounts: new Float64Array(0) };
+  /** The blocks and the entries, read whole; the amounts are read a file's at a time (`amountsOf`), or whole (`allAmounts`). */
   private regions: Record<Region, Float64Array> = { blocks: new Float64Array(0), entries: new Float64Array(0), amounts: new Float64Array(0) };
+  /** The cache file as it was opened (a later write replaces the name, not this file), while amounts are left to read. */
+  private fd: number | undefined;
+  /** Where the amounts start in it (bytes). */
+  private amountsStart = 0;
+  private amountsWhole = false;
   /** Each file's usage as read back, made once: files that share one share it again. */
   private usages: Array<FileUsage | undefined> = [];
+  private readonly amounts: Array<Float64Array | undefined> = [];
   private readonly fresh = new Map<string, Held>();
   private dirty = false;
 
@@ -102,6 +116,7 @@ export class UsageCache {
       this.load();
     } catch {
       // missing, torn or another build's: start empty, rebuilt on save
+      this.close();
       this.meta = undefined;
       this.index.clear();
       this.dirty = true;
@@ -109,14 +124,27 @@ export class UsageCache {
   }
 
   private load(): void {
-    // one read of the whole file (a read per region, or per file's amounts, cost more in system calls and page faults than the bytes)
-    const bytes = readFileSync(this.path);
-    const nl = bytes.indexOf(10);
+    // The JSON line, the blocks and the entries at once; the amounts, where they are most of the
+    // bytes, as a report asks for them: a read a file costs a system call, a read of every file's
+    // the page faults of a buffer the size of them all where a report wants a few files'.
+    this.fd = openSync(this.path, "r");
+    const size = fstatSync(this.fd).size;
+    let head = Buffer.allocUnsafe(Math.min(size, HEAD_READ));
+    let got = readSync(this.fd, head, 0, head.length, 0);
+    let nl = head.subarray(0, got).indexOf(10);
+    if (nl < 0 && got === head.length && got < size) {
+      // (a line longer than the first read, as a store of thousands of transcripts has: the whole file)
+      const all = Buffer.allocUnsafe(size);
+      head.copy(all, 0, 0, got);
+      got += readSync(this.fd, all, got, size - got, got);
+      head = all;
+      nl = head.subarray(0, got).indexOf(10);
+    }
     if (nl < 0 || (nl + 1) % 8 !== 0) throw new Error("not a usage cache");
-    const meta = JSON.parse(bytes.toString("utf8", 0, nl)) as Meta;
+    const meta = JSON.parse(head.toString("utf8", 0, nl)) as Meta;
     if (meta?.version !== CACHE_VERSION || meta.build !== MADE_BY || meta.endian !== ENDIAN || !REGIONS.every((r) => isCount(meta.regions?.[r]))) throw new Error("another build's cache");
     const { blocks, entries, amounts } = meta.regions;
-    if (nl + 1 + (blocks + entries + amounts) * 8 !== bytes.length) throw new Error("torn");
+    if (nl + 1 + (blocks + entries + amounts) * 8 !== size) throw new Error("torn");
     const count = Array.isArray(meta.name) ? meta.name.length : -1;
     const columns = [meta.dir, meta.kind, meta.id, meta.created, meta.cwd, meta.size, meta.mtimeMs, meta.ino, meta.models, ...REGIONS.map((r) => meta.length?.[r])];
     if (count < 0 || !Array.isArray(meta.strings) || !columns.every((c) => Array.isArray(c) && c.length === count) || !meta.skipped || typeof meta.skipped !== "object" || !meta.same || typeof meta.same !== "object") throw new Error("corrupt");
@@ -140,12 +168,36 @@ export class UsageCache {
       this.index.set(meta.strings[meta.dir[i]!]! + meta.name[i]!, i);
     }
     if (!REGIONS.every((r) => sums[r] === meta.regions[r])) throw new Error("corrupt");
-    // (a Float64Array needs an aligned start: a copy when the read buffer's is not)
-    const start = bytes.byteOffset + nl + 1;
-    const numbers = start % 8 === 0 ? new Float64Array(bytes.buffer, start, blocks + entries + amounts) : new Float64Array(new Uint8Array(bytes.subarray(nl + 1)).buffer);
     this.meta = meta;
     this.at = at;
+    this.amountsStart = nl + 1 + (blocks + entries) * 8;
+    // (the amounts with the rest where they are no more than it, as in a store of small sessions)
+    const whole = got === size || amounts * 8 <= this.amountsStart;
+    let numbers: Float64Array;
+    const start = head.byteOffset + nl + 1;
+    if (got === size && start % 8 === 0) numbers = new Float64Array(head.buffer, start, blocks + entries + amounts);
+    else {
+      // (read into a Float64Array's own buffer: aligned, what the first read holds of it copied)
+      numbers = new Float64Array(blocks + entries + (whole ? amounts : 0));
+      const bytes = new Uint8Array(numbers.buffer);
+      const held = Math.max(0, Math.min(got - (nl + 1), bytes.length));
+      bytes.set(head.subarray(nl + 1, nl + 1 + held));
+      if (held < bytes.length && readSync(this.fd, bytes, held, bytes.length - held, nl + 1 + held) !== bytes.length - held) throw new Error("torn");
+    }
     this.regions = { blocks: numbers.subarray(0, blocks), entries: numbers.subarray(blocks, blocks + entries), amounts: numbers.subarray(blocks + entries) };
+    this.amountsWhole = whole;
+    if (whole) this.close();
+  }
+
+  /** The cache file is not read again (the amounts not yet read are not to be asked for). */
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // closed already: nothing held
+    }
+    this.fd = undefined;
   }
 
   /** The file's usage when the cache holds it for this stamp. */
@@ -170,7 +222,40 @@ export class UsageCache {
     const made = this.usages[i];
     if (made) return made;
     const part = (r: Region) => this.regions[r].subarray(this.at[r][i], this.at[r][i]! + m.length[r][i]!);
-    return (this.usages[i] = { blocks: part("blocks"), entries: part("entries"), amounts: part("amounts"), models: m.models[i]!.map((k) => m.strings[k]!), skipped: m.skipped[i] ?? NO_SKIPPED() });
+    return (this.usages[i] = new HeldUsage(part("blocks"), part("entries"), m.models[i]!.map((k) => m.strings[k]!), m.skipped[i] ?? NO_SKIPPED(), this, i));
+  }
+
+  /** File `i`'s amounts: from the whole region where it was read, else read on their own from the file as it was opened. */
+  amountsOf(i: number): Float64Array {
+    const m = this.meta!;
+    const at = this.at.amounts[i]!;
+    const length = m.length.amounts[i]!;
+    if (this.amountsWhole) return this.regions.amounts.subarray(at, at + length);
+    let a = this.amounts[i];
+    if (a) return a;
+    a = new Float64Array(length);
+    this.readAmounts(a, at);
+    return (this.amounts[i] = a);
+  }
+
+  /** Every file's amounts, in one read (for a write, which keeps every file's). */
+  private allAmounts(): void {
+    if (this.amountsWhole || !this.meta) return;
+    const all = new Float64Array(this.meta.regions.amounts);
+    this.readAmounts(all, 0);
+    this.regions.amounts = all;
+    this.amountsWhole = true;
+    this.close();
+  }
+
+  private readAmounts(into: Float64Array, at: number): void {
+    const bytes = new Uint8Array(into.buffer, into.byteOffset, into.byteLength);
+    if (bytes.length === 0) return;
+    if (this.fd === undefined) throw new Error("the usage cache's amounts were asked for after it was closed");
+    // (the file this cache was opened as: a write since replaced its name, not it; one cut short under us is said so)
+    if (readSync(this.fd, bytes, 0, bytes.length, this.amountsStart + at * 8) !== bytes.length) {
+      throw new CliError(`${this.path}: the usage cache was cut short while it was read; run the command again (or with --no-cache)`);
+    }
   }
 
   set(stamp: SessionStamp, file: UsageFile): void {
@@ -229,6 +314,8 @@ export class UsageCache {
         meta.regions[r] += f.usage[r].length;
       }
     };
+    // (what the cache held goes into the new one whole: every file's amounts, read at once)
+    if (this.meta && [...this.index.keys()].some((path) => !this.fresh.has(path))) this.allAmounts();
     for (const f of this.fresh.values()) add(f);
     for (const [path, i] of this.index) if (!this.fresh.has(path)) add(this.heldAt(i, path));
     const head = Buffer.from(JSON.stringify(meta));
@@ -240,5 +327,25 @@ export class UsageCache {
     const tmp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.concat([padded, ...bytes]));
     renameSync(tmp, this.path);
+  }
+}
+
+/**
+ * A file's usage as the cache holds it: its amounts, most of the bytes, read when a report first
+ * asks for them (`UsageCache.amountsOf`). A class, not an object with a getter of its own: those
+ * were made a dictionary each, 4 MB and 6 ms more over a store of 3,000 transcripts.
+ */
+class HeldUsage implements FileUsage {
+  constructor(
+    readonly blocks: Float64Array,
+    readonly entries: Float64Array,
+    readonly models: string[],
+    readonly skipped: FileUsage["skipped"],
+    private readonly cache: UsageCache,
+    private readonly index: number,
+  ) {}
+
+  get amounts(): Float64Array {
+    return this.cache.amountsOf(this.index);
   }
 }
