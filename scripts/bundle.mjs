@@ -5,7 +5,7 @@
  */
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
@@ -94,15 +94,39 @@ const builtinsAsModules = {
     b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       const name = args.path.replace(/^node:/, "");
       if (!names.has(name) || args.namespace === "builtins-as-modules") return undefined;
-      return { path: name, namespace: "builtins-as-modules" };
+      // (the path names the module's wrapper, `require_node_builtin_<name>`: `builtinsUnwrapped` finds it by it)
+      return { path: `node-builtin-${name}`, namespace: "builtins-as-modules" };
     });
     b.onLoad({ filter: /.*/, namespace: "builtins-as-modules" }, (args) => {
-      const module = `process.getBuiltinModule(${JSON.stringify(`node:${args.path}`)})`;
-      const named = NAMED[args.path];
+      const name = args.path.slice("node-builtin-".length);
+      const module = `process.getBuiltinModule(${JSON.stringify(`node:${name}`)})`;
+      const named = NAMED[name];
       return { contents: named ? `export const { ${named.join(", ")} } = ${module};\n` : `module.exports = ${module};\n`, loader: "js" };
     });
   },
 };
+
+/**
+ * Each module that imports a built-in gets it through esbuild's CommonJS interop, `__toESM(m, 1)`:
+ * a new object with a getter for every export (40 of `node:fs`'s hundred, 46 of `node:path`'s),
+ * some 4 ms of every start (BENCHMARKS.md, "built-ins on demand"). The bundle reads the built-ins'
+ * exports by name, never a `default`, so it is given the module itself; a `default` read of one
+ * fails the build.
+ */
+function builtinsUnwrapped(dir) {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".js"))) {
+    const path = join(dir, file);
+    const text = readFileSync(path, "utf8");
+    const bound = [];
+    const out = text.replace(/\b(var|let|const) (\w+) = __toESM\((require_node_builtin_\w+\(\)), 1\);/g, (_, kind, name, call) => {
+      bound.push(name);
+      return `${kind} ${name} = ${call};`;
+    });
+    const defaults = bound.filter((name) => new RegExp(`\\b${name}\\.default\\b`).test(out));
+    if (defaults.length > 0) throw new Error(`${path}: ${defaults.join(", ")}: a built-in's default export is read; the module itself stands in for none`);
+    if (out !== text) writeFileSync(path, out);
+  }
+}
 
 /**
  * The build's identity (src/build-info.ts): the package version, and a hash of every source that
@@ -132,3 +156,4 @@ await build({
   // string-width 4 is CommonJS; give the ESM bundle a `require`.
   banner: { js: 'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);' },
 });
+builtinsUnwrapped("dist/bundle");
