@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writevSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BUILD } from "../../build-info.js";
 import type { FileUsage } from "../../format/usage/records.js";
@@ -89,8 +89,11 @@ export function usageCachePath(env: NodeJS.ProcessEnv): string {
 
 const NO_SKIPPED = (): FileUsage["skipped"] => ({ requests: 0, cost: 0, lines: [] });
 
-/** The first read of the cache: its JSON line, and the blocks and entries after it where they fit (a store of 3,000 transcripts has a line of some 400 KB). */
+/** The first read of the cache: its JSON line, and the blocks and entries after it where they fit (the 3,082-transcript OpenClaw store of the benchmarks has a line of 500 KB: read whole). */
 const HEAD_READ = 256 * 1024;
+
+/** Pieces a write takes at most (the system's limit on a `writev`, IOV_MAX, is 1,024 on Linux and macOS). */
+const WRITE_PIECES = 1024;
 
 export class UsageCache {
   private meta: Meta | undefined;
@@ -322,10 +325,24 @@ export class UsageCache {
     const padded = Buffer.alloc(Math.ceil((head.length + 1) / 8) * 8, 0x20);
     head.copy(padded);
     padded[padded.length - 1] = 10;
-    const bytes = REGIONS.flatMap((r) => parts[r].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)));
+    const pieces = [padded, ...REGIONS.flatMap((r) => parts[r].map((a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)))];
     mkdirSync(dirname(this.path), { recursive: true });
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.concat([padded, ...bytes]));
+    // (the pieces written where they lie, a system call for each thousand: joined first, they were
+    // a buffer the size of the cache, 9 MB of fresh pages for the 302-session store, 29 ms)
+    const fd = openSync(tmp, "w");
+    try {
+      for (let k = 0; k < pieces.length; k += WRITE_PIECES) {
+        const batch = pieces.slice(k, k + WRITE_PIECES);
+        const want = batch.reduce((n, b) => n + b.byteLength, 0);
+        if (writevSync(fd, batch) !== want) throw new Error("short write");
+      }
+    } catch (error) {
+      closeSync(fd);
+      rmSync(tmp, { force: true });
+      throw error;
+    }
+    closeSync(fd);
     renameSync(tmp, this.path);
   }
 }
