@@ -83,15 +83,21 @@ function indexOf(dir: string): Map<string, IndexEntry[]> {
       list.push(entry);
       index!.set(id, list);
     };
-    for (const [key, v] of Object.entries(raw ?? {})) {
+    // (a store's index names thousands of sessions: its keys walked, no pair made for each)
+    for (const key in raw ?? {}) {
+      if (!Object.hasOwn(raw, key)) continue;
+      const v = raw[key];
       if (!v || typeof v !== "object") continue;
       const ids = new Set<string>();
       if (typeof v.sessionId === "string") ids.add(v.sessionId);
       if (typeof v.sessionFile === "string") ids.add(sessionIdOf(basename(v.sessionFile)));
-      for (const id of ids) add(id, { key, ...(v as Omit<IndexEntry, "key">), family: false });
+      // (the fields read, not the whole entry copied: an entry has dozens, its skills' prompt among them)
+      const { label, lastChannel, spawnedBy, origin } = v as Omit<IndexEntry, "key">;
+      for (const id of ids) add(id, { key, label, lastChannel, spawnedBy, origin, family: false });
       // (since 2026.9, the sessions a key had before a reset or a rotation: its usage family, and the one before)
+      if (!Array.isArray(v.usageFamilySessionIds) && typeof v.previousSessionId !== "string") continue;
       const before = [...(Array.isArray(v.usageFamilySessionIds) ? v.usageFamilySessionIds : []), v.previousSessionId].filter((id): id is string => typeof id === "string" && !ids.has(id));
-      for (const id of new Set(before)) add(id, { key, ...(v as Omit<IndexEntry, "key">), family: true });
+      for (const id of new Set(before)) add(id, { key, label, lastChannel, spawnedBy, origin, family: true });
     }
   } catch {
     // no index, or one that does not read: the files say what they can
