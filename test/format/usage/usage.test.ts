@@ -136,7 +136,8 @@ describe("usageReport", () => {
           expect(row.cost, `${zone}, ${name}, ${row.key}`).toBeCloseTo(own.get(row.key)!.cost, 9);
         }
         const bySession = usageReport([{ session: s, shared }], { by: "session", calendar });
-        expect(bySession.rows[0]?.inherited?.requests ?? n, `${zone}, ${name}`).toBe(inherited);
+        expect(bySession.rows, `${zone}, ${name}`).toHaveLength(1);
+        expect(bySession.rows[0]!.inherited!.requests, `${zone}, ${name}`).toBe(inherited);
         expect(report.total.requests + inherited).toBe(n);
       }
     }
