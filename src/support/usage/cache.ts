@@ -317,10 +317,13 @@ export class UsageCache {
         meta.regions[r] += f.usage[r].length;
       }
     };
-    // (what the cache held goes into the new one whole: every file's amounts, read at once)
-    if (this.meta && [...this.index.keys()].some((path) => !this.fresh.has(path))) this.allAmounts();
     for (const f of this.fresh.values()) add(f);
-    for (const [path, i] of this.index) if (!this.fresh.has(path)) add(this.heldAt(i, path));
+    for (const [path, i] of this.index) {
+      if (this.fresh.has(path)) continue;
+      // (what the cache held goes into the new one whole: every file's amounts, read at once, at the first)
+      this.allAmounts();
+      add(this.heldAt(i, path));
+    }
     const head = Buffer.from(JSON.stringify(meta));
     const padded = Buffer.alloc(Math.ceil((head.length + 1) / 8) * 8, 0x20);
     head.copy(padded);
