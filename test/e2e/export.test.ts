@@ -500,13 +500,18 @@ describe("what an export says of a session in another script, an empty result, a
   });
 
   it("a title is cut at a word, with an ellipsis; text without spaces at the limit", async () => {
-    const md = (await cli(["export", session(arabic, "ok", "done")])).stdout;
-    const title = md.split("\n")[0]!;
+    // (each run's exit and stderr first: once, in a clone under mktemp, a run gave no output, and said nothing of why)
+    const titleOf = async (first: string) => {
+      const r = await cli(["export", session(first, "ok", "done")]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout.split("\n")[0]!;
+    };
+    const title = await titleOf(arabic);
     expect(title).toBe(`# ${arabic.slice(0, 100).slice(0, arabic.slice(0, 100).lastIndexOf(" "))}…`);
     const chinese = "请".repeat(150);
-    expect((await cli(["export", session(chinese, "ok", "done")])).stdout.split("\n")[0]).toBe(`# ${"请".repeat(100)}…`);
+    expect(await titleOf(chinese)).toBe(`# ${"请".repeat(100)}…`);
     // a short first message is the title as it is
-    expect((await cli(["export", session("fix the build", "ok", "done")])).stdout.split("\n")[0]).toBe("# fix the build");
+    expect(await titleOf("fix the build")).toBe("# fix the build");
   });
 
   it("an empty result is said to be empty, not one line", async () => {
