@@ -77,6 +77,25 @@ const INLINE_SPECIAL = /[\\`*_[\]<&|~$]/g;
 const LINE_START = /^([#>+=-])|^(\d{1,9})([.)])/;
 const WORD = /[A-Za-z0-9]/;
 const HAS_SPECIAL = /[\\`*_[\]<&|~$]/;
+/** What `escapeText` may escape, but for `_`. */
+const SPECIAL_BUT_UNDERSCORE = /[\\`*[\]<&|~$]/;
+
+const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * Whether `text`'s only markup characters are `_` inside words, which `escapeText` leaves as they
+ * are (`HEARTBEAT_OK`, `snake_case`): the text is then kept whole, without a replace a character.
+ */
+function onlyWordUnderscores(text: string): boolean {
+  if (SPECIAL_BUT_UNDERSCORE.test(text)) return false;
+  for (let at = text.indexOf("_"); at !== -1; at = text.indexOf("_", at + 1)) {
+    if (at === 0 || !isWordCode(text.charCodeAt(at - 1)) || !isWordCode(text.charCodeAt(at + 1))) return false;
+  }
+  return true;
+}
+
+/** A line that begins with none of these is not changed by `escapeText`'s line-start rules. */
+const isLineStartCode = (c: number) => c === 32 || c === 9 || c === 35 || c === 62 || c === 43 || c === 61 || c === 45 || (c >= 48 && c <= 57);
 
 /**
  * Text as Markdown that shows exactly it, with nothing in it read as markup. Every character that
@@ -87,7 +106,7 @@ const HAS_SPECIAL = /[\\`*_[\]<&|~$]/;
  * a `]:` is escaped). `inLink`: inside a link's text, where an open bracket would move the link.
  */
 function escapeText(text: string, atLineStart: boolean, inHeading: boolean, inLink = false, next = ""): string {
-  let out = !HAS_SPECIAL.test(text) ? text : text.replace(INLINE_SPECIAL, (c: string, at: number) => {
+  let out = !HAS_SPECIAL.test(text) || onlyWordUnderscores(text) ? text : text.replace(INLINE_SPECIAL, (c: string, at: number) => {
     if (c === "_" && at > 0 && WORD.test(text[at - 1]!) && WORD.test(text[at + 1] ?? "")) return c;
     if (c === "[" && !inLink && !(at === 0 && atLineStart)) return c;
     // (a task list's box, `[ ]` or `[x]`, begins no reference definition: its `]` is followed by a space)
@@ -99,7 +118,7 @@ function escapeText(text: string, atLineStart: boolean, inHeading: boolean, inLi
     return `\\${c}`;
   });
   if (inHeading) out = out.replace(/#/g, "\\#");
-  if (atLineStart) {
+  if (atLineStart && isLineStartCode(out.charCodeAt(0))) {
     // (spaces that begin a line would indent it into a code block: as entities they are text)
     out = out.replace(/^[ \t]+/, (ws) => ws.replace(/ /g, "&#32;").replace(/\t/g, "&#9;"));
     out = out.replace(LINE_START, (_m, c?: string, digits?: string, delimiter?: string) => (c ? `\\${c}` : `${digits}\\${delimiter}`));

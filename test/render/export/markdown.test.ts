@@ -117,6 +117,13 @@ describe("safeMarkdown", () => {
     // characters that cannot begin markup where they stand are left as written
     expect(safeMarkdown("HEARTBEAT_OK, a_b and a > b; [x] but [y](z), [w]: v, _em_ and $5")).toBe("HEARTBEAT_OK, a_b and a > b; [x] but [y](<z>), [w\\]: v, *em* and \\$5");
     expect(safeMarkdown("[OpenClaw heartbeat poll] hi")).toBe("\\[OpenClaw heartbeat poll] hi");
+    // `_` is left only inside a word of ASCII letters and digits: at a word's edge, doubled, or beside
+    // another letter it is escaped (a text of word underscores alone is kept whole, without a replace)
+    expect(safeMarkdown("snake_case, x_1 y_2_z and HEARTBEAT_OK")).toBe("snake_case, x_1 y_2_z and HEARTBEAT_OK");
+    expect(safeMarkdown("trailing_ and _leading")).toBe("trailing\\_ and \\_leading");
+    expect(safeMarkdown("a__b é_x 3_ a_")).toBe("a\\_\\_b é\\_x 3\\_ a\\_");
+    expect(safeMarkdown("_")).toBe("\\_");
+    expect(safeMarkdown("3_ items")).toBe("3\\_ items");
   });
 });
 
