@@ -75,12 +75,15 @@ function tree(tokens: Token[]): Node[] {
 const INLINE_SPECIAL = /[\\`*_[\]<&|~$]/g;
 /** What can start a block at the start of a line: a heading, quote, list item, setext underline or ordered item. */
 const LINE_START = /^([#>+=-])|^(\d{1,9})([.)])/;
-const WORD = /[A-Za-z0-9]/;
 const HAS_SPECIAL = /[\\`*_[\]<&|~$]/;
 /** What `escapeText` may escape, but for `_`. */
 const SPECIAL_BUT_UNDERSCORE = /[\\`*[\]<&|~$]/;
 
+/** A word's character, for `_` inside a word: an ASCII letter or digit (NaN, past the text's ends, is none). */
 const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/** Whether the `_` at `at` stands inside a word (`snake_case`), where CommonMark never reads it as emphasis. */
+const isWordUnderscore = (text: string, at: number) => isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at + 1));
 
 /**
  * Whether `text`'s only markup characters are `_` inside words, which `escapeText` leaves as they
@@ -88,9 +91,7 @@ const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) |
  */
 function onlyWordUnderscores(text: string): boolean {
   if (SPECIAL_BUT_UNDERSCORE.test(text)) return false;
-  for (let at = text.indexOf("_"); at !== -1; at = text.indexOf("_", at + 1)) {
-    if (at === 0 || !isWordCode(text.charCodeAt(at - 1)) || !isWordCode(text.charCodeAt(at + 1))) return false;
-  }
+  for (let at = text.indexOf("_"); at !== -1; at = text.indexOf("_", at + 1)) if (!isWordUnderscore(text, at)) return false;
   return true;
 }
 
@@ -107,7 +108,7 @@ const isLineStartCode = (c: number) => c === 32 || c === 9 || c === 35 || c === 
  */
 function escapeText(text: string, atLineStart: boolean, inHeading: boolean, inLink = false, next = ""): string {
   let out = !HAS_SPECIAL.test(text) || onlyWordUnderscores(text) ? text : text.replace(INLINE_SPECIAL, (c: string, at: number) => {
-    if (c === "_" && at > 0 && WORD.test(text[at - 1]!) && WORD.test(text[at + 1] ?? "")) return c;
+    if (c === "_" && isWordUnderscore(text, at)) return c;
     if (c === "[" && !inLink && !(at === 0 && atLineStart)) return c;
     // (a task list's box, `[ ]` or `[x]`, begins no reference definition: its `]` is followed by a space)
     if (c === "[" && !inLink && TASK_BOX.test(text.slice(at, at + 4))) return c;
