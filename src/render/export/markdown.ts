@@ -75,7 +75,6 @@ function tree(tokens: Token[]): Node[] {
 const INLINE_SPECIAL = /[\\`*_[\]<&|~$]/g;
 /** What can start a block at the start of a line: a heading, quote, list item, setext underline or ordered item. */
 const LINE_START = /^([#>+=-])|^(\d{1,9})([.)])/;
-const HAS_SPECIAL = /[\\`*_[\]<&|~$]/;
 /** What `escapeText` may escape, but for `_`. */
 const SPECIAL_BUT_UNDERSCORE = /[\\`*[\]<&|~$]/;
 
@@ -86,8 +85,8 @@ const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) |
 const isWordUnderscore = (text: string, at: number) => isWordCode(text.charCodeAt(at - 1)) && isWordCode(text.charCodeAt(at + 1));
 
 /**
- * Whether `text`'s only markup characters are `_` inside words, which `escapeText` leaves as they
- * are (`HEARTBEAT_OK`, `snake_case`): the text is then kept whole, without a replace a character.
+ * Whether `text` holds nothing `escapeText`'s replace would change: no markup character but `_`
+ * inside words (`HEARTBEAT_OK`, `snake_case`), or none at all. It is then kept whole.
  */
 function onlyWordUnderscores(text: string): boolean {
   if (SPECIAL_BUT_UNDERSCORE.test(text)) return false;
@@ -107,7 +106,7 @@ const isLineStartCode = (c: number) => c === 32 || c === 9 || c === 35 || c === 
  * a `]:` is escaped). `inLink`: inside a link's text, where an open bracket would move the link.
  */
 function escapeText(text: string, atLineStart: boolean, inHeading: boolean, inLink = false, next = ""): string {
-  let out = !HAS_SPECIAL.test(text) || onlyWordUnderscores(text) ? text : text.replace(INLINE_SPECIAL, (c: string, at: number) => {
+  let out = onlyWordUnderscores(text) ? text : text.replace(INLINE_SPECIAL, (c: string, at: number) => {
     if (c === "_" && isWordUnderscore(text, at)) return c;
     if (c === "[" && !inLink && !(at === 0 && atLineStart)) return c;
     // (a task list's box, `[ ]` or `[x]`, begins no reference definition: its `]` is followed by a space)
