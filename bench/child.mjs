@@ -47,6 +47,25 @@ async function run() {
       if (sessions.length === 0) throw new Error("pi listed no sessions");
       return sessions.length;
     }
+    case "check-rules": {
+      // What the conversation rules (SPEC §12) cost `check`: its read of a session (the library's
+      // open and Validator, as the command calls them) with them ("with") and without ("without":
+      // no message handed on, since their calls, results and unsent turns are all the rules read
+      // of messages, and no pairing walk; the references' entries still parsed). The file is
+      // scanned and indexed alike both ways.
+      const [file, mode] = args;
+      const lib = await import(new URL("../dist/format/index.js", import.meta.url).href);
+      const validator = new lib.Validator();
+      let options = { onRecord: validator.onRecord, skim: true, skimUsage: false };
+      if (mode === "without") {
+        validator.toolFindings = () => [];
+        options = { onRecord: validator.onRecord, only: new Set(["compaction", "label", "branch_summary", "context_edit"]) };
+      } else if (mode !== "with") throw new Error(`check-rules: with or without, not ${mode}`);
+      const session = lib.openSessionSync(file, options);
+      const found = validator.findings(session).length;
+      session.close();
+      return found;
+    }
     case "cli": {
       const { main } = await import(new URL("../dist/bundle/cli.js", import.meta.url).href);
       // Output goes to /dev/null synchronously, as Node writes stdout to a file (`> out.md`): an

@@ -177,9 +177,12 @@ for (const size of sizes.filter((s) => s > 0)) {
         { task: "naive", args: [file], files },
         ...(piCan ? [{ task: "pi", args: [file], files }] : []),
         ...COMMANDS.map((c) => ({ task: "cli", args: c.args(file), files })),
+        { task: "check-rules", args: [file, "with"], files },
+        { task: "check-rules", args: [file, "without"], files },
       ], runs);
       const naive = results.shift();
       const pi = piCan ? results.shift() : { error: values["skip-pi"] ? "skipped" : "cannot read a file past 512 MiB (one string)" };
+      const [withRules, withoutRules] = results.splice(COMMANDS.length, 2);
       // (the memory shape: each command again on a session of the shape a quarter the size)
       const quarter = shapeName === MEMORY_SHAPE ? sessionFile(shapeName, branched, size / 4) : undefined;
       const small = quarter ? measureAll(COMMANDS.map((c) => ({ task: "cli", args: c.args(quarter.file), files: [quarter.file] })), runs) : undefined;
@@ -224,6 +227,14 @@ for (const size of sizes.filter((s) => s > 0)) {
         console.log(`\nindex: ${fmt(cost.inMemory)} bytes an entry in memory (heap and arrays after GC, path --leaves' session) — target ≤ 64: ${entries >= 100_000 ? judge(cost.inMemory) : "for the record (under 100,000 entries)"}`);
         if (cost.rss !== undefined) console.log(`index as RSS: ${fmt(cost.rss)} bytes an entry (path --leaves peaks at ${fmt(leaves.rssMB)} MB here and ${fmt(cost.smallRss)} MB on a session of this shape a quarter the size) — target ≤ 64: ${judge(cost.rss)}`);
         else console.log(`index as RSS: not measured (the index of the ${(entries - Math.round(entries / 4)).toLocaleString("en-US")} entries a quarter-size session lacks is within the RSS noise between runs)`);
+      }
+      // The conversation rules (SPEC §8: they add at most 10 % to `check`), judged at 200 MB.
+      if (withRules.error || withoutRules.error) {
+        console.log(`\nconversation rules: error: ${withRules.error ?? withoutRules.error}`);
+        failures++;
+      } else {
+        const cost = withRules.ms / withoutRules.ms;
+        console.log(`\nconversation rules: check's read of the session ${cost.toFixed(2)} × the same without them (${fmt(withRules.ms)} against ${fmt(withoutRules.ms)} ms, a fresh process each: no message handed on, no pairing walk) — target ≤ 1.10: ${judged ? (cost <= 1.1 ? "met" : "MISSED") : "for the record (judged at 200 MB)"}`);
       }
       console.log("");
     }
