@@ -14,7 +14,8 @@ import { describe, expect, it } from "vitest";
 import { pairingProblems, type SentMessage } from "../../src/format/context/send.js";
 import { cli, cliJson } from "../helpers/cli.js";
 import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
-import { branches, pi, piEntries, piSent } from "../helpers/pi.js";
+import { generateDisplacedSession } from "../helpers/generate.js";
+import { branches, pi, piEntries, piSent, sentBreaks } from "../helpers/pi.js";
 
 type Entry = Record<string, any>;
 
@@ -110,6 +111,33 @@ describe("a session every request fails on", () => {
     expect(call.message.content.filter((b: Entry) => b.type === "toolCall").map((b: Entry) => b.id)).toEqual([first.message.toolCallId, second.message.toolCallId]);
     // and the file stays append-only: every parent above its children
     for (const e of entries.slice(1)) if (e.parentId) expect(line(e.parentId)).toBeLessThan(line(e.id));
+  });
+
+  it("parallel calls answered after a message, a compaction keeping from above them: every result moved back, none removed (OpenClaw #9958, #15037)", async () => {
+    // sessions pi's SessionManager wrote (test/helpers/generate.ts); in each, the pairing walk's
+    // second round once read the tree the first round's moves left in file order, not in the order
+    // the lines are written, and removed sound results below the moved ones
+    for (const seed of [2, 5, 13, 21, 34]) {
+      const file = generateDisplacedSession({ seed, dir: mkdtempSync(join(tmpdir(), "pi-session-displaced-")) });
+      const input = readFileSync(file, "utf8");
+      const lines = input.trimEnd().split("\n");
+      const checked = await cliJson(["check", file]);
+      const displaced = checked.json.files[0].findings.filter((f: { code: string }) => f.code === "tool-result-orphan").map((f: { line: number }) => f.line);
+      expect(displaced.length, `seed ${seed}`).toBeGreaterThan(0);
+      const repaired = await cliJson(["repair", file]);
+      expect(repaired.exitCode, `seed ${seed}: ${repaired.stderr}`).toBe(0);
+      const actions = repaired.json.files[0].actions as Array<{ line: number; code: string }>;
+      // each displaced result moved, nothing removed
+      expect(actions.map((a) => `${a.line}:${a.code}`), `seed ${seed}`).toEqual(displaced.map((l: number) => `${l}:result-moved`));
+      const after = readFileSync(file, "utf8").trimEnd().split("\n");
+      expect(after.map((l) => JSON.parse(l).id).sort(), `seed ${seed}: every entry kept`).toEqual(lines.map((l) => JSON.parse(l).id).sort());
+      // parents above their children, check clean, pi loads every entry and sends every leaf
+      const at = new Map(after.map((l, i) => [JSON.parse(l).id as string, i]));
+      for (const l of after.slice(1)) if (JSON.parse(l).parentId) expect(at.get(JSON.parse(l).parentId)!).toBeLessThan(at.get(JSON.parse(l).id)!);
+      expect((await cli(["check", file])).exitCode, `seed ${seed}`).toBe(0);
+      expect(pi.SessionManager.open(file).getEntries()).toHaveLength(after.length - 1);
+      expect(sentBreaks(file), `seed ${seed}`).toEqual(new Map());
+    }
   });
 
   it("a v1 file's conversation damage is found, and repair says it must be migrated first, writing nothing (exit 1)", async () => {

@@ -19,7 +19,7 @@ import { planRepair, writeRepair } from "../../src/format/write/repair/index.js"
 import { corrupt, CORRUPTIONS } from "../helpers/corrupt.js";
 import { corpusFiles, fixture } from "../helpers/paths.js";
 import { pi, sentBreaks } from "../helpers/pi.js";
-import { generateSession } from "../helpers/generate.js";
+import { generateDisplacedSession, generateSession } from "../helpers/generate.js";
 
 const SEEDS = Number(process.env.FUZZ_SEEDS ?? 1);
 const work = mkdtempSync(join(tmpdir(), "pi-session-fuzz-"));
@@ -43,6 +43,14 @@ const BASES = [
     const file = generateSession({ seed, dir, steps: 70 });
     const named = join(work, `generated-${seed}.jsonl`);
     copyFileSync(file, named);
+    return named;
+  }),
+  // parallel calls answered after a user message, compactions keeping from above them, turns cut by `length` (damaged as written)
+  ...[2, 5, 13, 21, 34].map((seed) => {
+    const dir = join(work, `displaced-${seed}`);
+    mkdirSync(dir, { recursive: true });
+    const named = join(work, `displaced-${seed}.jsonl`);
+    copyFileSync(generateDisplacedSession({ seed, dir }), named);
     return named;
   }),
 ];
@@ -71,6 +79,15 @@ function check(base: string, kind: (typeof CORRUPTIONS)[number], seed: number): 
   const path = join(dir, basename(base));
   writeFileSync(path, c.bytes);
 
+  // the tool results `check` finds the corrupted file cannot send, by call id (its call destroyed or
+  // refused, or the result a second one); a result only cut off from its call is moved, never removed
+  const broken = new Set<string>();
+  {
+    const validator = new Validator();
+    const before = openSessionSync(path, { onRecord: validator.onRecord, skim: true });
+    for (const f of validator.findings(before)) if (f.severity === "error" && !f.message.includes("is cut off from its call")) for (const [, id] of f.message.matchAll(/`([^`]*)`/g)) broken.add(id!);
+    before.close();
+  }
   const stamp = stampOf(path);
   const source = new FileSource(path);
   const plan = planRepair(source, stamp.mtimeMs);
@@ -80,10 +97,13 @@ function check(base: string, kind: (typeof CORRUPTIONS)[number], seed: number): 
 
   // the original, byte-for-byte
   expect(readFileSync(backup).equals(c.bytes), "backup").toBe(true);
-  // every record that was valid on its own survives
+  // every record that was valid on its own survives (a result `check` found broken may go)
   const out = readFileSync(path);
   const kept = new Map<string, number>();
   for (const r of records(out)) kept.set(identity(r), (kept.get(identity(r)) ?? 0) + 1);
+  // the calls on the lines the corruption destroyed
+  const destroyedCalls = new Set<string>();
+  for (const i of c.destroyed) for (const [, id] of (original.toString("utf8").split("\n")[i] ?? "").matchAll(/"type":"toolCall","id":"([^"]*)"/g)) destroyedCalls.add(id!);
   original
     .toString("utf8")
     .split("\n")
@@ -91,9 +111,9 @@ function check(base: string, kind: (typeof CORRUPTIONS)[number], seed: number): 
       if (!line.trim() || c.destroyed.has(i) || (i === 0 && c.headerLost)) return;
       const rec = JSON.parse(line) as Record<string, unknown>;
       tally.records++;
-      // a tool result whose call the corruption destroyed goes, as a provider refuses it, and is listed
+      // a tool result whose call the corruption destroyed (or that check finds unsendable) goes, as a provider refuses it, and is listed
       const callId = (rec.message as { role?: string; toolCallId?: string } | undefined)?.toolCallId;
-      if (callId !== undefined && plan.actions.some((a) => a.code === "result-removed" && a.message.includes(`\`${callId}\``))) return;
+      if (callId !== undefined && (broken.has(callId) || destroyedCalls.has(callId)) && plan.actions.some((a) => a.code === "result-removed" && a.message.includes(`\`${callId}\``))) return;
       expect(kept.has(identity(rec)), `${kind}: line ${i + 1} (${String(rec.type)}) lost`).toBe(true);
     });
   // clean for check (the conversation's rules too)

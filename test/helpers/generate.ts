@@ -146,3 +146,45 @@ export function generateBloatedSession({ seed, dir, steps = 80, payload = 4000, 
   user();
   return sm.getSessionFile() as string;
 }
+
+/**
+ * A session of parallel tool calls whose results came after a message (OpenClaw #9958, #15037: a
+ * user message steered in between an assistant turn of several calls and their results), written
+ * by pi's SessionManager: turns of one to three calls, a call now and then left unanswered,
+ * session names, compactions keeping from anywhere on the branch (a session name above the
+ * displaced results among them), branches, and turns stopped by `length`. Already damaged as
+ * written: `repair` must move every displaced result back under its call and remove no other.
+ */
+export function generateDisplacedSession({ seed, dir, steps = 14 }: Omit<GenerateOptions, "contextEdits">): string {
+  const r = rng(seed);
+  const sm = pi.SessionManager.create("/work/project", dir);
+  let t = 1_790_000_000_000 + seed * 1000;
+  let call = 0;
+  const usage = { input: 10, output: 10, cacheRead: 0, cacheWrite: 0, totalTokens: 20, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.01 } };
+  const assistant = (content: unknown[], stopReason: string) => sm.appendMessage({ role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "claude", usage, stopReason, timestamp: (t += 1000) });
+  const result = (id: string) => sm.appendMessage({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: `result ${id}` }], isError: false, timestamp: (t += 1000) });
+  const user = (text: string) => sm.appendMessage({ role: "user", content: text, timestamp: (t += 1000) });
+  user(`hello ${seed}`);
+  for (let i = 0; i < steps; i++) {
+    const x = r();
+    const branch = sm.getBranch() as Array<{ id: string }>;
+    if (x < 0.12) sm.appendSessionInfo(`name ${i}`);
+    else if (x < 0.4) {
+      const ids = Array.from({ length: 1 + Math.floor(r() * 3) }, () => `call_${seed}_${call++}`);
+      assistant([{ type: "text", text: `turn ${i}` }, ...ids.map((id) => ({ type: "toolCall", id, name: "bash", arguments: { n: i } }))], "toolUse");
+      if (r() < 0.6) user(`steer ${i}`);
+      for (const id of ids) if (r() < 0.95) result(id);
+    } else if (x < 0.5) assistant([{ type: "text", text: `answer ${i}` }], r() < 0.3 ? "length" : "stop");
+    else if (x < 0.58) user(`question ${i}`);
+    else if (x < 0.7 && branch.length > 2) sm.appendCompaction(`summary ${i}`, branch[Math.floor(r() * (branch.length - 1))]!.id, 1000);
+    else if (x < 0.74) sm.branch(branch[Math.floor(r() * branch.length)]!.id);
+    else if (x < 0.8) sm.appendModelChange("anthropic", `m-${i}`);
+    else {
+      const id = `call_${seed}_${call++}`;
+      assistant([{ type: "text", text: `one ${i}` }, { type: "toolCall", id, name: "bash", arguments: {} }], "toolUse");
+      result(id);
+    }
+  }
+  assistant([{ type: "text", text: "cut short" }], "length");
+  return sm.getSessionFile() as string;
+}

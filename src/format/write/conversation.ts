@@ -23,8 +23,8 @@ import { preorderNumbers, preorderWindows } from "../session/tree.js";
  * Only what some leaf sends is mended (the walk's `sent`, the rule `check` judges by): a compaction
  * a later one supersedes on every branch, a result no leaf's context holds, are left as they are.
  * Findings are settled in pre-order, each on the tree as the ones before it left it. A displaced
- * result that is the file's last entry is moved only where the entry before it is its parent
- * (else the current leaf would change branch): otherwise it is left, and said.
+ * result that is the file's last entry is moved only where the entry the file then ends with hangs
+ * below it (else the current leaf would change branch): otherwise it is left, and said.
  */
 
 /** The tree as repair holds it: records `0..size-1` in file order. */
@@ -88,6 +88,10 @@ class FixedTree {
   readonly added: Array<{ target: number; after: number }> = [];
   /** An edit's chain of added edits, last first: the edit -> its last added one. */
   readonly chainEnd = new Map<number, number>();
+  /** Records written right after another one's line (results moved back under their call): record -> the records after it, in order. */
+  readonly after = new Map<number, number[]>();
+  /** The records `after` holds: written there, not at their own line. */
+  readonly moved = new Set<number>();
   /**
    * Children lists, only where a fix changed them; the others are the records' own, from
    * `childStart`/`childList` (made when a fix first asks, 8 bytes a record; a list of its own
@@ -182,9 +186,11 @@ class FixedTree {
     const { r, columns } = this;
     const n = this.size;
     if (columns.at.length < n) Object.assign(columns, { at: new Int32Array(n + 16), end: new Int32Array(n + 16) });
-    if (this.added.length > 0 && columns.topo.length < n) columns.topo = new Int32Array(n + 16);
-    // file order: each added edit right after the edit whose chain it is in (none added: the records' own)
-    const topo = this.added.length > 0 ? columns.topo : undefined;
+    // The order the lines are written in, parents first (what the pre-order numbering needs): each
+    // added edit right after the edit whose chain it is in, each moved result right after the
+    // record it follows (and what follows it in turn), none of either: the records' own.
+    const reordered = this.added.length > 0 || this.moved.size > 0;
+    if (reordered && columns.topo.length < n) columns.topo = new Int32Array(n + 16);
     const addedAfter = new Map<number, number[]>();
     for (const [j, a] of this.added.entries()) {
       const list = addedAfter.get(a.after);
@@ -193,15 +199,15 @@ class FixedTree {
     }
     let at = 0;
     let last = -1;
-    for (let k = 0; k < r.size; k++) {
-      if (topo) topo[at++] = k;
-      if (!this.removed.has(k)) last = k;
-      for (const v of addedAfter.get(k) ?? []) {
-        topo![at++] = v;
-        last = v;
-      }
-    }
-    const { at: pre, end } = preorderNumbers(this.parent.subarray(0, n), topo?.subarray(0, n), columns);
+    const place = (k: number): void => {
+      if (reordered) columns.topo[at++] = k;
+      if (k >= r.size || !this.removed.has(k)) last = k;
+      for (const v of addedAfter.get(k) ?? []) place(v);
+      for (const m of this.after.get(k) ?? []) place(m);
+    };
+    for (let k = 0; k < r.size; k++) if (!this.moved.has(k)) place(k);
+    if (reordered && at !== n) throw new Error(`repair: the fixed tree's order holds ${at} of its ${n} records`);
+    const { at: pre, end } = preorderNumbers(this.parent.subarray(0, n), reordered ? columns.topo.subarray(0, n) : undefined, columns);
     const subtreeSizeOf = (k: number) => end[k]! - pre[k]!;
     const added = (k: number) => k >= r.size;
     return {
@@ -227,7 +233,7 @@ const ROUNDS = 4;
 /** What repair does to the conversation; an empty plan when nothing breaks the pairing rules. */
 export function planConversation(r: TurnRecords): ConversationPlan {
   const tree = new FixedTree(r);
-  const plan: ConversationPlan = { fixes: [], parents: new Map(), after: new Map(), removed: new Set(), keptFrom: new Map(), omissions: new Map(), added: tree.added };
+  const plan: ConversationPlan = { fixes: [], parents: new Map(), after: tree.after, removed: new Set(), keptFrom: new Map(), omissions: new Map(), added: tree.added };
   // (the tree's parents as they stand: its column grows when an edit is added)
   const parentOf = (k: number) => tree.parent[k]!;
   const setParent = (k: number, p: number) => {
@@ -246,6 +252,21 @@ export function planConversation(r: TurnRecords): ConversationPlan {
     return list ? list[list.length - 1]! : k;
   };
   const added = (k: number) => k >= r.size;
+  /**
+   * The record the file would end with, `skip` aside (pi's current leaf): the last one kept at its
+   * own line, or what was moved after it. The last record is moved only where the one the file then
+   * ends with hangs below it (the entries the current branch held, it still holds).
+   */
+  const lastWritten = (skip: number): number => {
+    let k = r.size - 1;
+    while (k >= 0 && (k === skip || plan.removed.has(k) || tree.moved.has(k))) k--;
+    for (let next = k; next >= 0; ) {
+      k = next;
+      next = -1;
+      for (const m of tree.after.get(k) ?? []) if (m !== skip && !plan.removed.has(m)) next = m;
+    }
+    return k;
+  };
   for (let round = 0; round < ROUNDS; round++) {
     const findings = pairingFindings(tree.input(), false).filter((f) => f.sent && !plan.removed.has(f.resultNode));
     if (findings.length === 0) break;
@@ -270,9 +291,7 @@ export function planConversation(r: TurnRecords): ConversationPlan {
             below = c;
             c = parentOf(c);
           }
-          let lastKept = r.size - 1;
-          while (lastKept >= 0 && plan.removed.has(lastKept)) lastKept--;
-          if (c !== place || below < 0 || added(below) || (k === lastKept && lastKept - 1 !== parentOf(k))) {
+          if (c !== place || below < 0 || added(below) || (k === lastWritten(-1) && !isAbove(tree.parent, below, lastWritten(k)))) {
             plan.fixes.push({ finding: f, action: "left", to: -1 });
             break;
           }
@@ -280,9 +299,10 @@ export function planConversation(r: TurnRecords): ConversationPlan {
           for (const ch of [...tree.childrenOf(k)]) setParent(ch, old);
           setParent(k, place);
           setParent(below, k);
-          const list = plan.after.get(anchor);
+          const list = tree.after.get(anchor);
           if (list) list.push(k);
-          else plan.after.set(anchor, [k]);
+          else tree.after.set(anchor, [k]);
+          tree.moved.add(k);
           plan.fixes.push({ finding: f, action: "moved", to: place });
           break;
         }

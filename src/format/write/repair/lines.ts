@@ -30,11 +30,13 @@ export function decideLines(work: RepairWork, head: HeaderOutcome): number {
     // (a record moved elsewhere is written after its new parent's line instead; records moved
     // after one of this line's are written with it)
     const kept: number[] = [];
-    for (let j = k; j < end; j++) {
-      if (c.flags[j]! & C_DROPPED || c.moved.has(j)) continue;
-      kept.push(j);
-      for (const m of c.after.get(j) ?? []) kept.push(m);
-    }
+    // (a result moved after one moved before it is written after that one, wherever it went; the
+    // records moved after one that is dropped are written where it was)
+    const keep = (j: number): void => {
+      if (!(c.flags[j]! & C_DROPPED)) kept.push(j);
+      for (const m of c.after.get(j) ?? []) keep(m);
+    };
+    for (let j = k; j < end; j++) if (!c.moved.has(j)) keep(j);
     keptRecords += kept.filter((j) => j !== head.header).length;
     if (kept.length === 0) work.drop(index); // none kept: dropped entries, a header moved up, fused lines of dropped records
     else {
