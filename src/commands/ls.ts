@@ -49,7 +49,14 @@ function openclawCell(r: SessionRow): string {
 /** What an OpenClaw transcript is beside the live one: `reset`, `deleted`, `copy`, `cold`…; undefined: the live one, or pi's. */
 function openclawMark(r: SessionRow): string | undefined {
   if (r.store !== "openclaw") return undefined;
-  return r.archived ?? (r.copyOf ? "copy" : r.notImported ? "not imported" : r.besideDatabase ? "jsonl beside db" : r.cold ? "cold" : undefined);
+  const archived = r.archived === "archive" ? undefined : r.archived;
+  return archived ?? (r.copyOf ? "copy" : r.notImported ? "not imported" : r.besideDatabase ? "jsonl beside db" : r.cold ? "cold" : undefined);
+}
+
+/** What a row's name says it is besides a session: an OpenClaw transcript's kind (`openclawMark`), and `archived` where \`pi-session archive\` moved it. */
+function rowMark(r: SessionRow): string | undefined {
+  const marks = [openclawMark(r), r.archive ? "archived" : undefined].filter(Boolean);
+  return marks.length > 0 ? marks.join(", ") : undefined;
 }
 
 /** `ls --tree`: each row's place in the forest (its glyphs) and its link to its parent, in drawing order. */
@@ -80,8 +87,8 @@ export function renderLs(result: LsResult, style: Style, tree?: TreeLayout): str
     const file = basename(r.path);
     const title = r.label ? preview(r.label, 200) : r.title ? preview(r.title, 200) : undefined;
     if (!r.id) return title ? `${title} (${preview(file, 200)})` : preview(file, 200);
-    // (an OpenClaw transcript's archive or copy says which it is)
-    const mark = openclawMark(r);
+    // (an OpenClaw transcript's archive or copy says which it is; a session archived, that it is)
+    const mark = rowMark(r);
     if (mark) return `${title ?? "-"} (${mark})`;
     const common = shared.get(r.id);
     if (common === undefined) return title ?? "-";

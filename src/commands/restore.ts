@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode } from "../errors.js";
 import { formatBytes, plural } from "../render/units.js";
 import { sanitize } from "../render/safe.js";
 import type { Style } from "../render/style.js";
-import { archiveFolderOf, MANIFEST, storeRoots } from "../stores/index.js";
-import { readManifest, restoreFile, type ManifestLine } from "../support/writers/archive.js";
+import { archiveFolderHolding, archivedNamed, MANIFEST, readManifest, storeRoots, type ManifestLine } from "../stores/index.js";
+import { restoreFile } from "../support/writers/archive.js";
 
 /**
  * `restore SESSION...`: archived sessions put back where they were (docs/commands.md, "archive"),
@@ -33,23 +33,22 @@ export interface RestoreEntry {
   reason?: string;
 }
 
-/** The archive folder a `.zst` in one lies in: the nearest folder above it with a manifest. */
-function folderOf(archive: string): string | undefined {
-  for (let dir = dirname(resolve(archive)); dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, MANIFEST))) return dir;
-  return undefined;
-}
-
 /** What SESSION names: an archive (its folder and manifest line). */
 function find(session: string, ctx: CommandContext): Array<{ archive: string; folder: string; line: ManifestLine }> {
   if (existsSync(session)) {
-    const folder = folderOf(session);
+    const folder = archiveFolderHolding(session);
     const line = folder ? readManifest(folder).get(relative(folder, resolve(session))) : undefined;
     if (!folder || !line || line.action !== "archive") throw new CliError(`${session}: not an archive \`pi-session archive\` made (no line of it in a ${MANIFEST} above it); nothing was restored`);
     return [{ archive: resolve(session), folder, line }];
   }
-  const folders = [...new Set(storeRoots(ctx.sessionDir, ctx.env, "all").flatMap((r) => archiveFolderOf(r) ?? []))];
-  const found = folders.flatMap((folder) => [...readManifest(folder).values()].filter((l) => l.action === "archive" && l.id !== null && l.id.startsWith(session)).map((line) => ({ archive: join(folder, line.archive), folder, line })));
-  if (found.length === 0) throw new CliError(`${session}: no archived session of that id${folders.length > 0 ? ` in ${folders.join(", ")}` : " (no archive folder found beside the stores)"}; give the archive's path, or run \`pi-session ls --archived\``);
+  // (the stores' archives, wherever \`--to\` took them: what \`ls --archived\` lists)
+  const named = archivedNamed(session, ctx.sessionDir, ctx.env);
+  const found = named.found.map((s) => ({ archive: s.path, folder: s.folder, line: s.line! }));
+  if (found.length === 0) {
+    const roots = storeRoots(ctx.sessionDir, ctx.env, "all");
+    const gone = named.missing.length > 0 ? ` (not looked in: ${named.missing.join(", ")}, recorded as an archive folder, is not there)` : "";
+    throw new CliError(`${session}: no archived session of that id in the archives of ${roots.length > 0 ? roots.join(", ") : "the stores (none found)"}${gone}; give the archive's path, or run \`pi-session ls --archived\``);
+  }
   const ids = new Set(found.map((f) => f.line.id));
   if (ids.size > 1) throw new CliError(`${session}: names ${ids.size} archived sessions (${[...ids].slice(0, 4).join(", ")}); give more of the id, or the archive's path`);
   return found;

@@ -75,6 +75,11 @@ export interface UsageResult {
   ignored?: Array<{ file: string; reason?: string }>;
   /** Directories given that hold no session file. */
   empty?: string[];
+  /**
+   * What the archive of the directories read holds in the report's range (sessions with requests
+   * of their own, and their sums): counted with `--archived` (`counted`), else left out, and said.
+   */
+  archived?: { counted: boolean; sessions: number; requests: number; total: number; cost: number; estimatedCost: number };
   /** The prices estimates were made with: the build's table (pi-ai's registry, dated), and the user's file over it. */
   prices?: { source: string; generatedAt: string; file?: string };
 }
@@ -87,7 +92,12 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   const book = priceBook(prices);
   const cache = options.noCache || prices !== undefined ? undefined : new UsageCache(usageCachePath(ctx.env));
   const reading = new StoreRead(ctx, !options.noCache);
-  const { files: paths, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store, options.archived);
+  const { files: given, named, empty, archived, missing } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store, options.archived);
+  for (const m of missing) ctx.warn(sanitize(`${m.folder}: recorded in ${m.recordedIn} as where sessions were archived to (--to), and not there now (a disk not mounted?); what it holds is not counted`));
+  // (the archive is read either way: counted with --archived, else what it holds is said, not dropped without a word)
+  const archivedSet = new Set(archived);
+  const givenSet = new Set(given);
+  const paths = options.archived ? given : [...given, ...archived.filter((p) => !givenSet.has(p))];
   // Every file's usage: from the cache when it holds the file unchanged, else read (worker threads for many).
   const found = new Map<number, UsageFile>();
   const held: ReadCache<UsageFile> | undefined = cache && {
@@ -105,7 +115,9 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   cache?.save();
   let result: UsageResult;
   try {
-    result = report(files, options, calendar, since, until);
+    const live = files.filter((f) => !archivedSet.has(f.path));
+    result = report(options.archived ? files : live, options, calendar, since, until);
+    if (archived.length > 0) result.archived = archiveSums(result, options.archived ? live : files, options, calendar, since, until);
   } finally {
     // (the amounts a report asks for are read from the cache as it was opened: none is asked for after)
     cache?.close();
@@ -118,6 +130,29 @@ export async function usage(options: UsageOptions, ctx: CommandContext): Promise
   if (options.by === "session") await nameSessions(result, ctx, !options.noCache);
   reading.done();
   return result;
+}
+
+/**
+ * What the archive adds to a report (`report`, its files with or without the archived sessions;
+ * `other`, the files of the report it is not): the sessions with requests of their own and their
+ * sums, each entry once across both (a fork archived adds only what its parent does not hold).
+ */
+function archiveSums(report_: UsageResult, other: UsageFile[], options: UsageOptions, calendar: Calendar, since: number | undefined, until: number | undefined): UsageResult["archived"] {
+  let otherTotal: UsageResult["total"];
+  try {
+    otherTotal = report(other, options, calendar, since, until).total;
+  } catch {
+    return undefined;
+  }
+  const [withArchive, without] = options.archived ? [report_.total, otherTotal] : [otherTotal, report_.total];
+  return {
+    counted: options.archived === true,
+    sessions: withArchive.sessions - without.sessions,
+    requests: withArchive.requests - without.requests,
+    total: withArchive.total - without.total,
+    cost: withArchive.cost - without.cost,
+    estimatedCost: withArchive.estimatedCost - without.estimatedCost,
+  };
 }
 
 /**
@@ -321,8 +356,13 @@ export function renderUsageCsv(result: UsageResult): string {
   return lines.join("");
 }
 
-/** What pi cannot read and what could not be read at all, a line each on stderr. */
+/** What pi cannot read and what could not be read at all, a line each on stderr; the archive's sessions left out, in one. */
 function warnings(result: UsageResult, ctx: CommandContext): void {
+  const a = result.archived;
+  if (a && !a.counted && a.sessions > 0) {
+    const sums = [`${formatTokens(a.total)} tokens`, a.cost > 0 ? `${formatCost(a.cost)} recorded` : "", a.estimatedCost > 0 ? `~${formatCost(a.estimatedCost)} estimated` : ""].filter(Boolean).join(", ");
+    ctx.warn(`${plural(a.sessions, "archived session")} not counted (${sums}): add --archived`);
+  }
   for (const dir of result.empty ?? []) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   for (const { error } of result.unreadable) ctx.warn(`${sanitize(error)} (left out of the report)`);
   for (const { file, reason } of result.ignored ?? []) ctx.warn(`${sanitize(file)}: not a session${reason ? ` (${reason})` : ""}, left out of the report; run \`pi-session check ${shellQuote(file)}\``);

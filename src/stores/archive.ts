@@ -1,18 +1,50 @@
-import { existsSync } from "node:fs";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { ARCHIVE_MANIFEST, isArchiveFolder } from "./common/archive-folder.js";
 import { isDir } from "./common/openclaw-layout.js";
 
 /*
- * Where a store's sessions are archived (`archive`, `restore`, `--archived`; docs/commands.md,
- * "archive"): a folder beside what it archives, laid out as the store is, each session compressed
- * (`<its path in the store>.zst`), with a manifest of what moved. pi's session directory (or any
- * folder of sessions) is archived into `archive/` beside it (`~/.pi/agent/archive/` for
- * `~/.pi/agent/sessions/`); an OpenClaw root into `archive/` inside it, where OpenClaw reads nothing.
- * Listed, an archive folder is a store of the same kind: every command reads its `.zst` sessions.
+ * Where sessions are archived (`archive`, `restore`, `--archived`; docs/commands.md, "archive"),
+ * and what an archive folder holds: every command that asks what was archived from a folder, or
+ * where a session went, asks here. An archive folder lays sessions out as their store does, each
+ * compressed (`<its path in the store>.zst`), with a manifest of what moved.
+ *
+ * Where a session goes: an OpenClaw root's sessions into `archive/` inside the root (where OpenClaw
+ * reads nothing); pi's (its session directory's, or any folder laid out as pi lays it out, sessions
+ * in project folders `--<cwd>--/`) into `archive/` beside the folder that holds the project folders
+ * (`~/.pi/agent/archive/` for `~/.pi/agent/sessions/`); any other session into `archive/` in its own
+ * folder, beside it (never above the folder it was in). `--to DIR` puts them elsewhere, and the
+ * folder they would have gone to records where (an `elsewhere` line of its manifest), so that what
+ * was archived from a folder is found wherever it went.
  */
 
 /** The manifest's name in an archive folder: a JSON line an action (not `.jsonl`: no store lists it as a session). */
-export const MANIFEST = "manifest.ndjson";
+export const MANIFEST = ARCHIVE_MANIFEST;
+
+/** A manifest line of a session moved: what moved, where from and to, and when. */
+export interface ManifestLine {
+  action: "archive" | "restore";
+  /** The session's path as it was (and is again, restored). */
+  path: string;
+  /** Its archive, relative to the archive folder. */
+  archive: string;
+  /** The session id, where its store gives one. */
+  id: string | null;
+  size: number;
+  sha256: string;
+  /** The archive's size. */
+  compressed: number;
+  /** The session's modification time (ms), given back to it when it is restored. */
+  mtimeMs?: number;
+  time: string;
+}
+
+/** A manifest line saying that sessions which would have been archived here went to `folder` (`archive --to`). */
+export interface ElsewhereLine {
+  action: "elsewhere";
+  folder: string;
+  time: string;
+}
 
 /** The OpenClaw root `path` lies in (a folder holding `agents/`, `path` inside one of its agents), if any. */
 function openclawRootOf(path: string): string | undefined {
@@ -25,15 +57,22 @@ function openclawRootOf(path: string): string | undefined {
   return undefined;
 }
 
-/** What a session at `path` is archived relative to, and where: its store's root (`sessionDir` for pi's, an OpenClaw root), else the folder given that holds it, else its own folder. */
-export function archiveOf(path: string, sessionDir: string, given: readonly string[] = []): { root: string; archive: string } {
+/** pi's project folder (`--<cwd>--`, as pi names the folder of a working directory's sessions). */
+const isProjectFolder = (dir: string) => /^--.*--$/.test(basename(dir));
+
+/**
+ * Where the session at `path` is archived, and what its place there is relative to: an OpenClaw
+ * root's (`archive/` inside it); pi's session directory's, or a folder laid out as pi's (`archive/`
+ * beside it); else the session's own folder's (`archive/` in it).
+ */
+export function archiveOf(path: string, sessionDir: string): { root: string; archive: string } {
   const full = resolve(path);
   const claw = openclawRootOf(full);
   if (claw) return { root: claw, archive: join(claw, "archive") };
-  const under = (dir: string) => full.startsWith(resolve(dir) + sep);
-  const folder = given.find(under);
-  const root = folder !== undefined ? resolve(folder) : under(sessionDir) ? resolve(sessionDir) : dirname(full);
-  return { root, archive: join(dirname(root), "archive") };
+  const folder = dirname(full);
+  const store = full.startsWith(resolve(sessionDir) + sep) ? resolve(sessionDir) : isProjectFolder(folder) ? dirname(folder) : undefined;
+  if (store !== undefined && dirname(store) !== store) return { root: store, archive: join(dirname(store), "archive") };
+  return { root: folder, archive: join(folder, "archive") };
 }
 
 /** Where the session at `path` goes in its archive folder. */
@@ -41,11 +80,102 @@ export function archivedPath(path: string, place: { root: string; archive: strin
   return join(place.archive, `${relative(place.root, resolve(path))}.zst`);
 }
 
-/** The archive folder of a store's root or folder (`--archived`), where there is one. */
-export function archiveFolderOf(dir: string): string | undefined {
-  const full = resolve(dir);
-  // (an OpenClaw root, or a folder inside one: the root's; any other folder: the one beside it)
-  const claw = isDir(join(full, "agents")) ? full : openclawRootOf(join(full, "x"));
-  const archive = claw ? join(claw, "archive") : join(dirname(full), "archive");
-  return existsSync(archive) && archive !== full && basename(full) !== "archive" ? archive : undefined;
+/** An archive folder's manifest, its lines as written (a line cut short by a crash passed over: the ones before it stand). */
+function manifestLines(folder: string): unknown[] {
+  let text: string;
+  try {
+    text = readFileSync(join(folder, MANIFEST), "utf8");
+  } catch {
+    return [];
+  }
+  const out: unknown[] = [];
+  for (const raw of text.split("\n")) {
+    if (raw.trim() === "") continue;
+    try {
+      out.push(JSON.parse(raw));
+    } catch {
+      // a line cut short by a crash
+    }
+  }
+  return out;
 }
+
+/** The archive folder's manifest: each archived session's latest line (by its archive's path), in order. */
+export function readManifest(folder: string): Map<string, ManifestLine> {
+  const out = new Map<string, ManifestLine>();
+  for (const line of manifestLines(folder) as ManifestLine[]) {
+    if (line && (line.action === "archive" || line.action === "restore") && typeof line.archive === "string" && typeof line.path === "string" && typeof line.sha256 === "string") out.set(line.archive, line);
+  }
+  return out;
+}
+
+/** The folders an archive folder's manifest says sessions went to instead (`archive --to`). */
+export function elsewhereOf(folder: string): string[] {
+  const out = new Set<string>();
+  for (const line of manifestLines(folder) as ElsewhereLine[]) if (line?.action === "elsewhere" && typeof line.folder === "string" && isAbsolute(line.folder)) out.add(line.folder);
+  return [...out];
+}
+
+/** The archive folder a `.zst` in one lies in: the nearest folder above it with a manifest. */
+export function archiveFolderHolding(archive: string): string | undefined {
+  for (let dir = dirname(resolve(archive)); dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, MANIFEST))) return dir;
+  return undefined;
+}
+
+/** An archive folder that may hold sessions archived from a folder, and which of its sessions are that folder's. */
+export interface ArchivePlace {
+  folder: string;
+  /** Every session in it was archived from the folder asked of; else only those its manifest says came from inside it. */
+  whole: boolean;
+  /** The archive folder whose manifest sent sessions here (`--to`); undefined: a folder the layout names. */
+  recordedIn?: string;
+}
+
+/**
+ * The archive folders that may hold sessions archived from `dir` (a store's root, or any folder of
+ * sessions): where the layout puts them (its OpenClaw root's `archive/`; `archive/` beside it, as
+ * pi's session directory has it; `archive/` in it and in each of its folders, where sessions of
+ * those folders went), and the folders those record that `--to` took sessions to. Folders not
+ * there are left out; `missing` are those a manifest names that are not there (a disk not mounted).
+ */
+export function archivePlacesOf(dir: string): { places: ArchivePlace[]; missing: Array<{ folder: string; recordedIn: string }> } {
+  const full = resolve(dir);
+  const places: ArchivePlace[] = [];
+  const seen = new Set<string>();
+  const add = (place: ArchivePlace) => {
+    if (seen.has(place.folder) || place.folder === full || !isDir(place.folder)) return;
+    seen.add(place.folder);
+    places.push(place);
+  };
+  const claw = isDir(join(full, "agents")) ? full : openclawRootOf(join(full, "x"));
+  if (claw) add({ folder: join(claw, "archive"), whole: claw === full });
+  else {
+    // (an archive folder is listed as itself, never as a folder that has an archive of its own)
+    if (basename(full) === "archive" && isArchiveFolder(full)) return { places, missing: [] };
+    if (dirname(full) !== full) add({ folder: join(dirname(full), "archive"), whole: false });
+    if (isArchiveFolder(join(full, "archive"))) add({ folder: join(full, "archive"), whole: true });
+    for (const sub of subfolders(full)) if (isArchiveFolder(join(sub, "archive"))) add({ folder: join(sub, "archive"), whole: true });
+  }
+  const missing: Array<{ folder: string; recordedIn: string }> = [];
+  for (const place of [...places]) {
+    for (const folder of elsewhereOf(place.folder)) {
+      if (!isDir(folder)) missing.push({ folder, recordedIn: place.folder });
+      else add({ folder, whole: false, recordedIn: place.folder });
+    }
+  }
+  return { places, missing };
+}
+
+/** The folders in `dir` (not an archive folder among them). */
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name !== "archive")
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `path` lies inside `dir`. */
+export const inside = (path: string, dir: string) => resolve(path).startsWith(resolve(dir) + sep);

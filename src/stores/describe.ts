@@ -1,7 +1,7 @@
 import type { Finding } from "../format/check/findings.js";
 import { PI_FACTS, type StoreFacts } from "./common/store-facts.js";
 import type { StoreRun } from "./common/run.js";
-import type { StoredRequest } from "./common/store.js";
+import type { Keeper, StoredRequest } from "./common/store.js";
 import { STORES } from "./registry.js";
 
 /*
@@ -11,7 +11,7 @@ import { STORES } from "./registry.js";
  * Each is asked of the stores in turn (`STORES`).
  */
 
-export type { StoreFacts, StoredRequest };
+export type { StoreFacts, StoredRequest, Keeper };
 
 /**
  * What a session file is to its owner: pi's (`store` "pi"), or an OpenClaw transcript with what its
@@ -101,6 +101,15 @@ export function storedVersion(path: string): number | undefined {
   for (const store of STORES) {
     const v = store.storedVersion?.(path);
     if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+/** Who alone may move or remove the session at `path`, where that is not this tool (`archive` leaves it), else undefined. */
+export function keeperOf(path: string): Keeper | undefined {
+  for (const store of STORES) {
+    const keeper = store.keeper?.(path);
+    if (keeper) return keeper;
   }
   return undefined;
 }

@@ -1,10 +1,10 @@
 import { existsSync, statSync, type Stats } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { CliError, describeFsError } from "../errors.js";
 import type { Others, Store } from "./common/store.js";
 import { refOf } from "./open.js";
 import { STORES } from "./registry.js";
-import { archiveFolderOf } from "./archive.js";
+import { archivePlacesOf, inside, readManifest, type ManifestLine } from "./archive.js";
 
 /*
  * Where sessions are and which files they are (docs/commands.md, "Commands"): needed before any session is
@@ -122,11 +122,76 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     const oneId = new Set(matches.map(idOf)).size === 1;
     throw new CliError(oneId ? `session ${byKey ? "key" : "id"} \`${byKey ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
+  // (a session archived: where it went, and how it comes back, rather than "no such session")
+  const archived = byKey ? undefined : archivedNamed(arg, dir, env);
+  if (archived && archived.found.length > 0) throw new CliError(archivedMessage(arg, archived.found));
   const looked = env ? `${dir} or an OpenClaw store found ($OPENCLAW_STATE_DIR, ~/.openclaw; --session-dir names another store's root)` : dir;
   // (a database that could not be read was not searched: said, with why, or the session seems not to be)
-  const unsearched = env ? STORES.flatMap((s) => s.unsearched?.(env) ?? []) : [];
+  const unsearched = [...(env ? STORES.flatMap((s) => s.unsearched?.(env) ?? []) : []), ...(archived?.missing ?? []).map((f) => `${f} (an archive folder --to recorded, not there now)`)];
   const not = unsearched.length > 0 ? `; not searched: ${unsearched.join("; ")}` : "";
   throw new CliError(`${arg}: no such file, and no session ${byKey ? "key" : "id starting with it"} in ${looked}; run \`pi-session ls\` to find sessions${not}`);
+}
+
+/** What to say of a session id (or prefix) that names archived sessions only. */
+function archivedMessage(arg: string, found: readonly ArchivedSession[]): string {
+  const ids = [...new Set(found.map((f) => f.line!.id))];
+  if (ids.length > 1) return `${arg}: no session of that id here, and it names ${ids.length} archived sessions (${ids.slice(0, 4).join(", ")}${ids.length > 4 ? ", …" : ""}); give more of the id, or run \`pi-session ls --archived\``;
+  const { path, line } = found.at(-1)!;
+  return `${arg}: archived on ${line!.time.slice(0, 10)} to ${path}; read-only commands read that path as it is, and \`pi-session restore ${ids[0]}\` puts it back where it was`;
+}
+
+/** A session in an archive folder: the archive's path, the folder, and what the manifest records of it (none: a `.zst` there no line names). */
+export interface ArchivedSession {
+  path: string;
+  folder: string;
+  line?: ManifestLine;
+}
+
+/**
+ * The sessions archived from `dir` (a store's root, or any folder of sessions), wherever they went
+ * (`archivePlacesOf`: beside it, in it, and where `--to` took them): what a folder's archive holds
+ * for every command (`ls --archived`, `usage`, `grep`, `restore`, `show`, lineage). `missing`:
+ * archive folders a manifest names that are not there now (a disk not mounted).
+ */
+export function archivedSessions(dir: string): { sessions: ArchivedSession[]; missing: Array<{ folder: string; recordedIn: string }> } {
+  const { places, missing } = archivePlacesOf(dir);
+  const sessions: ArchivedSession[] = [];
+  const seen = new Set<string>();
+  for (const place of places) {
+    for (const held of archiveHolds(place.folder)) {
+      // (a folder beside others' holds theirs too: only what its manifest says came from inside \`dir\`)
+      if (seen.has(held.path) || !(place.whole || (held.line !== undefined && inside(held.line.path, dir)))) continue;
+      seen.add(held.path);
+      sessions.push(held);
+    }
+  }
+  return { sessions, missing };
+}
+
+/** The sessions an archive folder holds, each with what its manifest records of it. */
+export function archiveHolds(folder: string): ArchivedSession[] {
+  const manifest = readManifest(folder);
+  return listSessionFiles(folder).map((path) => {
+    const line = manifest.get(relative(folder, path));
+    return { path, folder, ...(line?.action === "archive" ? { line } : {}) };
+  });
+}
+
+/**
+ * The archived sessions of the stores found (pi's session directory, and with `env` OpenClaw's
+ * roots) whose recorded id is `query` or starts with it; `missing`: archive folders recorded that
+ * are not there now, where they might be.
+ */
+export function archivedNamed(query: string, piDir: string, env?: NodeJS.ProcessEnv): { found: ArchivedSession[]; missing: string[] } {
+  const roots = env ? storeRoots(piDir, env, "all") : existsSync(piDir) ? [piDir] : [];
+  const missing = new Set<string>();
+  const found = roots.flatMap((root) => {
+    const archived = archivedSessions(root);
+    for (const m of archived.missing) missing.add(m.folder);
+    return archived.sessions.filter((s) => s.line?.id != null && s.line.id.startsWith(query));
+  });
+  const exact = found.filter((s) => s.line!.id === query);
+  return { found: exact.length > 0 ? exact : found, missing: [...missing] };
 }
 
 /**
@@ -149,20 +214,33 @@ function inContainer(arg: string, ref: { container: string; id: string }): strin
 /**
  * The session files of a store-wide command (`usage`, `grep`): files and directories given
  * (default: the session directory, every project), each once; `named`: those given one by one,
- * not found in a directory; `empty`: the directories given that hold no session file.
+ * not found in a directory; `empty`: the directories given that hold no session file;
+ * `archived`: the sessions archived from those directories (`archivedSessions`), among `files`
+ * only with `archived` true; `missing`: archive folders recorded that are not there.
  */
-export function storeInputs(inputs: readonly string[], sessionDir: string, env: NodeJS.ProcessEnv, store: StoreChoice = "all", archived = false): { files: string[]; named: Set<string>; empty: string[] } {
-  // (--archived: each directory's archive folder too, where `archive` moved sessions: docs/commands.md, "archive")
-  const withArchive = (dir: string) => {
-    const folder = archived ? archiveFolderOf(dir) : undefined;
-    return folder ? listSessionFiles(folder) : [];
+export function storeInputs(
+  inputs: readonly string[],
+  sessionDir: string,
+  env: NodeJS.ProcessEnv,
+  store: StoreChoice = "all",
+  archived = false,
+): { files: string[]; named: Set<string>; empty: string[]; archived: string[]; missing: Array<{ folder: string; recordedIn: string }> } {
+  const kept: string[] = [];
+  const missing: Array<{ folder: string; recordedIn: string }> = [];
+  const archiveOf = (dir: string) => {
+    const found = archivedSessions(dir);
+    missing.push(...found.missing);
+    const paths = found.sessions.map((s) => s.path);
+    kept.push(...paths);
+    return archived ? paths : [];
   };
   if (inputs.length === 0) {
     // (no input: pi's session directory and every OpenClaw root found, as --store narrows them)
     const roots = storeRoots(sessionDir, env, store);
     if (roots.length === 0) throw new CliError(noStoreMessage(sessionDir, store));
     const listed = roots.map((root) => ({ root, files: listSessionFiles(root) }));
-    return { files: [...new Set([...listed.flatMap((l) => l.files), ...roots.flatMap(withArchive)])], named: new Set(), empty: listed.filter((l) => l.files.length === 0).map((l) => l.root) };
+    const files = [...new Set([...listed.flatMap((l) => l.files), ...roots.flatMap(archiveOf)])];
+    return { files, named: new Set(), empty: listed.filter((l) => l.files.length === 0).map((l) => l.root), archived: [...new Set(kept)], missing };
   }
   // (the files named one by one, as opposed to found in a directory: a file among them that holds no session is said to be left out)
   const named = new Set<string>();
@@ -176,7 +254,7 @@ export function storeInputs(inputs: readonly string[], sessionDir: string, env: 
     } catch {
       // a session id, or missing (expandInputs said which)
     }
-    const archivedHere = dir ? withArchive(input) : [];
+    const archivedHere = dir ? archiveOf(input) : [];
     // (a folder whose sessions are all archived is not empty to --archived)
     if (dir && found.length === 0 && archivedHere.length === 0) empty.push(input);
     for (const f of found) {
@@ -185,7 +263,7 @@ export function storeInputs(inputs: readonly string[], sessionDir: string, env: 
     }
     for (const f of archivedHere) files.add(f);
   }
-  return { files: [...files], named, empty };
+  return { files: [...files], named, empty, archived: [...new Set(kept)], missing };
 }
 
 /** What to say of a directory given that holds no session file, with where pi keeps them when that is inside it. */

@@ -6,10 +6,11 @@
  * are to their store (`describe.ts`), each asking the stores `registry.ts` lists, each a `Store`
  * (`common/store.ts`); a command's run holds what the stores open (`StoreRun`).
  */
-export { STORE_CHOICES, type StoreChoice, idOf as sessionIdOf, listSessionFiles, expandInputs, resolveInput, storeInputs, emptyDirectoryNote, emptyStoreNote, namedNonSessions, storeRoots, noStoreMessage, sessionDirEnv } from "./find.js";
+export { STORE_CHOICES, type StoreChoice, idOf as sessionIdOf, listSessionFiles, expandInputs, resolveInput, storeInputs, archivedSessions, archivedNamed, archiveHolds, type ArchivedSession, emptyDirectoryNote, emptyStoreNote, namedNonSessions, storeRoots, noStoreMessage, sessionDirEnv } from "./find.js";
 export { refOf, openSource, withBytes, sessionStamp, followSession, type SessionStamp, type Follower } from "./open.js";
-export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepStoreFacts, saveStoreFacts, readAheadWithin, storedVersion, storedLines, writeRefusal, storedUsage, type StoreFacts, type StoredRequest } from "./describe.js";
+export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepStoreFacts, saveStoreFacts, readAheadWithin, storedVersion, storedLines, writeRefusal, keeperOf, storedUsage, type Keeper, type StoreFacts, type StoredRequest } from "./describe.js";
 export { sessionDir, idFromFileName, cwdAround } from "./pi/index.js";
 export { beginRun, currentRun, StoreRun } from "./common/run.js";
 export { cacheFolder } from "./common/cache-folder.js";
-export { archiveOf, archivedPath, archiveFolderOf, MANIFEST } from "./archive.js";
+export { isArchiveFolder } from "./common/archive-folder.js";
+export { archiveOf, archivedPath, archiveFolderHolding, readManifest, elsewhereOf, MANIFEST, type ManifestLine, type ElsewhereLine } from "./archive.js";

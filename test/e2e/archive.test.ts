@@ -7,7 +7,7 @@
  * `ls --tree` draws the links pi and OpenClaw record.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
@@ -76,7 +76,11 @@ describe("archive and restore, on pi's sessions", () => {
     expect(r.stderr).toBe("");
     const moved = r.json.files.filter((f: { status: string }) => f.status === "archived");
     expect(moved.map((f: { file: string }) => f.file).sort()).toEqual(listed);
-    expect(r.json.summary.freed).toBe([a, b, c].reduce((n, f) => n + sizes.get(f)!, 0));
+    expect(r.json.summary.moved).toBe([a, b, c].reduce((n, f) => n + sizes.get(f)!, 0));
+    // (what the disk gains: what moved less what the archives weigh, as they are on the disk)
+    const weigh = moved.reduce((n: number, f: { archive: string }) => n + statSync(f.archive).size, 0);
+    expect(r.json.summary.compressed).toBe(weigh);
+    expect(r.json.summary.freed).toBe(r.json.summary.moved - weigh);
     const archive = join(home, ".pi/agent/archive");
     for (const f of moved) {
       expect(f.archive.startsWith(archive)).toBe(true);
@@ -277,19 +281,233 @@ describe("archive on OpenClaw's stores", () => {
     expect(files(join(root, "agents"))).toEqual(before);
   });
 
-  it("OpenClaw's SQLite era is the gateway's: what would be freed is said, with the command that frees it; nothing moves", async () => {
+  it("OpenClaw's SQLite era is the gateway's: in an agent with a database nothing moves, not a byte changes, and one line says which OpenClaw command retires what", async () => {
     const home = mkdtempSync(join(tmpdir(), "pi-session-archive-sqlite-"));
     const root = join(home, ".openclaw");
     cpSync(join(ROOT, "../shared/openclaw-stores-sqlite/ccccx"), root, { recursive: true });
+    const agent = join(root, "agents/main");
+    // (a live JSONL beside the database, as a gateway that wrote on after the import leaves it: what
+    // \`openclaw doctor --session-sqlite recover\` appends the missing entries from)
+    const imported = readdirSync(join(agent, "session-sqlite-import-archive")).find((f) => f.startsWith("agent_main_main."))!;
+    cpSync(join(agent, "session-sqlite-import-archive", imported), join(agent, "sessions/b5b4ed18-f040-49f7-aa6d-42132e00c908.jsonl"));
+    // (and beside it an agent still in the JSONL era: its old sessions move, as ever)
+    cpSync(join(ROOT, "../shared/openclaw-stores/ccccx/agents/main"), join(root, "agents/older"), { recursive: true });
+    for (const f of readdirSync(root, { recursive: true, withFileTypes: true })) {
+      chmodSync(join(f.parentPath, f.name), f.isDirectory() ? 0o755 : 0o644);
+      if (f.isFile()) utimesSync(join(f.parentPath, f.name), OLD, OLD);
+    }
+    const before = files(agent);
+    const dry = await cli(["archive", root, "--older-than", "30d", "--dry-run"], { env: { HOME: home } });
+    expect(dry.exitCode).toBe(0);
+    const r = await cliJson(["archive", root, "--older-than", "30d"], { env: { HOME: home } });
+    expect(r.exitCode).toBe(0);
+    // (every file under the agent's folder as it was, byte for byte, and no other)
+    expect(files(agent)).toEqual(before);
+    const mine = r.json.files.filter((f: { file: string }) => f.file.startsWith(`${agent}/`) || f.file.startsWith(`${join(agent, "agent")}`));
+    expect(mine.length).toBeGreaterThan(3);
+    for (const f of mine) expect(f.status, f.file).toBe("gateway");
+    const importer = mine.filter((f: { file: string }) => f.file.includes("/session-sqlite-import-archive/"));
+    expect(importer.length).toBeGreaterThan(0);
+    for (const f of importer) expect(f.keeper).toEqual({ owner: "OpenClaw", what: "files the import left", command: "openclaw update cleanup" });
+    for (const f of mine.filter((x: { file: string }) => !x.file.includes("/session-sqlite-import-archive/"))) expect(f.keeper.command).toBe("openclaw sessions cleanup");
+    expect(r.json.summary.left.map((l: { command: string; count: number }) => [l.command, l.count]).sort()).toEqual([["openclaw sessions cleanup", mine.length - importer.length], ["openclaw update cleanup", importer.length]].sort());
+    // (the JSONL-era agent's old archives moved; none of the SQLite agent's)
+    const moved = r.json.files.filter((f: { status: string }) => f.status === "archived");
+    expect(moved.length).toBeGreaterThan(0);
+    for (const f of moved) expect(f.file.startsWith(join(root, "agents/older/"))).toBe(true);
+    // (said in one line, not a line a transcript: no transcript of the agent is named)
+    for (const out of [dry.stdout]) {
+      expect(out).not.toContain(agent);
+      const said = out.split("\n").filter((l) => /left to OpenClaw/.test(l));
+      expect(said).toHaveLength(1);
+      expect(out.replace(/\n\s+/g, " ")).toMatch(/left to OpenClaw, which alone moves them: \d+ transcripts and \d+ files the import left \([\d.]+ [KM]B\); `openclaw sessions cleanup` retires transcripts, `openclaw update cleanup` retires files the import left/);
+    }
+  });
+
+  it("an agent with a database, given alone or by its files, moves nothing either", async () => {
+    const home = mkdtempSync(join(tmpdir(), "pi-session-archive-sqlite-named-"));
+    const root = join(home, ".openclaw");
+    cpSync(join(ROOT, "../shared/openclaw-stores-sqlite/archeoneocode"), root, { recursive: true });
     for (const f of readdirSync(root, { recursive: true, withFileTypes: true })) chmodSync(join(f.parentPath, f.name), f.isDirectory() ? 0o755 : 0o644);
     const before = files(root);
-    const r = await cliJson(["archive", root, "--older-than", "30d"]);
-    expect(r.exitCode).toBe(0);
-    const left = r.json.files.filter((f: { status: string }) => f.status === "gateway");
-    expect(left.length).toBeGreaterThan(0);
-    expect(left[0].reason).toMatch(/openclaw sessions cleanup/);
-    expect(r.json.summary.gatewayBytes).toBeGreaterThan(0);
-    const after = files(root);
-    for (const [f, bytes] of before) if (f.includes("openclaw-agent.sqlite")) expect(after.get(f), f).toEqual(bytes);
+    const deleted = readdirSync(join(root, "agents/main/sessions")).filter((f) => f.includes(".jsonl.deleted.")).map((f) => join(root, "agents/main/sessions", f));
+    expect(deleted.length).toBeGreaterThan(0);
+    const named = await cliJson(["archive", ...deleted], { env: { HOME: home } });
+    expect(named.exitCode).toBe(0);
+    expect(named.json.files.map((f: { status: string }) => f.status)).toEqual(deleted.map(() => "gateway"));
+    const whole = await cli(["archive", join(root, "agents/main")], { env: { HOME: home } });
+    expect(whole.exitCode).toBe(0);
+    expect(whole.stdout).toMatch(/^nothing to archive\nleft to OpenClaw/);
+    expect(files(root)).toEqual(before);
   });
 });
+
+describe("archive's folder, and what is no session", () => {
+  it("a file named alone is archived in archive/ in its own folder, never above it; ls passes over that folder, ls --archived reads it", async () => {
+    const base = mkdtempSync(join(tmpdir(), "pi-session-archive-lone-"));
+    const folder = join(base, "tmp");
+    mkdirSync(folder);
+    const session = join(folder, "bin.jsonl");
+    cpSync(join(ROOT, "fixtures/tools.jsonl"), session);
+    const r = await cliJson(["archive", session]);
+    expect(r.exitCode).toBe(0);
+    expect(r.json.files[0]).toMatchObject({ status: "archived", archive: join(folder, "archive/bin.jsonl.zst") });
+    // (nothing above the folder)
+    expect(readdirSync(base)).toEqual(["tmp"]);
+    expect(zstdDecompressSync(readFileSync(join(folder, "archive/bin.jsonl.zst")))).toEqual(readFileSync(join(ROOT, "fixtures/tools.jsonl")));
+    expect((await cliJson(["ls", folder])).json.sessions).toEqual([]);
+    const listed = (await cliJson(["ls", folder, "--archived"])).json.sessions;
+    expect(listed.map((s: { path: string }) => s.path)).toEqual([join(folder, "archive/bin.jsonl.zst")]);
+    // (and back, by the archive's path)
+    expect((await cli(["restore", join(folder, "archive/bin.jsonl.zst")])).exitCode).toBe(0);
+    expect(readFileSync(session)).toEqual(readFileSync(join(ROOT, "fixtures/tools.jsonl")));
+  });
+
+  it("a file that holds no session is refused when named (exit 2, one line naming it), passed over in a folder; nothing is written, nothing said freed", async () => {
+    const base = mkdtempSync(join(tmpdir(), "pi-session-archive-nonsession-"));
+    const folder = join(base, "tmp");
+    mkdirSync(folder);
+    const bin = join(folder, "bin.jsonl");
+    writeFileSync(bin, '{"hello":1}\n');
+    utimesSync(bin, OLD, OLD);
+    const human = await cli(["archive", bin]);
+    expect(human.exitCode).toBe(2);
+    expect(human.stderr).toBe(`pi-session: ${bin}: holds no session (no session header, no entries); nothing was moved: \`pi-session check ${bin}\` says what it holds\n`);
+    expect(human.stdout).not.toMatch(/freed/);
+    const json = await cliJson(["archive", bin]);
+    expect(json.exitCode).toBe(2);
+    expect(json.json.files[0]).toMatchObject({ file: bin, status: "refused" });
+    expect(json.json.summary).toMatchObject({ archived: 0, refused: 1, moved: 0, freed: 0 });
+    const swept = await cliJson(["archive", folder, "--older-than", "1d"]);
+    expect(swept.exitCode).toBe(0);
+    expect(swept.json.files[0]).toMatchObject({ file: bin, status: "skipped" });
+    expect(swept.json.files[0].reason).toMatch(/holds no session/);
+    expect(readdirSync(base)).toEqual(["tmp"]);
+    expect(readdirSync(folder)).toEqual(["bin.jsonl"]);
+  });
+
+  it("freed is what the disk gains: an archive no smaller than its session frees nothing, and says so", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "pi-session-archive-tiny-"));
+    const tiny = join(folder, "tiny.jsonl");
+    // (a session of a header alone, of bytes zstd cannot shrink: its archive is larger)
+    writeFileSync(tiny, `${JSON.stringify({ type: "session", version: 3, id: "q", timestamp: "2026-01-15T00:00:00.000Z", cwd: "/w" })}\n`);
+    const size = statSync(tiny).size;
+    const dry = await cliJson(["archive", tiny, "--dry-run"]);
+    const r = await cli(["archive", tiny]);
+    expect(r.exitCode).toBe(0);
+    const weighs = statSync(join(folder, "archive/tiny.jsonl.zst")).size;
+    expect(weighs).toBeGreaterThan(size);
+    expect(dry.json.summary).toMatchObject({ moved: size, compressed: weighs, freed: size - weighs });
+    expect(r.stdout).toMatch(new RegExp(`1 session archived \\(${size} B into ${weighs} B\\): nothing freed \\(the archive takes ${weighs - size} B more than the session\\)`));
+  });
+});
+
+describe("archives wherever they went: --to, restore, ls, show, usage", () => {
+  it("sessions archived with --to are found by restore ID, ls --archived (marked, the session's size), show and usage", async () => {
+    const { home, sessions, a, b, c } = piStore();
+    const e = env(home, sessions);
+    const away = join(home, "backup/archive");
+    const before = files(sessions);
+    const sizes = new Map([a, b, c].map((f) => [f, statSync(f).size]));
+    const usageBefore = (await cliJson(["usage"], { env: e })).json.total;
+    const r = await cliJson(["archive", "--older-than", "30d", "--to", away], { env: e });
+    expect(r.exitCode).toBe(0);
+    for (const f of r.json.files.filter((x: { status: string }) => x.status === "archived")) expect(f.archive.startsWith(`${away}/`)).toBe(true);
+    // (where they went is recorded where they would have gone)
+    const home_ = join(home, ".pi/agent/archive");
+    expect(readFileSync(join(home_, "manifest.ndjson"), "utf8").trim().split("\n").map((l) => JSON.parse(l))).toMatchObject([{ action: "elsewhere", folder: away }]);
+
+    const listed = await cliJson(["ls", "--archived"], { env: e });
+    const ids = [a, b, c].map((f) => /_([0-9a-f-]{36})\.jsonl$/.exec(f)![1]!);
+    for (const [i, f] of [a, b, c].entries()) {
+      const row = listed.json.sessions.find((s: { id: string }) => s.id === ids[i]);
+      expect(row, f).toBeDefined();
+      expect(row.archived).toBe("archive");
+      expect(row.size).toBe(sizes.get(f));
+      expect(row.archive).toMatchObject({ folder: away, from: f, compressed: statSync(zstdPathOf(away, sessions, f)).size });
+    }
+    const human = await cli(["ls", "--archived"], { env: e });
+    for (const id of ids) expect(human.stdout.split("\n").find((l) => l.startsWith(id))).toMatch(/\(archived\)/);
+
+    // (usage: left out and said, or counted with --archived)
+    expect((await cliJson(["usage", "--archived"], { env: e })).json.total).toEqual(usageBefore);
+    // (show ID: archived, where, and how it comes back)
+    const shown = await cli(["show", ids[0]!], { env: e });
+    expect(shown.exitCode).toBe(2);
+    expect(shown.stderr).toContain(`archived on ${new Date().toISOString().slice(0, 10)} to ${zstdPathOf(away, sessions, a)}`);
+    expect(shown.stderr).toContain(`\`pi-session restore ${ids[0]}\``);
+
+    // (the folder gone, as a disk not mounted: said, by ls, usage and restore, never a silent nothing)
+    const unmounted = `${away}.unmounted`;
+    renameSync(away, unmounted);
+    const gone = new RegExp(`${away}: recorded in ${home_} as where sessions were archived to \\(--to\\), and not there now`);
+    expect((await cli(["ls", "--archived"], { env: e })).stderr).toMatch(gone);
+    expect((await cli(["usage"], { env: e })).stderr).toMatch(gone);
+    const lost = await cli(["restore", ids[0]!], { env: e });
+    expect(lost.exitCode).toBe(2);
+    expect(lost.stderr).toContain(`not looked in: ${away}`);
+    renameSync(unmounted, away);
+
+    const back = await cliJson(["restore", ...ids], { env: e });
+    expect(back.exitCode).toBe(0);
+    expect(back.json.summary.restored).toBe(3);
+    expect(files(sessions)).toEqual(before);
+  });
+
+  it("show ID of an archived session says it is archived, where, and the restore command, in human and --json alike; show of the archive lists its children, and a child its archived parent", async () => {
+    const { home, sessions, a, b, c } = piStore();
+    const e = env(home, sessions);
+    const id = (f: string) => /_([0-9a-f-]{36})\.jsonl$/.exec(f)![1]!;
+    const archive = join(home, ".pi/agent/archive");
+    expect((await cli(["archive", a], { env: e })).exitCode).toBe(0);
+    const zst = zstdPathOf(archive, sessions, a);
+    for (const json of [false, true]) {
+      const r = await cli(["show", id(a), ...(json ? ["--json"] : [])], { env: e });
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(`pi-session: ${id(a)}: archived on ${new Date().toISOString().slice(0, 10)} to ${zst}; read-only commands read that path as it is, and \`pi-session restore ${id(a)}\` puts it back where it was\n`);
+    }
+    const parent = await cliJson(["show", zst], { env: e });
+    expect(parent.exitCode).toBe(0);
+    expect(parent.json.children.map((k: { id: string }) => k.id).sort()).toEqual([id(b), id(c)].sort());
+    const human = await cli(["show", zst], { env: e });
+    expect(human.stdout).toMatch(new RegExp(`Children\\s+.*(${id(b)}|${id(c)})`));
+    const child = await cliJson(["show", b], { env: e });
+    expect(child.json.parent).toMatchObject({ relation: "fork", state: "found", path: zst });
+    // (a child archived too: its parent's show still names it)
+    expect((await cli(["archive", c], { env: e })).exitCode).toBe(0);
+    const again = await cliJson(["show", zst], { env: e });
+    expect(again.json.children.map((k: { id: string }) => k.id).sort()).toEqual([id(b), id(c)].sort());
+  });
+
+  it("usage says what the archive holds that it did not count, in one line on stderr (human, --json, piped alike); --archived counts it", async () => {
+    const { home, sessions } = piStore();
+    const e = env(home, sessions);
+    const before = (await cliJson(["usage"], { env: e })).json;
+    expect(before.archived).toBeUndefined();
+    const r = await cliJson(["archive", "--older-than", "30d"], { env: e });
+    expect(r.json.summary.archived).toBe(3);
+    const after = await cliJson(["usage"], { env: e });
+    const left = before.total.cost - after.json.total.cost;
+    expect(left).toBeGreaterThan(0);
+    // (the sessions --archived adds to the report's count: those with requests of their own, each entry counted once; C, a clone of A, adds none)
+    const counted = await cliJson(["usage", "--archived"], { env: e });
+    const added = counted.json.total.sessions - after.json.total.sessions;
+    expect(added).toBe(2);
+    expect(after.json.archived).toMatchObject({ counted: false, sessions: added });
+    expect(after.json.archived.cost).toBeCloseTo(left, 9);
+    const line = new RegExp(`^pi-session: ${added} archived sessions not counted \\([\\d.,]+k? tokens, \\$${left.toFixed(2)} recorded\\): add --archived\\n$`);
+    expect(after.stderr).toMatch(line);
+    const human = await cli(["usage"], { env: e });
+    expect(human.stderr).toMatch(line);
+    expect(counted.stderr).toBe("");
+    expect(counted.json.total).toEqual(before.total);
+    expect(counted.json.archived).toMatchObject({ counted: true, sessions: added });
+    // (a range the archive holds nothing in: nothing to say)
+    const none = await cli(["usage", "--since", "2026-06-01"], { env: e });
+    expect(none.stderr).not.toMatch(/archived/);
+  });
+});
+
+/** Where `archive` put `file` of the store `root` in the archive folder `folder`. */
+const zstdPathOf = (folder: string, root: string, file: string) => join(folder, `${relative(root, file)}.zst`);

@@ -138,6 +138,11 @@ export const agentCoreStore: Store = {
   storedVersion(path) {
     return agentCoreRun().session(path) ? 4 : undefined;
   },
+  keeper(path) {
+    // (a database of agent-core's SQLite backend, or a session in one: its rows are the backend's to change)
+    if (!containerRef(path) && !path.endsWith(".sqlite")) return undefined;
+    return { owner: "agent-core", what: "sessions in its SQLite databases" };
+  },
   refusal(path, command) {
     if (command === "migrate") return undefined;
     let r: Read | null;

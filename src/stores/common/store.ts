@@ -56,6 +56,17 @@ export interface StoredRequest {
   time: number;
 }
 
+/**
+ * Who alone moves or removes a session this tool leaves where it is (`archive`): its owner, what
+ * it is to them (a plural noun: `transcripts`), and the owner's command that retires such
+ * sessions, where it has one.
+ */
+export interface Keeper {
+  owner: string;
+  what: string;
+  command?: string;
+}
+
 export interface Store {
   /** As `--store` names it (a store kept inside another's folders goes by that one's name). */
   readonly name: "pi" | "openclaw";
@@ -113,6 +124,8 @@ export interface Store {
    * to follow (a plain file is followed by its appended bytes).
    */
   follow?(path: string, from: FollowFrom): Follower | null | undefined;
+  /** Who alone may move the session, where that is not this tool: `archive` leaves it, and says whose it is (undefined: a file it may move). */
+  keeper?(path: string): Keeper | undefined;
   /** Why `command` may not write the session, in one line naming it (undefined: it may). */
   refusal?(path: string, command: string): string | undefined;
   /** The session's usage as the store keeps it, where that is what counts (a ledger), not its messages'. */

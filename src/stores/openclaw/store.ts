@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { CliError, shellQuote } from "../../errors.js";
-import { DATABASE_NAME, isDatabaseFile, isDir, isTrajectory, openclawSessionId } from "../common/openclaw-layout.js";
-import type { Store } from "../common/store.js";
+import { agentDatabasePath, DATABASE_NAME, IMPORT_FOLDER, isDatabaseFile, isDir, isTrajectory, openclawSessionId } from "../common/openclaw-layout.js";
+import type { Keeper, Store } from "../common/store.js";
 import { existsSync } from "node:fs";
 import { lockOf } from "../openclaw-jsonl/index.js";
 import { DatabaseError } from "../openclaw-sqlite/connection.js";
@@ -68,6 +68,16 @@ export const openclawStore: Store = {
     return facts.store === "openclaw" ? facts : undefined;
   },
   lock: lockOf,
+  keeper(path) {
+    // (the SQLite era: an agent with a database is the gateway's to tidy, every file of it. Its
+    // importer ties each file it set aside to its inode, size and hash (moved, \`openclaw doctor
+    // --session-sqlite restore\` and \`openclaw update cleanup\` no longer know it), and a live
+    // JSONL beside the database is what \`openclaw doctor --session-sqlite recover\` reads)
+    if (transcriptRef(path) || isDatabaseFile(path)) return TRANSCRIPTS;
+    const agent = agentOf(path);
+    if (agent === undefined || !agentDatabasePath(agent)) return undefined;
+    return resolve(path).startsWith(join(agent, IMPORT_FOLDER) + sep) ? IMPORTED : TRANSCRIPTS;
+  },
   refusal(path, command) {
     const ref = transcriptRef(path);
     // (a fork writes a new session of its own, the transcript left as it is)
@@ -94,6 +104,16 @@ export const openclawStore: Store = {
     databases().readAheadWithin(paths);
   },
 };
+
+/** What OpenClaw retires of an agent with a database: its transcripts (in the database, and the files of its `sessions/`), and what its importer set aside. */
+const TRANSCRIPTS: Keeper = { owner: "OpenClaw", what: "transcripts", command: "openclaw sessions cleanup" };
+const IMPORTED: Keeper = { owner: "OpenClaw", what: "files the import left", command: "openclaw update cleanup" };
+
+/** The agent's folder (`<root>/agents/<agent>`) a file lies in, if any. */
+function agentOf(path: string): string | undefined {
+  for (let dir = dirname(resolve(path)); dir !== dirname(dir); dir = dirname(dir)) if (basename(dirname(dir)) === "agents") return dir;
+  return undefined;
+}
 
 /** The SQLite stores newer OpenClaw releases keep transcripts in (`agents/<agent>/agent/openclaw-agent.sqlite`). */
 function sqliteStores(dir: string): string[] {

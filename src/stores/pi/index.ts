@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { readHead } from "../../format/read/source.js";
 import { describeFsError } from "../../errors.js";
 import type { Others } from "../common/store.js";
+import { isArchiveFolder } from "../common/archive-folder.js";
 
 /*
  * pi's own store (docs/commands.md, "Commands"): session files in the session directory, a folder a project
@@ -23,7 +24,8 @@ export function sessionDir(flag: string | undefined, env: NodeJS.ProcessEnv): st
  * in its project folders (`dir/--cwd--/*.jsonl`), and what the other stores keep among each
  * folder's files (`others.among`: agent-core's databases); a folder that is not a project folder
  * is asked of the other stores first (another store laid out there: an OpenClaw root among pi's
- * folders), and a file another store passes over is no session (an OpenClaw trajectory).
+ * folders), and a file another store passes over is no session (an OpenClaw trajectory). An
+ * archive folder among them (`archive/`, its manifest) is passed over: what it holds is archived.
  */
 export function piSessionFiles(dir: string, others: Others, archives = false): string[] {
   // (with archives: the sessions `archive` compressed too, `<name>.jsonl.zst`, in an archive folder laid out as pi's)
@@ -54,6 +56,8 @@ export function piSessionFiles(dir: string, others: Others, archives = false): s
       here.push(entry.name);
       if (isSession(entry.name) && !others.passOver(path)) out.push(path);
     } else if (isDir) {
+      // (an archive folder `archive` wrote holds sessions archived: `--archived` reads it, as itself)
+      if (!entry.name.startsWith("--") && isArchiveFolder(path)) continue;
       // (a project folder of pi's is `--<cwd>--`; any other may be another store's root)
       const inner = entry.name.startsWith("--") ? undefined : others.list(path);
       if (inner) {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename, relative, resolve } from "node:path";
 import { readHead } from "../../format/read/source.js";
-import { archiveFolderOf, archiveOf, idFromFileName, listSessionFiles, openSource, refOf, sessionIdOf, transcriptFacts } from "../../stores/index.js";
+import { archivedSessions, archiveFolderHolding, archiveOf, idFromFileName, listSessionFiles, openSource, readManifest, refOf, sessionIdOf, transcriptFacts } from "../../stores/index.js";
 import type { SessionRow } from "../ls/rows.js";
 
 /*
@@ -97,11 +97,14 @@ function found(relation: Relation, names: string, row: number | undefined, path:
   return { relation, names, state: path !== undefined && existsSync(path) ? "unlisted" : "missing" };
 }
 
-/** A session's parent and children among the sessions of its store (and the store's archive): for `show`, without reading every session whole (each one's header line and its store's facts). */
+/**
+ * A session's parent and children among the sessions of its store and what its store's archive
+ * holds (an archived session's store is the one it was archived from): for `show`, without reading
+ * every session whole (each one's header line and its store's facts).
+ */
 export function relatives(path: string, sessionDir: string): { parent: ParentLink | null; children: LineageRow[]; rowOf: (i: number) => LineageRow } {
-  const { root } = archiveOf(path, sessionDir);
-  const archive = archiveFolderOf(root);
-  const paths = [...new Set([...listSessionFiles(root), ...(archive ? listSessionFiles(archive) : []), path])];
+  const { root } = archiveOf(archivedFrom(path) ?? path, sessionDir);
+  const paths = [...new Set([...listSessionFiles(root), ...archivedSessions(root).sessions.map((s) => s.path), path])];
   const rows: LineageRow[] = paths.map((p) => {
     const facts = transcriptFacts(p, null);
     const header = headerOf(p);
@@ -110,6 +113,14 @@ export function relatives(path: string, sessionDir: string): { parent: ParentLin
   const at = rows.findIndex((r) => r.path === path);
   const lin = lineage(rows);
   return { parent: lin.parents[at]!, children: lin.children[at]!.map((i) => rows[i]!), rowOf: (i) => rows[i]! };
+}
+
+/** Where an archived session was archived from, as its archive folder's manifest records (undefined: not an archive, or none records it). */
+function archivedFrom(path: string): string | undefined {
+  if (refOf(path).kind !== "archive") return undefined;
+  const folder = archiveFolderHolding(path);
+  const line = folder ? readManifest(folder).get(relative(folder, resolve(path))) : undefined;
+  return line?.action === "archive" ? line.path : undefined;
 }
 
 /** A session file's header (its first line), where it has one: what a fork records of its parent. */

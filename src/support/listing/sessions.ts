@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError } from "../../errors.js";
-import { archiveFolderOf, emptyStoreNote, listSessionFiles, noStoreMessage, type StoreChoice, storeRoots, transcriptFacts } from "../../stores/index.js";
+import { type ArchivedSession, archiveHolds, archivedSessions, isArchiveFolder, emptyStoreNote, listSessionFiles, noStoreMessage, type StoreChoice, storeRoots, transcriptFacts } from "../../stores/index.js";
 import { StoreRead, type ReadCache } from "../workers/store-wide.js";
 import { cachePath, CorruptCacheError, LsCache } from "../ls/cache.js";
 import type { SessionRow } from "../ls/rows.js";
@@ -73,8 +73,18 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
     if (dirs.length === 0) throw new CliError(noStoreMessage(ctx.sessionDir, options.store ?? "all"));
   }
   const dir = dirs.join("; ");
-  const archives = options.archived ? dirs.flatMap((d) => archiveFolderOf(d) ?? []) : [];
-  const files = [...new Set([...dirs, ...archives].flatMap((d) => listSessionFiles(d)))];
+  // (--archived: what each directory's archive holds, wherever it went: \`archivedSessions\`)
+  const archived = new Map<string, ArchivedSession>();
+  // (an archive folder listed as itself: its sessions are archived ones, and said so)
+  for (const d of dirs) if (isArchiveFolder(d)) for (const a of archiveHolds(d)) archived.set(a.path, a);
+  if (options.archived) {
+    for (const d of dirs) {
+      const found = archivedSessions(d);
+      for (const m of found.missing) ctx.warn(sanitize(`${m.folder}: recorded in ${m.recordedIn} as where sessions were archived to (--to), and not there now (a disk not mounted?); its sessions are not listed`));
+      for (const a of found.sessions) archived.set(a.path, a);
+    }
+  }
+  const files = [...new Set([...dirs.flatMap((d) => listSessionFiles(d)), ...archived.keys()])];
   // (a root whose transcripts are in SQLite: said, rather than listing nothing without a word)
   const note = files.length === 0 && options.dir ? emptyStoreNote(dirs[0]!) : undefined;
   if (note) ctx.warn(sanitize(note));
@@ -100,7 +110,7 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   });
   // (what a file is to its store is read beside the cache: sessions.json changes without the file)
   const facts: Array<SessionRow | undefined> = new Array(files.length);
-  const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!))));
+  const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!)), archived.get(files[i]!)));
   let result: LsResult;
   try {
     result = select({ files, modified, rowOf }, options, dir);
@@ -161,8 +171,18 @@ function first(items: readonly number[], k: number, order: (a: number, b: number
   return top;
 }
 
-/** A row with what its file is to its store (`transcriptFacts`, given the title it has read). */
-function withStoreFacts(row: SessionRow): SessionRow {
-  return { ...row, ...transcriptFacts(row.path, row.title) };
+/** A row with what its file is to its store (`transcriptFacts`, given the title it has read), and where it is archived (`archived`: the archive's record of it). */
+function withStoreFacts(row: SessionRow, archived?: ArchivedSession): SessionRow {
+  const out: SessionRow = { ...row, ...transcriptFacts(row.path, row.title) };
+  if (!archived) return out;
+  let compressed = archived.line?.compressed;
+  try {
+    compressed = statSync(archived.path).size;
+  } catch {
+    // (gone since it was listed: what the manifest recorded)
+  }
+  out.archived = out.archived ?? "archive";
+  out.archive = { folder: archived.folder, from: archived.line?.path ?? null, archivedAt: archived.line?.time ?? null, compressed: compressed ?? 0 };
+  return out;
 }
 

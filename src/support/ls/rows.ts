@@ -1,4 +1,4 @@
-import { type SessionStamp, idFromFileName, storedVersion, type StoreFacts } from "../../stores/index.js";
+import { type SessionStamp, idFromFileName, refOf, storedVersion, type StoreFacts } from "../../stores/index.js";
 import { countBySeverity } from "../../format/check/findings.js";
 import { Validator } from "../../format/check/validate.js";
 import { CURRENT_VERSION, messageText, type AgentMessage } from "../../format/schema/types.js";
@@ -14,7 +14,9 @@ const NOT_A_SESSION = "not a session";
 const EVENT_STREAM = "not a session: pi's --mode json event stream";
 
 /** A listed session; `ls` adds what its file is to its store (`StoreFacts`: pi's, or an OpenClaw transcript's key, label, kind, …). */
-export interface SessionRow extends Partial<StoreFacts> {
+export interface SessionRow extends Partial<Omit<StoreFacts, "archived">> {
+  /** Archived: by OpenClaw on a reset or a delete (`reset`, `deleted`), or into an archive folder by `pi-session archive` (`archive`, with `archive`'s details); null: not. */
+  archived?: StoreFacts["archived"] | "archive";
   path: string;
   id: string | null;
   /** The session name, else the first user message. */
@@ -31,6 +33,8 @@ export interface SessionRow extends Partial<StoreFacts> {
   parentSession: string | null;
   status: SessionStatus;
   errors: number;
+  /** A session in an archive `pi-session archive` wrote (`ls --archived`): its folder, when it was archived and from where (as its manifest records), and the archive's bytes (`size` is the session's). */
+  archive?: { folder: string; from: string | null; archivedAt: string | null; compressed: number };
   /** Why a file is unreadable: one line naming it (never cached: an unreadable file is read again). */
   error?: string;
 }
@@ -41,11 +45,11 @@ export async function describeSession(path: string, stamp: SessionStamp | undefi
 }
 
 /** What a session's bytes say for its row (a file byte for byte the same says the same), or why it cannot be read. */
-export type ScannedSession = { facts: Omit<SessionRow, "path" | "id" | "size" | "modified">; headerId: string | null; activity: number } | { error: string };
+export type ScannedSession = { facts: Omit<SessionRow, "path" | "id" | "size" | "modified">; headerId: string | null; activity: number; bytes?: number } | { error: string };
 
-/** A session's row: what its bytes say (`scanSession`), with its path and stamp (size, and the time last activity falls back on). */
+/** A session's row: what its bytes say (`scanSession`), with its path and stamp (size, and the time last activity falls back on; a compressed archive's size is the session's it holds). */
 export function sessionRow(scanned: ScannedSession, path: string, stamp: SessionStamp | undefined): SessionRow {
-  const size = stamp?.size ?? 0;
+  const size = ("bytes" in scanned ? scanned.bytes : undefined) ?? stamp?.size ?? 0;
   const mtime = stamp?.mtimeMs ?? 0;
   if ("error" in scanned) {
     return { path, id: idFromFileName(path) ?? null, title: null, cwd: null, created: null, modified: mtime ? new Date(mtime).toISOString() : null, messages: 0, branches: 0, size, version: null, parentSession: null, status: "unreadable", errors: 0, error: scanned.error };
@@ -106,6 +110,8 @@ export async function scanSession(path: string): Promise<ScannedSession> {
         kind === "event-stream" ? EVENT_STREAM : kind === "other" ? NOT_A_SESSION : errors === 1 ? "invalid: 1 error" : errors > 0 ? `invalid: ${errors} errors` : version !== null && version !== CURRENT_VERSION && (stored !== undefined || version < CURRENT_VERSION) ? "needs-migrate" : "ok";
       return {
         headerId: typeof h?.id === "string" ? h.id : null,
+        // (a compressed archive: the session's size is what it holds, not what the archive weighs)
+        ...(refOf(path).kind === "archive" ? { bytes: session.size } : {}),
         // (last activity, else the header's time; NaN: neither, and the file's mtime is its path's: `sessionRow`)
         activity: lastActivity || headerTime,
         facts: {

@@ -2,7 +2,7 @@ import { crypto, zlib } from "../../format/common/builtins.js";
 import { existsSync, mkdirSync, readFileSync, statSync, utimesSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { appendDurably, cleanLeftovers, createFile, removeFile, TargetExistsError } from "../../format/write/atomic.js";
-import { MANIFEST } from "../../stores/index.js";
+import { elsewhereOf, MANIFEST, type ElsewhereLine, type ManifestLine } from "../../stores/index.js";
 
 /*
  * Moving a session into its archive folder and back (`archive`, `restore`; docs/commands.md,
@@ -13,26 +13,20 @@ import { MANIFEST } from "../../stores/index.js";
  * the same the other way, and never writes over a file that is there.
  */
 
-/** A manifest line: what moved, where from and to, and when. */
-export interface ManifestLine {
-  action: "archive" | "restore";
-  /** The session's path as it was (and is again, restored). */
-  path: string;
-  /** Its archive, relative to the archive folder. */
-  archive: string;
-  /** The session id, where its store gives one. */
-  id: string | null;
-  size: number;
-  sha256: string;
-  /** The archive's size. */
-  compressed: number;
-  /** The session's modification time (ms), given back to it when it is restored. */
-  mtimeMs?: number;
-  time: string;
-}
+export type { ManifestLine };
 
 /** zstd's level: what `zstd` itself uses by default (3). */
 const LEVEL = 3;
+
+function compress(bytes: Buffer): Buffer {
+  const { zstdCompressSync, constants } = zlib();
+  return zstdCompressSync(bytes, { params: { [constants.ZSTD_c_compressionLevel]: LEVEL, [constants.ZSTD_c_checksumFlag]: 1 } });
+}
+
+/** What `bytes` come to archived (`archive --dry-run`): compressed as an archive is, kept nowhere. */
+export function compressedSize(bytes: Buffer): number {
+  return compress(bytes).length;
+}
 
 const sha256 = (bytes: Buffer) => crypto().createHash("sha256").update(bytes).digest("hex");
 
@@ -57,8 +51,7 @@ export function archiveFile(path: string, target: string, folder: string, id: st
     if (!holds(target, hash)) return { status: "skipped", reason: `${target} exists and holds other bytes (another version of the session, archived before); nothing was moved` };
     status = "finished";
   } else {
-    const { zstdCompressSync, constants } = zlib();
-    const packed = zstdCompressSync(bytes, { params: { [constants.ZSTD_c_compressionLevel]: LEVEL, [constants.ZSTD_c_checksumFlag]: 1 } });
+    const packed = compress(bytes);
     createFile(target, (write) => write(packed));
     // (read back from the disk and decompressed: the original's bytes, compared as they are)
     if (!holdsBytes(target, bytes)) {
@@ -106,25 +99,15 @@ export function restoreFile(archive: string, line: ManifestLine, folder: string,
   return { status, line: done };
 }
 
-/** The archive folder's manifest: each archived session's latest line (by its archive's path), in order. */
-export function readManifest(folder: string): Map<string, ManifestLine> {
-  const out = new Map<string, ManifestLine>();
-  let text: string;
-  try {
-    text = readFileSync(join(folder, MANIFEST), "utf8");
-  } catch {
-    return out;
-  }
-  for (const raw of text.split("\n")) {
-    if (raw.trim() === "") continue;
-    try {
-      const line = JSON.parse(raw) as ManifestLine;
-      if (typeof line.archive === "string" && typeof line.path === "string" && typeof line.sha256 === "string") out.set(line.archive, line);
-    } catch {
-      // a line cut short by a crash: the ones before it stand
-    }
-  }
-  return out;
+/**
+ * Records in the archive folder `home` (where sessions would have gone) that they went to `folder`
+ * instead (`archive --to`), once: `ls --archived`, `usage`, `restore` and `show` find them there.
+ */
+export function recordElsewhere(home: string, folder: string, now = new Date()): void {
+  if (elsewhereOf(home).includes(folder)) return;
+  mkdirSync(home, { recursive: true });
+  const line: ElsewhereLine = { action: "elsewhere", folder, time: now.toISOString() };
+  appendDurably(join(home, MANIFEST), JSON.stringify(line) + "\n");
 }
 
 function holdsBytes(archive: string, bytes: Buffer): boolean {
