@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { compilePattern, type PatternOptions } from "../../src/format/grep/pattern.js";
 import { grepFile, hitKey, referenceGrep } from "../../src/format/grep/read.js";
 import { BufferSource, FileSource } from "../../src/format/read/source.js";
@@ -131,7 +131,9 @@ function expectMatchesOracle(path: string, patterns = PATTERNS, bytes?: Buffer):
     const reference = referenceGrep(new BufferSource(label, data), pattern);
     expect(fast.hits.map((h) => h.line), `${label} /${source}/ fast`).toEqual(expected);
     expect(fast.hits, `${label} /${source}/ fast = reference`).toEqual(reference.hits);
-    expect({ kind: fast.kind, header: fast.header }, `${label}: what the file is`).toEqual({ kind: reference.kind, header: reference.header });
+    expect({ kind: fast.kind, header: fast.header, skipped: fast.skipped }, `${label} /${source}/: what the file is, the lines pi skips that could match`).toEqual({ kind: reference.kind, header: reference.header, skipped: reference.skipped });
+    // the title (a name, else the first user message's text), asked for, as the reference finds it
+    expect(grepFile(new BufferSource(label, data), pattern, { title: true }).title, `${label} /${source}/ title`).toBe(reference.title);
     // counting keeps no match, only how many and a key of each, both ways
     for (const counted of [grepFile(new BufferSource(label, data), pattern, { countOnly: true, keyed: true }), referenceGrep(new BufferSource(label, data), pattern, { countOnly: true, keyed: true })]) {
       expect({ hits: counted.hits, count: counted.count, keys: counted.keys }, `${label} /${source}/ counted`).toEqual({ hits: [], count: expected.length, keys: fast.hits.map(hitKey) });
@@ -176,6 +178,28 @@ describe("grep reports exactly the entries whose decoded text matches", () => {
     expect(hits("TVRVVldYWVo0")).toEqual([]); // in the image's base64
     expect(hits("e0000002")).toEqual([]); // an id
     expect(hits("2026-01-01")).toEqual([]); // a timestamp
+  });
+
+  it("a file the fast read stands aside for (v1, damaged) is not parsed where its bytes cannot hold a match", () => {
+    const files = [...corpusFiles().filter((f) => /\.v1\.|concat-corrupt/.test(f)), fixture("v1.jsonl"), fixture("fused.jsonl"), fixture("garbage-lines.jsonl"), fixture("no-header.jsonl")];
+    expect(files.length).toBeGreaterThan(4);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      for (const path of files) {
+        const data = readFileSync(path);
+        const lines = data.toString("utf8").split("\n").length;
+        for (const [source, options] of [["zzqqxxjj", { fixed: true }], ["ZZQQXXJJ", { fixed: true, ignoreCase: true }], ["[0-9a-f]{4}qzxv", {}]] as const) {
+          const pattern = compilePattern(source, options);
+          parse.mockClear();
+          const read = grepFile(new BufferSource(basename(path), data), pattern);
+          // (the header, and the few lines the scanner cannot read alone: a fused one, garbage)
+          expect(parse.mock.calls.length, `${basename(path)} /${source}/: lines parsed of ${lines}`).toBeLessThanOrEqual(4 + lines / 50);
+          expect(read, `${basename(path)} /${source}/`).toEqual(referenceGrep(new BufferSource(basename(path), data), pattern));
+        }
+      }
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it("the usage store: a shared entry is found in each file that holds it", () => {

@@ -78,7 +78,9 @@ export interface GrepRead {
 type Json = Record<string, unknown>;
 
 export function grepFile(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
-  return (filter.currentBranch ? undefined : fastGrep(source, pattern, filter)) ?? referenceGrep(source, pattern, filter);
+  // (where the fast way stands aside, a v1 file or a damaged one, the session's reading with only
+  // the lines whose bytes may hold a match parsed: a file whose bytes hold none is not parsed)
+  return (filter.currentBranch ? undefined : fastGrep(source, pattern, filter)) ?? sessionGrep(source, pattern, filter, sifts(pattern));
 }
 
 /** An entry searched: the hit it gives, if it passes the filter and matches. */
@@ -141,10 +143,25 @@ class TitleFinder {
   get title(): string | undefined {
     return this.name ?? this.firstUser;
   }
+
+  /** Whether the first user message's gist is found (a later one can no longer be the title). */
+  get hasFirstUser(): boolean {
+    return this.firstUser !== undefined;
+  }
 }
 
 /** The reference: the session reader, every entry whole. */
 export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
+  return sessionGrep(source, pattern, filter, false);
+}
+
+/**
+ * The session reader's search. `sifted`: only the entries whose lines' bytes may hold a match (the
+ * needle or run, or an escape that may spell it; `mayHold`), and the title's lines (a name, a user
+ * message), are parsed and searched, the rest read by the scanner alone: the same answer, since an
+ * entry whose bytes cannot hold a match has no match.
+ */
+function sessionGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter, sifted: boolean): GrepRead {
   const found = new Found(filter);
   const title = new TitleFinder();
   const entries: Array<{ entry: Json; line: number; id: string | undefined; node: number | undefined }> = [];
@@ -154,6 +171,7 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
       title.see(value as Json);
       entries.push({ entry: value as Json, line: record.line, id: record.id, node: record.node });
     },
+    ...(sifted ? { lines: lineSieve(pattern, title) } : {}),
   });
   if (!sameCwd(session.header, filter.cwd)) return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits: [], count: 0, keys: [], skipped: [], title: undefined };
   let branch: Set<number> | undefined;
@@ -171,6 +189,23 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
     if (!sifts(pattern) || mayHold(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
   }
   return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits: found.hits, count: found.count, keys: found.keys, skipped, title: found.count > 0 ? title.title : undefined };
+}
+
+/**
+ * Whether a line's bytes may hold a match, or are the title's (a session name; a user message
+ * until the first with text is seen), found by their bytes as pi writes them: lines asked for in
+ * order, each entry seen by `title` before the next line is asked about.
+ */
+function lineSieve(pattern: GrepPattern, title: TitleFinder): (chunk: Buffer, start: number, end: number) => boolean {
+  const sifter = sieve(pattern);
+  const escapes = needleSearch(ESCAPE_U);
+  const names = needleSearch(SESSION_INFO);
+  const users = needleSearch(USER_ROLE);
+  return (chunk, start, end) =>
+    sifter.within(chunk, start, end) ||
+    (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits)) ||
+    names.within(chunk, start, end) ||
+    (!title.hasFirstUser && users.within(chunk, start, end));
 }
 
 const STAND_ASIDE = Symbol("stand aside");

@@ -16,6 +16,14 @@ export interface OpenOptions {
    */
   only?: ReadonlySet<string>;
   /**
+   * With `onRecord`: parse and pass on only the entries of the lines this accepts, given each
+   * line's bytes (`buffer[start..end)`, a view valid during the call; lines come in order), and
+   * whatever the session parses for itself (the header, a harness leaf, a v1 compaction) or the
+   * scanner cannot read alone; every other line goes through the scanner alone. `grep`'s read of a
+   * file the fast read stands aside for (v1, damaged): the lines whose bytes may hold a match.
+   */
+  lines?: (buffer: Buffer, start: number, end: number) => boolean;
+  /**
    * With `onRecord`: every entry is passed on, but a message (the bulk of a session) as the
    * skeleton the scanner read without parsing it: `{ type, message: { role, provider, model,
    * usage, toolCallId, content: [{ type: "toolCall", id }…] } }`, the tool calls' ids and nothing

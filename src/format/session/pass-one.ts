@@ -43,6 +43,7 @@ interface ScanState {
   previews: boolean;
   onPreviewLine: PreviewLine;
   only: OpenOptions["only"];
+  lines: OpenOptions["lines"];
   skim: boolean;
   /** Every entry parsed whole for `onRecord`. */
   whole: boolean;
@@ -105,9 +106,9 @@ export class PassOne {
     const t = this.p.table;
     const nodes = this.p.nodes;
     const size = this.session.source.size;
-    const { onRecord, only } = options;
-    const skim = onRecord !== undefined && options.skim === true && only === undefined;
-    const whole = onRecord !== undefined && !skim && only === undefined;
+    const { onRecord, only, lines } = options;
+    const skim = onRecord !== undefined && options.skim === true && only === undefined && lines === undefined;
+    const whole = onRecord !== undefined && !skim && only === undefined && lines === undefined;
     const previews = options.previewLines?.(size);
     const state: ScanState = {
       fields,
@@ -116,6 +117,7 @@ export class PassOne {
       previews: previews !== undefined,
       onPreviewLine: previews ?? (() => false),
       only,
+      lines,
       skim,
       whole,
       skimImages: whole && options.imageData === "length",
@@ -177,7 +179,7 @@ export class PassOne {
     if (this.p.firstRecordIndex < 0) this.p.firstRecordIndex = i;
     state.ordinal++;
     const type = f.type;
-    const wanted = state.only !== undefined && type !== undefined && state.only.has(type);
+    const wanted = (state.only !== undefined && type !== undefined && state.only.has(type)) || (state.lines !== undefined && state.onRecord !== undefined && state.lines(buffer, start, end));
     const own = type === "session" || type === "leaf" || (this.p.v1Ids && type === "compaction");
     // (`usageOnly`: what carries no usage is not passed on, so not read)
     if (state.usageOnly && !own && !(type === "message" ? f.usageStart >= 0 : type !== undefined && USAGE_TYPES.has(type))) return undefined;
