@@ -508,3 +508,56 @@ export function generateSessionStore({ dir, count, sizeMB, sources, seed = 1 }) 
   }
   return { sessions: made.length + 2 };
 }
+
+/**
+ * A store of real sessions as a user has them: every session file of ../shared/corpus (v1 files,
+ * the one with a fused line, a header alone among them) and every transcript of the shared OpenClaw
+ * stores (live, reset and deleted), copied byte for byte but for their ids, again and again until
+ * the store holds `sizeMB` megabytes, each copy in pi's layout (`DIR/--<cwd>--/<time>_<id>.jsonl`).
+ * A copy's ids are fresh, each the same shape as the one it replaces (an 8-hex id stays 8 hex, a
+ * UUID a UUID, another string gets a suffix) and the same everywhere in the copy, so that its tree,
+ * its pairing and its damage are the source's, and no copy shares an entry with another (usage
+ * counts every copy, as it would count distinct sessions). The header's id is replaced the same
+ * way, so a v1 file's entries (ids derived from it) are fresh too.
+ */
+export function generateRealStore({ dir, sizeMB, sources, seed = 1 }) {
+  const r = rng(seed);
+  const bodies = sources.map((path) => readFileSync(path, "latin1"));
+  const total = bodies.reduce((n, b) => n + b.length, 0);
+  const copies = Math.max(1, Math.ceil((sizeMB * 1024 * 1024) / total));
+  const ID = /"(id|parentId|targetId|firstKeptEntryId|fromId|toolCallId)":"([^"\\]{1,200})"/g;
+  let files = 0;
+  let bytes = 0;
+  for (let copy = 0; copy < copies; copy++) {
+    const salt = hex8(r);
+    const fresh = new Map();
+    const freshId = (value) => {
+      let v = fresh.get(value);
+      if (v) return v;
+      if (/^[0-9a-f]{8}$/.test(value)) v = hex8(r);
+      else if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) v = `${value.slice(0, 4)}${hex8(r).slice(0, 4)}-${hex8(r).slice(0, 4)}-${value.slice(14, 18)}-${value.slice(19, 20)}${hex8(r).slice(0, 3)}-${hex8(r)}${hex8(r).slice(0, 4)}`;
+      else v = `${value}-${salt}`;
+      fresh.set(value, v);
+      return v;
+    };
+    for (const [k, body] of bodies.entries()) {
+      const text = body.replace(ID, (_, key, value) => `"${key}":"${freshId(value)}"`);
+      const firstLine = text.slice(0, text.indexOf("\n") < 0 ? text.length : text.indexOf("\n"));
+      let header;
+      try {
+        header = JSON.parse(Buffer.from(firstLine, "latin1").toString("utf8"));
+      } catch {
+        header = undefined;
+      }
+      const cwd = typeof header?.cwd === "string" ? header.cwd : "/unknown";
+      const id = typeof header?.id === "string" && /^[0-9a-f-]{36}$/i.test(header.id) ? header.id : `${hex8(r)}-${hex8(r).slice(0, 4)}-4${hex8(r).slice(0, 3)}-8${hex8(r).slice(0, 3)}-${hex8(r)}${hex8(r).slice(0, 4)}`;
+      const time = typeof header?.timestamp === "string" && !Number.isNaN(Date.parse(header.timestamp)) ? header.timestamp : iso(Date.parse("2026-03-01T00:00:00Z") + k * 3_600_000);
+      const folder = join(dir, `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, `${time.replace(/[:.]/g, "-")}_${id}.jsonl`), Buffer.from(text, "latin1"));
+      files++;
+      bytes += text.length;
+    }
+  }
+  return { files, bytes };
+}

@@ -22,6 +22,7 @@ import { librariesReport } from "./libraries.mjs";
 import { better, measureAll, RUN_LIMIT, runOnce, warmCache } from "./measure.mjs";
 import { complexityReport } from "./complexity.mjs";
 import { storeReport } from "./store.mjs";
+import { BUILDS, builtAt } from "./builds.mjs";
 import { databaseTranscriptReport, openclawReport } from "./openclaw.mjs";
 import { diffReport } from "./diff.mjs";
 import { tailReport } from "./tail.mjs";
@@ -37,8 +38,13 @@ const USAGE = `usage: npm run bench -- [options]
                  session from ../shared/corpus replayed, its tool call ids repeating); repeatable;
                  default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
-  --usage-store N  sessions in the store usage and grep are timed on, against ccusage and ripgrep
-                 (default 300 of about 1 MB each; quick 20; 0 skips it)
+  --usage-store N  sessions in the generated store ls, usage and grep are timed on, against
+                 ccusage, ripgrep and the earlier builds (default 300 of about 1 MB each; quick 20;
+                 0 skips it)
+  --real-store MB  megabytes of the store of real sessions the same are timed on (../shared/corpus
+                 and the shared OpenClaw stores copied with fresh ids; default 300; quick 8; 0 skips it)
+  --no-builds    leave out the earlier builds the store-wide commands are timed against
+                 (bench/builds.mjs; each built once into the data directory; quick leaves them out)
   --openclaw N   transcripts in the OpenClaw store usage and ls are timed on (default 3000; quick 100; 0 skips it)
   --complexity N the complexity table's N: each command at N and 4N entries of the stress shapes
                  (default 100000; 0 skips it)
@@ -57,6 +63,8 @@ try {
       shape: { type: "string", multiple: true },
       store: { type: "string" },
       "usage-store": { type: "string" },
+      "real-store": { type: "string" },
+      "no-builds": { type: "boolean", default: false },
       openclaw: { type: "string" },
       complexity: { type: "string" },
       quick: { type: "boolean", default: false },
@@ -96,6 +104,7 @@ for (const s of shapes) {
 }
 const storeCount = Number(values.store ?? (quick ? 200 : 5000));
 const usageStore = Number(values["usage-store"] ?? (quick ? 20 : 300));
+const realStore = Number(values["real-store"] ?? (quick ? 8 : 300));
 const openclawStore = Number(values.openclaw ?? (quick ? 100 : 3000));
 const complexityEntries = Number(values.complexity ?? (quick ? 20_000 : 100_000));
 const runs = Number(values.runs ?? (quick ? 1 : 2));
@@ -356,10 +365,14 @@ if (storeCount > 0) {
   console.log("");
 }
 
-if (usageStore > 0) {
-  const { text, failures: f } = storeReport({ dataDir, sessions: usageStore, sizeMB: usageStore, runs });
+if (usageStore > 0 || realStore > 0) {
+  // the earlier builds the store-wide commands are held against (bench/builds.mjs), built once
+  const builds = quick || values["no-builds"] ? [] : BUILDS.map((b) => ({ ...b, ...builtAt(dataDir, b.commit) }));
+  const { text, failures: f } = storeReport({ dataDir, sessions: usageStore, sizeMB: usageStore, realMB: realStore, runs, builds });
   console.log(text);
   failures += f;
+}
+if (usageStore > 0) {
   // archive: the same store, each session compressed, checked and removed, against zstd -3
   const archived = archiveReport({ store: join(dataDir, `store-usage-${usageStore}-${usageStore}`, "sessions"), runs });
   console.log(archived.text);

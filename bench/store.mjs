@@ -1,25 +1,31 @@
 /**
- * The store-wide commands against what users would pick instead, on one store of real-shaped
- * sessions (bench/generate.mjs, `generateSessionStore`: a few hundred sessions replaying
- * ../shared/corpus, with forks and backup copies), each a whole process, in rounds:
+ * The store-wide commands (`ls`, `usage`, `grep`) against what users would pick instead and against
+ * earlier builds of pi-session (bench/builds.mjs), each a whole process, in rounds, on two stores:
+ * one of real-shaped sessions (bench/generate.mjs, `generateSessionStore`: a few hundred sessions
+ * replaying ../shared/corpus, with forks and backup copies) and one of real files
+ * (`generateRealStore`: every session of ../shared/corpus and the shared OpenClaw stores, v1 and
+ * damaged ones included, copied with fresh ids until the store is a few hundred MB).
  *
  * - `usage`: the Rust ccusage's `ccusage pi daily` (its native package, run directly) and the
  *   JavaScript `@ccusage/pi daily`, both devDependencies; ours cold (an empty cache) and warm.
- *   Beside the times, what each reports, and the store's usage decomposed rule by rule (read
- *   here with JSON.parse), so that every difference is accounted for.
+ *   Beside the times, what each reports on the generated store, and that store's usage decomposed
+ *   rule by rule (read here with JSON.parse), so that every difference is accounted for.
+ * - `grep`: ripgrep (Debian's `ripgrep`), where installed.
+ * - `ls`: cold and warm; on the real store, cold `ls` is held within 1.15 × the 2026-12-04 build.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateSessionStore } from "./generate.mjs";
+import { generateRealStore, generateSessionStore } from "./generate.mjs";
 import { RUN_LIMIT, stuckOr, warmCache } from "./measure.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const CORPUS = join(ROOT, "../shared/corpus");
+const OPENCLAW = join(ROOT, "../shared/openclaw-stores");
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 
 /** The peers, where installed: [name, command, args before the store]. */
@@ -47,13 +53,13 @@ function usagePeers() {
 }
 
 /** Runs a whole process once (files read through first): wall ms, peak RSS (MB, where /usr/bin/time is), stdout. */
-function timeProcess(command, args, env, files) {
+function timeProcess(command, args, env, files, ok = [0]) {
   warmCache(files);
   const argv = TIME ? [TIME, ["-f", "%M", command, ...args]] : [command, args];
   const t0 = performance.now();
   const r = spawnSync(argv[0], argv[1], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env }, maxBuffer: 256 * 1024 * 1024, ...RUN_LIMIT });
   const ms = performance.now() - t0;
-  if (r.status !== 0) return { error: stuckOr(r, (r.stderr || r.stdout || "").trim().split("\n").slice(-2).join(" ") || `exit ${r.status}`) };
+  if (!ok.includes(r.status)) return { error: stuckOr(r, (r.stderr || r.stdout || "").trim().split("\n").slice(-2).join(" ") || `exit ${r.status}`) };
   const rss = TIME ? Number(r.stderr.trim().split("\n").pop()) / 1024 : undefined;
   return { ms, rssMB: rss, stdout: r.stdout };
 }
@@ -95,107 +101,182 @@ function decompose(files) {
   return rows;
 }
 
-export function storeReport({ dataDir, sessions, sizeMB, runs }) {
-  const sources = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".jsonl") && !/header-only|parent-demo|branch\.v3/.test(f)).map((f) => join(CORPUS, f)) : [];
-  if (sources.length === 0) return { text: "## store-wide commands\n\n(skipped: ../shared/corpus, the sessions the store replays, is not here)\n\n", failures: 0 };
-  const store = join(dataDir, `store-usage-${sessions}-${sizeMB}`, "sessions");
-  if (!existsSync(store)) generateSessionStore({ dir: store, count: sessions, sizeMB, sources, seed: 7 });
-  const files = readdirSync(store, { recursive: true }).filter((f) => String(f).endsWith(".jsonl")).map((f) => join(store, String(f)));
-  const bytes = files.reduce((n, f) => n + readFileSync(f).length, 0);
-  const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-usage-"));
-  const ours = (extra) => [join(ROOT, "bin/pi-session.js"), "usage", store, "--json", ...extra];
-  const peers = usagePeers();
+/** The store-wide contenders' runs: ours, each earlier build (`builds`), each peer; rows a case, in rounds. */
+function timeCases({ cases, store, files, runs, builds }) {
   const result = new Map();
+  const caches = new Map();
+  const cacheOf = (who) => {
+    if (!caches.has(who)) caches.set(who, mkdtempSync(join(tmpdir(), "pi-session-bench-store-")));
+    return caches.get(who);
+  };
+  const contenders = [{ who: "ours", bin: join(ROOT, "bin/pi-session.js") }, ...builds.filter((b) => b.bin).map((b) => ({ who: b.name, bin: b.bin }))];
   for (let round = 0; round < runs; round++) {
-    for (const p of peers) result.set(p.name, best(result.get(p.name), timeProcess(p.command, p.args(store), {}, files)));
-    rmSync(cache, { recursive: true, force: true });
-    mkdirSync(cache);
-    result.set("cold", best(result.get("cold"), timeProcess(process.execPath, ours([]), { XDG_CACHE_HOME: cache }, files)));
-    result.set("warm", best(result.get("warm"), timeProcess(process.execPath, ours([]), { XDG_CACHE_HOME: cache }, files)));
+    for (const c of cases) {
+      for (const { who, bin } of contenders) {
+        const cache = cacheOf(who);
+        // (a cold case runs on an empty cache, and leaves it filled for the warm one after it)
+        if (c.cold) {
+          rmSync(cache, { recursive: true, force: true });
+          mkdirSync(cache);
+        }
+        const key = `${c.name}\0${who}`;
+        result.set(key, best(result.get(key), timeProcess(process.execPath, [bin, ...c.ours(store)], { XDG_CACHE_HOME: cache }, files, c.ok)));
+      }
+      for (const p of c.peers ?? []) {
+        const key = `${c.name}\0${p.name}`;
+        result.set(key, best(result.get(key), timeProcess(p.command, p.args(store), {}, files, c.ok)));
+      }
+    }
   }
-  rmSync(cache, { recursive: true, force: true });
+  for (const cache of caches.values()) rmSync(cache, { recursive: true, force: true });
+  return result;
+}
+
+/** Every earlier build's time against ours: "no slower than the previous release's build" (3 % allowed for the machine's noise between runs). */
+const NOISE = 1.03;
+
+/**
+ * One table of the store-wide commands on `store`: each case's time, ours beside each earlier
+ * build and each peer, with the case's target against its peer and "no slower than the previous
+ * release's build" against that one. `judgedFrom`: the sessions a store must hold for the targets
+ * to be judged (they are set for a few hundred).
+ */
+function storeWideTable({ title, store, files, runs, builds, cases, judgedFrom = 200 }) {
+  const result = timeCases({ cases, store, files, runs, builds });
+  const fmt = (n) => (n === undefined ? "-" : n.toFixed(0));
+  const judge = (ok) => (files.length >= judgedFrom ? (ok ? "met" : "MISSED") : "(set for a few hundred sessions)");
+  const shown = builds.map((b) => b.name);
   let failures = 0;
-  const fmt = (n, d = 0) => (n === undefined ? "-" : n.toFixed(d));
-  const rust = result.get(peers.find((p) => p.name.includes("Rust"))?.name);
-  const js = result.get(peers.find((p) => p.name.includes("JavaScript"))?.name);
-  const cold = result.get("cold");
-  const warm = result.get("warm");
-  let text = `## usage over a store of ${files.length} sessions (${fmt(bytes / 2 ** 20)} MB), best of ${runs}, Node ${process.versions.node}\n\n`;
-  text += `| contender | time ms | peak RSS MB | target |\n| --- | ---: | ---: | --- |\n`;
-  for (const p of peers) {
-    const m = result.get(p.name);
-    text += `| ${p.name} | ${m.error ? `failed: ${m.error}` : fmt(m.ms)} | ${fmt(m.rssMB)} | |\n`;
+  let text = `## ${title}, best of ${runs}, Node ${process.versions.node}\n\n`;
+  for (const b of builds) if (b.error) text += `(${b.name} build left out: ${b.error})\n\n`;
+  text += `| command | pi-session ms | RSS MB | ${shown.map((n) => `${n} ms | ours / it`).join(" | ")} | peer | peer ms | ours / peer | targets |\n`;
+  text += `| --- | ---: | ---: | ${shown.map(() => "---: | ---:").join(" | ")} | --- | ---: | ---: | --- |\n`;
+  for (const c of cases) {
+    const ours = result.get(`${c.name}\0ours`);
+    if (ours.error) failures++;
+    const targets = [];
+    const columns = builds.map((b) => {
+      const m = b.bin ? result.get(`${c.name}\0${b.name}`) : undefined;
+      if (!m || m.error || ours.error) return `${m?.error ? "failed" : "-"} | -`;
+      const r = ours.ms / m.ms;
+      if (b.name === "previous release") targets.push(`no slower than the previous release: ${judge(r <= NOISE)}`);
+      if (c.vsBuild?.name === b.name) targets.push(`≤ ${c.vsBuild.times} × ${b.name}: ${judge(r <= c.vsBuild.times)}`);
+      return `${fmt(m.ms)} | ${r.toFixed(2)}`;
+    });
+    const peer = c.peers?.[0];
+    const p = peer ? result.get(`${c.name}\0${peer.name}`) : undefined;
+    const vsPeer = p && !p.error && !ours.error ? ours.ms / p.ms : undefined;
+    if (vsPeer !== undefined && c.target !== undefined) targets.push(`${c.target === 1 ? "no slower than" : `≤ ${c.target} ×`} ${peer.short}: ${judge(vsPeer <= c.target)}`);
+    for (const other of (c.peers ?? []).slice(1)) {
+      const o = result.get(`${c.name}\0${other.name}`);
+      if (o && !o.error && !ours.error && other.fasterBy) targets.push(`≥ ${other.fasterBy} × faster than ${other.short} (${(o.ms / ours.ms).toFixed(1)} ×): ${judge(o.ms / ours.ms >= other.fasterBy)}`);
+    }
+    const cell = (s) => s.replace(/\|/g, "\\|");
+    text += `| ${cell(c.name)} | ${ours.error ? `failed: ${ours.error}` : fmt(ours.ms)} | ${fmt(ours.rssMB)} | ${columns.join(" | ")} | ${peer ? cell(peer.short) : "-"} | ${p ? (p.error ? "failed" : fmt(p.ms)) : "-"} | ${vsPeer === undefined ? "-" : vsPeer.toFixed(2)} | ${targets.join("; ") || "for the record"} |\n`;
   }
-  // The targets are set for a store of a few hundred sessions; a smaller one (--quick) is timed for the record.
-  const judge = (ok) => (files.length >= 200 ? (ok ? "met" : "MISSED") : "(set for a few hundred sessions)");
-  for (const [name, m, target] of [
-    ["pi-session usage (cold cache)", cold, [rust && !rust.error ? `≤ 1.0 × Rust: ${(cold.ms / rust.ms).toFixed(2)} × ${judge(cold.ms <= rust.ms)}` : "", js && !js.error ? `≥ 5 × faster than @ccusage/pi: ${(js.ms / cold.ms).toFixed(1)} × ${judge(js.ms / cold.ms >= 5)}` : ""].filter(Boolean).join("; ")],
-    ["pi-session usage (warm cache)", warm, rust && !rust.error ? `≤ 0.2 × Rust: ${(warm.ms / rust.ms).toFixed(2)} × ${judge(warm.ms <= 0.2 * rust.ms)}` : ""],
-  ]) {
-    if (m.error) failures++;
-    text += `| ${name} | ${m.error ? `failed: ${m.error}` : fmt(m.ms)} | ${fmt(m.rssMB)} | ${target} |\n`;
+  return { text: `${text}\n`, failures, result };
+}
+
+/** The store-wide cases: `ls`, `usage` and `grep` cold and warm where they keep a cache, each against what a user would run instead. */
+function storeCases({ real }) {
+  const peers = usagePeers();
+  const rust = peers.find((p) => p.name.includes("Rust"));
+  const js = peers.find((p) => p.name.includes("JavaScript"));
+  const rg = ripgrep();
+  const rgPeer = (args) => (rg ? [{ name: `rg ${args.join(" ")}`, short: `\`rg ${args.join(" ")}\``, command: "rg", args: (store) => [...args, store] }] : []);
+  const usagePeersOf = [...(rust ? [{ ...rust, short: "the Rust ccusage" }] : []), ...(js ? [{ ...js, short: "@ccusage/pi", fasterBy: 5 }] : [])];
+  return [
+    { name: "ls (cold cache)", cold: true, ours: (store) => ["ls", store, "--limit", "20"], ...(real ? { vsBuild: { name: "2026-12-04", times: 1.15 } } : {}) },
+    { name: "ls (warm cache)", ours: (store) => ["ls", store, "--limit", "20"] },
+    { name: "usage --by day --json (cold cache)", cold: true, ours: (store) => ["usage", store, "--by", "day", "--json"], peers: usagePeersOf, target: 1 },
+    { name: "usage --by day --json (warm cache)", ours: (store) => ["usage", store, "--by", "day", "--json"], peers: usagePeersOf.slice(0, 1), target: 0.2 },
+    { name: "grep -F -c 'npm test'", ours: (store) => ["grep", "-F", "-c", "npm test", store], peers: rgPeer(["-F", "-c", "npm test"]), target: 10 },
+    // (a word in most entries: every line that holds it is judged, not only found)
+    { name: "grep -F -c the", ours: (store) => ["grep", "-F", "-c", "the", store], peers: rgPeer(["-F", "-c", "the"]), target: 10 },
+    // (in no file: bound by reading the bytes)
+    { name: "grep -F -c (a needle in no file)", ours: (store) => ["grep", "-F", "-c", "qzxv-nowhere-7731", store], peers: rgPeer(["-F", "-c", "qzxv-nowhere-7731"]), target: 3, ok: [1] },
+    { name: "grep -i -c '\\bcache\\b'", ours: (store) => ["grep", "-i", "-c", "\\bcache\\b", store], peers: rgPeer(["-i", "-c", "\\bcache\\b"]), target: 1 },
+    { name: "grep -i -c '\\b[0-9a-f]{40}\\b'", ours: (store) => ["grep", "-i", "-c", "\\b[0-9a-f]{40}\\b", store], peers: rgPeer(["-i", "-c", "\\b[0-9a-f]{40}\\b"]), target: 1 },
+    { name: "grep -i -c '[0-9a-f]{40}'", ours: (store) => ["grep", "-i", "-c", "[0-9a-f]{40}", store], peers: rgPeer(["-i", "-c", "[0-9a-f]{40}"]), target: 1 },
+  ];
+}
+
+/**
+ * The store-wide commands on two stores: the generated one (`generateSessionStore`: real-shaped
+ * sessions replaying ../shared/corpus, forks and backups among them) and one of real files
+ * (`generateRealStore`: ../shared/corpus and the shared OpenClaw stores' transcripts, v1 and
+ * damaged ones as they are, copied with fresh ids), each against the earlier builds (bench/builds.mjs)
+ * and the peers. On the generated store, what each usage contender reports is explained rule by rule.
+ */
+export function storeReport({ dataDir, sessions, sizeMB, realMB, runs, builds }) {
+  const sources = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".jsonl") && !/header-only|parent-demo|branch\.v3/.test(f)).map((f) => join(CORPUS, f)) : [];
+  if (sources.length === 0) return { text: "## store-wide commands\n\n(skipped: ../shared/corpus, the sessions the stores are made of, is not here)\n\n", failures: 0 };
+  let text = "";
+  let failures = 0;
+  if (sessions > 0) {
+    const store = join(dataDir, `store-usage-${sessions}-${sizeMB}`, "sessions");
+    if (!existsSync(store)) generateSessionStore({ dir: store, count: sessions, sizeMB, sources, seed: 7 });
+    const files = sessionFiles(store);
+    const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+    const table = storeWideTable({ title: `store-wide commands over a generated store of ${files.length} real-shaped sessions (${(bytes / 2 ** 20).toFixed(0)} MB)`, store, files, runs, builds, cases: storeCases({ real: false }) });
+    const accounting = usageAccounting(files, table.result);
+    text += table.text + accounting.text;
+    failures += table.failures + accounting.failures;
   }
-  if (peers.length < 2) text += `\n(${2 - peers.length} peer(s) not installed: \`npm ci\` installs ccusage and @ccusage/pi, the Rust one's native package for this platform where it has one)\n`;
-  // what each reports, and the rules that make the difference
+  if (realMB > 0) {
+    const store = join(dataDir, `store-real-${realMB}`, "sessions");
+    if (!existsSync(store)) generateRealStore({ dir: store, sizeMB: realMB, sources: realSources(), seed: 11 });
+    const files = sessionFiles(store);
+    const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+    const table = storeWideTable({ title: `store-wide commands over a store of ${files.length} real sessions (${(bytes / 2 ** 20).toFixed(0)} MB: ../shared/corpus and the shared OpenClaw stores' transcripts, v1 and damaged ones included, copied with fresh ids)`, store, files, runs, builds, cases: storeCases({ real: true }) });
+    text += table.text;
+    failures += table.failures;
+  }
+  return { text, failures };
+}
+
+/** Every session file of the store. */
+const sessionFiles = (store) => readdirSync(store, { recursive: true }).filter((f) => String(f).endsWith(".jsonl")).map((f) => join(store, String(f)));
+
+/** The real sessions a real store copies: every session file of ../shared/corpus and every transcript (live, reset, deleted) of the shared OpenClaw stores. */
+function realSources() {
+  const corpus = readdirSync(CORPUS).filter((f) => f.endsWith(".jsonl")).map((f) => join(CORPUS, f));
+  const stores = existsSync(OPENCLAW) ? readdirSync(OPENCLAW, { recursive: true }).map(String).filter((f) => /\.jsonl($|\.(reset|deleted)\.)/.test(f)).map((f) => join(OPENCLAW, f)) : [];
+  return [...corpus, ...stores].sort();
+}
+
+/** What each usage contender reports on the generated store, and the rules that make the difference. */
+function usageAccounting(files, result) {
+  const report = (name) => {
+    const m = [...result].find(([k]) => k.startsWith("usage --by day --json (cold cache)\0") && k.endsWith(`\0${name}`))?.[1];
+    return m && !m.error ? m.stdout : undefined;
+  };
+  const peers = usagePeers();
+  const rustOut = report(peers.find((p) => p.name.includes("Rust"))?.name);
+  const jsOut = report(peers.find((p) => p.name.includes("JavaScript"))?.name);
+  const oursOut = report("ours");
   const costOf = {
-    ours: cold.error ? undefined : JSON.parse(cold.stdout).total.cost,
-    rust: rust && !rust.error ? JSON.parse(rust.stdout).totals?.totalCost : undefined,
-    js: js && !js.error ? JSON.parse(js.stdout).totals?.totalCost : undefined,
+    ours: oursOut ? JSON.parse(oursOut).total.cost : undefined,
+    rust: rustOut ? JSON.parse(rustOut).totals?.totalCost : undefined,
+    js: jsOut ? JSON.parse(jsOut).totals?.totalCost : undefined,
   };
   const d = decompose(files);
+  const fmt = (n, dp = 0) => (n === undefined ? "-" : n.toFixed(dp));
   const same = (a, b) => a !== undefined && Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
   const explain = (cost) => (cost === undefined ? "" : same(cost, d.everyFile) ? "= assistant messages, every file summed" : same(cost, d.onceAssistant) ? "= assistant messages, each entry once" : same(cost, d.once) ? "= pi's /session rules, each entry once" : "matches none of the rules above");
-  text += `\n| what | cost $ | |\n| --- | ---: | --- |\n`;
+  let text = `| what the generated store's usage is | cost $ | |\n| --- | ---: | --- |\n`;
   text += `| assistant messages, every file summed (a fork's copied history again, a backup copy again) | ${fmt(d.everyFile, 2)} | |\n`;
   text += `| assistant messages, each entry (id and timestamp) once | ${fmt(d.onceAssistant, 2)} | |\n`;
   text += `| + usage entries, tool results, compactions and branch summaries (pi's /session), each entry once | ${fmt(d.once, 2)} | |\n`;
   if (costOf.rust !== undefined) text += `| ccusage pi daily (Rust) reports | ${fmt(costOf.rust, 2)} | ${explain(costOf.rust)} |\n`;
   if (costOf.js !== undefined) text += `| @ccusage/pi daily reports | ${fmt(costOf.js, 2)} | ${explain(costOf.js)} |\n`;
   if (costOf.ours !== undefined) text += `| pi-session usage reports | ${fmt(costOf.ours, 2)} | ${explain(costOf.ours)} |\n`;
-  if (costOf.ours !== undefined && !same(costOf.ours, d.once)) failures++;
-  const g = grepReport({ store, files, runs });
-  return { text: `${text}\n${g.text}`, failures: failures + g.failures };
+  // (ours must be pi's own accounting)
+  return { text: `${text}\n`, failures: costOf.ours !== undefined && !same(costOf.ours, d.once) ? 1 : 0 };
 }
 
 /** ripgrep, where installed (Debian's `ripgrep` package): the benchmark says so and leaves it out when it is not. */
 function ripgrep() {
   const r = spawnSync("rg", ["--version"], { encoding: "utf8" });
   return r.status === 0 ? r.stdout.split("\n")[0] : undefined;
-}
-
-/**
- * `grep` against ripgrep on the same store, each a whole process: a rare literal and a word in
- * most entries (`-F -c`, within 10 × of rg's) and case-insensitive expressions without a literal part (no slower than rg's). Counts
- * differ by design: rg counts lines of JSON (ids, keys, base64 and all), grep entries whose
- * decoded text matches.
- */
-function grepReport({ store, files, runs }) {
-  const rg = ripgrep();
-  const cases = [
-    { name: "literal", ours: ["-F", "-c", "npm test"], theirs: ["-F", "-c", "npm test"], target: 10 },
-    // (a word in most entries: every line that holds it is judged, not only found)
-    { name: "common literal", ours: ["-F", "-c", "the"], theirs: ["-F", "-c", "the"], target: 10 },
-    { name: "-i, no literal, word boundaries", ours: ["-i", "-c", "\\b[0-9a-f]{40}\\b"], theirs: ["-i", "-c", "\\b[0-9a-f]{40}\\b"], target: 1 },
-    { name: "-i, no literal", ours: ["-i", "-c", "[0-9a-f]{40}"], theirs: ["-i", "-c", "[0-9a-f]{40}"], target: 1 },
-  ];
-  let text = `## grep over the same store, best of ${runs}, Node ${process.versions.node}\n\n`;
-  if (!rg) text += "(ripgrep is not installed: `apt-get install ripgrep`; its column is left out)\n\n";
-  text += `| search | pi-session grep ms | rg ms | grep / rg | target | sessions (grep) | files (rg) |\n| --- | ---: | ---: | ---: | --- | ---: | ---: |\n`;
-  let failures = 0;
-  const fmt = (n) => (n === undefined ? "-" : n.toFixed(0));
-  for (const c of cases) {
-    let ours;
-    let theirs;
-    for (let round = 0; round < runs; round++) {
-      ours = best(ours, timeProcess(process.execPath, [join(ROOT, "bin/pi-session.js"), "grep", ...c.ours, store], {}, files));
-      if (rg) theirs = best(theirs, timeProcess("rg", [...c.theirs, store], {}, files));
-    }
-    if (ours.error) failures++;
-    const count = (m) => (m && !m.error ? m.stdout.split("\n").filter(Boolean).length : undefined);
-    const ratio = rg && !theirs.error && !ours.error ? ours.ms / theirs.ms : undefined;
-    const target = c.target === 1 ? "no slower than rg" : `within ${c.target} × of rg`;
-    const judged = ratio === undefined ? target : `${target}: ${files.length >= 200 ? (ratio <= c.target ? "met" : "MISSED") : "(set for a few hundred sessions)"}`;
-    text += `| ${c.name}: \`${c.ours.join(" ").replace(/\|/g, "\\|")}\` | ${ours.error ? `failed: ${ours.error}` : fmt(ours.ms)} | ${rg ? fmt(theirs?.ms) : "-"} | ${ratio === undefined ? "-" : ratio.toFixed(2)} | ${judged} | ${count(ours) ?? "-"} | ${count(theirs) ?? "-"} |\n`;
-  }
-  return { text: `${text}\n`, failures };
 }
