@@ -6,6 +6,7 @@
  * (`loadEntriesFromFile`, then `migrateSessionEntries`); and the fast read must equal the
  * reference read (the session reader) number for number. `show`'s totals must equal pi's too.
  */
+import { createHash } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -141,6 +142,43 @@ describe("usage per file, as pi counts it", () => {
     expectMatchesPi(path);
     const keys = new Set(readFileUsage(new FileSource(path)).usage.models);
     expect(keys).toEqual(new Set(["openrouter/anthropic/claude-sonnet-4.5", "openrouter/auto", "Tools/summaries", "anthropic/claude-haiku"]));
+  });
+
+  it("v1 files: the fast read gives each entry the session reader's id, and stands aside where two lines may draw one id", () => {
+    // seeded corruptions of a real v1 session, read both ways (pi's own migration throws on some:
+    // a line of JSON that is no object), and held to pi where it reads them
+    const r = rng(9);
+    const v1 = readFileSync(corpusFiles().find((f) => f.includes("large-session.v1"))!);
+    for (const kind of CORRUPTIONS) {
+      const c = corrupt(v1, kind, Math.floor(r() * 1e6));
+      if (!c) continue;
+      const fast = readFileUsage(new BufferSource(kind, c.bytes));
+      const reference = referenceUsage(new BufferSource(kind, c.bytes));
+      expect({ usage: fast.usage, kind: fast.kind, header: fast.header }, `v1, ${kind}: fast read = reference`).toEqual({ usage: reference.usage, kind: reference.kind, header: reference.header });
+      const path = join(work, `v1-corrupt-${kind}.jsonl`);
+      writeFileSync(path, c.bytes);
+      let readable = true;
+      try {
+        piEntries(path);
+      } catch {
+        readable = false;
+      }
+      if (readable) expectMatchesPi(path, c.bytes);
+    }
+    // a v1 session whose lines 2183 and 2448 draw the same first id (its session id found by a
+    // search of ids for one whose first 3,000 lines collide): the second takes another, as pi's
+    // migration gives; one with usage on both lines is read as the reference reads it
+    const sid = "v1-collide-84";
+    const first = (line: number) => createHash("sha256").update(`${sid}:${line}`).digest("hex").slice(0, 8);
+    expect(first(2183)).toBe(first(2448));
+    const usage = (n: number) => ({ input: n, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: n + 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: n / 1e4 } });
+    const lines = [JSON.stringify({ type: "session", id: sid, timestamp: "2025-01-01T00:00:00.000Z", cwd: "/w" })];
+    for (let line = 2; line <= 2500; line++) lines.push(JSON.stringify({ type: "message", timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, line)).toISOString(), message: { role: "assistant", content: [{ type: "text", text: `a${line}` }], provider: "p", model: "m", usage: usage(line), stopReason: "stop", timestamp: line } }));
+    const bytes = Buffer.from(lines.join("\n") + "\n");
+    const path = join(work, "v1-collide.jsonl");
+    expectMatchesPi(path, bytes);
+    // (both entries counted: their ids differ)
+    expect(readFileUsage(new BufferSource("v1-collide", bytes)).usage.amounts.length / AMOUNT_STRIDE).toBe(2499);
   });
 
   it("seeded corruptions of pi's sessions: the fast read stands aside where it must, and both equal pi", () => {

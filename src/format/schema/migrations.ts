@@ -48,6 +48,12 @@ export function migrateHeader(header: Json, version: number): Json {
  * that migrating (or reading) the same file twice gives the same ids. **Beyond pi**, which draws
  * random ids. Collisions with ids already handed out are resolved by re-hashing with a counter.
  */
+/** A v1 entry's id as first drawn (`V1IdAllocator`: before any collision is resolved). */
+export function v1FirstId(sessionId: string, line: number): string {
+  // (the one-shot digest: a Hash object a v1 entry was a third of reading a v1 file's ids)
+  return crypto().hash("sha256", `${sessionId}:${line}`).slice(0, 8);
+}
+
 export class V1IdAllocator {
   private readonly taken = new Set<string>();
 
@@ -55,9 +61,7 @@ export class V1IdAllocator {
 
   next(line: number): string {
     for (let attempt = 0; ; attempt++) {
-      const seed = attempt === 0 ? `${this.sessionId}:${line}` : `${this.sessionId}:${line}:${attempt}`;
-      // (the one-shot digest: a Hash object a v1 entry was a third of reading a v1 file's ids)
-      const id = crypto().hash("sha256", seed).slice(0, 8);
+      const id = attempt === 0 ? v1FirstId(this.sessionId, line) : crypto().hash("sha256", `${this.sessionId}:${line}:${attempt}`).slice(0, 8);
       if (!this.taken.has(id)) {
         this.taken.add(id);
         return id;

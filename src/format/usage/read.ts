@@ -6,6 +6,7 @@ import { ChunkSearch } from "../read/chunk-search.js";
 import { forEachLine, type ByteSource } from "../read/source.js";
 import { simdFind } from "../read/wasm/simd.js";
 import { type AnyEntry, type FileKind, type SessionHeader } from "../schema/types.js";
+import { v1FirstId } from "../schema/migrations.js";
 import { messageUsageKey, UsageCollector, usageAmounts, type FileUsage, type UsageAmounts } from "./records.js";
 import type { PriceOf } from "./prices.js";
 
@@ -19,8 +20,8 @@ import type { PriceOf } from "./prices.js";
  * `"usage"` (nor `\u`, with which a key may spell them) holds no usage key, so it is neither
  * scanned nor parsed: on a store, half the bytes. It stands aside for the reference whenever a
  * line it reads is not a record pi parses (a torn or fused line, whose neighbours the salvage rule
- * reads too), when line 1 is not a v2/v3 header (v1 ids are given by counting every entry), and
- * when it found no entry with an id (what the file is then takes every line). Tests hold the two equal on every fixture, corpus file and corruption.
+ * reads too), when line 1 is no header, when two lines of a v1 file may have drawn the same id
+ * (`V1Ids`), and when it found no entry with an id (what the file is then takes every line). Tests hold the two equal on every fixture, corpus file and corruption.
  */
 
 export interface UsageRead {
@@ -71,6 +72,37 @@ function find(chunk: Buffer, from: number, limit: number): number {
   return first >= 0 && first < limit - from ? from + first : -1;
 }
 
+/**
+ * A v1 file's entry ids, as the session reader gives them (`V1IdAllocator`): a line's id is the
+ * first digest of the session's id and the line's number, unless an entry before it took that id
+ * already. Which lines are entries the fast read does not know (it scans only the lines with
+ * usage), so every line that is not blank is taken to be one: where two of those lines' first
+ * digests are the same, an id may have been drawn again, and the read stands aside for the
+ * reference. Otherwise every entry's id is its line's first digest, whichever lines are entries.
+ */
+class V1Ids {
+  private readonly seen = new Set<string>();
+  private readonly ids = new Map<number, string>();
+
+  constructor(private readonly sessionId: string) {}
+
+  /** Line `line` (`chunk[start..end)`) read: its first digest noted, unless it is blank. */
+  see(chunk: Buffer, start: number, end: number, line: number): void {
+    let k = start;
+    while (k < end && (chunk[k] === 0x20 || chunk[k] === 0x09 || chunk[k] === 0x0d || chunk[k] === 0x0a)) k++;
+    if (k === end) return;
+    const id = v1FirstId(this.sessionId, line);
+    if (this.seen.has(id)) throw STAND_ASIDE;
+    this.seen.add(id);
+    this.ids.set(line, id);
+  }
+
+  /** The id of the entry on line `line` (seen). */
+  of(line: number): string {
+    return this.ids.get(line)!;
+  }
+}
+
 /** Bytes a session holds a usage record, about (in ../shared/corpus, 2-4 KB): tables are made for the file's size at the start. */
 const BYTES_A_RECORD = 3072;
 
@@ -86,22 +118,26 @@ function fastUsageWith(source: ByteSource, fields: ScanFields, priceOf?: PriceOf
   let viewed: Buffer | undefined;
   let view: Uint8Array = new Uint8Array(0);
   let header: SessionHeader | undefined;
+  // (a v1 file: each line's id, as the session reader gives them, where no two lines' first ids collide)
+  let v1: V1Ids | undefined;
   try {
     forEachLine(source, (chunk, start, end, line) => {
       if (line === 1) {
         if (chunk[start] === 0xef && chunk[start + 1] === 0xbb && chunk[start + 2] === 0xbf) throw STAND_ASIDE;
         const { value } = parseLine(chunk.subarray(start, end), true);
         const h = value as SessionHeader | undefined;
-        if (!h || typeof h !== "object" || h.type !== "session" || typeof h.id !== "string" || !((typeof h.version === "number" ? h.version : 1) >= 2)) throw STAND_ASIDE;
+        if (!h || typeof h !== "object" || h.type !== "session" || typeof h.id !== "string") throw STAND_ASIDE;
+        if (!((typeof h.version === "number" ? h.version : 1) >= 2)) v1 = new V1Ids(h.id);
         header = h;
         return;
       }
+      if (v1 !== undefined) v1.see(chunk, start, end, line);
       if (!hits.within(chunk, start, end)) return;
       const verdict = scanLine(chunk, fields, start, end, true);
       if (verdict === Verdict.Valid) {
         if (!fields.object) return;
         const type = fields.type;
-        const id = () => idText(fields);
+        const id = () => (v1 !== undefined ? v1.of(line) : idText(fields));
         if (type === "message" && fields.usageStart >= 0) {
           // (the whole line when `responseModel` is no string: the scanner keeps only a string)
           if (fields.responseModelKind === 2) return collector.onRecord(JSON.parse(chunk.toString("utf8", start, end)) as AnyEntry, { id: id(), time: fields.time });
@@ -111,8 +147,8 @@ function fastUsageWith(source: ByteSource, fields: ScanFields, priceOf?: PriceOf
           const to = start + fields.usageEnd;
           // (a plain Uint8Array view: element reads on a Buffer were several times slower here)
           if (chunk !== viewed) view = new Uint8Array((viewed = chunk).buffer, chunk.byteOffset, chunk.length);
-          const text = fields.idHex >= 0 ? undefined : idText(fields);
-          const entryKey = fields.idHex >= 0 ? idHashHex(fields.idHex) : text !== undefined ? idHash(text) : -1;
+          const text = v1 !== undefined ? v1.of(line) : fields.idHex >= 0 ? undefined : idText(fields);
+          const entryKey = v1 === undefined && fields.idHex >= 0 ? idHashHex(fields.idHex) : text !== undefined ? idHash(text) : -1;
           let parsed: { cacheWrite1h?: unknown } | undefined;
           const used = readUsageAmounts(view, chunk, from, to, amounts) ? amounts : usageAmounts((parsed = JSON.parse(chunk.toString("latin1", from, to))));
           // (an hour-long cache write is priced apart, and only a request with no cost recorded is priced: only then is it looked for)
@@ -132,7 +168,7 @@ function fastUsageWith(source: ByteSource, fields: ScanFields, priceOf?: PriceOf
       if (value === undefined) throw STAND_ASIDE;
       if (!value || typeof value !== "object" || Array.isArray(value)) return;
       fieldsOf(value as Record<string, unknown>, fields);
-      collector.onRecord(value as AnyEntry, { id: typeof (value as { id?: unknown }).id === "string" ? ((value as { id: string }).id) : undefined, time: fields.time });
+      collector.onRecord(value as AnyEntry, { id: v1 !== undefined ? v1.of(line) : typeof (value as { id?: unknown }).id === "string" ? (value as { id: string }).id : undefined, time: fields.time });
     });
   } catch (error) {
     if (error === STAND_ASIDE) return undefined;
