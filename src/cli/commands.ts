@@ -98,6 +98,7 @@ export const COMMANDS: CommandSpec[] = [
         .positional("file", { type: "string", describe: "session file, - or session id" })
         .positional("entry", { type: "string", describe: "entry id (or unique prefix): rendered, with its line, parent, children, branch, label, and the results that answer its calls; --json: the raw entry" })
         .option("prices", { type: "string", describe: "a JSON file of prices (dollars per million tokens) over pi-ai's, to estimate what requests with no cost recorded would have cost: {\"<provider>\": {\"<model id>\": {\"input\": 3, \"output\": 15}}}" })
+        .option("full", { type: "boolean", default: false, describe: "with ENTRY on a terminal: the entry whole, a long tool result not folded (piped, it always is)" })
         .example("$0 show fixtures/branched.jsonl", "counts, models, tokens, leaves, findings")
         .example("$0 show fixtures/tools.jsonl t0000004", "a tool call: its command, and the line of the result that answers it")
         .example("$0 show fixtures/tools.jsonl t0000004 --json", "the entry as the file holds it"),
@@ -140,6 +141,7 @@ export const COMMANDS: CommandSpec[] = [
         .positional("file", { type: "string", describe: "session file, - or session id" })
         .option("leaf", leafOption)
         .option("llm", { type: "boolean", default: false, describe: "show the provider-facing messages (pi's convertToLlm)" })
+        .option("full", { type: "boolean", default: false, describe: "on a terminal: every message whole, long tool results and thinking not folded (piped, they always are)" })
         .example("$0 context fixtures/compacted.jsonl", "the conversation as the model sees it")
         .example("$0 context fixtures/branched.jsonl --leaf 5e6f --json", "pi's SessionContext for another branch")
         .example("$0 context big.jsonl --jsonl | tail -n +2 | jq -c .role", "the settings, then a message a line"),

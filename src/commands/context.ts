@@ -17,10 +17,12 @@ export interface ContextOptions {
   leaf?: string;
   /** What pi sends the provider: the context converted (`convertToLlm`) and transformed as pi-ai does before sending. */
   llm?: boolean;
+  /** On a terminal, every message whole (piped, it always is). */
+  full?: boolean;
 }
 
 export function options(args: Args): ContextOptions {
-  return { file: args.string("file"), leaf: args.optionalString("leaf"), llm: args.flag("llm") };
+  return { file: args.string("file"), leaf: args.optionalString("leaf"), llm: args.flag("llm"), full: args.flag("full") };
 }
 
 /** Thinking level, model and active tools at the leaf: `--json` prints them beside the messages, as pi's SessionContext has them (plus `activeToolNames`). */
@@ -86,11 +88,14 @@ export async function context(options: ContextOptions, ctx: CommandContext): Pro
 }
 
 
-/** The conversation as people read it, a message at a time (with `llm`: what is sent, each result pi supplies or a provider refuses said so). */
-export function* renderContext(result: ContextResult, style: Style, llm = false): Generator<string> {
+/**
+ * The conversation as people read it, a message at a time (with `llm`: what is sent, each result
+ * pi supplies or a provider refuses said so); on a terminal long parts fold unless `full`.
+ */
+export function* renderContext(result: ContextResult, style: Style, llm = false, full = false): Generator<string> {
   yield renderSettings(result.settings, style);
   if (!llm) {
-    for (const m of result.messages()) yield "\n" + renderMessage(m, style);
+    for (const m of result.messages()) yield "\n" + renderMessage(m, style, full);
     return;
   }
   const check = new PairingCheck();
@@ -99,7 +104,7 @@ export function* renderContext(result: ContextResult, style: Style, llm = false)
     const m = s.message;
     const problem = check.see(m);
     const note = problem ? `a provider refuses this (line ${result.lineOf(s.node)}): ${refused[problem]}` : s.synthetic ? `supplied by pi: no result was recorded for the call on line ${result.lineOf(s.node)}` : undefined;
-    const text = renderMessage(m, style);
+    const text = renderMessage(m, style, full);
     yield "\n" + (note ? text.replace("\n", `\n${textLines(`(${note})`, style, 2, problem ? style.c.red : style.c.dim).join("\n")}\n`) : text);
   }
 }
@@ -116,7 +121,7 @@ export async function run(options: ContextOptions, ctx: CommandContext): Promise
       // --jsonl: the settings first, then a message a line
       if (ctx.jsonl) return await writeJsonLines(out, settingsThenMessages(result));
       if (ctx.json) return await writeJsonWithArray(out, {}, "messages", result.jsonItems(), result.settings, true);
-      await writeAll(out, renderContext(result, ctx.style, options.llm === true));
+      await writeAll(out, renderContext(result, ctx.style, options.llm === true, options.full === true));
     } finally {
       result.close();
     }

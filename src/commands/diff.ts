@@ -35,12 +35,15 @@ export function options(args: Args): DiffOptions {
   return { args: [args.string("a"), args.string("b"), ...(args.optionalString("c") !== undefined ? [args.string("c")] : [])], stat: args.flag("stat"), full: args.flag("full") };
 }
 
-/** A context as `context` prints it piped (no colour, no wrapping): the lines a diff compares. */
+/**
+ * A context as `context` prints it piped (no colour, no wrapping, every message whole): the lines
+ * a diff compares. Whole, or a change past a fold (a tool result's 21st line) would be no change.
+ */
 function contextLines(session: Session, node: number): string[] {
   if (node < 0) return [];
   const plain = makeStyle(false, 80);
   let text = renderSettings(contextSettingsAt(session, node), plain);
-  for (const m of contextMessages(session, node)) text += `\n${renderMessage(m, plain)}`;
+  for (const m of contextMessages(session, node)) text += `\n${renderMessage(m, plain, true)}`;
   return text.replace(/\n$/, "").split("\n");
 }
 

@@ -25,10 +25,12 @@ export interface ShowOptions {
   entry?: string;
   /** A price file of the user's over the build's table (`--prices`). */
   prices?: string;
+  /** With an entry, on a terminal: the entry whole (piped, it always is). */
+  full?: boolean;
 }
 
 export function options(args: Args): ShowOptions {
-  return { file: args.string("file"), entry: args.optionalString("entry"), prices: args.optionalString("prices") };
+  return { file: args.string("file"), entry: args.optionalString("entry"), prices: args.optionalString("prices"), full: args.flag("full") };
 }
 
 export interface ShowSummary {
@@ -219,7 +221,7 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
 }
 
 /** An entry rendered as `context` renders a message, under what a debugger asks of it: where it is, what it answers and what answers it. */
-function renderEntry(result: ShowEntry, style: Style): string {
+function renderEntry(result: ShowEntry, style: Style, full: boolean): string {
   const { c } = style;
   const e = result.entry as AnyEntry & Record<string, unknown>;
   const v = result.view;
@@ -254,7 +256,7 @@ function renderEntry(result: ShowEntry, style: Style): string {
     if (quote !== undefined) segments.push([" "], [quote, c.dim]);
     out += wrapSegments(segments, layoutWidth(style), " ".repeat(width + 2)).map((l) => `${l}\n`).join("");
   }
-  out += `\n${renderBody(e, m, style)}`;
+  out += `\n${renderBody(e, m, style, full)}`;
   if (v && v.calls.length > 0) {
     out += `\n${c.bold("calls")}\n`;
     for (const call of v.calls) {
@@ -266,15 +268,15 @@ function renderEntry(result: ShowEntry, style: Style): string {
 }
 
 /** The entry's content: a message as `context` renders it, a summary as text, any other entry as its JSON. */
-function renderBody(e: AnyEntry & Record<string, unknown>, m: AgentMessage | undefined, style: Style): string {
-  if (m) return renderMessage(m, style);
+function renderBody(e: AnyEntry & Record<string, unknown>, m: AgentMessage | undefined, style: Style, full: boolean): string {
+  if (m) return renderMessage(m, style, full);
   switch (e.type) {
     case "compaction":
-      return renderMessage({ role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore } as unknown as AgentMessage, style);
+      return renderMessage({ role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore } as unknown as AgentMessage, style, full);
     case "branch_summary":
-      return renderMessage({ role: "branchSummary", summary: e.summary } as unknown as AgentMessage, style);
+      return renderMessage({ role: "branchSummary", summary: e.summary } as unknown as AgentMessage, style, full);
     case "custom_message":
-      return renderMessage({ role: "custom", customType: e.customType, content: e.content } as unknown as AgentMessage, style);
+      return renderMessage({ role: "custom", customType: e.customType, content: e.content } as unknown as AgentMessage, style, full);
     default:
       return textLines(JSON.stringify(e, null, 2), style).join("\n") + "\n";
   }
@@ -297,8 +299,9 @@ function pairs(parts: readonly string[], between: string, lead = ""): Segment[] 
   return out;
 }
 
-export function renderShow(result: ShowSummary | ShowEntry, style: Style): string {
-  if ("entry" in result) return renderEntry(result, style);
+/** The summary, or an entry (on a terminal its long parts folded unless `full`). */
+export function renderShow(result: ShowSummary | ShowEntry, style: Style, full = false): string {
+  if ("entry" in result) return renderEntry(result, style, full);
   const p = result.problems;
   const { c } = style;
   const findings = `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
@@ -404,5 +407,5 @@ function renderLists(result: ShowSummary, style: Style): string {
 export async function run(options: ShowOptions, ctx: CommandContext): Promise<CommandOutcome> {
   // (JSON holds every leaf, branch point, compaction and label; a terminal gets the latest)
   const result = await show(options, ctx, ctx.json ? undefined : LIST_LIMIT);
-  return { json: result, human: ctx.json ? "" : renderShow(result, ctx.style), exitCode: ExitCode.Ok };
+  return { json: result, human: ctx.json ? "" : renderShow(result, ctx.style, options.full === true), exitCode: ExitCode.Ok };
 }

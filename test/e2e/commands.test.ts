@@ -303,8 +303,9 @@ describe("context", () => {
     writeFileSync(file, jsonl(header(), user("u0000001", null, "go"), a));
     const r = await cli(["context", file]);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain("→ write site/index.html (43 lines)\n  <!DOCTYPE html>\n  <html>\n");
-    expect(r.stdout).toMatch(/  … \d+ more lines\n/);
+    // (piped, the written file whole, each of its lines under the call)
+    expect(r.stdout).toContain(`→ write site/index.html (43 lines)\n${html.split("\n").map((l) => `  ${l}`).join("\n")}\n`);
+    expect(r.stdout).not.toMatch(/more lines/);
     expect(r.stdout).toContain("→ edit app.js (1 edit)\n  @@ -1,1 +1,1 @@\n  -let a = 1;\n  +let a = 2;\n");
     expect(r.stdout).toContain("→ grep TODO in src · ignoring case\n");
     expect(r.stdout).toContain('→ deploy {"target":"prod"}');

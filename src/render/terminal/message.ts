@@ -13,18 +13,42 @@ import { cutToWidth, displayWidth, hardWrap, preview } from "../width.js";
  * tool), then its text, thinking, tool calls through export's views (a command, a file written, an
  * edit's diff), images named; session text made safe, wrapped to the terminal (piped: whole).
  * `context` prints a branch so, and `show FILE ENTRY` one entry.
+ *
+ * On a terminal, long parts fold so that a person can read a conversation: a tool result's first
+ * lines, then how many more; a thinking block's, a call's body, a long call's arguments cut to a
+ * line. Piped, or with `--full`, every part is whole, as the session holds it: what a script
+ * reads, and what `diff` compares (a part cut short would hide a change past the cut).
  */
 
-const TOOL_RESULT_LINES = 20;
+/** How many lines of each long part a folded message shows (then how many more). */
+interface Folds {
+  result: number;
+  thinking: number;
+  system: number;
+  callBody: number;
+  /** Characters of a call's arguments shown as JSON on its line, and of those a view leaves out. */
+  args: number;
+  rest: number;
+  /** Said after how many more lines there are: how to see them. */
+  more: string;
+}
+
+/** Whether `full` is asked for or output is piped: then a message is drawn whole. */
+function drawnWhole(style: Style, full = false): boolean {
+  return full || style.terminalWidth === undefined;
+}
+
+const FOLDED: Folds = { result: 20, thinking: 6, system: 10, callBody: 8, args: 300, rest: 200, more: " (--full shows them)" };
+const WHOLE: Folds = { result: Infinity, thinking: Infinity, system: Infinity, callBody: Infinity, args: Infinity, rest: Infinity, more: "" };
 
 type Paint = (s: string) => string;
 
 /**
- * Session text as lines to print: made safe, at most `maxLines` of it (then how many more), each
- * line wrapped to the terminal's width (less the caller's `indent`) when it is wider (piped:
- * whole), then painted.
+ * Session text as lines to print: made safe, at most `maxLines` of it (then how many more, and
+ * `more`: how to see them), each line wrapped to the terminal's width (less the caller's `indent`)
+ * when it is wider (piped: whole), then painted.
  */
-export function textLines(text: string, style: Style, maxLines = Number.POSITIVE_INFINITY, paint?: Paint, indent = 0): string[] {
+export function textLines(text: string, style: Style, maxLines = Number.POSITIVE_INFINITY, paint?: Paint, indent = 0, more = ""): string[] {
   const all = text.split("\n");
   const shown = all.length <= maxLines ? all : all.slice(0, maxLines);
   // (`indent`: the columns the caller puts before each line, which the width leaves to it)
@@ -32,27 +56,27 @@ export function textLines(text: string, style: Style, maxLines = Number.POSITIVE
   const fit = width === undefined ? undefined : Math.max(10, width - indent);
   const out: string[] = [];
   for (const line of shown) for (const part of fit === undefined ? [sanitize(line)] : hardWrap(sanitize(line), fit)) out.push(paint ? paint(part) : part);
-  if (shown.length < all.length) out.push(style.c.dim(`… ${plural(all.length - maxLines, "more line")}`));
+  if (shown.length < all.length) out.push(style.c.dim(`… ${plural(all.length - maxLines, "more line")}${more}`));
   return out;
 }
 
-function blockLines(content: AgentMessage["content"], style: Style, maxLines: number): string[] {
+function blockLines(content: AgentMessage["content"], style: Style, maxLines: number, folds: Folds): string[] {
   const { c } = style;
   if (content == null) return [c.dim("(no content)")];
-  if (typeof content === "string") return textLines(content, style, maxLines);
+  if (typeof content === "string") return textLines(content, style, maxLines, undefined, 0, folds.more);
   const out: string[] = [];
   for (const block of content as ContentBlock[]) {
     if (!block || typeof block !== "object") continue;
     const b = block as Record<string, unknown>;
     switch (b.type) {
       case "text":
-        out.push(...textLines(String(b.text ?? ""), style, maxLines));
+        out.push(...textLines(String(b.text ?? ""), style, maxLines, undefined, 0, folds.more));
         break;
       case "thinking":
-        out.push(...textLines(`[thinking] ${String(b.thinking ?? "")}`, style, 6, (s) => c.dim(c.italic(s))));
+        out.push(...textLines(`[thinking] ${String(b.thinking ?? "")}`, style, folds.thinking, (s) => c.dim(c.italic(s)), 0, folds.more));
         break;
       case "toolCall":
-        out.push(...toolCallLines(toolCall(String(b.id ?? ""), String(b.name), b.arguments, (v) => (typeof v === "string" ? v : String(v))), style));
+        out.push(...toolCallLines(toolCall(String(b.id ?? ""), String(b.name), b.arguments, (v) => (typeof v === "string" ? v : String(v))), style, folds));
         break;
       case "image":
         out.push(c.dim(`[image ${sanitize(String(b.mimeType ?? "?"))}, ${formatBytes(imageBytes(b))}]`));
@@ -64,18 +88,15 @@ function blockLines(content: AgentMessage["content"], style: Style, maxLines: nu
   return out;
 }
 
-/** How many lines of a written file, an edit's diff or a command `context` shows under a call (then how many more). */
-const TOOL_CALL_LINES = 8;
-
 /**
  * A tool call as `export` shows it (`toolCall`: the same view, cut for a terminal): pi's own
  * tools by what they did (a command, a file written, an edit's diff, a search), any other as its
  * JSON; arguments the view leaves out follow it as JSON.
  */
-function toolCallLines(call: ToolCall, style: Style): string[] {
+function toolCallLines(call: ToolCall, style: Style, folds: Folds): string[] {
   const { c } = style;
   const head = (text: string) => textLines(`→ ${call.name} ${text}`, style, 1, c.yellow);
-  const body = (text: string, paint?: Paint) => textLines(text, style, TOOL_CALL_LINES, paint, 2).map((l) => `  ${l}`);
+  const body = (text: string, paint?: Paint) => textLines(text, style, folds.callBody, paint, 2, folds.more).map((l) => `  ${l}`);
   const s = call.shown;
   let out: string[];
   switch (s.kind) {
@@ -97,11 +118,16 @@ function toolCallLines(call: ToolCall, style: Style): string[] {
       out = head(s.line.map((group) => group.map(([text]) => text).join(" ")).join(" · "));
       break;
     case "json":
-      out = head(preview(compact(s.args), 300));
+      out = head(cut(compact(s.args), folds.args));
       break;
   }
-  if (call.rest) out.push(...textLines(`  + ${preview(compact(call.rest), 200)}`, style, 1, c.dim));
+  if (call.rest) out.push(...textLines(`  + ${cut(compact(call.rest), folds.rest)}`, style, 1, c.dim));
   return out;
+}
+
+/** One line of JSON: its start as a preview (`max` characters), or whole. */
+function cut(json: string, max: number): string {
+  return max === Infinity ? json : preview(json, max);
 }
 
 /** The view's JSON (indented, for a page) on one line, for a terminal. */
@@ -109,7 +135,7 @@ function compact(json: string): string {
   return JSON.stringify(JSON.parse(json));
 }
 
-/** A message's heading, a rule as wide as the terminal (at most 80 columns). */
+/** A message's heading, a rule as wide as the terminal (at most 80 columns); its title cut to it on a terminal alone. */
 function heading(m: AgentMessage, style: Style): string {
   const { c } = style;
   let extra = "";
@@ -118,26 +144,29 @@ function heading(m: AgentMessage, style: Style): string {
   else if (m.role === "custom") extra = ` ${String(m.customType ?? "")}`;
   else if (m.role === "compactionSummary" && typeof m.tokensBefore === "number") extra = ` (${plural(m.tokensBefore, "token")} before)`;
   const rule = Math.min(style.width, 80);
-  const title = `── ${cutToWidth(sanitizeOneLine(`${String(m.role)}${extra}`), rule - 7)} `;
+  const named = sanitizeOneLine(`${String(m.role)}${extra}`);
+  const title = `── ${style.terminalWidth === undefined ? named : cutToWidth(named, rule - 7)} `;
   const paint = m.role === "user" ? c.green : m.role === "assistant" ? c.cyan : c.magenta;
   return paint(c.bold(title + "─".repeat(Math.max(3, rule - displayWidth(title)))));
 }
 
-export function renderMessage(m: AgentMessage, style: Style): string {
+/** A message: folded on a terminal, whole when piped or `full` (`drawnWhole`). */
+export function renderMessage(m: AgentMessage, style: Style, full = false): string {
+  const folds = drawnWhole(style, full) ? WHOLE : FOLDED;
   let body: string[];
   switch (m.role) {
     case "bashExecution":
-      body = [...textLines(`$ ${String(m.command ?? "")}`, style), ...textLines(String(m.output ?? ""), style, TOOL_RESULT_LINES), ...(m.exitCode ? [`(exit ${m.exitCode})`] : [])];
+      body = [...textLines(`$ ${String(m.command ?? "")}`, style), ...textLines(String(m.output ?? ""), style, folds.result, undefined, 0, folds.more), ...(m.exitCode ? [`(exit ${m.exitCode})`] : [])];
       break;
     case "compactionSummary":
     case "branchSummary":
       body = textLines(String(m.summary ?? ""), style);
       break;
     case "system":
-      body = typeof m.content === "string" && m.content ? textLines(m.content, style, 10) : [style.c.dim("(system prompt and tools)")];
+      body = typeof m.content === "string" && m.content ? textLines(m.content, style, folds.system, undefined, 0, folds.more) : [style.c.dim("(system prompt and tools)")];
       break;
     default:
-      body = blockLines(m.content, style, m.role === "toolResult" ? TOOL_RESULT_LINES : Number.POSITIVE_INFINITY);
+      body = blockLines(m.content, style, m.role === "toolResult" ? folds.result : Number.POSITIVE_INFINITY, folds);
   }
   return `${heading(m, style)}\n${body.join("\n")}\n`;
 }
