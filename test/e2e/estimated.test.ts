@@ -92,6 +92,38 @@ describe("estimated cost", () => {
     expect(bad.stderr).toMatch(new RegExp(`${prices}: not a readable price file`));
   });
 
+  it("a price file is checked: a misspelt field (cache_read) or a price that is no number is a usage error naming the file, the model, the field and the fields there are; a provider pi-ai does not know is fine", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-prices-checked-"));
+    const prices = join(dir, "prices.json");
+    const refused = async (content: unknown, ...want: string[]) => {
+      writeFileSync(prices, JSON.stringify(content));
+      for (const args of [["usage", FILE], ["usage", FILE, "--json"], ["show", FILE], ["show", FILE, "--json"]]) {
+        const r = await cli([...args, "--prices", prices]);
+        expect([r.exitCode, r.stdout], args.join(" ")).toEqual([2, ""]);
+        expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
+        expect(r.stderr).toContain(`${prices}: `);
+        for (const w of want) expect(r.stderr).toContain(w);
+        expect(r.stderr).toContain("a price's fields are input, output, cacheRead, cacheWrite, tiers");
+      }
+    };
+    // (pi-ai's own field names, as the entries' usage has them: a snake_case one would price cache reads at nothing)
+    await refused({ ollama: { "qwen3:32b": { input: 1, output: 2, cache_read: 0.1 } } }, 'ollama/qwen3:32b: unknown field "cache_read" (did you mean "cacheRead"?)');
+    await refused({ ollama: { "qwen3:32b": { input: "1", output: 2 } } }, 'ollama/qwen3:32b: "input" is "1", not a number >= 0');
+    await refused({ ollama: { "qwen3:32b": { input: 1, output: -2 } } }, '"output" is -2, not a number >= 0');
+    await refused({ ollama: { "qwen3:32b": { output: 2 } } }, 'ollama/qwen3:32b: no "input"');
+    await refused({ ollama: { "qwen3:32b": { input: 1, output: 2, tiers: [{ inputTokensAbove: 1000, input: 2, output: 4, cacheWrite: "x" }] } } }, 'ollama/qwen3:32b tier 1: "cacheWrite" is "x"');
+    await refused({ ollama: ["qwen3:32b"] }, '"ollama": ["qwen3:32b"] where an object of model ids and their prices belongs');
+    // every problem named, the first few on the one line
+    await refused({ a: { m: { input: 1, output: 2, inptu: 1 } }, b: { n: { input: null, output: 2 } }, c: { o: 3 }, d: { p: { input: 1 } } }, 'a/m: unknown field "inptu"', 'b/n: "input" is null, not a number >= 0 (fill in its price)', "c/o: 3 where a price belongs", "and 1 more");
+    // a provider and model no table knows, and tiers, are a price file
+    writeFileSync(prices, JSON.stringify({ "my-own-gateway": { "some-model": { input: 1, output: 2 } }, ollama: { "qwen3:32b": { input: 1, output: 2, cacheRead: 0, tiers: [{ inputTokensAbove: 1_000_000, input: 2, output: 4, cacheRead: 0, cacheWrite: 0 }] } } }));
+    const ok = await cliJson(["usage", FILE, "--prices", prices]);
+    expect([ok.exitCode, ok.stderr]).toEqual([0, expect.any(String)]);
+    expect(ok.stderr).not.toContain(prices);
+    const before = (await cliJson(["usage", FILE])).json.total;
+    expect(ok.json.total.estimatedCost).toBeCloseTo(before.estimatedCost + (12000 * 1 + 800 * 2) / 1e6, 10);
+  });
+
   it("CSV has the estimate as a column; --jsonl rows carry their shape's version and grouping", async () => {
     const csv = (await cli(["usage", FILE, "--format", "csv"])).stdout.split("\r\n");
     const head = csv[0]!.split(",");
