@@ -199,7 +199,7 @@ function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, s
   }
   // (the `-` row of a facet: why those sessions have none, as far as their store says)
   if (FACET_GROUPS.has(options.by)) {
-    const none = report.rows.find((r) => r.key === "-");
+    const none = report.rows.find((r) => r.noKey);
     if (none) {
       let archives = 0;
       let pi = 0;
@@ -350,8 +350,10 @@ export function renderUsageCsv(result: UsageResult): string {
     const tail = bySession ? [r.file ?? "", r.inherited?.requests ?? 0, csvCost(r.inherited?.cost ?? 0)] : [];
     // (requests whose provider recorded no cost: an empty cost, as the table's `-`, not a 0 that reads as free)
     const values = (g: Record<(typeof CSV_HEADS)[number], number>) => CSV_HEADS.map((k) => (k === "cost" ? (g.cost === 0 && g.requests > 0 ? "" : csvCost(g[k])) : k === "estimatedCost" ? csvCost(g[k]) : g[k]));
-    if (breakdown) for (const m of r.breakdown ?? []) lines.push(csvLine([r.key, m.model, ...values(m), ...tail]));
-    else lines.push(csvLine([r.key, ...values(r), r.models.join(" "), ...tail]));
+    // (the group of what has no key: an empty cell, not its placeholder, which is no text of a session's)
+    const key = r.noKey ? "" : r.key;
+    if (breakdown) for (const m of r.breakdown ?? []) lines.push(csvLine([key, m.model, ...values(m), ...tail]));
+    else lines.push(csvLine([key, ...values(r), r.models.join(" "), ...tail]));
   }
   return lines.join("");
 }

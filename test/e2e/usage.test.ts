@@ -309,6 +309,34 @@ describe("output forms", () => {
     expect(c.stdout.split("\r\n")[1]).toMatch(/^"'=HYPERLINK\(""x""\), ""quoted""",/);
   });
 
+  it("csv: the group with no key (no agent, key or cwd) has an empty cell, not its placeholder; a real key that starts like a formula keeps its '", async () => {
+    // (pi's sessions have no agent: one group, `-` in the table and JSON, marked noKey)
+    const agents = await run([store, "--by", "agent", "--format", "csv"]);
+    expect(agents.exitCode).toBe(0);
+    const row = agents.stdout.split("\r\n")[1]!;
+    expect(row).toMatch(/^,3,/);
+    expect(agents.stdout).not.toContain("'-");
+    const j = await runJson([store, "--by", "agent"]);
+    expect(j.json.rows).toEqual([expect.objectContaining({ key: "-", noKey: true, sessions: 3 })]);
+    expect((await run([store, "--by", "agent"])).stdout).toMatch(/\n-  +3 /);
+    // OpenClaw's archives a key no longer names, beside keys: the one keyless row's cell empty, the keys as they are
+    const claw = join(ROOT, "../shared/openclaw-stores/ccccx");
+    const keys = (await run([claw, "--by", "key", "--format", "csv"])).stdout.split("\r\n").filter(Boolean).slice(1);
+    const keyed = ((await runJson([claw, "--by", "key"])).json.rows as Array<{ key: string; noKey?: true }>);
+    expect(keys.map((l) => l.split(",")[0])).toEqual(keyed.map((r) => (r.noKey ? "" : r.key)));
+    expect(keyed.filter((r) => r.noKey)).toHaveLength(1);
+    // a session whose cwd really is `-` or `unknown` is a key, not the keyless group: apart from a session with no cwd, and made text in CSV
+    const dir = join(work, "csv-keys");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "dash.jsonl"), jsonl(header({ id: "d", cwd: "-" }), entry("usage", "f3000001", null, { kind: "x", provider: "p", model: "m", usage: usage(1) })));
+    writeFileSync(join(dir, "unknown.jsonl"), jsonl(header({ id: "u", cwd: "unknown" }), entry("usage", "f3000002", null, { kind: "x", provider: "p", model: "m", usage: usage(2) })));
+    writeFileSync(join(dir, "none.jsonl"), jsonl({ ...header({ id: "n" }), cwd: undefined }, entry("usage", "f3000003", null, { kind: "x", provider: "p", model: "m", usage: usage(3) })));
+    const projects = (await runJson([dir, "--by", "project"])).json.rows as Array<{ key: string; noKey?: true; requests: number }>;
+    expect(projects.map((r) => [r.key, r.noKey ?? false]).sort()).toEqual([["-", false], ["unknown", false], ["unknown", true]]);
+    const cells = (await run([dir, "--by", "project", "--format", "csv"])).stdout.split("\r\n").filter(Boolean).slice(1).map((l) => l.split(",")[0]);
+    expect(cells.sort()).toEqual(["", "'-", "unknown"]);
+  });
+
   it("session text in a key cannot drive the terminal", async () => {
     const dir = join(work, "hostile");
     mkdirSync(dir, { recursive: true });

@@ -15,8 +15,11 @@ export const FACET_GROUPS: ReadonlySet<UsageGroup> = new Set(["agent", "key", "j
 /** A facet group's key for a session that has none (pi's own sessions, an archive its index no longer names). */
 const NO_FACET = "-";
 
-/** A group's key when its records have no time (no entry timestamp, no header timestamp). */
+/** A group's key when its records have no time (no entry timestamp, no header timestamp), or its session no cwd. */
 const NO_DATE = "unknown";
+
+/** The group of what has no key, while the groups are made: no key a session could hold (an agent named `-`, a cwd `unknown`). */
+const NONE = "\u0000none";
 
 interface UsageSums extends UsageAmounts {
   requests: number;
@@ -48,6 +51,8 @@ export interface UsageRow extends UsageSums {
   breakdown?: ModelSums[];
   /** `by: "model"`: whether its cost is recorded, estimated at list price, or unpriced (set by the command). */
   pricing?: string;
+  /** The group of what has no value for the grouping (no date, no cwd, no agent, key, job, channel or kind): its `key` is a placeholder, `unknown` or `-`, not a value. */
+  noKey?: true;
   /** A facet group's `-` row: why its sessions have no value there (what the store records of them). */
   why?: string;
   /** `by: "session"`: the file, when it was created, and what an earlier session holds too. */
@@ -119,7 +124,7 @@ class Group extends Sums {
   }
 }
 
-const byKey = (a: UsageRow, b: UsageRow) => (a.key === NO_DATE ? 1 : b.key === NO_DATE ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const byKey = (a: UsageRow, b: UsageRow) => (a.noKey ? 1 : b.noKey ? -1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 const byCost = (a: UsageRow, b: UsageRow) => b.cost - a.cost || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 export function usageReport(sessions: readonly AttributedSession[], options: UsageReportOptions): UsageReport {
@@ -161,14 +166,14 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
       if (!group) {
         let key: string;
         if (dated) {
-          if (day === undefined) key = NO_DATE;
+          if (day === undefined) key = NONE;
           else {
             let k = day === lastDay ? lastDayKey : dayKeys.get(day);
             if (k === undefined) dayKeys.set(day, (k = keyOfDay(day)));
             lastDay = day;
             key = lastDayKey = k;
           }
-        } else key = by === "project" ? (session.cwd ?? NO_DATE) : facet ? (options.facetOf?.(index) ?? NO_FACET) : model;
+        } else key = by === "project" ? (session.cwd ?? NONE) : facet ? (options.facetOf?.(index) ?? NONE) : model;
         // (requests come in runs of one day and one model)
         group = key === lastKey ? lastGroup : groups.get(key);
         if (!group) groups.set(key, (group = new Group()));
@@ -213,7 +218,7 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
       })
       .sort((a, b) => (a.created ?? "\uffff") < (b.created ?? "\uffff") ? -1 : (a.created ?? "\uffff") > (b.created ?? "\uffff") ? 1 : a.file! < b.file! ? -1 : a.file! > b.file! ? 1 : 0);
   } else {
-    rows = [...groups].map(([key, group]) => group.row(key, breakdown)).sort(dated ? byKey : byCost);
+    rows = [...groups].map(([key, group]) => (key === NONE ? { ...group.row(facet ? NO_FACET : NO_DATE, breakdown), noKey: true as const } : group.row(key, breakdown))).sort(dated ? byKey : byCost);
   }
   const { key: _, ...total } = all.row("", breakdown);
   return { rows, total };
