@@ -19,7 +19,7 @@ import { type Style } from "../render/style.js";
  */
 export function lsColumns(style: Style): Column[] {
   const { c } = style;
-  const statusPaint = (s: string) => (s === "ok" ? c.green(s) : s === "needs-migrate" ? c.yellow(s) : s.startsWith("not a session") ? c.dim(s) : c.red(s));
+  const statusPaint = (s: string) => (s === "ok" ? c.green(s) : s === "needs-migrate" ? c.yellow(s) : s === "migrated" || s.startsWith("not a session") ? c.dim(s) : c.red(s));
   const dash = (s: string) => (s === "-" ? c.dim(s) : s);
   return [
     { head: "id", priority: 1, max: 13 },

@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -8,7 +7,7 @@ import { stampOf } from "../format/write/atomic.js";
 import { planMigration, writeMigration } from "../format/write/migrate.js";
 import { formatDiff } from "../format/write/rewrite.js";
 import { openSource } from "../support/inputs/input.js";
-import { storedVersion } from "../stores/index.js";
+import { storedVersion, v3Copy } from "../stores/index.js";
 import { plural } from "../render/units.js";
 import { renderDiff } from "../render/diff.js";
 import { type Style } from "../render/style.js";
@@ -47,17 +46,6 @@ const STATUS = {
 const NOT_REPLACED = { size: -1, mtimeMs: -1 };
 
 /**
- * The name of the v3 copy of a session pi cannot open as it is stored (agent-core's format 4):
- * beside a JSONL file, its name with `.v3` before `.jsonl` (the same id and time: pi's name for
- * it is taken); for a session in a database, pi's own name (`<time>_<id>.jsonl`), from its header.
- */
-function copyName(path: string, header: { id?: unknown; timestamp?: unknown }): string {
-  if (path.endsWith(".jsonl")) return `${basename(path).slice(0, -".jsonl".length)}.v3.jsonl`;
-  const time = typeof header.timestamp === "string" ? header.timestamp.replace(/[:.]/g, "-") : "session";
-  return `${time}_${String(header.id)}.jsonl`;
-}
-
-/**
  * A session stored in a form pi cannot open (agent-core's format 4, `from`): its lines as pi's,
  * which every reader of this tool reads (`openSource`), written as a new file beside it (or to
  * `--out`); the original is left byte for byte as it is.
@@ -75,28 +63,17 @@ function migrateStored(path: string, from: number, options: MigrateOptions, put:
   } catch (error) {
     return { ...unreadable(path, error), from };
   }
-  const text = bytes.toString("utf8");
-  const changedLines = text.split("\n").length - 1;
-  const header = JSON.parse(text.slice(0, text.indexOf("\n"))) as { id?: unknown; timestamp?: unknown };
-  const name = copyName(path, header);
-  // (a copy an earlier run wrote, the same bytes: nothing left to do; one that differs is refused below unless --force)
-  const copy = besideOf(path, name);
-  if (sameBytes(copy, bytes)) return { ...base, status: "current", copy };
+  const changedLines = bytes.toString("utf8").split("\n").length - 1;
+  // (a copy an earlier run wrote, the same bytes: nothing left to do, as ls and show say; one that
+  // differs is refused below unless --force. Its name is the store's; where it goes, --out's)
+  const beside = v3Copy(path)!;
+  const copy = besideOf(path, basename(beside.path));
+  if (copy === beside.path ? beside.current : v3Copy(path, copy)!.current) return { ...base, status: "current", copy };
   if (options.check) return { ...base, status: "needs-migrate" };
   if (options.dryRun) return { ...base, status: "would-migrate", changedLines };
-  const { failed, place } = put(path, NOT_REPLACED, (write) => write(bytes), name);
+  const { failed, place } = put(path, NOT_REPLACED, (write) => write(bytes), basename(beside.path));
   if (failed) return { ...base, ...failed };
   return { ...base, status: "migrated", changedLines, ...place };
-}
-
-/** Whether the file at `path` holds exactly `bytes`. */
-function sameBytes(path: string, bytes: Buffer): boolean {
-  try {
-    const st = statSync(path);
-    return st.isFile() && st.size === bytes.length && readFileSync(path).equals(bytes);
-  } catch {
-    return false;
-  }
 }
 
 function migrateOne(path: string, options: MigrateOptions, put: Put, besideOf: (path: string, beside: string) => string): MigrateFileResult {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import { parentJson, relatives } from "../support/listing/lineage.js";
@@ -10,14 +11,14 @@ import type { AgentMessage, AnyEntry, SessionHeader } from "../format/schema/typ
 import type { Session } from "../format/session/session.js";
 import { nodeSummary } from "../format/session/summary.js";
 import { renderMessage, textLines } from "../render/terminal/message.js";
-import { renderFindings } from "../render/findings.js";
+import { hintFor, renderFindings } from "../render/findings.js";
 import { sanitize } from "../render/safe.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { formatBytes, formatCount, formatTime, plural } from "../render/units.js";
 import { displayWidth, entryIdIn, lineTail, preview, previewIn, wrapSegments, type Segment } from "../render/width.js";
 import { leafInfos, type LeafInfo } from "../support/inputs/leaves.js";
 import { nodeFor, readFull } from "../support/inputs/read.js";
-import { storedVersion, transcriptFacts, type StoreFacts } from "../stores/index.js";
+import { storedExtent, storedVersion, transcriptFacts, v3Copy, type StoreFacts } from "../stores/index.js";
 
 export interface ShowOptions {
   file: string;
@@ -37,8 +38,13 @@ export interface ShowSummary {
   file: string;
   /** An OpenClaw transcript's place in its store (agent, key, label, kind, …; docs/stores.md, "OpenClaw's stores"); null for pi's own. */
   openclaw: Omit<StoreFacts, "store"> | null;
+  /** The session's own size and lines, as stored (a database's session: its database's size, and no lines of its own: null). */
   size: number;
-  lines: number;
+  lines: number | null;
+  /** A session pi cannot open as stored (agent-core's format 4): the size and lines of pi's v3 lines it reads as (what `migrate` writes). */
+  asV3?: { size: number; lines: number };
+  /** Its v3 copy beside it (`migrate` writes it), and whether it holds those lines as they are (migrated); null: none written. */
+  v3Copy?: { path: string; current: boolean } | null;
   version: number;
   header: SessionHeader | null;
   name: string | null;
@@ -185,11 +191,16 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
     const labels = [...stats.labels];
     const { store, ...facts } = session.name === "<stdin>" ? { store: "pi" } : transcriptFacts(session.name);
     const kin = session.name === "<stdin>" ? undefined : relatives(session.name, ctx.sessionDir);
+    // (a session stored in a form pi cannot open, agent-core's 4: its own size and lines, which
+    // its findings' lines are; then what it reads as, and its v3 copy)
+    const own = session.name === "<stdin>" ? undefined : storedExtent(session.name);
+    const copy = own ? v3Copy(session.name) : undefined;
     return {
       file: session.name,
       openclaw: store === "openclaw" ? (facts as Omit<StoreFacts, "store">) : null,
-      size: session.size,
-      lines: session.lineCount,
+      size: own ? own.size : session.size,
+      lines: own ? own.lines : session.lineCount,
+      ...(own ? { asV3: { size: session.size, lines: session.lineCount }, v3Copy: copy && existsSync(copy.path) ? copy : null } : {}),
       // (the version it is stored in, where pi cannot read it as it is: agent-core's 4)
       version: storedVersion(session.name) ?? session.version,
       header: session.header,
@@ -305,8 +316,11 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style, full =
   const p = result.problems;
   const { c } = style;
   const findings = `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
-  // (each finding by its line; what to do is check's: the file's path once, not in every hint)
-  const next = result.findings.length > 0 ? wrapSegments([["what to do about each: ", c.dim], [`pi-session check ${sanitize(shellQuote(result.file))}`, c.dim, "whole"]], layoutWidth(style)).map((l) => `${l}\n`).join("") : "";
+  // (each finding by its line; then what mends them, as check says it (migrate, repair), each once;
+  // errors nothing mends are check's to explain: the file's path once, not in every hint)
+  const mends = [...new Set(result.findings.filter((f) => !f.causedBy && f.next !== undefined).map((f) => hintFor(f.next!, result.file)))];
+  const lines = (segments: Segment[]) => wrapSegments(segments, layoutWidth(style)).map((l) => `${l}\n`).join("");
+  const next = mends.length > 0 ? mends.map((m) => lines([["next: ", c.dim], [sanitize(m), c.bold, "whole"]])).join("") : p.errors > 0 ? lines([["what to do about each: ", c.dim], [`pi-session check ${sanitize(shellQuote(result.file))}`, c.dim, "whole"]]) : "";
   return renderFacts(result, style) + renderLists(result, style) + findings + renderFindings(result.file, result.findings, style, { brief: true }) + next;
 }
 
@@ -320,7 +334,13 @@ function renderFacts(result: ShowSummary, style: Style): string {
   const fit = layoutWidth(style);
   const rows: Array<[string, Segment[]]> = [];
   rows.push(["Session", h ? [[sanitize(String(h.id))], [result.version > 3 ? `  (v${result.version}: agent-core's storage format, read as pi's v3 lines)` : `  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
-  rows.push(["File", [[sanitize(result.file)], [`  ${formatBytes(result.size)}, ${plural(result.lines, "line")}`, c.dim]]]);
+  const extent = `${formatBytes(result.size)}${result.lines !== null ? `, ${plural(result.lines, "line")}` : ""}${result.asV3 ? `; read as pi's v3: ${formatBytes(result.asV3.size)}, ${plural(result.asV3.lines, "line")}` : ""}`;
+  rows.push(["File", [[sanitize(result.file)], [`  ${extent}`, c.dim]]]);
+  const copy = result.v3Copy;
+  if (result.asV3) {
+    const file = shellQuote(result.file);
+    rows.push(["v3 copy", copy ? [[sanitize(copy.path), undefined, "unbroken"], copy.current ? ["  up to date: migrated, the file pi opens", c.dim] : [`  out of date (pi-session migrate ${sanitize(file)} --force writes it again)`, c.yellow]] : [["none yet", c.yellow], [` (pi-session migrate ${sanitize(file)} writes one beside it)`, c.dim]]]);
+  }
   if (result.name) rows.push(["Name", [[previewIn(result.name, 80, fit)]]]);
   const o = result.openclaw;
   if (o) {

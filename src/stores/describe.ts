@@ -114,6 +114,33 @@ export function keeperOf(path: string): Keeper | undefined {
   return undefined;
 }
 
+/**
+ * A session pi cannot open as stored (agent-core's format 4): its v3 copy as `migrate` writes it
+ * (at `file`; default: beside it, by its name), and whether that file holds exactly its lines as
+ * pi's (migrated); undefined for a session pi opens as it is. What `migrate`, `ls`, `show` and
+ * `check` say of whether it is migrated.
+ */
+export function v3Copy(path: string, file?: string): { path: string; current: boolean } | undefined {
+  for (const store of STORES) {
+    const copy = store.v3Copy?.(path, file);
+    if (copy !== undefined) return copy;
+  }
+  return undefined;
+}
+
+/**
+ * A session pi cannot open as stored (agent-core's format 4): its own size, as `ls` gives it (a
+ * file's, a database's), and its own lines (a file's; null for a database's session, which has no
+ * lines of its own); undefined for a session pi opens as it is, whose lines are those read.
+ */
+export function storedExtent(path: string): { size: number; lines: number | null } | undefined {
+  for (const store of STORES) {
+    const extent = store.extent?.(path);
+    if (extent !== undefined) return extent;
+  }
+  return undefined;
+}
+
 /** Why `command` may not write the session at `path`, in one line naming it (its store's word), else undefined. */
 export function writeRefusal(path: string, command: string): string | undefined {
   for (const store of STORES) {

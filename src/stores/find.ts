@@ -5,6 +5,7 @@ import type { Others, Store } from "./common/store.js";
 import { refOf } from "./open.js";
 import { STORES } from "./registry.js";
 import { archivePlacesOf, inside, readManifest, type ManifestLine } from "./archive.js";
+import { storedVersion, v3Copy } from "./describe.js";
 
 /*
  * Where sessions are and which files they are (docs/commands.md, "Commands"): needed before any session is
@@ -120,7 +121,10 @@ export function resolveInput(arg: string, dir: string, env?: NodeJS.ProcessEnv):
     const named = matches.slice(0, 4).map((f) => `${idOf(f)} in ${f}`).join(", ");
     const more = matches.length > 4 ? `, and ${matches.length - 4} more` : "";
     const oneId = new Set(matches.map(idOf)).size === 1;
-    throw new CliError(oneId ? `session ${byKey ? "key" : "id"} \`${byKey ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
+    // (one session in several files: what each is, where that tells them apart: an agent-core
+    // original pi cannot open, and the v3 copy migrate wrote of it)
+    const what = (f: string) => (storedVersion(f) === undefined ? f : `${f} (agent-core's format 4${v3Copy(f)?.current ? ", migrated: pi opens its v3 copy" : ""})`);
+    throw new CliError(oneId ? `session ${byKey ? "key" : "id"} \`${byKey ? arg : idOf(matches[0]!)}\` is in ${matches.length} files (${matches.slice(0, 4).map(what).join(", ")}${more}); give the file's path` : `session id prefix \`${arg}\` is ambiguous (${matches.length} sessions: ${named}${more}); give more characters, or the file's path`);
   }
   // (a session archived: where it went, and how it comes back, rather than "no such session")
   const archived = byKey ? undefined : archivedNamed(arg, dir, env);

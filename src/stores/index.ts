@@ -8,7 +8,7 @@
  */
 export { STORE_CHOICES, type StoreChoice, idOf as sessionIdOf, listSessionFiles, expandInputs, resolveInput, storeInputs, archivedSessions, archivedNamed, archiveHolds, type ArchivedSession, emptyDirectoryNote, emptyStoreNote, namedNonSessions, storeRoots, noStoreMessage, sessionDirEnv } from "./find.js";
 export { refOf, openSource, withBytes, sessionStamp, followSession, type SessionStamp, type Follower } from "./open.js";
-export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepStoreFacts, saveStoreFacts, readAheadWithin, storedVersion, storedLines, writeRefusal, keeperOf, storedUsage, type Keeper, type StoreFacts, type StoredRequest } from "./describe.js";
+export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepStoreFacts, saveStoreFacts, readAheadWithin, storedVersion, storedExtent, v3Copy, storedLines, writeRefusal, keeperOf, storedUsage, type Keeper, type StoreFacts, type StoredRequest } from "./describe.js";
 export { sessionDir, idFromFileName, cwdAround } from "./pi/index.js";
 export { beginRun, currentRun, StoreRun } from "./common/run.js";
 export { cacheFolder } from "./common/cache-folder.js";

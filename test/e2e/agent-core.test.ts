@@ -27,6 +27,7 @@ interface Row {
   cwd: string | null;
   messages: number;
   branches: number;
+  size: number;
 }
 
 async function rows(): Promise<Row[]> {
@@ -215,6 +216,81 @@ describe("agent-core's format 4, written", () => {
     const human = await cli(["migrate", "--check", store]);
     expect(human.exitCode).toBe(0);
     expect(human.stdout).toMatch(/v4 +already current +v3 copy up to date/);
+  });
+
+  it("show states the file's own size and lines (those its findings cite), what it reads as, and migrate as the next step", async () => {
+    const row = await jsonl("crash");
+    const bytes = readFileSync(row.path);
+    const lines = bytes.toString("utf8").split("\n").length - (bytes.at(-1) === 0x0a ? 1 : 0);
+    const j = await cliJson(["show", row.path]);
+    expect(j.exitCode).toBe(0);
+    expect(j.json).toMatchObject({ size: bytes.length, lines, version: 4, v3Copy: null });
+    // (what it reads as: the lines migrate would write, as cat gives them)
+    const asV3 = (await cli(["cat", row.path])).stdout;
+    expect(j.json.asV3).toEqual({ size: Buffer.byteLength(asV3), lines: asV3.split("\n").length - 1 });
+    // every line a finding names is one of the file's
+    for (const f of j.json.findings as Array<{ line?: number }>) if (f.line !== undefined) expect(f.line).toBeLessThanOrEqual(lines);
+    expect(Math.max(...(j.json.findings as Array<{ line?: number }>).map((f) => f.line ?? 0))).toBeGreaterThan(j.json.asV3.lines);
+    const human = await cli(["show", row.path]);
+    expect(human.stdout).toContain(`  ${(bytes.length / 1024).toFixed(0)} KB, ${lines} lines; read as pi's v3: `);
+    expect(human.stdout).toMatch(/\nv3 copy +none yet \(pi-session migrate .* writes one beside it\)\n/);
+    expect(human.stdout).toContain(`\nnext: pi-session migrate ${row.path}\n`);
+    expect(human.stdout).not.toContain("pi-session check");
+    // a database's session: its database's size (as ls gives it), no lines of its own
+    const db = await sqlite("basic session");
+    const dj = await cliJson(["show", db.path]);
+    expect(dj.json).toMatchObject({ size: db.size, lines: null, v3Copy: null });
+    expect((await cli(["show", db.path])).stdout).toMatch(/\.sqlite  \d+ KB; read as pi's v3: [\d.]+ KB, \d+ lines\n/);
+  });
+
+  it("after migrate, ls, migrate --check, show and check agree the original is migrated; a copy changed since, they agree it is not; the id names both files, each said", async () => {
+    const store = join(work, "one-truth");
+    cpSync(FIXTURES, store, { recursive: true });
+    const list = async () => (await cliJson<{ sessions: Array<Row & { v3Copy?: string }> }>(["ls", store, "--no-cache"])).json.sessions;
+    const gate = async () => new Map(((await cliJson(["migrate", "--check", store])).json.files as Array<{ file: string; status: string }>).map((f) => [f.file, f.status]));
+    const crash = join(store, (await jsonl("crash")).path.slice(FIXTURES.length));
+    const db = join(store, (await sqlite("basic session")).path.slice(FIXTURES.length));
+    const agree = async () => {
+      const rows = (await list()).filter((r) => r.version === 4);
+      const statuses = await gate();
+      expect(rows.length).toBe(15);
+      for (const r of rows) {
+        // (ls's "migrated" is migrate --check's "current", its "needs-migrate" migrate's)
+        const said = [...statuses].find(([file]) => file === r.path || join(store, file.slice(store.length)) === r.path)?.[1];
+        expect([r.path, r.status], r.path).toEqual([r.path, said === "current" ? "migrated" : "needs-migrate"]);
+        // (show and check, of the two migrated here and one that is not)
+        if (r.path !== crash && r.path !== db && r !== rows.find((x) => x.path !== crash && x.path !== db)) continue;
+        const show = await cliJson(["show", r.path]);
+        expect(show.json.v3Copy?.current ?? false, r.path).toBe(r.status === "migrated");
+        const format4 = (show.json.findings as Array<{ code: string; next?: string }>).find((f) => f.code === "agent-core-format-4")!;
+        expect(format4.next, r.path).toBe(r.status === "migrated" ? undefined : "pi-session migrate FILE");
+      }
+      return rows;
+    };
+    expect((await agree()).every((r) => r.status === "needs-migrate")).toBe(true);
+    expect((await cli(["migrate", crash, db])).exitCode).toBe(0);
+    const after = await agree();
+    const migrated = after.filter((r) => r.status === "migrated");
+    expect(migrated.map((r) => r.path).sort()).toEqual([crash, db].sort());
+    const copy = crash.replace(/\.jsonl$/, ".v3.jsonl");
+    expect(migrated.find((r) => r.path === crash)!.v3Copy).toBe(copy);
+    const human = await cli(["ls", store, "--no-cache"]);
+    expect(human.stdout).toMatch(/4 +migrated\n/);
+    const show = await cli(["show", crash]);
+    expect(show.stdout).toContain(`v3 copy       ${copy}  up to date: migrated, the file pi opens`);
+    expect(show.stdout).not.toContain("next: pi-session migrate");
+    const check = await cli(["check", crash]);
+    expect(check.stdout).toContain(`migrated: its v3 copy ${copy} is up to date`);
+    expect(check.stdout).not.toContain("next: pi-session migrate");
+    // one id, two files: the refusal names both, and which is agent-core's original pi cannot open
+    const id = basename(crash).replace(/^.*_/, "").replace(/\.jsonl$/, "");
+    const byId = await cli(["show", id.slice(0, 13), "--session-dir", store]);
+    expect([byId.exitCode, byId.stdout]).toEqual([2, ""]);
+    expect(byId.stderr).toContain(`${crash} (agent-core's format 4, migrated: pi opens its v3 copy), ${copy}); give the file's path`);
+    // the copy changed since: no longer migrated, by every command alike
+    writeFileSync(copy, readFileSync(copy, "utf8").replace("warm up", "warmed up"));
+    expect((await agree()).filter((r) => r.status === "migrated").map((r) => r.path)).toEqual([db]);
+    expect((await cli(["show", crash])).stdout).toMatch(/\nv3 copy +\S+\.v3\.jsonl  out of date \(pi-session migrate .* --force writes it again\)\n/);
   });
 
   it("repair, slim and fork refuse a format-4 session in one line naming migrate, writing nothing", async () => {

@@ -17,15 +17,20 @@ const INFO = {
   "agent-core-operation-open": { severity: "info", hint: "agent-core resumes or settles the operation when it opens the session; the conversation is read as it stands" },
 } as const satisfies Record<AgentCoreCode, { severity: Finding["severity"]; hint: string; next?: string }>;
 
-function agentCoreFinding(code: AgentCoreCode, message: string, where: { line?: number; entryId?: string } = {}): Finding {
+function agentCoreFinding(code: AgentCoreCode, message: string, where: { line?: number; entryId?: string } = {}, done = false): Finding {
   const info: { severity: Finding["severity"]; hint: string; next?: string } = INFO[code];
-  return { code, severity: info.severity, ...where, message, hint: info.hint, ...(info.next !== undefined ? { next: info.next } : {}) };
+  // (`done`: what the next step would do is done already)
+  return { code, severity: info.severity, ...where, message, hint: info.hint, ...(info.next !== undefined && !done ? { next: info.next } : {}) };
 }
 
-/** What the store says of a session it read: that it is format 4, and what of it pi cannot be given. */
-export function findingsOf(read: Read, isFile: boolean): Finding[] {
+/**
+ * What the store says of a session it read: that it is format 4 (and, where its v3 copy beside it
+ * is up to date, that it is migrated: no `migrate` left to run), and what of it pi cannot be given.
+ */
+export function findingsOf(read: Read, isFile: boolean, copy: { path: string; current: boolean }): Finding[] {
   const { session, translation } = read;
-  const out: Finding[] = [agentCoreFinding("agent-core-format-4", `stored in agent-core's storage format 4 (${isFile ? "a JSONL file" : "a SQLite container"}, session ${session.id}), which pi 1.6 cannot open`, isFile ? { line: 1 } : {})];
+  const migrated = copy.current ? `; migrated: its v3 copy ${copy.path} is up to date` : "";
+  const out: Finding[] = [agentCoreFinding("agent-core-format-4", `stored in agent-core's storage format 4 (${isFile ? "a JSONL file" : "a SQLite container"}, session ${session.id}), which pi 1.6 cannot open${migrated}`, isFile ? { line: 1 } : {}, copy.current)];
   for (const c of translation.unmatched) {
     out.push(agentCoreFinding("agent-core-kept-tail", `compaction ${c.id} keeps ${c.tail} message${c.tail === 1 ? "" : "s"}; pi can be given ${c.kept} of them from the entries of its branch`, { entryId: c.id }));
   }

@@ -1,9 +1,10 @@
-import { readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { CliError, shellQuote } from "../../errors.js";
 import { BufferSource } from "../../format/read/source.js";
 import { StampFollower } from "../common/follow.js";
 import type { Store } from "../common/store.js";
+import { v3CopyOf } from "./copy.js";
 import { findingsOf } from "./findings.js";
 import { ledgerOf } from "./ledger.js";
 import { containerPath, containerRef } from "./ref.js";
@@ -70,6 +71,23 @@ function containersUnder(root: string): string[] {
   return out;
 }
 
+/** A file's lines: its newlines, and a last line without one. */
+function lineCount(path: string): number {
+  const fd = openSync(path, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let lines = 0;
+    let last = 0x0a;
+    for (let n; (n = readSync(fd, chunk, 0, chunk.length, null)) > 0; ) {
+      for (let at = chunk.indexOf(0x0a); at >= 0 && at < n; at = chunk.indexOf(0x0a, at + 1)) lines++;
+      last = chunk[n - 1]!;
+    }
+    return lines + (last === 0x0a ? 0 : 1);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export const agentCoreStore: Store = {
   // (its sessions are in pi's session directory: `--store pi` reads them)
   name: "pi",
@@ -127,7 +145,7 @@ export const agentCoreStore: Store = {
   },
   findings(path) {
     const r = agentCoreRun().session(path);
-    return r ? findingsOf(r, !containerRef(path) && !path.endsWith(".sqlite")) : [];
+    return r ? findingsOf(r, !containerRef(path) && !path.endsWith(".sqlite"), v3CopyOf(path, r)) : [];
   },
   lines(path) {
     const r = agentCoreRun().session(path);
@@ -142,6 +160,16 @@ export const agentCoreStore: Store = {
     // (a database of agent-core's SQLite backend, or a session in one: its rows are the backend's to change)
     if (!containerRef(path) && !path.endsWith(".sqlite")) return undefined;
     return { owner: "agent-core", what: "sessions in its SQLite databases" };
+  },
+  extent(path) {
+    if (!agentCoreRun().session(path)) return undefined;
+    const database = containerRef(path)?.database ?? (path.endsWith(".sqlite") ? path : undefined);
+    if (database) return { size: containerStamp(database)?.size ?? 0, lines: null };
+    return { size: statSync(path).size, lines: lineCount(path) };
+  },
+  v3Copy(path, file) {
+    const r = agentCoreRun().session(path);
+    return r ? v3CopyOf(path, r, file) : undefined;
   },
   refusal(path, command) {
     if (command === "migrate") return undefined;

@@ -126,6 +126,14 @@ export interface Store {
   follow?(path: string, from: FollowFrom): Follower | null | undefined;
   /** Who alone may move the session, where that is not this tool: `archive` leaves it, and says whose it is (undefined: a file it may move). */
   keeper?(path: string): Keeper | undefined;
+  /**
+   * A session pi cannot open as stored (`storedVersion`): its v3 copy, the file `migrate` writes
+   * (at `file`; default: beside it, by its name), and whether that file holds exactly the session's
+   * lines as pi's (then it is migrated: nothing left to write).
+   */
+  v3Copy?(path: string, file?: string): { path: string; current: boolean } | undefined;
+  /** A session stored otherwise than as pi's lines (`storedVersion`): its own size (its stamp's) and lines (null: a database's, which has none of its own). */
+  extent?(path: string): { size: number; lines: number | null } | undefined;
   /** Why `command` may not write the session, in one line naming it (undefined: it may). */
   refusal?(path: string, command: string): string | undefined;
   /** The session's usage as the store keeps it, where that is what counts (a ledger), not its messages'. */

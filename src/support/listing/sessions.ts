@@ -2,7 +2,8 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError } from "../../errors.js";
-import { type ArchivedSession, archiveHolds, archivedSessions, isArchiveFolder, emptyStoreNote, listSessionFiles, noStoreMessage, type StoreChoice, storeRoots, transcriptFacts } from "../../stores/index.js";
+import { type ArchivedSession, archiveHolds, archivedSessions, isArchiveFolder, emptyStoreNote, listSessionFiles, noStoreMessage, type StoreChoice, storeRoots, transcriptFacts, v3Copy } from "../../stores/index.js";
+import { CURRENT_VERSION } from "../../format/schema/types.js";
 import { StoreRead, type ReadCache } from "../workers/store-wide.js";
 import { cachePath, CorruptCacheError, LsCache } from "../ls/cache.js";
 import type { SessionRow } from "../ls/rows.js";
@@ -174,6 +175,12 @@ function first(items: readonly number[], k: number, order: (a: number, b: number
 /** A row with what its file is to its store (`transcriptFacts`, given the title it has read), and where it is archived (`archived`: the archive's record of it). */
 function withStoreFacts(row: SessionRow, archived?: ArchivedSession): SessionRow {
   const out: SessionRow = { ...row, ...transcriptFacts(row.path, row.title) };
+  // (a session pi cannot open as stored, whose v3 copy beside it is up to date: migrated, as
+  // `migrate --check` and `show` say; read as listed, since the copy is a file of its own)
+  if (row.status === "needs-migrate" && row.version !== null && row.version > CURRENT_VERSION) {
+    const copy = v3Copy(row.path);
+    if (copy?.current) Object.assign(out, { status: "migrated", v3Copy: copy.path });
+  }
   if (!archived) return out;
   let compressed = archived.line?.compressed;
   try {

@@ -6,7 +6,7 @@ import { messageGist, sessionName } from "../../format/session/labels.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
 import { sessionFindings } from "../inputs/verdict.js";
 
-type SessionStatus = "ok" | "needs-migrate" | "invalid: 1 error" | `invalid: ${number} errors` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
+type SessionStatus = "ok" | "needs-migrate" | "migrated" | "invalid: 1 error" | `invalid: ${number} errors` | "unreadable" | typeof NOT_A_SESSION | typeof EVENT_STREAM;
 
 /** A file in the session directory that holds no session: empty, or another JSONL file. */
 const NOT_A_SESSION = "not a session";
@@ -31,7 +31,10 @@ export interface SessionRow extends Partial<Omit<StoreFacts, "archived">> {
   version: number | null;
   /** The session it was forked or cloned from, as its header records it (pi's `parentSession`: a path), or null. */
   parentSession: string | null;
+  /** `needs-migrate`: pi cannot open it as it is; `migrated`: nor as stored (agent-core's format 4), but its v3 copy (`v3Copy`) is up to date. */
   status: SessionStatus;
+  /** A migrated session's v3 copy, the file pi opens (set as listed: the copy is another file). */
+  v3Copy?: string;
   errors: number;
   /** A session in an archive `pi-session archive` wrote (`ls --archived`): its folder, when it was archived and from where (as its manifest records), and the archive's bytes (`size` is the session's). */
   archive?: { folder: string; from: string | null; archivedAt: string | null; compressed: number };
