@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import { parentJson, relatives } from "../support/listing/lineage.js";
 import { priceBook } from "../support/usage/prices.js";
+import { unpricedNames, unpricedNotice } from "../support/usage/price-file.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, shellQuote } from "../errors.js";
 import { countBySeverity, type Finding } from "../format/check/findings.js";
@@ -10,6 +11,7 @@ import { toolCallsOf } from "../format/context/send.js";
 import type { AgentMessage, AnyEntry, SessionHeader } from "../format/schema/types.js";
 import type { Session } from "../format/session/session.js";
 import { nodeSummary } from "../format/session/summary.js";
+import type { UnpricedModel } from "../format/usage/records.js";
 import { renderMessage, textLines } from "../render/terminal/message.js";
 import { hintFor, renderFindings } from "../render/findings.js";
 import { sanitize } from "../render/safe.js";
@@ -59,6 +61,8 @@ export interface ShowSummary {
   /** What its requests with no cost recorded would have cost at list price (as `usage` estimates it), and the tokens no price is known for. */
   estimatedCost: number;
   unpricedTokens: number;
+  /** Those tokens by model, with the provider and model id each was asked of (what `--prices` names), as `usage` gives them. */
+  unpriced: UnpricedModel[];
   currentLeaf: string | null;
   leaves: LeafInfo[];
   branchPoints: Array<{ id: string | null; line: number; children: number }>;
@@ -215,6 +219,7 @@ export async function show(options: ShowOptions, ctx: CommandContext, limit?: nu
       cost: stats.cost,
       estimatedCost: stats.estimatedCost,
       unpricedTokens: stats.unpricedTokens,
+      unpriced: stats.unpriced,
       currentLeaf: session.leafNode >= 0 ? (session.nodeRecord(session.leafNode).id ?? null) : null,
       leaves: leafInfos(session, new Map(labels.map(([target, { label }]) => [target, label])), leaves),
       branchPoints: latest(branchPoints, limit).map((n) => ({ id: session.nodeId(n) ?? null, line: session.nodeLine(n), children: tree.childCount(n) })),
@@ -365,7 +370,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
   rows.push(["Tokens", pairs([`input ${formatCount(t.input)}`, `output ${formatCount(t.output)}`, `cache read ${formatCount(t.cacheRead)}`, `cache write ${formatCount(t.cacheWrite)}`, `total ${formatCount(t.total)}`], " · ")]);
   // (tokens spent with no cost recorded are not free: said, as `usage` says it, not shown as $0.0000)
   rows.push(["Cost", result.cost === 0 && t.total > 0 ? [["-", c.dim], [" no cost recorded", c.dim]] : [[`$${result.cost.toFixed(4)}`]]]);
-  if (result.estimatedCost > 0 || result.unpricedTokens > 0) rows.push(["Estimated", [...(result.estimatedCost > 0 ? [[`~$${result.estimatedCost.toFixed(4)}`, c.yellow] as Segment, [" at list price where no cost is recorded", c.dim] as Segment] : []), ...(result.unpricedTokens > 0 ? [[`${result.estimatedCost > 0 ? "; " : ""}${formatCount(result.unpricedTokens)} tokens of models without a price (--prices FILE)`, c.dim] as Segment] : [])]]);
+  if (result.estimatedCost > 0 || result.unpricedTokens > 0) rows.push(["Estimated", [...(result.estimatedCost > 0 ? [[`~$${result.estimatedCost.toFixed(4)}`, c.yellow] as Segment, [" at list price where no cost is recorded", c.dim] as Segment] : []), ...(result.unpricedTokens > 0 ? [[`${result.estimatedCost > 0 ? "; " : ""}${formatCount(result.unpricedTokens)} tokens with no price: ${sanitize(unpricedNames(result.unpriced))}${result.unpriced.some((u) => u.provider !== null) ? " (a price file to fill in for --prices FILE is on stderr)" : ""}`, c.dim] as Segment] : [])]]);
   rows.push(["Current leaf", result.currentLeaf ? [[sanitize(result.currentLeaf), c.bold]] : [["-"]]]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   const row = ([k, v]: [string, Segment[]]) => {
@@ -427,5 +432,8 @@ function renderLists(result: ShowSummary, style: Style): string {
 export async function run(options: ShowOptions, ctx: CommandContext): Promise<CommandOutcome> {
   // (JSON holds every leaf, branch point, compaction and label; a terminal gets the latest)
   const result = await show(options, ctx, ctx.json ? undefined : LIST_LIMIT);
+  // (the models with no price and a price file for them, on stderr, as `usage` says them; --json has them as `unpriced`)
+  const notice = ctx.json || "entry" in result ? undefined : unpricedNotice(result.unpriced, options.prices);
+  if (notice) ctx.warn(notice);
   return { json: result, human: ctx.json ? "" : renderShow(result, ctx.style, options.full === true), exitCode: ExitCode.Ok };
 }

@@ -3,7 +3,7 @@ import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { dayKey, type Calendar } from "../format/usage/calendar.js";
-import { sharedRecords, type SessionUsage } from "../format/usage/records.js";
+import { sharedRecords, type SessionUsage, type UnpricedModel } from "../format/usage/records.js";
 import { FACET_GROUPS, usageReport, USAGE_GROUPS, type UsageGroup, type UsageRow } from "../format/usage/report.js";
 import { emptyDirectoryNote, namedNonSessions, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import { csvLine } from "../render/csv.js";
@@ -15,6 +15,7 @@ import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import { UsageCache, usageCachePath } from "../support/usage/cache.js";
 import { priceBook } from "../support/usage/prices.js";
+import { unpricedNames, unpricedNotice } from "../support/usage/price-file.js";
 import type { UsageFile } from "../support/usage/read.js";
 import { StoreRead, type ReadCache } from "../support/workers/store-wide.js";
 
@@ -82,6 +83,8 @@ export interface UsageResult {
   archived?: { counted: boolean; sessions: number; requests: number; total: number; cost: number; estimatedCost: number };
   /** The prices estimates were made with: the build's table (pi-ai's registry, dated), and the user's file over it. */
   prices?: { source: string; generatedAt: string; file?: string };
+  /** The models whose requests the report counts have no price: as the rows name each, the provider and model id it was asked of (what `--prices` names; null: none recorded), and its unpriced tokens, the most first. */
+  unpriced: UnpricedModel[];
 }
 
 export async function usage(options: UsageOptions, ctx: CommandContext): Promise<UsageResult> {
@@ -249,6 +252,7 @@ function report(files: UsageFile[], options: UsageOptions, calendar: Calendar, s
     sessions: chosen.length,
     skipped,
     unreadable,
+    unpriced: report.unpriced,
   };
 }
 
@@ -325,7 +329,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const sessions = `${plural(counted, "session")}${counted !== result.sessions ? ` (of ${formatCount(result.sessions)} read)` : ""}`;
   const noCost = result.rows.some((r) => r.cost === 0 && r.requests > 0) ? "; -: no cost recorded" : "";
   const t = result.total;
-  const estimate = !estimating ? "" : `; estimated: what requests with no cost recorded would have cost at ${sanitize(result.prices?.source ?? "list")} prices (${result.prices?.generatedAt.slice(0, 10) ?? "-"}${result.prices?.file ? `, and ${sanitize(result.prices.file)}` : ""})${t.unpricedTokens > 0 ? `; ${formatTokens(t.unpricedTokens)} tokens of models without a price (+), give them with --prices FILE` : ""}`;
+  const estimate = !estimating ? "" : `; estimated: what requests with no cost recorded would have cost at ${sanitize(result.prices?.source ?? "list")} prices (${result.prices?.generatedAt.slice(0, 10) ?? "-"}${result.prices?.file ? `, and ${sanitize(result.prices.file)}` : ""})${t.unpricedTokens > 0 ? `; ${formatTokens(t.unpricedTokens)} tokens with no price (+): ${sanitize(unpricedNames(result.unpriced))}${result.unpriced.some((u) => u.provider !== null) ? " (a price file to fill in for --prices FILE is on stderr)" : ""}` : ""}`;
   const why = result.rows.find((r) => r.why)?.why;
   const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" || FACET_GROUPS.has(result.by) ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}${estimate}${why ? `; ${result.by} -: ${why}` : ""}`;
   const zone = wrapSegments([[footer, c.dim]], layoutWidth(style), "").join("\n");
@@ -383,6 +387,10 @@ function warnings(result: UsageResult, ctx: CommandContext): void {
 export async function run(options: UsageOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const result = await usage(options, ctx);
   warnings(result, ctx);
+  // (the models with no price, and a price file for them to fill in: for the person running it, on
+  // stderr, beside the report; --json carries the models as data, `unpriced`)
+  const notice = ctx.json ? undefined : unpricedNotice(result.unpriced, result.prices?.file);
+  if (notice) ctx.warn(notice);
   if (options.format === "csv") return { human: renderUsageCsv(result), exitCode: ExitCode.Ok };
   // (a row a line, each saying its shape's version and its grouping: rows of several runs, several stores, go in one table)
   return { json: result, jsonl: () => result.rows.map((r) => ({ version: ROW_VERSION, by: result.by, ...r })), human: ctx.json ? "" : renderUsage(result, ctx.style), exitCode: ExitCode.Ok };

@@ -293,6 +293,24 @@ describe("agent-core's format 4, written", () => {
     expect((await cli(["show", crash])).stdout).toMatch(/\nv3 copy +\S+\.v3\.jsonl  out of date \(pi-session migrate .* --force writes it again\)\n/);
   });
 
+  it("a format-4 session's requests with no cost are priced by the model their message asked, as its migrated copy's are: the same estimate, the same models named", async () => {
+    const store = join(work, "priced");
+    cpSync(FIXTURES, store, { recursive: true });
+    const original = join(store, (await jsonl("basic")).path.slice(FIXTURES.length));
+    expect((await cli(["migrate", original])).exitCode).toBe(0);
+    const copy = original.replace(/\.jsonl$/, ".v3.jsonl");
+    const prices = join(work, "faux-prices.json");
+    const before = await cliJson(["show", original]);
+    expect(before.json.unpriced.map((u: { provider: string; id: string }) => [u.provider, u.id])).toContainEqual(["faux", "faux-1"]);
+    writeFileSync(prices, JSON.stringify({ faux: { "faux-1": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } } }));
+    const [a, b] = [await cliJson(["show", original, "--prices", prices]), await cliJson(["show", copy, "--prices", prices])];
+    expect(a.json.estimatedCost).toBeGreaterThan(0);
+    expect(a.json.estimatedCost).toBeCloseTo(b.json.estimatedCost, 12);
+    expect(a.json.unpriced).toEqual(b.json.unpriced);
+    const u = await cliJson(["usage", original, "--prices", prices, "--no-cache"]);
+    expect(u.json.total.estimatedCost).toBeCloseTo(a.json.estimatedCost, 12);
+  });
+
   it("repair, slim and fork refuse a format-4 session in one line naming migrate, writing nothing", async () => {
     const store = join(work, "writers");
     cpSync(FIXTURES, store, { recursive: true });

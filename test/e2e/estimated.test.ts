@@ -19,6 +19,15 @@ import { fixture, ROOT } from "../helpers/paths.js";
 
 const FILE = fixture("estimated-cost.jsonl");
 
+/** The price file `usage` prints on stderr for the models it found no price for: from its `{` line to its `}` line. */
+function stanzaOf(stderr: string): string {
+  const lines = stderr.split("\n");
+  const from = lines.indexOf("{");
+  const to = lines.indexOf("}", from);
+  expect(from, stderr).toBeGreaterThanOrEqual(0);
+  return lines.slice(from, to + 1).join("\n") + "\n";
+}
+
 /** pi-ai's own answer: each request with tokens and no cost, priced by its model where pi-ai has it; the rest's tokens. */
 function oracle(): { recorded: number; estimated: number; unpriced: number } {
   let recorded = 0;
@@ -60,7 +69,7 @@ describe("estimated cost", () => {
     expect(show.json.unpricedTokens).toBe(want.unpriced);
     const human = await cli(["usage", FILE]);
     expect(human.stdout).toMatch(/estimated/);
-    expect(human.stdout).toMatch(/tokens of models without a price/);
+    expect(human.stdout).toMatch(/tokens with no price \(\+\): /);
   });
 
   it("--by model says whose cost is recorded, estimated or unpriced", async () => {
@@ -122,6 +131,92 @@ describe("estimated cost", () => {
     expect(ok.stderr).not.toContain(prices);
     const before = (await cliJson(["usage", FILE])).json.total;
     expect(ok.json.total.estimatedCost).toBeCloseTo(before.estimatedCost + (12000 * 1 + 800 * 2) / 1e6, 10);
+  });
+
+  it("the models with no price are named (footer, show, --json's unpriced) and a price file for them is on stderr: filled in, --prices takes it and prices them as pi-ai's calculateCost would", async () => {
+    const human = await cli(["usage", FILE, "--no-cache"]);
+    expect(human.exitCode).toBe(0);
+    expect(human.stdout).toMatch(/tokens with no price \(\+\): ollama\/qwen3:32b, my-proxy\/claude-sonnet-4-5 \(a price file to fill in for --prices FILE is on stderr\)/);
+    expect(human.stdout).not.toContain("{");
+    expect(human.stderr).toContain("pi-session: no price for 2 models (13.3k tokens counted as unpriced, not as $0): ollama/qwen3:32b, my-proxy/claude-sonnet-4-5");
+    const j = await cliJson(["usage", FILE, "--no-cache"]);
+    expect(j.json.unpriced).toEqual([
+      { model: "ollama/qwen3:32b", provider: "ollama", id: "qwen3:32b", tokens: 12800 },
+      { model: "my-proxy/claude-sonnet-4-5", provider: "my-proxy", id: "claude-sonnet-4-5", tokens: 550 },
+    ]);
+    expect(j.stderr).not.toContain("no price for");
+    expect(j.json.unpriced.reduce((n: number, u: { tokens: number }) => n + u.tokens, 0)).toBe(j.json.total.unpricedTokens);
+    const show = await cliJson(["show", FILE]);
+    expect(show.json.unpriced).toEqual(j.json.unpriced);
+    const shown = await cli(["show", FILE]);
+    expect(shown.stdout).toContain("13,350 tokens with no price: ollama/qwen3:32b, my-proxy/claude-sonnet-4-5");
+    // (the same notice, from the same function, as usage's)
+    expect(shown.stderr).toBe(human.stderr);
+    // the round trip: the stanza as printed, its nulls filled in, is a price file
+    const stanza = stanzaOf(human.stderr);
+    const rates = { input: 0.6, output: 2.4, cacheRead: 0.06, cacheWrite: 0.75 };
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-stanza-"));
+    const unfilled = join(dir, "unfilled.json");
+    writeFileSync(unfilled, stanza);
+    const refused = await cli(["usage", FILE, "--prices", unfilled]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('ollama/qwen3:32b: "input" is null, not a number >= 0 (fill in its price)');
+    const filled = join(dir, "prices.json");
+    writeFileSync(filled, stanza.replace(/"(input|output|cacheRead|cacheWrite)": null/g, (_, k: keyof typeof rates) => `"${k}": ${rates[k]}`));
+    const priced = await cliJson(["usage", FILE, "--prices", filled]);
+    expect(priced.exitCode, priced.stderr).toBe(0);
+    expect(priced.json.total.unpricedTokens).toBe(0);
+    expect(priced.json.unpriced).toEqual([]);
+    expect((await cli(["usage", FILE, "--prices", filled])).stderr).not.toContain("no price for");
+    // (pi-ai's own arithmetic over the requests that had no price, at the rates filled in)
+    let added = 0;
+    for (const line of readFileSync(FILE, "utf8").trim().split("\n")) {
+      const m = JSON.parse(line).message;
+      if (m?.role !== "assistant" || !m.usage || (m.usage.cost?.total ?? 0) !== 0 || !["ollama", "my-proxy"].includes(m.provider)) continue;
+      added += calculateCost({ cost: rates } as never, { ...m.usage, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } } as never).total;
+    }
+    expect(added).toBeGreaterThan(0);
+    expect(priced.json.total.estimatedCost).toBeCloseTo(j.json.total.estimatedCost + added, 10);
+  });
+
+  it("a request answered by another model than it asked (responseModel): named as the rows name it, priced by the model it asked, which the stanza names", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-asked-"));
+    const file = join(dir, "s.jsonl");
+    const usage = { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0, totalTokens: 1100, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    const lines = [
+      { type: "session", version: 3, id: "0000aaaa-0000-4000-8000-00000000a5ed", timestamp: "2026-11-02T10:00:00.000Z", cwd: "/w" },
+      { type: "message", id: "u1", parentId: null, timestamp: "2026-11-02T10:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } },
+      { type: "message", id: "a1", parentId: "u1", timestamp: "2026-11-02T10:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "hello" }], provider: "my-router", model: "auto", responseModel: "vendor-model-7", api: "openai-completions", usage, stopReason: "stop", timestamp: 2 } },
+    ];
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const r = await cli(["usage", file, "--by", "model", "--no-cache"]);
+    expect(r.stdout).toContain("my-router/vendor-model-7");
+    expect(r.stdout).toContain("my-router/vendor-model-7 (asked of my-router/auto)");
+    const stanza = JSON.parse(stanzaOf(r.stderr));
+    expect(stanza).toEqual({ "my-router": { auto: { input: null, output: null, cacheRead: null, cacheWrite: null } } });
+    writeFileSync(join(dir, "p.json"), JSON.stringify({ "my-router": { auto: { input: 2, output: 8 } } }));
+    const priced = await cliJson(["usage", file, "--prices", join(dir, "p.json")]);
+    expect(priced.json.total).toMatchObject({ unpricedTokens: 0 });
+    expect(priced.json.total.estimatedCost).toBeCloseTo((1000 * 2 + 100 * 8) / 1e6, 12);
+  });
+
+  it("what a warm cache and worker threads give of the unpriced models is what a cold read on one thread gives", async () => {
+    const cache = mkdtempSync(join(tmpdir(), "pi-session-unpriced-cache-"));
+    const store = join(ROOT, "../shared/corpus");
+    const cold = await cliJson(["usage", store, "--no-cache"], { env: { PI_SESSION_THREADS: "1" } });
+    expect(cold.json.unpriced.length).toBeGreaterThan(1);
+    const written = await cliJson(["usage", store], { env: { XDG_CACHE_HOME: cache, PI_SESSION_THREADS: "3" } });
+    const warm = await cliJson(["usage", store], { env: { XDG_CACHE_HOME: cache } });
+    expect(written.json.unpriced).toEqual(cold.json.unpriced);
+    expect(warm.json.unpriced).toEqual(cold.json.unpriced);
+    expect(warm.json.total).toEqual(cold.json.total);
+    // (every one of them, filled in from the stanza, is priced)
+    const stanza = stanzaOf((await cli(["usage", store, "--no-cache"])).stderr);
+    const prices = join(cache, "prices.json");
+    writeFileSync(prices, stanza.replace(/null/g, "1"));
+    const priced = await cliJson(["usage", store, "--prices", prices]);
+    expect(priced.exitCode).toBe(0);
+    expect(priced.json.unpriced.filter((u: { provider: string | null }) => u.provider !== null)).toEqual([]);
   });
 
   it("CSV has the estimate as a column; --jsonl rows carry their shape's version and grouping", async () => {

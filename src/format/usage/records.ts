@@ -89,8 +89,38 @@ export function estimateOf(a: UsageAmounts, pricing: Pricing | undefined, priceO
   return { estimated: estimateCost(price, { ...a, ...(pricing!.cacheWrite1h !== undefined ? { cacheWrite1h: pricing!.cacheWrite1h } : {}) }), unpriced: 0 };
 }
 
+/**
+ * A model some requests have no price for: `model` as a report's rows name it (its key:
+ * `provider/model`, where pi's `responseModel` may say another than was asked), and the `provider`
+ * and model `id` it was asked of, which a price file names (null: the entries name none, as a tool
+ * result's usage, and no price can be given); `tokens`: those unpriced.
+ */
+export interface UnpricedModel {
+  model: string;
+  provider: string | null;
+  id: string | null;
+  tokens: number;
+}
+
+/** Unpriced tokens summed by model (`UnpricedModel`), for `usage` and `show` alike. */
+export class UnpricedTally {
+  private readonly models = new Map<string, UnpricedModel>();
+
+  add(model: string, pricing: { provider: string; model: string } | undefined, tokens: number): void {
+    const id = `${model}\u0000${pricing?.provider ?? ""}\u0000${pricing?.model ?? ""}`;
+    const known = this.models.get(id);
+    if (known) known.tokens += tokens;
+    else this.models.set(id, { model, provider: pricing?.provider ?? null, id: pricing?.model ?? null, tokens });
+  }
+
+  /** The most tokens first. */
+  list(): UnpricedModel[] {
+    return [...this.models.values()].sort((a, b) => b.tokens - a.tokens || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) || ((a.id ?? "") < (b.id ?? "") ? -1 : 1));
+  }
+}
+
 /** What prices a request, where its entry names a provider and a model (strings). */
-function pricingOf(provider: unknown, model: unknown, usage: unknown): { pricing?: Pricing } {
+export function pricingOf(provider: unknown, model: unknown, usage: unknown): { pricing?: Pricing } {
   if (typeof provider !== "string" || typeof model !== "string") return {};
   const long = (usage as { cacheWrite1h?: unknown } | null)?.cacheWrite1h;
   return { pricing: { provider, model, ...(typeof long === "number" && Number.isFinite(long) && long > 0 ? { cacheWrite1h: long } : {}) } };
@@ -181,8 +211,14 @@ export interface FileUsage {
   amounts: Float64Array;
   /** `BLOCK_STRIDE` numbers a block, in order of quarter hour. */
   blocks: Float64Array;
-  /** Model keys (`provider/model`, or `TOOLS_AND_SUMMARIES`) the records point into. */
+  /** Model keys (`provider/model`, or `TOOLS_AND_SUMMARIES`) the records point into (a key may be there twice: `asked`). */
   models: string[];
+  /**
+   * The models the file's requests with no price were asked of: `[index, provider, model]`, the
+   * records of `models[index]` whose provider and model (what a price is looked up by, which may
+   * not be the key's: `responseModel`) are these, and have no price. Absent: none.
+   */
+  asked?: Array<[index: number, provider: string, model: string]>;
   /** Usage on lines pi skips (fused or torn records): not counted, reported. */
   skipped: SkippedUsage;
 }
@@ -208,6 +244,10 @@ export class UsageCollector {
   private count = 0;
   private readonly models: string[] = [];
   private readonly modelIndex = new Map<string, number>();
+  /** The model indices of requests with no price, by key, provider and model (`FileUsage.asked`). */
+  private readonly askedIndex = new Map<string, number>();
+  private readonly asked: Array<[index: number, provider: string, model: string]> = [];
+  private lastAsked: { key: string; provider: string; model: string; index: number } | undefined;
   private readonly skipped: SkippedUsage = { requests: 0, cost: 0, lines: [] };
   /** Whether a record's entry had an id. */
   anyId = false;
@@ -233,7 +273,9 @@ export class UsageCollector {
       this.entries = grown(this.entries);
       this.amounts = grown(this.amounts);
     }
-    let model = this.modelIndex.get(key);
+    const { estimated, unpriced } = this.priceOf ? estimateOf(a, pricing, this.priceOf) : { estimated: a.estimated ?? 0, unpriced: a.unpriced ?? 0 };
+    // (a request with no price is kept under the model it was asked of too, which a price file names)
+    let model = unpriced > 0 && pricing ? this.askedModel(key, pricing) : this.modelIndex.get(key);
     if (model === undefined) {
       model = this.models.push(key) - 1;
       this.modelIndex.set(key, model);
@@ -251,9 +293,23 @@ export class UsageCollector {
     d[m + 3] = a.cacheRead;
     d[m + 4] = a.cacheWrite;
     d[m + 5] = a.cost;
-    const { estimated, unpriced } = this.priceOf ? estimateOf(a, pricing, this.priceOf) : { estimated: a.estimated ?? 0, unpriced: a.unpriced ?? 0 };
     d[m + 6] = estimated;
     d[m + 7] = unpriced;
+  }
+
+  /** The model index of `key`'s requests asked of `pricing`'s provider and model, with no price (the last one's kept: a session's requests mostly go to one model). */
+  private askedModel(key: string, pricing: Pricing): number {
+    const last = this.lastAsked;
+    if (last && last.key === key && last.provider === pricing.provider && last.model === pricing.model) return last.index;
+    const id = `${key}\u0000${pricing.provider}\u0000${pricing.model}`;
+    let index = this.askedIndex.get(id);
+    if (index === undefined) {
+      index = this.models.push(key) - 1;
+      this.askedIndex.set(id, index);
+      this.asked.push([index, pricing.provider, pricing.model]);
+    }
+    this.lastAsked = { key, provider: pricing.provider, model: pricing.model, index };
+    return index;
   }
 
   onSkipped(value: Record<string, unknown>, line: number): void {
@@ -278,7 +334,7 @@ export class UsageCollector {
     // (views, not copies: the tables were made about the size the file needed)
     const entries = this.entries.subarray(0, this.count * ENTRY_STRIDE);
     const amounts = this.amounts.subarray(0, this.count * AMOUNT_STRIDE);
-    return { entries, amounts, blocks: blocksOf(entries, amounts), models: this.count > 0 ? this.models : [], skipped: this.skipped };
+    return { entries, amounts, blocks: blocksOf(entries, amounts), models: this.count > 0 ? this.models : [], ...(this.count > 0 && this.asked.length > 0 ? { asked: this.asked } : {}), skipped: this.skipped };
   }
 }
 
@@ -515,6 +571,8 @@ function byCreation(a: SessionUsage, b: SessionUsage): number {
 export interface UsageRecordView extends UsageAmounts {
   time: number;
   model: string;
+  /** Its index in `FileUsage.models` (what `asked` names). */
+  modelIndex: number;
   /** An earlier session holds its entry (`sharedRecords`). */
   inherited: boolean;
 }
@@ -537,13 +595,14 @@ function amountsAt(numbers: Float64Array, at: number, out: UsageAmounts): void {
 export function forEachRecord(usage: FileUsage, shared: Uint8Array | null, fn: (record: UsageRecordView) => void, only?: ReadonlySet<number>): void {
   const e = usage.entries;
   const d = usage.amounts;
-  const view: UsageRecordView = { time: 0, model: "", inherited: false, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
+  const view: UsageRecordView = { time: 0, model: "", modelIndex: 0, inherited: false, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
   for (let k = 0; k * ENTRY_STRIDE < e.length; k++) {
     const time = e[k * ENTRY_STRIDE]!;
     if (only && !only.has(Math.floor(time / BLOCK_MS))) continue;
     const m = k * AMOUNT_STRIDE;
     view.time = time;
-    view.model = usage.models[d[m]!]!;
+    view.modelIndex = d[m]!;
+    view.model = usage.models[view.modelIndex]!;
     view.inherited = shared !== null && shared[k] === 1;
     amountsAt(d, m + 1, view);
     fn(view);
@@ -574,17 +633,20 @@ export interface UsageBlockView extends UsageAmounts {
   /** The quarter hour (NaN: records without a time). */
   block: number;
   model: string;
+  /** Its index in `FileUsage.models` (what `asked` names). */
+  modelIndex: number;
   requests: number;
 }
 
 /** Calls `fn` with each block of `usage`; `except`: but those of these quarter hours (`inheritedQuarters`). */
 export function forEachBlock(usage: FileUsage, fn: (block: UsageBlockView) => void, except?: ReadonlySet<number>): void {
   const b = usage.blocks;
-  const view: UsageBlockView = { block: 0, model: "", requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
+  const view: UsageBlockView = { block: 0, model: "", modelIndex: 0, requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, estimated: 0, unpriced: 0 };
   for (let at = 0; at < b.length; at += BLOCK_STRIDE) {
     if (except?.has(b[at]!)) continue;
     view.block = b[at]!;
-    view.model = usage.models[b[at + 1]!]!;
+    view.modelIndex = b[at + 1]!;
+    view.model = usage.models[view.modelIndex]!;
     view.requests = b[at + 2]!;
     amountsAt(b, at + 3, view);
     fn(view);

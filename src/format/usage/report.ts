@@ -1,5 +1,5 @@
 import { Calendar, dayKey, monthKey, weekKey } from "./calendar.js";
-import { BLOCK_STRIDE, forEachBlock, forEachRecord, inheritedQuarters, totalTokens, UsageTotals, type SessionUsage, type UsageAmounts, type UsageRecordView } from "./records.js";
+import { BLOCK_STRIDE, forEachBlock, forEachRecord, inheritedQuarters, totalTokens, UnpricedTally, UsageTotals, type SessionUsage, type UnpricedModel, type UsageAmounts, type UsageRecordView } from "./records.js";
 
 /**
  * A usage report: the records of many sessions (each entry once: `sharedRecords`) summed by day,
@@ -78,6 +78,8 @@ export interface UsageReportOptions {
 export interface UsageReport {
   rows: UsageRow[];
   total: Omit<UsageRow, "key">;
+  /** The models whose requests (those the report counts) have no price, the most tokens first. */
+  unpriced: UnpricedModel[];
 }
 
 /** A session and its flags from `sharedRecords` (null: it inherits nothing). */
@@ -145,8 +147,11 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
   let lastDayKey = "";
   let lastKey: string | undefined;
   let lastGroup: Group | undefined;
+  const unpriced = new UnpricedTally();
   sessions.forEach(({ session, shared }, index) => {
     const fallback = calendar.day(session.created);
+    // (the model each of its requests with no price was asked of, by model index)
+    const asked = session.usage.asked ? new Map(session.usage.asked.map(([i, provider, model]) => [i, { provider, model }])) : undefined;
     let own: Group | undefined;
     const inheritedHere = new Sums();
     if (by === "session") {
@@ -155,13 +160,14 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
       sessionRows.push({ index, group: own, inherited: inheritedHere });
     }
     /** Requests of one day and model: `a` summed. */
-    const take = (day: number | undefined, model: string, a: UsageAmounts, requests: number, inherited: boolean) => {
+    const take = (day: number | undefined, model: string, modelIndex: number, a: UsageAmounts, requests: number, inherited: boolean) => {
       if (filtered && (day === undefined || (options.since !== undefined && day < options.since) || (options.until !== undefined && day > options.until))) return;
       if (inherited) {
         inheritedHere.addRequests(a, requests, index);
         return;
       }
       all.addOwn(a, requests, index, model);
+      if (a.unpriced) unpriced.add(model, asked?.get(modelIndex), a.unpriced);
       let group = own;
       if (!group) {
         let key: string;
@@ -188,10 +194,10 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
     const b = session.usage.blocks;
     let aligned = true;
     for (let at = 0; aligned && at < b.length; at += BLOCK_STRIDE) if (!Number.isNaN(b[at]!) && calendar.blockDay(b[at]!) === undefined) aligned = false;
-    const byRecord = (r: UsageRecordView) => take(Number.isNaN(r.time) ? fallback : calendar.day(r.time), r.model, r, 1, r.inherited);
+    const byRecord = (r: UsageRecordView) => take(Number.isNaN(r.time) ? fallback : calendar.day(r.time), r.model, r.modelIndex, r, 1, r.inherited);
     if (aligned) {
       const mixed = shared === null ? undefined : inheritedQuarters(session.usage, shared);
-      forEachBlock(session.usage, (q) => take(Number.isNaN(q.block) ? fallback : calendar.blockDay(q.block), q.model, q, q.requests, false), mixed);
+      forEachBlock(session.usage, (q) => take(Number.isNaN(q.block) ? fallback : calendar.blockDay(q.block), q.model, q.modelIndex, q, q.requests, false), mixed);
       if (mixed) forEachRecord(session.usage, shared, byRecord, mixed);
     } else forEachRecord(session.usage, shared, byRecord);
   });
@@ -221,5 +227,5 @@ export function usageReport(sessions: readonly AttributedSession[], options: Usa
     rows = [...groups].map(([key, group]) => (key === NONE ? { ...group.row(facet ? NO_FACET : NO_DATE, breakdown), noKey: true as const } : group.row(key, breakdown))).sort(dated ? byKey : byCost);
   }
   const { key: _, ...total } = all.row("", breakdown);
-  return { rows, total };
+  return { rows, total, unpriced: unpriced.list() };
 }

@@ -2,7 +2,7 @@ import { applyLabel, sessionName } from "../session/labels.js";
 import type { LineRecord } from "../read/line-table.js";
 import type { OpenOptions } from "../session/session.js";
 import type { AgentMessage, AnyEntry, SessionHeader } from "../schema/types.js";
-import { entryUsage, estimateOf, totalTokens, type UsageAmounts } from "./records.js";
+import { entryUsage, estimateOf, totalTokens, UnpricedTally, type UnpricedModel, type UsageAmounts } from "./records.js";
 import type { PriceOf } from "./prices.js";
 
 /**
@@ -22,6 +22,8 @@ export interface SessionStats {
   /** What its requests with no cost recorded would have cost at list price (`records.ts`, `estimateOf`), and the tokens no price is known for. */
   estimatedCost: number;
   unpricedTokens: number;
+  /** Those tokens by model, and the provider and model each was asked of (what a price file names). */
+  unpriced: UnpricedModel[];
   /** The latest `session_info` name (an empty name clears it, as in pi). */
   name: string | undefined;
   compactions: Array<{ line: number; id: string | undefined; tokensBefore: number | undefined; firstKeptEntryId: string | undefined }>;
@@ -30,10 +32,18 @@ export interface SessionStats {
 }
 
 export class StatsCollector {
+  private readonly unpriced = new UnpricedTally();
+
   /** `priceOf`: the prices a request with no cost recorded is estimated by (none: not estimated). */
   constructor(private readonly priceOf?: PriceOf) {}
 
-  readonly stats: SessionStats = {
+  /** What was gathered (the unpriced models listed when asked: `totals` holds them as they come). */
+  get stats(): SessionStats {
+    this.totals.unpriced = this.unpriced.list();
+    return this.totals;
+  }
+
+  private readonly totals: SessionStats = {
     entriesByType: {},
     messagesByRole: {},
     messageCount: 0,
@@ -43,6 +53,7 @@ export class StatsCollector {
     cost: 0,
     estimatedCost: 0,
     unpricedTokens: 0,
+    unpriced: [],
     name: undefined,
     compactions: [],
     labels: new Map(),
@@ -51,14 +62,14 @@ export class StatsCollector {
   readonly onRecord: NonNullable<OpenOptions["onRecord"]> = (value, record) => {
     if (record.kind === "header") {
       const h = value as SessionHeader;
-      if (typeof h.thinkingLevel === "string") bump(this.stats.thinkingLevels, h.thinkingLevel);
+      if (typeof h.thinkingLevel === "string") bump(this.totals.thinkingLevels, h.thinkingLevel);
       return;
     }
     this.add(value as AnyEntry, record);
   };
 
   private add(entry: AnyEntry, record: LineRecord): void {
-    const s = this.stats;
+    const s = this.totals;
     bump(s.entriesByType, typeof entry.type === "string" ? entry.type : "(none)");
     // tokens and cost as pi's /session counts them (usage/records.ts)
     const used = entryUsage(entry);
@@ -66,8 +77,9 @@ export class StatsCollector {
       this.addUsage(used.amounts);
       if (this.priceOf) {
         const { estimated, unpriced } = estimateOf(used.amounts, used.pricing, this.priceOf);
-        this.stats.estimatedCost += estimated;
-        this.stats.unpricedTokens += unpriced;
+        s.estimatedCost += estimated;
+        s.unpricedTokens += unpriced;
+        if (unpriced > 0) this.unpriced.add(used.key, used.pricing, unpriced);
       }
     }
     switch (entry.type) {
@@ -115,13 +127,13 @@ export class StatsCollector {
   }
 
   private addUsage(a: UsageAmounts): void {
-    const t = this.stats.tokens;
+    const t = this.totals.tokens;
     t.input += a.input;
     t.output += a.output;
     t.cacheRead += a.cacheRead;
     t.cacheWrite += a.cacheWrite;
     t.total += totalTokens(a);
-    this.stats.cost += a.cost;
+    this.totals.cost += a.cost;
   }
 }
 

@@ -1,5 +1,5 @@
 import { idHash } from "../../format/common/hash.js";
-import { messageUsageKey, TOOLS_AND_SUMMARIES, usageAmounts, type UsageAmounts } from "../../format/usage/records.js";
+import { messageUsageKey, pricingOf, TOOLS_AND_SUMMARIES, usageAmounts, type Pricing, type UsageAmounts } from "../../format/usage/records.js";
 import type { Format4Entry, Format4Session } from "./format4.js";
 
 /*
@@ -21,6 +21,8 @@ export interface LedgerRequest {
   entryKey: number;
   /** Milliseconds since the epoch: its entry's time, else that of the entry written after it (a summary's row precedes its entry), else the session's start. */
   time: number;
+  /** What prices it where no cost is recorded: its message's provider and model, as the v3 lines hold them (none: a summary's, an adjustment's). */
+  pricing?: Pricing;
 }
 
 const isUsage = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && typeof (u as { input?: unknown }).input === "number";
@@ -58,12 +60,18 @@ export function ledgerOf(session: Format4Session): LedgerRequest[] {
     const next = entry === undefined ? after(row.seq) : undefined;
     const summary = next && (next.type === "compaction" || next.type === "branch_summary") && isUsage(next.usage) && sameAmounts(usageAmounts(next.usage), amounts) ? next : undefined;
     const time = (entry ?? next)?.timestamp ?? session.createdAt;
-    out.push({ key, amounts, entryKey: idHash(row.entryId ?? summary?.id ?? row.id), time });
+    out.push({ key, amounts, entryKey: idHash(row.entryId ?? summary?.id ?? row.id), time, ...(row.adjustment ? {} : messagePricing(entry, row.usage)) });
   }
   return out;
 }
 
 type Message = { role?: unknown; provider?: unknown; model?: unknown; responseModel?: unknown; usage?: unknown };
+
+/** A message entry's provider and model, which price a request of it (`usage`: the row's, for its hour-long cache writes). */
+function messagePricing(entry: Format4Entry | undefined, usage: unknown): { pricing?: Pricing } {
+  const message = entry?.type === "message" ? (entry.message as Message | undefined) : undefined;
+  return message?.role === "assistant" ? pricingOf(message.provider, message.model, usage) : {};
+}
 
 function messageKey(entry: Format4Entry | undefined): string | undefined {
   const message = entry?.type === "message" ? (entry.message as Message | undefined) : undefined;
@@ -87,7 +95,7 @@ function repeatedMessages(entries: readonly Format4Entry[], seq: number, claimed
     if (!isUsage(usage) || key === undefined || claimed.has(entry.id)) continue;
     const amounts = usageAmounts(usage);
     for (const k of ["input", "output", "cacheRead", "cacheWrite", "cost"] as const) sum[k] += amounts[k];
-    out.push({ key, amounts, entryKey: idHash(entry.id), time: entry.timestamp });
+    out.push({ key, amounts, entryKey: idHash(entry.id), time: entry.timestamp, ...messagePricing(entry, usage) });
   }
   return out.length > 0 && sameAmounts(sum, row) ? out : undefined;
 }

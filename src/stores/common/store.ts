@@ -1,6 +1,6 @@
 import type { Finding } from "../../format/check/findings.js";
 import type { ByteSource } from "../../format/read/source.js";
-import type { UsageAmounts } from "../../format/usage/records.js";
+import type { Pricing, UsageAmounts } from "../../format/usage/records.js";
 import type { Follower, FollowFrom } from "./follow.js";
 import type { StoreRun } from "./run.js";
 import type { StoreFacts } from "./store-facts.js";
@@ -54,6 +54,8 @@ export interface StoredRequest {
   entryKey: number;
   /** Milliseconds since the epoch. */
   time: number;
+  /** What prices it where no cost is recorded (the provider and model it was asked of), where known. */
+  pricing?: Pricing;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { LineRecord } from "../../format/read/line-table.js";
 import { applyLabel, sessionName } from "../../format/session/labels.js";
 import type { OpenOptions, Session } from "../../format/session/session.js";
 import { StatsCollector, type SessionStats } from "../../format/usage/stats.js";
-import { estimateOf } from "../../format/usage/records.js";
+import { estimateOf, UnpricedTally } from "../../format/usage/records.js";
 import type { PriceOf } from "../../format/usage/prices.js";
 import { openInput, requireSession } from "./input.js";
 import { sessionFindings } from "./verdict.js";
@@ -54,21 +54,27 @@ export async function readFull(file: string, ctx: CommandContext, priceOf?: Pric
   return { session, findings, stats: stored ? withStoredUsage(stats.stats, stored, priceOf) : stats.stats };
 }
 
-/** `stats` with its tokens and cost those of the store's requests (a ledger names no model to price a request by: one with no cost is unpriced, as `usage` counts it). */
+/** `stats` with its tokens and cost those of the store's requests, each with no cost estimated by the model its message asked, as `usage` counts it. */
 function withStoredUsage(stats: SessionStats, requests: readonly StoredRequest[], priceOf: PriceOf | undefined): SessionStats {
   const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
   let cost = 0;
+  let estimatedCost = 0;
   let unpricedTokens = 0;
-  for (const { amounts: a } of requests) {
+  const unpricedBy = new UnpricedTally();
+  for (const { key, amounts: a, pricing } of requests) {
     tokens.input += a.input;
     tokens.output += a.output;
     tokens.cacheRead += a.cacheRead;
     tokens.cacheWrite += a.cacheWrite;
     cost += a.cost;
-    if (priceOf) unpricedTokens += estimateOf(a, undefined, priceOf).unpriced;
+    if (!priceOf) continue;
+    const { estimated, unpriced } = estimateOf(a, pricing, priceOf);
+    estimatedCost += estimated;
+    unpricedTokens += unpriced;
+    if (unpriced > 0) unpricedBy.add(key, pricing, unpriced);
   }
   tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
-  return { ...stats, tokens, cost, estimatedCost: 0, unpricedTokens };
+  return { ...stats, tokens, cost, estimatedCost, unpricedTokens, unpriced: unpricedBy.list() };
 }
 
 export interface ShapeRead {

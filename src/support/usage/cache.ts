@@ -16,7 +16,8 @@ import { CliError } from "../../errors.js";
  *
  * Layout: a line of JSON (the build; then the files' facts a column each: each path cut after its
  * last `/`, what it is, its header's id, time and cwd, its stamp, its models, what pi cannot read
- * of it where there is something, and how many numbers it has in each region, or, for a file whose
+ * of it where there is something, the models its requests with no price were asked of where it
+ * has any, and how many numbers it has in each region, or, for a file whose
  * usage is an earlier file's (an OpenClaw transcript and the importer's copy of it, read once),
  * that file's index and no numbers of its own; repeated strings
  * (folders, cwds, models) given once, by index), padded with spaces to a multiple of 8 bytes; then
@@ -32,7 +33,7 @@ import { CliError } from "../../errors.js";
  * usage cache in columns"). A cache that does not read back whole (another build or layout, a
  * torn write, numbers out of range) is ignored and rebuilt, never trusted.
  */
-const CACHE_VERSION = 6;
+const CACHE_VERSION = 7;
 const MADE_BY = `${BUILD.version}+${BUILD.rules}`;
 
 /** The three regions, in order. */
@@ -62,6 +63,8 @@ interface Meta {
   models: number[][];
   /** What pi cannot read, for the files (by their index) where that is anything. */
   skipped: Record<string, FileUsage["skipped"]>;
+  /** The models requests with no price were asked of (`FileUsage.asked`: a model's index, then its provider and model as indices into `strings`), for the files (by their index) that have any. */
+  asked: Record<string, Array<[number, number, number]>>;
   /**
    * The files (by their index) whose usage is an earlier file's, the one object (a transcript and
    * the importer's copy of it, read once): that file's index. Such a file has no numbers of its own.
@@ -150,7 +153,7 @@ export class UsageCache {
     if (nl + 1 + (blocks + entries + amounts) * 8 !== size) throw new Error("torn");
     const count = Array.isArray(meta.name) ? meta.name.length : -1;
     const columns = [meta.dir, meta.kind, meta.id, meta.created, meta.cwd, meta.size, meta.mtimeMs, meta.ino, meta.models, ...REGIONS.map((r) => meta.length?.[r])];
-    if (count < 0 || !Array.isArray(meta.strings) || !columns.every((c) => Array.isArray(c) && c.length === count) || !meta.skipped || typeof meta.skipped !== "object" || !meta.same || typeof meta.same !== "object") throw new Error("corrupt");
+    if (count < 0 || !Array.isArray(meta.strings) || !columns.every((c) => Array.isArray(c) && c.length === count) || !meta.skipped || typeof meta.skipped !== "object" || !meta.asked || typeof meta.asked !== "object" || !meta.same || typeof meta.same !== "object") throw new Error("corrupt");
     // (an earlier file's, itself one with numbers of its own, and none of its own)
     for (const [k, j] of Object.entries(meta.same)) {
       const i = Number(k);
@@ -162,6 +165,8 @@ export class UsageCache {
     for (let i = 0; i < count; i++) {
       const text = (v: unknown) => v === null || typeof v === "string";
       if (typeof meta.name[i] !== "string" || !string(meta.dir[i]) || !string(meta.kind[i]) || !(meta.cwd[i] === -1 || string(meta.cwd[i])) || !text(meta.id[i]) || !text(meta.created[i]) || !Array.isArray(meta.models[i]) || !meta.models[i]!.every(string)) throw new Error("corrupt");
+      const asked = meta.asked[i];
+      if (asked !== undefined && !(Array.isArray(asked) && asked.every((a) => Array.isArray(a) && a.length === 3 && isCount(a[0]) && a[0] < meta.models[i]!.length && string(a[1]) && string(a[2])))) throw new Error("corrupt");
       for (const r of REGIONS) {
         const n = meta.length[r][i];
         if (!isCount(n)) throw new Error("corrupt");
@@ -225,7 +230,8 @@ export class UsageCache {
     const made = this.usages[i];
     if (made) return made;
     const part = (r: Region) => this.regions[r].subarray(this.at[r][i], this.at[r][i]! + m.length[r][i]!);
-    return (this.usages[i] = new HeldUsage(part("blocks"), part("entries"), m.models[i]!.map((k) => m.strings[k]!), m.skipped[i] ?? NO_SKIPPED(), this, i));
+    const asked = m.asked[i]?.map(([index, provider, model]): [number, string, string] => [index, m.strings[provider]!, m.strings[model]!]);
+    return (this.usages[i] = new HeldUsage(part("blocks"), part("entries"), m.models[i]!.map((k) => m.strings[k]!), m.skipped[i] ?? NO_SKIPPED(), asked, this, i));
   }
 
   /** File `i`'s amounts: from the whole region where it was read, else read on their own from the file as it was opened. */
@@ -284,7 +290,7 @@ export class UsageCache {
       if (k === undefined) interned.set(s, (k = strings.push(s) - 1));
       return k;
     };
-    const meta: Meta = { version: CACHE_VERSION, build: MADE_BY, endian: ENDIAN, regions: { blocks: 0, entries: 0, amounts: 0 }, strings, dir: [], name: [], kind: [], id: [], created: [], cwd: [], size: [], mtimeMs: [], ino: [], models: [], skipped: {}, same: {}, length: { blocks: [], entries: [], amounts: [] } };
+    const meta: Meta = { version: CACHE_VERSION, build: MADE_BY, endian: ENDIAN, regions: { blocks: 0, entries: 0, amounts: 0 }, strings, dir: [], name: [], kind: [], id: [], created: [], cwd: [], size: [], mtimeMs: [], ino: [], models: [], skipped: {}, asked: {}, same: {}, length: { blocks: [], entries: [], amounts: [] } };
     const written = new Map<FileUsage, number>();
     const parts: Record<Region, Float64Array[]> = { blocks: [], entries: [], amounts: [] };
     const add = (f: Held) => {
@@ -311,6 +317,7 @@ export class UsageCache {
       meta.models.push(f.usage.models.map(intern));
       const s = f.usage.skipped;
       if (s.requests > 0 || s.cost !== 0 || s.lines.length > 0 || s.wholeFile) meta.skipped[i] = s;
+      if (f.usage.asked) meta.asked[i] = f.usage.asked.map(([index, provider, model]) => [index, intern(provider), intern(model)]);
       for (const r of REGIONS) {
         parts[r].push(f.usage[r]);
         meta.length[r].push(f.usage[r].length);
@@ -361,6 +368,7 @@ class HeldUsage implements FileUsage {
     readonly entries: Float64Array,
     readonly models: string[],
     readonly skipped: FileUsage["skipped"],
+    readonly asked: FileUsage["asked"],
     private readonly cache: UsageCache,
     private readonly index: number,
   ) {}

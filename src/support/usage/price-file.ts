@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { CliError } from "../../errors.js";
 import type { Price } from "../../format/usage/prices.js";
+import type { UnpricedModel } from "../../format/usage/records.js";
+import { sanitizeOneLine } from "../../render/safe.js";
+import { formatTokens, plural } from "../../render/units.js";
 
 /*
  * The user's price file (`--prices FILE`, docs/commands.md, "Estimated cost"): read and checked,
@@ -124,13 +127,51 @@ function shown(v: unknown): string {
  * `null`: to fill in. As it is, `readPriceFile` refuses it (a null is no price), so that a model is
  * never priced at nothing by a stanza left unfilled; filled in, it is a price file.
  */
-export function priceFileStanza(pairs: ReadonlyArray<readonly [provider: string, model: string]>): string {
+function priceFileStanza(pairs: ReadonlyArray<readonly [provider: string, model: string]>): string {
   const table: Record<string, Record<string, Record<string, null>>> = {};
   for (const [provider, model] of pairs) (table[provider] ??= {})[model] = Object.fromEntries(RATES.map((r) => [r, null]));
   // (a model's rates on its own line: a file to edit, not to read)
   const providers = Object.entries(table).map(([provider, models]) => {
-    const lines = Object.entries(models).map(([model, rates]) => `    ${JSON.stringify(model)}: ${JSON.stringify(rates).replace(/,/g, ", ").replace(/":/g, '": ')}`);
-    return `  ${JSON.stringify(provider)}: {\n${lines.join(",\n")}\n  }`;
+    const lines = Object.entries(models).map(([model, rates]) => `    ${jsonString(model)}: ${JSON.stringify(rates).replace(/,/g, ", ").replace(/":/g, '": ')}`);
+    return `  ${jsonString(provider)}: {\n${lines.join(",\n")}\n  }`;
   });
   return `{\n${providers.join(",\n")}\n}\n`;
+}
+
+/** A string as JSON, with what JSON leaves as it is but a terminal acts on (C1 controls, bidi overrides, line separators) escaped too: the same string, read back. */
+function jsonString(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** How many models a line names (then how many more). */
+const NAMED_MODELS = 3;
+
+/** Models with no price as a line names them: each as the report's rows do, and the model it was asked of where that is another (`responseModel`). */
+export function unpricedNames(unpriced: readonly UnpricedModel[]): string {
+  const names = [...new Set(unpriced.map((u) => (u.provider !== null && `${u.provider}/${u.id}` !== u.model ? `${u.model} (asked of ${u.provider}/${u.id})` : u.model)))];
+  return names.slice(0, NAMED_MODELS).join(", ") + (names.length > NAMED_MODELS ? `, and ${names.length - NAMED_MODELS} more` : "");
+}
+
+/**
+ * What `usage` and `show` say on stderr of the models they found no price for: a line naming them,
+ * then a price file for those that name a provider and model, every rate `null` to fill in (as it
+ * is, `--prices` refuses it: nothing is priced at nothing by a stanza left unfilled); undefined
+ * where every model has a price. On stderr, not stdout: the report on stdout stays the report
+ * (piped to a file, read by a script), and the stanza is for the person who runs it, who can save
+ * it apart (`2>&1 >/dev/null | sed -n '/^{/,/^}/p' > prices.json`).
+ */
+export function unpricedNotice(unpriced: readonly UnpricedModel[], file?: string): string | undefined {
+  if (unpriced.length === 0) return undefined;
+  const tokens = unpriced.reduce((n, u) => n + u.tokens, 0);
+  const priceable = unpriced.filter((u) => u.provider !== null && u.id !== null);
+  const nameless = unpriced.filter((u) => u.provider === null || u.id === null);
+  const models = new Set(unpriced.map((u) => u.model)).size;
+  let text = `no price for ${plural(models, "model")} (${formatTokens(tokens)} tokens counted as unpriced, not as $0): ${sanitizeOneLine(unpricedNames(unpriced))}`;
+  if (nameless.length > 0) text += `; ${sanitizeOneLine([...new Set(nameless.map((u) => u.model))].join(", "))} ${nameless.length === 1 ? "names" : "name"} no model its requests were asked of, to price them by`;
+  if (priceable.length === 0) return text;
+  // (each provider and model once, in the order of their tokens)
+  const pairs = [...new Map(priceable.map((u) => [`${u.provider}\u0000${u.id}`, [u.provider!, u.id!] as const])).values()];
+  const where = file !== undefined ? `add to ${file}` : "save as a file";
+  return `${text}. A price file for ${pairs.length === 1 ? "it" : "them"}: fill in dollars per million tokens (input and output; cacheRead and cacheWrite, or leave them out for 0), ${where}, and give it with --prices FILE:\n${priceFileStanza(pairs).trimEnd()}`;
 }

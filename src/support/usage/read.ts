@@ -33,6 +33,6 @@ export interface UsageSettings {
 /** A store's requests as a file's usage records. */
 export function usageOf(requests: readonly StoredRequest[], priceOf?: PriceOf): FileUsage {
   const collector = new UsageCollector(requests.length, priceOf);
-  for (const r of requests) collector.add(r.key, r.amounts, r.entryKey, r.time);
+  for (const r of requests) collector.add(r.key, r.amounts, r.entryKey, r.time, r.pricing);
   return collector.result();
 }
