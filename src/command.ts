@@ -46,6 +46,8 @@ export interface CommandOutcome {
   stream?: (out: Sink) => Promise<void>;
   /** "stderr": stdout carries the command's own output (`--out -`), so its report goes to stderr. */
   reportTo?: "stderr";
+  /** A note for stderr once the output is written: what the person reads after the report it is about (`usage`'s price file to fill in). */
+  after?: string;
   exitCode: ExitCode;
 }
 

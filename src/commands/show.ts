@@ -370,7 +370,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
   rows.push(["Tokens", pairs([`input ${formatCount(t.input)}`, `output ${formatCount(t.output)}`, `cache read ${formatCount(t.cacheRead)}`, `cache write ${formatCount(t.cacheWrite)}`, `total ${formatCount(t.total)}`], " · ")]);
   // (tokens spent with no cost recorded are not free: said, as `usage` says it, not shown as $0.0000)
   rows.push(["Cost", result.cost === 0 && t.total > 0 ? [["-", c.dim], [" no cost recorded", c.dim]] : [[`$${result.cost.toFixed(4)}`]]]);
-  if (result.estimatedCost > 0 || result.unpricedTokens > 0) rows.push(["Estimated", [...(result.estimatedCost > 0 ? [[`~$${result.estimatedCost.toFixed(4)}`, c.yellow] as Segment, [" at list price where no cost is recorded", c.dim] as Segment] : []), ...(result.unpricedTokens > 0 ? [[`${result.estimatedCost > 0 ? "; " : ""}${formatCount(result.unpricedTokens)} tokens with no price: ${sanitize(unpricedNames(result.unpriced))}${result.unpriced.some((u) => u.provider !== null) ? " (a price file to fill in for --prices FILE is on stderr)" : ""}`, c.dim] as Segment] : [])]]);
+  if (result.estimatedCost > 0 || result.unpricedTokens > 0) rows.push(["Estimated", [...(result.estimatedCost > 0 ? [[`~$${result.estimatedCost.toFixed(4)}`, c.yellow] as Segment, [" at list price where no cost is recorded", c.dim] as Segment] : []), ...(result.unpricedTokens > 0 ? [[`${result.estimatedCost > 0 ? "; " : ""}${formatCount(result.unpricedTokens)} tokens with no price: ${sanitize(unpricedNames(result.unpriced))}${result.unpriced.some((u) => u.provider !== null) ? " (a price file to fill in for --prices FILE follows on stderr)" : ""}`, c.dim] as Segment] : [])]]);
   rows.push(["Current leaf", result.currentLeaf ? [[sanitize(result.currentLeaf), c.bold]] : [["-"]]]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   const row = ([k, v]: [string, Segment[]]) => {
@@ -434,6 +434,5 @@ export async function run(options: ShowOptions, ctx: CommandContext): Promise<Co
   const result = await show(options, ctx, ctx.json ? undefined : LIST_LIMIT);
   // (the models with no price and a price file for them, on stderr, as `usage` says them; --json has them as `unpriced`)
   const notice = ctx.json || "entry" in result ? undefined : unpricedNotice(result.unpriced, options.prices);
-  if (notice) ctx.warn(notice);
-  return { json: result, human: ctx.json ? "" : renderShow(result, ctx.style, options.full === true), exitCode: ExitCode.Ok };
+  return { json: result, human: ctx.json ? "" : renderShow(result, ctx.style, options.full === true), ...(notice ? { after: notice } : {}), exitCode: ExitCode.Ok };
 }

@@ -329,7 +329,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
   const sessions = `${plural(counted, "session")}${counted !== result.sessions ? ` (of ${formatCount(result.sessions)} read)` : ""}`;
   const noCost = result.rows.some((r) => r.cost === 0 && r.requests > 0) ? "; -: no cost recorded" : "";
   const t = result.total;
-  const estimate = !estimating ? "" : `; estimated: what requests with no cost recorded would have cost at ${sanitize(result.prices?.source ?? "list")} prices (${result.prices?.generatedAt.slice(0, 10) ?? "-"}${result.prices?.file ? `, and ${sanitize(result.prices.file)}` : ""})${t.unpricedTokens > 0 ? `; ${formatTokens(t.unpricedTokens)} tokens with no price (+): ${sanitize(unpricedNames(result.unpriced))}${result.unpriced.some((u) => u.provider !== null) ? " (a price file to fill in for --prices FILE is on stderr)" : ""}` : ""}`;
+  const estimate = !estimating ? "" : `; estimated: what requests with no cost recorded would have cost at ${sanitize(result.prices?.source ?? "list")} prices (${result.prices?.generatedAt.slice(0, 10) ?? "-"}${result.prices?.file ? `, and ${sanitize(result.prices.file)}` : ""})${t.unpricedTokens > 0 ? `; ${formatTokens(t.unpricedTokens)} tokens with no price (+): ${sanitize(unpricedNames(result.unpriced))}${result.unpriced.some((u) => u.provider !== null) ? " (a price file to fill in for --prices FILE follows on stderr)" : ""}` : ""}`;
   const why = result.rows.find((r) => r.why)?.why;
   const footer = `${sessions}; ${result.by === "session" || result.by === "project" || result.by === "model" || FACET_GROUPS.has(result.by) ? "" : `days in ${sanitize(result.timezone)}; `}each shared entry counted once${noCost}${estimate}${why ? `; ${result.by} -: ${why}` : ""}`;
   const zone = wrapSegments([[footer, c.dim]], layoutWidth(style), "").join("\n");
@@ -388,10 +388,10 @@ export async function run(options: UsageOptions, ctx: CommandContext): Promise<C
   const result = await usage(options, ctx);
   warnings(result, ctx);
   // (the models with no price, and a price file for them to fill in: for the person running it, on
-  // stderr, beside the report; --json carries the models as data, `unpriced`)
+  // stderr, after the report whose last line points to it; --json carries the models as data, `unpriced`)
   const notice = ctx.json ? undefined : unpricedNotice(result.unpriced, result.prices?.file);
-  if (notice) ctx.warn(notice);
-  if (options.format === "csv") return { human: renderUsageCsv(result), exitCode: ExitCode.Ok };
+  const after = notice ? { after: notice } : {};
+  if (options.format === "csv") return { human: renderUsageCsv(result), ...after, exitCode: ExitCode.Ok };
   // (a row a line, each saying its shape's version and its grouping: rows of several runs, several stores, go in one table)
-  return { json: result, jsonl: () => result.rows.map((r) => ({ version: ROW_VERSION, by: result.by, ...r })), human: ctx.json ? "" : renderUsage(result, ctx.style), exitCode: ExitCode.Ok };
+  return { json: result, jsonl: () => result.rows.map((r) => ({ version: ROW_VERSION, by: result.by, ...r })), human: ctx.json ? "" : renderUsage(result, ctx.style), ...after, exitCode: ExitCode.Ok };
 }

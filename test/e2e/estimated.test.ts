@@ -136,7 +136,7 @@ describe("estimated cost", () => {
   it("the models with no price are named (footer, show, --json's unpriced) and a price file for them is on stderr: filled in, --prices takes it and prices them as pi-ai's calculateCost would", async () => {
     const human = await cli(["usage", FILE, "--no-cache"]);
     expect(human.exitCode).toBe(0);
-    expect(human.stdout).toMatch(/tokens with no price \(\+\): ollama\/qwen3:32b, my-proxy\/claude-sonnet-4-5 \(a price file to fill in for --prices FILE is on stderr\)/);
+    expect(human.stdout).toMatch(/tokens with no price \(\+\): ollama\/qwen3:32b, my-proxy\/claude-sonnet-4-5 \(a price file to fill in for --prices FILE follows on stderr\)/);
     expect(human.stdout).not.toContain("{");
     expect(human.stderr).toContain("pi-session: no price for 2 models (13.3k tokens counted as unpriced, not as $0): ollama/qwen3:32b, my-proxy/claude-sonnet-4-5");
     const j = await cliJson(["usage", FILE, "--no-cache"]);
@@ -211,7 +211,11 @@ describe("estimated cost", () => {
     expect(warm.json.unpriced).toEqual(cold.json.unpriced);
     expect(warm.json.total).toEqual(cold.json.total);
     // (every one of them, filled in from the stanza, is priced)
-    const stanza = stanzaOf((await cli(["usage", store, "--no-cache"])).stderr);
+    const said = (await cli(["usage", store, "--no-cache"])).stderr;
+    // (after the report and the other diagnostics: the last thing said)
+    expect(said).toMatch(/^pi-session: .*line 440.*\n(?:.*\n)*pi-session: no price for 6 models /);
+    expect(said.endsWith("\n}\n")).toBe(true);
+    const stanza = stanzaOf(said);
     const prices = join(cache, "prices.json");
     writeFileSync(prices, stanza.replace(/null/g, "1"));
     const priced = await cliJson(["usage", store, "--prices", prices]);
