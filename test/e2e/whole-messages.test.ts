@@ -103,6 +103,19 @@ describe("a long tool result, read whole", () => {
   });
 });
 
+describe("tail --full", () => {
+  it("draws the message whole on a terminal too (it said it draws messages whole, and folded them as context did)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-whole-tail-"));
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, `${lines.slice(0, LINE).join("\n")}\n`);
+    const full = await onTerminal(["tail", file, "-n", "1", "--full"]);
+    expect(full.code).toBe(0);
+    expect(full.out).not.toMatch(/more lines/);
+    const past = resultLines.findIndex((l, k) => k > 40 && l.trim().length > 12 && stringWidth(l) < 70 && resultLines.indexOf(l) === k);
+    expect(full.out.split("\n")).toContain(resultLines[past]);
+  });
+});
+
 describe("diff sees a change past a fold", () => {
   it("diff A B: one line changed deep in a 166-line result on the current branch makes the contexts differ, in human output and --json; the diff turns one context into the other", async () => {
     const { a, b } = changedCopy(99, "CHANGED: one line of a long result");

@@ -60,7 +60,7 @@ export function renderTailLine(t: TailLine, style: Style, labelWidth: number, fu
   const p = room >= 4 ? fitPreview(preview(entrySummary(t.entry), room), room, fit) : "";
   const line = `${lead}${head}${p}`.trimEnd() + "\n";
   if (!full || t.entry.type !== "message" || !t.entry.message || typeof t.entry.message !== "object") return line;
-  return line + renderMessage(t.entry.message as AgentMessage, style);
+  return line + renderMessage(t.entry.message as AgentMessage, style, true);
 }
 
 /** A notice: what happened, on a line of its own, coloured by how much it matters. */
