@@ -258,7 +258,7 @@ export const COMMANDS: CommandSpec[] = [
         .positional("session", { type: "string", describe: "session file, id, prefix or OpenClaw key (default: the most recently active session of this directory's project, else of every store); with --all, a store or folder" })
         .option("lines", { alias: "n", type: "string", coerce: count("lines"), describe: "how many of the branch's last entries to show first (default 10)" })
         .option("follow", { alias: "f", type: "boolean", default: false, describe: "then show each entry as it is written, with each turn's cost, new branches, compactions and broken pairings, until Ctrl-C" })
-        .option("full", { type: "boolean", default: false, describe: "draw messages whole, as `context` does" })
+        .option("full", { type: "boolean", default: false, describe: "draw each message whole under its line, as `context --full` does" })
         .option("all", { type: "boolean", default: false, describe: "every session of a store or folder (new ones as they appear), each line led by its session" })
         .example("$0 tail -f", "follow the session this project's pi is writing")
         .example("$0 tail agent:main:main -f", "follow OpenClaw's main chat, across resets")
