@@ -19,13 +19,13 @@ import { fixture, ROOT } from "../helpers/paths.js";
 
 const FILE = fixture("estimated-cost.jsonl");
 
-/** The price file `usage` prints on stderr for the models it found no price for: from its `{` line to its `}` line. */
+/** The price file `usage` prints on stderr for the models it found no price for: its line's end, after what it says to do. */
 function stanzaOf(stderr: string): string {
-  const lines = stderr.split("\n");
-  const from = lines.indexOf("{");
-  const to = lines.indexOf("}", from);
-  expect(from, stderr).toBeGreaterThanOrEqual(0);
-  return lines.slice(from, to + 1).join("\n") + "\n";
+  const line = stderr.split("\n").find((l) => l.startsWith("pi-session: no price for "));
+  expect(line, stderr).toBeDefined();
+  const at = line!.indexOf("give it with --prices FILE): ");
+  expect(at, line).toBeGreaterThan(0);
+  return line!.slice(at + "give it with --prices FILE): ".length);
 }
 
 /** pi-ai's own answer: each request with tokens and no cost, priced by its model where pi-ai has it; the rest's tokens. */
@@ -162,7 +162,7 @@ describe("estimated cost", () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('ollama/qwen3:32b: "input" is null, not a number >= 0 (fill in its price)');
     const filled = join(dir, "prices.json");
-    writeFileSync(filled, stanza.replace(/"(input|output|cacheRead|cacheWrite)": null/g, (_, k: keyof typeof rates) => `"${k}": ${rates[k]}`));
+    writeFileSync(filled, stanza.replace(/"(input|output|cacheRead|cacheWrite)":null/g, (_, k: keyof typeof rates) => `"${k}": ${rates[k]}`));
     const priced = await cliJson(["usage", FILE, "--prices", filled]);
     expect(priced.exitCode, priced.stderr).toBe(0);
     expect(priced.json.total.unpricedTokens).toBe(0);
@@ -213,8 +213,9 @@ describe("estimated cost", () => {
     // (every one of them, filled in from the stanza, is priced)
     const said = (await cli(["usage", store, "--no-cache"])).stderr;
     // (after the report and the other diagnostics: the last thing said)
-    expect(said).toMatch(/^pi-session: .*line 440.*\n(?:.*\n)*pi-session: no price for 6 models /);
-    expect(said.endsWith("\n}\n")).toBe(true);
+    expect(said).toMatch(/^pi-session: .*line 440.*\n(?:.*\n)*pi-session: no price for 6 models [^\n]*\n$/);
+    // (every line on stderr one of pi-session's own)
+    expect(said.trimEnd().split("\n").every((l) => l.startsWith("pi-session: "))).toBe(true);
     const stanza = stanzaOf(said);
     const prices = join(cache, "prices.json");
     writeFileSync(prices, stanza.replace(/null/g, "1"));

@@ -130,18 +130,14 @@ function shown(v: unknown): string {
 function priceFileStanza(pairs: ReadonlyArray<readonly [provider: string, model: string]>): string {
   const table: Record<string, Record<string, Record<string, null>>> = {};
   for (const [provider, model] of pairs) (table[provider] ??= {})[model] = Object.fromEntries(RATES.map((r) => [r, null]));
-  // (a model's rates on its own line: a file to edit, not to read)
-  const providers = Object.entries(table).map(([provider, models]) => {
-    const lines = Object.entries(models).map(([model, rates]) => `    ${jsonString(model)}: ${JSON.stringify(rates).replace(/,/g, ", ").replace(/":/g, '": ')}`);
-    return `  ${jsonString(provider)}: {\n${lines.join(",\n")}\n  }`;
-  });
-  return `{\n${providers.join(",\n")}\n}\n`;
+  // (on one line, as every line pi-session writes on stderr is one: `jq .` lays it out)
+  return jsonText(JSON.stringify(table));
 }
 
-/** A string as JSON, with what JSON leaves as it is but a terminal acts on (C1 controls, bidi overrides, line separators) escaped too: the same string, read back. */
-function jsonString(text: string): string {
+/** JSON text with what JSON leaves as it is but a terminal acts on (C1 controls, bidi overrides, line separators) escaped too, in its strings: the same value, read back. */
+function jsonText(json: string): string {
   // eslint-disable-next-line no-control-regex
-  return JSON.stringify(text).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** How many models a line names (then how many more). */
@@ -154,12 +150,12 @@ export function unpricedNames(unpriced: readonly UnpricedModel[]): string {
 }
 
 /**
- * What `usage` and `show` say on stderr of the models they found no price for: a line naming them,
- * then a price file for those that name a provider and model, every rate `null` to fill in (as it
- * is, `--prices` refuses it: nothing is priced at nothing by a stanza left unfilled); undefined
- * where every model has a price. On stderr, not stdout: the report on stdout stays the report
- * (piped to a file, read by a script), and the stanza is for the person who runs it, who can save
- * it apart (`2>&1 >/dev/null | sed -n '/^{/,/^}/p' > prices.json`).
+ * What `usage` and `show` say on stderr of the models they found no price for: one line naming them,
+ * ending in a price file for those that name a provider and model, every rate `null` to fill in
+ * (as it is, `--prices` refuses it: nothing is priced at nothing by a stanza left unfilled);
+ * undefined where every model has a price. On stderr, not stdout: the report on stdout stays the
+ * report (piped to a file, read by a script), and the stanza is for the person who runs it, who
+ * can save it apart (docs/commands.md, "Estimated cost").
  */
 export function unpricedNotice(unpriced: readonly UnpricedModel[], file?: string): string | undefined {
   if (unpriced.length === 0) return undefined;
@@ -173,5 +169,5 @@ export function unpricedNotice(unpriced: readonly UnpricedModel[], file?: string
   // (each provider and model once, in the order of their tokens)
   const pairs = [...new Map(priceable.map((u) => [`${u.provider}\u0000${u.id}`, [u.provider!, u.id!] as const])).values()];
   const where = file !== undefined ? `add to ${file}` : "save as a file";
-  return `${text}. A price file for ${pairs.length === 1 ? "it" : "them"}: fill in dollars per million tokens (input and output; cacheRead and cacheWrite, or leave them out for 0), ${where}, and give it with --prices FILE:\n${priceFileStanza(pairs).trimEnd()}`;
+  return `${text}. A price file for ${pairs.length === 1 ? "it" : "them"} (fill in dollars per million tokens: input and output; cacheRead and cacheWrite, or leave them out for 0; ${where}, and give it with --prices FILE): ${priceFileStanza(pairs)}`;
 }
