@@ -251,6 +251,32 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import("../commands/export.js"),
   },
   {
+    command: "redact <files..>",
+    describe: "A copy of sessions with every secret replaced, to share; --check: a CI gate that finds them",
+    repeatable: ["secret", "deny"],
+    builder: (y) =>
+      y
+        .positional("files", { type: "string", array: true, describe: "session files, directories (every session in them), session ids, OpenClaw database transcripts (<database>#<id>), .zst archives" })
+        .option("out", { alias: "o", type: "string", describe: "write the redacted copy here: a file, a folder for several sessions, - for standard output (never over an existing file without --force)" })
+        .option("in-place", { type: "boolean", default: false, describe: "replace each file with its redacted copy, atomically, keeping no copy of the original (no .bak)" })
+        .option("check", { type: "boolean", default: false, describe: "write nothing; name each line that holds a secret and exit 1 (for CI)" })
+        .option("secret", { type: "string", describe: "a value to replace wherever it stands (4 characters or more); repeatable" })
+        .option("deny", { type: "string", describe: "a JavaScript regular expression whose matches are replaced (with a group: what the first group matched); repeatable" })
+        .option("drop-images", { type: "boolean", default: false, describe: "replace each image with a text block naming its type and size" })
+        .option("force", { type: "boolean", default: false, describe: "replace an existing -o file" })
+        .option("format", reportFormat)
+        .option("wide", wideOption)
+        .example("$0 redact session.jsonl -o shared.jsonl", "a copy to attach to a bug report")
+        .example("$0 redact ~/.pi/agent/sessions --check --format github", "CI: annotate each line that holds a secret")
+        .example("$0 redact session.jsonl --secret \"$DB_PASSWORD\" --deny 'Bearer\\s+(\\S+)' -o -", "more to replace, the copy on stdout")
+        .epilogue(
+          "Every string of every line is read after JSON decoding, for what secretlint's recommended rules find (GitHub, GitLab, OpenAI, Anthropic, AWS, Slack, Stripe, npm and more tokens, private keys, URLs with passwords), the values of the environment's variables named like a secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, 8 characters or more), the user name of the session's working directory, --secret and --deny. Each is replaced by «redacted:KIND:HASH», the same within a run for the same secret, never any of its characters. Ids, call ids, times, signatures and image data are kept; only lines that change are written again. Exit status: 0 done (or nothing found), 1 secrets found with --check, or a file refused, 2 unreadable input or a refused write.",
+        ),
+    load: () => import("../commands/redact.js"),
+    jsonl: true,
+    annotates: "with --check",
+  },
+  {
     command: "tail [session]",
     describe: "The last entries of a session's branch; with -f, each entry as it is written",
     builder: (y) =>

@@ -121,31 +121,48 @@ function writeTemp(target: string, produce: Producer): string {
   return temp;
 }
 
+/**
+ * Reads the new content, written and synced but not yet in place (its temporary file's path), and
+ * throws `RejectedOutputError` to abandon the write: nothing is replaced or created, the temporary
+ * file is removed (`redact` reads its output for a secret left so).
+ */
+export type OutputCheck = (temp: string) => void;
+
+/** What an `OutputCheck` throws: the new content is not to be put in place, and why. */
+export class RejectedOutputError extends Error {}
+
 export interface ReplaceOptions {
   /** The target's size and mtime when it was read; the write is abandoned if they changed. */
   expect: FileStamp;
   /** Where the backup goes (default: beside the target). */
   backupDir?: string;
+  /** false: no backup is kept (`redact --in-place`: the original holds what must not be kept). */
+  backup?: boolean;
+  /** Reads the new content before it replaces the target. */
+  check?: OutputCheck;
   /** Test hook: called after the new content is written, before the re-check. */
   beforeCommit?: () => void;
 }
 
 /**
- * Replaces `target` with `produce`'s output, keeping the original byte-for-byte as a backup.
- * Returns the backup's path.
+ * Replaces `target` with `produce`'s output, keeping the original byte-for-byte as a backup
+ * (unless `backup` is false). Returns the backup's path.
  */
-export function replaceFile(target: string, produce: Producer, options: ReplaceOptions): string {
+export function replaceFile(target: string, produce: Producer, options: ReplaceOptions): string | undefined {
   const temp = writeTemp(target, produce);
   let backup: string | undefined;
   try {
+    options.check?.(temp);
     options.beforeCommit?.();
-    backup = backupPathFor(target, options.backupDir);
-    copyFileSync(target, backup, constants.COPYFILE_EXCL);
-    const fd = openSync(backup, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+    if (options.backup !== false) {
+      backup = backupPathFor(target, options.backupDir);
+      copyFileSync(target, backup, constants.COPYFILE_EXCL);
+      const fd = openSync(backup, "r");
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     }
     const now = stampOf(target);
     if (now.size !== options.expect.size || now.mtimeMs !== options.expect.mtimeMs) throw new ConcurrentWriteError(target);
@@ -170,11 +187,12 @@ export function replaceFile(target: string, produce: Producer, options: ReplaceO
   return backup;
 }
 
-/** Writes a new file atomically; refuses to replace an existing one unless `force`. */
-export function createFile(target: string, produce: Producer, options: { force?: boolean } = {}): void {
+/** Writes a new file atomically; refuses to replace an existing one unless `force`; `check` reads it before it is put in place. */
+export function createFile(target: string, produce: Producer, options: { force?: boolean; check?: OutputCheck } = {}): void {
   if (!options.force && existsSync(target)) throw new TargetExistsError(target);
   const temp = writeTemp(target, produce);
   try {
+    options.check?.(temp);
     if (options.force) renameSync(temp, target);
     else {
       // A hard link fails if the target appeared meanwhile: no window for overwriting it.

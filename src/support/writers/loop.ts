@@ -92,6 +92,10 @@ export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFile
  * The per-file loop of a writing command: inputs expanded (directories searched), stdin refused,
  * progress shown, and a count by status. `many`, decided here once: several files, or a directory
  * given (however many files it holds), so `--out` is a directory and the report a table.
+ * `reading.stored`: the command reads sessions its store keeps for another program, or compressed
+ * (a database transcript, agent-core's format 4, a `.zst` archive) to write them elsewhere, and
+ * refuses to write them in place itself (`redact`); every other writer refuses them here.
+ * `reading.archives`: a directory's archives are read too.
  */
 export function writeEach<S extends string, R extends WriterFileResult<S>>(
   command: string,
@@ -99,6 +103,7 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   ctx: CommandContext,
   statuses: readonly S[],
   one: (file: string, put: Put, dirOf: (path: string) => string, besideOf: (path: string, beside: string) => string) => R,
+  reading: { stored: boolean; archives?: boolean } = { stored: false },
 ): WriterRun<S, R> {
   const inputs = options.files;
   // (standard input can be repaired, to --out: nothing to replace)
@@ -108,20 +113,20 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   const empty: string[] = [];
   const origins = new Map<string, string>();
   // (archives and copies in a directory are left alone: a writer touches them only when named)
-  const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: false, env: ctx.env });
+  const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: reading.archives === true, env: ctx.env });
   for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
-  for (const file of files) refuseStored(command, file);
+  if (!reading.stored) for (const file of files) refuseStored(command, file);
   const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
   const write: WriteOptions = { backupDir: options.backupDir, force: options.force, stdout: ctx.stdoutSync, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
   const targetOf = options.out !== undefined ? outTargets(options.out, inputs, files, origins, many) : undefined;
-  const put: Put = (path, stamp, produce, beside) => {
+  const put: Put = (path, stamp, produce, beside, how) => {
     // (a transcript an OpenClaw gateway is writing is left alone; a lock its writer left behind is said and passed over)
     const lock = path === "-" || options.out !== undefined ? undefined : lockOf(path);
     if (lock?.live) return { failed: { status: "refused", refusal: "locked", reason: `${path} is being written: its lock ${lock.lock} names process ${lock.pid}, which is running; nothing was written (stop the OpenClaw gateway, or wait, and run again)` } };
     if (lock) ctx.warn(sanitize(`${lock.lock} names process ${lock.pid}, which is not running here: a stale lock, passed over`));
-    return settle(writeBack(path, stamp, write, produce, targetBeside(path, beside)), ctx.warn);
+    return settle(writeBack(path, stamp, { ...write, ...how }, produce, targetBeside(path, beside)), ctx.warn);
   };
   // (a new file beside the original, the original left as it is: in --out's folder where one is given)
   const targetBeside = (path: string, beside: string | undefined) => {
@@ -163,7 +168,7 @@ export interface WriterOptions {
  * folder where one is given), the original left as it is (`migrate` of agent-core's format 4). `PI_SESSION_TEST_PAUSE_MS`, a test hook, waits that long between
  * writing the new content and committing it, so that a test can change the file meanwhile.
  */
-export type Put = (path: string, stamp: FileStamp, produce: Producer, beside?: string) => Settled;
+export type Put = (path: string, stamp: FileStamp, produce: Producer, beside?: string, how?: Pick<WriteOptions, "check" | "backup">) => Settled;
 
 export function writerOptions(args: Args): WriterOptions {
   return {
@@ -211,6 +216,7 @@ function settle(written: WriteOutcome, warn: (message: string) => void): Settled
   for (const leftover of written.cleaned) warn(`removed ${leftover}, left by an interrupted run`);
   if (written.error === "aborted") return { failed: { status: "aborted", reason: written.reason! } };
   if (written.error === "exists") return { failed: { status: "refused", refusal: "output-exists", reason: written.reason! } };
+  if (written.error === "rejected") return { failed: { status: "aborted", reason: written.reason! } };
   return { place: { ...(written.backup ? { backup: written.backup } : {}), ...(written.out ? { out: written.out } : {}) }, ...(written.written ? { written: written.written } : {}) };
 }
 

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "
 import { describeWriteError } from "../../errors.js";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { CliError } from "../../errors.js";
-import { cleanLeftovers, ConcurrentWriteError, createFile, replaceFile, TargetExistsError, type Producer } from "../../format/write/atomic.js";
+import { cleanLeftovers, ConcurrentWriteError, createFile, RejectedOutputError, replaceFile, TargetExistsError, type Producer } from "../../format/write/atomic.js";
 import type { FileStamp } from "../../format/write/atomic.js";
 import { isDevice, isStdout, writeToDevice } from "./output.js";
 
@@ -16,6 +16,14 @@ export interface WriteOptions {
   beforeCommit?: () => void;
   /** Standard output, for `--out -`. */
   stdout?: (chunk: string | Uint8Array) => void;
+  /**
+   * Reads the new content before it is put in place (throwing `RejectedOutputError` abandons the
+   * write): a file's temporary file; what goes to standard output is held and read before any of it
+   * is written.
+   */
+  check?: (written: { file: string } | { bytes: Buffer }) => void;
+  /** false: replacing a file in place keeps no backup. */
+  backup?: boolean;
 }
 
 export interface WriteOutcome {
@@ -23,8 +31,8 @@ export interface WriteOutcome {
   out?: string;
   /** What was written to stdout (`--out -`). */
   written?: Buffer;
-  /** "aborted": the file changed meanwhile; "exists": --out exists without --force. */
-  error?: "aborted" | "exists";
+  /** "aborted": the file changed meanwhile; "exists": --out exists without --force; "rejected": `check` refused the new content. */
+  error?: "aborted" | "exists" | "rejected";
   reason?: string;
   /** Temporary files of killed runs that were removed first. */
   cleaned: string[];
@@ -77,29 +85,44 @@ export function writeBack(path: string, stamp: FileStamp, options: WriteOptions,
   // (standard input leaves no temporary files beside itself)
   const cleaned = path === "-" ? [] : cleanLeftovers(path);
   try {
+    const check = options.check;
+    const checkFile = check ? (temp: string) => check({ file: temp }) : undefined;
     if (target && isStdout(target.file) && options.stdout) {
-      // (what went to stdout is kept, to be judged as a file written would be read back)
+      // (what went to stdout is kept, to be judged as a file written would be read back; with a check, read before any is written)
       const chunks: Buffer[] = [];
       const stdout = options.stdout;
       produce((chunk) => {
-        stdout(chunk);
+        if (!check) stdout(chunk);
         chunks.push(Buffer.from(chunk));
       });
-      return { out: "-", written: Buffer.concat(chunks), cleaned };
+      const written = Buffer.concat(chunks);
+      if (check) {
+        check({ bytes: written });
+        stdout(written);
+      }
+      return { out: "-", written, cleaned };
     }
     if (target && isDevice(target.file)) {
-      writeToDevice(target.file, produce);
+      if (check) {
+        // (a device is written as it is: the content is made and read first)
+        const chunks: Buffer[] = [];
+        produce((chunk) => chunks.push(Buffer.from(chunk)));
+        const bytes = Buffer.concat(chunks);
+        check({ bytes });
+        writeToDevice(target.file, (write) => write(bytes));
+      } else writeToDevice(target.file, produce);
       return { out: target.file, cleaned };
     }
     if (target) {
       if (target.inDir) makeDirectory(dirname(target.file), "--out's folder");
-      createFile(target.file, produce, { force: options.force });
+      createFile(target.file, produce, { force: options.force, check: checkFile });
       return { out: target.file, cleaned };
     }
     if (options.backupDir) makeDirectory(options.backupDir, "the backup folder");
-    const backup = replaceFile(path, produce, { expect: stamp, backupDir: options.backupDir, beforeCommit: options.beforeCommit });
-    return { backup, cleaned };
+    const backup = replaceFile(path, produce, { expect: stamp, backupDir: options.backupDir, beforeCommit: options.beforeCommit, backup: options.backup, check: checkFile });
+    return { ...(backup ? { backup } : {}), cleaned };
   } catch (error) {
+    if (error instanceof RejectedOutputError) return { error: "rejected", reason: error.message, cleaned };
     if (error instanceof ConcurrentWriteError) return { error: "aborted", reason: error.message, cleaned };
     if (error instanceof TargetExistsError) return { error: "exists", reason: `refused to overwrite ${error.path}; pass --force to replace it`, cleaned };
     throw error;

@@ -1,0 +1,251 @@
+import { readdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { Args } from "../args.js";
+import type { CommandContext, CommandOutcome } from "../command.js";
+import { CliError, ExitCode, shellQuote } from "../errors.js";
+import { BufferSource, FileSource, type ByteSource } from "../format/read/source.js";
+import { denyPattern } from "../format/redact/detector.js";
+import { RejectedOutputError, stampOf, type FileStamp } from "../format/write/atomic.js";
+import { redactionLeft, type RedactFinding, type RedactPlan, type UnreadPart } from "../format/write/redact.js";
+import { annotation } from "../render/github.js";
+import { sanitize } from "../render/safe.js";
+import type { Style } from "../render/style.js";
+import { plural } from "../render/units.js";
+import { openSource } from "../support/inputs/input.js";
+import { leftMessage, Redaction } from "../support/inputs/redacted.js";
+import { placeNote, REFUSED_ABORTED_UNREADABLE, renderWriterGithub, renderWriterReport, unreadable, writeEach, writerExitCode, writerJson, type Put, type StatusTable, type WriterFileResult, type WriterRun } from "../support/writers/loop.js";
+import { outName } from "../support/writers/output.js";
+import { sessionIdOf, storedLines, storedVersion, writeRefusal } from "../stores/index.js";
+
+export interface RedactOptions {
+  files: string[];
+  /** A file (one session), a folder (several), or `-` (standard output). */
+  out?: string;
+  inPlace: boolean;
+  check: boolean;
+  force: boolean;
+  format: "text" | "github";
+  secrets: string[];
+  deny: string[];
+  dropImages: boolean;
+}
+
+/** The least length of a `--secret`: shorter ones are words of any text. */
+const SECRET_LENGTH = 4;
+
+export function options(args: Args): RedactOptions {
+  const o: RedactOptions = {
+    files: args.strings("files"),
+    out: args.optionalString("out"),
+    inPlace: args.flag("inPlace"),
+    check: args.flag("check"),
+    force: args.flag("force"),
+    format: args.choice("format", ["text", "github"] as const, "text"),
+    secrets: args.strings("secret"),
+    deny: args.strings("deny"),
+    dropImages: args.flag("dropImages"),
+  };
+  const modes = [o.out !== undefined && "-o", o.inPlace && "--in-place", o.check && "--check"].filter(Boolean);
+  if (modes.length === 0) throw new CliError("redact writes a copy: give -o OUT (a file; a folder for several sessions; - for standard output), --in-place to replace each file, or --check to look only; e.g. pi-session redact session.jsonl -o shared.jsonl");
+  if (modes.length > 1) throw new CliError(`redact takes one of -o, --in-place and --check, got ${modes.join(" and ")}`);
+  if (o.format === "github" && !o.check) throw new CliError("--format github annotates what --check finds: pi-session redact DIR --check --format github");
+  for (const s of o.secrets) if (s.length < SECRET_LENGTH) throw new CliError(`--secret takes a value of ${SECRET_LENGTH} characters or more (a shorter one is a word of any text), got one of ${s.length}`);
+  for (const [k, d] of o.deny.entries()) {
+    try {
+      denyPattern(d);
+    } catch (error) {
+      throw new CliError(`--deny ${k + 1} is not a JavaScript regular expression (${(error as Error).message}); e.g. --deny 'Bearer\\s+(\\S+)' (a group: only what it matched is replaced)`);
+    }
+  }
+  return o;
+}
+
+export type RedactStatus = "redacted" | "clean" | "needs-redact" | "refused" | "aborted" | "unreadable";
+
+/** Secrets found by kind, in the order first found. */
+type Counts = Record<string, number>;
+
+export interface RedactFileResult extends WriterFileResult<RedactStatus> {
+  /** Each secret found: line, entry, field, rule, kind, placeholder (never the value). */
+  findings?: RedactFinding[];
+  /** By kind. */
+  counts?: Counts;
+  /** Lines written again. */
+  changedLines?: number;
+  /** What could not be read and was dropped (or lines that were one record, joined). */
+  unread?: UnreadPart[];
+  imagesDropped?: number;
+  /** Backups beside the file that hold it as it was, secrets and all (`--in-place`). */
+  backups?: string[];
+}
+
+export type RedactReport = WriterRun<RedactStatus, RedactFileResult>;
+
+const STATUS = {
+  redacted: { text: "redacted", exit: ExitCode.Ok, paint: "green" },
+  clean: { text: "no secrets found", many: "no secrets found", exit: ExitCode.Ok, paint: "green" },
+  "needs-redact": { text: "holds secrets", many: "hold secrets", exit: ExitCode.Findings, paint: "red" },
+  ...REFUSED_ABORTED_UNREADABLE,
+} as const satisfies StatusTable<RedactStatus>;
+
+/** Where a session is kept otherwise than as a file of pi's lines (a database, an archive, agent-core's format): never written in place. */
+function storedAs(path: string): string | undefined {
+  if (writeRefusal(path, "redact") !== undefined) return storedVersion(path) !== undefined ? "agent-core's storage format 4, which pi cannot open" : "OpenClaw's database, which OpenClaw alone writes";
+  if (path.endsWith(".zst")) return "a zstd-compressed archive";
+  return undefined;
+}
+
+/** The name of a stored session's redacted copy in a folder: a database transcript's by its id, an archive's without `.zst`. */
+function copyName(path: string): string | undefined {
+  if (path.endsWith(".zst")) return basename(path).slice(0, -".zst".length);
+  const stored = writeRefusal(path, "redact") !== undefined && storedVersion(path) === undefined;
+  return stored ? `${sessionIdOf(path) ?? "session"}.jsonl` : undefined;
+}
+
+/** Backups of `path` beside it (`FILE.bak`, `FILE.bak.1`, …: `repair`, `migrate` and `slim` keep them), which hold what it held. */
+function backupsOf(path: string): string[] {
+  try {
+    const name = basename(path);
+    return readdirSync(dirname(path))
+      .filter((f) => f === `${name}.bak` || new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.bak\\.\\d+$`).test(f))
+      .map((f) => join(dirname(path), f));
+  } catch {
+    return [];
+  }
+}
+
+function countsOf(findings: readonly RedactFinding[]): Counts {
+  const counts: Counts = {};
+  for (const f of findings) counts[f.kind] = (counts[f.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** Lines as the file holds them, where the store reads them otherwise (agent-core's format 4: its v3 lines' own lines). */
+function inFileLines(path: string, plan: RedactPlan): void {
+  const map = storedLines(path);
+  if (!map) return;
+  for (const f of plan.findings) f.line = map(f.line) || f.line;
+  for (const u of plan.unread) u.line = map(u.line) || u.line;
+}
+
+function redactOne(path: string, options: RedactOptions, redaction: Redaction, put: Put): RedactFileResult {
+  const stored = storedAs(path);
+  if (stored && options.inPlace) return { file: path, status: "refused", refusal: "content", reason: `${path}: kept in ${stored}; nothing was written: redact it to a copy, \`pi-session redact ${shellQuote(path)} -o ${shellQuote(copyName(path) ?? basename(path))}\`` };
+  let source: ByteSource;
+  let stamp: FileStamp;
+  try {
+    stamp = stored ? { size: -1, mtimeMs: -1 } : stampOf(path);
+    source = openSource(path);
+  } catch (error) {
+    if (error instanceof CliError) return { file: path, status: "unreadable", reason: error.message };
+    return unreadable(path, error);
+  }
+  try {
+    const { records, detector } = redaction.session(source);
+    if (records === 0) return { file: path, status: "refused", refusal: "content", reason: `${path}: not a pi session file (none of its first lines is a JSON record: ${source.size === 0 ? "it is empty" : "a binary file, or another program's"}); nothing was written` };
+    const plan = redaction.plan(source, detector, options.check);
+    inFileLines(path, plan);
+    const found = { findings: plan.findings, counts: countsOf(plan.findings) };
+    if (options.check) return { file: path, ...found, status: plan.findings.length > 0 ? "needs-redact" : "clean" };
+    const result = { ...found, changedLines: plan.changedLines, unread: plan.unread, imagesDropped: plan.imagesDropped };
+    const nothing = plan.changedLines === 0;
+    // (in place, a file with nothing to change is left as it is; a copy is written all the same: OUT holds every session)
+    if (nothing && options.inPlace) return { file: path, ...result, status: "clean" };
+    const check = (written: { file: string } | { bytes: Buffer }) => {
+      const copy = "file" in written ? new FileSource(written.file) : new BufferSource(path, written.bytes);
+      try {
+        const left = redactionLeft(copy, detector);
+        if (left) throw new RejectedOutputError(leftMessage(path, left, "nothing was written"));
+      } finally {
+        copy.close();
+      }
+    };
+    const settled = put(path, stamp, (write) => redaction.write(source, plan, detector, write), stored ? copyName(path) : undefined, { check, ...(options.inPlace ? { backup: false } : {}) });
+    if (settled.failed) return { file: path, ...result, ...settled.failed };
+    const backups = options.inPlace ? backupsOf(path) : [];
+    return { file: path, ...result, status: plan.findings.length > 0 || plan.imagesDropped > 0 ? "redacted" : "clean", ...settled.place, ...(backups.length > 0 ? { backups } : {}) };
+  } finally {
+    source.close();
+  }
+}
+
+export async function redact(options: RedactOptions, ctx: CommandContext): Promise<RedactReport> {
+  const redaction = await Redaction.load(options, ctx.env);
+  const writer = { files: options.files, dryRun: false, check: options.check, out: options.out, force: options.force, format: options.format, full: false };
+  const report = writeEach<RedactStatus, RedactFileResult>("redact", writer, ctx, Object.keys(STATUS) as RedactStatus[], (file, put) => redactOne(file, options, redaction, put), { stored: true, archives: !options.inPlace });
+  for (const r of report.files) {
+    for (const b of r.backups ?? []) ctx.warn(sanitize(`${b} holds ${r.file} as it was, secrets and all: remove it (rm ${shellQuote(b)}) unless it is to be kept`));
+    for (const u of r.unread ?? []) if (u.what !== "joined") ctx.warn(sanitize(`${r.file}:${u.line}: ${unreadText(u)}`));
+  }
+  if (!options.check && report.files.some((r) => r.status === "redacted")) ctx.warn("resuming a redacted session in pi or OpenClaw sends its placeholders to the model in place of the secrets: share the copy, go on working in the original");
+  return report;
+}
+
+function unreadText(u: UnreadPart): string {
+  switch (u.what) {
+    case "torn":
+      return `the last line was cut off mid-record; its ${plural(u.bytes, "byte")} were not read, and were dropped`;
+    case "not-json":
+      return `not JSON, and no record could be read from it; its ${plural(u.bytes, "byte")} were dropped`;
+    case "fragment":
+      return `${plural(u.bytes, "byte")} beside ${plural(u.records, "record")} on the line (a torn write) could not be read, and were dropped; the records were written each on a line`;
+    case "too-long":
+      return `the line is too long to read as text (${plural(u.bytes, "byte")}); dropped`;
+    case "joined":
+      return `lines ${u.line}-${u.lastLine} were one record split by raw newlines; written as one line`;
+  }
+}
+
+function byKind(counts: Counts | undefined): string {
+  return Object.entries(counts ?? {})
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+}
+
+function describe(r: RedactFileResult): string {
+  const n = r.findings?.length ?? 0;
+  const found = `${plural(n, "secret")}${n ? ` (${byKind(r.counts)})` : ""}`;
+  const images = r.imagesDropped ? `, ${plural(r.imagesDropped, "image")} dropped` : "";
+  const unread = (r.unread ?? []).filter((u) => u.what !== "joined").length;
+  const dropped = unread ? `; ${plural(unread, "unreadable part")} of lines dropped (said above)` : "";
+  switch (r.status) {
+    case "redacted":
+      return `replaced ${found}${images} on ${plural(r.changedLines ?? 0, "line")}${dropped}; ${r.out ? `written to ${outName(r.out)}` : "replaced in place, no copy of the original kept"}`;
+    case "clean":
+      return `no secrets found${dropped}; ${r.out ? `copied to ${outName(r.out)}` : "left untouched"}`;
+    case "needs-redact":
+      return `holds ${found}; run \`pi-session redact ${shellQuote(r.file)} -o COPY\``;
+    default:
+      return `${STATUS[r.status].text}: ${r.reason ?? ""}`;
+  }
+}
+
+/** `--check`: each secret a line, `file:line: kind (rule; entry, field)`, as `check` names what it finds. */
+function findingLines(r: RedactFileResult): string {
+  return (r.findings ?? []).map((f) => sanitize(`${r.file}:${f.line}: ${f.kind} (${f.rule}; entry ${f.entry ?? "-"}, ${f.field || "the line"})`) + "\n").join("");
+}
+
+export function renderRedact(result: RedactReport, style: Style, check: boolean): string {
+  const lines = check ? result.files.map(findingLines).join("") : "";
+  return (
+    lines +
+    renderWriterReport(result, style, STATUS, describe, {
+      extra: [{ head: "secrets", align: "right" }],
+      cells: (r) => [r.findings === undefined ? "-" : String(r.findings.length)],
+      note: (r) => (r.status === "redacted" ? `${byKind(r.counts)}; ${placeNote(r) || "in place"}` : r.status === "needs-redact" ? byKind(r.counts) : r.out ? `copied ${placeNote(r)}` : (r.reason ?? "")),
+    })
+  );
+}
+
+export async function run(options: RedactOptions, ctx: CommandContext): Promise<CommandOutcome> {
+  const result = await redact(options, ctx);
+  const exitCode = writerExitCode(result.files, STATUS, options.check && result.empty.length > 0);
+  const reportTo = result.reportTo ? { reportTo: result.reportTo } : {};
+  if (ctx.jsonl) return { jsonl: () => result.files.flatMap((r) => (r.findings ?? []).map((f) => ({ file: r.file, ...f }))), ...reportTo, exitCode };
+  const human = ctx.json
+    ? ""
+    : options.format === "github"
+      ? renderWriterGithub(result, STATUS, (r) => (r.findings ?? []).map((f) => annotation("error", { file: r.file, line: f.line, title: f.kind }, `a secret (${f.kind}, found by ${f.rule}) in entry ${f.entry ?? "-"}, ${f.field || "the line"}; run pi-session redact to share a copy without it`)).join(""))
+      : renderRedact(result, ctx.style, options.check);
+  return { json: writerJson(result), human, ...reportTo, exitCode };
+}

@@ -1,0 +1,51 @@
+import { crypto } from "../common/builtins.js";
+
+/**
+ * The text a secret is replaced by: `«redacted:KIND:SUFFIX»`, its suffix a keyed hash of the
+ * secret (HMAC-SHA-256 under a key drawn afresh for each run), so that the same secret reads the
+ * same throughout a run (a reader can follow one token through a session) and nothing of it can be
+ * guessed back: not its first or last characters, and no short secret by trying each value, since
+ * the key is never written. Two secrets whose short suffixes meet in a run get longer ones.
+ */
+export class Placeholders {
+  private readonly key: Buffer;
+  private readonly bySecret = new Map<string, string>();
+  private readonly taken = new Set<string>();
+
+  constructor(key?: Buffer) {
+    this.key = key ?? crypto().randomBytes(32);
+  }
+
+  /** The placeholder of `secret` in this run (the first kind it was found as names it). */
+  of(kind: string, secret: string): string {
+    const known = this.bySecret.get(secret);
+    if (known !== undefined) return known;
+    const digest = crypto().createHmac("sha256", this.key).update(secret, "utf8").digest("hex");
+    let placeholder = "";
+    for (let length = 4; length <= digest.length; length += 2) {
+      placeholder = `«redacted:${kind}:${digest.slice(0, length)}»`;
+      if (!this.taken.has(placeholder)) break;
+    }
+    this.taken.add(placeholder);
+    this.bySecret.set(secret, placeholder);
+    return placeholder;
+  }
+
+  /** How many secrets have a placeholder in this run. */
+  get size(): number {
+    return this.bySecret.size;
+  }
+}
+
+/** A placeholder this tool writes, in a text (a run of redaction reads its own output again). */
+export const PLACEHOLDER = /«redacted:[a-z0-9-]+:[0-9a-f]{4,64}»/g;
+
+/** A placeholder's kind: a rule's name in lower case, words joined by `-` (`GITHUB_TOKEN`, `AWSSecretAccessKey` -> `github-token`, `aws-secret-access-key`). */
+export function kindOf(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1-$2")
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")
+    .toLowerCase();
+}
