@@ -30,6 +30,13 @@ export class Args {
     return v.map(String);
   }
 
+  /** An option given any number of times (a command's `repeatable`): its values, in order. */
+  repeated(key: string): string[] {
+    const v = this.values[key];
+    if (v === undefined) return [];
+    return (Array.isArray(v) ? v : [v]).map(String);
+  }
+
   /** A boolean option: true only when given (or defaulting to) true. */
   flag(key: string): boolean {
     return this.values[key] === true;

@@ -242,13 +242,16 @@ export const COMMANDS: CommandSpec[] = [
         .option("tool-results", { choices: ["collapsed", "full", "omit"] as const, default: "collapsed", describe: "tool output" })
         .option("images", { choices: ["placeholder", "embed"] as const, default: "placeholder", describe: "images: a placeholder naming type and size, or embedded as data" })
         .option("literal", { type: "boolean", default: false, describe: "every text fenced as it was, nothing rendered as Markdown (md, html)" })
-        .option("redact", { type: "boolean", default: false, describe: "mask credential-shaped strings as [REDACTED:kind] (count on stderr)" })
+        .option("redact", { type: "boolean", default: false, describe: "export the session as `redact` writes it: every secret replaced by «redacted:KIND:HASH» (the count on stderr)" })
+        .option("secret", { type: "string", describe: "with --redact: a value to replace wherever it stands; repeatable" })
+        .option("deny", { type: "string", describe: "with --redact: a JavaScript regular expression whose matches are replaced; repeatable" })
         .option("out", { alias: "o", type: "string", describe: "write to this file (atomically; never over an existing one without --force)" })
         .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
         .example("$0 export session.jsonl > branch.md", "the current branch as Markdown")
         .example("$0 export session.jsonl --leaf 5e6f -f html -o branch.html --redact", "another branch as a web page, keys masked")
         .example("$0 export session.jsonl --view context --format json", "pi's context for the leaf, as JSON"),
     load: () => import("../commands/export.js"),
+    repeatable: ["secret", "deny"],
   },
   {
     command: "redact <files..>",

@@ -12,6 +12,8 @@ import { countsTowardTotals, EntryRenderer, type ExportFormat } from "../render/
 import { HTML_FOOTER, htmlHeader, htmlTotals, markdownHeader, markdownTotals, type ExportMeta, type ExportStyle, type Pieces } from "../render/export/document.js";
 import { writeAll, type Sink } from "../render/sink.js";
 import { nodeFor, readShape } from "../support/inputs/read.js";
+import type { SourceAs } from "../support/inputs/input.js";
+import { Redaction } from "../support/inputs/redacted.js";
 import { formatCount, plural } from "../render/units.js";
 import { graphemes } from "../render/width.js";
 import { transcriptFacts } from "../stores/index.js";
@@ -23,14 +25,19 @@ export interface ExportOptions extends ExportStyle {
   leaf?: string;
   format: ExportFormat;
   view: "path" | "context";
+  /** The session exported as `redact` writes it (a copy with every secret replaced). */
   redact: boolean;
+  /** With `redact`: what `redact --secret` and `--deny` take. */
+  secrets?: string[];
+  deny?: string[];
   out?: string;
   force?: boolean;
 }
 
 export function options(args: Args): ExportOptions {
-  // (a session file is for pi and tools: whole, as pi wrote it; masking it would be a session pi cannot resume)
-  if (args.choice("format", ["md", "json", "html", "jsonl"] as const, "md") === "jsonl" && args.flag("redact")) throw new CliError("--redact does not apply to --format jsonl (a session file is written whole); export as md, json or html to redact");
+  const secrets = args.repeated("secret");
+  const deny = args.repeated("deny");
+  if ((secrets.length > 0 || deny.length > 0) && !args.flag("redact")) throw new CliError(`${secrets.length > 0 ? "--secret" : "--deny"} says what --redact replaces: add --redact`);
   return {
     file: args.string("file"),
     leaf: args.optionalString("leaf"),
@@ -41,6 +48,8 @@ export function options(args: Args): ExportOptions {
     images: args.choice("images", ["placeholder", "embed"] as const, "placeholder"),
     literal: args.flag("literal"),
     redact: args.flag("redact"),
+    secrets,
+    deny,
     out: args.optionalString("out"),
     force: args.flag("force"),
   };
@@ -196,7 +205,8 @@ function* jsonPath(b: Branch, renderer: EntryRenderer): Generator<Pieces> {
  * JSONL: the branch as a session file of its own, as pi's `/export` writes it: a v3 header (the
  * session's id and cwd, the time of the export), then each entry of the branch, root first, as pi
  * read it, its `parentId` the entry before it (the first's null). Entries are written whole: the
- * file is for pi, `repair`, `jq`, not for reading (no redaction; images kept).
+ * file is for pi, `repair`, `jq`, not for reading (images kept; with `--redact`, the redacted
+ * session's entries).
  */
 function* sessionBranch(b: Branch): Generator<Pieces> {
   const h = b.session.header;
@@ -223,24 +233,20 @@ function* jsonContext(b: Branch, renderer: EntryRenderer): Generator<Pieces> {
 
 /**
  * The export of a branch, open: its document is made piece by piece as it is written (one pass
- * over the branch's lines); how many strings `--redact` masked is known once it has been.
+ * over the branch's lines).
  */
 export class ExportDocument {
   constructor(
     private readonly branch: Branch,
     readonly options: ExportOptions,
     private readonly renderer: EntryRenderer,
+    /** With `--redact`: the secrets replaced in the session (every branch's), by kind. */
+    readonly redacted?: { count: number; kinds: Record<string, number> },
   ) {}
 
   /** The document, a list of pieces at a time. */
   pieces(): Generator<Pieces> {
     return document(this.branch, this.options, this.renderer);
-  }
-
-  /** How many credential-shaped strings were masked, and of which kinds (after `pieces`). */
-  get redacted(): { count: number; summary: string } {
-    const tally = this.renderer.redactor;
-    return { count: tally.count, summary: tally.count ? tally.summary() : "" };
   }
 
   close(): void {
@@ -252,7 +258,20 @@ export class ExportDocument {
 export async function exportBranch(options: ExportOptions, ctx: CommandContext): Promise<ExportDocument> {
   // (an output that would be refused, refused before the session is read)
   if (!options.force && wouldReplace(options.out)) throw existsError(options.out!);
-  const { session, labels, name } = await readShape(options.file, ctx);
+  // (--redact: the session read is its redacted copy, as `redact` writes it)
+  let redacted: ExportDocument["redacted"];
+  let as: SourceAs | undefined;
+  if (options.redact) {
+    const redaction = await Redaction.load({ secrets: options.secrets ?? [], deny: options.deny ?? [], dropImages: false }, ctx.env);
+    as = (source) => {
+      const copy = redaction.copy(source);
+      const kinds: Record<string, number> = {};
+      for (const f of copy.plan.findings) kinds[f.kind] = (kinds[f.kind] ?? 0) + 1;
+      redacted = { count: copy.plan.findings.length, kinds };
+      return copy.source;
+    };
+  }
+  const { session, labels, name } = await readShape(options.file, ctx, undefined, as);
   let branch: Branch;
   try {
     if (!session.header) throw new CliError(`${session.name}: no session header; run \`pi-session repair\` first, then export`);
@@ -269,11 +288,10 @@ export async function exportBranch(options: ExportOptions, ctx: CommandContext):
     toolResults: options.toolResults,
     images: options.images,
     literal: options.literal,
-    redact: options.redact,
     labels,
     edits: options.view === "path" ? branchEdits(branch) : new Map(),
   });
-  return new ExportDocument(branch, options, renderer);
+  return new ExportDocument(branch, options, renderer, redacted);
 }
 
 const existsError = (out: string) => new CliError(`${out} already exists; pass --force to replace it`);
@@ -283,7 +301,8 @@ export interface ExportFileResult {
   file: string;
   format: ExportFormat;
   view: ExportOptions["view"];
-  redacted: number;
+  /** With `--redact`: how many secrets were replaced in the session. */
+  redacted?: number;
 }
 
 /** Writes the document to `out` atomically (never over an existing file without `force`), and closes it. */
@@ -301,14 +320,14 @@ export function saveExport(doc: ExportDocument, out: string, force: boolean): Ex
   } finally {
     doc.close();
   }
-  return { file: out, format: doc.options.format, view: doc.options.view, redacted: doc.redacted.count };
+  return { file: out, format: doc.options.format, view: doc.options.view, ...(doc.redacted ? { redacted: doc.redacted.count } : {}) };
 }
 
 export async function run(options: ExportOptions, ctx: CommandContext): Promise<CommandOutcome> {
   const doc = await exportBranch(options, ctx);
   const report = () => {
-    const { count, summary } = doc.redacted;
-    if (options.redact) ctx.warn(`redacted ${plural(count, "credential-shaped string")}${count ? ` (${summary})` : ""}`);
+    const r = doc.redacted;
+    if (r) ctx.warn(`redacted ${plural(r.count, "secret")} in the session${r.count ? ` (${Object.entries(r.kinds).map(([k, n]) => `${k} ${n}`).join(", ")})` : ""}, as \`pi-session redact\` writes it`);
   };
   // (`-o -`, or standard output by name: the document streamed there, as without -o)
   if (options.out && !isStdout(options.out)) {

@@ -41,8 +41,8 @@ export function options(args: Args): RedactOptions {
     check: args.flag("check"),
     force: args.flag("force"),
     format: args.choice("format", ["text", "github"] as const, "text"),
-    secrets: args.strings("secret"),
-    deny: args.strings("deny"),
+    secrets: args.repeated("secret"),
+    deny: args.repeated("deny"),
     dropImages: args.flag("dropImages"),
   };
   const modes = [o.out !== undefined && "-o", o.inPlace && "--in-place", o.check && "--check"].filter(Boolean);
@@ -148,6 +148,12 @@ function redactOne(path: string, options: RedactOptions, redaction: Redaction, p
     const found = { findings: plan.findings, counts: countsOf(plan.findings) };
     if (options.check) return { file: path, ...found, status: plan.findings.length > 0 ? "needs-redact" : "clean" };
     const result = { ...found, changedLines: plan.changedLines, unread: plan.unread, imagesDropped: plan.imagesDropped };
+    const lost = plan.unread.filter((u) => u.what !== "joined");
+    // (in place, what cannot be read would be gone with no copy of it kept: the file is left as it is)
+    if (options.inPlace && lost.length > 0) {
+      const where = lost.length === 1 ? `line ${lost[0]!.line} could not be read` : `lines ${lost.map((u) => u.line).join(", ")} could not be read`;
+      return { file: path, ...result, status: "refused", refusal: "content", reason: `${path}: ${where} (said above); in place it would be lost with no copy kept; nothing was written: redact it to a copy (-o COPY), or \`pi-session repair\` it first` };
+    }
     const nothing = plan.changedLines === 0;
     // (in place, a file with nothing to change is left as it is; a copy is written all the same: OUT holds every session)
     if (nothing && options.inPlace) return { file: path, ...result, status: "clean" };

@@ -47,9 +47,15 @@ describe("export --format jsonl", () => {
     expect(entries.map((e, i) => e.parentId === (i === 0 ? null : entries[i - 1]!.id))).not.toContain(false);
   });
 
-  it("--redact with --format jsonl is a usage error", async () => {
-    const r = await cli(["export", fixture("linear.jsonl"), "--format", "jsonl", "--redact"]);
-    expect([r.exitCode, r.stdout]).toEqual([2, ""]);
-    expect(r.stderr).toContain("--redact does not apply to --format jsonl");
+  it("--redact with --format jsonl writes the branch as `redact` writes the session: pi loads it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-export-jsonl-"));
+    const out = join(dir, "redacted.jsonl");
+    // (linear.jsonl's cwd is /home/ada: the user name is what there is to replace)
+    const r = await cli(["export", fixture("linear.jsonl"), "--format", "jsonl", "--redact", "-o", out]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toBe("pi-session: redacted 1 secret in the session (user-name 1), as `pi-session redact` writes it\n");
+    expect(readFileSync(out, "utf8")).not.toContain("/home/ada");
+    expect(JSON.parse(readFileSync(out, "utf8").split("\n")[0]!).cwd).toMatch(/^\/home\/«redacted:user-name:[0-9a-f]{4,}»\/project$/);
+    expect(pi.SessionManager.open(out).getEntries().length).toBeGreaterThan(1);
   });
 });

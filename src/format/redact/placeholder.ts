@@ -40,11 +40,16 @@ export class Placeholders {
 /** A placeholder this tool writes, in a text (a run of redaction reads its own output again). */
 export const PLACEHOLDER = /«redacted:[a-z0-9-]+:[0-9a-f]{4,64}»/g;
 
-/** A placeholder's kind: a rule's name in lower case, words joined by `-` (`GITHUB_TOKEN`, `AWSSecretAccessKey` -> `github-token`, `aws-secret-access-key`). */
+/**
+ * A placeholder's kind: a rule's message id in lower case, words joined by `-` (`GITHUB_TOKEN`,
+ * `AWSSecretAccessKey`, `PostgreSQLConnection`, `AWSAccessKeyID` -> `github-token`,
+ * `aws-secret-access-key`, `postgresql-connection`, `aws-access-key-id`).
+ */
 export function kindOf(name: string): string {
   return name
-    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .replace(/([a-z0-9])([A-Z][a-z])/g, "$1-$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1-$2")
+    .replace(/([a-z0-9])([A-Z]+)$/, "$1-$2")
     .replace(/[^A-Za-z0-9]+/g, "-")
     .replace(/^-|-$/g, "")
     .toLowerCase();

@@ -46,8 +46,8 @@ const LEFT_OUT = new Set(["@secretlint/secretlint-rule-filter-comments"]);
  * the conformance test checks that nothing a rule finds without them is missed with them.
  */
 export const RULE_ANCHORS = {
-  // (an access key id and an account id are looked for only with `enableIDScanRule`, off by default: the secret key is)
-  "@secretlint/secretlint-rule-aws": ["SECRET", "ecret"],
+  // (the secret access key's name; with `enableIDScanRule` an access key id's prefixes and an account id's name)
+  "@secretlint/secretlint-rule-aws": ["SECRET", "ecret", "A3T", "AKIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ASIA", "ACCOUNT", "ccount"],
   // (a service account's JSON and a .p12 are looked for in files of those names only: a text has none)
   "@secretlint/secretlint-rule-gcp": [],
   // (`_authToken=` and GitHub's x-oauth-basic in files named .npmrc and package.json only)
@@ -77,6 +77,14 @@ export const RULE_ANCHORS = {
   "@secretlint/secretlint-rule-cloudflare": ["cfk_", "cfut_", "cfat_"],
   "@secretlint/secretlint-rule-tailscale": ["tskey-"],
 } as const satisfies Record<string, readonly string[]>;
+
+/**
+ * Options a rule is given (secretlint's own): AWS access key ids (`AKIA…`, which GitHub's secret
+ * scanning reports too) and account ids are looked for as well as secret access keys.
+ */
+export const RULE_OPTIONS: Readonly<Record<string, Record<string, unknown>>> = {
+  "@secretlint/secretlint-rule-aws": { enableIDScanRule: true },
+};
 
 /** What a rule reported, as core reports it: the range in the text less a leading BOM (core reads a text without it). */
 export interface RuleHit {
@@ -110,7 +118,7 @@ export class RuleSet {
         report: (d) => this.hits.push({ ruleId: this.running, messageId: d.message.messageId, data: d.message.data, range: [d.range[0], d.range[1]] }),
         ignore: () => {},
       };
-      const handler = rule.create(context, {});
+      const handler = rule.create(context, RULE_OPTIONS[id] ?? {});
       if (handler.file && anchors.length > 0) this.rules.push({ id, anchors, file: handler.file });
     }
     this.anchors = [...new Set(this.rules.flatMap((r) => r.anchors))];

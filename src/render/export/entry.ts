@@ -6,7 +6,6 @@ import type { Block } from "./blocks.js";
 import { BlockBuilder } from "./model.js";
 import { ToolPairing } from "./tools.js";
 import { htmlBlock, markdownBlock, type ExportStyle, type Pieces } from "./document.js";
-import { Redactor } from "./redact.js";
 
 /**
  * The path view of an export, one entry at a time: each entry of the branch becomes text (its
@@ -20,7 +19,6 @@ export type ExportFormat = "md" | "json" | "html" | "jsonl";
 /** How an export renders. */
 export interface RenderSetup extends ExportStyle {
   format: ExportFormat;
-  redact: boolean;
   /** Current labels: target id -> label. */
   labels: ReadonlyMap<string, string>;
   /** Context edits on the branch: target id -> what the last edit did. */
@@ -49,14 +47,11 @@ export class EntryRenderer {
   readonly builder: BlockBuilder;
   /** The branch's totals (models, thinking levels, tokens, cost), gathered as entries render. */
   readonly stats = new StatsCollector();
-  /** What was redacted, everywhere in the document. */
-  readonly redactor: Redactor;
   /** Tool results put under their calls (not in a literal export: there each stands where it is). */
   private readonly pairing: ToolPairing | undefined;
 
   constructor(readonly setup: RenderSetup) {
-    this.redactor = new Redactor(setup.redact);
-    this.builder = new BlockBuilder(this.redactor, setup.labels, setup.edits, setup.literal === true);
+    this.builder = new BlockBuilder(setup.labels, setup.edits, setup.literal === true);
     this.pairing = setup.literal ? undefined : new ToolPairing();
   }
 
@@ -65,9 +60,9 @@ export class EntryRenderer {
     return { imageData: this.setup.images === "embed" ? "full" : "length" };
   }
 
-  /** The JSON of a value as the export writes it: image data per option, redacted. */
+  /** The JSON of a value as the export writes it: image data per option. */
   json(v: unknown): string {
-    return JSON.stringify(this.redactor.value(this.setup.images === "placeholder" ? placeholderImages(v) : v));
+    return JSON.stringify(this.setup.images === "placeholder" ? placeholderImages(v) : v);
   }
 
   /**

@@ -2,13 +2,13 @@ import { imageBytes, PLAIN_TEXT } from "../../format/read/pass-two.js";
 import type { AgentMessage, AnyEntry, ContentBlock } from "../../format/schema/types.js";
 import type { Block, MessageBlock, Part, SummaryBlock } from "./blocks.js";
 import { toolCall } from "./tools.js";
-import type { Redactor } from "./redact.js";
 import { formatCount, formatDateTime } from "../units.js";
 
 /**
  * What an export shows, independent of the format: a branch as blocks (messages with their
  * parts, summaries, short notes), built one entry at a time. Markdown and HTML render these.
- * Every string passes through the redactor and loses its control characters here, once.
+ * Every string loses its control characters here, once (`export --redact` reads a redacted copy:
+ * support/inputs/redacted.ts).
  */
 
 // C0/C1 controls other than tab and newline, and bidi overrides: never in an export.
@@ -28,7 +28,6 @@ const HAS_INVISIBLE = /[\u200b\u2060\ufeff\u180e\u200e\u200f\u061c]/;
 export class BlockBuilder {
   /** `literal`: every text as it was (fenced), errors in the heading's facts, as before Markdown was rendered. */
   constructor(
-    private readonly redactor: Redactor,
     private readonly labels: ReadonlyMap<string, string>,
     private readonly edits: ReadonlyMap<string, "replaced" | "dropped">,
     private readonly literal = false,
@@ -41,9 +40,9 @@ export class BlockBuilder {
    */
   private plain = false;
 
-  /** Redacted, and without control characters (ESC, CR, …). */
+  /** Without control characters (ESC, CR, …). */
   clean(s: unknown): string {
-    let text = this.redactor.text(String(s ?? ""));
+    let text = String(s ?? "");
     // Most texts hold none: one search, and the string is kept as it is. (A plain line is ASCII:
     // nothing invisible either.)
     if (this.plain) return text;

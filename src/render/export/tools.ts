@@ -42,7 +42,7 @@ export function languageFor(path: string, text: string): string {
 
 /**
  * The view of a call: `name` and `args` as the session holds them, every string through `clean`
- * (redaction, control characters). A known tool whose arguments do not have the shape it takes
+ * (control characters). A known tool whose arguments do not have the shape it takes
  * (a missing or mistyped field) shows them as JSON, as any other tool does.
  */
 export function toolCall(id: string, name: string, args: unknown, clean: (s: unknown) => string): ToolCall {

@@ -11,19 +11,32 @@ import { idFromFileName, openSource as storedSource, resolveInput } from "../../
  * Opens a resolved path, or `-` (standard input, from `stdin`), turning file-system errors into
  * one-line messages.
  */
-export async function openPath(path: string, options: OpenOptions = {}, stdin?: () => Promise<Buffer>): Promise<Session> {
+export async function openPath(path: string, options: OpenOptions = {}, stdin?: () => Promise<Buffer>, as?: SourceAs): Promise<Session> {
   if (path === "-") {
     if (!stdin) throw new CliError("- (standard input) is not read here; give a file");
     const bytes = await stdin();
     sizeHint(bytes.length);
-    return openSessionBuffer("<stdin>", bytes, options);
+    return as ? Session.open(as(new BufferSource("<stdin>", bytes)), options) : openSessionBuffer("<stdin>", bytes, options);
   }
+  let copy: ByteSource | undefined;
   try {
-    return Session.open(openSource(path), options);
+    const stored = openSource(path);
+    if (as) {
+      try {
+        copy = as(stored);
+      } finally {
+        stored.close();
+      }
+    }
+    return Session.open(copy ?? stored, options);
   } catch (error) {
+    copy?.close();
     throw error instanceof CliError ? error : describeFsError(path, error);
   }
 }
+
+/** What a session's bytes are read as, instead of themselves (`export --redact`: its redacted copy, under its name). */
+export type SourceAs = (source: ByteSource) => ByteSource;
 
 /**
  * A session's bytes as stored (the store's: a file's, a `.zst` archive's decompressed, a transcript's
@@ -37,8 +50,8 @@ export function openSource(path: string): ByteSource {
 }
 
 /** Opens a session for a read-only command: FILE as a path, `-` or a session id. */
-export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionDir" | "stdin" | "env">, options: OpenOptions = {}): Promise<Session> {
-  return openPath(resolveInput(arg, ctx.sessionDir, ctx.env), options, ctx.stdin);
+export async function openInput(arg: string, ctx: Pick<CommandContext, "sessionDir" | "stdin" | "env">, options: OpenOptions = {}, as?: SourceAs): Promise<Session> {
+  return openPath(resolveInput(arg, ctx.sessionDir, ctx.env), options, ctx.stdin, as);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { OpenOptions, Session } from "../../format/session/session.js";
 import { StatsCollector, type SessionStats } from "../../format/usage/stats.js";
 import { estimateOf, UnpricedTally } from "../../format/usage/records.js";
 import type { PriceOf } from "../../format/usage/prices.js";
-import { openInput, requireSession } from "./input.js";
+import { openInput, requireSession, type SourceAs } from "./input.js";
 import { sessionFindings } from "./verdict.js";
 import { storedUsage, type StoredRequest } from "../../stores/index.js";
 import { plural } from "../../render/units.js";
@@ -19,8 +19,8 @@ import { plural } from "../../render/units.js";
  * Opens FILE for a read-only command and says on stderr what pi would skip or choke on, so a user
  * is never shown a partial picture silently.
  */
-async function openForDisplay(file: string, ctx: CommandContext, options: OpenOptions): Promise<Session> {
-  const session = await openInput(file, ctx, options);
+async function openForDisplay(file: string, ctx: CommandContext, options: OpenOptions, as?: SourceAs): Promise<Session> {
+  const session = await openInput(file, ctx, options, as);
   try {
     requireSession(session, ctx.sessionDir);
   } catch (error) {
@@ -91,7 +91,7 @@ export interface ShapeRead {
  * lines a command needs are read again, one by one, in pass two, but for what `previewLines`
  * (`OpenOptions`) takes of each line in pass one.
  */
-export async function readShape(file: string, ctx: CommandContext, previewLines?: OpenOptions["previewLines"]): Promise<ShapeRead> {
+export async function readShape(file: string, ctx: CommandContext, previewLines?: OpenOptions["previewLines"], as?: SourceAs): Promise<ShapeRead> {
   const labels = new Map<string, string>();
   let name: string | undefined;
   const session = await openForDisplay(file, ctx, {
@@ -104,7 +104,7 @@ export async function readShape(file: string, ctx: CommandContext, previewLines?
       }
       applyLabel(labels, entry, (label) => label);
     },
-  });
+  }, as);
   const findings = quickFindings(session);
   warnSkipped(session, findings, ctx);
   return { session, findings, labels, name };

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { BlockBuilder } from "../../../src/render/export/model.js";
-import { Redactor } from "../../../src/render/export/redact.js";
 import { rng } from "../../helpers/generate.js";
 
 describe("export times", () => {
-  const builder = () => new BlockBuilder(new Redactor(false), new Map(), new Map());
+  const builder = () => new BlockBuilder(new Map(), new Map());
 
   it("formats ms and ISO strings as Date does, in any order, and refuses what a Date cannot hold", () => {
     const r = rng(11);

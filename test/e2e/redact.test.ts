@@ -1,0 +1,387 @@
+/**
+ * `redact`: a copy of a session with every secret replaced, and `redact --check`, the gate. Secrets
+ * of real shapes (made at test time from pieces: test/helpers/secrets.ts) are planted in every place
+ * a session keeps text; what is checked, each against pi 1.6 where pi has a say: none left, nor 12
+ * characters of one, in the copy or in anything printed; look-alikes, ids, call ids, times,
+ * signatures and images kept; the same lines, types, ids, parents, roles, blocks and call ids; pi
+ * loads the copy and every leaf's context has the same messages; a second run finds nothing; one
+ * placeholder a secret; the gate's lines and exit codes; every store.
+ */
+import { createHash } from "node:crypto";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { zstdCompressSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { agentDatabase } from "../helpers/agent-database.js";
+import { cli } from "../helpers/cli.js";
+import { fixture } from "../helpers/paths.js";
+import { branches, pi, piEntries } from "../helpers/pi.js";
+import { ENV_SECRET, GIVEN_SECRET, leaked, LOOK_ALIKES, plantedSession, USER } from "../helpers/secrets.js";
+
+type Rec = Record<string, any>;
+
+const ENV = { OPENAI_API_KEY: ENV_SECRET };
+const scratch = () => mkdtempSync(join(tmpdir(), "pi-session-redact-"));
+const lines = (file: string): Rec[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+const rawLines = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean);
+const count = (text: string, piece: string) => text.split(piece).length - 1;
+
+/** Everything planted that must not be left: each secret, the environment's, the one given. */
+function secretsOf(planted: Array<{ secret: string }>): string[] {
+  return [...planted.map((p) => p.secret), ENV_SECRET, GIVEN_SECRET];
+}
+
+/** What a message is to the model, less its text: role, blocks' types, call ids and tool names. */
+function shape(m: Rec): unknown {
+  const blocks = Array.isArray(m.content) ? m.content.map((b: Rec) => [b.type, b.id ?? null, b.name ?? null, b.type === "image" ? b.data : null, b.thinkingSignature ?? null]) : typeof m.content;
+  return [m.role, m.toolCallId ?? null, m.toolName ?? null, blocks, m.stopReason ?? null, m.usage ?? null];
+}
+
+describe("redact: the copy", () => {
+  const dir = scratch();
+  const { file, planted } = plantedSession(dir);
+  const out = join(dir, "shared.jsonl");
+  const all = secretsOf(planted);
+  let json: Rec;
+
+  it("replaces every planted secret: none left, nor 12 characters of one, in the copy or in what is printed (human, --json, --jsonl)", async () => {
+    const r = await cli(["redact", file, "-o", out, "--secret", GIVEN_SECRET, "--json"], { env: ENV });
+    expect(r.exitCode, r.stderr).toBe(0);
+    json = JSON.parse(r.stdout);
+    const copy = readFileSync(out, "utf8");
+    expect(leaked(copy, all)).toBeUndefined();
+    expect(copy).not.toContain(USER);
+    expect(leaked(r.stdout + r.stderr, all)).toBeUndefined();
+    expect(r.stdout + r.stderr).not.toContain(USER);
+    // (the original is left as it is: every secret still in it)
+    for (const s of all) expect(readFileSync(file, "utf8")).toContain(JSON.stringify(s).slice(1, -1));
+    const human = await cli(["redact", file, "-o", join(dir, "again.jsonl"), "--secret", GIVEN_SECRET], { env: ENV });
+    const jsonl = await cli(["redact", file, "-o", join(dir, "again2.jsonl"), "--secret", GIVEN_SECRET, "--jsonl"], { env: ENV });
+    for (const x of [human, jsonl]) {
+      expect(x.exitCode, x.stderr).toBe(0);
+      expect(leaked(x.stdout + x.stderr, all)).toBeUndefined();
+      expect(x.stdout + x.stderr).not.toContain(USER);
+    }
+    expect(human.stdout).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: replaced \\d+ secrets \\(`));
+    expect(human.stderr).toContain("resuming a redacted session in pi or OpenClaw sends its placeholders to the model");
+    const rows = jsonl.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.length).toBe(json.files[0].findings.length);
+    expect(Object.keys(rows[0]).sort()).toEqual(["entry", "field", "file", "kind", "line", "placeholder", "rule"]);
+  });
+
+  it("finds each kind, and says where: line, entry, field, rule and placeholder (never the value)", () => {
+    const f = json.files[0];
+    expect(f.status).toBe("redacted");
+    const kinds = new Set(f.findings.map((x: Rec) => x.kind));
+    for (const p of planted) expect(kinds, p.name).toContain(p.kind);
+    for (const k of ["env-variable", "secret", "user-name"]) expect(kinds).toContain(k);
+    const src = lines(file);
+    for (const x of f.findings as Rec[]) {
+      expect(Object.keys(x).sort()).toEqual(["entry", "field", "kind", "line", "placeholder", "rule"]);
+      expect(x.entry).toBe(src[x.line - 1]!.id);
+      expect(x.placeholder).toMatch(new RegExp(`^«redacted:${x.kind}:[0-9a-f]{4,}»$`));
+    }
+    // every place a session keeps text
+    const fields = new Set(f.findings.map((x: Rec) => `${src[x.line - 1]!.type}:${String(x.field).replace(/\[\d+\]/g, "[]")}`));
+    for (const where of ["session:cwd", "message:message.content", "message:message.content[].thinking", "message:message.content[].text", "message:message.content[].arguments.command", "message:message.content[].arguments.env.TOKEN", "message:message.details.stdout", "compaction:summary", "branch_summary:summary", "custom_message:content", "custom:data.secret", "custom:data.nested[].value", "label:label", "session_info:name"]) expect(fields, where).toContain(where);
+    expect(f.findings.find((x: Rec) => x.kind === "env-variable").rule).toBe("env OPENAI_API_KEY");
+  });
+
+  it("keeps look-alikes, ids, call ids, times, signatures and images; the same lines, types, ids, parents, roles, blocks and call ids; lines without a secret byte for byte", () => {
+    const a = lines(file);
+    const b = lines(out);
+    expect(b.length).toBe(a.length);
+    const copy = readFileSync(out, "utf8");
+    const original = readFileSync(file, "utf8");
+    for (const look of Object.values(LOOK_ALIKES)) expect(count(copy, look), look.slice(0, 20)).toBe(count(original, look));
+    for (const [i, e] of a.entries()) {
+      const r = b[i]!;
+      expect([r.type, r.id, r.parentId, r.timestamp, r.targetId, r.firstKeptEntryId, r.fromId, r.customType]).toEqual([e.type, e.id, e.parentId, e.timestamp, e.targetId, e.firstKeptEntryId, e.fromId, e.customType]);
+      if (e.message) expect(shape(r.message)).toEqual(shape(e.message));
+    }
+    const ra = rawLines(file);
+    const rb = rawLines(out);
+    const clean = ra.map((l, i) => [l, i] as const).filter(([l]) => leaked(l, secretsOf(planted)) === undefined && !l.includes(USER));
+    expect(clean.length).toBeGreaterThan(1);
+    for (const [l, i] of clean) expect(rb[i]).toBe(l);
+    // changed lines are written as pi writes a record
+    for (const [i, l] of rb.entries()) expect(l).toBe(JSON.stringify(JSON.parse(l)), `line ${i + 1}`);
+  });
+
+  it("pi 1.6 loads the copy, and every leaf's context holds the same messages", () => {
+    const a = piEntries(file);
+    const b = piEntries(out);
+    expect(b.map((e) => [e.type, e.id, e.parentId])).toEqual(a.map((e) => [e.type, e.id, e.parentId]));
+    const leaves = [...branches(a).keys()];
+    // (the last message, the branch's, and the label: entries nothing names as its parent)
+    expect(leaves.length).toBe(3);
+    for (const leaf of leaves) {
+      const ca = pi.buildSessionContext(a, leaf);
+      const cb = pi.buildSessionContext(b, leaf);
+      expect(cb.messages.map(shape), leaf).toEqual(ca.messages.map(shape));
+      expect(cb.messages.length).toBeGreaterThan(2);
+    }
+    const copy = join(scratch(), "open.jsonl");
+    copyFileSync(out, copy);
+    expect(pi.SessionManager.open(copy).getEntries().length).toBe(a.length);
+  });
+
+  it("one placeholder a secret, the same throughout; fresh in each run", async () => {
+    const copy = readFileSync(out, "utf8");
+    const placeholders = new Map<string, Set<string>>();
+    for (const m of copy.matchAll(/«redacted:([a-z0-9-]+):([0-9a-f]+)»/g)) placeholders.set(m[1]!, (placeholders.get(m[1]!) ?? new Set()).add(m[0]));
+    // one secret of each kind was planted: one placeholder of each kind
+    for (const [kind, seen] of placeholders) expect([kind, seen.size]).toEqual([kind, 1]);
+    const suffixes = [...placeholders.values()].map((s) => [...s][0]!.split(":")[2]);
+    expect(new Set(suffixes).size).toBe(suffixes.length);
+    const again = readFileSync(join(dir, "again.jsonl"), "utf8");
+    const gh = (t: string) => /«redacted:github-token:[0-9a-f]+»/.exec(t)![0];
+    expect(gh(again)).not.toBe(gh(copy));
+  });
+
+  it("is idempotent: the copy holds nothing to find (check exits 0), and redacting it again writes the same bytes", async () => {
+    const check = await cli(["redact", out, "--check", "--secret", GIVEN_SECRET], { env: ENV });
+    expect([check.exitCode, check.stdout]).toEqual([0, `${out}: no secrets found; left untouched\n`]);
+    const twice = join(dir, "twice.jsonl");
+    const r = await cli(["redact", out, "-o", twice, "--secret", GIVEN_SECRET], { env: ENV });
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(twice).equals(readFileSync(out))).toBe(true);
+  });
+});
+
+describe("redact --check: the gate", () => {
+  it("exits 1 naming each file:line and rule, the secret never; 0 on a clean session; --format github annotates; a folder without sessions exits 2", async () => {
+    const dir = scratch();
+    const { file, planted } = plantedSession(dir);
+    const r = await cli(["redact", file, "--check"], { env: ENV });
+    expect(r.exitCode).toBe(1);
+    expect(leaked(r.stdout + r.stderr, secretsOf(planted))).toBeUndefined();
+    const named = new Set(r.stdout.split("\n").filter((l) => l.startsWith(`${file}:`) && !l.startsWith(`${file}: `)).map((l) => Number(/^[^:]+:(\d+):/.exec(l)![1])));
+    const holding = rawLines(file).flatMap((l, i) => (leaked(l, secretsOf(planted).slice(0, -1)) !== undefined || l.includes(USER) ? [i + 1] : []));
+    expect([...named].sort((a, b) => a - b)).toEqual(holding);
+    expect(r.stdout).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: github-token \\(secretlint-rule-github; entry 00000002, message\\.content\\)$`, "m"));
+    expect(r.stdout).toContain(`holds `);
+    const gh = await cli(["redact", dir, "--check", "--format", "github"], { env: ENV });
+    expect(gh.exitCode).toBe(1);
+    const annotations = gh.stdout.split("\n").filter((l) => l.startsWith("::error "));
+    expect(annotations.length).toBeGreaterThan(10);
+    expect(annotations[0]).toMatch(/^::error file=[^,]+planted\.jsonl,line=1,title=user-name::a secret \(user-name, found by cwd\) in entry 0199aa00/);
+    expect(leaked(gh.stdout, secretsOf(planted))).toBeUndefined();
+    const clean = join(dir, "clean.jsonl");
+    writeFileSync(clean, rawLines(fixture("tools.jsonl")).join("\n") + "\n");
+    const ok = await cli(["redact", clean, "--check"]);
+    expect([ok.exitCode, ok.stdout, ok.stderr]).toEqual([0, `${clean}: no secrets found; left untouched\n`, ""]);
+    const empty = scratch();
+    const none = await cli(["redact", empty, "--check"]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain(empty);
+  });
+});
+
+describe("redact: where the copy goes", () => {
+  it("--in-place replaces the file, keeping no copy of it (no .bak, no temporary file); a backup already beside it is named on stderr", async () => {
+    const dir = scratch();
+    const { file, planted } = plantedSession(dir);
+    writeFileSync(`${file}.bak`, readFileSync(file));
+    const r = await cli(["redact", file, "--in-place"], { env: ENV });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(["planted.jsonl", "planted.jsonl.bak"]);
+    expect(leaked(readFileSync(file, "utf8"), secretsOf(planted).slice(0, -1))).toBeUndefined();
+    expect(r.stdout).toContain("replaced in place, no copy of the original kept");
+    expect(r.stderr).toContain(`${file}.bak holds ${file} as it was, secrets and all: remove it`);
+  });
+
+  it("-o - writes the copy to standard output and the report to stderr; an existing -o is refused without --force (exit 2)", async () => {
+    const dir = scratch();
+    const { file, planted } = plantedSession(dir);
+    const r = await cli(["redact", file, "-o", "-"], { env: ENV });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split("\n").filter(Boolean).length).toBe(rawLines(file).length);
+    expect(leaked(r.stdout, secretsOf(planted).slice(0, -1))).toBeUndefined();
+    expect(r.stderr).toContain("written to standard output");
+    const out = join(dir, "out.jsonl");
+    writeFileSync(out, "keep me\n");
+    const refused = await cli(["redact", file, "-o", out]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stdout + refused.stderr).toContain(`refused to overwrite ${out}; pass --force to replace it`);
+    expect(readFileSync(out, "utf8")).toBe("keep me\n");
+    expect((await cli(["redact", file, "-o", out, "--force"])).exitCode).toBe(0);
+    expect(readFileSync(out, "utf8")).not.toBe("keep me\n");
+  });
+
+  it("several sessions go to a folder, each under its name; one with nothing to replace is copied as it is", async () => {
+    const dir = scratch();
+    const sessions = join(dir, "sessions");
+    mkdirSync(sessions);
+    const { planted } = plantedSession(sessions, "a.jsonl");
+    // (tools.jsonl's cwd is no home folder: nothing in it to replace)
+    copyFileSync(fixture("tools.jsonl"), join(sessions, "b.jsonl"));
+    const out = join(dir, "out");
+    const r = await cli(["redact", sessions, "-o", out], { env: ENV });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["a.jsonl", "b.jsonl"]);
+    expect(readFileSync(join(out, "b.jsonl")).equals(readFileSync(fixture("tools.jsonl")))).toBe(true);
+    expect(leaked(readFileSync(join(out, "a.jsonl"), "utf8"), secretsOf(planted).slice(0, -1))).toBeUndefined();
+    expect(r.stdout).toMatch(/1 redacted, 1 no secrets found\n$/);
+  });
+
+  it("usage errors: no output named, two of -o/--in-place/--check, a short --secret, a --deny that is no expression", async () => {
+    const f = fixture("linear.jsonl");
+    for (const [args, text] of [
+      [[], "redact writes a copy: give -o OUT"],
+      [["-o", "x.jsonl", "--check"], "redact takes one of -o, --in-place and --check, got -o and --check"],
+      [["--check", "--secret", "abc"], "--secret takes a value of 4 characters or more"],
+      [["--check", "--deny", "(unclosed"], "--deny 1 is not a JavaScript regular expression"],
+    ] as const) {
+      const r = await cli(["redact", f, ...args]);
+      expect([r.exitCode, r.stdout], args.join(" ")).toEqual([2, ""]);
+      expect(r.stderr).toContain(text);
+    }
+  });
+});
+
+describe("redact: what it finds besides the rules", () => {
+  it("--deny replaces what a pattern's first group matched; --drop-images replaces each image with a text block", async () => {
+    const dir = scratch();
+    const { file } = plantedSession(dir);
+    const out = join(dir, "out.jsonl");
+    const r = await cli(["redact", file, "-o", out, "--deny", "/commit ([0-9a-f]{40})/", "--drop-images", "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const copy = readFileSync(out, "utf8");
+    expect(copy).not.toContain(LOOK_ALIKES.sha1);
+    expect(copy).toMatch(/commit «redacted:deny:[0-9a-f]{4,}»/);
+    expect(copy).not.toContain(LOOK_ALIKES.image);
+    expect(copy).toMatch(/"text":"\[image removed by pi-session redact: image\/png, 2\.9 KB\]"/);
+    expect(JSON.parse(r.stdout).files[0].imagesDropped).toBe(1);
+  });
+
+  it("a variable named like a secret but too short, or a word in another's name, is no secret", async () => {
+    const dir = scratch();
+    const file = join(dir, "s.jsonl");
+    writeFileSync(file, [{ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/srv/app" }, { type: "message", id: "m1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "keywords sessions and short", timestamp: 1 } }].map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const r = await cli(["redact", file, "--check"], { env: { npm_package_keywords_0: "keywords sessions", MY_TOKEN: "short" } });
+    expect([r.exitCode, r.stdout]).toEqual([0, `${file}: no secrets found; left untouched\n`]);
+  });
+});
+
+describe("redact: every store", () => {
+  it("a transcript in OpenClaw's database to a JSONL copy; the database is never written", async () => {
+    const { file, planted } = plantedSession();
+    const { root, path, db } = agentDatabase("pi-session-redact-db-");
+    const id = "0199aa00-1111-7222-8333-444455556666";
+    const insert = db.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)");
+    for (const [k, l] of rawLines(file).entries()) insert.run(id, k, l, k);
+    db.prepare("INSERT INTO session_windows (session_id, session_key) VALUES (?, 'agent:main:main')").run(id);
+    db.prepare("INSERT INTO session_nodes (session_key, current_session_id) VALUES ('agent:main:main', ?)").run(id);
+    db.close();
+    const hash = () => readdirSync(join(root, "agents/main/agent")).map((f) => `${f}:${createHash("sha256").update(readFileSync(join(root, "agents/main/agent", f))).digest("hex")}`).join();
+    const before = hash();
+    const out = join(scratch(), "copy");
+    mkdirSync(out);
+    const r = await cli(["redact", `${path}#${id}`, "-o", out], { env: ENV });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readdirSync(out)).toEqual([`${id}.jsonl`]);
+    const copy = readFileSync(join(out, `${id}.jsonl`), "utf8");
+    expect(leaked(copy, secretsOf(planted).slice(0, -1))).toBeUndefined();
+    expect(copy.split("\n").filter(Boolean).length).toBe(rawLines(file).length);
+    const inPlace = await cli(["redact", `${path}#${id}`, "--in-place"]);
+    expect(inPlace.exitCode).toBe(1);
+    expect(inPlace.stdout).toContain("kept in OpenClaw's database, which OpenClaw alone writes; nothing was written: redact it to a copy");
+    const check = await cli(["redact", root, "--check"], { env: ENV });
+    expect(check.exitCode).toBe(1);
+    expect(check.stdout).toContain(`${path}#${id}:3: github-token`);
+    expect(hash()).toBe(before);
+  });
+
+  it("agent-core's format 4 to a copy of its v3 lines, its findings at the file's lines; a .zst archive to a plain copy", async () => {
+    const dir = scratch();
+    const src = join(fixture("agent-core"), "--home-dev-basic--");
+    const name = readdirSync(src)[0]!;
+    cpSync(join(src, name), join(dir, name));
+    const out = join(dir, "v3.jsonl");
+    const r = await cli(["redact", join(dir, name), "-o", out, "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const copy = lines(out);
+    expect(copy[0]).toMatchObject({ type: "session", version: 3, cwd: expect.stringMatching(/^\/home\/«redacted:user-name:[0-9a-f]+»/) });
+    expect(piEntries(out).length).toBe(copy.length - 1);
+    const refused = await cli(["redact", join(dir, name), "--in-place"]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toContain("agent-core's storage format 4");
+    const { file, planted } = plantedSession(dir, "p.jsonl");
+    const archive = join(dir, "p.jsonl.zst");
+    writeFileSync(archive, zstdCompressSync(readFileSync(file)));
+    const outDir = join(dir, "out");
+    mkdirSync(outDir);
+    const z = await cli(["redact", archive, "-o", outDir], { env: ENV });
+    expect(z.exitCode, z.stderr).toBe(0);
+    expect(readdirSync(outDir)).toEqual(["p.jsonl"]);
+    expect(leaked(readFileSync(join(outDir, "p.jsonl"), "utf8"), secretsOf(planted).slice(0, -1))).toBeUndefined();
+  });
+});
+
+describe("redact: bad input", () => {
+  it("a damaged file: the records of a fused line read and redacted, each on a line; a torn last line dropped and said; nothing copied unread", async () => {
+    const dir = scratch();
+    const { file, planted } = plantedSession(dir);
+    const raw = rawLines(file);
+    // lines 3 and 4 fused; the last line cut in the middle of its secret
+    const torn = raw.at(-1)!.slice(0, raw.at(-1)!.indexOf(planted[0]!.secret) + 20);
+    writeFileSync(file, [...raw.slice(0, 2), raw[2]! + raw[3]!, ...raw.slice(4, -1), torn].join("\n"));
+    const out = join(dir, "out.jsonl");
+    const r = await cli(["redact", file, "-o", out, "--json"], { env: ENV });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const copy = readFileSync(out, "utf8");
+    expect(leaked(copy, secretsOf(planted).slice(0, -1))).toBeUndefined();
+    expect(copy).not.toContain(planted[0]!.secret.slice(0, 12));
+    const written = lines(out);
+    expect(written.length).toBe(raw.length - 1);
+    expect(written[2]!.id).toBe(JSON.parse(raw[2]!).id);
+    expect(written[3]!.id).toBe(JSON.parse(raw[3]!).id);
+    expect(r.stderr).toContain(`${file}:${raw.length - 1}: the last line was cut off mid-record; its ${Buffer.byteLength(torn)} bytes were not read, and were dropped`);
+    expect(JSON.parse(r.stdout).files[0].unread).toEqual([{ line: raw.length - 1, what: "torn", bytes: Buffer.byteLength(torn), records: 0 }]);
+    expect(leaked(r.stderr + r.stdout, secretsOf(planted))).toBeUndefined();
+    // in place, what cannot be read would be lost with no copy kept: refused, the file as it was
+    const before = readFileSync(file);
+    const inPlace = await cli(["redact", file, "--in-place"], { env: ENV });
+    expect(inPlace.exitCode).toBe(1);
+    expect(inPlace.stdout).toContain(`line ${raw.length - 1} could not be read`);
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it("a binary file is refused (exit 1), a missing one is unreadable (exit 2): one line each, nothing written", async () => {
+    const dir = scratch();
+    const bin = await cli(["redact", fixture("binary.bin"), "-o", join(dir, "x.jsonl")]);
+    expect(bin.exitCode).toBe(1);
+    expect(bin.stdout).toContain("not a pi session file (none of its first lines is a JSON record");
+    expect(existsSync(join(dir, "x.jsonl"))).toBe(false);
+    const missing = await cli(["redact", join(dir, "missing.jsonl"), "-o", join(dir, "y.jsonl")]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr.split("\n").filter(Boolean).length).toBe(1);
+  });
+});
+
+describe("export --redact", () => {
+  it.each(["md", "html", "json", "jsonl"])("exports what redact writes (%s): nothing of a secret left, the count on stderr", async (format) => {
+    const dir = scratch();
+    const { file, planted } = plantedSession(dir);
+    const plain = await cli(["export", file, "--format", format, "--tool-results", "full", "--thinking", "full"]);
+    expect(plain.stdout).toContain(planted[0]!.secret);
+    const r = await cli(["export", file, "--format", format, "--tool-results", "full", "--thinking", "full", "--redact", "--secret", GIVEN_SECRET], { env: ENV });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(leaked(r.stdout + r.stderr, secretsOf(planted))).toBeUndefined();
+    expect(r.stdout).not.toContain(USER);
+    expect(r.stdout).toMatch(/«redacted:github-token:[0-9a-f]{4,}»/);
+    expect(r.stderr).toMatch(/^pi-session: redacted \d+ secrets in the session \(user-name \d+, /);
+    if (format === "jsonl") {
+      const out = join(dir, "branch.jsonl");
+      writeFileSync(out, r.stdout);
+      expect(pi.SessionManager.open(out).getEntries().length).toBeGreaterThan(3);
+    }
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith("pi-session-redact-") && existsSync(join(tmpdir(), f, "session.jsonl")))).toEqual([]);
+  });
+});
