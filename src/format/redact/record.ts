@@ -108,8 +108,11 @@ class RecordWalk {
     let renamed: Array<[string, string]> | undefined;
     for (const key of Object.keys(o)) {
       if (kept(key)) continue;
+      const before = this.findings.length;
       const name = this.text(key);
       this.path.push(name);
+      // (a key's own secrets are said at the key, by the name it now has)
+      for (let k = before; k < this.findings.length; k++) this.findings[k]!.field = fieldPath(this.path);
       o[key] = walk(key, o[key]);
       this.path.pop();
       if (name !== key) (renamed ??= []).push([key, name]);

@@ -1,0 +1,134 @@
+/**
+ * The rule set against its oracle: `@secretlint/core` 13.1.0 (a devDependency) linting each text
+ * as secretlint lints a text with no file path, with the recommended preset's rules and the same
+ * options. What `RuleSet` reports must be what core reports, text for text, on every string of the
+ * fixtures and the real corpus, and on secrets of every planted shape in several surroundings; the
+ * rules a string holds no anchor of are never run, so this also proves the anchors. Then the line
+ * read: a line is passed over unparsed only where its bytes hold no anchor, and a read of every
+ * line must find the same secrets, on the same files and on copies written with JSON's escapes.
+ */
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { lintSource } from "@secretlint/core";
+import { creator } from "@secretlint/secretlint-rule-preset-recommend";
+import { describe, expect, it } from "vitest";
+import { FileSource } from "../../src/format/read/source.js";
+import { Detector } from "../../src/format/redact/detector.js";
+import { Placeholders } from "../../src/format/redact/placeholder.js";
+import { loadRuleSet, RULE_ANCHORS, RULE_OPTIONS, type RuleHit } from "../../src/format/redact/rules.js";
+import { planRedaction, sessionHead } from "../../src/format/write/redact.js";
+import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
+import { plantedSession, secrets } from "../helpers/secrets.js";
+
+type Preset = Array<{ meta: { id: string; type: string } }>;
+const RULES = (creator as unknown as { rules: Preset }).rules;
+const LEFT_OUT = "@secretlint/secretlint-rule-filter-comments";
+
+/** What core reports in `text`, as `RuleSet.find` gives it. */
+async function coreHits(text: string): Promise<string[]> {
+  const rules = RULES.filter((r) => r.meta.id !== LEFT_OUT).map((r) => ({ id: r.meta.id, rule: r, options: RULE_OPTIONS[r.meta.id] ?? {} }));
+  const result = await lintSource({ source: { content: text, filePath: "session-text", ext: "", contentType: "text" }, options: { config: { rules: rules as never }, noPhysicFilePath: true } });
+  return result.messages.map((m) => `${m.ruleId} ${m.messageId} ${m.range[0]}-${m.range[1]}`).sort();
+}
+
+const ours = (hits: RuleHit[]) => hits.map((h) => `${h.ruleId} ${h.messageId} ${h.range[0]}-${h.range[1]}`).sort();
+
+/** Every string (and key) of a JSON value. */
+function strings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) strings(x, out);
+  else if (v && typeof v === "object")
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k);
+      strings(x, out);
+    }
+  return out;
+}
+
+function texts(): string[] {
+  const out = new Set<string>();
+  for (const file of [...fixtureFiles(), ...corpusFiles()]) {
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      try {
+        for (const s of strings(JSON.parse(line))) if (s.length >= 8) out.add(s);
+      } catch {
+        // a broken line: its text as it is
+        if (line.length >= 8) out.add(line);
+      }
+    }
+  }
+  for (const p of secrets(3)) {
+    for (const around of [(s: string) => s, (s: string) => `x${s}y`, (s: string) => `\ufeff${s}`, (s: string) => `a ${s}\nb ${s}`, (s: string) => `"${s}"`, (s: string) => `key: '${s}',`]) out.add(around(p.text));
+  }
+  return [...out];
+}
+
+describe("secretlint's rules, run here as @secretlint/core runs them", () => {
+  it("every scanner rule of the preset has its anchors, and none is named that the preset lacks", () => {
+    const ids = RULES.filter((r) => r.meta.type === "scanner" && r.meta.id !== LEFT_OUT).map((r) => r.meta.id).sort();
+    expect(Object.keys(RULE_ANCHORS).sort()).toEqual(ids);
+  });
+
+  it("report what core reports, text for text, on every string of the fixtures and the corpus and on planted secrets", async () => {
+    const rules = await loadRuleSet();
+    const all = texts();
+    let found = 0;
+    for (const text of all) {
+      const want = await coreHits(text);
+      expect(ours(rules.find(text)), text.slice(0, 80)).toEqual(want);
+      found += want.length;
+    }
+    // (the planted secrets are found: the comparison is not of nothing with nothing)
+    expect(found).toBeGreaterThan(secrets(3).length * 6);
+    console.log(`secretlint conformance: ${all.length} texts, ${found} findings equal to core's`);
+  }, 120_000);
+});
+
+describe("lines passed over unparsed hold nothing to find", () => {
+  /** The findings of `file` as read (anchors first), and as read when every line is parsed (a --deny that never matches). */
+  async function both(file: string): Promise<[unknown[], unknown[]]> {
+    const rules = await loadRuleSet();
+    const env = { OPENAI_API_KEY: "env-value-0123456789" };
+    const key = Buffer.alloc(32, 7);
+    const read = (every: boolean) => {
+      const source = new FileSource(file);
+      try {
+        const detector = new Detector(rules, { env, secrets: ["given-value-9876"], ...(every ? { deny: ["(?!)"] } : {}) }).forSession(sessionHead(source).cwd);
+        expect(detector.everyLine).toBe(every);
+        return planRedaction(source, detector, new Placeholders(key), { dropImages: false }).findings;
+      } finally {
+        source.close();
+      }
+    };
+    return [read(false), read(true)];
+  }
+
+  it("on the fixtures, the corpus and planted sessions, as they are and written with JSON's other escapes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-anchors-"));
+    const { file } = plantedSession(dir);
+    // (each secret alone on a line, then the same lines written with the escapes other writers use:
+    // every letter as `\u00XX`, every `/` as `\/`; no anchor is then left in the bytes as it is)
+    const single = join(dir, "single.jsonl");
+    const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/home/mkowalski/app" });
+    const one = (text: string, k: number) => JSON.stringify({ type: "message", id: `m${k}`, parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: 1 } });
+    writeFileSync(single, [header, ...secrets(5).map((p, k) => one(`see ${p.text} there`, k)), one("at /home/mkowalski/x", 99), one("env-value-0123456789 and given-value-9876", 98)].join("\n") + "\n");
+    const letters = join(dir, "letters.jsonl");
+    writeFileSync(letters, readFileSync(single, "utf8").replace(/(?<=":")[^"]*(?=")/g, (body) => body.replace(/(?<!\\)[A-Za-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)));
+    const slashes = join(dir, "slashes.jsonl");
+    writeFileSync(slashes, readFileSync(single, "utf8").replace(/\//g, "\\/"));
+    const escaped = join(dir, "escaped.jsonl");
+    writeFileSync(escaped, readFileSync(file, "utf8").replace(/g/g, "\\u0067").replace(/\//g, "\\/"));
+    let total = 0;
+    for (const f of [...fixtureFiles(), ...corpusFiles(), file, escaped, single, letters, slashes]) {
+      const [anchored, every] = await both(f);
+      expect(anchored, f).toEqual(every);
+      total += anchored.length;
+    }
+    const [planted] = await both(escaped);
+    expect(planted.length).toBeGreaterThan(50);
+    for (const f of [letters, slashes]) expect((await both(f))[0].length, f).toBe((await both(single))[0].length);
+    expect((await both(single))[0].length).toBeGreaterThan(secrets(5).length);
+    console.log(`anchors: ${total} findings, the same with every line parsed`);
+  }, 60_000);
+});
