@@ -12,6 +12,9 @@
  * anchor. A pass over 200 MB takes 0.4-0.8 s (BENCHMARKS.md, "redact"); `Buffer.indexOf` of each
  * anchor in turn took 3-4 s, and one regular expression of them all 5-6 s.
  */
+/** The bucket of a pair with a NUL byte in it. */
+const NUL = 1;
+
 export class AnchorScan {
   private readonly table = new Uint16Array(65536);
   /** Bucket 1 is a NUL byte's pairs: a hit at once. */
@@ -49,10 +52,15 @@ export class AnchorScan {
   holds(b: Uint8Array, start: number, end: number): boolean {
     if (this.every || (end - start === 1 && b[start] === 0)) return true;
     const table = this.table;
-    for (let i = start; i + 1 < end; i++) {
-      const t = table[b[i]! | (b[i + 1]! << 8)]!;
+    // (each byte read once: the pair is the last byte and this one)
+    let last = b[start]!;
+    for (let j = start + 1; j < end; j++) {
+      const byte = b[j]!;
+      const t = table[last | (byte << 8)]!;
+      last = byte;
       if (t === 0) continue;
       if (t === NUL) return true;
+      const i = j - 1;
       for (const { bytes, at } of this.buckets[t]!) {
         const s = i - at;
         if (s < start || s + bytes.length > end) continue;
@@ -75,7 +83,5 @@ function rarity(byte: number): number {
   const k = FREQUENT.indexOf(String.fromCharCode(byte));
   return k < 0 ? 30 : k;
 }
-
-const NUL = 1;
 
 const FREQUENT = " etaoinshrdlcumwfgypbvkjxqz";
