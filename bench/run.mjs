@@ -27,6 +27,7 @@ import { databaseTranscriptReport, openclawReport } from "./openclaw.mjs";
 import { diffReport } from "./diff.mjs";
 import { tailReport } from "./tail.mjs";
 import { archiveReport } from "./archive.mjs";
+import { redactReport, redactStoreReport } from "./redact.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const USAGE = `usage: npm run bench -- [options]
@@ -53,6 +54,7 @@ const USAGE = `usage: npm run bench -- [options]
   --data DIR     where generated inputs are kept (default bench-data/, reused across runs)
   --skip-pi      leave pi's own path out
   --skip-slim    leave out slim's sessions (mostly tool output behind compactions)
+  --skip-redact  leave out redact (the sessions written redacted, the store checked against grep -F)
   --help         this text`;
 
 let values;
@@ -72,6 +74,7 @@ try {
       data: { type: "string" },
       "skip-pi": { type: "boolean", default: false },
       "skip-slim": { type: "boolean", default: false },
+      "skip-redact": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   }));
@@ -300,6 +303,16 @@ if (!values["skip-slim"]) {
   }
 }
 
+// redact: each shape's linear session written redacted and checked, against naive parse (issue 78:
+// within 4 × naive and 256 MB at 200 MB).
+if (!values["skip-redact"]) {
+  for (const size of sizes.filter((s) => s > 0)) {
+    const { text, failures: f } = redactReport({ files: shapes.map((s) => [`${s}, linear`, sessionFile(s, false, size).file]), runs });
+    console.log(text);
+    failures += f;
+  }
+}
+
 // diff: two leaves of one branched session, and two sessions, against context of one leaf.
 for (const size of sizes.filter((s) => s > 0)) {
   const { file } = sessionFile(shapes.includes("corpus") ? "corpus" : shapes[0], true, size);
@@ -373,6 +386,12 @@ if (usageStore > 0 || realStore > 0) {
   failures += f;
 }
 if (usageStore > 0) {
+  // redact --check: the same store, against grep -F of the rules' anchors (issue 78: within 2 ×)
+  if (!values["skip-redact"]) {
+    const gate = await redactStoreReport({ store: join(dataDir, `store-usage-${usageStore}-${usageStore}`, "sessions"), runs });
+    console.log(gate.text);
+    failures += gate.failures;
+  }
   // archive: the same store, each session compressed, checked and removed, against zstd -3
   const archived = archiveReport({ store: join(dataDir, `store-usage-${usageStore}-${usageStore}`, "sessions"), runs });
   console.log(archived.text);

@@ -8,6 +8,7 @@ import { denyPattern } from "../format/redact/detector.js";
 import { RejectedOutputError, stampOf, type FileStamp } from "../format/write/atomic.js";
 import { redactionLeft, type RedactFinding, type RedactPlan, type UnreadPart } from "../format/write/redact.js";
 import { annotation } from "../render/github.js";
+import { writeAll, writeJsonLines, type Sink } from "../render/sink.js";
 import { sanitize } from "../render/safe.js";
 import type { Style } from "../render/style.js";
 import { plural } from "../render/units.js";
@@ -130,7 +131,7 @@ function inFileLines(path: string, plan: RedactPlan): void {
 
 function redactOne(path: string, options: RedactOptions, redaction: Redaction, put: Put): RedactFileResult {
   const stored = storedAs(path);
-  if (stored && options.inPlace) return { file: path, status: "refused", refusal: "content", reason: `${path}: kept in ${stored}; nothing was written: redact it to a copy, \`pi-session redact ${shellQuote(path)} -o ${shellQuote(copyName(path) ?? basename(path))}\`` };
+  if (stored && options.inPlace) return { file: path, status: "refused", refusal: "content", reason: `kept in ${stored}; nothing was written: redact it to a copy, \`pi-session redact ${shellQuote(path)} -o ${shellQuote(copyName(path) ?? basename(path))}\`` };
   let source: ByteSource;
   let stamp: FileStamp;
   try {
@@ -142,7 +143,7 @@ function redactOne(path: string, options: RedactOptions, redaction: Redaction, p
   }
   try {
     const { records, detector } = redaction.session(source);
-    if (records === 0) return { file: path, status: "refused", refusal: "content", reason: `${path}: not a pi session file (none of its first lines is a JSON record: ${source.size === 0 ? "it is empty" : "a binary file, or another program's"}); nothing was written` };
+    if (records === 0) return { file: path, status: "refused", refusal: "content", reason: `not a pi session file (none of its first lines is a JSON record: ${source.size === 0 ? "it is empty" : "a binary file, or another program's"}); nothing was written` };
     const plan = redaction.plan(source, detector, options.check);
     inFileLines(path, plan);
     const found = { findings: plan.findings, counts: countsOf(plan.findings) };
@@ -152,7 +153,7 @@ function redactOne(path: string, options: RedactOptions, redaction: Redaction, p
     // (in place, what cannot be read would be gone with no copy of it kept: the file is left as it is)
     if (options.inPlace && lost.length > 0) {
       const where = lost.length === 1 ? `line ${lost[0]!.line} could not be read` : `lines ${lost.map((u) => u.line).join(", ")} could not be read`;
-      return { file: path, ...result, status: "refused", refusal: "content", reason: `${path}: ${where} (said above); in place it would be lost with no copy kept; nothing was written: redact it to a copy (-o COPY), or \`pi-session repair\` it first` };
+      return { file: path, ...result, status: "refused", refusal: "content", reason: `${where} (said above); in place it would be lost with no copy kept; nothing was written: redact it to a copy (-o COPY), or \`pi-session repair\` it first` };
     }
     const nothing = plan.changedLines === 0;
     // (in place, a file with nothing to change is left as it is; a copy is written all the same: OUT holds every session)
@@ -179,12 +180,14 @@ export async function redact(options: RedactOptions, ctx: CommandContext): Promi
   const redaction = await Redaction.load(options, ctx.env);
   const writer = { files: options.files, dryRun: false, check: options.check, out: options.out, force: options.force, format: options.format, full: false };
   const report = writeEach<RedactStatus, RedactFileResult>("redact", writer, ctx, Object.keys(STATUS) as RedactStatus[], (file, put) => redactOne(file, options, redaction, put), { stored: true, archives: !options.inPlace });
-  for (const r of report.files) {
-    for (const b of r.backups ?? []) ctx.warn(sanitize(`${b} holds ${r.file} as it was, secrets and all: remove it (rm ${shellQuote(b)}) unless it is to be kept`));
-    for (const u of r.unread ?? []) if (u.what !== "joined") ctx.warn(sanitize(`${r.file}:${u.line}: ${unreadText(u)}`));
-  }
-  if (!options.check && report.files.some((r) => r.status === "redacted")) ctx.warn("resuming a redacted session in pi or OpenClaw sends its placeholders to the model in place of the secrets: share the copy, go on working in the original");
+  for (const r of report.files) for (const u of r.unread ?? []) if (u.what !== "joined") ctx.warn(sanitize(`${r.file}:${u.line}: ${unreadText(u)}`));
   return report;
+}
+
+/** What is said on stderr after the report: backups that still hold a secret, and what resuming a redacted session does. */
+function afterward(report: RedactReport, options: RedactOptions, ctx: CommandContext): void {
+  for (const r of report.files) for (const b of r.backups ?? []) ctx.warn(sanitize(`${b} holds ${r.file} as it was, secrets and all: remove it (rm ${shellQuote(b)}) unless it is to be kept`));
+  if (!options.check && report.files.some((r) => r.status === "redacted")) ctx.warn("resuming a redacted session in pi or OpenClaw sends its placeholders to the model in place of the secrets: share the copy, go on working in the original");
 }
 
 function unreadText(u: UnreadPart): string {
@@ -247,11 +250,18 @@ export async function run(options: RedactOptions, ctx: CommandContext): Promise<
   const result = await redact(options, ctx);
   const exitCode = writerExitCode(result.files, STATUS, options.check && result.empty.length > 0);
   const reportTo = result.reportTo ? { reportTo: result.reportTo } : {};
-  if (ctx.jsonl) return { jsonl: () => result.files.flatMap((r) => (r.findings ?? []).map((f) => ({ file: r.file, ...f }))), ...reportTo, exitCode };
+  // (the report first, then what is to be done about it)
+  const then = async (out: Sink, write: () => Promise<void>) => {
+    await write();
+    await (out as Sink & { flush?: () => Promise<void> }).flush?.();
+    afterward(result, options, ctx);
+  };
+  if (ctx.jsonl) return { stream: (out) => then(out, () => writeJsonLines(out, result.files.flatMap((r) => (r.findings ?? []).map((f) => ({ file: r.file, ...f }))))), ...reportTo, exitCode };
+  if (ctx.json) return { stream: (out) => then(out, () => writeAll(out, [JSON.stringify(writerJson(result), null, 2) + "\n"])), ...reportTo, exitCode };
   const human = ctx.json
     ? ""
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.findings ?? []).map((f) => annotation("error", { file: r.file, line: f.line, title: f.kind }, `a secret (${f.kind}, found by ${f.rule}) in entry ${f.entry ?? "-"}, ${f.field || "the line"}; run pi-session redact to share a copy without it`)).join(""))
       : renderRedact(result, ctx.style, options.check);
-  return { json: writerJson(result), human, ...reportTo, exitCode };
+  return { stream: (out) => then(out, () => writeAll(out, [human])), ...reportTo, exitCode };
 }

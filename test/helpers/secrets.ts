@@ -123,7 +123,7 @@ export function plantedSession(dir = mkdtempSync(join(tmpdir(), "pi-session-plan
 }
 
 /** Every run of `length` characters of `secret` (each 12 characters of it, say). */
-export function pieces(secret: string, length = 12): string[] {
+function pieces(secret: string, length = 12): string[] {
   const out: string[] = [];
   for (let i = 0; i + length <= secret.length; i++) out.push(secret.slice(i, i + length));
   return out;

@@ -1,5 +1,6 @@
 import { PLACEHOLDER } from "./placeholder.js";
 import { kindOf } from "./placeholder.js";
+import { StringAnchors } from "./anchors.js";
 import type { RuleHit, RuleSet } from "./rules.js";
 
 /**
@@ -36,7 +37,7 @@ export interface Match {
 const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)S?(?![A-Za-z])/i;
 
 /** The least length of a variable's value taken as a secret (shorter ones are flags and counts). */
-export const SECRET_VALUE_LENGTH = 8;
+const SECRET_VALUE_LENGTH = 8;
 
 /** The environment's variables named like a secret whose values are secrets, as [name, value], by name. */
 export function secretVariables(env: Readonly<Record<string, string | undefined>>): Array<[string, string]> {
@@ -140,6 +141,8 @@ export class SessionDetector {
   /** `--deny` was given: any string may hold a match. */
   readonly everyLine: boolean;
   private readonly inPath: RegExp | undefined;
+  /** Which anchors a string holds. */
+  private readonly present: StringAnchors;
   private readonly asWord: RegExp | undefined;
 
   constructor(
@@ -158,20 +161,23 @@ export class SessionDetector {
       } else anchors.push(...["/home/", "/Users/", "/users/", "\\Users\\", "\\users\\"].map((home) => home + user));
     }
     this.anchors = anchors;
+    this.present = new StringAnchors(anchors);
     this.everyLine = deny.length > 0;
   }
 
   /** The secrets in `text`, in order, none overlapping. */
   find(text: string): Match[] {
     const found: Match[] = [];
-    if (this.everyLine || this.anchors.some((a) => text.includes(a))) {
+    const present = this.present.within(text);
+    if (this.everyLine || present) {
       const offset = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-      for (const hit of this.rules.find(text)) {
+      for (const hit of this.rules.find(text, this.everyLine ? undefined : present)) {
         const [start, end] = locate(hit, text, offset);
         if (end <= start || LOOK_ALIKE.test(text.slice(start, end))) continue;
         found.push({ start, end, kind: kindOf(hit.messageId), rule: hit.ruleId.replace(/^@secretlint\//, "") });
       }
       for (const l of this.literals) {
+        if (present && !present.has(l.value) && !this.everyLine) continue;
         for (let at = text.indexOf(l.value); at >= 0; at = text.indexOf(l.value, at + l.value.length)) found.push({ start: at, end: at + l.value.length, kind: l.kind, rule: l.rule });
       }
       if (this.inPath) {

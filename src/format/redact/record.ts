@@ -22,7 +22,7 @@ const BLOCK_KEPT = new Set(["type", "id", "thinkingSignature", "textSignature", 
 const DATA_URL = /^data:[\w.+-]+\/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=\s]*$/;
 
 /** A secret found in a record: where (the field's path), what found it, what replaced it. Never the value. */
-export interface FieldFinding {
+interface FieldFinding {
   /** The field's path in the record: `message.content[2].arguments.command`. */
   field: string;
   kind: string;
@@ -37,7 +37,7 @@ export interface RecordRedaction {
 }
 
 /** The text an image is replaced by with `--drop-images`. */
-export function droppedImage(block: Record<string, unknown>): string {
+function droppedImage(block: Record<string, unknown>): string {
   const mime = typeof block.mimeType === "string" ? block.mimeType : "image";
   const bytes = typeof block.data === "string" ? Math.floor((block.data.length * 3) / 4) : 0;
   return `[image removed by pi-session redact: ${mime.replace(/[^\w./+-]/g, "")}, ${formatBytes(bytes)}]`;

@@ -124,14 +124,17 @@ export class RuleSet {
     this.anchors = [...new Set(this.rules.flatMap((r) => r.anchors))];
   }
 
-  /** What the rules report in `text` (each rule whose anchors it holds), in the order core's rules report. */
-  find(text: string): RuleHit[] {
+  /**
+   * What the rules report in `text` (each rule whose anchors it holds), in the order core's rules
+   * report. `present`: the anchors `text` holds, where the caller knows them (`StringAnchors`).
+   */
+  find(text: string, present?: ReadonlySet<string>): RuleHit[] {
     // (core reads a text without its BOM, and its ranges are in that text)
     const content = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     const source: RuleSource = { content, filePath: undefined, ext: "", contentType: "text" };
     const hits: RuleHit[] = (this.hits = []);
     for (const rule of this.rules) {
-      if (!rule.anchors.some((a) => content.includes(a))) continue;
+      if (!(present ? rule.anchors.some((a) => present.has(a)) : rule.anchors.some((a) => content.includes(a)))) continue;
       this.running = rule.id;
       rule.file(source);
     }

@@ -8,7 +8,7 @@ import { forEachLine, SliceSource, type ByteSource } from "../read/source.js";
 import { rewriteLines, type RewriteResult } from "./rewrite.js";
 
 /**
- * A session with its secrets replaced (README, "Share a session"; docs/commands.md, "redact"): what
+ * A session with its secrets replaced (README, "What redact finds"; docs/commands.md, "redact"): what
  * `redact` writes, `redact --check` looks for, and `export --redact` exports. Each line is read
  * for secrets after JSON decoding, every string of it (`format/redact/record.ts`); a line that
  * holds one is written again as pi writes a record (`JSON.stringify`), every other line is kept

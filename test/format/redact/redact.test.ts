@@ -174,3 +174,17 @@ describe("the line pass", () => {
     expect([readFileSync(file, "utf8"), readdirSync(dir), existsSync(`${file}.bak`)]).toEqual(["new\n", ["s.jsonl"], false]);
   });
 });
+
+describe("the rule set's loading", () => {
+  it("is asked for by rules.ts alone, with a dynamic import: no other command's start loads it", async () => {
+    const { readdirSync: list } = await import("node:fs");
+    const src = join(import.meta.dirname, "../../../src");
+    const naming = list(src, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith(".ts") && readFileSync(join(src, f), "utf8").includes("@secretlint/"));
+    expect(naming).toEqual(["format/redact/rules.ts"]);
+    const text = readFileSync(join(src, "format/redact/rules.ts"), "utf8");
+    expect(text).toMatch(/await import\("@secretlint\/secretlint-rule-preset-recommend"\)/);
+    expect(text).not.toMatch(/^import .*@secretlint/m);
+  });
+});
