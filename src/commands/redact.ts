@@ -149,7 +149,7 @@ function redactOne(path: string, options: RedactOptions, redaction: Redaction, p
     const found = { findings: plan.findings, counts: countsOf(plan.findings) };
     if (options.check) return { file: path, ...found, status: plan.findings.length > 0 ? "needs-redact" : "clean" };
     const result = { ...found, changedLines: plan.changedLines, unread: plan.unread, imagesDropped: plan.imagesDropped };
-    const lost = plan.unread.filter((u) => u.what !== "joined");
+    const lost = plan.unread.filter((u) => u.what !== "joined" && u.what !== "fused");
     // (in place, what cannot be read would be gone with no copy of it kept: the file is left as it is)
     if (options.inPlace && lost.length > 0) {
       const where = lost.length === 1 ? `line ${lost[0]!.line} could not be read` : `lines ${lost.map((u) => u.line).join(", ")} could not be read`;
@@ -180,7 +180,7 @@ export async function redact(options: RedactOptions, ctx: CommandContext): Promi
   const redaction = await Redaction.load(options, ctx.env);
   const writer = { files: options.files, dryRun: false, check: options.check, out: options.out, force: options.force, format: options.format, full: false };
   const report = writeEach<RedactStatus, RedactFileResult>("redact", writer, ctx, Object.keys(STATUS) as RedactStatus[], (file, put) => redactOne(file, options, redaction, put), { stored: true, archives: !options.inPlace });
-  for (const r of report.files) for (const u of r.unread ?? []) if (u.what !== "joined") ctx.warn(sanitize(`${r.file}:${u.line}: ${unreadText(u)}`));
+  for (const r of report.files) for (const u of r.unread ?? []) ctx.warn(sanitize(`${r.file}:${u.line}: ${unreadText(u)}`));
   return report;
 }
 
@@ -202,6 +202,8 @@ function unreadText(u: UnreadPart): string {
       return `the line is too long to read as text (${plural(u.bytes, "byte")}); dropped`;
     case "joined":
       return `lines ${u.line}-${u.lastLine} were one record split by raw newlines; written as one line`;
+    case "fused":
+      return `${plural(u.records, "record")} on one line (fused appends); written each on a line`;
   }
 }
 
@@ -215,7 +217,7 @@ function describe(r: RedactFileResult): string {
   const n = r.findings?.length ?? 0;
   const found = `${plural(n, "secret")}${n ? ` (${byKind(r.counts)})` : ""}`;
   const images = r.imagesDropped ? `, ${plural(r.imagesDropped, "image")} dropped` : "";
-  const unread = (r.unread ?? []).filter((u) => u.what !== "joined").length;
+  const unread = (r.unread ?? []).filter((u) => u.what !== "joined" && u.what !== "fused").length;
   const dropped = unread ? `; ${plural(unread, "unreadable part")} of lines dropped (said above)` : "";
   switch (r.status) {
     case "redacted":

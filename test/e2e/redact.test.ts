@@ -15,7 +15,7 @@ import { zstdCompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { agentDatabase } from "../helpers/agent-database.js";
 import { cli } from "../helpers/cli.js";
-import { fixture } from "../helpers/paths.js";
+import { corpusFiles, fixture, ROOT } from "../helpers/paths.js";
 import { branches, pi, piEntries } from "../helpers/pi.js";
 import { ENV_SECRET, GIVEN_SECRET, leaked, LOOK_ALIKES, plantedSession, USER } from "../helpers/secrets.js";
 
@@ -324,6 +324,47 @@ describe("redact: every store", () => {
   });
 });
 
+describe("redact: held-out sessions", () => {
+  const SQLITE_STORES = join(ROOT, "../shared/openclaw-stores-sqlite");
+  it.each(["ccccx", "archeoneocode"])("the real OpenClaw store %s (its database's transcripts and files) to copies: each loads in pi with the same entries, and a second run finds nothing", async (store) => {
+    const root = join(SQLITE_STORES, store);
+    const out = join(scratch(), "out");
+    const r = await cli(["redact", root, "-o", out, "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const files = JSON.parse(r.stdout).files as Rec[];
+    expect(files.length).toBeGreaterThan(3);
+    expect(files.some((f) => String(f.file).includes(".sqlite#"))).toBe(true);
+    for (const f of files) {
+      expect(f.status, f.file).toMatch(/^(redacted|clean)$/);
+      const src = join(scratch(), "src.jsonl");
+      writeFileSync(src, (await cli(["cat", f.file])).stdout);
+      const a = piEntries(src);
+      const b = piEntries(f.out);
+      expect(b.map((e) => [e.type, e.id, e.parentId, e.message?.role ?? null]), f.file).toEqual(a.map((e) => [e.type, e.id, e.parentId, e.message?.role ?? null]));
+      for (const leaf of [...branches(a).keys()].slice(0, 3)) expect(pi.buildSessionContext(b, leaf).messages.map(shape)).toEqual(pi.buildSessionContext(a, leaf).messages.map(shape));
+    }
+    const again = await cli(["redact", out, "--check"]);
+    expect([again.exitCode, again.stderr], again.stdout).toEqual([0, ""]);
+  }, 60_000);
+
+  it("the real corpus: every session's copy has its lines, ids and messages, and a second run finds nothing", async () => {
+    const dir = scratch();
+    const out = join(dir, "out");
+    const r = await cli(["redact", ...corpusFiles(), "-o", out, "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    for (const f of JSON.parse(r.stdout).files as Rec[]) {
+      expect(f.status, f.file).toMatch(/^(redacted|clean)$/);
+      // (damaged corpus files: their lines that are not JSON go, said)
+      if ((f.unread ?? []).length > 0) continue;
+      expect(rawLines(f.out).length, f.file).toBe(rawLines(f.file).length);
+      // (ids as the file holds them: pi gives a v1 file's entries ids of its own each time it reads one)
+      expect(lines(f.out).map((e) => [e.type, e.id, e.parentId, e.message?.role])).toEqual(lines(f.file).map((e) => [e.type, e.id, e.parentId, e.message?.role]));
+      expect(piEntries(f.out).map((e) => [e.type, e.message?.role ?? null])).toEqual(piEntries(f.file).map((e) => [e.type, e.message?.role ?? null]));
+    }
+    expect((await cli(["redact", out, "--check"])).exitCode).toBe(0);
+  }, 60_000);
+});
+
 describe("redact: bad input", () => {
   it("a damaged file: the records of a fused line read and redacted, each on a line; a torn last line dropped and said; nothing copied unread", async () => {
     const dir = scratch();
@@ -343,7 +384,8 @@ describe("redact: bad input", () => {
     expect(written[2]!.id).toBe(JSON.parse(raw[2]!).id);
     expect(written[3]!.id).toBe(JSON.parse(raw[3]!).id);
     expect(r.stderr).toContain(`${file}:${raw.length - 1}: the last line was cut off mid-record; its ${Buffer.byteLength(torn)} bytes were not read, and were dropped`);
-    expect(JSON.parse(r.stdout).files[0].unread).toEqual([{ line: raw.length - 1, what: "torn", bytes: Buffer.byteLength(torn), records: 0 }]);
+    expect(JSON.parse(r.stdout).files[0].unread).toEqual([{ line: 3, what: "fused", bytes: 0, records: 2 }, { line: raw.length - 1, what: "torn", bytes: Buffer.byteLength(torn), records: 0 }]);
+    expect(r.stderr).toContain(`${file}:3: 2 records on one line (fused appends); written each on a line`);
     expect(leaked(r.stderr + r.stdout, secretsOf(planted))).toBeUndefined();
     // in place, what cannot be read would be lost with no copy kept: refused, the file as it was
     const before = readFileSync(file);

@@ -36,12 +36,16 @@ export interface RedactFinding {
   placeholder: string;
 }
 
-/** What could not be read of a line and was dropped (`fragment`: beside records that were kept), or lines that were one record (`joined`: written as one). */
+/**
+ * What could not be read of a line and was dropped (`fragment`: beside records that were kept), or
+ * what was read otherwise than a line a record: lines that were one record (`joined`: written as
+ * one), a line of several records (`fused`: written each on a line).
+ */
 export interface UnreadPart {
   line: number;
   /** For `joined`, the last of the lines. */
   lastLine?: number;
-  what: "torn" | "not-json" | "fragment" | "too-long" | "joined";
+  what: "torn" | "not-json" | "fragment" | "too-long" | "joined" | "fused";
   /** Bytes (characters, for a fragment) dropped; for `joined`, those of the record. */
   bytes: number;
   /** Records read from the line and written, each on a line of its own. */
@@ -175,6 +179,7 @@ export function planRedaction(source: ByteSource, detector: SessionDetector, pla
     }
     plan.broken.set(o.index, written);
     if (o.records.length === 0) plan.unread.push({ line, what: o.terminated ? "not-json" : "torn", bytes: o.fragments.reduce((n, f) => n + Buffer.byteLength(f), 0), records: 0 });
+    else if (o.fragments.length === 0) plan.unread.push({ line, what: "fused", bytes: 0, records: o.records.length });
     else for (const f of o.fragments) plan.unread.push({ line, what: "fragment", bytes: Buffer.byteLength(f), records: o.records.length });
   });
   /** A broken line is held by the salvage rule (it may join the lines after it): those are asked whether they are JSON. */

@@ -160,7 +160,7 @@ describe("the line pass", () => {
     const { plan, out } = run(`${a}${b}\n${split}\n${line("d", `four ${gh()}`).slice(0, 60)}`);
     expect(out.split("\n").filter(Boolean).map((l) => JSON.parse(l).id)).toEqual(["a", "b", "c"]);
     expect(out).not.toContain(gh().slice(0, 12));
-    expect(plan.unread.map((u) => [u.line, u.what])).toEqual([[2, "joined"], [4, "torn"]]);
+    expect(plan.unread.map((u) => [u.line, u.what])).toEqual([[1, "fused"], [2, "joined"], [4, "torn"]]);
     expect(plan.findings.map((f) => f.line)).toEqual([1, 1, 2]);
   });
 
