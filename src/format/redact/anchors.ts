@@ -9,7 +9,7 @@
  *
  * Most lines hold none, and the bytes of all of them are searched: the search is for the rarest
  * pair of bytes of each anchor (a table of the 65,536 pairs), each hit checked for the whole
- * anchor. A pass over 200 MB takes 0.4-0.8 s (BENCHMARKS.md, "redact"); `Buffer.indexOf` of each
+ * anchor. A pass over 200 MB takes 0.6-1.4 s (BENCHMARKS.md, "redact"); `Buffer.indexOf` of each
  * anchor in turn took 3-4 s, and one regular expression of them all 5-6 s.
  */
 /** The bucket of a pair with a NUL byte in it. */
