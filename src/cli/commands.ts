@@ -66,7 +66,7 @@ const sessionFilters = (y: Argv) =>
 /** Which stores a store-wide command reads by default (docs/stores.md, "OpenClaw's stores"). */
 const storeOption = { choices: STORE_CHOICES, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
 
-export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, tail, archive, restore, usage, grep): one JSON value a line, streamed" } as const;
+export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, redact, tail, archive, restore, usage, grep): one JSON value a line, streamed" } as const;
 
 export const COMMANDS: CommandSpec[] = [
   {

@@ -134,13 +134,19 @@ export function sessionHead(source: ByteSource): { cwd: string | undefined; reco
   let cwd: string | undefined;
   let records = 0;
   let seen = 0;
-  forEachLine(new SliceSource(source, 0, Math.min(source.size, 1 << 20)), (buffer, start, end) => {
-    if (seen++ >= 16) return;
-    const r = readLine(buffer.subarray(start, end), seen === 1);
+  let first = -1;
+  const head = new SliceSource(source, 0, Math.min(source.size, 1 << 20));
+  forEachLine(head, (buffer, start, end, _line, _offset, terminated) => {
+    if (first < 0) for (let i = start; i < end && first < 0; i++) if (buffer[i]! > 0x20) first = buffer[i]!;
+    // (a line the first MB cuts is not judged: a session's first message may be longer than that)
+    if (seen >= 16 || (!terminated && head.size < source.size)) return;
+    const r = readLine(buffer.subarray(start, end), ++seen === 1);
     if (r.kind !== "value" || !isRecord(r.value)) return;
     records++;
     if (cwd === undefined && r.value.type === "session" && typeof r.value.cwd === "string") cwd = r.value.cwd;
   });
+  // (no whole line in the first MB: a session's starts with a record's brace)
+  if (seen === 0 && first === 0x7b) records = 1;
   return { cwd, records };
 }
 

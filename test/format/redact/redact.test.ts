@@ -188,3 +188,14 @@ describe("the rule set's loading", () => {
     expect(text).not.toMatch(/^import .*@secretlint/m);
   });
 });
+
+describe("what holds a session", () => {
+  it("a session whose first line is longer than the first MB read is one; a binary file is none", async () => {
+    const { sessionHead } = await import("../../../src/format/write/redact.js");
+    const big = JSON.stringify({ type: "message", id: "a", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "x".repeat(3 << 20) } });
+    expect(sessionHead(new BufferSource("big.jsonl", Buffer.from(`${big}\n`))).records).toBe(1);
+    expect(sessionHead(new BufferSource("bin", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]))).records).toBe(0);
+    expect(sessionHead(new BufferSource("bin", Buffer.alloc(2 << 20, 0x41))).records).toBe(0);
+    expect(sessionHead(new BufferSource("s", Buffer.from('{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/home/x"}\n'))).cwd).toBe("/home/x");
+  });
+});
