@@ -129,7 +129,8 @@ function inFileLines(path: string, plan: RedactPlan): void {
   for (const u of plan.unread) u.line = map(u.line) || u.line;
 }
 
-function redactOne(path: string, options: RedactOptions, redaction: Redaction, put: Put): RedactFileResult {
+function redactOne(path: string, options: RedactOptions, redaction: Redaction, put: Put, stdin: Buffer | undefined): RedactFileResult {
+  if (path === "-") return redactSource("<stdin>", new BufferSource("<stdin>", stdin!), { size: stdin!.length, mtimeMs: Date.now() }, undefined, options, redaction, put);
   const stored = storedAs(path);
   if (stored && options.inPlace) return { file: path, status: "refused", refusal: "content", reason: `kept in ${stored}; nothing was written: redact it to a copy, \`pi-session redact ${shellQuote(path)} -o ${shellQuote(copyName(path) ?? basename(path))}\`` };
   let source: ByteSource;
@@ -141,6 +142,11 @@ function redactOne(path: string, options: RedactOptions, redaction: Redaction, p
     if (error instanceof CliError) return { file: path, status: "unreadable", reason: error.message };
     return unreadable(path, error);
   }
+  return redactSource(path, source, stamp, stored, options, redaction, put);
+}
+
+/** `redactOne` once the session's bytes are open (closed here). */
+function redactSource(path: string, source: ByteSource, stamp: FileStamp, stored: string | undefined, options: RedactOptions, redaction: Redaction, put: Put): RedactFileResult {
   try {
     const { records, detector } = redaction.session(source);
     if (records === 0) return { file: path, status: "refused", refusal: "content", reason: `not a pi session file (none of its first lines is a JSON record: ${source.size === 0 ? "it is empty" : "a binary file, or another program's"}); nothing was written` };
@@ -179,7 +185,8 @@ function redactOne(path: string, options: RedactOptions, redaction: Redaction, p
 export async function redact(options: RedactOptions, ctx: CommandContext): Promise<RedactReport> {
   const redaction = await Redaction.load(options, ctx.env);
   const writer = { files: options.files, dryRun: false, check: options.check, out: options.out, force: options.force, format: options.format, full: false };
-  const report = writeEach<RedactStatus, RedactFileResult>("redact", writer, ctx, Object.keys(STATUS) as RedactStatus[], (file, put) => redactOne(file, options, redaction, put), { stored: true, archives: !options.inPlace });
+  const stdin = options.files.length === 1 && options.files[0] === "-" && !options.inPlace ? await ctx.stdin() : undefined;
+  const report = writeEach<RedactStatus, RedactFileResult>("redact", writer, ctx, Object.keys(STATUS) as RedactStatus[], (file, put) => redactOne(file, options, redaction, put, stdin), { stored: true, archives: !options.inPlace, stdin: true });
   for (const r of report.files) for (const u of r.unread ?? []) ctx.warn(sanitize(`${r.file}:${u.line}: ${unreadText(u)}`));
   return report;
 }

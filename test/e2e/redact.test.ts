@@ -214,6 +214,23 @@ describe("redact: where the copy goes", () => {
     expect(readFileSync(out, "utf8")).not.toBe("keep me\n");
   });
 
+  it("- reads standard input: to -o (standard output too) or with --check; alone, never in place", async () => {
+    const dir = scratch();
+    const { file, planted } = plantedSession(dir);
+    const input = readFileSync(file);
+    const r = await cli(["redact", "-", "-o", "-"], { env: ENV, input });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.split("\n").filter(Boolean).length).toBe(rawLines(file).length);
+    expect(leaked(r.stdout + r.stderr, secretsOf(planted).slice(0, -1))).toBeUndefined();
+    expect(r.stderr).toContain("<stdin>: replaced ");
+    const check = await cli(["redact", "-", "--check"], { env: ENV, input });
+    expect(check.exitCode).toBe(1);
+    expect(check.stdout).toMatch(/^<stdin>:3: github-token \(secretlint-rule-github; entry 00000002, message\.content\)$/m);
+    const inPlace = await cli(["redact", "-", "--in-place"], { input });
+    expect([inPlace.exitCode, inPlace.stdout]).toEqual([2, ""]);
+    expect(inPlace.stderr).toContain("redact reads standard input alone, and only with -o OUT (where the copy goes) or --check");
+  });
+
   it("several sessions go to a folder, each under its name; one with nothing to replace is copied as it is", async () => {
     const dir = scratch();
     const sessions = join(dir, "sessions");

@@ -95,7 +95,8 @@ export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFile
  * `reading.stored`: the command reads sessions its store keeps for another program, or compressed
  * (a database transcript, agent-core's format 4, a `.zst` archive) to write them elsewhere, and
  * refuses to write them in place itself (`redact`); every other writer refuses them here.
- * `reading.archives`: a directory's archives are read too.
+ * `reading.archives`: a directory's archives are read too; `reading.stdin`: `-` is read, to `--out`
+ * or with `--check` (`redact`; `repair` to `--out` as ever).
  */
 export function writeEach<S extends string, R extends WriterFileResult<S>>(
   command: string,
@@ -103,12 +104,15 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   ctx: CommandContext,
   statuses: readonly S[],
   one: (file: string, put: Put, dirOf: (path: string) => string, besideOf: (path: string, beside: string) => string) => R,
-  reading: { stored: boolean; archives?: boolean } = { stored: false },
+  reading: { stored: boolean; archives?: boolean; stdin?: boolean } = { stored: false },
 ): WriterRun<S, R> {
   const inputs = options.files;
-  // (standard input can be repaired, to --out: nothing to replace)
-  if (inputs.includes("-") && !(command === "repair" && inputs.length === 1 && options.out !== undefined)) {
-    throw new CliError(command === "repair" ? "repair reads standard input only with --out FILE (where the repaired session goes): pi-session repair - --out FIXED.jsonl" : `${command} writes files: give paths, not - (stdin)`);
+  // (standard input can be repaired, or redacted, to --out: nothing to replace; or looked at, with redact --check)
+  const stdinRead = inputs.length === 1 && (options.out !== undefined || (reading.stdin === true && options.check));
+  if (inputs.includes("-") && !((command === "repair" || reading.stdin === true) && stdinRead)) {
+    if (command === "repair") throw new CliError("repair reads standard input only with --out FILE (where the repaired session goes): pi-session repair - --out FIXED.jsonl");
+    if (reading.stdin) throw new CliError(`${command} reads standard input alone, and only with -o OUT (where the copy goes) or --check: pi-session ${command} - -o - < session.jsonl > copy.jsonl`);
+    throw new CliError(`${command} writes files: give paths, not - (stdin)`);
   }
   const empty: string[] = [];
   const origins = new Map<string, string>();
