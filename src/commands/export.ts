@@ -61,6 +61,8 @@ interface Branch {
   leaf: number;
   labels: Map<string, string>;
   name: string | undefined;
+  /** With `--redact`: a text from outside the session's lines (its store's label and key) redacted as they are. */
+  redactText?: (text: string) => string;
 }
 
 /** Totals of the branch, reading only the entries that carry them (for the context view). */
@@ -103,7 +105,10 @@ function headerMeta(b: Branch, options: ExportOptions, clean: (s: unknown) => st
   const h = b.session.header!;
   // (an OpenClaw transcript: its label is its title where it has no name, and its key and agent are said)
   const facts = b.session.name === "<stdin>" ? undefined : transcriptFacts(b.session.name);
-  const claw = facts?.store === "openclaw" ? facts : undefined;
+  const found = facts?.store === "openclaw" ? facts : undefined;
+  // (what the store says of the transcript is no line of it: redacted here, as its lines were)
+  const redact = b.redactText ?? ((text: string) => text);
+  const claw = found ? { ...found, key: found.key === undefined || found.key === null ? found.key : redact(found.key), label: found.label === undefined || found.label === null ? found.label : redact(found.label), agent: found.agent === undefined || found.agent === null ? found.agent : redact(found.agent) } : undefined;
   return {
     title: clean(b.name ? titleOf(b) : (claw?.label ?? titleOf(b))),
     rows: [
@@ -261,10 +266,12 @@ export async function exportBranch(options: ExportOptions, ctx: CommandContext):
   // (--redact: the session read is its redacted copy, as `redact` writes it)
   let redacted: ExportDocument["redacted"];
   let as: SourceAs | undefined;
+  let redactText: ((text: string) => string) | undefined;
   if (options.redact) {
     const redaction = await Redaction.load({ secrets: options.secrets ?? [], deny: options.deny ?? [], dropImages: false }, ctx.env);
     as = (source) => {
       const copy = redaction.copy(source);
+      redactText = copy.text;
       const kinds: Record<string, number> = {};
       for (const f of copy.plan.findings) kinds[f.kind] = (kinds[f.kind] ?? 0) + 1;
       redacted = { count: copy.plan.findings.length, kinds };
@@ -277,7 +284,7 @@ export async function exportBranch(options: ExportOptions, ctx: CommandContext):
     if (!session.header) throw new CliError(`${session.name}: no session header; run \`pi-session repair\` first, then export`);
     const leaf = options.leaf !== undefined ? nodeFor(session, options.leaf) : session.leafNode;
     if (leaf === -1) throw new CliError(`${session.name}: the session has no entries to export`);
-    branch = { session, nodes: session.tree.pathTo(leaf), leaf, labels, name };
+    branch = { session, nodes: session.tree.pathTo(leaf), leaf, labels, name, ...(redactText ? { redactText } : {}) };
   } catch (error) {
     session.close();
     throw error;

@@ -293,8 +293,10 @@ describe("redact: every store", () => {
     const id = "0199aa00-1111-7222-8333-444455556666";
     const insert = db.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)");
     for (const [k, l] of rawLines(file).entries()) insert.run(id, k, l, k);
-    db.prepare("INSERT INTO session_windows (session_id, session_key) VALUES (?, 'agent:main:main')").run(id);
-    db.prepare("INSERT INTO session_nodes (session_key, current_session_id) VALUES ('agent:main:main', ?)").run(id);
+    // (the store's key and label for it, which an export shows: no line of the session, and redacted too)
+    const key = `agent:main:tg-${planted[0]!.secret}`;
+    db.prepare("INSERT INTO session_windows (session_id, session_key) VALUES (?, ?)").run(id, key);
+    db.prepare("INSERT INTO session_nodes (session_key, current_session_id, label) VALUES (?, ?, ?)").run(key, id, `deploy with ${planted[0]!.secret}`);
     db.close();
     const hash = () => readdirSync(join(root, "agents/main/agent")).map((f) => `${f}:${createHash("sha256").update(readFileSync(join(root, "agents/main/agent", f))).digest("hex")}`).join();
     const before = hash();
@@ -309,6 +311,11 @@ describe("redact: every store", () => {
     const inPlace = await cli(["redact", `${path}#${id}`, "--in-place"]);
     expect(inPlace.exitCode).toBe(1);
     expect(inPlace.stdout).toContain("kept in OpenClaw's database, which OpenClaw alone writes; nothing was written: redact it to a copy");
+    const plain = await cli(["export", `${path}#${id}`]);
+    expect(plain.stdout).toContain(planted[0]!.secret);
+    const exported = await cli(["export", `${path}#${id}`, "--redact"], { env: ENV });
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    expect(leaked(exported.stdout, secretsOf(planted).slice(0, -1))).toBeUndefined();
     const check = await cli(["redact", root, "--check"], { env: ENV });
     expect(check.exitCode).toBe(1);
     expect(check.stdout).toContain(`${path}#${id}:3: github-token`);

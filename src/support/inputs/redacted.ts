@@ -5,6 +5,7 @@ import { CliError } from "../../errors.js";
 import { FileSource, type ByteSource } from "../../format/read/source.js";
 import { Detector, type SessionDetector } from "../../format/redact/detector.js";
 import { Placeholders } from "../../format/redact/placeholder.js";
+import { redactRecord } from "../../format/redact/record.js";
 import { loadRuleSet } from "../../format/redact/rules.js";
 import { planRedaction, redactionLeft, sessionHead, writeRedaction, type RedactFinding, type RedactPlan } from "../../format/write/redact.js";
 
@@ -53,9 +54,10 @@ export class Redaction {
   /**
    * The session `source` holds, redacted, as a source of its own under the same name (`export
    * --redact` exports it): written to a temporary file (removed when the source is closed), read
-   * again for anything left, and refused where something is.
+   * again for anything left, and refused where something is; `text` redacts a string from outside
+   * its lines (what its store says of it) as its lines were.
    */
-  copy(source: ByteSource): { source: ByteSource; plan: RedactPlan } {
+  copy(source: ByteSource): { source: ByteSource; plan: RedactPlan; text: (text: string) => string } {
     const { records, detector } = this.session(source);
     if (records === 0) throw new CliError(`${source.name}: not a pi session file: none of its first lines is a JSON record; nothing was exported`);
     const plan = this.plan(source, detector);
@@ -75,7 +77,8 @@ export class Redaction {
       copy = new NamedCopy(source.name, new FileSource(path), dir);
       const left = redactionLeft(copy, detector);
       if (left) throw new CliError(leftMessage(source.name, left, "nothing was exported"));
-      return { source: copy, plan };
+      const text = (t: string) => String((redactRecord(t, detector, this.placeholders, false).value as string) ?? t);
+      return { source: copy, plan, text };
     } catch (error) {
       if (copy) copy.close();
       else rmSync(dir, { recursive: true, force: true });
