@@ -100,6 +100,8 @@ const PLACEHOLDERS: Record<string, string> = {
   prices: "FILE",
   regexp: "PATTERN",
   role: "ROLE",
+  secret: "VALUE",
+  deny: "REGEX",
   to: "DIR",
   since: "DATE",
   until: "DATE",
