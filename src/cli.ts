@@ -75,7 +75,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     else if (jsonl && done.jsonl) await writeJsonLines(sink, done.jsonl());
     else await sink.write(json ? JSON.stringify(done.json, null, 2) + "\n" : (done.human ?? ""));
     await sink.flush();
-    if (done.after) say(io, `pi-session: ${done.after}`);
+    for (const note of [done.after ?? []].flat()) say(io, `pi-session: ${note}`);
     return done.exitCode;
   } catch (error) {
     // (the reader went away, as `| head` does: what it read was all it wanted)

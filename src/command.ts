@@ -46,8 +46,12 @@ export interface CommandOutcome {
   stream?: (out: Sink) => Promise<void>;
   /** "stderr": stdout carries the command's own output (`--out -`), so its report goes to stderr. */
   reportTo?: "stderr";
-  /** A note for stderr once the output is written: what the person reads after the report it is about (`usage`'s price file to fill in). */
-  after?: string;
+  /**
+   * Notes for stderr once the output is written, a line each: what the person reads after the
+   * report it is about (`usage`'s price file to fill in, `redact`'s backups that still hold a
+   * secret).
+   */
+  after?: string | string[];
   exitCode: ExitCode;
 }
 

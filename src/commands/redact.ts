@@ -8,7 +8,6 @@ import { denyPattern } from "../format/redact/detector.js";
 import { RejectedOutputError, stampOf, type FileStamp } from "../format/write/atomic.js";
 import { redactionLeft, type RedactFinding, type RedactPlan, type UnreadPart } from "../format/write/redact.js";
 import { annotation } from "../render/github.js";
-import { writeAll, writeJsonLines, type Sink } from "../render/sink.js";
 import { sanitize } from "../render/safe.js";
 import type { Style } from "../render/style.js";
 import { plural } from "../render/units.js";
@@ -192,9 +191,10 @@ export async function redact(options: RedactOptions, ctx: CommandContext): Promi
 }
 
 /** What is said on stderr after the report: backups that still hold a secret, and what resuming a redacted session does. */
-function afterward(report: RedactReport, options: RedactOptions, ctx: CommandContext): void {
-  for (const r of report.files) for (const b of r.backups ?? []) ctx.warn(sanitize(`${b} holds ${r.file} as it was, secrets and all: remove it (rm ${shellQuote(b)}) unless it is to be kept`));
-  if (!options.check && report.files.some((r) => r.status === "redacted")) ctx.warn("resuming a redacted session in pi or OpenClaw sends its placeholders to the model in place of the secrets: share the copy, go on working in the original");
+function afterward(report: RedactReport, options: RedactOptions): string[] {
+  const notes = report.files.flatMap((r) => (r.backups ?? []).map((b) => sanitize(`${b} holds ${r.file} as it was, secrets and all: remove it (rm ${shellQuote(b)}) unless it is to be kept`)));
+  if (!options.check && report.files.some((r) => r.status === "redacted")) notes.push("resuming a redacted session in pi or OpenClaw sends its placeholders to the model in place of the secrets: share the copy, go on working in the original");
+  return notes;
 }
 
 function unreadText(u: UnreadPart): string {
@@ -260,17 +260,11 @@ export async function run(options: RedactOptions, ctx: CommandContext): Promise<
   const exitCode = writerExitCode(result.files, STATUS, options.check && result.empty.length > 0);
   const reportTo = result.reportTo ? { reportTo: result.reportTo } : {};
   // (the report first, then what is to be done about it)
-  const then = async (out: Sink, write: () => Promise<void>) => {
-    await write();
-    await (out as Sink & { flush?: () => Promise<void> }).flush?.();
-    afterward(result, options, ctx);
-  };
-  if (ctx.jsonl) return { stream: (out) => then(out, () => writeJsonLines(out, result.files.flatMap((r) => (r.findings ?? []).map((f) => ({ file: r.file, ...f }))))), ...reportTo, exitCode };
-  if (ctx.json) return { stream: (out) => then(out, () => writeAll(out, [JSON.stringify(writerJson(result), null, 2) + "\n"])), ...reportTo, exitCode };
+  const after = afterward(result, options);
   const human = ctx.json
     ? ""
     : options.format === "github"
       ? renderWriterGithub(result, STATUS, (r) => (r.findings ?? []).map((f) => annotation("error", { file: r.file, line: f.line, title: f.kind }, `a secret (${f.kind}, found by ${f.rule}) in entry ${f.entry ?? "-"}, ${f.field || "the line"}; run pi-session redact to share a copy without it`)).join(""))
       : renderRedact(result, ctx.style, options.check);
-  return { stream: (out) => then(out, () => writeAll(out, [human])), ...reportTo, exitCode };
+  return { json: writerJson(result), human, jsonl: () => result.files.flatMap((r) => (r.findings ?? []).map((f) => ({ file: r.file, ...f }))), ...reportTo, ...(after.length > 0 ? { after } : {}), exitCode };
 }
