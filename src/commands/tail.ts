@@ -8,7 +8,8 @@ import { UsageTotals } from "../format/usage/records.js";
 import { renderNotice, renderTailLine, statusLine } from "../render/terminal/tail.js";
 import { FollowedSession, type TailEntry, type TailEvents, type TailNotice } from "../support/follow/session.js";
 import { followUntil } from "../support/follow/loop.js";
-import { listSessionFiles, resolveInput, sessionStamp, storeInputs, transcriptFacts } from "../stores/index.js";
+import { listSessionFiles, resolveInput, storeInputs, transcriptFacts } from "../stores/index.js";
+import { mostRecentlyActive } from "../support/listing/sessions.js";
 
 /**
  * `tail [SESSION]`: the last entries of a session's current branch, and with `-f` every entry as
@@ -51,16 +52,10 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
     return s;
   };
   const storeArgs = options.session !== undefined ? [options.session] : [];
-  /** The store's live sessions (not the archives a reset or a delete left, nor the importer's copies of its database's: nothing is written to them), each with its store's label. */
+  /** The store's live sessions (`liveOnes`), each with its store's label. */
   const listStore = () => {
     try {
-      const out: Array<{ path: string; label: string | null }> = [];
-      for (const path of storeInputs(storeArgs, ctx.sessionDir, ctx.env).files) {
-        const facts = transcriptFacts(path, null);
-        if (facts.archived !== null || facts.copyOf !== null || facts.besideDatabase || facts.cold) continue;
-        out.push({ path, label: facts.label });
-      }
-      return out;
+      return liveOnes(storeInputs(storeArgs, ctx.sessionDir, ctx.env).files);
     } finally {
       ctx.run.release();
     }
@@ -68,7 +63,7 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
   if (options.all) {
     // (the latest entries of the store, from its most recently active sessions, in time order)
     const files = listStore();
-    const latest = new Set(byActivity(files.map((f) => f.path)).slice(0, options.lines));
+    const latest = new Set((await latestFirst(files.map((f) => f.path), ctx)).slice(0, options.lines));
     out.hold();
     for (const { path, label } of files) {
       const s = follow(path, undefined, label);
@@ -77,7 +72,7 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
     }
     out.release(options.lines);
   } else {
-    const { path, name } = pickSession(options.session, ctx);
+    const { path, name } = await pickSession(options.session, ctx);
     out.file = path;
     follow(path, name).start(options.lines, undefined, true);
   }
@@ -103,7 +98,7 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
 }
 
 /** The session `name` names (a path, an id, a prefix, a key), and the name where it is not a path; none: the most recently active one here, else anywhere (said). */
-function pickSession(name: string | undefined, ctx: CommandContext): { path: string; name: string | undefined } {
+async function pickSession(name: string | undefined, ctx: CommandContext): Promise<{ path: string; name: string | undefined }> {
   if (name !== undefined) {
     const path = resolveInput(name, ctx.sessionDir, ctx.env);
     ctx.run.release();
@@ -111,22 +106,35 @@ function pickSession(name: string | undefined, ctx: CommandContext): { path: str
   }
   const here = resolve(".");
   const project = join(ctx.sessionDir, sessionFolderName(here));
-  const inProject = existsSync(project) ? byActivity(listSessionFiles(project, false)) : [];
+  const inProject = existsSync(project) ? await latestFirst(listSessionFiles(project, false), ctx) : [];
   if (inProject.length > 0) {
     ctx.warn(`tail: the most recently active session of this directory's project (${here}): ${inProject[0]}`);
     return { path: inProject[0]!, name: undefined };
   }
-  const everywhere = byActivity(storeInputs([], ctx.sessionDir, ctx.env).files);
-  ctx.run.release();
+  const everywhere = await latestFirst(liveOnes(storeInputs([], ctx.sessionDir, ctx.env).files).map((f) => f.path), ctx);
   if (everywhere.length === 0) throw new CliError(`no session to tail: none in ${project} (this directory's project) nor in any store found; name one (\`pi-session tail FILE\`), or run \`pi-session ls\` to see where sessions are`);
   ctx.warn(`tail: no session of this directory's project (${here}); the most recently active session of every store found: ${everywhere[0]}`);
   return { path: everywhere[0]!, name: undefined };
 }
 
-/** Sessions, the most recently active first (as `ls` sorts by last activity: its stamp's time). */
-function byActivity(paths: readonly string[]): string[] {
-  const time = new Map(paths.map((p) => [p, sessionStamp(p)?.mtimeMs ?? 0]));
-  return [...paths].sort((a, b) => time.get(b)! - time.get(a)!);
+/** Sessions, the most recently active first: by their last activity, as `ls` sorts them (one rule: `mostRecentlyActive`). */
+async function latestFirst(paths: readonly string[], ctx: CommandContext): Promise<string[]> {
+  try {
+    return await mostRecentlyActive(paths, ctx);
+  } finally {
+    ctx.run.release();
+  }
+}
+
+/** The live sessions among `paths` (not the archives a reset or a delete left, nor the importer's copies of a database's: nothing is written to them), each with its store's label. */
+function liveOnes(paths: readonly string[]): Array<{ path: string; label: string | null }> {
+  const out: Array<{ path: string; label: string | null }> = [];
+  for (const path of paths) {
+    const facts = transcriptFacts(path, null);
+    if (facts.archived !== null || facts.copyOf !== null || facts.besideDatabase || facts.cold) continue;
+    out.push({ path, label: facts.label });
+  }
+  return out;
 }
 
 /** Where what `tail` says goes: lines on stdout as they come (human or `--jsonl`), or one document (`--json`), and the status line. */

@@ -24,6 +24,7 @@ interface Row {
   title: string | null;
   version: number | null;
   status: string;
+  created: string;
   cwd: string | null;
   messages: number;
   branches: number;
@@ -36,11 +37,11 @@ async function rows(): Promise<Row[]> {
   return r.json.sessions;
 }
 
-/** A session of the fixtures: the JSONL one of a project (`cwd`), or a database's by its name. */
+/** A session of the fixtures: the JSONL one of a project (`cwd`), or a database's by its name; of several (a session and its forks), the first made. */
 async function find(where: (r: Row) => boolean): Promise<Row> {
   const found = (await rows()).filter(where);
   expect(found.length).toBeGreaterThan(0);
-  return found[0]!;
+  return found.sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0))[0]!;
 }
 const jsonl = (project: string) => find((r) => r.path.endsWith(".jsonl") && r.cwd === `/home/dev/${project}`);
 const sqlite = (title: string) => find((r) => r.path.includes("/sqlite/") && r.title === title);

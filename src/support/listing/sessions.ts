@@ -63,6 +63,7 @@ const SORTERS: Record<SortKey, (a: SessionRow, b: SessionRow) => number> = {
 };
 
 export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache = false): Promise<LsResult> {
+  // (begun first: what the stores keep between runs is kept from the listing on)
   const reading = new StoreRead(ctx, !options.noCache);
   let dirs: string[];
   if (options.dir) {
@@ -89,7 +90,45 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   // (a root whose transcripts are in SQLite: said, rather than listing nothing without a word)
   const note = files.length === 0 && options.dir ? emptyStoreNote(dirs[0]!) : undefined;
   if (note) ctx.warn(sanitize(note));
-  const cache = options.noCache ? undefined : new LsCache(cachePath(ctx.env), rebuildCache);
+  const { listing, cache } = await describeAll(files, ctx, reading, !options.noCache, rebuildCache, archived);
+  let result: LsResult;
+  try {
+    result = select(listing, options, dir);
+  } catch (error) {
+    // A cached row that does not read back: the whole cache is rebuilt, never trusted.
+    if (error instanceof CorruptCacheError) {
+      cache?.close();
+      return ls(options, ctx, true);
+    }
+    throw error;
+  }
+  cache?.save(files);
+  reading.done();
+  return result;
+}
+
+/**
+ * Sessions, the most recently active first, as `ls` sorts them by default: by their last activity
+ * (`sessionTimes`), read through its index cache. What `tail` follows as "the latest".
+ */
+export async function mostRecentlyActive(files: readonly string[], ctx: CommandContext): Promise<string[]> {
+  const reading = new StoreRead(ctx, true);
+  const { listing, cache } = await describeAll(files, ctx, reading, true, false);
+  cache?.save(files);
+  reading.done();
+  const { modified } = listing;
+  return Array.from(files, (_, i) => i)
+    .sort((a, b) => byModified(modified[a]!, modified[b]!) || byCodeUnit(files[a]!, files[b]!))
+    .map((i) => files[i]!);
+}
+
+/**
+ * Every file's last activity (from ls's index cache where it holds the file unchanged, else read),
+ * and its row when asked; `useCache`: read and keep the index cache (`rebuild`: start it anew);
+ * `archived`: what an archive's manifest says of the files that are archived sessions.
+ */
+async function describeAll(files: readonly string[], ctx: CommandContext, reading: StoreRead, useCache: boolean, rebuild: boolean, archived?: ReadonlyMap<string, ArchivedSession>): Promise<{ listing: Listing; cache: LsCache | undefined }> {
+  const cache = useCache ? new LsCache(cachePath(ctx.env), rebuild) : undefined;
   // Per file: its default sort key, and its row (described now) or its slot in the cache (a row
   // parsed only if shown or needed to filter and sort). Columns, not an object per file: a warm run
   // over thousands of sessions does little else.
@@ -111,21 +150,8 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   });
   // (what a file is to its store is read beside the cache: sessions.json changes without the file)
   const facts: Array<SessionRow | undefined> = new Array(files.length);
-  const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!)), archived.get(files[i]!)));
-  let result: LsResult;
-  try {
-    result = select({ files, modified, rowOf }, options, dir);
-  } catch (error) {
-    // A cached row that does not read back: the whole cache is rebuilt, never trusted.
-    if (error instanceof CorruptCacheError) {
-      cache?.close();
-      return ls(options, ctx, true);
-    }
-    throw error;
-  }
-  cache?.save(files);
-  reading.done();
-  return result;
+  const rowOf = (i: number): SessionRow => (facts[i] ??= withStoreFacts((rows[i] ??= cache!.row(slots[i]!, files[i]!)), archived?.get(files[i]!)));
+  return { listing: { files, modified, rowOf }, cache };
 }
 
 /** The listed sessions: paths, default sort keys, and each one's row when asked. */

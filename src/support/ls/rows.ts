@@ -3,6 +3,7 @@ import { countBySeverity } from "../../format/check/findings.js";
 import { Validator } from "../../format/check/validate.js";
 import { CURRENT_VERSION, messageText, type AgentMessage } from "../../format/schema/types.js";
 import { messageGist, sessionName } from "../../format/session/labels.js";
+import { sessionTimes } from "../../format/session/times.js";
 import { openPath, unreadableReason } from "../inputs/input.js";
 import { sessionFindings } from "../inputs/verdict.js";
 
@@ -23,7 +24,7 @@ export interface SessionRow extends Partial<Omit<StoreFacts, "archived">> {
   title: string | null;
   cwd: string | null;
   created: string | null;
-  /** ISO time of the last user/assistant message (else the header time, else the file's mtime). */
+  /** ISO time of its last activity (`sessionTimes`: its last user/assistant message, never before its creation; else the file's mtime). */
   modified: string | null;
   messages: number;
   branches: number;
@@ -66,9 +67,8 @@ export function sessionRow(scanned: ScannedSession, path: string, stamp: Session
  * What a session's bytes say for its row (`sessionRow`), from a skim of its lines: its status is
  * `check`'s verdict (the validator's findings, counted as `check` counts them), read from the
  * skeletons the scanner gives of its messages; only other entries and the first user message are
- * parsed. Last activity is the latest user/assistant entry's timestamp (pi uses the message's own
- * timestamp, which pi writes at the same moment). A file that cannot be read is its error, naming
- * `path`.
+ * parsed. Its times are `sessionTimes`' (last activity never before creation). A file that cannot
+ * be read is its error, naming `path`.
  */
 export async function scanSession(path: string): Promise<ScannedSession> {
   let name: string | undefined;
@@ -87,15 +87,11 @@ export async function scanSession(path: string): Promise<ScannedSession> {
       const errors = countBySeverity(sessionFindings(session, validator, path)).error;
       const h = session.header;
       let messages = 0;
-      let lastActivity = 0;
       let firstUser = -1;
       for (let node = 0; node < session.tree.size; node++) {
         const { type, role } = session.nodeKind(node);
         if (type !== "message") continue;
         messages++;
-        if (role !== "user" && role !== "assistant") continue;
-        const t = session.nodeTime(node);
-        if (!Number.isNaN(t)) lastActivity = Math.max(lastActivity, t);
         if (role === "user" && firstUser < 0) firstUser = node;
       }
       let title = name;
@@ -104,7 +100,6 @@ export async function scanSession(path: string): Promise<ScannedSession> {
         // (what the person wrote: an OpenClaw channel message without its envelope)
         title = (m && messageGist(messageText(m))) || undefined;
       }
-      const headerTime = typeof h?.timestamp === "string" ? Date.parse(h.timestamp) : NaN;
       // (a session its store keeps in a form pi cannot open, agent-core's format 4: that version, and migrate)
       const stored = storedVersion(path);
       const version = stored ?? (h ? session.version : null);
@@ -115,8 +110,8 @@ export async function scanSession(path: string): Promise<ScannedSession> {
         headerId: typeof h?.id === "string" ? h.id : null,
         // (a compressed archive: the session's size is what it holds, not what the archive weighs)
         ...(refOf(path).kind === "archive" ? { bytes: session.size } : {}),
-        // (last activity, else the header's time; NaN: neither, and the file's mtime is its path's: `sessionRow`)
-        activity: lastActivity || headerTime,
+        // (NaN: neither a header's time nor a message's, and the file's mtime is its path's: `sessionRow`)
+        activity: sessionTimes(session).lastActivity,
         facts: {
           // a title is a preview: the first 200 characters are plenty (and keep the cache small)
           title: title === undefined ? null : title.length > 200 ? title.slice(0, 200) : title,
