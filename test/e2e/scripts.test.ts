@@ -334,6 +334,33 @@ describe("ls piped, and ids shared by copies", () => {
   });
 });
 
+describe("an id ls shows finds its session, whatever its file is named", () => {
+  it("a copy named otherwise (earth-0__019ebb22.snapA.v3.jsonl): show, check and tail find it by the id and a prefix ls shows; beside the original, both are named", async () => {
+    const dir = join(work, "store-renamed");
+    mkdirSync(dir, { recursive: true });
+    const copy = join(dir, "earth-0__019ebb22.snapA.v3.jsonl");
+    copyFileSync(join(CORPUS, "earth-0__019ebb22.snapA.v3.jsonl"), copy);
+    const listed = await cliJson(["ls", dir]);
+    const id = listed.json.sessions[0].id as string;
+    expect(id).toBe("019ebb22-69c0-77df-8480-5618f0660c02");
+    for (const name of [id, id.slice(0, 8)]) {
+      const shown = await cliJson(["show", name, "--session-dir", dir]);
+      expect(shown.exitCode, shown.stderr).toBe(0);
+      expect(shown.json.file).toBe(copy);
+      const human = await cli(["show", name, "--session-dir", dir]);
+      expect(human.stdout).toMatch(new RegExp(`^File +${copy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} `, "m"));
+    }
+    expect((await cli(["check", id.slice(0, 8), "--session-dir", dir])).exitCode).toBe(0);
+    expect((await cli(["tail", id.slice(0, 8), "-n", "1", "--session-dir", dir])).exitCode).toBe(0);
+    // (the same session under pi's name beside it: the id names both files, and says which)
+    const original = join(dir, `2026-06-12T09-00-00-000Z_${id}.jsonl`);
+    copyFileSync(copy, original);
+    const both = await cli(["show", id, "--session-dir", dir]);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toBe(`pi-session: session id \`${id}\` is in 2 files (${original}, ${copy}); give the file's path\n`);
+  });
+});
+
 describe("a directory with no session file", () => {
   it("check and the writers' --check say so on stderr and exit 2; a writer without --check says so", async () => {
     const empty = join(work, "empty");

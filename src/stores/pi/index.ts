@@ -88,6 +88,39 @@ export function idFromFileName(path: string): string | undefined {
   return m?.[1];
 }
 
+/** How much of a file's start is read for its header. */
+const HEADER_BYTES = 16 * 1024;
+
+/**
+ * The session id a file's header gives (its first record, a `session` line), where the file can be
+ * read and its header is whole within its first 16 KB; undefined otherwise. `ls` names every
+ * session by its header, so a session in a file whose name is not pi's (a copy, a backup:
+ * `earth-0__019ebb22.v3.jsonl`) is found by that id too.
+ */
+export function headerIdOf(path: string): string | undefined {
+  let head: Buffer;
+  try {
+    head = readHead(path, HEADER_BYTES);
+  } catch {
+    return undefined;
+  }
+  // (a byte-order mark and blank lines before it, as pi's reader passes them over)
+  let start = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (start < head.length && (head[start] === 0x0a || head[start] === 0x0d || head[start] === 0x20)) start++;
+  const end = head.indexOf(0x0a, start);
+  if (end < 0 && head.length === HEADER_BYTES) return undefined;
+  try {
+    const value = JSON.parse(head.toString("utf8", start, end < 0 ? head.length : end)) as { type?: unknown; id?: unknown };
+    return value?.type === "session" && typeof value.id === "string" && value.id !== "" ? value.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The session id of a file of pi's session directory: its name's where it is named as pi names it (pi writes the name from the header), else its header's. */
+export function piSessionId(path: string): string | undefined {
+  return idFromFileName(path) ?? headerIdOf(path);
+}
 
 /** How many sessions beside a file are read for the cwd they say. */
 const SIBLINGS_READ = 64;

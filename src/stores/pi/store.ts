@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import type { Store } from "../common/store.js";
-import { idFromFileName, piSessionFiles } from "./index.js";
+import { piSessionFiles, piSessionId } from "./index.js";
 
 /** pi's files alone: what names a pi session by its file name (no other store asked). */
 const ALONE = { list: () => undefined, passOver: () => false, among: () => [] };
@@ -13,16 +13,18 @@ export const piStore: Store = {
   list: (dir, archives, others) => piSessionFiles(dir, others, archives),
   named(query, { piDir }) {
     try {
-      return piSessionFiles(piDir, ALONE).filter((f) => idFromFileName(f)?.startsWith(query));
+      // (a file named otherwise, a copy or a backup, by its header's id, as `ls` shows it)
+      return piSessionFiles(piDir, ALONE).filter((f) => piSessionId(f)?.startsWith(query));
     } catch {
       // no session directory: nothing is named in it
       return [];
     }
   },
-  idOf: idFromFileName,
+  // (pi's name where the file has one, else its header's: the id `ls` shows)
+  idOf: piSessionId,
   sessionIds({ piDir }) {
     try {
-      return piSessionFiles(piDir, ALONE).flatMap((f) => idFromFileName(f) ?? []);
+      return piSessionFiles(piDir, ALONE).flatMap((f) => piSessionId(f) ?? []);
     } catch {
       return [];
     }
