@@ -74,7 +74,7 @@ export const COMMANDS: CommandSpec[] = [
     describe: "List sessions with their status",
     builder: (y) =>
       sessionFilters(y)
-        .positional("dir", { type: "string", describe: "directory to list: pi's session directory or an OpenClaw root (or a folder in one); default: pi's and every OpenClaw root found" })
+        .positional("dir", { type: "string", describe: "directory to list: pi's session directory or an OpenClaw root (or a folder in one); default: pi's and every OpenClaw root found. A session (a file, an id or a prefix): its row alone" })
         .option("store", storeOption)
         .option("archived", { type: "boolean", default: false, describe: "what each directory's archive holds too (where `archive` moved sessions, --to included)" })
         .option("sort", { choices: ["modified", "created", "size", "messages", "name"] as const, default: "modified", describe: "sort key (newest / largest first)" })

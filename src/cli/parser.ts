@@ -5,11 +5,11 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError } from "../errors.js";
 import { currentRun, sessionDir, storeSessionIds } from "../stores/index.js";
 import { hardWrap } from "../render/width.js";
-import { normalise } from "./arguments.js";
+import { normalise, VALUE_OPTIONS } from "./arguments.js";
 import { COMMANDS, JSONL_OPTION } from "./commands.js";
 import { makeContext } from "./context.js";
 import type { Io } from "./io.js";
-import { checkOutputOptions, checkRepeated, usageMessage, type DeclaredOptions } from "./usage-errors.js";
+import { checkOutputOptions, checkRepeated, checkValuesGiven, usageMessage, type DeclaredOptions } from "./usage-errors.js";
 
 /** The yargs parser, built from the list of commands, its help shaped as a reader copies from it. */
 
@@ -82,34 +82,6 @@ function usageOf(parser: Argv): Usage | undefined {
   return internals?.getUsageInstance?.();
 }
 
-/** What each option that takes a value takes, as help names it (`--cwd DIR`): one word a name, the same in every command. */
-const PLACEHOLDERS: Record<string, string> = {
-  agent: "NAME",
-  "backup-dir": "DIR",
-  cwd: "PATH",
-  depth: "N",
-  kind: "KIND",
-  "larger-than": "SIZE",
-  leaf: "ID",
-  limit: "N",
-  "max-count": "N",
-  lines: "N",
-  "min-size": "SIZE",
-  "older-than": "AGE",
-  out: "PATH",
-  prices: "FILE",
-  regexp: "PATTERN",
-  role: "ROLE",
-  secret: "VALUE",
-  deny: "REGEX",
-  to: "DIR",
-  since: "DATE",
-  until: "DATE",
-  timezone: "ZONE",
-  tool: "NAME",
-  "session-dir": "DIR",
-};
-
 /**
  * A help text with each option that takes a value shown with what it takes (`--cwd DIR`): where
  * the name and its placeholder leave no room before the description's column, the description
@@ -120,7 +92,7 @@ function withPlaceholders(help: string): string {
   for (const line of help.split("\n")) {
     // (an option's line: `  -o, --out` or `      --cwd`, then its description's column)
     const m = /^( {2}(?:-\w, | {4})--([\w-]+))( {2,})(\S.*)?$/.exec(line);
-    const placeholder = m ? PLACEHOLDERS[m[2]!] : undefined;
+    const placeholder = m ? VALUE_OPTIONS[m[2]!] : undefined;
     if (!m || !placeholder) {
       out.push(line);
       continue;
@@ -176,14 +148,15 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandC
   (parser as unknown as { usageConfiguration(config: Record<string, boolean>): unknown }).usageConfiguration({ "hide-types": true });
   for (const spec of COMMANDS) {
     // (--version is the program's, and --jsonl is for list-shaped commands: each said only where it applies)
-    let declared: DeclaredOptions | undefined;
     parser = parser.command(spec.command, spec.describe, (y) => {
       const built = spec.builder(helpShaped(y.version(false), helpWidth));
       const all = spec.jsonl ? built : built.option("jsonl", { ...JSONL_OPTION, hidden: true });
-      declared = (all as unknown as { getOptions(): DeclaredOptions }).getOptions();
+      const declared = (all as unknown as { getOptions(): DeclaredOptions }).getOptions();
+      // (before yargs reads the values: a value's own check, a count's, would see a list of them)
+      checkRepeated(declared, argv_, spec.repeatable);
+      checkValuesGiven(declared, argv_, spec);
       return all;
     }, async (argv) => {
-      if (declared) checkRepeated(declared, argv_, spec.repeatable);
       checkOutputOptions(spec, argv);
       const ctx = makeContext(argv, io, currentRun());
       const command = await spec.load();

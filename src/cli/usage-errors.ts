@@ -1,4 +1,5 @@
 import { CliError } from "../errors.js";
+import { VALUE_OPTIONS } from "./arguments.js";
 import { COMMAND_NAMES, COMMANDS, name, type CommandSpec } from "./commands.js";
 
 /** What was wrong with a command line, said as a one-line usage error. */
@@ -68,10 +69,14 @@ export function checkGithubFormat(argv: readonly string[]): void {
 
 /** What yargs was told of a command's options (its `getOptions()`): the kinds that take no single value, and the aliases. */
 export interface DeclaredOptions {
+  /** Every option declared, by its name (and its aliases'). */
+  key: Record<string, unknown>;
   array: string[];
   boolean: string[];
   count: string[];
   alias: Record<string, string[]>;
+  /** The values an option is one of, where it has choices. */
+  choices?: Record<string, readonly unknown[]>;
 }
 
 /**
@@ -102,5 +107,36 @@ export function checkRepeated(options: DeclaredOptions, argv: readonly string[],
   }
   for (const { as, values } of given.values()) {
     if (values.length > 1) throw new CliError(`${as} given ${values.length} times (${values.map((v) => (v === "" ? "-" : v)).join(", ")}): it takes one value; give it once`);
+  }
+}
+
+/**
+ * An option that takes a value given none (`archive --dry-run --to`, `--to=`, `ls --limit` last):
+ * a usage error naming it and what it takes, where yargs would give the command "" (the current
+ * folder, for `--to`; 0, for a count) and say nothing. A value that starts with `-` and a digit is
+ * one (`forParser` gave it to its option), and so is anything after grep's `-e`; nothing after
+ * `--` is an option.
+ */
+export function checkValuesGiven(options: DeclaredOptions, argv: readonly string[], spec: CommandSpec): void {
+  const canonical = new Map<string, string>();
+  for (const [key, aliases] of Object.entries(options.alias)) for (const a of [key, ...aliases]) canonical.set(a, key);
+  const takesNone = new Set([...options.boolean, ...options.count, ...options.array].flatMap((k) => [k, ...(options.alias[k] ?? [])]));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") break;
+    const m = /^(--?)([^=]+)(=(.*))?$/s.exec(arg);
+    if (!m || arg === "-" || /^-\d/.test(arg) || (m[1] === "-" && m[2]!.length > 1)) continue;
+    const given = m[2]!;
+    const key = canonical.get(given) ?? given;
+    // (grep's -e PATTERN takes what follows whatever it starts with: the pattern)
+    if (takesNone.has(given) || given.startsWith("no-") || !(key in options.key) || key === "regexp") continue;
+    const next = argv[i + 1];
+    const missing = m[3] !== undefined ? m[4] === "" : next === undefined || next === "--" || (next.startsWith("-") && next !== "-" && !/^-\d/.test(next));
+    if (!missing) continue;
+    const as = m[1] === "--" ? `--${given}` : `-${given}`;
+    const long = key.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`);
+    const choices = options.choices?.[key]?.map(String);
+    const takes = choices ? `one of ${choices.join(", ")}` : VALUE_OPTIONS[long];
+    throw new CliError(`${as} needs a value${takes ? ` (${takes})` : ""}${next !== undefined && m[3] === undefined && next !== "--" ? `, and ${next} is an option` : ""}: e.g. ${as} ${choices?.[0] ?? VALUE_OPTIONS[long] ?? "VALUE"}; see pi-session ${name(spec)} --help`);
   }
 }

@@ -93,6 +93,8 @@ function verdict(r: FileReport): "not a session" | "invalid" | "ok with warnings
 
 export function renderCheck(result: CheckResult, style: Style, quiet = false, verbose = false): string {
   const { c } = style;
+  // (nothing checked, only folders with no session: stderr has said so, and stdout reports nothing)
+  if (result.summary.files === 0 && result.unreadable.length === 0 && result.emptyDirectories.length > 0) return "";
   const paint = (v: string) => (v === "invalid" ? c.red(v) : v === "ok" ? c.green(v) : v === "not a session" ? c.dim(v) : c.yellow(v));
   let out = "";
   for (const r of result.files) out += renderFindings(r.file, r.findings, style, { minSeverity: quiet ? "error" : "info", verbose, as: r.as });
@@ -130,6 +132,7 @@ const LEVEL = { error: "error", warning: "warning", info: "notice" } as const sa
  * wants what fails or may.
  */
 export function renderCheckGithub(result: CheckResult, quiet = false, verbose = false): string {
+  if (result.summary.files === 0 && result.unreadable.length === 0 && result.emptyDirectories.length > 0) return "";
   let out = "";
   for (const r of result.files) {
     const caused = new Map<string, number>();

@@ -69,8 +69,8 @@ interface TreeLayout {
 export function renderLs(result: LsResult, style: Style, tree?: TreeLayout): string {
   const { c } = style;
   if (result.sessions.length === 0) {
-    // (--limit 0: sessions there are, none asked for)
-    return c.dim(result.total > 0 ? `${plural(result.total, "session")} in ${sanitize(result.dir)}, none shown (--limit 0)\n` : `no sessions in ${sanitize(result.dir)}\n`);
+    // (--limit 0: sessions there are, none asked for; none at all: said on stderr, by `run`)
+    return result.total > 0 ? c.dim(`${plural(result.total, "session")} in ${sanitize(result.dir)}, none shown (--limit 0)\n`) : "";
   }
   // (a row always says which file it is: one with no session id by its file's name, copies that share one by what tells their names apart)
   // (copies: what their names share at the start left out, so that the part that differs shows: `….v3.jsonl`)
@@ -117,6 +117,7 @@ export function renderLs(result: LsResult, style: Style, tree?: TreeLayout): str
 
 export function options(args: Args): LsOptions & { tree: boolean } {
   return {
+    filters: filtersOf(args),
     dir: args.optionalString("dir"),
     store: args.choice("store", STORE_CHOICES, "all"),
     cwd: args.optionalString("cwd"),
@@ -130,6 +131,14 @@ export function options(args: Args): LsOptions & { tree: boolean } {
     archived: args.flag("archived"),
     tree: args.flag("tree"),
   };
+}
+
+/** The filters given, as the command line gives them (`--older-than 3m`). */
+function filtersOf(args: Args): string[] {
+  return (["cwd", "agent", "kind", "older-than", "larger-than"] as const).flatMap((name) => {
+    const v = args.raw(name.replace(/-(\w)/g, (_, ch: string) => ch.toUpperCase()));
+    return v === undefined ? [] : [`--${name} ${String(v)}`];
+  });
 }
 
 export async function run(options: LsOptions & { tree?: boolean }, ctx: CommandContext): Promise<CommandOutcome> {

@@ -56,6 +56,7 @@ function find(session: string, ctx: CommandContext): Array<{ archive: string; fo
 
 export async function run(options: RestoreOptions, ctx: CommandContext): Promise<CommandOutcome> {
   if (options.sessions.length === 0) throw new CliError("restore needs the archived sessions to put back: their ids or their archives' paths (`pi-session ls --archived` lists them)");
+  if (options.sessions.includes("-")) throw new CliError("restore puts archived sessions back where they were; - (standard input) is no archive: give an archive's path or an archived session's id (`pi-session ls --archived` lists them)");
   const files: RestoreEntry[] = [];
   for (const session of options.sessions) {
     for (const { archive, folder, line } of find(session, ctx)) {

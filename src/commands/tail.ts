@@ -8,7 +8,9 @@ import { UsageTotals } from "../format/usage/records.js";
 import { renderNotice, renderTailLine, statusLine } from "../render/terminal/tail.js";
 import { FollowedSession, type TailEntry, type TailEvents, type TailNotice } from "../support/follow/session.js";
 import { followUntil } from "../support/follow/loop.js";
-import { listSessionFiles, resolveInput, storeInputs, transcriptFacts } from "../stores/index.js";
+import { emptyDirectoryNote, listSessionFiles, resolveInput, storeInputs, transcriptFacts } from "../stores/index.js";
+import { sanitize } from "../render/safe.js";
+import { plural } from "../render/units.js";
 import { mostRecentlyActive } from "../support/listing/sessions.js";
 
 /**
@@ -33,7 +35,8 @@ export function options(args: Args): TailOptions {
 const LABEL = 12;
 
 export async function run(options: TailOptions, ctx: CommandContext): Promise<CommandOutcome> {
-  if (options.session === "-") throw new CliError("tail reads a stored session; - (standard input) has nothing more to follow: use `pi-session path -` for its branch");
+  if (options.session === "-" && options.all) throw new CliError("--all follows every session of a store or a folder; - (standard input) is one session: `pi-session tail -` shows its last entries");
+  if (options.session === "-" && options.follow) throw new CliError("- (standard input) is read once and nothing more is written to it, so there is nothing to follow: `pi-session tail -` (without -f) shows its last entries");
   if (options.follow && ctx.json) throw new CliError("--json writes one document when the command is done, and `tail -f` is never done: use --jsonl, a JSON value a line as each entry comes");
   const out = new Output(options, ctx);
   const resolveName = (name: string) => {
@@ -45,24 +48,28 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
   };
   const sessions: FollowedSession[] = [];
   const known = new Set<string>();
-  const follow = (path: string, name: string | undefined, label?: string | null) => {
-    const s = new FollowedSession(path, name, out, ctx, resolveName, !options.all, label ?? undefined);
+  const follow = (path: string, name: string | undefined, label?: string | null, bytes?: Buffer) => {
+    const s = new FollowedSession(path, name, out, ctx, resolveName, !options.all, label ?? undefined, bytes);
     sessions.push(s);
     known.add(path);
     return s;
   };
   const storeArgs = options.session !== undefined ? [options.session] : [];
-  /** The store's live sessions (`liveOnes`), each with its store's label. */
-  const listStore = () => {
+  /** The store's live sessions (`liveOnes`), each with its store's label; `say`: a folder with none said on stderr. */
+  const listStore = (say = false) => {
     try {
-      return liveOnes(storeInputs(storeArgs, ctx.sessionDir, ctx.env).files);
+      const { files, empty } = storeInputs(storeArgs, ctx.sessionDir, ctx.env);
+      const live = liveOnes(files);
+      if (say) for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
+      if (say && empty.length === 0 && live.length === 0) ctx.warn(`no live session in ${sanitize(storeArgs[0] ?? "the stores found")}: ${plural(files.length, "archive or copy", "archives or copies")}, which nothing writes to`);
+      return live;
     } finally {
       ctx.run.release();
     }
   };
   if (options.all) {
     // (the latest entries of the store, from its most recently active sessions, in time order)
-    const files = listStore();
+    const files = listStore(true);
     const latest = new Set((await latestFirst(files.map((f) => f.path), ctx)).slice(0, options.lines));
     out.hold();
     for (const { path, label } of files) {
@@ -71,6 +78,10 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
       else if (options.follow) s.startAtEnd();
     }
     out.release(options.lines);
+  } else if (options.session === "-") {
+    // (standard input: its last entries, as of a file; nothing to follow)
+    out.file = "<stdin>";
+    follow("<stdin>", undefined, undefined, await ctx.stdin()).start(options.lines, undefined, true);
   } else {
     const { path, name } = await pickSession(options.session, ctx);
     out.file = path;

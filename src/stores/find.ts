@@ -280,7 +280,7 @@ export function emptyDirectoryNote(dir: string): string {
 }
 
 /** What a store says of a folder of its own that holds no session file (OpenClaw's, whose transcripts are in its databases), or undefined. */
-export function emptyStoreNote(dir: string): string | undefined {
+function emptyStoreNote(dir: string): string | undefined {
   for (const store of STORES) {
     const note = store.emptyNote?.(dir);
     if (note) return note;

@@ -6,7 +6,7 @@
  * are to their store (`describe.ts`), each asking the stores `registry.ts` lists, each a `Store`
  * (`common/store.ts`); a command's run holds what the stores open (`StoreRun`).
  */
-export { STORE_CHOICES, type StoreChoice, idOf as sessionIdOf, listSessionFiles, expandInputs, resolveInput, storeInputs, archivedSessions, archivedNamed, archiveHolds, type ArchivedSession, emptyDirectoryNote, emptyStoreNote, namedNonSessions, storeRoots, noStoreMessage, sessionDirEnv } from "./find.js";
+export { STORE_CHOICES, type StoreChoice, idOf as sessionIdOf, listSessionFiles, expandInputs, resolveInput, storeInputs, archivedSessions, archivedNamed, archiveHolds, type ArchivedSession, emptyDirectoryNote, namedNonSessions, storeRoots, noStoreMessage, sessionDirEnv } from "./find.js";
 export { refOf, openSource, withBytes, sessionStamp, followSession, type SessionStamp, type Follower } from "./open.js";
 export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, storeSessionIds, keepStoreFacts, saveStoreFacts, readAheadWithin, storedVersion, storedExtent, v3Copy, storedLines, writeRefusal, keeperOf, storedUsage, type Keeper, type StoreFacts, type StoredRequest } from "./describe.js";
 export { sessionDir, idFromFileName, cwdAround } from "./pi/index.js";

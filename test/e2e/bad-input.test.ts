@@ -3,7 +3,7 @@
  * was: read-only commands never write (pi itself appends a newline to a file that lacks one).
  */
 import { execa } from "execa";
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -229,5 +229,66 @@ describe("stdin", () => {
     const check = await cli(["check", "-"], { inputFile: fixture("cycle.jsonl") });
     expect(check.exitCode).toBe(1);
     expect(check.stdout).toContain("<stdin>:3: error parent-cycle");
+  });
+});
+
+describe("a command line that reads badly gets a message that says what was wrong", () => {
+  it("an option of one value given twice says so by the values, however the option checks its value (tail -n 2 -n 3)", async () => {
+    const r = await cli(["tail", fixture("linear.jsonl"), "-n", "2", "-n", "3"]);
+    expect(r).toMatchObject({ exitCode: 2, stdout: "" });
+    expect(r.stderr).toBe("pi-session: -n given 2 times (2, 3): it takes one value; give it once\n");
+    const limit = await cli(["ls", FIXTURES, "--limit", "2", "--limit=3"]);
+    expect(limit.stderr).toBe("pi-session: --limit given 2 times (2, 3): it takes one value; give it once\n");
+  });
+
+  it("a value that starts with - and a digit is its option's, and the option says what is wrong with it (archive --older-than -1d)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-badargs-"));
+    copyFileSync(fixture("linear.jsonl"), join(dir, "linear.jsonl"));
+    for (const command of ["archive", "ls"]) {
+      const r = await cli([command, dir, "--older-than", "-1d", ...(command === "archive" ? ["--dry-run"] : [])]);
+      expect(r, command).toMatchObject({ exitCode: 2, stdout: "" });
+      expect(r.stderr, command).toBe('pi-session: --older-than "-1d": give an age (12h, 7d, 4w, 3m, 1y) or a date (2026-03-01)\n');
+    }
+    const lines = await cli(["tail", fixture("linear.jsonl"), "-n", "-1d"]);
+    expect(lines.stderr).toBe('pi-session: --lines takes a whole number >= 0 (e.g. --lines 10), got "-1d"; see pi-session --help\n');
+    // (a pattern that starts with - and a digit is still grep's, with -e)
+    expect((await cli(["grep", "-c", "-e", "-1d", fixture("linear.jsonl")])).stderr).toBe("");
+  });
+
+  it("an option that takes a value given none is a usage error naming it and what it takes, never an empty value used (archive --dry-run --to)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-badargs-"));
+    copyFileSync(fixture("linear.jsonl"), join(dir, "linear.jsonl"));
+    const cases: Array<[string[], string]> = [
+      [["archive", dir, "--older-than", "1d", "--dry-run", "--to"], "--to needs a value (DIR): e.g. --to DIR; see pi-session archive --help"],
+      [["archive", dir, "--to", "--dry-run", "--older-than", "1d"], "--to needs a value (DIR), and --dry-run is an option: e.g. --to DIR; see pi-session archive --help"],
+      [["archive", dir, "--to=", "--older-than", "1d"], "--to needs a value (DIR): e.g. --to DIR; see pi-session archive --help"],
+      [["ls", dir, "--limit"], "--limit needs a value (N): e.g. --limit N; see pi-session ls --help"],
+      [["tail", fixture("linear.jsonl"), "-n"], "-n needs a value (N): e.g. -n N; see pi-session tail --help"],
+      [["usage", dir, "--by"], "--by needs a value (one of day, week, month, session, project, model, agent, key, job, channel, kind): e.g. --by day; see pi-session usage --help"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(args, { cwd: dir });
+      expect(r, args.join(" ")).toMatchObject({ exitCode: 2, stdout: "" });
+      expect(r.stderr, args.join(" ")).toBe(`pi-session: ${message}\n`);
+    }
+    // (nothing was archived, into the current folder or anywhere)
+    expect(readdirSync(dir)).toEqual(["linear.jsonl"]);
+  });
+
+  it("ls FILE lists that one session (as ls(1) lists a file), by its path or its id; ls of neither says so", async () => {
+    const r = await cliJson(["ls", fixture("tools.jsonl")]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json.sessions.map((s: { path: string }) => s.path)).toEqual([fixture("tools.jsonl")]);
+    expect(r.json.sessions[0].status).toBe((await cliJson(["ls", FIXTURES])).json.sessions.find((s: { path: string }) => s.path === fixture("tools.jsonl")).status);
+    const human = await cli(["ls", fixture("tools.jsonl")]);
+    expect(human.stdout.trim().split("\n")).toHaveLength(2);
+    expect(human.stdout.split("\n")[1]).toMatch(/^7001a2b3-c4d5-4e6f-8a9b-0c1d2e3f4a5b\s/);
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-lsid-"));
+    copyFileSync(fixture("linear.jsonl"), join(dir, "2026-03-01T10-00-00-000Z_0f1e2d3c-0000-4000-8000-000000000001.jsonl"));
+    const byId = await cliJson(["ls", "0f1e2d3c", "--session-dir", dir]);
+    expect(byId.json.sessions.map((s: { id: string }) => s.id)).toEqual(["0f1e2d3c-0000-4000-8000-000000000001"]);
+    const neither = await cli(["ls", join(dir, "nothing-here")]);
+    expect(neither).toMatchObject({ exitCode: 2, stdout: "" });
+    expect(neither.stderr).toBe(`pi-session: ${join(dir, "nothing-here")}: no such directory, nor a session of that id; pass a directory to list, or --session-dir\n`);
   });
 });

@@ -361,6 +361,29 @@ describe("an id ls shows finds its session, whatever its file is named", () => {
   });
 });
 
+describe("- reads evenly: standard input where a session is read, a clear error where a folder or an archive is wanted", () => {
+  it("tail - shows standard input's last entries (-f: nothing more comes, said); ls - and restore - say what they take instead of looking for a file named -", async () => {
+    const input = readFileSync(fixture("tools.jsonl"));
+    const tail = await cli(["tail", "-", "-n", "2"], { input });
+    expect(tail.exitCode, tail.stderr).toBe(0);
+    expect(tail.stdout).toBe((await cli(["tail", fixture("tools.jsonl"), "-n", "2"])).stdout);
+    const json = await cliJson(["tail", "-", "-n", "2"], { input });
+    expect(json.json.file).toBe("<stdin>");
+    expect(json.json.entries.map((e: { line: number }) => e.line)).toEqual([29, 30]);
+    const follow = await cli(["tail", "-", "-f"], { input });
+    expect(follow).toMatchObject({ exitCode: 2, stdout: "" });
+    expect(follow.stderr).toBe("pi-session: - (standard input) is read once and nothing more is written to it, so there is nothing to follow: `pi-session tail -` (without -f) shows its last entries\n");
+    const dir = mkdtempSync(join(work, "dash-"));
+    const ls = await cli(["ls", "-"], { input, cwd: dir });
+    expect(ls).toMatchObject({ exitCode: 2, stdout: "" });
+    expect(ls.stderr).toBe("pi-session: ls lists a folder of sessions; - (standard input) is one session: `pi-session show -` summarises it\n");
+    const restore = await cli(["restore", "-"], { input, cwd: dir });
+    expect(restore).toMatchObject({ exitCode: 2, stdout: "" });
+    expect(restore.stderr).toContain("- (standard input) is no archive: give an archive's path or an archived session's id");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe("a directory with no session file", () => {
   it("check and the writers' --check say so on stderr and exit 2; a writer without --check says so", async () => {
     const empty = join(work, "empty");
@@ -368,6 +391,9 @@ describe("a directory with no session file", () => {
     const checked = await cli(["check", empty]);
     expect(checked.exitCode).toBe(2);
     expect(checked.stderr).toBe(`pi-session: ${empty}: no session files in it or in its project folders; pi keeps them in ${join(empty, "sessions")}: give that\n`);
+    // (a gate that checked nothing reports nothing on stdout: no "checked 0 files")
+    expect(checked.stdout).toBe("");
+    expect((await cli(["check", empty, "--format", "github"])).stdout).toBe("");
     expect((await cliJson(["check", empty])).json.emptyDirectories).toEqual([empty]);
     for (const writer of ["migrate", "repair", "slim"]) {
       const gate = await cli([writer, empty, "--check"]);
@@ -375,12 +401,16 @@ describe("a directory with no session file", () => {
       expect(gate.stderr, writer).toContain(`${empty}: no session files in it`);
     }
     // every other command: nothing to do, said on stderr, nothing on stdout (no header-only table), exit as for nothing wrong
-    for (const [args, code] of [[["repair", empty], 0], [["migrate", empty], 0], [["slim", empty], 0], [["usage", empty], 0], [["grep", "x", empty], 1]] as const) {
+    for (const [args, code] of [[["repair", empty], 0], [["migrate", empty], 0], [["slim", empty], 0], [["usage", empty], 0], [["grep", "x", empty], 1], [["ls", empty], 0], [["tail", "--all", empty], 0]] as const) {
       const r = await cli([...args]);
       expect(r.exitCode, args[0]).toBe(code);
       expect(r.stderr, args[0]).toContain(`${empty}: no session files in it`);
       expect(r.stdout, args[0]).toBe("");
     }
+    // (ls --json: the document, its list empty; what is missing said on stderr all the same)
+    const listed = await cliJson(["ls", empty]);
+    expect(listed.json.sessions).toEqual([]);
+    expect(listed.stderr).toContain(`${empty}: no session files in it`);
     // a directory that holds sessions passes as before
     const full = join(work, "full");
     mkdirSync(full);

@@ -98,10 +98,13 @@ describe("tail without -f", () => {
     expect(compared).toBeGreaterThanOrEqual(2);
   });
 
-  it("refuses standard input and names what to run; an empty file is refused as everywhere", async () => {
-    const r = await cli(["tail", "-"]);
+  it("follows no standard input (nothing more comes: tail - without -f shows it); an empty file is refused as everywhere", async () => {
+    const r = await cli(["tail", "-", "-f"], { input: readFileSync(fixture("linear.jsonl")) });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/pi-session path -/);
+    expect(r.stderr).toMatch(/`pi-session tail -` \(without -f\) shows its last entries/);
+    const all = await cli(["tail", "--all", "-"]);
+    expect(all.exitCode).toBe(2);
+    expect(all.stderr).toMatch(/--all follows every session of a store or a folder; - \(standard input\) is one session/);
     const empty = await cli(["tail", fixture("empty.jsonl")]);
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toMatch(/empty/);

@@ -97,7 +97,7 @@ const HEADER_BYTES = 16 * 1024;
  * session by its header, so a session in a file whose name is not pi's (a copy, a backup:
  * `earth-0__019ebb22.v3.jsonl`) is found by that id too.
  */
-export function headerIdOf(path: string): string | undefined {
+function headerIdOf(path: string): string | undefined {
   let head: Buffer;
   try {
     head = readHead(path, HEADER_BYTES);

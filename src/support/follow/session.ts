@@ -6,6 +6,7 @@ import { resolveEntry } from "../../format/context/branch.js";
 import { LivePairing } from "../../format/context/live.js";
 import { sessionName } from "../../format/session/labels.js";
 import { LineFlag } from "../../format/read/salvage.js";
+import { BufferSource, type ByteSource } from "../../format/read/source.js";
 import type { AnyEntry } from "../../format/schema/types.js";
 import { Session, type OpenOptions } from "../../format/session/session.js";
 import { readFileUsage } from "../../format/usage/read.js";
@@ -88,6 +89,8 @@ export class FollowedSession {
     private readonly wholeTotals = true,
     /** What its store calls it (an OpenClaw label), where it says. */
     private readonly storeLabel?: string,
+    /** The session's bytes, where they come once and are not stored (standard input: nothing to follow). */
+    private readonly bytes?: Buffer,
   ) {}
 
   /** A read of the session that takes its name (the latest `session_info`'s, as `ls` names it) as it goes. */
@@ -102,7 +105,7 @@ export class FollowedSession {
   start(n: number, after?: string, strict = false): void {
     const to = this.read(n, after, strict);
     this.follower?.close();
-    this.follower = followSession(this.path, to);
+    this.follower = this.bytes ? null : followSession(this.path, to);
     this.ctx.run.release();
   }
 
@@ -282,11 +285,11 @@ export class FollowedSession {
   /** Reads the session: the last `n` entries of its current branch shown (or, `after` an entry on it, those after it), the totals and the pairing rules set; what was read. */
   private read(n: number, after: string | undefined, strict: boolean): ReadTo {
     // (the file as it is before it is read: one put in its place since is a rewrite, read again)
-    const ino = sessionStamp(this.path)?.ino;
-    const session = openSync(this.path, this.withName);
+    const ino = this.bytes ? undefined : sessionStamp(this.path)?.ino;
+    const session = this.bytes ? Session.open(new BufferSource(this.path, this.bytes), this.withName) : openSync(this.path, this.withName);
     try {
       if (strict) requireSession(session, this.ctx.sessionDir);
-      this.totals = this.wholeTotals ? totalsOf(this.path) : new UsageTotals();
+      this.totals = this.wholeTotals ? totalsOf(this.bytes ? new BufferSource(this.path, this.bytes) : this.path) : new UsageTotals();
       const count = session.lineCount;
       // (a last line not yet whole, or whole but for its newline, is held back: it comes again, whole)
       const last = count - 1;
@@ -333,15 +336,15 @@ function findNode(session: Session, id: string): number {
   }
 }
 
-/** A session's totals as `usage` counts them: every request of the file, or of its store's ledger. */
-function totalsOf(path: string): UsageTotals {
+/** A session's totals as `usage` counts them: every request of the file (or of bytes read once), or of its store's ledger. */
+function totalsOf(from: string | ByteSource): UsageTotals {
   const totals = new UsageTotals();
-  const stored = storedUsage(path);
+  const stored = typeof from === "string" ? storedUsage(from) : undefined;
   if (stored) {
     for (const r of stored) totals.add(r.amounts);
     return totals;
   }
-  const source = openSource(path);
+  const source = typeof from === "string" ? openSource(from) : from;
   try {
     forEachRecord(readFileUsage(source).usage, null, (r) => totals.add(r));
   } finally {

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { CliError } from "../../errors.js";
-import { type ArchivedSession, archiveHolds, archivedSessions, isArchiveFolder, emptyStoreNote, listSessionFiles, noStoreMessage, type StoreChoice, storeRoots, transcriptFacts, v3Copy } from "../../stores/index.js";
+import { type ArchivedSession, archiveHolds, archivedSessions, isArchiveFolder, emptyDirectoryNote, listSessionFiles, noStoreMessage, resolveInput, type StoreChoice, storeRoots, transcriptFacts, v3Copy } from "../../stores/index.js";
 import { CURRENT_VERSION } from "../../format/schema/types.js";
 import { StoreRead, type ReadCache } from "../workers/store-wide.js";
 import { cachePath, CorruptCacheError, LsCache } from "../ls/cache.js";
@@ -35,6 +35,8 @@ export interface LsOptions {
   noCache?: boolean;
   /** Each directory's archive folder too (`archive`'s). */
   archived?: boolean;
+  /** The filters as the command line gave them (`--older-than 3m`): where sessions there are and none matches, that is said. */
+  filters?: string[];
 }
 
 export interface LsResult {
@@ -66,15 +68,20 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   // (begun first: what the stores keep between runs is kept from the listing on)
   const reading = new StoreRead(ctx, !options.noCache);
   let dirs: string[];
-  if (options.dir) {
+  if (options.dir === "-") throw new CliError("ls lists a folder of sessions; - (standard input) is one session: `pi-session show -` summarises it");
+  const one = options.dir !== undefined ? oneSession(options.dir, ctx) : undefined;
+  if (one !== undefined) {
+    // (a session named, as ls(1) lists a file: its row alone)
+    dirs = [];
+  } else if (options.dir) {
     const dir = resolve(options.dir);
-    if (!existsSync(dir)) throw new CliError(`${dir}: no such directory; pass a directory to list, or --session-dir`);
+    if (!existsSync(dir)) throw new CliError(`${dir}: no such directory, nor a session of that id; pass a directory to list, or --session-dir`);
     dirs = [dir];
   } else {
     dirs = storeRoots(ctx.sessionDir, ctx.env, options.store ?? "all");
     if (dirs.length === 0) throw new CliError(noStoreMessage(ctx.sessionDir, options.store ?? "all"));
   }
-  const dir = dirs.join("; ");
+  const dir = one ?? dirs.join("; ");
   // (--archived: what each directory's archive holds, wherever it went: \`archivedSessions\`)
   const archived = new Map<string, ArchivedSession>();
   // (an archive folder listed as itself: its sessions are archived ones, and said so)
@@ -86,10 +93,10 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
       for (const a of found.sessions) archived.set(a.path, a);
     }
   }
-  const files = [...new Set([...dirs.flatMap((d) => listSessionFiles(d)), ...archived.keys()])];
-  // (a root whose transcripts are in SQLite: said, rather than listing nothing without a word)
-  const note = files.length === 0 && options.dir ? emptyStoreNote(dirs[0]!) : undefined;
-  if (note) ctx.warn(sanitize(note));
+  const files = one !== undefined ? [one] : [...new Set([...dirs.flatMap((d) => listSessionFiles(d)), ...archived.keys()])];
+  // (a folder with no session: said on stderr, as every command says it, stdout left empty; a root
+  // whose transcripts are in SQLite says where they are)
+  if (files.length === 0) ctx.warn(sanitize(options.dir ? emptyDirectoryNote(dirs[0]!) : `no sessions in ${dir}`));
   const { listing, cache } = await describeAll(files, ctx, reading, !options.noCache, rebuildCache, archived);
   let result: LsResult;
   try {
@@ -104,7 +111,28 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
   }
   cache?.save(files);
   reading.done();
+  if (files.length > 0 && result.total === 0 && (options.filters?.length ?? 0) > 0) ctx.warn(`no session in ${sanitize(dir)} matches ${options.filters!.join(", ")}`);
   return result;
+}
+
+/**
+ * The session `arg` names, where it names one rather than a directory: a file, or an id, a
+ * prefix or a key that no directory of that name shadows; undefined otherwise.
+ */
+function oneSession(arg: string, ctx: CommandContext): string | undefined {
+  let st;
+  try {
+    st = statSync(arg);
+  } catch {
+    // no such path: a session's id, or nothing (said as a missing directory)
+  }
+  if (st?.isDirectory()) return undefined;
+  if (st) return resolve(arg);
+  try {
+    return resolveInput(arg, ctx.sessionDir, ctx.env);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
