@@ -81,11 +81,11 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
   } else if (options.session === "-") {
     // (standard input: its last entries, as of a file; nothing to follow)
     out.file = "<stdin>";
-    follow("<stdin>", undefined, undefined, await ctx.stdin()).start(options.lines, undefined, true);
+    follow("<stdin>", undefined, undefined, await ctx.stdin()).start(options.lines, { strict: true });
   } else {
     const { path, name } = await pickSession(options.session, ctx);
     out.file = path;
-    follow(path, name).start(options.lines, undefined, true);
+    follow(path, name).start(options.lines, { strict: true });
   }
   if (!options.follow) {
     out.end();
@@ -152,7 +152,10 @@ function liveOnes(paths: readonly string[]): Array<{ path: string; label: string
 class Output implements TailEvents {
   /** Entries made new (after the first read). */
   private entries = 0;
-  private held: Array<{ time: number; write: () => void }> | undefined;
+  /** `--all`'s first read, held to be put in time order: each entry with the notices said under it. */
+  private held: Array<{ time: number; session: FollowedSession; write: () => void; notices: Array<() => void> }> | undefined;
+  /** Notices held that came before any entry of their session. */
+  private heldAlone: Array<() => void> = [];
   private readonly doc: { entries: unknown[]; notices: unknown[] } = { entries: [], notices: [] };
   private statusText: string | undefined;
   /** The session followed (not `--all`), as the document names it. */
@@ -168,12 +171,17 @@ class Output implements TailEvents {
     this.held = [];
   }
 
-  /** What was held, the last `n` in time order. */
+  /** What was held: the last `n` entries in time order, each with its notices (which `-n` does not count). */
   release(n: number): void {
     const held = this.held ?? [];
     this.held = undefined;
+    for (const write of this.heldAlone) write();
+    this.heldAlone = [];
     const ordered = held.map((h, i) => ({ ...h, i })).sort((a, b) => a.time - b.time || a.i - b.i);
-    for (const h of ordered.slice(Math.max(0, ordered.length - n))) h.write();
+    for (const h of ordered.slice(Math.max(0, ordered.length - n))) {
+      h.write();
+      for (const write of h.notices) write();
+    }
   }
 
   entry(e: TailEntry): void {
@@ -184,7 +192,7 @@ class Output implements TailEvents {
       if (this.ctx.jsonl) return this.write(JSON.stringify({ file, line: e.line, entry: e.entry, ...(e.usage ? { usage: e.usage.amounts, ...(this.options.all ? {} : { totals: totalsOf(e.session.totals) }) } : {}) }) + "\n");
       this.write(renderTailLine({ ...(this.options.all ? { label: e.session.label } : {}), line: e.line, entry: e.entry, ...(e.usage ? { usage: e.usage.amounts } : {}) }, this.ctx.style, LABEL, this.options.full));
     };
-    if (this.held) this.held.push({ time: timeOf(e.entry.timestamp), write });
+    if (this.held) this.held.push({ time: timeOf(e.entry.timestamp), session: e.session, write, notices: [] });
     else write();
   }
 
@@ -196,9 +204,14 @@ class Output implements TailEvents {
       if (this.ctx.jsonl) return this.write(JSON.stringify(value) + "\n");
       this.write(renderNotice(n.message, n.notice, n.severity, this.ctx.style, this.options.all ? session.label : undefined, LABEL));
     };
-    // (what the first read of `--all` finds broken is said with the entry it is about; held with it)
-    if (this.held) this.held.push({ time: this.held.at(-1)?.time ?? 0, write });
-    else write();
+    // (what the first read of `--all` finds is said under the entry it is about: held with it)
+    if (this.held) {
+      let k = this.held.length - 1;
+      while (k >= 0 && this.held[k]!.session !== session) k--;
+      const owner = this.held[k];
+      if (owner) owner.notices.push(write);
+      else this.heldAlone.push(write);
+    } else write();
   }
 
   /** The running totals on the status line (a terminal's stderr only; human output only). */

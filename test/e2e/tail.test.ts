@@ -176,6 +176,36 @@ describe("tail -f on a pi session", () => {
     expect(ids.slice(-2)).toEqual(["r1", "r2"]);
   });
 
+  it("a file repaired under it (a result it showed removed, the file renamed over) shows nothing it showed again", async () => {
+    const { path, last } = copyOf("linear.jsonl");
+    const run = running(["tail", path, "-f", "-n", "3", "--jsonl"]);
+    await run.waitFor((l) => l.includes(`"${last}"`));
+    appendFileSync(path, line(result("o1", last, "nobody")));
+    await run.waitFor((l) => l.includes("tool-result-orphan"));
+    const repaired = await cli(["repair", path]);
+    expect(repaired.exitCode, repaired.stderr).toBe(0);
+    await run.waitFor((l) => l.includes('"rewritten"'));
+    appendFileSync(path, line(user("r1", last, "after the repair")));
+    await run.waitFor((l) => l.includes('"r1"'));
+    const r = await run.stop();
+    const ids = entryIds(r.stdout);
+    expect(ids.slice(-2)).toEqual(["o1", "r1"]);
+    expect(new Set(ids).size, ids.join(" ")).toBe(ids.length);
+  });
+
+  it("a new branch is said under the entry that starts it, as every notice is", async () => {
+    const { path, last } = copyOf("linear.jsonl");
+    const run = running(["tail", path, "-f", "-n", "1", "--jsonl"]);
+    await run.waitFor((l) => l.includes(`"${last}"`));
+    appendFileSync(path, line(user("b1", "a0000003", "back to the question")));
+    await run.waitFor((l) => l.includes('"branch"'));
+    const values = (await run.stop()).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const at = values.findIndex((v) => v.entry?.id === "b1");
+    expect(at).toBeGreaterThan(0);
+    expect(values[at + 1]).toMatchObject({ notice: "branch" });
+    expect(values[at + 1].message).toMatch(/^new branch from a0000003 \(line 4\)/);
+  });
+
   it("--jsonl lines are flushed as they come (a pipe, not a terminal)", async () => {
     const { path, last } = copyOf("linear.jsonl");
     const run = running(["tail", path, "-f", "-n", "0", "--jsonl"]);
@@ -364,6 +394,36 @@ describe("tail -f on OpenClaw's SQLite era", () => {
 });
 
 describe("tail --all", () => {
+  it("-n counts entries: each shown with the notices said under it (a broken pairing), none without its entry", async () => {
+    const dir = scratch("all-n");
+    const a = join(dir, "2026-01-01T00-00-00-000Z_aaaaaaaa-2222-4333-8444-555555555555.jsonl");
+    cpSync(fixture("linear.jsonl"), a);
+    const last = JSON.parse(readFileSync(a, "utf8").trim().split("\n").at(-1)!).id as string;
+    appendFileSync(a, line(result("o1", last, "nobody")));
+    for (const n of ["1", "2"]) {
+      const r = await cli(["tail", "--all", dir, "-n", n, "--jsonl"]);
+      expect(r.exitCode).toBe(0);
+      const values = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+      expect(values.filter((v) => v.entry).length, n).toBe(Number(n));
+      expect(values.at(-2).entry.id).toBe("o1");
+      expect(values.at(-1)).toMatchObject({ notice: "finding", code: "tool-result-orphan" });
+    }
+    const human = (await cli(["tail", "--all", dir, "-n", "1"])).stdout.trimEnd().split("\n");
+    expect(human).toHaveLength(2);
+    expect(human[0]).toMatch(/\bo1\b/);
+    expect(human[1]).toMatch(/↳ tool-result-orphan/);
+  });
+
+  it("sessions made within a minute, unnamed, are told apart: a UUIDv7's label is its random end, not its time", async () => {
+    const dir = scratch("all-v7");
+    const ids = ["019ebb22-69c0-77df-8480-5618f0660c02", "019ebb22-7a10-7c31-9b02-33aa0f12de77"];
+    for (const [k, id] of ids.entries()) writeFileSync(join(dir, `2026-12-06T10-00-0${k}-000Z_${id}.jsonl`), line({ type: "session", version: 3, id, timestamp: now(), cwd: "/w" }) + line(user(`v${k}`, null, `session ${k}`)));
+    const lines = (await cli(["tail", "--all", dir, "-n", "2"])).stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    const labels = lines.map((l) => l.split(/\s+/)[0]);
+    expect(labels.sort()).toEqual(["33aa0f12de77".slice(-8), "5618f0660c02".slice(-8)].sort());
+  });
+
   it("follows every session of a folder, new ones as they appear, each line led by its session", async () => {
     const dir = scratch("all");
     const a = join(dir, "2026-01-01T00-00-00-000Z_aaaaaaaa-2222-4333-8444-555555555555.jsonl");

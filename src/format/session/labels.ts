@@ -18,6 +18,18 @@ export function sessionName(entry: object): string | undefined {
   return typeof name === "string" ? name.trim() || undefined : undefined;
 }
 
+/** A UUID of version 7 (as pi 1.6 makes session ids): its first 48 bits are the time it was made in milliseconds, the rest random. */
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A session id in 8 characters, for a label that tells sessions apart: the start of most ids, the
+ * random end of a UUIDv7, whose first 8 characters are its time and the same for every session
+ * made within about a minute.
+ */
+export function shortSessionId(id: string): string {
+  return UUID_V7.test(id) ? id.slice(-8) : id.slice(0, 8);
+}
+
 /**
  * A user message as a session's title: what the person wrote, without the envelope OpenClaw wraps
  * around a message that arrives on a channel. Before the text it puts, each where configured:

@@ -4,7 +4,7 @@ import { CliError, describeFsError } from "../../errors.js";
 import { FINDING_INFO, type Severity } from "../../format/check/findings.js";
 import { resolveEntry } from "../../format/context/branch.js";
 import { LivePairing } from "../../format/context/live.js";
-import { sessionName } from "../../format/session/labels.js";
+import { sessionName, shortSessionId } from "../../format/session/labels.js";
 import { LineFlag } from "../../format/read/salvage.js";
 import { BufferSource, type ByteSource } from "../../format/read/source.js";
 import type { AnyEntry } from "../../format/schema/types.js";
@@ -54,6 +54,32 @@ export interface TailEvents {
 /** Entries of the branch before the first shown that the pairing rules are given (not shown): what the next result may answer is in the last few. */
 const SEED = 200;
 
+/** How many of the latest entries shown a session remembers by id (a rewrite shows what it holds that was not shown: ten thousand ids, under a megabyte). */
+const SEEN = 10_000;
+
+/** The ids of the entries shown (or passed over), the latest `SEEN` of them, oldest first. */
+class SeenIds {
+  private readonly ids = new Set<string>();
+
+  add(id: string): void {
+    this.ids.delete(id);
+    this.ids.add(id);
+    if (this.ids.size > SEEN) this.ids.delete(this.ids.values().next().value!);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  clear(): void {
+    this.ids.clear();
+  }
+}
+
 /** What was read of a session: the lines of its last whole line, and its bytes. */
 interface ReadTo {
   lines: number;
@@ -72,6 +98,8 @@ export class FollowedSession {
   /** Lines read (the next line is `line + 1`). */
   private line = 0;
   private lastId: string | null = null;
+  /** The entries shown, or passed over to show the last `n` (what a rewrite does not show again). */
+  private readonly seen = new SeenIds();
   private pairing = new LivePairing();
   /** A `gone` said already (said once, until the session is back). */
   private goneSaid = false;
@@ -101,9 +129,13 @@ export class FollowedSession {
     return this.title ?? this.storeLabel ?? shortId(this.path);
   }
 
-  /** Reads the session, showing the last `n` entries of its current branch (`after`: those after that entry, where it is on the branch), and begins following it. */
-  start(n: number, after?: string, strict = false): void {
-    const to = this.read(n, after, strict);
+  /**
+   * Reads the session, showing the last `n` entries of its current branch, and begins following
+   * it; `again`: the session was rewritten under it, and what its branch holds that was not shown
+   * is shown (`strict`: a file that holds no session is an error).
+   */
+  start(n: number, { strict = false, again = false }: { strict?: boolean; again?: boolean } = {}): void {
+    const to = this.read(n, again, strict);
     this.follower?.close();
     this.follower = this.bytes ? null : followSession(this.path, to);
     this.ctx.run.release();
@@ -137,7 +169,7 @@ export class FollowedSession {
         return;
       case "changed":
         if (!event.quiet) this.say("rewritten", `${this.path} ${event.why}: read again; what it holds that was not shown follows`);
-        this.start(Number.POSITIVE_INFINITY, this.lastId ?? undefined);
+        this.start(10, { again: true });
         return;
       case "gone": {
         if (this.moveOn()) return;
@@ -174,6 +206,7 @@ export class FollowedSession {
     this.path = now;
     this.line = 0;
     this.lastId = null;
+    this.seen.clear();
     this.goneSaid = this.replacedSaid = false;
     this.start(Number.POSITIVE_INFINITY);
     return true;
@@ -200,8 +233,9 @@ export class FollowedSession {
     // (the entry held back as not yet whole when the session was read, come whole)
     if (id !== undefined && id === this.lastId) return;
     const parent = (entry as { parentId?: unknown }).parentId;
-    if (this.lastId !== null && typeof parent === "string" && parent !== this.lastId) this.branchAt(parent);
-    this.show(entry, line);
+    // (a new branch: said under the entry that starts it, as every notice is under its entry)
+    const branch = this.lastId !== null && typeof parent === "string" && parent !== this.lastId ? this.branchAt(parent) : undefined;
+    this.show(entry, line, false, undefined, branch);
   }
 
   /**
@@ -236,14 +270,18 @@ export class FollowedSession {
     }
   }
 
-  /** An entry of the followed branch: its usage counted, shown, then what it starts or breaks said. */
-  private show(entry: AnyEntry, line: number, counted = false): void {
+  /** An entry of the followed branch (`id`: its id as read, where its line has none: a v1 file's): its usage counted, shown, then what it starts or breaks said. */
+  private show(entry: AnyEntry, line: number, counted = false, id = typeof entry.id === "string" ? entry.id : undefined, starts?: () => void): void {
     const usage = entryUsage(entry);
     if (usage && !counted) this.totals.add(usage.amounts);
     const findings = this.pairing.add(entry, line);
-    if (typeof entry.id === "string") this.lastId = entry.id;
+    if (id !== undefined) {
+      this.lastId = id;
+      this.seen.add(id);
+    }
     if (entry.type === "session_info") this.title = sessionName(entry);
     this.events.entry({ session: this, line, entry, ...(usage ? { usage } : {}) });
+    starts?.();
     if (entry.type === "compaction") {
       const c = entry as { tokensBefore?: unknown; firstKeptEntryId?: unknown };
       const before = typeof c.tokensBefore === "number" ? `${c.tokensBefore.toLocaleString("en-US")} tokens before; ` : "";
@@ -252,8 +290,11 @@ export class FollowedSession {
     for (const f of findings) this.say("finding", `${f.code}: ${f.message}`, { line: f.line, ...(f.entryId !== undefined ? { entryId: f.entryId } : {}), code: f.code, severity: FINDING_INFO[f.code].severity });
   }
 
-  /** A new entry under `parent`, not the last one shown (someone went back, as `/tree` does): the pairing rules start again from the branch to it. */
-  private branchAt(parent: string): void {
+  /**
+   * A new entry under `parent`, not the last one shown (someone went back, as `/tree` does): the
+   * pairing rules start again from the branch to it; what says so, said once the entry is shown.
+   */
+  private branchAt(parent: string): () => void {
     let where = "";
     try {
       const session = openSync(this.path, { only: new Set() });
@@ -271,8 +312,8 @@ export class FollowedSession {
     } finally {
       this.ctx.run.release();
     }
-    this.say("branch", `new branch from ${parent}${where}: an entry earlier than the last one shown, as going back in /tree makes`);
     this.lastId = parent;
+    return () => this.say("branch", `new branch from ${parent}${where}: its parent is an entry earlier than the last one shown, as going back in /tree makes`);
   }
 
   /** The pairing rules given the branch's last entries (`nodes`), nothing said. */
@@ -282,8 +323,13 @@ export class FollowedSession {
     for (let k = from; k < nodes.length; k++) this.pairing.add(session.entry(nodes[k]!), session.nodeLine(nodes[k]!));
   }
 
-  /** Reads the session: the last `n` entries of its current branch shown (or, `after` an entry on it, those after it), the totals and the pairing rules set; what was read. */
-  private read(n: number, after: string | undefined, strict: boolean): ReadTo {
+  /**
+   * Reads the session: the last `n` entries of its current branch shown (or, `again`, those after
+   * the last it holds of the entries seen, but those seen: a rewrite that moved an entry later,
+   * as `repair` moves a result under its call, does not show it twice), the totals and the pairing
+   * rules set; what was read.
+   */
+  private read(n: number, again: boolean, strict: boolean): ReadTo {
     // (the file as it is before it is read: one put in its place since is a rewrite, read again)
     const ino = this.bytes ? undefined : sessionStamp(this.path)?.ino;
     const session = this.bytes ? Session.open(new BufferSource(this.path, this.bytes), this.withName) : openSync(this.path, this.withName);
@@ -299,13 +345,26 @@ export class FollowedSession {
       let nodes = leaf >= 0 ? session.tree.pathTo(leaf) : new Int32Array(0);
       if (heldNode >= 0 && nodes.length > 0 && nodes[nodes.length - 1] === heldNode) nodes = nodes.subarray(0, nodes.length - 1);
       let from = Math.max(0, nodes.length - n);
-      if (after !== undefined) {
-        const at = nodes.findIndex((node) => session.nodeId(node) === after);
-        from = at >= 0 ? at + 1 : Math.max(0, nodes.length - 10);
-      }
+      if (again && this.seen.size > 0) {
+        let anchor = nodes.length - 1;
+        while (anchor >= 0 && !this.seen.has(session.nodeId(nodes[anchor]!) ?? "")) anchor--;
+        // (none of what was seen is there: another session, shown as one is at first)
+        if (anchor >= 0) from = anchor + 1;
+      } else if (again) from = 0;
       this.seed(session, nodes.subarray(0, from));
       this.lastId = from > 0 ? (session.nodeId(nodes[from - 1]!) ?? null) : null;
-      for (let k = from; k < nodes.length; k++) this.show(session.entry(nodes[k]!), session.nodeLine(nodes[k]!), true);
+      // (passed over to show the last `n`: seen, as far as a rewrite is concerned)
+      if (this.lastId !== null) this.seen.add(this.lastId);
+      for (let k = from; k < nodes.length; k++) {
+        const node = nodes[k]!;
+        const id = session.nodeId(node);
+        if (again && id !== undefined && this.seen.has(id)) {
+          this.pairing.add(session.entry(node), session.nodeLine(node));
+          this.lastId = id;
+          continue;
+        }
+        this.show(session.entry(node), session.nodeLine(node), true, id);
+      }
       this.line = count - held;
       return { lines: this.line, bytes: held ? session.record(last).offset : session.size, ...(ino !== undefined ? { ino } : {}) };
     } finally {
@@ -353,7 +412,8 @@ function totalsOf(from: string | ByteSource): UsageTotals {
   return totals;
 }
 
-/** A session's short name: its id's first 8 characters (its file's name where the store gives no id). */
+/** A session's short name: 8 characters of its id that tell it from others (`shortSessionId`), else of its file's name. */
 function shortId(path: string): string {
-  return (sessionIdOf(path) ?? basename(path)).slice(0, 8);
+  const id = sessionIdOf(path);
+  return id !== undefined ? shortSessionId(id) : basename(path).slice(0, 8);
 }
