@@ -102,7 +102,8 @@ export function renderCheck(result: CheckResult, style: Style, quiet = false, ve
   if (result.files.length === 1) {
     for (const r of shown) {
       const counts = ` (${plural(r.errors, "error")}, ${plural(r.warnings, "warning")}${r.info ? `, ${plural(r.info, "note")}` : ""})`;
-      for (const line of wrapSegments([[`${sanitize(r.file)}: `], [verdict(r), paint], [counts]], layoutWidth(style))) out += `${line}\n`;
+      // (the path is never broken: on a line of its own where it does not fit beside the rest)
+      for (const line of wrapSegments([[`${sanitize(r.file)}:`, undefined, "unbroken"], [" "], [verdict(r), paint], [counts]], layoutWidth(style))) out += `${line}\n`;
     }
   } else if (shown.length > 0) {
     const columns: Column[] = [

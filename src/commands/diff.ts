@@ -193,7 +193,7 @@ export function renderSessionsDiff(d: SessionsDiff, style: Style, stat: boolean,
   const contextLine = d.context ? `the current leaves' contexts differ: ${diffStat(d.context)}` : "the current leaves' contexts are the same";
   if (stat) return `${counts}\n${contextLine}\n`;
   const fit = layoutWidth(style);
-  const named = (mark: string, file: string, paint: (s: string) => string) => wrapSegments([[`${mark} `, paint], [sanitize(file), paint]], fit).map((l) => `${l}\n`).join("");
+  const named = (mark: string, file: string, paint: (s: string) => string) => wrapSegments([[`${mark} `, paint], [sanitize(file), paint, "unbroken"]], fit).map((l) => `${l}\n`).join("");
   let out = `${named("---", d.a, c.red)}${named("+++", d.b, c.green)}${counts}\n`;
   const pieces = (mark: string, paint: (s: string) => string, e: SessionsDiff["added"][number]): Piece[] => [[`${mark} ${sanitize(e.id ?? "(no id)")}`, paint], [`line ${e.line}`], [sanitize(e.kind)]];
   const widths = columnWidths([...d.removed.map((e) => pieces("-", c.red, e)), ...d.added.map((e) => pieces("+", c.green, e))]);

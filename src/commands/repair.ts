@@ -216,7 +216,7 @@ export function renderRepair(result: RepairResult, style: Style, full = false): 
     for (const a of done ? foldActions(r.actions) : []) {
       const paint = a.dropped ? c.red : a.code === "reference-missing" ? c.yellow : c.cyan;
       const count = a.count > 1 ? ` (${formatCount(a.count)}, lines ${formatCount(a.line)}-${formatCount(a.last)})` : "";
-      for (const line of wrapSegments([[`${sanitize(r.file)}:${a.line}: `], [a.code, paint], [count], [`: ${sanitize(a.message)}${a.count > 1 ? `, and ${formatCount(a.count - 1)} more like it` : ""}`]], layoutWidth(style))) out += `${line}\n`;
+      for (const line of wrapSegments([[`${sanitize(r.file)}:${a.line}:`, undefined, "unbroken"], [" "], [a.code, paint], [count], [`: ${sanitize(a.message)}${a.count > 1 ? `, and ${formatCount(a.count - 1)} more like it` : ""}`]], layoutWidth(style))) out += `${line}\n`;
     }
     if (r.remaining) out += renderFindings(r.out ?? r.file, r.remaining, style);
   }

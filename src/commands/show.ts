@@ -325,7 +325,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style, full =
   // errors nothing mends are check's to explain: the file's path once, not in every hint)
   const mends = [...new Set(result.findings.filter((f) => !f.causedBy && f.next !== undefined).map((f) => hintFor(f.next!, result.file)))];
   const lines = (segments: Segment[]) => wrapSegments(segments, layoutWidth(style)).map((l) => `${l}\n`).join("");
-  const next = mends.length > 0 ? mends.map((m) => lines([["next: ", c.dim], [sanitize(m), c.bold, "whole"]])).join("") : p.errors > 0 ? lines([["what to do about each: ", c.dim], [`pi-session check ${sanitize(shellQuote(result.file))}`, c.dim, "whole"]]) : "";
+  const next = mends.length > 0 ? mends.map((m) => lines([["next: ", c.dim], [sanitize(m), c.bold, "unbroken"]])).join("") : p.errors > 0 ? lines([["what to do about each: ", c.dim], [`pi-session check ${sanitize(shellQuote(result.file))}`, c.dim, "unbroken"]]) : "";
   return renderFacts(result, style) + renderLists(result, style) + findings + renderFindings(result.file, result.findings, style, { brief: true }) + next;
 }
 
@@ -340,7 +340,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
   const rows: Array<[string, Segment[]]> = [];
   rows.push(["Session", h ? [[sanitize(String(h.id))], [result.version > 3 ? `  (v${result.version}: agent-core's storage format, read as pi's v3 lines)` : `  (v${result.version})`, c.dim]] : [["no header", c.red]]]);
   const extent = `${formatBytes(result.size)}${result.lines !== null ? `, ${plural(result.lines, "line")}` : ""}${result.asV3 ? `; read as pi's v3: ${formatBytes(result.asV3.size)}, ${plural(result.asV3.lines, "line")}` : ""}`;
-  rows.push(["File", [[sanitize(result.file)], [`  ${extent}`, c.dim]]]);
+  rows.push(["File", [[sanitize(result.file), undefined, "unbroken"], [`  ${extent}`, c.dim]]]);
   const copy = result.v3Copy;
   if (result.asV3) {
     const file = shellQuote(result.file);
@@ -356,7 +356,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
     if (o.key) rows.push(["Key", [[sanitize(o.key), undefined, "whole"]]]);
   }
   if (h) {
-    rows.push(["Cwd", [[sanitize(String(h.cwd ?? "-"))]]]);
+    rows.push(["Cwd", [[sanitize(String(h.cwd ?? "-")), undefined, "unbroken"]]]);
     rows.push(["Created", [[formatTime(h.timestamp as string)]]]);
   }
   const p = result.parent;
@@ -392,7 +392,7 @@ function renderLists(result: ShowSummary, style: Style): string {
   const totals = result.totals ?? { leaves: result.leaves.length, branchPoints: result.branchPoints.length, compactions: result.compactions.length, labels: result.labels.length };
   const heading = (title: string, total: number, listed: number) => `\n${c.bold(`${title} (${formatCount(total)})`)}${listed < total ? c.dim(listed > LIST_LIMIT ? `, the latest ${LIST_LIMIT} and the current one` : `, the latest ${listed}`) : ""}\n`;
   const rest = (total: number, listed: number, where: string) =>
-    listed < total ? wrapSegments([[`… ${formatCount(total - listed)} more: ${where}`, c.dim]], fit === undefined ? undefined : fit - 2, "  ").map((line) => `  ${line}\n`).join("") : "";
+    listed < total ? wrapSegments([[`… ${formatCount(total - listed)} more: `, c.dim], [where, c.dim, "unbroken"]], fit === undefined ? undefined : fit - 2, "  ").map((line) => `  ${line}\n`).join("") : "";
   const file = shellQuote(result.file);
   // (on a terminal an id too long for its line, a UUID's, shows its start: `rest` columns are the rest of its line's)
   const idIn = (id: string | null, rest: number) => entryIdIn(id, fit === undefined ? undefined : fit - rest);

@@ -9,7 +9,8 @@ import { renderNotice, renderTailLine, statusLine } from "../render/terminal/tai
 import { FollowedSession, type TailEntry, type TailEvents, type TailNotice } from "../support/follow/session.js";
 import { followUntil } from "../support/follow/loop.js";
 import { emptyDirectoryNote, listSessionFiles, resolveInput, storeInputs, transcriptFacts } from "../stores/index.js";
-import { sanitize } from "../render/safe.js";
+import { sanitize, sanitizeOneLine } from "../render/safe.js";
+import { displayWidth } from "../render/width.js";
 import { plural } from "../render/units.js";
 import { mostRecentlyActive } from "../support/listing/sessions.js";
 
@@ -31,7 +32,7 @@ export function options(args: Args): TailOptions {
   return { session: args.optionalString("session"), lines: args.number("lines") ?? 10, follow: args.flag("follow"), full: args.flag("full"), all: args.flag("all") };
 }
 
-/** How wide `--all`'s label column is. */
+/** How wide `--all`'s label column is at most. */
 const LABEL = 12;
 
 export async function run(options: TailOptions, ctx: CommandContext): Promise<CommandOutcome> {
@@ -47,6 +48,7 @@ export async function run(options: TailOptions, ctx: CommandContext): Promise<Co
     }
   };
   const sessions: FollowedSession[] = [];
+  out.sessions = sessions;
   const known = new Set<string>();
   const follow = (path: string, name: string | undefined, label?: string | null, bytes?: Buffer) => {
     const s = new FollowedSession(path, name, out, ctx, resolveName, !options.all, label ?? undefined, bytes);
@@ -160,11 +162,20 @@ class Output implements TailEvents {
   private statusText: string | undefined;
   /** The session followed (not `--all`), as the document names it. */
   file: string | undefined;
+  /** The sessions followed (`--all`: their labels set the label column's width). */
+  sessions: readonly FollowedSession[] = [];
 
   constructor(
     private readonly options: TailOptions,
     private readonly ctx: CommandContext,
   ) {}
+
+  /** `--all`'s label column: as wide as the widest label of the sessions followed, at most `LABEL`. */
+  private labelWidth(): number {
+    let widest = 1;
+    for (const s of this.sessions) widest = Math.max(widest, displayWidth(sanitizeOneLine(s.label)));
+    return Math.min(LABEL, widest);
+  }
 
   /** Holds what comes until `release` (`--all`'s first read, put in time order). */
   hold(): void {
@@ -190,7 +201,7 @@ class Output implements TailEvents {
     const write = () => {
       if (this.ctx.json) return void this.doc.entries.push({ file, line: e.line, entry: e.entry });
       if (this.ctx.jsonl) return this.write(JSON.stringify({ file, line: e.line, entry: e.entry, ...(e.usage ? { usage: e.usage.amounts, ...(this.options.all ? {} : { totals: totalsOf(e.session.totals) }) } : {}) }) + "\n");
-      this.write(renderTailLine({ ...(this.options.all ? { label: e.session.label } : {}), line: e.line, entry: e.entry, ...(e.usage ? { usage: e.usage.amounts } : {}) }, this.ctx.style, LABEL, this.options.full));
+      this.write(renderTailLine({ ...(this.options.all ? { label: e.session.label } : {}), line: e.line, entry: e.entry, ...(e.usage ? { usage: e.usage.amounts } : {}) }, this.ctx.style, this.labelWidth(), this.options.full));
     };
     if (this.held) this.held.push({ time: timeOf(e.entry.timestamp), session: e.session, write, notices: [] });
     else write();
@@ -202,7 +213,7 @@ class Output implements TailEvents {
     const write = () => {
       if (this.ctx.json) return void this.doc.notices.push(value);
       if (this.ctx.jsonl) return this.write(JSON.stringify(value) + "\n");
-      this.write(renderNotice(n.message, n.notice, n.severity, this.ctx.style, this.options.all ? session.label : undefined, LABEL));
+      this.write(renderNotice(n.message, n.notice, n.severity, this.ctx.style, this.options.all ? session.label : undefined, this.labelWidth()));
     };
     // (what the first read of `--all` finds is said under the entry it is about: held with it)
     if (this.held) {
@@ -221,7 +232,7 @@ class Output implements TailEvents {
     for (const s of sessions) totals.add(s.totals);
     // (--all: what came since it started; one session: its whole totals, as `usage` counts them)
     const what = this.options.all ? `${sessions.length} sessions (totals since started)` : sessions[0]!.path;
-    const text = statusLine(`following ${what}`, this.entries, totals, this.ctx.statusColumns);
+    const text = statusLine(what, this.entries, totals, this.ctx.statusColumns);
     // (drawn again only when it says something new: an idle follow writes nothing)
     if (text === this.statusText) return;
     this.statusText = text;

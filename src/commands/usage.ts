@@ -10,7 +10,7 @@ import { csvLine } from "../render/csv.js";
 import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { costBar, formatCost, formatCount, formatTime, formatTokens, plural } from "../render/units.js";
-import { preview, wrapSegments } from "../render/width.js";
+import { displayWidth, preview, wrapSegments } from "../render/width.js";
 import { sanitize } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import { UsageCache, usageCachePath } from "../support/usage/cache.js";
@@ -262,6 +262,9 @@ const KEY_HEADS: Record<UsageGroup, string> = { day: "date", week: "week", month
 /** A model as a table shows it: without its provider (`--by model` keys keep it). */
 const shortModel = (m: string) => (m.includes("/") && !m.startsWith("Tools/") ? m.slice(m.indexOf("/") + 1) : m);
 
+/** The widest a model's or a facet's key is kept whole while other columns can give way. */
+const KEY_KEPT = 40;
+
 /**
  * The table, and which columns a narrow terminal gives up first: at 80 columns a day's row keeps
  * the date, cost, its bar, total tokens, requests, input and output; the cache columns, models and
@@ -278,8 +281,12 @@ export function renderUsage(result: UsageResult, style: Style): string {
   }
   const dash = (s: string) => (s === "" ? s : s === "-" ? c.dim(s) : s);
   const estimating = result.total.estimatedCost > 0 || result.total.unpricedTokens > 0;
-  const columns: Column[] = [
-    { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { flex: true, min: 28, max: 60, keep: "mark" as const } : result.by === "model" || FACET_GROUPS.has(result.by) ? { flex: true, min: 16, max: 48 } : {}) },
+  // (a model's or a facet's key keeps its width, up to KEY_KEPT columns, while a less important
+  // column can go: two models alike but for their end, `anthropic/claude-opus-4-1` and
+  // `anthropic/claude-sonnet-4-5`, must not read alike; cut, it keeps both ends)
+  const keyWidth = () => Math.min(KEY_KEPT, Math.max(0, ...rows.map((r) => displayWidth(r[0]!))));
+  const columns = (): Column[] => [
+    { head: KEY_HEADS[result.by], priority: 1, ...(result.by === "project" ? { flex: true, min: 16, max: 48, keep: "end" as const } : result.by === "session" ? { flex: true, min: 28, max: 60, keep: "mark" as const } : result.by === "model" || FACET_GROUPS.has(result.by) ? { flex: true, min: Math.max(16, keyWidth()), max: 48, keep: "middle" as const } : {}) },
     ...(bySession ? [{ head: "created", priority: 9 }] : []),
     ...(bySession ? [] : [{ head: "sessions", priority: 12, align: "right" as const }]),
     { head: "requests", priority: 5, align: "right" },
@@ -321,7 +328,7 @@ export function renderUsage(result: UsageResult, style: Style): string {
     if (r.breakdown) for (const k of r.spawned ?? []) rows.push(cells(`  ↳ ${preview(k.key, 200)}`, { ...k, sessions: 0, models: [] }, false));
   }
   rows.push(cells("total", { ...result.total, models: [] }, false));
-  const table = renderTable(columns, rows, style).trimEnd().split("\n");
+  const table = renderTable(columns(), rows, style).trimEnd().split("\n");
   // the totals line in bold, apart from the rows
   const last = table.pop()!;
   // (the sessions the report holds; those read besides, with no usage in the range or the project, said apart)

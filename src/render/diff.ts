@@ -28,6 +28,14 @@ export function renderDiff(diff: string, style: Style, full = false): string {
   // added line that replaced it, paired in order), so that its cut shows the change.
   const focus = new Map<number, number>();
   for (let i = 0; i < lines.length; ) {
+    // (the two names, `--- a @ leaf` and `+++ a @ other`: where they differ, so that their cuts do not read alike)
+    if (lines[i]!.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")) {
+      const d = firstDifference(lines[i]!, lines[i + 1]!, HEAD_MARK);
+      focus.set(i, d);
+      focus.set(i + 1, d);
+      i += 2;
+      continue;
+    }
     if (lines[i]![0] !== "-" || lines[i]!.startsWith("---")) {
       i++;
       continue;
@@ -57,9 +65,12 @@ export function renderDiff(diff: string, style: Style, full = false): string {
   return out.map((l) => `${l}\n`).join("");
 }
 
-/** Where two diff lines (marks aside) first differ. */
-function firstDifference(a: string, b: string): number {
-  let d = 1;
+/** How long a file's head line's mark is (`--- `, `+++ `). */
+const HEAD_MARK = 4;
+
+/** Where two diff lines (their marks, `mark` characters, aside) first differ. */
+function firstDifference(a: string, b: string, mark = 1): number {
+  let d = mark;
   while (d < a.length && d < b.length && a.charCodeAt(d) === b.charCodeAt(d)) d++;
   return d;
 }
@@ -70,16 +81,21 @@ const LEAD = 24;
 /**
  * A diff line cut to `width` columns, saying how many bytes it left out. With `focus` (where it
  * differs from its counterpart) past what the start would show, it shows the change instead:
- * its mark, an ellipsis, a little of what comes before the change, and the change.
+ * its mark, an ellipsis, a little of what comes before the change, and the change. A file's head
+ * line (`--- name`) whose difference lies in its end shows its end.
  */
 function cutLine(line: string, width: number, focus?: number): string {
   if (displayWidth(line) <= width) return line;
   // (the note's own width, for a count of up to six digits and a unit)
   const room = width - 18;
   let shown: string;
+  // (a file's head line whose names differ near their end, `… @ leaf`: its end, which tells the two apart)
+  const head = /^(---|\+\+\+) /.test(line) ? line.slice(HEAD_MARK) : undefined;
+  if (head !== undefined && displayWidth(line.slice(focus ?? line.length)) <= width - HEAD_MARK - 1) return `${line.slice(0, HEAD_MARK)}${cutToWidth(head, width - HEAD_MARK, "end")}`;
   if (focus !== undefined && displayWidth(line.slice(0, focus)) > room - LEAD) {
-    const before = cutToWidth(line.slice(1, focus), LEAD, "end").slice(1);
-    shown = `${line[0]}…${before}${cutToWidth(line.slice(focus), room - 2 - displayWidth(before)).replace(/…$/, "")}`;
+    const mark = head !== undefined ? HEAD_MARK : 1;
+    const before = cutToWidth(line.slice(mark, focus), LEAD, "end").slice(1);
+    shown = `${line.slice(0, mark)}…${before}${cutToWidth(line.slice(focus), room - mark - 1 - displayWidth(before)).replace(/…$/, "")}`;
   } else shown = cutToWidth(line, room).replace(/…$/, "");
   const left = Buffer.byteLength(line) - Buffer.byteLength(shown);
   return left > 0 ? `${shown}… (${formatBytes(left)} more)` : shown;

@@ -27,8 +27,8 @@ export interface Column {
   /** The widest a cell is drawn unless `Style.wide` (cells are cut to it, on a terminal or not). */
   max?: number;
   align?: "left" | "right";
-  /** Which end of a cut cell stays: "end" for a folder; "file" for a file's path, whose name then reads from its start; "mark" for a text ending in a mark in parentheses, which stays (default "start"). */
-  keep?: "start" | "end" | "file" | "mark";
+  /** Which end of a cut cell stays: "end" for a folder; "middle": both ends, for names that differ at either (a provider and a model); "file" for a file's path, whose name then reads from its start; "mark" for a text ending in a mark in parentheses, which stays (default "start"). */
+  keep?: "start" | "end" | "middle" | "file" | "mark";
   /** Colour for a cell's text, applied after it is cut and before it is padded. */
   paint?: (text: string, row: number) => string;
   /**

@@ -217,12 +217,21 @@ export function displayWidth(text: string): number {
   return PLAIN.test(text) ? text.length : stringWidth(text);
 }
 
-/** `text` cut to at most `columns` display columns between whole graphemes, an ellipsis marking the cut. */
-export function cutToWidth(text: string, columns: number, keep: "start" | "end" | "file" | "mark" = "start"): string {
+/**
+ * `text` cut to at most `columns` display columns between whole graphemes, an ellipsis marking the
+ * cut: its start kept, or its end, or ("middle") a third of it from the start and the rest from
+ * the end, for names that differ at their end as much as at their start (a provider and a model,
+ * `openrouter/an…claude-sonnet-4.5`).
+ */
+export function cutToWidth(text: string, columns: number, keep: "start" | "end" | "middle" | "file" | "mark" = "start"): string {
   if (displayWidth(text) <= columns) return text;
   if (columns <= 0) return "";
   if (keep === "file") return cutPath(text, columns);
   if (keep === "mark") return cutBeforeMark(text, columns);
+  if (keep === "middle") {
+    const head = within(text, Math.ceil((columns - 1) / 3), "start");
+    return head + "…" + within(text, columns - 1 - displayWidth(head), "end");
+  }
   const part = within(text, columns - 1, keep);
   return keep === "start" ? part.trimEnd() + "…" : "…" + part.trimStart();
 }

@@ -30,6 +30,8 @@ async function run(args: string[], columns: number | undefined): Promise<{ code:
 
 /** Display width, the zero-width isolates around right-to-left cells left out. */
 const width = (line: string) => stringWidth(line.replace(/[\u2068\u2069]/g, ""));
+/** A line's width but for a path (README: a path or a command is never broken, however long: a line runs past the width for it alone). */
+const widthBut = (line: string, path: string) => width(line.replace(path, ""));
 const headOf = (out: string, first: string) => out.split("\n").find((l) => l.startsWith(first))!.trim().split(/\s{2,}/);
 
 /** pi's fixtures (not the OpenClaw store among them, whose column is another case: the OpenClaw tests). */
@@ -174,7 +176,7 @@ describe("output that fits the terminal", () => {
     for (const columns of [60, 80]) {
       for (const args of [["path", file], ["tree", file], ["show", file], ["check", file]]) {
         const { out } = await run(args, columns);
-        for (const line of out.trimEnd().split("\n")) expect(width(line), `${args[0]} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+        for (const line of out.trimEnd().split("\n")) expect(widthBut(line, file), `${args[0]} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
       }
     }
     const { out } = await run(["path", file], 80);
@@ -339,7 +341,7 @@ describe("output that fits the terminal", () => {
     writeFileSync(file, jsonl(header(), user("a0000001", null, "hi"), big, "not json", "also not json"));
     const out = (await run(["show", file], 80)).out;
     const lines = out.trimEnd().split("\n");
-    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(80);
+    for (const line of lines) expect(widthBut(line, file), line).toBeLessThanOrEqual(80);
     const tokens = lines.slice(lines.findIndex((l) => l.startsWith("Tokens")), lines.findIndex((l) => l.startsWith("Cost")));
     expect(tokens.length, tokens.join("\n")).toBeGreaterThan(1);
     for (const pair of ["input 1,560", "output 46,964", "cache read 25,101,148", "cache write 981,976", "total 26,131,648"]) expect(tokens.some((l) => l.includes(pair)), pair).toBe(true);
@@ -393,7 +395,7 @@ describe("output that fits the terminal", () => {
       expect(Math.max(...piped.map(width)), args.join(" ")).toBeGreaterThan(60);
       for (const columns of [60, 80, 100, 160]) {
         const lines = (await run(args, columns)).out.trimEnd().split("\n");
-        for (const line of lines) expect(width(line), `${args.join(" ")} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+        for (const line of lines) expect(widthBut(line, file), `${args.join(" ")} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
         // every entry or leaf is still there, with its id
         for (const id of piped.map((l) => /[ual]\d{7}/.exec(l)?.[0]).filter(Boolean)) expect(lines.some((l) => l.includes(id!)), `${id} at ${columns}`).toBe(true);
       }
@@ -474,7 +476,7 @@ describe("lines that fit the terminal in every script", () => {
       for (const columns of [60, 80, 100, 160]) {
         const { out } = await run([args[0]!, file, ...args.slice(1)], columns);
         for (const line of out.trimEnd().split("\n")) {
-          expect(width(line), `${args.join(" ")} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+          expect(widthBut(line, file), `${args.join(" ")} at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
           for (const g of graphemesOf(line)) if (/[^\x20-\x7e]/.test(g)) expect(WHOLE.has(g), `a split character ${JSON.stringify(g)} in: ${line}`).toBe(true);
         }
         // a right-to-left preview is isolated on a terminal, so that it cannot move its line
@@ -497,7 +499,7 @@ describe("lines that fit the terminal in every script", () => {
       const { out, code } = await run(["repair", file, "--dry-run"], columns);
       expect(code).toBe(1);
       const lines = out.trimEnd().split("\n");
-      for (const line of lines) expect(width(line), `at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
+      for (const line of lines) expect(widthBut(line, file), `at ${columns}: ${line}`).toBeLessThanOrEqual(columns);
       // the removed and the added line show where they differ (the CR), and how much was left out
       expect(lines.find((l) => l.startsWith("-…"))).toMatch(/:\d+}}\\r… \(8\.\d KB more\)$/);
       expect(lines.find((l) => l.startsWith("+…"))).toMatch(/:\d+}}… \(8\.\d KB more\)$/);
@@ -508,5 +510,90 @@ describe("lines that fit the terminal in every script", () => {
     expect(diffOf((await run(["repair", file, "--dry-run", "--full"], 80)).out)).toBe(diffOf(piped));
     expect(diffOf(piped)).toMatch(/^Index: .*\n=+\n--- .*\n\+\+\+ .*\n@@ -1,4 \+1,4 @@\n/);
     expect(diffOf(piped).split("\n")).toHaveLength(10);
+  });
+});
+
+describe("at 80 columns a key, a label, a header, a path or a command never reads as another, nor is broken", () => {
+  /** A session of four models whose names differ only past their 16th character. */
+  function modelsStore(): string {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-width-models-"));
+    const usage = (cost: number) => ({ input: 1000, output: 200, cacheRead: 5000, cacheWrite: 100, totalTokens: 6300, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: cost } });
+    const models: Array<[string, string, number]> = [["anthropic", "claude-opus-4-1-20250805", 92.13], ["anthropic", "claude-sonnet-4-5-20250929", 30.33], ["openrouter", "anthropic/claude-opus-4.1", 1.2], ["openrouter", "anthropic/claude-sonnet-4.5", 0.7]];
+    const records = [header({ id: "019ebb22-69c0-77df-8480-5618f0660c02" })];
+    models.forEach(([provider, model, cost], k) => {
+      const a = assistant(`a000000${k}`, k === 0 ? null : `a000000${k - 1}`, "ok");
+      records.push({ ...a, message: { ...(a.message as object), provider, model, usage: usage(cost) } });
+    });
+    writeFileSync(join(dir, "2026-03-01T10-00-00-000Z_019ebb22-69c0-77df-8480-5618f0660c02.jsonl"), jsonl(...records));
+    return dir;
+  }
+
+  it("usage --by model: every model's key reads whole, or cut keeping both its ends, and no two alike", async () => {
+    const store = modelsStore();
+    for (const columns of [60, 80]) {
+      const lines = (await run(["usage", store, "--by", "model"], columns)).out.trimEnd().split("\n");
+      for (const l of lines) expect(width(l), l).toBeLessThanOrEqual(columns);
+      const keys = lines.slice(1, 5).map((l) => l.split(/ {2,}/)[0]!);
+      expect(new Set(keys).size, keys.join("\n")).toBe(4);
+      for (const key of ["anthropic/claude-opus-4-1-20250805", "anthropic/claude-sonnet-4-5-20250929", "openrouter/anthropic/claude-opus-4.1", "openrouter/anthropic/claude-sonnet-4.5"]) expect(keys, `${columns}`).toContain(key);
+      // (the cost stays beside each)
+      expect(lines[1]).toContain("$92.13");
+    }
+    // (cut only where nothing else can give way: both ends kept)
+    const narrow = (await run(["usage", store, "--by", "model"], 40)).out.trimEnd().split("\n");
+    const cut = narrow.slice(1, 5).map((l) => l.split(/ {2,}/)[0]!);
+    expect(new Set(cut).size, cut.join("\n")).toBe(4);
+    expect(cut.find((k) => k.startsWith("openrouter") && k.endsWith("sonnet-4.5")), cut.join("\n")).toBeDefined();
+  });
+
+  it("tail --all: the label column is as wide as the widest label, and each line keeps its preview beside a turn's cost", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-width-tail-"));
+    const ids = ["019ebb22-69c0-77df-8480-5618f0660c02", "019ebb22-7a10-7c31-9b02-33aa0f12de77"];
+    const usage = { input: 70_000, output: 5_900, cacheRead: 0, cacheWrite: 0, totalTokens: 75_900, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.0123 } };
+    ids.forEach((id, k) => {
+      const a = assistant(`b000000${k}`, `u000000${k}`, `the answer of session ${k}, long enough to be cut at eighty columns`);
+      writeFileSync(join(dir, `2026-12-06T10-00-0${k}-000Z_${id}.jsonl`), jsonl(header({ id }), user(`u000000${k}`, null, `question ${k}`), { ...a, message: { ...(a.message as object), usage } }));
+    });
+    const lines = (await run(["tail", "--all", dir, "-n", "4"], 80)).out.trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    for (const l of lines) {
+      expect(width(l), l).toBeLessThanOrEqual(80);
+      // (a label of 8 characters, not padded to 12, then the entry's id: its line number gives way below 100 columns)
+      expect(l).toMatch(/^[0-9a-f]{8} {2}[ub]000000\d /);
+    }
+    for (const l of lines.filter((x) => x.includes("tok"))) expect(l, l).toMatch(/75\.9k tok \$0\.0123 {2}the answer of s/);
+    // (at 100 columns and more, the line number too)
+    for (const l of (await run(["tail", "--all", dir, "-n", "4"], 100)).out.trimEnd().split("\n")) expect(l).toMatch(/^[0-9a-f]{8} {2}\s*\d+ {2}[ub]000000\d /);
+  });
+
+  it("diff FILE LEAF LEAF: the two contexts' headers say which leaf each is", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "pi-session-width-")), "--home-someone-with-a-long-name-projects-a-project-with-a-long-name--");
+    mkdirSync(dir);
+    const file = join(dir, "2026-03-01T10-00-00-000Z_0f1e2d3c-bbbb-4000-8000-000000000001.jsonl");
+    cpSync(join(FIXTURES, "branched.jsonl"), file);
+    for (const columns of [60, 80]) {
+      const lines = (await run(["diff", file, "b0000007", "b000000b"], columns)).out.split("\n");
+      for (const l of lines) expect(width(l), l).toBeLessThanOrEqual(columns);
+      expect(lines.find((l) => l.startsWith("--- ") && l.includes("@"))).toMatch(/^--- ….* @ b0000007$/);
+      expect(lines.find((l) => l.startsWith("+++ ") && l.includes("@"))).toMatch(/^\+\+\+ ….* @ b000000b$/);
+    }
+  });
+
+  it("check's line for one file, show's File and Cwd rows, and its next steps hold their path and command whole", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "pi-session-width-")), "--home-someone-with-a-long-name-projects-a-project-with-a-long-name--");
+    mkdirSync(dir);
+    const file = join(dir, "2026-03-01T10-00-00-000Z_0f1e2d3c-aaaa-4000-8000-000000000001.jsonl");
+    cpSync(join(FIXTURES, "fused.jsonl"), file);
+    for (const columns of [60, 80]) {
+      const checked = (await run(["check", file], columns)).out.split("\n");
+      expect(checked, checked.join("\n")).toContain(`${file}:`);
+      expect(checked).toContain("    invalid (1 error, 0 warnings)");
+      const shown = (await run(["show", file], columns)).out.split("\n");
+      expect(shown, shown.join("\n")).toContain(`File          ${file}`);
+      // (its next step, the command that mends it, whole on a line of its own)
+      expect(shown).toContain(`    pi-session repair ${file}`);
+      // (a line runs past the width only for a path or a command, alone after its lead)
+      for (const l of shown) if (!l.includes(file)) expect(width(l), l).toBeLessThanOrEqual(columns);
+    }
   });
 });

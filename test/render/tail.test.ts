@@ -47,10 +47,16 @@ describe("tail's lines", () => {
     expect(out).toContain("first line\nsecond line");
   });
 
-  it("the status line says what is followed and the totals, cut to the width", () => {
-    const text = statusLine(`following ${"/very/long/path/".repeat(10)}`, 3, { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cost: 1.5 }, 60);
-    expect(displayWidth(text)).toBeLessThanOrEqual(59);
-    expect(statusLine("following s.jsonl", 3, { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cost: 1.5 }, 100)).toBe("following s.jsonl · 3 new · 10 tokens · $1.5000 · Ctrl-C stops");
+  it("the status line says what is followed and the totals within the width: a long path gives up its start, then Ctrl-C's reminder goes, never the totals", () => {
+    const path = `${"/very/long/path".repeat(6)}/2026-03-01T10-00-00-000Z_0f1e2d3c-0000-4000-8000-000000000001.jsonl`;
+    const totals = { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cost: 1.5 };
+    for (const columns of [60, 80, 100]) {
+      const text = statusLine(path, 3, totals, columns);
+      expect(displayWidth(text), `${columns}: ${text}`).toBeLessThanOrEqual(columns - 1);
+      expect(text, `${columns}`).toMatch(/^following …\S*0001\.jsonl · 3 new · 10 tokens · \$1\.5000( · Ctrl-C stops)?$/);
+    }
+    expect(statusLine(path, 3, totals, 120)).toMatch(/ · Ctrl-C stops$/);
+    expect(statusLine("s.jsonl", 3, totals, 100)).toBe("following s.jsonl · 3 new · 10 tokens · $1.5000 · Ctrl-C stops");
     // (tokens spent with no cost recorded are not free)
     expect(statusLine("f", 0, { input: 10, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 }, 100)).toContain("no cost recorded");
   });

@@ -244,7 +244,7 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
   // (no file at all, a folder without sessions: stderr has said so, and there is nothing to report)
   if (result.files.length === 0) return "";
   // (one file that could not be read: stderr has said so, stdout stays empty)
-  if (!result.many) return result.files.filter((r) => r.status !== "unreadable").flatMap((r) => wrapSegments([[`${sanitize(r.file)}: `], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
+  if (!result.many) return result.files.filter((r) => r.status !== "unreadable").flatMap((r) => wrapSegments([[`${sanitize(r.file)}:`, undefined, "unbroken"], [" "], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
   // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.
   const statusOf = result.files.map((r) => r.status);
   const layout: Column[] = [
