@@ -117,7 +117,8 @@ export async function ls(options: LsOptions, ctx: CommandContext, rebuildCache =
 
 /**
  * The session `arg` names, where it names one rather than a directory: a file, or an id, a
- * prefix or a key that no directory of that name shadows; undefined otherwise.
+ * prefix or a key that no directory of that name shadows (none found, or several: an error, as
+ * for every FILE); undefined for a directory, or a path that is not there.
  */
 function oneSession(arg: string, ctx: CommandContext): string | undefined {
   let st;
@@ -128,11 +129,9 @@ function oneSession(arg: string, ctx: CommandContext): string | undefined {
   }
   if (st?.isDirectory()) return undefined;
   if (st) return resolve(arg);
-  try {
-    return resolveInput(arg, ctx.sessionDir, ctx.env);
-  } catch {
-    return undefined;
-  }
+  // (a path that is not there: said as a missing directory; an id, a prefix or a key as every FILE is: none, or several)
+  if (/[/\\]/.test(arg) || arg.startsWith(".")) return undefined;
+  return resolveInput(arg, ctx.sessionDir, ctx.env);
 }
 
 /**
