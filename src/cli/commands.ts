@@ -381,25 +381,20 @@ export const COMMANDS: CommandSpec[] = [
     describe: "Find the entries whose text matches, across sessions (exit 0 found, 1 none, 2 error)",
     repeatable: ["role"],
     builder: (y) =>
-      y
-        .positional("pattern", { type: "string", describe: "a JavaScript regular expression (-F: a fixed string), matched against each entry's decoded text; one that starts with - goes after -e, or after --" })
-        .option("regexp", { alias: "e", type: "string", describe: "PATTERN, given as an option (for one that starts with -); then every positional is an input" })
-        .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
-        .option("store", storeOption)
-        .option("archived", { type: "boolean", default: false, describe: "what each directory's archive holds too (where `archive` moved sessions, --to included)" })
-        .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "PATTERN is a fixed string" })
-        .option("ignore-case", { alias: "i", type: "boolean", default: false, describe: "letters match either case" })
-        .option("word-regexp", { alias: "w", type: "boolean", default: false, describe: "whole words only" })
-        .option("files-with-matches", { alias: "l", type: "boolean", default: false, describe: "only the session files with a match" })
-        .option("count", { alias: "c", type: "boolean", default: false, describe: "how many entries match, a session a line" })
-        .option("max-count", { alias: "m", type: "string", coerce: count("max-count"), describe: "at most N matching entries a session" })
-        .option("role", { type: "string", describe: "only entries of this role: user, assistant, toolResult, bashExecution, custom, system, or an entry type (compaction, branch_summary, custom_message, session_info, label); repeatable" })
-        .option("tool", { type: "string", describe: "only the calls and results of this tool (bash, read, edit, …)" })
-        .option("since", { type: "string", describe: "entries from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
-        .option("until", { type: "string", describe: "entries up to and including this day (same forms)" })
-        .option("timezone", { alias: "z", type: "string", describe: "IANA time zone of --since/--until (default: the machine's)" })
-        .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
-        .option("branch", { choices: ["current"] as const, describe: "current: only entries on each session's current branch" })
+      entryFilters(
+        y
+          .positional("pattern", { type: "string", describe: "a JavaScript regular expression (-F: a fixed string), matched against each entry's decoded text; one that starts with - goes after -e, or after --" })
+          .option("regexp", { alias: "e", type: "string", describe: "PATTERN, given as an option (for one that starts with -); then every positional is an input" })
+          .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
+          .option("store", storeOption)
+          .option("archived", { type: "boolean", default: false, describe: "what each directory's archive holds too (where `archive` moved sessions, --to included)" })
+          .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "PATTERN is a fixed string" })
+          .option("ignore-case", { alias: "i", type: "boolean", default: false, describe: "letters match either case" })
+          .option("word-regexp", { alias: "w", type: "boolean", default: false, describe: "whole words only" })
+          .option("files-with-matches", { alias: "l", type: "boolean", default: false, describe: "only the session files with a match" })
+          .option("count", { alias: "c", type: "boolean", default: false, describe: "how many entries match, a session a line" })
+          .option("max-count", { alias: "m", type: "string", coerce: count("max-count"), describe: "at most N matching entries a session" }),
+      )
         .example("$0 grep 'rm -rf'", "every entry, in every session, that mentions rm -rf")
         .example("$0 grep -i 'salt' --role assistant --since 7d", "what the model said about the salt this week")
         .example("$0 grep -F 'npm test' --tool bash -c", "how often each session ran npm test")
@@ -410,16 +405,29 @@ export const COMMANDS: CommandSpec[] = [
   },
 ];
 
-/** The options every writing command shares (docs/commands.md, "Writing safely"). */
-function writeOptions(y: Argv): Argv {
-  return y
-    .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })
-    .option("backup-dir", { type: "string", describe: "keep the originals' backups here (default: beside each file, as FILE.bak)" })
-    .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
-    .option("format", reportFormat)
-    .option("wide", wideOption);
-}
-
-export const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];
-
-export const name = (spec: CommandSpec) => spec.command.split(" ")[0]!;
+/** The filters `grep` and `search` share (support/inputs/filters.ts). */
+  function entryFilters(y: Argv): Argv {
+    return y
+      .option("role", { type: "string", describe: "only entries of this role: user, assistant, toolResult, bashExecution, custom, system, or an entry type (compaction, branch_summary, custom_message, session_info, label); repeatable" })
+      .option("tool", { type: "string", describe: "only the calls and results of this tool (bash, read, edit, …)" })
+      .option("since", { type: "string", describe: "entries from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
+      .option("until", { type: "string", describe: "entries up to and including this day (same forms)" })
+      .option("timezone", { alias: "z", type: "string", describe: "IANA time zone of --since/--until (default: the machine's)" })
+      .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+      .option("branch", { choices: ["current"] as const, describe: "current: only entries on each session's current branch" });
+  }
+  
+  /** The options every writing command shares (docs/commands.md, "Writing safely"). */
+  function writeOptions(y: Argv): Argv {
+    return y
+      .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })
+      .option("backup-dir", { type: "string", describe: "keep the originals' backups here (default: beside each file, as FILE.bak)" })
+      .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
+      .option("format", reportFormat)
+      .option("wide", wideOption);
+  }
+  
+  export const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];
+  
+  export const name = (spec: CommandSpec) => spec.command.split(" ")[0]!;
+  

@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import type { Args } from "../args.js";
 import { emptyDirectoryNote, namedNonSessions, refOf, sessionGroup, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -10,12 +9,14 @@ import { layoutWidth, type Style } from "../render/style.js";
 import { sanitize } from "../render/safe.js";
 import { renderSnippet, snippetOf } from "../render/snippet.js";
 import { formatTime, plural } from "../render/units.js";
-import { cutToWidth, displayWidth, isolate, preview } from "../render/width.js";
-import { calendarFor, dayRange } from "../support/inputs/dates.js";
+import { displayWidth, isolate } from "../render/width.js";
+import { sessionHead } from "../render/session-head.js";
+import { filterOptions, filterSettings, type FilterOptions } from "../support/inputs/filters.js";
+import { shownTitle } from "../support/inputs/titles.js";
 import type { GrepFileResult, GrepSettings } from "../support/grep/read.js";
 import { StoreRead } from "../support/workers/store-wide.js";
 
-export interface GrepOptions {
+export interface GrepOptions extends FilterOptions {
   pattern: string;
   inputs: string[];
   /** With no inputs: which stores (pi's session directory, OpenClaw's roots). */
@@ -31,28 +32,10 @@ export interface GrepOptions {
   count?: boolean;
   /** `-m N`: at most N matching entries a session. */
   max?: number;
-  roles?: string[];
-  tool?: string;
-  since?: string;
-  until?: string;
-  timezone?: string;
-  cwd?: string;
-  /** `--branch current`: only entries on each session's current branch. */
-  branch?: "current";
 }
 
-/** What `--role` takes: a message role, or an entry type that has text. */
-const GREP_ROLES = ["user", "assistant", "toolResult", "bashExecution", "custom", "system", "compaction", "branch_summary", "custom_message", "session_info", "label"];
-
 export function options(args: Args): GrepOptions {
-  // (--role repeated, or a list: user,assistant)
-  const given = args.raw("role");
-  const roles = (Array.isArray(given) ? given.map(String) : typeof given === "string" ? [given] : []).flatMap((r) => r.split(",")).map((r) => r.trim()).filter(Boolean);
-  for (const role of roles) {
-    if (GREP_ROLES.includes(role)) continue;
-    const near = GREP_ROLES.find((r) => r.toLowerCase() === role.toLowerCase() || (role === "tool" && r === "toolResult"));
-    throw new CliError(`unknown --role \`${role}\`${near ? ` (did you mean ${near}?)` : ""}; the roles are ${GREP_ROLES.join(", ")}`);
-  }
+  const filters = filterOptions(args);
   // (-e PATTERN, as grep and rg take it: then the first positional is an input too)
   const regexp = args.optionalString("regexp");
   const first = args.optionalString("pattern");
@@ -69,13 +52,7 @@ export function options(args: Args): GrepOptions {
     filesWithMatches: args.flag("files-with-matches"),
     count: args.flag("count"),
     max: args.number("max-count"),
-    roles: roles.length > 0 ? roles : undefined,
-    tool: args.optionalString("tool"),
-    since: args.optionalString("since"),
-    until: args.optionalString("until"),
-    timezone: args.optionalString("timezone"),
-    cwd: args.optionalString("cwd"),
-    branch: args.raw("branch") === "current" ? "current" : undefined,
+    ...filters,
   };
 }
 
@@ -119,21 +96,13 @@ export async function grep(options: GrepOptions, ctx: CommandContext): Promise<G
     if (error instanceof PatternError) throw new CliError(`${JSON.stringify(options.pattern)} is not a regular expression (${error.message}); give -F to search for it as it is`);
     throw error;
   }
-  const calendar = calendarFor(options.timezone, ctx.env);
-  const { since, until } = dayRange(options.since, options.until, calendar, Date.now());
+  const filters = filterSettings(options, ctx.env, Date.now());
   const { files, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store, options.archived);
   const settings: GrepSettings = {
+    ...filters,
     pattern: options.pattern,
     options: { fixed: options.fixed, ignoreCase: options.ignoreCase, word: options.word },
-    roles: options.roles,
-    tool: options.tool,
-    since,
-    until,
-    timezone: calendar.timeZone,
-    local: calendar.local,
     max: options.max,
-    currentBranch: options.branch === "current",
-    cwd: options.cwd === undefined ? undefined : resolve(options.cwd),
     // (titles are shown in the grouped view on a terminal, and given in --json)
     title: !ctx.jsonl && !options.count && !options.filesWithMatches && (ctx.json || ctx.style.terminalWidth !== undefined),
     countOnly: options.count || options.filesWithMatches,
@@ -224,16 +193,7 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
   let first = true;
   for (const f of result.files) {
     if (f.count === 0) continue;
-    const head = [c.magenta(cutToWidth(sanitize(fileName(f.path)), width ?? Infinity, "end"))];
-    // (the title cut to the room the time leaves, and isolated: right-to-left text cannot carry the time to its other side)
-    const time = f.created ? formatTime(f.created) : undefined;
-    const room = (width ?? Infinity) - (time === undefined ? 0 : displayWidth(time) + 3);
-    // (an OpenClaw transcript is named by its label and key where its store gives them)
-    const facts = f.path === "-" ? undefined : transcriptFacts(f.path, f.title);
-    const named = facts?.store === "openclaw" ? [facts.label, facts.key].filter(Boolean).join(" · ") || f.title : f.title;
-    const title = named ? isolate(cutToWidth(preview(named, 200), Math.max(10, room))) : undefined;
-    const about = [title, time].filter(Boolean).join(" · ");
-    if (about) head.push(c.dim(about));
+    const head = sessionHead(fileName(f.path), shownTitle(f.path, f.title), f.created, style, width);
     await out.write(`${first ? "" : "\n"}${head.join("\n")}\n`);
     first = false;
     // (the columns as wide as this session's entries need)

@@ -10,7 +10,7 @@
  */
 
 /** One searchable text of an entry: which field it is (`text`, `thinking`, `tool.arguments.command`, …) and the text. */
-type TextVisitor = (field: string, text: string, tool: string | undefined) => boolean | void;
+export type TextVisitor = (field: string, text: string, tool: string | undefined) => boolean | void;
 
 type Json = Record<string, unknown>;
 
@@ -49,9 +49,9 @@ function stringsIn(value: unknown, path: string, visit: TextVisitor, tool: strin
 /**
  * Calls `visit` with each searchable text of `entry` (upgraded to v3), in order; stops at the first
  * call that returns true, and says whether one did. `tool` is the tool a text belongs to (a call's
- * name, a result's `toolName`), for `--tool`.
+ * name, a result's `toolName`), for `--tool`. What `grep` matches and what `search` indexes.
  */
-function searchableTexts(entry: Json, visit: TextVisitor): boolean {
+export function searchableTexts(entry: Json, visit: TextVisitor): boolean {
   switch (entry.type) {
     case "message": {
       const m = entry.message;
@@ -516,7 +516,7 @@ const CONTEXT_KEPT = 200;
 const MATCH_KEPT = 1000;
 
 /** The text a snippet is made from: the match and some of the text around it. */
-function excerpt(field: string, text: string, start: number, end: number): TextMatch {
+export function excerpt(field: string, text: string, start: number, end: number): TextMatch {
   return { field, start, end, before: text.slice(Math.max(0, start - CONTEXT_KEPT), start), match: text.slice(start, Math.min(end, start + MATCH_KEPT)), after: text.slice(end, end + 2 * CONTEXT_KEPT) };
 }
 

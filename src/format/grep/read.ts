@@ -1,13 +1,14 @@
 import { resolve } from "node:path";
 import { idHash } from "../common/hash.js";
-import { entryRole, escapesNeedle, findRun, firstMatch, type ClassRun, type GrepPattern, type TextMatch } from "./pattern.js";
+import { escapesNeedle, findRun, firstMatch, type ClassRun, type GrepPattern, type TextMatch } from "./pattern.js";
+import { admits, type EntryFilter } from "./filter.js";
 import { migrateEntryV2ToV3 } from "../schema/migrations.js";
 import { parseLine } from "../read/salvage.js";
 import { Session } from "../session/session.js";
 import { ChunkSearch } from "../read/chunk-search.js";
 import { forEachLine, type ByteSource } from "../read/source.js";
-import { messageGist, sessionName } from "../session/labels.js";
-import { CURRENT_VERSION, messageText, type AgentMessage, type FileKind, type SessionHeader } from "../schema/types.js";
+import { SessionTitle } from "../session/labels.js";
+import { CURRENT_VERSION, type FileKind, type SessionHeader } from "../schema/types.js";
 import { simdFindNeedle } from "../read/wasm/simd.js";
 import { emptyFields, scanShape, Verdict } from "../read/scanner.js";
 import { RawCount, RawVerdict } from "./raw-count.js";
@@ -29,14 +30,8 @@ import { RawCount, RawVerdict } from "./raw-count.js";
  * Tests hold the two equal on every fixture, corpus file and corruption.
  */
 
-/** What an entry must be to be searched, and how many matches a file gives at most. */
-export interface GrepFilter {
-  /** Only these roles (a message's role, else the entry's type: `entryRole`). */
-  roles?: ReadonlySet<string>;
-  /** Only the calls and results of this tool. */
-  tool?: string;
-  /** Only entries whose time (ms) this accepts. */
-  when?: (time: number) => boolean;
+/** What an entry must be to be searched (`EntryFilter`), and how many matches a file gives at most. */
+export interface GrepFilter extends EntryFilter {
   /** At most this many matching entries. */
   max?: number;
   /** Only the entries on the session's current branch (the reference reads the tree). */
@@ -85,10 +80,9 @@ export function grepFile(source: ByteSource, pattern: GrepPattern, filter: GrepF
 
 /** An entry searched: the hit it gives, if it passes the filter and matches. */
 function search(entry: Json, line: number, id: string | undefined, pattern: GrepPattern, filter: GrepFilter): GrepHit | undefined {
-  const role = entryRole(entry);
-  if (filter.roles && !filter.roles.has(role)) return undefined;
-  const timestamp = typeof entry.timestamp === "string" ? entry.timestamp : undefined;
-  if (filter.when && !filter.when(timestamp === undefined ? NaN : Date.parse(timestamp))) return undefined;
+  const admitted = admits(entry, filter);
+  if (!admitted) return undefined;
+  const { role, timestamp } = admitted;
   const m = firstMatch(entry, pattern, filter.tool);
   return m && { ...m, line, id, type: typeof entry.type === "string" ? entry.type : "(none)", role, timestamp };
 }
@@ -125,31 +119,6 @@ export function hitKey(h: GrepHit): number {
   return idHash([h.id ?? `#${h.line}`, h.type, h.role, h.timestamp ?? "", h.field, h.start, h.end, h.match, h.before, h.after].join("\u0000"));
 }
 
-/** The session's title from its entries: the latest name (an empty one clears it), else the first user message. */
-class TitleFinder {
-  private name: string | undefined;
-  private firstUser: string | undefined;
-
-  see(entry: Json): void {
-    if (entry.type === "session_info") this.name = sessionName(entry);
-    else if (this.firstUser === undefined && entry.type === "message" && (entry.message as Json | undefined)?.role === "user") {
-      const text = messageText(entry.message as AgentMessage);
-      // (what the person wrote: an OpenClaw channel message without its envelope)
-      const gist = text && messageGist(text);
-      if (gist) this.firstUser = gist.length > 300 ? gist.slice(0, 300) : gist;
-    }
-  }
-
-  get title(): string | undefined {
-    return this.name ?? this.firstUser;
-  }
-
-  /** Whether the first user message's gist is found (a later one can no longer be the title). */
-  get hasFirstUser(): boolean {
-    return this.firstUser !== undefined;
-  }
-}
-
 /** The reference: the session reader, every entry whole. */
 export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
   return sessionGrep(source, pattern, filter, false);
@@ -163,7 +132,7 @@ export function referenceGrep(source: ByteSource, pattern: GrepPattern, filter: 
  */
 function sessionGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter, sifted: boolean): GrepRead {
   const found = new Found(filter);
-  const title = new TitleFinder();
+  const title = new SessionTitle();
   const entries: Array<{ entry: Json; line: number; id: string | undefined; node: number | undefined }> = [];
   const session = Session.open(source, {
     onRecord: (value, record) => {
@@ -185,8 +154,7 @@ function sessionGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilte
   const skipped: number[] = [];
   for (let i = 0; i < session.lineCount; i++) {
     if (session.lineState(i).kind !== "invalid") continue;
-    const bytes = session.lineBytes(i);
-    if (!sifts(pattern) || mayHold(bytes, 0, bytes.length, pattern)) skipped.push(i + 1);
+    if (mayHoldMatch(session.lineBytes(i), pattern)) skipped.push(i + 1);
   }
   return { header: session.header, kind: session.size === 0 ? "other" : session.fileKind, hits: found.hits, count: found.count, keys: found.keys, skipped, title: found.count > 0 ? title.title : undefined };
 }
@@ -196,7 +164,7 @@ function sessionGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilte
  * until the first with text is seen), found by their bytes as pi writes them: lines asked for in
  * order, each entry seen by `title` before the next line is asked about.
  */
-function lineSieve(pattern: GrepPattern, title: TitleFinder): (chunk: Buffer, start: number, end: number) => boolean {
+function lineSieve(pattern: GrepPattern, title: SessionTitle): (chunk: Buffer, start: number, end: number) => boolean {
   const sifter = sieve(pattern);
   const escapes = needleSearch(ESCAPE_U);
   const names = needleSearch(SESSION_INFO);
@@ -218,7 +186,7 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   if (source.size === 0) return undefined;
   const found = new Found(filter);
   const skipped: number[] = [];
-  const title = new TitleFinder();
+  const title = new SessionTitle();
   const sifter = sifts(pattern) ? sieve(pattern) : undefined;
   const escapes = needleSearch(ESCAPE_U);
   const names = filter.title ? needleSearch(SESSION_INFO) : undefined;
@@ -230,22 +198,14 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   let done = false;
   let elsewhere = false;
   let checked = true;
-  /** A line's entry (upgraded), or "skipped" for a line pi skips, or undefined for no entry (a header, JSON that is no object). */
-  const read = (chunk: Buffer, start: number, end: number): Json | "skipped" | undefined => {
-    const { value, blank } = parseLine(chunk.subarray(start, end));
-    if (value === undefined) return blank ? undefined : "skipped";
-    if (!value || typeof value !== "object" || Array.isArray(value) || (value as Json).type === "session") return undefined;
-    return version < 3 ? migrateEntryV2ToV3(value as Json) : (value as Json);
-  };
+  const read = (chunk: Buffer, start: number, end: number) => lineEntry(chunk.subarray(start, end), version);
   try {
     forEachLine(source, (chunk, start, end, line) => {
       if (done) return;
       if (line === 1) {
-        const { value } = parseLine(chunk.subarray(start, end), true);
-        const h = value as SessionHeader | undefined;
-        if (!h || typeof h !== "object" || h.type !== "session" || typeof h.id !== "string") throw STAND_ASIDE;
-        version = typeof h.version === "number" ? h.version : 1;
-        if (version < 2) throw STAND_ASIDE;
+        const h = lineHeader(chunk.subarray(start, end));
+        if (!h) throw STAND_ASIDE;
+        version = h.version as number;
         header = h;
         checked = false;
         if (!sameCwd(h, filter.cwd)) {
@@ -259,7 +219,7 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
       if (!checked) {
         const first = read(chunk, start, end);
         if (first === undefined && parseLine(chunk.subarray(start, end)).blank) return;
-        if (!first || first === "skipped" || typeof first.id !== "string" || typeof first.type !== "string") throw STAND_ASIDE;
+        if (!entryWithId(first)) throw STAND_ASIDE;
         checked = true;
       }
       // (the title's lines: a name, or the first user message, found by their bytes as pi writes them)
@@ -299,6 +259,32 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   return { header: header!, kind: "session", hits: found.hits, count: found.count, keys: found.keys, skipped, title: found.count > 0 ? title.title : undefined };
 }
 
+/**
+ * Line 1 as the line-by-line read takes it: a session header of version 2 or later (what pi reads
+ * line by line, each line as it is but for the v2 role rename); else undefined, and the reference
+ * reads the file.
+ */
+export function lineHeader(bytes: Buffer): SessionHeader | undefined {
+  const { value } = parseLine(bytes, true);
+  const h = value as SessionHeader | undefined;
+  if (!h || typeof h !== "object" || h.type !== "session" || typeof h.id !== "string") return undefined;
+  // (a header without a number for its version is v1's)
+  return typeof h.version === "number" && h.version >= 2 ? h : undefined;
+}
+
+/** A line's entry (upgraded from `version`), or "skipped" for a line pi skips, or undefined for no entry (blank, a header, JSON that is no object). */
+export function lineEntry(bytes: Buffer, version: number): Json | "skipped" | undefined {
+  const { value, blank } = parseLine(bytes);
+  if (value === undefined) return blank ? undefined : "skipped";
+  if (!value || typeof value !== "object" || Array.isArray(value) || (value as Json).type === "session") return undefined;
+  return version < 3 ? migrateEntryV2ToV3(value as Json) : (value as Json);
+}
+
+/** Whether the first record after the header lets the line-by-line read stand: an entry with an id and a type (else what the file is takes the reference). */
+export function entryWithId(first: Json | "skipped" | undefined): first is Json {
+  return !!first && first !== "skipped" && typeof first.id === "string" && typeof first.type === "string";
+}
+
 /** Whether the session's header names `cwd` (any session, without one). */
 function sameCwd(header: SessionHeader | null, cwd: string | undefined): boolean {
   return cwd === undefined || (typeof header?.cwd === "string" && resolve(header.cwd) === cwd);
@@ -307,6 +293,11 @@ function sameCwd(header: SessionHeader | null, cwd: string | undefined): boolean
 const SESSION_INFO = { needle: Buffer.from('"type":"session_info"'), fold: false } as const;
 const ESCAPE_U = { needle: Buffer.from("\\u"), fold: false } as const;
 const USER_ROLE = { needle: Buffer.from('"role":"user"'), fold: false } as const;
+
+/** Whether a line pi skips could hold a match (grep says it did not search it): its bytes hold what every match holds, or the pattern has nothing to sift by. */
+export function mayHoldMatch(bytes: Buffer, pattern: GrepPattern): boolean {
+  return !sifts(pattern) || mayHold(bytes, 0, bytes.length, pattern);
+}
 
 /** Whether `bytes[start..end)` holds the needle or run (outside an image's data) or an escape that may spell it. */
 function mayHold(bytes: Buffer, start: number, end: number, pattern: GrepPattern): boolean {

@@ -1,3 +1,5 @@
+import { messageText, type AgentMessage } from "../schema/types.js";
+
 /**
  * What people name in a session, by pi's rules, in one place.
  *
@@ -65,3 +67,35 @@ const UNTRUSTED_HEAD = /^[^\n]*\((?:untrusted|metadata)\b[^\n]*\):[ \t]*\n/i;
 const FENCED = /^```[^\n]*\n[\s\S]*?\n```[ \t]*(?:\n|$)/;
 const SENT_AT = /^\[(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)|[^\]\n]{1,80} \+\d+[smhd]) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,40})?\] /;
 const MESSAGE_ID = /\n\[message_id: [^\]\n]{1,200}\]$/;
+
+/**
+ * A session's title from its entries, as they are read: the latest name (a blank one clears it),
+ * else what the first user message says (`messageGist`, its first 300 characters). What `grep`
+ * and `search` head a session's matches with; `ls` says the same of its sessions. Read in parts
+ * (`search` reads what was appended since), it is given what the parts before found.
+ */
+export class SessionTitle {
+  constructor(
+    public name: string | undefined = undefined,
+    public firstUser: string | undefined = undefined,
+  ) {}
+
+  see(entry: Record<string, unknown>): void {
+    if (entry.type === "session_info") this.name = sessionName(entry);
+    else if (this.firstUser === undefined && entry.type === "message" && (entry.message as Record<string, unknown> | undefined)?.role === "user") {
+      const text = messageText(entry.message as AgentMessage);
+      // (what the person wrote: an OpenClaw channel message without its envelope)
+      const gist = text && messageGist(text);
+      if (gist) this.firstUser = gist.length > 300 ? gist.slice(0, 300) : gist;
+    }
+  }
+
+  get title(): string | undefined {
+    return this.name ?? this.firstUser;
+  }
+
+  /** Whether the first user message's gist is found (a later one can no longer be the title). */
+  get hasFirstUser(): boolean {
+    return this.firstUser !== undefined;
+  }
+}

@@ -2,23 +2,14 @@ import { compilePattern, type PatternOptions } from "../../format/grep/pattern.j
 import { grepFile, type GrepHit } from "../../format/grep/read.js";
 import { Calendar } from "../../format/usage/calendar.js";
 import { readSessionFile, type FileFacts } from "../inputs/input.js";
+import { entryFilter, type FilterSettings } from "../inputs/filters.js";
 import { sessionGroup, storedLines } from "../../stores/index.js";
 
 /** What `grep` asks of each file: serializable, so that worker threads get it as it is. */
-export interface GrepSettings {
+export interface GrepSettings extends FilterSettings {
   pattern: string;
   options: PatternOptions;
-  roles?: string[];
-  tool?: string;
-  /** Local days (`Calendar.day`) in `timezone` (`local`: the machine's own zone), inclusive. */
-  since?: number;
-  until?: number;
-  timezone: string;
-  local: boolean;
   max?: number;
-  currentBranch?: boolean;
-  /** A resolved path. */
-  cwd?: string;
   /** Find each matching session's title (for the grouped view on a terminal). */
   title?: boolean;
   /** Count the matches, keep none (`-c`, `-l`: `GrepFilter.countOnly`). */
@@ -50,16 +41,9 @@ function grepLines(path: string, settings: GrepSettings, stdin?: () => Promise<B
   const key = JSON.stringify([settings.pattern, settings.options, settings.timezone, settings.local]);
   if (compiled?.key !== key) compiled = { key, pattern: compilePattern(settings.pattern, settings.options), calendar: new Calendar(settings.timezone, settings.local) };
   const pattern = compiled.pattern;
-  const calendar = settings.since !== undefined || settings.until !== undefined ? compiled.calendar : undefined;
-  const when = calendar
-    ? (ms: number) => {
-        const day = calendar.day(ms);
-        return day !== undefined && (settings.since === undefined || day >= settings.since) && (settings.until === undefined || day <= settings.until);
-      }
-    : undefined;
   // (a count keeps a key of each match only where a copy of the session may repeat them: `withoutRepeats`)
   const keyed = settings.countOnly === true && path !== "-" && sessionGroup(path) !== undefined;
-  const filter = { roles: settings.roles ? new Set(settings.roles) : undefined, tool: settings.tool, when, max: settings.max, currentBranch: settings.currentBranch, cwd: settings.cwd, title: settings.title, countOnly: settings.countOnly, keyed };
+  const filter = { ...entryFilter(settings, compiled.calendar), max: settings.max, currentBranch: settings.currentBranch, cwd: settings.cwd, title: settings.title, countOnly: settings.countOnly, keyed };
   return readSessionFile<Omit<GrepFileResult, keyof FileFacts>>(
     path,
     (source) => {
