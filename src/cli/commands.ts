@@ -66,7 +66,7 @@ const sessionFilters = (y: Argv) =>
 /** Which stores a store-wide command reads by default (docs/stores.md, "OpenClaw's stores"). */
 const storeOption = { choices: STORE_CHOICES, describe: "with no directory given: pi's session directory, OpenClaw's roots, or both", default: "all" } as const;
 
-export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, redact, tail, archive, restore, usage, grep): one JSON value a line, streamed" } as const;
+export const JSONL_OPTION = { type: "boolean", describe: "list-shaped commands (ls, check, path, tree, context, redact, tail, archive, restore, usage, grep, search): one JSON value a line, streamed" } as const;
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -401,6 +401,29 @@ export const COMMANDS: CommandSpec[] = [
         .example("$0 grep TODO ~/.pi/agent/sessions --jsonl | jq -r .id", "the matching entries' ids")
         .example("$0 grep -e '--force' session.jsonl", "a pattern that starts with -"),
     load: () => import("../commands/grep.js"),
+    jsonl: true,
+  },
+  {
+    command: "search [query] [inputs..]",
+    describe: "Find where something was said, best first, from an index kept up to date (exit 0 found, 1 none, 2 error)",
+    repeatable: ["role"],
+    builder: (y) =>
+      entryFilters(
+        y
+          .positional("query", { type: "string", describe: "words to find, each a whole word anywhere in an entry (as grep -w -i finds it); \"a phrase\" in double quotes keeps its words together; with -F, one string found as it is (grep -F -i). One that starts with - goes after --" })
+          .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
+          .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "QUERY is one string, found as it is, in any script and of any length (case aside)" })
+          .option("limit", { alias: "n", type: "string", coerce: count("limit"), describe: "the best N matches (default: a screenful on a terminal, else 20)" })
+          .option("all", { type: "boolean", default: false, describe: "every match, best first" })
+          .option("store", storeOption)
+          .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" }),
+      )
+        .example("$0 search 'postgres migration'", "where were postgres and migration said together, best first")
+        .example("$0 search '\"rate limit\"' --role user,assistant --since 30d", "the phrase, in what was said this month")
+        .example("$0 search -F 数据库", "a Chinese word, as a substring (any script, any length)")
+        .example("$0 search -F 'rm -rf' --all --jsonl | jq -r .file", "every match, a JSON row each")
+        .example("$0 search deploy ~/.openclaw --limit 5", "the five best in one store"),
+    load: () => import("../commands/search.js"),
     jsonl: true,
   },
 ];

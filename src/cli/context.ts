@@ -35,7 +35,7 @@ export function makeContext(argv: Record<string, unknown>, io: Io, run: StoreRun
   const columns = io.stdout.columns || (io.stdout.isTTY ? Number.parseInt(io.env.COLUMNS ?? "", 10) || undefined : undefined);
   return {
     style: makeStyle(!json && !jsonl && !github && colorEnabled(argv.color, io), columns ?? 100, {
-      ...(io.stdout.isTTY && columns ? { terminalWidth: columns } : {}),
+      ...(io.stdout.isTTY && columns ? { terminalWidth: columns, ...(io.stdout.rows ? { terminalRows: io.stdout.rows } : {}) } : {}),
       wide: argv.wide === true,
     }),
     json,

@@ -1,6 +1,6 @@
 /** The process as the CLI sees it (`main` is given it; tests give their own). */
 export interface Io {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
   stdin?: AsyncIterable<Buffer | string>;

@@ -9,11 +9,13 @@ export interface Style {
   width: number;
   /** On a terminal: its width, which tables, listings and wrapped lines fit; undefined when output is piped (one full layout). */
   terminalWidth?: number;
+  /** On a terminal that says it: how many lines it shows (a screenful of `search`'s matches). */
+  terminalRows?: number;
   /** `--wide`: every table column whole, nothing cut or dropped. */
   wide?: boolean;
 }
 
-export function makeStyle(color: boolean, width = 100, layout: { terminalWidth?: number; wide?: boolean } = {}): Style {
+export function makeStyle(color: boolean, width = 100, layout: { terminalWidth?: number; terminalRows?: number; wide?: boolean } = {}): Style {
   return { c: pc.createColors(color), width, ...layout };
 }
 

@@ -12,5 +12,6 @@ export { transcriptFacts, lockOf, storeFindings, withTwinKeys, sessionGroup, sto
 export { sessionDir, idFromFileName, cwdAround } from "./pi/index.js";
 export { beginRun, currentRun, StoreRun } from "./common/run.js";
 export { cacheFolder } from "./common/cache-folder.js";
+export { sqliteModule } from "./common/sqlite.js";
 export { isArchiveFolder } from "./common/archive-folder.js";
 export { archiveOf, archivedPath, archiveFolderHolding, readManifest, elsewhereOf, MANIFEST, type ManifestLine, type ElsewhereLine } from "./archive.js";

@@ -44,7 +44,7 @@ export function hasTable(db: DatabaseSync, table: string): boolean {
 
 /** node:sqlite, loaded when a database is first read; Node 22 calls it experimental on stderr, which is not news for a reader of this tool. */
 let sqlite: typeof import("node:sqlite") | undefined;
-function sqliteModule(): typeof import("node:sqlite") {
+export function sqliteModule(): typeof import("node:sqlite") {
   if (sqlite) return sqlite;
   const emit = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {

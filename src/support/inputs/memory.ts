@@ -14,7 +14,16 @@ let memoryFirst = false;
  * at little cost there. Smaller sessions, where the speed targets are, keep V8's default.
  */
 export function sizeHint(bytes: number): void {
-  if (memoryFirst || bytes < MEMORY_FIRST_BYTES) return;
+  if (bytes >= MEMORY_FIRST_BYTES) youngKeptSmall();
+}
+
+/**
+ * The young generation kept at its starting size from now on, in this thread and the workers
+ * started after (V8's flags are the process's): a long read of many sessions (`search`'s first
+ * build) holds the peak where many short-lived objects would otherwise double it again and again.
+ */
+export function youngKeptSmall(): void {
+  if (memoryFirst) return;
   memoryFirst = true;
   // The flag is read whenever the young generation would grow, so setting it now takes effect. It
   // is in the V8s of Node 20 to 24 (11 to 13); a V8 that did not know it would print an error on

@@ -62,21 +62,23 @@ export interface Chunk {
  * (`PI_SESSION_THREADS`, as docs/commands.md says of `ls`); not given, as many as the cores and the work's weight
  * allow, called in when the work left calls for them.
  */
-export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads?: number, settings?: TaskSettings<T>): Promise<Array<TaskResult<T>>> {
+export async function overFiles<T extends FileTask>(task: T, jobs: readonly FileJob[], progress: (done: number) => void, threads?: number, settings?: TaskSettings<T>, each?: (i: number, value: TaskResult<T>) => void): Promise<Array<TaskResult<T>>> {
   const units = unitsOf(jobs);
   const bytes = units.reduce((n, u) => n + weight(u), 0);
   const workers = threads !== undefined ? Math.min(threads, units.length) : Math.min(availableParallelism(), Math.floor(units.length / FILES_A_UNIT + bytes / BYTES_A_UNIT), units.length);
   const { runChunk } = await import("./tasks.js");
-  const results: Array<TaskResult<T>> = new Array(jobs.length);
+  const kept: Array<TaskResult<T>> = new Array(jobs.length);
+  // (`each`: every result handed on as it comes, and none kept: a store's index is written as it is read)
+  const take = each ?? ((i: number, value: TaskResult<T>) => (kept[i] = value));
   if (workers < 2) {
     let done = 0;
     for (const unit of units) {
       progress(done);
       // (a unit at a time, so that progress moves with each file; alone, rows read ahead as far as a batch goes)
-      for (const { i, value } of await runChunk(task, [unit], settings, false)) results[i] = value;
+      for (const { i, value } of await runChunk(task, [unit], settings, false)) take(i, value);
       done += 1 + (unit.twins?.length ?? 0);
     }
-    return results;
+    return kept;
   }
   const chunks = chunked(task, units, settings);
   let done = 0;
@@ -103,7 +105,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
         if (held === 0) void worker.terminate().then(() => resolve(), reject);
       };
       worker.on("message", (batch: Array<{ i: number; value: TaskResult<T> }>) => {
-        for (const { i, value } of batch) results[i] = value;
+        for (const { i, value } of batch) take(i, value);
         held--;
         done += batch.length;
         progress(done);
@@ -124,7 +126,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
     const chunk = chunks[next++]!;
     // (alone until workers are called in: its rows read ahead as far as a batch goes)
     const read = await runChunk(task, chunk.jobs, settings, helpers.length > 0);
-    for (const { i, value } of read) results[i] = value;
+    for (const { i, value } of read) take(i, value);
     for (const unit of chunk.jobs) bytesHere += weight(unit);
     const n = read.length;
     doneHere += n;
@@ -139,7 +141,7 @@ export async function overFiles<T extends FileTask>(task: T, jobs: readonly File
     if (helpers.length > 0) await new Promise((resolve) => setImmediate(resolve));
   }
   await Promise.all(helpers);
-  return results;
+  return kept;
 }
 
 /** This thread's CPU time so far, in ms (user and system). */

@@ -22,6 +22,8 @@ export interface ReadOptions<T extends FileTask> {
   /** Whether each session is stamped (a cache needs it; without one, a stamp only weighs the work: `grep` of hundreds does without). */
   stamps?: boolean;
   settings?: TaskSettings<T>;
+  /** Each result as it is read (by its place in `paths`), none kept: the results are not returned. */
+  each?: (index: number, value: TaskResult<T>) => void;
 }
 
 export class StoreRead {
@@ -37,7 +39,7 @@ export class StoreRead {
    * `task` over `paths`: a result for each (undefined where `cache` holds it, and for `-`, which
    * the command reads itself). Progress counts the sessions the cache holds as done.
    */
-  async read<T extends FileTask>(task: T, paths: readonly string[], { cache, stamps = true, settings }: ReadOptions<T> = {}): Promise<Array<TaskResult<T> | undefined>> {
+  async read<T extends FileTask>(task: T, paths: readonly string[], { cache, stamps = true, settings, each }: ReadOptions<T> = {}): Promise<Array<TaskResult<T> | undefined>> {
     const { ctx } = this;
     const out: Array<TaskResult<T> | undefined> = new Array(paths.length);
     const todo: Array<FileJob & { index: number }> = [];
@@ -54,8 +56,8 @@ export class StoreRead {
       // "the format library at start-up").
       const threads = Number(ctx.env.PI_SESSION_THREADS) || undefined;
       const { overFiles } = await import("./pool.js");
-      const read = await overFiles(task, withTwinKeys(todo), (done) => ctx.progress(held + done, paths.length, "sessions"), threads, settings);
-      todo.forEach(({ index, path, stamp }, k) => {
+      const read = await overFiles(task, withTwinKeys(todo), (done) => ctx.progress(held + done, paths.length, "sessions"), threads, settings, each && ((k, value) => each(todo[k]!.index, value)));
+      if (!each) todo.forEach(({ index, path, stamp }, k) => {
         out[index] = read[k];
         if (stamp) cache?.keep(path, stamp, read[k]!);
       });

@@ -1,4 +1,5 @@
 import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.js";
+import { readIndexFile, type IndexFile, type IndexSettings } from "../search/read.js";
 import { describeSession, scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
 import { readUsage, type UsageFile, type UsageSettings } from "../usage/read.js";
 import { openSource } from "../inputs/input.js";
@@ -20,7 +21,8 @@ export interface FileJob {
 export type Unit = FileJob & { i: number; twins?: Array<FileJob & { i: number }> };
 
 /**
- * What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches. A lone
+ * What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches, `search`'s
+ * index of it (whole, or what was appended: `IndexSettings`). A lone
  * file is one call (`one`). Files that may be one another's bytes again (`runUnit`) are read in
  * two steps: what the bytes say (`read`, the costly part), then what each file's path and stamp
  * add (`finish`), so that a file byte for byte the same as another is finished from that one's
@@ -42,9 +44,19 @@ const TASKS = {
   grep: {
     one: (job: FileJob, settings: GrepSettings): Promise<GrepFileResult> => grepPath(job.path, settings),
   },
+  index: {
+    one: async (job: FileJob, settings: IndexSettings): Promise<IndexFile> => readIndexFile(job.path, settings.from[job.path]),
+  },
 };
 
 type Tasks = typeof TASKS;
+
+/** The buffers a result owns alone, to hand over to another thread rather than copy (`search`'s packed entries). */
+export function transferable(value: unknown): ArrayBuffer[] {
+  const entries = (value as Partial<IndexFile> | undefined)?.entries;
+  if (!entries?.numbers || !entries.text) return [];
+  return [entries.numbers.buffer as ArrayBuffer, entries.text.buffer as ArrayBuffer];
+}
 export type FileTask = keyof Tasks;
 export type TaskResult<T extends FileTask> = Awaited<ReturnType<Tasks[T]["one"]>>;
 export type TaskSettings<T extends FileTask> = Parameters<Tasks[T]["one"]>[1];

@@ -1,0 +1,91 @@
+import { rowOf } from "../../format/search/score.js";
+import type { SessionStamp } from "../../stores/index.js";
+import type { IndexedSession, SearchIndex } from "./index-db.js";
+import { unpack, worthAndSize, type IndexFile } from "./read.js";
+
+/**
+ * Sessions read for the index (read.ts) written into it: each session's row at once, its entries
+ * in batches, each sorted by row (format/search/score.ts, `rowOf`): the full-text index takes a
+ * row below the last one it took only after writing what it holds aside, so rows handed to it in
+ * order keep its pieces few. The vocabulary gets each new term; after a large write, every term
+ * of the index in one pass.
+ */
+
+/** Bytes of terms a batch holds at most before it is written. */
+const BATCH_BYTES = 8 * 1024 * 1024;
+/** Entries written in one update from which the vocabulary is filled from the index's terms in one pass. */
+const ALL_TERMS_FROM = 20_000;
+
+interface Pending {
+  row: number;
+  session: number;
+  file: IndexFile;
+  k: number;
+}
+
+export class IndexWriter {
+  private batch: Pending[] = [];
+  private chars = 0;
+  private seq: number;
+  /** Entries written. */
+  written = 0;
+  private readonly terms = new Set<string>();
+
+  constructor(private readonly index: SearchIndex) {
+    this.seq = index.seq;
+  }
+
+  /** A session read (`held`: what the index held of it; `stamp`: its stamp before the read). */
+  add(file: IndexFile, held: IndexedSession | undefined, stamp: SessionStamp): void {
+    const index = this.index;
+    // (a read on from the append point takes up from the last whole line; a read whole replaces all)
+    if (held) index.cutAfter(held.id, file.appended ? held.lines : 0);
+    const id = index.keepSession(
+      {
+        path: file.path,
+        stamp,
+        mode: file.mode,
+        kind: file.kind,
+        version: file.version,
+        readTo: file.readTo,
+        lines: file.lines,
+        guard: file.guard,
+        headerId: file.header ? file.header.id : (held?.headerId ?? null),
+        cwd: file.header ? file.header.cwd : (held?.cwd ?? null),
+        created: file.header ? file.header.created : (held?.created ?? null),
+        name: file.name,
+        firstUser: file.firstUser,
+        skipped: (file.appended ? (held?.skipped ?? 0) : 0) + file.skipped.length,
+      },
+      held?.id,
+    );
+    for (const s of file.skipped) index.addSkipped(id, s.line, s.offset, s.length);
+    for (let k = 0; k < file.entries.count; k++) {
+      const { worth, size } = worthAndSize(file.entries, k);
+      this.batch.push({ row: rowOf(worth, this.seq++), session: id, file, k });
+      this.chars += size;
+    }
+    if (this.chars >= BATCH_BYTES) this.flush();
+  }
+
+  /** The entries held written, in the order of their rows. */
+  flush(): void {
+    this.batch.sort((a, b) => a.row - b.row);
+    for (const { row, session, file, k } of this.batch) {
+      const e = unpack(file.entries, k);
+      this.index.addEntry(session, row, e, file.mode === "whole");
+      if (this.written < ALL_TERMS_FROM) for (const t of e.terms.split(" ")) if (t) this.terms.add(t);
+      this.written++;
+    }
+    this.batch = [];
+    this.chars = 0;
+  }
+
+  /** What is held written, the vocabulary brought up to date, and the count of entries read kept. */
+  done(): void {
+    this.flush();
+    if (this.written >= ALL_TERMS_FROM) this.index.addAllTerms();
+    else this.index.addTerms(this.terms);
+    this.index.seq = this.seq;
+  }
+}

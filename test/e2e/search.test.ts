@@ -1,0 +1,376 @@
+/**
+ * `search` end to end. Its oracle is `grep` (ARCHITECTURE.md, "An index answers as the scan
+ * does"): `search -F Q --all` gives exactly the entries `grep -F -i Q` gives, words the entries
+ * `grep -w -i` gives for every one of them, filters narrow as grep's do; on fixtures, the corpus
+ * and OpenClaw's stores in both eras, for Latin, code, Chinese and Arabic. Then what an index
+ * adds: ranking and --limit, the index brought up to date by the next search after an append, a
+ * rewrite, a removal, a new session and a row another process writes to a database, the stores
+ * left byte for byte, queries that are the index's syntax searched as text, two searches at once,
+ * a damaged index made again.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { PassThrough } from "node:stream";
+import { DatabaseSync } from "node:sqlite";
+import stringWidth from "string-width";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli.js";
+import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
+import { cli } from "../helpers/cli.js";
+import { CORPUS, fixture, FIXTURES, ROOT } from "../helpers/paths.js";
+
+const work = mkdtempSync(join(tmpdir(), "pi-session-search-e2e-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const SQLITE_STORES = join(ROOT, "../shared/openclaw-stores-sqlite");
+const JSONL_STORES = join(ROOT, "../shared/openclaw-stores");
+
+/** A cache folder of its own: an index made afresh. */
+const freshCache = () => mkdtempSync(join(work, "cache-"));
+
+/** A store copied, writable, as a user has it. */
+function copyOf(from: string, name: string): string {
+  const to = join(work, name);
+  cpSync(from, to, { recursive: true });
+  for (const f of readdirSync(to, { recursive: true, withFileTypes: true })) chmodSync(join(f.parentPath, f.name), f.isDirectory() ? 0o755 : 0o644);
+  return to;
+}
+
+/** Every file under a folder with its hash: what a search must leave as it is. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!f.isFile()) continue;
+    const p = join(f.parentPath, f.name);
+    out[relative(dir, p)] = `${statSync(p).size}:${createHash("sha256").update(readFileSync(p)).digest("hex")}`;
+  }
+  return out;
+}
+
+type Match = { file: string; line: number; id: string | null; role: string; score?: number };
+const keyOf = (m: Match) => `${m.file}\t${m.line}\t${m.id}`;
+const keys = (ms: Match[]) => ms.map(keyOf).sort();
+
+async function searchJson(args: string[], env: Record<string, string> = {}) {
+  const r = await cli(["search", "--json", ...args], { env: { TZ: "UTC", ...env } });
+  expect(r.exitCode, r.stderr).toBeLessThan(2);
+  return { ...r, json: JSON.parse(r.stdout) };
+}
+
+async function grepMatches(args: string[]): Promise<Match[]> {
+  const r = await cli(["grep", "--json", ...args], { env: { TZ: "UTC" } });
+  expect(r.exitCode, r.stderr).toBeLessThan(2);
+  return JSON.parse(r.stdout).matches;
+}
+
+/** The entries `grep -w -i` finds for each word, those in all of them. */
+async function everyWord(words: string[], inputs: string[], filters: string[] = []): Promise<string[]> {
+  let common: Set<string> | undefined;
+  for (const w of words) {
+    const found = new Set(keys(await grepMatches(["-w", "-i", "-F", ...filters, "-e", w, ...inputs])));
+    common = common ? new Set([...common].filter((k) => found.has(k))) : found;
+  }
+  return [...(common ?? [])].sort();
+}
+
+describe("search answers as grep does", () => {
+  const sqliteStore = copyOf(join(SQLITE_STORES, "ccccx"), "sqlite-ccccx");
+  const stores: Array<[string, string[]]> = [
+    ["the fixtures", [FIXTURES]],
+    ["the corpus", [CORPUS]],
+    ["an OpenClaw store of the JSONL era", [join(JSONL_STORES, "ccccx"), join(JSONL_STORES, "archeoneocode")]],
+    ["an OpenClaw store of the SQLite era", [sqliteStore]],
+    ["OpenClaw's cold storage", [fixture("openclaw-cold")]],
+  ];
+  const literals = ["the", "total", "cart", "npm test", "=>", "src/", "rm -rf", "()", '{"', "\\n", "a", "深度调研", "项目", "项", "标记", "موقع", "لي", "على", "QUJDREVGR0hJ"];
+
+  it("-F: exactly grep -F -i's entries, literal by literal (Latin, code, Chinese, Arabic), in pi's, OpenClaw's JSONL and SQLite stores and cold storage", async () => {
+    const cache = freshCache();
+    const inputs = stores.flatMap(([, i]) => i);
+    const where = new Set<string>();
+    // (a store inside another's folder is its own: the deepest folder a match is in names it)
+    const byDepth = stores.flatMap(([name, dirs]) => dirs.map((dir) => [name, dir] as const)).sort((a, b) => b[1].length - a[1].length);
+    for (const q of literals) {
+      const want = keys(await grepMatches(["-F", "-i", "-e", q, ...inputs]));
+      const got = await searchJson(["-F", "--all", "--", q, ...inputs], { XDG_CACHE_HOME: cache });
+      expect(keys(got.json.matches), `-F ${q}`).toEqual(want);
+      expect(got.json.complete).toBe(true);
+      for (const m of got.json.matches as Match[]) where.add(byDepth.find(([, dir]) => m.file.startsWith(dir))![0]);
+    }
+    // (each store gave matches)
+    expect([...where].sort()).toEqual(stores.map(([name]) => name).sort());
+  });
+
+  it("words: every word, each whole as grep -w -i finds it, anywhere in the entry", async () => {
+    const cache = freshCache();
+    const inputs = [FIXTURES, CORPUS];
+    for (const words of [["total"], ["cart", "total"], ["the", "test"], ["项目"], ["موقع"], ["error", "file"], ["decimal", "cents"]]) {
+      const want = await everyWord(words, inputs);
+      const got = await searchJson(["--all", "--", words.join(" "), ...inputs], { XDG_CACHE_HOME: cache });
+      expect(keys(got.json.matches), words.join(" ")).toEqual(want);
+    }
+    // a part of a word is no word
+    const part = await searchJson(["--all", "tot", fixture("usage-store")], { XDG_CACHE_HOME: cache });
+    expect(part.exitCode).toBe(1);
+    expect(part.json.matches).toEqual([]);
+  });
+
+  it('"a phrase" keeps its words together, any white space between them', async () => {
+    const dir = join(work, "phrases");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "p.jsonl"), jsonl(header({ id: "phrase" }), user("p0000001", null, "deploy the staging\n  server today"), user("p0000002", "p0000001", "the server is staging"), user("p0000003", "p0000002", "stagingserver")));
+    const got = await searchJson(["--all", '"staging server"', dir], { XDG_CACHE_HOME: freshCache() });
+    expect(got.json.matches.map((m: Match) => m.id)).toEqual(["p0000001"]);
+    const both = await searchJson(["--all", "staging server", dir], { XDG_CACHE_HOME: freshCache() });
+    expect(both.json.matches.map((m: Match) => m.id).sort()).toEqual(["p0000001", "p0000002"]);
+  });
+
+  it("filters narrow as grep's: --role, --tool, --since/--until, --cwd, --branch current", async () => {
+    const cache = freshCache();
+    const store = fixture("usage-store");
+    const cases: string[][] = [["--role", "assistant"], ["--role", "user,compaction"], ["--tool", "read"], ["--since", "2026-03-08"], ["--until", "2026-03-07", "--timezone", "Asia/Tokyo"], ["--cwd", "/work/lib"], ["--branch", "current"]];
+    for (const filters of cases) {
+      const want = keys(await grepMatches(["-F", "-i", ...filters, "-e", "total", store]));
+      const got = await searchJson(["-F", "--all", ...filters, "--", "total", store], { XDG_CACHE_HOME: cache });
+      expect(keys(got.json.matches), filters.join(" ")).toEqual(want);
+    }
+    const dir = join(work, "branches");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "b.jsonl"), jsonl(header({ id: "br" }), user("b0000001", null, "the question"), assistant("b0000002", "b0000001", "first answer, abandoned"), assistant("b0000003", "b0000001", "second answer, kept")));
+    expect((await searchJson(["answer", "--all", "--branch", "current", dir], { XDG_CACHE_HOME: cache })).json.matches.map((m: Match) => m.id)).toEqual(["b0000003"]);
+  });
+});
+
+describe("ranking", () => {
+  it("--limit N: the best N by score, the first N of --all; best first, the newest first among equals", async () => {
+    const cache = freshCache();
+    const inputs = [CORPUS];
+    const all = await searchJson(["--all", "-F", "the", ...inputs], { XDG_CACHE_HOME: cache });
+    const scores = all.json.matches.map((m: Match) => m.score);
+    expect(scores.length).toBeGreaterThan(40);
+    for (let k = 1; k < scores.length; k++) expect(scores[k]).toBeLessThanOrEqual(scores[k - 1]);
+    for (const n of [1, 7, 20]) {
+      const top = await searchJson(["--limit", String(n), "-F", "the", ...inputs], { XDG_CACHE_HOME: cache });
+      expect(top.json.matches).toEqual(all.json.matches.slice(0, n));
+      expect(top.json.complete).toBe(false);
+    }
+    // piped: the best 20, and stderr says how to have all
+    const piped = await cli(["search", "-F", "the", ...inputs], { env: { XDG_CACHE_HOME: cache } });
+    expect(piped.stdout.trimEnd().split("\n")).toHaveLength(20);
+    expect(piped.stderr).toMatch(/the best 20 matches \(--limit 20\); --all for every one/);
+  });
+
+  it("what people said ranks above what tools said; a word only in a tool's arguments below one in the text", async () => {
+    const dir = join(work, "ranked");
+    mkdirSync(dir, { recursive: true });
+    const call = { ...assistant("r0000003", "r0000002", "let me look"), message: { role: "assistant", content: [{ type: "text", text: "let me look" }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "kettle.md" } }], provider: "p", model: "m", stopReason: "toolUse" } };
+    writeFileSync(join(dir, "r.jsonl"), jsonl(header({ id: "ranked" }), user("r0000001", null, "the kettle boils over"), entry("message", "r0000002", "r0000001", { message: { role: "toolResult", toolCallId: "c0", toolName: "bash", content: [{ type: "text", text: "kettle: 100C" }] } }), call, assistant("r0000004", "r0000003", "the kettle is fine")));
+    const got = await searchJson(["--all", "kettle", dir], { XDG_CACHE_HOME: freshCache() });
+    expect(got.json.matches.map((m: Match) => m.id)).toEqual(["r0000001", "r0000004", "r0000003", "r0000002"]);
+  });
+});
+
+describe("never stale", () => {
+  it("the next search sees an append, a rewrite, a removal and a new session; the store is left byte for byte", async () => {
+    const cache = freshCache();
+    const dir = join(work, "fresh");
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, "a.jsonl");
+    writeFileSync(a, jsonl(header({ id: "fresh-a" }), user("f0000001", null, "first words"), assistant("f0000002", "f0000001", "an answer")));
+    const ids = async (q: string) => (await searchJson(["--all", q, dir], { XDG_CACHE_HOME: cache })).json.matches.map((m: Match) => m.id);
+    expect(await ids("answer")).toEqual(["f0000002"]);
+    const before = snapshot(dir);
+    expect(await ids("zebra")).toEqual([]);
+    expect(snapshot(dir)).toEqual(before);
+    // an append: read from where the index stopped
+    appendFileSync(a, jsonl(user("f0000003", "f0000002", "a zebra appears")));
+    expect(await ids("zebra")).toEqual(["f0000003"]);
+    // a torn last line, then its end: found once, whole
+    appendFileSync(a, `${JSON.stringify(user("f0000004", "f0000003", "a giraffe"))}`.slice(0, 30));
+    expect(await ids("giraffe")).toEqual([]);
+    appendFileSync(a, `${JSON.stringify(user("f0000004", "f0000003", "a giraffe"))}`.slice(30) + "\n");
+    expect(await ids("giraffe")).toEqual(["f0000004"]);
+    // a rewrite (as repair or slim leave a file: another inode), and one in place, the same size
+    writeFileSync(`${a}.new`, jsonl(header({ id: "fresh-a" }), user("f0000001", null, "first words"), assistant("f0000002", "f0000001", "an okapi")));
+    rmSync(a);
+    cpSync(`${a}.new`, a);
+    rmSync(`${a}.new`);
+    expect(await ids("zebra")).toEqual([]);
+    expect(await ids("okapi")).toEqual(["f0000002"]);
+    writeFileSync(a, readFileSync(a, "utf8").replace("okapi", "tapir"));
+    expect(await ids("okapi")).toEqual([]);
+    expect(await ids("tapir")).toEqual(["f0000002"]);
+    // a new session, then it removed
+    const b = join(dir, "b.jsonl");
+    writeFileSync(b, jsonl(header({ id: "fresh-b" }), user("f0000010", null, "a tapir too")));
+    expect((await ids("tapir")).sort()).toEqual(["f0000002", "f0000010"]);
+    rmSync(b);
+    expect(await ids("tapir")).toEqual(["f0000002"]);
+  });
+
+  it("a row another process writes to an OpenClaw database is found by the next search; the store is left byte for byte", async () => {
+    const cache = freshCache();
+    const root = copyOf(join(SQLITE_STORES, "ccccx"), "sqlite-append");
+    const db = join(root, "agents/main/agent/openclaw-agent.sqlite");
+    const q = async (word: string) => (await searchJson(["--all", word, root], { XDG_CACHE_HOME: cache })).json.matches;
+    expect(await q("quokka")).toEqual([]);
+    const kept = snapshot(root);
+    expect(await q("quokka")).toEqual([]);
+    expect(snapshot(root)).toEqual(kept);
+    const id = "b5b4ed18-f040-49f7-aa6d-42132e00c908";
+    const line = JSON.stringify({ type: "message", id: "feedf00d", parentId: "8b4ef49f", timestamp: "2026-03-15T16:09:00.000Z", message: { role: "user", content: [{ type: "text", text: "a quokka in the database" }] } });
+    // (another process: the gateway, as it writes)
+    await new Promise<void>((resolve, reject) =>
+      execFile(process.execPath, ["-e", `const {DatabaseSync}=require("node:sqlite");const d=new DatabaseSync(${JSON.stringify(db)});d.prepare("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, 100000, ?, 1)").run(${JSON.stringify(id)}, ${JSON.stringify(line)});d.close();`], (error) => (error ? reject(error) : resolve())),
+    );
+    const found = await q("quokka");
+    expect(found.map((m: Match) => [m.id, m.role])).toEqual([["feedf00d", "user"]]);
+    expect(found[0].file).toBe(`${db}#${id}`);
+    // (and grep agrees)
+    expect(keys(await grepMatches(["-w", "-i", "quokka", root]))).toEqual(keys(found));
+  });
+});
+
+describe("bad input", () => {
+  it("a query is text, never the index's syntax: -, :, *, an unpaired quote, AND, NEAR( are searched as written", async () => {
+    const cache = freshCache();
+    const dir = join(work, "syntax");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "s.jsonl"), jsonl(header({ id: "syntax" }), user("s0000001", null, "a - b : c * d AND e NEAR( f"), user("s0000002", "s0000001", 'say "hello and goodbye'), user("s0000003", "s0000002", "OR NOT ^ col:umn")));
+    for (const q of ["-", ":", "*", '"hello', "AND", "NEAR(", "NEAR", "OR", "NOT", "col:umn", "^", '"', "*:-"]) {
+      const want = await everyWord(q.split(/\s+/), [dir]);
+      const got = await cli(["search", "--all", "--json", "--", q, dir], { env: { XDG_CACHE_HOME: cache } });
+      expect(got.stderr, q).not.toMatch(/sqlite|fts5|syntax error/i);
+      expect(got.exitCode, q).toBe(want.length > 0 ? 0 : 1);
+      expect(keys(JSON.parse(got.stdout).matches), q).toEqual(want);
+      const fixed = await cli(["search", "-F", "--all", "--json", "--", q, dir], { env: { XDG_CACHE_HOME: cache } });
+      expect(keys(JSON.parse(fixed.stdout).matches), `-F ${q}`).toEqual(keys(await grepMatches(["-F", "-i", "-e", q, dir])));
+    }
+  });
+
+  it("an empty query is a usage error; so are --all with --limit, and standard input", async () => {
+    for (const args of [["--", ""], ["--", "   "], ["--", '""'], ["-F", "--", ""], ["x", "--all", "--limit", "3"], ["x", "--limit", "0"], ["x", "-"]]) {
+      const r = await cli(["search", ...args]);
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toMatch(/^pi-session: .+\n$/);
+    }
+    const none = await cli(["search"]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/needs QUERY/);
+  });
+
+  it("a session that cannot be read is said once, the rest searched (exit 2, as grep); no session in a folder is said", async () => {
+    const dir = join(work, "unreadable");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "ok.jsonl"), jsonl(header({ id: "ok" }), user("u0000001", null, "a marmot")));
+    writeFileSync(join(dir, "locked.jsonl"), jsonl(header({ id: "locked" }), user("u0000002", null, "a marmot")));
+    chmodSync(join(dir, "locked.jsonl"), 0);
+    const r = await cli(["search", "marmot", dir], { env: { XDG_CACHE_HOME: freshCache() } });
+    chmodSync(join(dir, "locked.jsonl"), 0o644);
+    if (process.getuid?.() === 0) return; // (root reads it anyway)
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toContain("ok.jsonl");
+    expect(r.stderr.match(/locked\.jsonl/g)).toHaveLength(1);
+  });
+});
+
+describe("the index", () => {
+  it("two searches at once are safe: both answer, alike", async () => {
+    const cache = freshCache();
+    const run = () => cli(["search", "--all", "-F", "the", CORPUS], { env: { XDG_CACHE_HOME: cache } });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a.exitCode, a.stderr).toBe(0);
+    expect(b.exitCode, b.stderr).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout.split("\n").length).toBeGreaterThan(10);
+  });
+
+  it("a damaged index, or one of another build, is made again, never an error", async () => {
+    const cache = freshCache();
+    const first = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(first.exitCode).toBe(0);
+    const file = join(cache, "pi-session", "search-index.sqlite");
+    for (const damage of [() => writeFileSync(file, "not a database at all".repeat(100)), () => writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, 4096), Buffer.alloc(8192, 0x41)]))]) {
+      rmSync(`${file}-wal`, { force: true });
+      rmSync(`${file}-shm`, { force: true });
+      damage();
+      const again = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.stdout).toBe(first.stdout);
+      expect(again.stderr).toBe("");
+    }
+    const other = new DatabaseSync(file);
+    other.prepare("UPDATE meta SET value = 'another build' WHERE key = 'made by'").run();
+    other.close();
+    const rebuilt = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(rebuilt.stdout).toBe(first.stdout);
+  });
+
+  it("a cache folder that cannot be written: the index is made in memory, and said", async () => {
+    const cache = freshCache();
+    writeFileSync(join(cache, "pi-session"), "a file where the folder would be");
+    const r = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("cart");
+    expect(r.stderr).toMatch(/the search index cannot be kept in .*; this search makes it in memory/);
+  });
+});
+
+describe("output", () => {
+  /** Runs `main` with a stdout that says it is a terminal `columns` wide and `rows` high. */
+  async function onTerminal(args: string[], columns: number, rows = 40): Promise<string> {
+    const chunks: Buffer[] = [];
+    const stdout = Object.assign(new PassThrough(), { isTTY: true, columns, rows });
+    stdout.on("data", (c: Buffer) => chunks.push(c));
+    const stderr = new PassThrough();
+    stderr.resume();
+    await main(args, { stdout, stderr, env: { NO_COLOR: "1", TZ: "UTC", PI_SESSION_THREADS: "1", XDG_CACHE_HOME: join(work, "terminal-cache"), HOME: work } });
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
+  it("on a terminal: each session by its title, each match with its line, id, role, time, snippet and the command that opens it; within 80 columns, Chinese and Arabic too", async () => {
+    const dir = join(work, "scripts");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "zh.jsonl"), jsonl(header({ id: "zh", timestamp: "2026-03-09T10:00:00.000Z" }), user("c0000001", null, "用中文总结这个库的公共接口。".repeat(8)), assistant("c0000002", "c0000001", "公共接口有三个函数。")));
+    writeFileSync(join(dir, "ar.jsonl"), jsonl(header({ id: "ar", timestamp: "2026-03-09T11:00:00.000Z" }), user("d0000001", null, "ما هو موقع الملف؟ ".repeat(10)), assistant("d0000002", "d0000001", "موقع الملف في المجلد")));
+    for (const q of [["-F", "公共接口"], ["-F", "موقع"]]) {
+      const out = await onTerminal(["search", ...q, dir], 80);
+      const lines = out.trimEnd().split("\n");
+      expect(lines.length).toBeGreaterThan(3);
+      // (an isolated right-to-left run's marks take no column)
+      for (const line of lines) if (!line.includes("pi-session show")) expect(stringWidth(line.replace(/[\u2068\u2069]/g, "")), line).toBeLessThanOrEqual(80);
+      expect(out).toMatch(/pi-session show \S+ [cd]000000[12]/);
+    }
+    const zh = await onTerminal(["search", "-F", "公共接口", dir], 80);
+    expect(zh.split("\n")[1]).toMatch(/^用中文总结这个库的公共接口。.*… · 2026-03-09 10:00$/);
+    expect(zh).toMatch(/^ +2 +c0000001 +user +\d\d-\d\d \d\d:\d\d +.*公共接口/m);
+    expect(zh).toMatch(/^ +pi-session show \S+zh\.jsonl c0000001$/m);
+  });
+
+  it("a screenful on a terminal, and a line saying how to see more", async () => {
+    const out = await onTerminal(["search", "-F", "the", CORPUS], 100, 20);
+    const lines = out.trimEnd().split("\n");
+    expect(lines.length).toBeLessThanOrEqual(20);
+    expect(lines.at(-1)).toMatch(/^the best \d+ match(es)?; --limit N for more, --all for every one$/);
+  });
+
+  it("--json and --jsonl: grep's rows and a score; exit 0 found, 1 none", async () => {
+    const cache = freshCache();
+    const store = fixture("usage-store");
+    const j = await searchJson(["decimal", store], { XDG_CACHE_HOME: cache });
+    expect(j.exitCode).toBe(0);
+    const g = await grepMatches(["-w", "-i", "decimal", store]);
+    expect(j.json.matches.map(({ score, ...m }: Match & { score: number }) => (expect(score).toBeGreaterThan(0), m))).toEqual(expect.arrayContaining(g));
+    expect(j.json.matches).toHaveLength(g.length);
+    expect(j.json).toMatchObject({ query: "decimal", fixed: false, complete: true, total: { sessions: new Set(g.map((m) => m.file)).size, matches: g.length } });
+    expect(j.json.withMatches.map((s: { matches: number }) => s.matches).reduce((a: number, b: number) => a + b)).toBe(g.length);
+    const l = await cli(["search", "decimal", store, "--jsonl"], { env: { XDG_CACHE_HOME: cache } });
+    expect(l.stdout.trimEnd().split("\n").map((x) => JSON.parse(x))).toEqual(j.json.matches);
+    const none = await cli(["search", "zzqqxxjj", store], { env: { XDG_CACHE_HOME: cache } });
+    expect(none.exitCode).toBe(1);
+    expect(none.stdout).toBe("");
+  });
+});
