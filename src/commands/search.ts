@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
@@ -16,7 +16,7 @@ import { emptyDirectoryNote, namedNonSessions, resolveInput, STORE_CHOICES, type
 import { entryFilter, filterOptions, filterSettings, type FilterOptions } from "../support/inputs/filters.js";
 import { shownTitle } from "../support/inputs/titles.js";
 import { damaged, SearchIndex } from "../support/search/index-db.js";
-import { findHits, type ScopeSession, type SearchHit } from "../support/search/query.js";
+import { findHits, ScopeSession, type SearchHit } from "../support/search/query.js";
 import { updateSearchIndex } from "../support/workers/search-index.js";
 
 export interface SearchOptions extends FilterOptions {
@@ -113,28 +113,32 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
   const { files, named, empty } = storeInputs(options.inputs, ctx.sessionDir, ctx.env, options.store, options.archived);
   const limit = limitOf(options, ctx);
   const notes: string[] = [];
-  const absolute = files.map((f) => resolve(f));
+  // (a listing of an absolute folder is of absolute, normal paths already)
+  const absolute = files.map((f) => (isAbsolute(f) ? f : resolve(f)));
   // (an index found damaged while it is used is made again, once)
   for (let attempt = 0; ; attempt++) {
     const index = SearchIndex.open(ctx.env, (note) => notes.push(note));
     try {
       const update = await updateSearchIndex(index, absolute, ctx, options.inputs.length === 0);
-      const held = index.sessions();
+      const held = update.directory;
       const scope: ScopeSession[] = [];
       const kinds: Array<{ path: string; kind: string }> = [];
       files.forEach((path, k) => {
-        const s = held.get(absolute[k]!);
-        if (!s) return;
-        kinds.push({ path, kind: s.kind });
-        if (s.kind !== "session") return;
-        if (settings.cwd !== undefined && (s.cwd === null || resolve(s.cwd) !== settings.cwd)) return;
-        scope.push({ id: s.id, path, abs: s.path, headerId: s.headerId, cwd: s.cwd, created: s.created, title: s.name ?? s.firstUser, mode: s.mode, version: s.version, skipped: s.skipped });
+        const slot = held.slotOf(absolute[k]!, k);
+        if (slot < 0) return;
+        kinds.push({ path, kind: held.kinds[slot]! });
+        if (held.kinds[slot] !== "session") return;
+        const session = new ScopeSession(held.id(slot), path, absolute[k]!, held.skips(slot), index);
+        if (settings.cwd !== undefined && (session.cwd === null || resolve(session.cwd) !== settings.cwd)) return;
+        scope.push(session);
       });
       const sessions = kinds.filter((k) => k.kind === "session").length;
       // (the days asked for, a little wider: the index narrows by the time in ms, the filter decides by the day in the zone)
       const DAY = 86_400_000;
       const found = findHits(index, query, scope, { entry: entryFilter(settings), currentBranch: settings.currentBranch, roles: settings.roles, from: settings.since === undefined ? undefined : (settings.since - 2) * DAY, to: settings.until === undefined ? undefined : (settings.until + 3) * DAY }, limit);
       const byAbs = new Map(files.map((f, k) => [absolute[k]!, f]));
+      // (what the output says of each session with a match, read before the index is closed)
+      for (const h of found.hits) void h.session.held;
       return {
         query,
         sessions,

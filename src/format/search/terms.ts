@@ -37,7 +37,8 @@ const GIANT = 4096;
 export const GIANT_TERM = "_0giant0_";
 
 let bmp: Uint8Array | undefined;
-const astral = new Map<number, number>();
+/** Characters asked of one by one: a query's few, and astral ones (the table is made for a text to index). */
+const asked = new Map<number, number>();
 
 /** What each BMP character is, made once from the expressions (one pass over the plane). */
 function table(): Uint8Array {
@@ -53,14 +54,14 @@ function table(): Uint8Array {
   return (bmp = t);
 }
 
-/** What a code point is to the index (`OTHER`, `WORD`, `UNSPACED`), folded as the text around it. */
+/** What a code point is to the index (`OTHER`, `WORD`, `UNSPACED`), asked of the expressions (and kept). */
 function kindOf(cp: number): number {
-  if (cp < 65536) return table()[cp]!;
-  let k = astral.get(cp);
+  if (bmp && cp < 65536) return bmp[cp]!;
+  let k = asked.get(cp);
   if (k === undefined) {
     const ch = String.fromCodePoint(cp);
     k = !WORD_CHAR.test(ch) ? OTHER : UNSPACED_SCRIPTS.test(ch) ? UNSPACED : WORD;
-    astral.set(cp, k);
+    asked.set(cp, k);
   }
   return k;
 }
@@ -79,9 +80,13 @@ export function runsOf(s: string): Run[] {
   return runs;
 }
 
-/** Calls `visit` with each run of `s` (folded): its kind (`WORD`, `UNSPACED`) and its bounds. */
-function forEachRun(s: string, visit: (kind: number, start: number, end: number) => void): void {
-  const t = table();
+/**
+ * Calls `visit` with each run of `s` (folded): its kind (`WORD`, `UNSPACED`) and its bounds. `fast`:
+ * a text to index, whose characters are looked up in a table of the plane made once (a query's
+ * few are asked of one by one).
+ */
+function forEachRun(s: string, visit: (kind: number, start: number, end: number) => void, fast = false): void {
+  const t = fast ? table() : undefined;
   const n = s.length;
   let kind = OTHER;
   let start = 0;
@@ -96,7 +101,7 @@ function forEachRun(s: string, visit: (kind: number, start: number, end: number)
         width = 2;
       }
     }
-    const k = cp < 65536 ? t[cp]! : kindOf(cp);
+    const k = t && cp < 65536 ? t[cp]! : kindOf(cp);
     if (k !== kind) {
       if (kind !== OTHER) visit(kind, start, i);
       kind = k;
@@ -147,10 +152,14 @@ export class TermWriter {
   }
 
   private scan(s: string): void {
-    forEachRun(s, (kind, start, end) => {
-      if (kind === WORD) this.word(s.slice(start, end));
-      else this.unspaced(s, start, end);
-    });
+    forEachRun(
+      s,
+      (kind, start, end) => {
+        if (kind === WORD) this.word(s.slice(start, end));
+        else this.unspaced(s, start, end);
+      },
+      true,
+    );
   }
 
   private word(w: string): void {

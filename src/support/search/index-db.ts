@@ -23,7 +23,7 @@ import { cacheFolder, sqliteModule, type SessionStamp } from "../../stores/index
  */
 
 /** The layout's version: a change to the tables or to what a row means makes every index again. */
-const LAYOUT = 1;
+const LAYOUT = 3;
 
 /** What made an index: another build (other rules for reading a session) or another Unicode (other letters) makes it again. */
 const MADE_BY = `${LAYOUT}:${BUILD.version}+${BUILD.rules}:unicode ${process.versions.unicode ?? "?"}`;
@@ -56,6 +56,7 @@ CREATE VIRTUAL TABLE words USING fts5(terms, tokenize = "ascii tokenchars '_'", 
 CREATE TABLE vocabulary(id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
 CREATE VIRTUAL TABLE vocabulary_trigrams USING fts5(term, tokenize = "trigram case_sensitive 1", content = 'vocabulary', content_rowid = 'id');
 CREATE VIRTUAL TABLE words_terms USING fts5vocab(words, row);
+CREATE TABLE directory(id INTEGER PRIMARY KEY CHECK (id = 1), paths TEXT NOT NULL, kinds TEXT NOT NULL, numbers BLOB NOT NULL);
 `;
 
 /** A session as the index holds it. */
@@ -79,6 +80,48 @@ export interface IndexedSession {
   skipped: number;
 }
 
+/**
+ * Every session the index holds, as a search first looks at them: its path, row, stamp and kind,
+ * in one row of the database (`directory`) rather than a row each, so that a search of thousands
+ * of sessions that changed nothing reads one value (the sessions' rows are read when they are
+ * written, and one at a time for the sessions a search shows).
+ */
+export class Directory {
+  private slots: Map<string, number> | undefined;
+
+  constructor(
+    readonly paths: readonly string[],
+    readonly kinds: readonly string[],
+    /** Id, size, mtime, inode, lines pi skips: `FIELDS` numbers a session. */
+    private readonly numbers: Float64Array,
+  ) {}
+
+  static readonly FIELDS = 5;
+
+  /** The slot of `path`, or -1; `at`: its place in the listing, where the directory (written in the listing's order) most likely holds it. */
+  slotOf(path: string, at = -1): number {
+    if (at >= 0 && this.paths[at] === path) return at;
+    this.slots ??= new Map(this.paths.map((p, k) => [p, k]));
+    return this.slots.get(path) ?? -1;
+  }
+
+  id(slot: number): number {
+    return this.numbers[slot * Directory.FIELDS]!;
+  }
+
+  /** Whether the session in `slot` has lines pi skips. */
+  skips(slot: number): boolean {
+    return this.numbers[slot * Directory.FIELDS + 4]! > 0;
+  }
+
+  /** Whether the session in `slot` has this stamp. */
+  holds(slot: number, stamp: SessionStamp): boolean {
+    const k = slot * Directory.FIELDS;
+    const n = this.numbers;
+    return n[k + 1] === stamp.size && n[k + 2] === stamp.mtimeMs && n[k + 3] === stamp.ino;
+  }
+}
+
 /** A session to keep: all but its id (and `guard`: the bytes before `readTo`, which an append must leave as they were). */
 export type SessionToKeep = Omit<IndexedSession, "id"> & { guard: Uint8Array | null };
 
@@ -96,6 +139,7 @@ export interface CandidateRow {
 
 /** Whether `error` says the database is damaged or is no database: it is made again. */
 export function damaged(error: unknown): boolean {
+  if (error instanceof DamagedIndex) return true;
   const e = error as { errcode?: number; message?: string };
   return e?.errcode === 11 || e?.errcode === 26 || /malformed|not a database|database disk image|fts5: corrupt|no such table|no such column/i.test(e?.message ?? "");
 }
@@ -192,26 +236,35 @@ export class SearchIndex {
   /** Every session the index holds, by path. */
   sessions(): Map<string, IndexedSession> {
     const out = new Map<string, IndexedSession>();
-    const rows = this.statement("SELECT id, path, size, mtime, ino, mode, kind, version, read_to, lines, header_id, cwd, created, name, first_user, skipped FROM sessions").all() as Array<Record<string, unknown>>;
-    for (const r of rows) {
-      out.set(String(r.path), {
-        id: Number(r.id),
-        path: String(r.path),
-        stamp: { size: Number(r.size), mtimeMs: Number(r.mtime), ino: Number(r.ino) },
-        mode: r.mode === "whole" ? "whole" : "lines",
-        kind: String(r.kind),
-        version: Number(r.version),
-        readTo: Number(r.read_to),
-        lines: Number(r.lines),
-        headerId: (r.header_id as string | null) ?? null,
-        cwd: (r.cwd as string | null) ?? null,
-        created: (r.created as string | null) ?? null,
-        name: (r.name as string | null) ?? null,
-        firstUser: (r.first_user as string | null) ?? null,
-        skipped: Number(r.skipped),
-      });
-    }
+    for (const r of this.statement("SELECT id, path, size, mtime, ino, mode, kind, version, read_to, lines, header_id, cwd, created, name, first_user, skipped FROM sessions").all() as Array<Record<string, unknown>>) out.set(String(r.path), sessionOf(r));
     return out;
+  }
+
+  /** Every session the index holds, as a search first looks at them (`Directory`). */
+  directory(): Directory {
+    const row = this.statement("SELECT paths, kinds, numbers FROM directory WHERE id = 1").get() as { paths: string; kinds: string; numbers: Uint8Array } | undefined;
+    if (!row) return new Directory([], [], new Float64Array(0));
+    const paths = row.paths === "" ? [] : row.paths.split("\n");
+    const kinds = row.kinds === "" ? [] : row.kinds.split("\n");
+    const numbers = new Float64Array(row.numbers.buffer.slice(row.numbers.byteOffset, row.numbers.byteOffset + row.numbers.byteLength));
+    if (kinds.length !== paths.length || numbers.length !== paths.length * Directory.FIELDS) throw new DamagedIndex("its directory of sessions does not read back");
+    return new Directory(paths, kinds, numbers);
+  }
+
+  /** The directory written again from the sessions' rows (after they changed), those of `listing` first, in its order. */
+  writeDirectory(listing: readonly string[]): void {
+    const all = this.statement("SELECT id, path, kind, size, mtime, ino, skipped FROM sessions WHERE instr(path, char(10)) = 0").all() as Array<{ id: number; path: string; kind: string; size: number; mtime: number; ino: number; skipped: number }>;
+    const place = new Map(listing.map((p, k) => [p, k]));
+    const rows = all.sort((a, b) => (place.get(a.path) ?? Infinity) - (place.get(b.path) ?? Infinity) || a.id - b.id);
+    const numbers = new Float64Array(rows.length * Directory.FIELDS);
+    rows.forEach((r, k) => numbers.set([r.id, r.size, r.mtime, r.ino, r.skipped], k * Directory.FIELDS));
+    this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(rows.map((r) => r.path).join("\n"), rows.map((r) => r.kind).join("\n"), new Uint8Array(numbers.buffer));
+  }
+
+  /** A session's row, by its id (undefined: gone). */
+  session(id: number): IndexedSession | undefined {
+    const r = this.statement("SELECT id, path, size, mtime, ino, mode, kind, version, read_to, lines, header_id, cwd, created, name, first_user, skipped FROM sessions WHERE id = ?").get(id) as Record<string, unknown> | undefined;
+    return r && sessionOf(r);
   }
 
   /** The bytes before where a session was read to, as they were (what an append leaves alone). */
@@ -374,6 +427,29 @@ export class SearchIndex {
     this.db.close();
   }
 }
+
+/** A session's row as the index holds it. */
+function sessionOf(r: Record<string, unknown>): IndexedSession {
+  return {
+    id: Number(r.id),
+    path: String(r.path),
+    stamp: { size: Number(r.size), mtimeMs: Number(r.mtime), ino: Number(r.ino) },
+    mode: r.mode === "whole" ? "whole" : "lines",
+    kind: String(r.kind),
+    version: Number(r.version),
+    readTo: Number(r.read_to),
+    lines: Number(r.lines),
+    headerId: (r.header_id as string | null) ?? null,
+    cwd: (r.cwd as string | null) ?? null,
+    created: (r.created as string | null) ?? null,
+    name: (r.name as string | null) ?? null,
+    firstUser: (r.first_user as string | null) ?? null,
+    skipped: Number(r.skipped),
+  };
+}
+
+/** The index does not read back as it was written: it is made again. */
+export class DamagedIndex extends Error {}
 
 /** A term as FTS5 reads it, never as its syntax: in double quotes (a quote in it doubled). */
 export function quoted(term: string): string {

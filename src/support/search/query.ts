@@ -12,7 +12,7 @@ import { GIANT_TERM, type Lookup } from "../../format/search/terms.js";
 import { Session } from "../../format/session/session.js";
 import { refOf, sessionGroup, storedLines } from "../../stores/index.js";
 import { openSource } from "../inputs/input.js";
-import { quoted, type CandidateRow, type SearchIndex } from "./index-db.js";
+import { quoted, type CandidateRow, type IndexedSession, type SearchIndex } from "./index-db.js";
 
 /**
  * A search run over the index (docs/commands.md, "search"): what the query asks of the index (its
@@ -23,20 +23,44 @@ import { quoted, type CandidateRow, type SearchIndex } from "./index-db.js";
  * candidate left could rank among the best.
  */
 
-/** A session searched: where it is, and what the index holds of it. */
-export interface ScopeSession {
-  /** Its index row. */
-  id: number;
-  /** As the listing gives it (what output names), and absolute (what it is opened by). */
-  path: string;
-  abs: string;
-  headerId: string | null;
-  cwd: string | null;
-  created: string | null;
-  title: string | null;
-  mode: "lines" | "whole";
-  version: number;
-  skipped: number;
+/** A session searched: where it is, and what the index holds of it (its row read when first asked for). */
+export class ScopeSession {
+  private row: IndexedSession | undefined;
+
+  constructor(
+    /** Its index row. */
+    readonly id: number,
+    /** As the listing gives it (what output names), and absolute (what it is opened by). */
+    readonly path: string,
+    readonly abs: string,
+    /** Whether it has lines pi skips. */
+    readonly skips: boolean,
+    private readonly index: SearchIndex,
+  ) {}
+
+  /** What the index holds of it. */
+  get held(): IndexedSession {
+    return (this.row ??= this.index.session(this.id)!);
+  }
+
+  get headerId(): string | null {
+    return this.held.headerId;
+  }
+  get cwd(): string | null {
+    return this.held.cwd;
+  }
+  get created(): string | null {
+    return this.held.created;
+  }
+  get title(): string | null {
+    return this.held.name ?? this.held.firstUser;
+  }
+  get mode(): "lines" | "whole" {
+    return this.held.mode;
+  }
+  get version(): number {
+    return this.held.version;
+  }
 }
 
 /** What narrows the matches (as `grep`'s filters: support/inputs/filters.ts). */
@@ -247,24 +271,30 @@ class Twins {
   private readonly transcripts = new Map<string, ScopeSession>();
   private readonly groups = new Map<number, string | undefined>();
 
+  private found = false;
+
   constructor(
     private readonly index: SearchIndex,
-    scope: readonly ScopeSession[],
+    private readonly scope: readonly ScopeSession[],
     private readonly reader: EntryReader,
-  ) {
-    for (const s of scope) {
-      if (refOf(s.abs).kind !== "transcript") continue;
-      const group = sessionGroup(s.abs);
-      if (group !== undefined) this.transcripts.set(group, s);
-    }
-  }
+  ) {}
 
   /** Whether `hit`, in a copy, is a match its database transcript gives too. */
   repeats(hit: SearchHit): boolean {
-    if (this.transcripts.size === 0 || refOf(hit.session.abs).kind === "transcript") return false;
     if (!this.groups.has(hit.session.id)) this.groups.set(hit.session.id, sessionGroup(hit.session.abs));
     const group = this.groups.get(hit.session.id);
-    const transcript = group === undefined ? undefined : this.transcripts.get(group);
+    // (a session no other holds, as all of pi's: nothing to repeat)
+    if (group === undefined || refOf(hit.session.abs).kind === "transcript") return false;
+    // (the transcripts searched, found when a match is first in a session that may be a copy)
+    if (!this.found) {
+      this.found = true;
+      for (const s of this.scope) {
+        if (refOf(s.abs).kind !== "transcript") continue;
+        const group = sessionGroup(s.abs);
+        if (group !== undefined) this.transcripts.set(group, s);
+      }
+    }
+    const transcript = this.transcripts.get(group);
     if (!transcript) return false;
     const key = hitKey({ ...hit, line: hit.sourceLine });
     for (const row of this.index.withKey(transcript.id, idHash(hit.id ?? `#${hit.sourceLine}`))) {
@@ -279,7 +309,7 @@ class Twins {
 function skippedLines(index: SearchIndex, query: SearchQuery, scope: readonly ScopeSession[], reader: EntryReader): SearchFound["skipped"] {
   const out: SearchFound["skipped"] = [];
   for (const session of scope) {
-    if (session.skipped === 0) continue;
+    if (!session.skips) continue;
     const lines = index.skippedOf(session.id).filter((s) => {
       const bytes = reader.bytes(session, s.offset, s.length);
       return bytes !== undefined && query.items.every((item) => mayHoldMatch(bytes, item.pattern));

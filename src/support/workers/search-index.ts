@@ -1,6 +1,6 @@
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
-import type { IndexedSession, SearchIndex } from "../search/index-db.js";
+import type { Directory, SearchIndex } from "../search/index-db.js";
 import type { AppendPoint, IndexFile } from "../search/read.js";
 import { IndexWriter } from "../search/write.js";
 import { youngKeptSmall } from "../inputs/memory.js";
@@ -24,6 +24,8 @@ export interface IndexUpdate {
   unreadable: Array<{ file: string; error: string }>;
   /** How many sessions were read (whole or what was appended). */
   read: number;
+  /** What the index holds now. */
+  directory: Directory;
 }
 
 /** How long a wait for another search's writing is polled (the status line says so meanwhile). */
@@ -45,24 +47,29 @@ const sameStamp = (a: SessionStamp, b: SessionStamp) => a.size === b.size && a.m
 export async function updateSearchIndex(index: SearchIndex, paths: readonly string[], ctx: CommandContext, prune: boolean): Promise<IndexUpdate> {
   const listed = new Set(paths);
   const stamps = new Map<string, SessionStamp | undefined>();
-  const stale = (known: Map<string, IndexedSession>) =>
-    paths.filter((path) => {
-      if (!stamps.has(path)) stamps.set(path, sessionStamp(path));
-      const stamp = stamps.get(path);
-      const held = known.get(path);
-      return !stamp || !held || !sameStamp(stamp, held.stamp);
-    });
-  const gone = (known: Map<string, IndexedSession>) => (prune ? [...known.values()].filter((s) => !listed.has(s.path) && sessionStamp(s.path) === undefined) : []);
-  // (a first look without the write lock: nothing changed, nothing to wait for)
-  const first = index.sessions();
-  if (stale(first).length === 0 && gone(first).length === 0) return { unreadable: [], read: 0 };
+  const stampOf = (path: string) => {
+    if (!stamps.has(path)) stamps.set(path, sessionStamp(path));
+    return stamps.get(path);
+  };
+  // (a first look, at the directory alone and without the write lock: nothing changed, nothing to wait for)
+  const first = index.directory();
+  const changed = paths.some((path, k) => {
+    const stamp = sessionStamp(path);
+    const slot = first.slotOf(path, k);
+    return !stamp || slot < 0 || !first.holds(slot, stamp);
+  });
+  if (!changed && !(prune && first.paths.some((p) => !listed.has(p) && sessionStamp(p) === undefined))) return { unreadable: [], read: 0, directory: first };
   await waitToWrite(index, ctx);
   try {
     // (as it is now: another search may have written what was stale while this one waited)
     const known = index.sessions();
     stamps.clear();
-    const todo = stale(known);
-    for (const s of gone(known)) index.forget(s.id);
+    const todo = paths.filter((path) => {
+      const stamp = stampOf(path);
+      const held = known.get(path);
+      return !stamp || !held || !sameStamp(stamp, held.stamp);
+    });
+    if (prune) for (const s of known.values()) if (!listed.has(s.path) && sessionStamp(s.path) === undefined) index.forget(s.id);
     const from: Record<string, AppendPoint> = {};
     for (const path of todo) {
       const held = known.get(path);
@@ -88,9 +95,10 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     await reading.read("index", todo, { settings: { from }, each: (_i, file) => write(file) });
     reading.done();
     writer.done();
+    index.writeDirectory(paths);
     index.commit();
     index.tidy(writer.written >= MERGE_FROM);
-    return { unreadable, read: todo.length };
+    return { unreadable, read: todo.length, directory: index.directory() };
   } catch (error) {
     index.rollback();
     throw error;
