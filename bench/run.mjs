@@ -5,7 +5,7 @@
  * 1.6's own path (loadEntriesFromFile + buildSessionContext; SessionManager.listAll for stores) and
  * each pi-session command. Prints ratios against the baselines measured in this run.
  *
- *   npm run bench                      # 200 MB sessions of every shape, a 5,000-session store
+ *   npm run bench                      # 200 MB sessions of every shape, a 5,000-session store (ls, search)
  *   npm run bench -- --size 1024       # one size (MB); repeat --size for several
  *   npm run bench -- --shape corpus    # one shape (fat, corpus, heartbeat); repeatable
  *   npm run bench -- --quick           # small sizes, for CI: proves the benchmark runs
@@ -39,7 +39,7 @@ const USAGE = `usage: npm run bench -- [options]
                  session from ../shared/corpus replayed, its tool call ids repeating); repeatable;
                  default all
   --store N      sessions in the store for ls (default 5000; 0 skips it)
-  --usage-store N  sessions in the generated store ls, usage and grep are timed on, against
+  --usage-store N  sessions in the generated store ls, usage, grep and search are timed on, against
                  ccusage, ripgrep and the earlier builds (default 300 of about 1 MB each; quick 20;
                  0 skips it)
   --real-store MB  megabytes of the store of real sessions the same are timed on (../shared/corpus
@@ -374,6 +374,13 @@ if (storeCount > 0) {
   console.log(`| pi-session ls (cold cache) | ${fmt(cold.ms)} | ${ratio(cold.ms, pi.ms)} | ${fmt(cold.rssMB)} | ≥ 5× faster than pi (${fmt(pi.ms / cold.ms, 2)} ×)${judge(pi.ms / cold.ms >= 5)} |`);
   console.log(`| pi-session ls (warm cache) | ${fmt(warm.ms)} | ${ratio(warm.ms, pi.ms)} | ${fmt(warm.rssMB)} | |`);
   console.log(`| bin/pi-session.js ls (warm cache), median of 15 | ${fmt(warmBin)} | | | ≤ 2.5 × node -e 0 (${fmt(node0)} ms, median of 15: ${ratio(warmBin, node0)} ×)${judge(warmBin <= 2.5 * node0)} |`);
+  // search over the same store: its index built once (timed for the record), then, nothing
+  // changed, as a user runs it (the whole command, median of 15) beside Node's own start
+  const built = runOnce("cli", ["search", "test", store, "--limit", "20"], env, sessions);
+  const warmSearch = median(process.execPath, [join(ROOT, "bin/pi-session.js"), "search", "test", store, "--limit", "20"], env);
+  console.log(`| pi-session search (its index built) | ${built.error ? `failed: ${built.error}` : fmt(built.ms)} | | ${fmt(built.rssMB)} | |`);
+  console.log(`| bin/pi-session.js search, nothing changed, median of 15 | ${fmt(warmSearch)} | | | ≤ 3 × node -e 0 (${ratio(warmSearch, node0)} ×)${judge(warmSearch <= 3 * node0)} |`);
+  if (built.error) failures++;
   rmSync(cache, { recursive: true, force: true });
   console.log("");
 }

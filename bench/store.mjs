@@ -12,9 +12,10 @@
  *   rule by rule (read here with JSON.parse), so that every difference is accounted for.
  * - `grep`: ripgrep (Debian's `ripgrep`), where installed.
  * - `ls`: cold and warm; on the real store, cold `ls` is held within 1.15 × the 2026-12-04 build.
+ * - `search`: its first build, and warm searches against ripgrep over the same files in the same run.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -220,8 +221,9 @@ export function storeReport({ dataDir, sessions, sizeMB, realMB, runs, builds })
     const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
     const table = storeWideTable({ title: `store-wide commands over a generated store of ${files.length} real-shaped sessions (${(bytes / 2 ** 20).toFixed(0)} MB)`, store, files, runs, builds, cases: storeCases({ real: false }) });
     const accounting = usageAccounting(files, table.result);
-    text += table.text + accounting.text;
-    failures += table.failures + accounting.failures;
+    const search = searchReport({ title: `the generated store's ${files.length} sessions`, store, files, bytes, runs });
+    text += table.text + accounting.text + search.text;
+    failures += table.failures + accounting.failures + search.failures;
   }
   if (realMB > 0) {
     const store = join(dataDir, `store-real-${realMB}`, "sessions");
@@ -229,8 +231,9 @@ export function storeReport({ dataDir, sessions, sizeMB, realMB, runs, builds })
     const files = sessionFiles(store);
     const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
     const table = storeWideTable({ title: `store-wide commands over a store of ${files.length} real sessions (${(bytes / 2 ** 20).toFixed(0)} MB: ../shared/corpus and the shared OpenClaw stores' transcripts, v1 and damaged ones included, copied with fresh ids)`, store, files, runs, builds, cases: storeCases({ real: true }) });
-    text += table.text;
-    failures += table.failures;
+    const search = searchReport({ title: `the real store's ${files.length} sessions`, store, files, bytes, runs });
+    text += table.text + search.text;
+    failures += table.failures + search.failures;
   }
   return { text, failures };
 }
@@ -279,4 +282,79 @@ function usageAccounting(files, result) {
 function ripgrep() {
   const r = spawnSync("rg", ["--version"], { encoding: "utf8" });
   return r.status === 0 ? r.stdout.split("\n")[0] : undefined;
+}
+
+/** The size of `search`'s index in a cache folder: the database and its log. */
+function indexBytes(cache) {
+  const file = join(cache, "pi-session", "search-index.sqlite");
+  return [file, `${file}-wal`].reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0);
+}
+
+/**
+ * `search` on the same store (docs/commands.md, "search"), each a whole process: its first
+ * search (the index built: within 15 s on 2 cores, peak RSS within 256 MB, the index at most half
+ * the store's bytes); warm, a word and a common literal, best 20, against `rg -F -i -c` of the same
+ * over the same files (no slower; within 1.5 ×); a turn appended to a session, found by the next
+ * search, which costs no more than a warm one (the session put back as it was after).
+ */
+export function searchReport({ title, store, files, bytes, runs }) {
+  const rg = ripgrep();
+  const bin = join(ROOT, "bin/pi-session.js");
+  const cache = mkdtempSync(join(tmpdir(), "pi-session-bench-search-"));
+  const env = { XDG_CACHE_HOME: cache };
+  // (exit 1, nothing found, is a result too: a store may not say the word)
+  const ours = (args) => timeProcess(process.execPath, [bin, "search", ...args, store], env, files, [0, 1]);
+  let failures = 0;
+  const fmt = (n, d = 0) => (n === undefined ? "-" : n.toFixed(d));
+  const judge = (ok) => (files.length >= 200 ? (ok ? "met" : "MISSED") : "(set for a few hundred sessions)");
+  let build;
+  for (let round = 0; round < runs; round++) {
+    rmSync(cache, { recursive: true, force: true });
+    mkdirSync(cache);
+    build = best(build, ours(["deploy", "--limit", "20"]));
+  }
+  const size = indexBytes(cache);
+  let text = `## search over ${title}, best of ${runs}, Node ${process.versions.node}\n\n`;
+  if (!rg) text += "(ripgrep is not installed: `apt-get install ripgrep`; its column is left out)\n\n";
+  text += `| search | pi-session search ms | peak RSS MB | rg -F -i -c ms | search / rg | target |\n| --- | ---: | ---: | ---: | ---: | --- |\n`;
+  if (build.error) failures++;
+  text += `| the first search: the index built (${fmt(size / 2 ** 20)} MB, ${fmt((100 * size) / bytes, 1)} % of the store's ${fmt(bytes / 2 ** 20)} MB) | ${build.error ? `failed: ${build.error}` : fmt(build.ms)} | ${fmt(build.rssMB)} | | | within 15 s: ${judge(build.ms <= 15_000)}; within 256 MB: ${judge((build.rssMB ?? 0) <= 256)}; index at most half the store: ${judge(size <= bytes / 2)} |\n`;
+  const cases = [
+    { name: "a word, best 20: `search deploy`", args: ["deploy", "--limit", "20"], rg: ["-F", "-i", "-c", "deploy"], target: 1 },
+    { name: "a common literal, best 20: `search -F the`", args: ["-F", "the", "--limit", "20"], rg: ["-F", "-i", "-c", "the"], target: 1.5 },
+  ];
+  let warmWord;
+  for (const c of cases) {
+    let m;
+    let theirs;
+    for (let round = 0; round < runs; round++) {
+      m = best(m, ours(c.args));
+      if (rg) theirs = best(theirs, timeProcess("rg", [...c.rg, store], {}, files, [0, 1]));
+    }
+    if (m.error) failures++;
+    if (c.target === 1) warmWord = m;
+    const ratio = rg && !theirs.error && !m.error ? m.ms / theirs.ms : undefined;
+    const target = c.target === 1 ? "no slower than rg" : `within ${c.target} × rg`;
+    text += `| ${c.name} | ${m.error ? `failed: ${m.error}` : fmt(m.ms)} | ${fmt(m.rssMB)} | ${rg ? fmt(theirs?.ms) : "-"} | ${ratio === undefined ? "-" : ratio.toFixed(2)} | ${ratio === undefined ? target : `${target}: ${judge(ratio <= c.target)}`} |\n`;
+  }
+  // a turn appended to the smallest v3 session (what pi appends to), found by the next search; the session put back after
+  const v3 = files.filter((f) => readFileSync(f).subarray(0, 300).includes('"version":3'));
+  const session = v3.reduce((a, b) => (statSync(a).size <= statSync(b).size ? a : b));
+  const was = statSync(session).size;
+  let appended;
+  let found = true;
+  for (let round = 0; round < runs; round++) {
+    const word = `quokka${round}x${Date.now().toString(36)}`;
+    appendFileSync(session, `${JSON.stringify({ type: "message", id: `bench${String(round).padStart(3, "0")}`, parentId: null, timestamp: new Date().toISOString(), message: { role: "user", content: [{ type: "text", text: `an appended turn names the ${word}` }] } })}\n`);
+    const m = ours([word, "--limit", "20"]);
+    found &&= !m.error && m.stdout.includes(word);
+    appended = best(appended, m);
+    truncateSync(session, was);
+    ours(["deploy", "--limit", "1"]);
+  }
+  if (appended.error || !found) failures++;
+  const cost = warmWord && !warmWord.error && !appended.error ? appended.ms / warmWord.ms : undefined;
+  text += `| a turn appended to a session, then \`search\` for a word it alone says | ${appended.error ? `failed: ${appended.error}` : fmt(appended.ms)} | ${fmt(appended.rssMB)} | | | found: ${found ? "yes" : "NO"}; no more than a warm search (${cost === undefined ? "-" : `${cost.toFixed(2)} ×`}): ${cost === undefined ? "-" : judge(cost <= 1.1)} |\n`;
+  rmSync(cache, { recursive: true, force: true });
+  return { text: `${text}\n`, failures };
 }

@@ -15,7 +15,7 @@ import { lookupsOf, type Lookup } from "./terms.js";
  * it is in, and `-`, `:`, `*`, `AND` or `NEAR(` are words like any other.
  */
 
-export interface QueryItem {
+interface QueryItem {
   /** What was asked, as written (a word, a phrase's words, or the `-F` literal). */
   text: string;
   kind: "word" | "phrase" | "fixed";

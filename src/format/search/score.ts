@@ -39,7 +39,7 @@ const HALF_AT = 4000;
 export const MATCH_ASIDE = 0.7;
 
 /** Steps of worth the index orders entries by. */
-export const STEPS = 32;
+const STEPS = 32;
 
 /** An entry's worth, in steps (1 to `STEPS`): its role's weight, times how short its text is. */
 export function entryWorth(role: string, textLength: number): number {

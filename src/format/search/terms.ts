@@ -30,7 +30,7 @@ const WORD_CHAR = /[\p{L}\p{N}_]/u;
 /** A word longer than this many characters (code points) is kept as pieces this long. */
 export const LONG = 64;
 /** Pieces of a long word start every this many characters: any part of it this long lies in one. */
-export const PIECE_STEP = LONG / 2;
+const PIECE_STEP = LONG / 2;
 /** A word longer than this is kept by its first pieces, its last and `GIANT_TERM`. */
 const GIANT = 4096;
 /** The term an entry with a word longer than `GIANT` holds (a query that may lie inside one asks for it too). */
@@ -189,7 +189,7 @@ export class TermWriter {
 }
 
 /** How an index term must relate to a run of a query for an entry to hold it. */
-export type LookupKind = "exact" | "prefix" | "suffix" | "substring";
+type LookupKind = "exact" | "prefix" | "suffix" | "substring";
 
 /** One term (or terms: any of them) an entry must hold for a query's item to match in it. */
 export interface Lookup {

@@ -23,7 +23,7 @@ import { cacheFolder, sqliteModule, type SessionStamp } from "../../stores/index
  */
 
 /** The layout's version: a change to the tables or to what a row means makes every index again. */
-const LAYOUT = 3;
+const LAYOUT = 4;
 
 /** What made an index: another build (other rules for reading a session) or another Unicode (other letters) makes it again. */
 const MADE_BY = `${LAYOUT}:${BUILD.version}+${BUILD.rules}:unicode ${process.versions.unicode ?? "?"}`;
@@ -109,9 +109,36 @@ export class Directory {
     return this.numbers[slot * Directory.FIELDS]!;
   }
 
+  /** Its numbers as the database keeps them. */
+  bytes(): Uint8Array {
+    return new Uint8Array(this.numbers.buffer, this.numbers.byteOffset, this.numbers.byteLength);
+  }
+
   /** Whether the session in `slot` has lines pi skips. */
   skips(slot: number): boolean {
     return this.numbers[slot * Directory.FIELDS + 4]! > 0;
+  }
+
+  /** The directory with `changes` made (a row for a session read, null for one gone), those of `listing` first, in its order. */
+  changed(changes: ReadonlyMap<string, DirectoryRow | null>, listing: readonly string[]): Directory {
+    const rows = new Map<string, DirectoryRow>();
+    const n = this.numbers;
+    this.paths.forEach((p, k) => {
+      const at = k * Directory.FIELDS;
+      rows.set(p, { id: n[at]!, stamp: { size: n[at + 1]!, mtimeMs: n[at + 2]!, ino: n[at + 3]! }, kind: this.kinds[k]!, skipped: n[at + 4]! });
+    });
+    for (const [p, row] of changes) {
+      if (row) rows.set(p, row);
+      else rows.delete(p);
+    }
+    const listed = new Set(listing);
+    const paths = [...listing.filter((p) => rows.has(p)), ...[...rows.keys()].filter((p) => !listed.has(p))].filter((p) => !p.includes("\n"));
+    const numbers = new Float64Array(paths.length * Directory.FIELDS);
+    paths.forEach((p, k) => {
+      const r = rows.get(p)!;
+      numbers.set([r.id, r.stamp.size, r.stamp.mtimeMs, r.stamp.ino, r.skipped], k * Directory.FIELDS);
+    });
+    return new Directory(paths, paths.map((p) => rows.get(p)!.kind), numbers);
   }
 
   /** Whether the session in `slot` has this stamp. */
@@ -120,6 +147,15 @@ export class Directory {
     const n = this.numbers;
     return n[k + 1] === stamp.size && n[k + 2] === stamp.mtimeMs && n[k + 3] === stamp.ino;
   }
+}
+
+/** What the directory holds of a session. */
+export interface DirectoryRow {
+  id: number;
+  stamp: SessionStamp;
+  kind: string;
+  /** Its lines pi skips. */
+  skipped: number;
 }
 
 /** A session to keep: all but its id (and `guard`: the bytes before `readTo`, which an append must leave as they were). */
@@ -151,7 +187,7 @@ function refused(error: unknown): boolean {
 }
 
 /** Where the index of a cache folder is. */
-export function indexPath(env: NodeJS.ProcessEnv): string {
+function indexPath(env: NodeJS.ProcessEnv): string {
   return join(cacheFolder(env), "search-index.sqlite");
 }
 
@@ -233,13 +269,6 @@ export class SearchIndex {
     return s;
   }
 
-  /** Every session the index holds, by path. */
-  sessions(): Map<string, IndexedSession> {
-    const out = new Map<string, IndexedSession>();
-    for (const r of this.statement("SELECT id, path, size, mtime, ino, mode, kind, version, read_to, lines, header_id, cwd, created, name, first_user, skipped FROM sessions").all() as Array<Record<string, unknown>>) out.set(String(r.path), sessionOf(r));
-    return out;
-  }
-
   /** Every session the index holds, as a search first looks at them (`Directory`). */
   directory(): Directory {
     const row = this.statement("SELECT paths, kinds, numbers FROM directory WHERE id = 1").get() as { paths: string; kinds: string; numbers: Uint8Array } | undefined;
@@ -251,14 +280,9 @@ export class SearchIndex {
     return new Directory(paths, kinds, numbers);
   }
 
-  /** The directory written again from the sessions' rows (after they changed), those of `listing` first, in its order. */
-  writeDirectory(listing: readonly string[]): void {
-    const all = this.statement("SELECT id, path, kind, size, mtime, ino, skipped FROM sessions WHERE instr(path, char(10)) = 0").all() as Array<{ id: number; path: string; kind: string; size: number; mtime: number; ino: number; skipped: number }>;
-    const place = new Map(listing.map((p, k) => [p, k]));
-    const rows = all.sort((a, b) => (place.get(a.path) ?? Infinity) - (place.get(b.path) ?? Infinity) || a.id - b.id);
-    const numbers = new Float64Array(rows.length * Directory.FIELDS);
-    rows.forEach((r, k) => numbers.set([r.id, r.size, r.mtime, r.ino, r.skipped], k * Directory.FIELDS));
-    this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(rows.map((r) => r.path).join("\n"), rows.map((r) => r.kind).join("\n"), new Uint8Array(numbers.buffer));
+  /** The directory kept (after the sessions' rows changed: `Directory.changed`). */
+  keepDirectory(d: Directory): void {
+    this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(d.paths.join("\n"), d.kinds.join("\n"), d.bytes());
   }
 
   /** A session's row, by its id (undefined: gone). */
@@ -412,9 +436,9 @@ export class SearchIndex {
   }
 
   /** After a large write: the full-text index's pieces merged, and the log folded into the file (best effort: another search reading it keeps the log). */
-  tidy(merge: boolean): void {
+  tidy(): void {
     try {
-      if (merge) this.db.exec("INSERT INTO words(words) VALUES ('optimize')");
+      this.db.exec("INSERT INTO words(words) VALUES ('optimize')");
       if (this.file !== ":memory:") this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     } catch {
       // (busy: another search reads the index; the log is folded another time)
@@ -449,7 +473,7 @@ function sessionOf(r: Record<string, unknown>): IndexedSession {
 }
 
 /** The index does not read back as it was written: it is made again. */
-export class DamagedIndex extends Error {}
+class DamagedIndex extends Error {}
 
 /** A term as FTS5 reads it, never as its syntax: in double quotes (a quote in it doubled). */
 export function quoted(term: string): string {

@@ -35,8 +35,8 @@ export class IndexWriter {
     this.seq = index.seq;
   }
 
-  /** A session read (`held`: what the index held of it; `stamp`: its stamp before the read). */
-  add(file: IndexFile, held: IndexedSession | undefined, stamp: SessionStamp): void {
+  /** A session read (`held`: what the index held of it; `stamp`: its stamp before the read); its id. */
+  add(file: IndexFile, held: IndexedSession | undefined, stamp: SessionStamp): number {
     const index = this.index;
     // (a read on from the append point takes up from the last whole line; a read whole replaces all)
     if (held) index.cutAfter(held.id, file.appended ? held.lines : 0);
@@ -66,6 +66,7 @@ export class IndexWriter {
       this.chars += size;
     }
     if (this.chars >= BATCH_BYTES) this.flush();
+    return id;
   }
 
   /** The entries held written, in the order of their rows. */

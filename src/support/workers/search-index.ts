@@ -1,6 +1,6 @@
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
-import type { Directory, SearchIndex } from "../search/index-db.js";
+import type { Directory, DirectoryRow, SearchIndex } from "../search/index-db.js";
 import type { AppendPoint, IndexFile } from "../search/read.js";
 import { IndexWriter } from "../search/write.js";
 import { youngKeptSmall } from "../inputs/memory.js";
@@ -37,8 +37,6 @@ const LARGE_READ = 64 * 1024 * 1024;
 /** Entries written in one update from which the full-text index is merged into one piece after (a first build). */
 const MERGE_FROM = 20_000;
 
-const sameStamp = (a: SessionStamp, b: SessionStamp) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
-
 /**
  * Brings `index` up to date for the sessions at `paths` (absolute); with `prune`, sessions it holds
  * that are no longer there are dropped (the listing was of every store: a session it does not list
@@ -46,34 +44,36 @@ const sameStamp = (a: SessionStamp, b: SessionStamp) => a.size === b.size && a.m
  */
 export async function updateSearchIndex(index: SearchIndex, paths: readonly string[], ctx: CommandContext, prune: boolean): Promise<IndexUpdate> {
   const listed = new Set(paths);
-  const stamps = new Map<string, SessionStamp | undefined>();
-  const stampOf = (path: string) => {
-    if (!stamps.has(path)) stamps.set(path, sessionStamp(path));
-    return stamps.get(path);
-  };
+  const stamps = paths.map(() => null as SessionStamp | undefined | null);
+  const stampAt = (k: number) => (stamps[k] === null ? (stamps[k] = sessionStamp(paths[k]!)) : stamps[k]);
+  /** The places in `paths` of the sessions `dir` does not hold as they are now. */
+  const stale = (dir: Directory) =>
+    paths.flatMap((path, k) => {
+      const stamp = stampAt(k);
+      const slot = dir.slotOf(path, k);
+      return !stamp || slot < 0 || !dir.holds(slot, stamp) ? [k] : [];
+    });
+  /** The sessions `dir` holds that are no longer there (where the listing was of every store). */
+  const gone = (dir: Directory) => (prune ? dir.paths.filter((p) => !listed.has(p) && sessionStamp(p) === undefined) : []);
   // (a first look, at the directory alone and without the write lock: nothing changed, nothing to wait for)
   const first = index.directory();
-  const changed = paths.some((path, k) => {
-    const stamp = sessionStamp(path);
-    const slot = first.slotOf(path, k);
-    return !stamp || slot < 0 || !first.holds(slot, stamp);
-  });
-  if (!changed && !(prune && first.paths.some((p) => !listed.has(p) && sessionStamp(p) === undefined))) return { unreadable: [], read: 0, directory: first };
+  if (stale(first).length === 0 && gone(first).length === 0) return { unreadable: [], read: 0, directory: first };
   await waitToWrite(index, ctx);
   try {
     // (as it is now: another search may have written what was stale while this one waited)
-    const known = index.sessions();
-    stamps.clear();
-    const todo = paths.filter((path) => {
-      const stamp = stampOf(path);
-      const held = known.get(path);
-      return !stamp || !held || !sameStamp(stamp, held.stamp);
+    const dir = index.directory();
+    const changes = new Map<string, DirectoryRow | null>();
+    for (const path of gone(dir)) {
+      index.forget(dir.id(dir.slotOf(path)));
+      changes.set(path, null);
+    }
+    const todo = stale(dir).map((k) => {
+      const slot = dir.slotOf(paths[k]!, k);
+      return { path: paths[k]!, stamp: stampAt(k), held: slot < 0 ? undefined : index.session(dir.id(slot)) };
     });
-    if (prune) for (const s of known.values()) if (!listed.has(s.path) && sessionStamp(s.path) === undefined) index.forget(s.id);
+    const jobs = new Map(todo.map((t) => [t.path, t]));
     const from: Record<string, AppendPoint> = {};
-    for (const path of todo) {
-      const held = known.get(path);
-      const stamp = stamps.get(path);
+    for (const { path, stamp, held } of todo) {
       // (an append makes a session larger: one that changed and is not is read whole)
       if (!held || !stamp || held.mode !== "lines" || stamp.size <= held.stamp.size || stamp.size < held.readTo || !appendable(path, held.stamp, stamp)) continue;
       const guard = index.guardOf(held.id);
@@ -82,23 +82,30 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     const unreadable: IndexUpdate["unreadable"] = [];
     const writer = new IndexWriter(index);
     const write = (file: IndexFile) => {
-      const held = known.get(file.path);
-      if (file.kind !== "unreadable") return writer.add(file, held, stamps.get(file.path)!);
+      const { held, stamp } = jobs.get(file.path)!;
+      if (file.kind !== "unreadable" && stamp) {
+        const id = writer.add(file, held, stamp);
+        changes.set(file.path, { id, stamp, kind: file.kind, skipped: (file.appended ? (held?.skipped ?? 0) : 0) + file.skipped.length });
+        return;
+      }
       if (held) index.forget(held.id);
+      changes.set(file.path, null);
       unreadable.push({ file: file.path, error: file.error ?? "cannot be read" });
     };
     // (a large read: memory first, BENCHMARKS.md, "search")
-    if (todo.reduce((n, p) => n + (stamps.get(p)?.size ?? 0), 0) >= LARGE_READ) youngKeptSmall();
+    if (todo.reduce((n, t) => n + (t.stamp?.size ?? 0), 0) >= LARGE_READ) youngKeptSmall();
     // (the oldest first, each in its order, so that the order the index reads entries in is about their age)
-    todo.sort((a, b) => (stamps.get(a)?.mtimeMs ?? 0) - (stamps.get(b)?.mtimeMs ?? 0));
+    const order = todo.map((t) => t.path).sort((a, b) => (jobs.get(a)!.stamp?.mtimeMs ?? 0) - (jobs.get(b)!.stamp?.mtimeMs ?? 0));
     const reading = new StoreRead(ctx, true);
-    await reading.read("index", todo, { settings: { from }, each: (_i, file) => write(file) });
+    await reading.read("index", order, { settings: { from }, each: (_i, file) => write(file) });
     reading.done();
     writer.done();
-    index.writeDirectory(paths);
+    const directory = dir.changed(changes, paths);
+    index.keepDirectory(directory);
     index.commit();
-    index.tidy(writer.written >= MERGE_FROM);
-    return { unreadable, read: todo.length, directory: index.directory() };
+    // (after a first build: the full-text index in one piece, the log folded into the file)
+    if (writer.written >= MERGE_FROM) index.tidy();
+    return { unreadable, read: todo.length, directory };
   } catch (error) {
     index.rollback();
     throw error;
