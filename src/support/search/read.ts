@@ -44,14 +44,19 @@ export interface PackedEntries {
 
 const FIELDS = 8;
 
-/** The entries as they are read, into growing buffers. */
+/** Bytes of terms a read hands over in one part, where it is read in parts (a large session: `readIndexFile`'s `onPart`). */
+const PART_BYTES = 8 * 1024 * 1024;
+
+/** The entries as they are read, into growing buffers (handed over `PART_BYTES` at a time, where `onPart` takes them). */
 class Packer {
   private count = 0;
   private numbers = new Float64Array(FIELDS * 64);
   private text = Buffer.allocUnsafe(64 * 1024);
   private used = 0;
-  private readonly roles: string[] = [];
-  private readonly ids: Array<string | null> = [];
+  private roles: string[] = [];
+  private ids: Array<string | null> = [];
+
+  constructor(private readonly onPart?: (part: PackedEntries) => void) {}
 
   add(e: IndexedEntry, keepId: boolean): void {
     if ((this.count + 1) * FIELDS > this.numbers.length) {
@@ -80,13 +85,20 @@ class Packer {
     n[at + 7] = this.used;
     if (keepId) this.ids[this.count] = e.id ?? null;
     this.count++;
+    if (this.onPart && this.used >= PART_BYTES) this.onPart(this.packed());
   }
 
+  /** The entries packed since the last call. */
   packed(): PackedEntries {
     // (each in a buffer of its own, which a worker hands over whole)
     const text = new Uint8Array(this.used);
     text.set(this.text.subarray(0, this.used));
-    return { count: this.count, numbers: this.numbers.slice(0, this.count * FIELDS), roles: this.roles, ids: this.ids, text };
+    const out = { count: this.count, numbers: this.numbers.slice(0, this.count * FIELDS), roles: this.roles, ids: this.ids, text };
+    this.count = 0;
+    this.used = 0;
+    this.roles = [];
+    this.ids = [];
+    return out;
   }
 }
 
@@ -130,8 +142,13 @@ const GUARD = 64;
 const SAMPLES = 8;
 
 
-/** Reads `path` for the index: on from `from` where that still holds, else whole; a file that cannot be read says why. */
-export function readIndexFile(path: string, from: AppendPoint | undefined): IndexFile {
+/**
+ * Reads `path` for the index: on from `from` where that still holds, else whole; a file that
+ * cannot be read says why. `onPart`: its entries handed over as they are read, a part at a time
+ * (`appended`: read on from `from`), and those left in what it returns (a large session: its
+ * entries are never all held at once).
+ */
+export function readIndexFile(path: string, from: AppendPoint | undefined, onPart?: (part: PackedEntries, appended: boolean) => void): IndexFile {
   let source: ByteSource;
   try {
     source = openSource(path);
@@ -140,11 +157,11 @@ export function readIndexFile(path: string, from: AppendPoint | undefined): Inde
   }
   try {
     if (from && source.size >= from.bytes && sameBytes(source, from)) {
-      const packer = new Packer();
+      const packer = new Packer(onPart && ((part) => onPart(part, true)));
       const read = readForIndex(source, { bytes: from.bytes, lines: from.lines, version: from.version, title: new SessionTitle(from.name ?? undefined, from.firstUser ?? undefined) }, (e, whole) => packer.add(e, whole));
       if (read) return described(path, source, read, packer.packed(), true);
     }
-    const packer = new Packer();
+    const packer = new Packer(onPart && ((part) => onPart(part, false)));
     const read = readForIndex(source, undefined, (e, whole) => packer.add(e, whole))!;
     return described(path, source, read, packer.packed(), false);
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
 import type { Directory, DirectoryRow, SearchIndex } from "../search/index-db.js";
-import type { AppendPoint, IndexFile } from "../search/read.js";
+import { readIndexFile, type AppendPoint, type IndexFile } from "../search/read.js";
 import { IndexWriter } from "../search/write.js";
 import { youngKeptSmall } from "../inputs/memory.js";
 import { StoreRead } from "./store-wide.js";
@@ -32,6 +32,8 @@ export interface IndexUpdate {
 const POLL_MS = 250;
 /** How long a search waits at most for another's writing before it says so (exit 2). */
 const WAIT_MS = 10 * 60 * 1000;
+/** A session larger than this is read in parts, on this thread. */
+const LARGE_SESSION = 64 * 1024 * 1024;
 /** Bytes of sessions to read from which the read keeps memory first (`youngKeptSmall`). */
 const LARGE_READ = 64 * 1024 * 1024;
 /** Entries written in one update from which the full-text index is merged into one piece after (a first build). */
@@ -81,14 +83,15 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     }
     const unreadable: IndexUpdate["unreadable"] = [];
     const writer = new IndexWriter(index);
-    const write = (file: IndexFile) => {
+    const write = (file: IndexFile, begun?: number) => {
       const { held, stamp } = jobs.get(file.path)!;
       if (file.kind !== "unreadable" && stamp) {
-        const id = writer.add(file, held, stamp);
+        const id = writer.add(file, held, stamp, begun);
         changes.set(file.path, { id, stamp, kind: file.kind, skipped: (file.appended ? (held?.skipped ?? 0) : 0) + file.skipped.length });
         return;
       }
-      if (held) index.forget(held.id);
+      const id = begun ?? held?.id;
+      if (id !== undefined) index.forget(id);
       changes.set(file.path, null);
       unreadable.push({ file: file.path, error: file.error ?? "cannot be read" });
     };
@@ -96,8 +99,16 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     if (todo.reduce((n, t) => n + (t.stamp?.size ?? 0), 0) >= LARGE_READ) youngKeptSmall();
     // (the oldest first, each in its order, so that the order the index reads entries in is about their age)
     const order = todo.map((t) => t.path).sort((a, b) => (jobs.get(a)!.stamp?.mtimeMs ?? 0) - (jobs.get(b)!.stamp?.mtimeMs ?? 0));
+    // (a large session is read on this thread, its entries written a part at a time as they are read: never all held)
+    const large = order.filter((p) => (jobs.get(p)!.stamp?.size ?? 0) > LARGE_SESSION);
     const reading = new StoreRead(ctx, true);
-    await reading.read("index", order, { settings: { from }, each: (_i, file) => write(file) });
+    await reading.read("index", large.length === 0 ? order : order.filter((p) => !large.includes(p)), { settings: { from }, each: (_i, file) => write(file) });
+    for (const path of large) {
+      const { held } = jobs.get(path)!;
+      let begun: number | undefined;
+      const file = readIndexFile(path, from[path], (part, appended) => writer.part((begun ??= writer.begin(path, held, appended)), part));
+      write(file, begun);
+    }
     reading.done();
     writer.done();
     const directory = dir.changed(changes, paths);
