@@ -37,6 +37,8 @@ const GIANT = 4096;
 export const GIANT_TERM = "_0giant0_";
 
 let bmp: Uint8Array | undefined;
+/** Characters read from which the table of the plane is made (`TermWriter`): what an append or a small session reads asks character by character. */
+const TABLE_FROM = 256 * 1024;
 /** Characters asked of one by one: a query's few, and astral ones (the table is made for a text to index). */
 const asked = new Map<number, number>();
 
@@ -137,6 +139,8 @@ const piece = (points: string[], from: number, to: number) => points.slice(from,
  */
 export class TermWriter {
   private parts: string[] = [];
+  /** Characters read so far: a table of the plane pays for itself only over many (it takes a pass over 65,536). */
+  private read = 0;
 
   add(text: string): void {
     // (a character that folds to a letter but is none, read both ways: as the letter, and as what parts words)
@@ -152,13 +156,14 @@ export class TermWriter {
   }
 
   private scan(s: string): void {
+    this.read += s.length;
     forEachRun(
       s,
       (kind, start, end) => {
         if (kind === WORD) this.word(s.slice(start, end));
         else this.unspaced(s, start, end);
       },
-      true,
+      this.read > TABLE_FROM,
     );
   }
 

@@ -32,6 +32,8 @@ export interface IndexUpdate {
 const POLL_MS = 250;
 /** How long a search waits at most for another's writing before it says so (exit 2). */
 const WAIT_MS = 10 * 60 * 1000;
+/** Bytes to read up to which an update reads them on this thread (the worker pool is not loaded). */
+const INLINE_BYTES = 4 * 1024 * 1024;
 /** A session larger than this is read in parts, on this thread. */
 const LARGE_SESSION = 64 * 1024 * 1024;
 /** Bytes of sessions to read from which the read keeps memory first (`youngKeptSmall`). */
@@ -57,9 +59,14 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     });
   /** The sessions `dir` holds that are no longer there (where the listing was of every store). */
   const gone = (dir: Directory) => (prune ? dir.paths.filter((p) => !listed.has(p) && sessionStamp(p) === undefined) : []);
+  // (the stores' facts kept between runs, before a session is stamped: a warm search opens no OpenClaw database)
+  const reading = new StoreRead(ctx, true);
   // (a first look, at the directory alone and without the write lock: nothing changed, nothing to wait for)
   const first = index.directory();
-  if (stale(first).length === 0 && gone(first).length === 0) return { unreadable: [], read: 0, directory: first };
+  if (stale(first).length === 0 && gone(first).length === 0) {
+    reading.done();
+    return { unreadable: [], read: 0, directory: first };
+  }
   await waitToWrite(index, ctx);
   try {
     // (as it is now: another search may have written what was stale while this one waited)
@@ -99,10 +106,15 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     if (todo.reduce((n, t) => n + (t.stamp?.size ?? 0), 0) >= LARGE_READ) youngKeptSmall();
     // (the oldest first, each in its order, so that the order the index reads entries in is about their age)
     const order = todo.map((t) => t.path).sort((a, b) => (jobs.get(a)!.stamp?.mtimeMs ?? 0) - (jobs.get(b)!.stamp?.mtimeMs ?? 0));
-    // (a large session is read on this thread, its entries written a part at a time as they are read: never all held)
-    const large = order.filter((p) => (jobs.get(p)!.stamp?.size ?? 0) > LARGE_SESSION);
-    const reading = new StoreRead(ctx, true);
-    await reading.read("index", large.length === 0 ? order : order.filter((p) => !large.includes(p)), { settings: { from }, each: (_i, file) => write(file) });
+    // (a large session is read on this thread, its entries written a part at a time as they are read: never all
+    // held; what little there is to read, appended lines, a few sessions, too: no worker would pay for its start)
+    const bytes = (p: string) => {
+      const { held, stamp } = jobs.get(p)!;
+      return (stamp?.size ?? 0) - (from[p] && held ? held.readTo : 0);
+    };
+    const inline = order.reduce((n, p) => n + bytes(p), 0) <= INLINE_BYTES;
+    const large = inline ? order : order.filter((p) => (jobs.get(p)!.stamp?.size ?? 0) > LARGE_SESSION);
+    if (!inline) await reading.read("index", large.length === 0 ? order : order.filter((p) => !large.includes(p)), { settings: { from }, each: (_i, file) => write(file) });
     for (const path of large) {
       const { held } = jobs.get(path)!;
       let begun: number | undefined;
