@@ -251,6 +251,16 @@ describe("bad input", () => {
     }
   });
 
+  it("a word of a script without spaces that is no whole word: nothing, and -F suggested", async () => {
+    const dir = join(work, "unspaced");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "u.jsonl"), jsonl(header({ id: "unspaced" }), user("z0000001", null, "我们决定使用数据库迁移")));
+    const r = await cli(["search", "数据库", dir], { env: { XDG_CACHE_HOME: freshCache() } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/-F finds it as a substring: pi-session search -F '?数据库'?\n$/);
+    expect((await cli(["search", "-F", "数据库", dir], { env: { XDG_CACHE_HOME: freshCache() } })).stdout).toContain("z0000001");
+  });
+
   it("an empty query is a usage error; so are --all with --limit, and standard input", async () => {
     for (const args of [["--", ""], ["--", "   "], ["--", '""'], ["-F", "--", ""], ["x", "--all", "--limit", "3"], ["x", "--limit", "0"], ["x", "-"]]) {
       const r = await cli(["search", ...args]);
@@ -346,6 +356,11 @@ describe("output", () => {
       for (const line of lines) if (!line.includes("pi-session show")) expect(stringWidth(line.replace(/[\u2068\u2069]/g, "")), line).toBeLessThanOrEqual(80);
       expect(out).toMatch(/pi-session show \S+ [cd]000000[12]/);
     }
+    // the command under a match opens its entry
+    const command = /pi-session show (\S+) (c0000002)/.exec(await onTerminal(["search", "-F", "三个函数", dir], 80))!;
+    const shown = await cli(["show", command[1]!.replace(/^'|'$/g, ""), command[2]!], { env: { TZ: "UTC" } });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("公共接口有三个函数。");
     const zh = await onTerminal(["search", "-F", "公共接口", dir], 80);
     expect(zh.split("\n")[1]).toMatch(/^用中文总结这个库的公共接口。.*… · 2026-03-09 10:00$/);
     expect(zh).toMatch(/^ +2 +c0000001 +user +\d\d-\d\d \d\d:\d\d +.*公共接口/m);
