@@ -42,7 +42,7 @@ describe("help", () => {
   });
 
   it("usage errors say what was wrong and what was expected", async () => {
-    expect((await cli(["frob"])).stderr).toBe("pi-session: unknown command `frob`; the commands are ls, show, tree, path, context, check, migrate, repair, slim, fork, export, redact, tail, archive, restore, cat, diff, usage, grep, completion (see pi-session --help)\n");
+    expect((await cli(["frob"])).stderr).toBe("pi-session: unknown command `frob`; the commands are ls, show, tree, path, context, check, migrate, repair, slim, fork, export, redact, tail, archive, restore, cat, diff, usage, grep, search, completion (see pi-session --help)\n");
     expect((await cli(["show"])).stderr).toBe("pi-session: `show` needs FILE (a path, - for stdin, or a session id); e.g. pi-session show session.jsonl\n");
     expect((await cli(["tree", "x", "--bogus"])).stderr).toBe("pi-session: unexpected option --bogus for `tree`; see pi-session tree --help\n");
     expect((await cli(["ls", "--limit", "-3"])).stderr).toBe('pi-session: --limit takes a whole number >= 0 (e.g. --limit 10), got "-3"; see pi-session --help\n');

@@ -132,7 +132,7 @@ describe("--format github", () => {
 describe("options that do not go together: exit 2, naming them", () => {
   const cases: Array<[string[], RegExp]> = [
     [["ls", fixture("."), "--json", "--jsonl"], /--json and --jsonl conflict/],
-    [["show", fixture("linear.jsonl"), "--jsonl"], /--jsonl is for the commands whose output is a list \(ls, tree, path, context, check, redact, tail, archive, restore, usage, grep\); `show` prints one document: use --json/],
+    [["show", fixture("linear.jsonl"), "--jsonl"], /--jsonl is for the commands whose output is a list \(ls, tree, path, context, check, redact, tail, archive, restore, usage, grep, search\); `show` prints one document: use --json/],
     [["ls", fixture("."), "--format", "github"], /--format github is for the commands that report findings \(check, migrate --check, repair --check, slim --check, redact --check\); `ls` has none to annotate/],
     [["export", fixture("linear.jsonl"), "--format=github"], /`export` has none to annotate/],
     [["migrate", fixture("v1.jsonl"), "--format", "github"], /--format github goes with --check for `migrate`/],

@@ -10,7 +10,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { PassThrough } from "node:stream";
@@ -84,8 +84,9 @@ describe("search answers as grep does", () => {
     ["an OpenClaw store of the JSONL era", [join(JSONL_STORES, "ccccx"), join(JSONL_STORES, "archeoneocode")]],
     ["an OpenClaw store of the SQLite era", [sqliteStore]],
     ["OpenClaw's cold storage", [fixture("openclaw-cold")]],
+    ["agent-core's format 4", [fixture("agent-core")]],
   ];
-  const literals = ["the", "total", "cart", "npm test", "=>", "src/", "rm -rf", "()", '{"', "\\n", "a", "深度调研", "项目", "项", "标记", "موقع", "لي", "على", "QUJDREVGR0hJ"];
+  const literals = ["the", "you", "total", "cart", "npm test", "=>", "src/", "rm -rf", "()", '{"', "\\n", "a", "深度调研", "项目", "项", "标记", "موقع", "لي", "على", "QUJDREVGR0hJ"];
 
   it("-F: exactly grep -F -i's entries, literal by literal (Latin, code, Chinese, Arabic), in pi's, OpenClaw's JSONL and SQLite stores and cold storage", async () => {
     const cache = freshCache();
@@ -141,6 +142,44 @@ describe("search answers as grep does", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "b.jsonl"), jsonl(header({ id: "br" }), user("b0000001", null, "the question"), assistant("b0000002", "b0000001", "first answer, abandoned"), assistant("b0000003", "b0000001", "second answer, kept")));
     expect((await searchJson(["answer", "--all", "--branch", "current", dir], { XDG_CACHE_HOME: cache })).json.matches.map((m: Match) => m.id)).toEqual(["b0000003"]);
+  });
+});
+
+describe("the stores", () => {
+  it("with no folder: pi's session directory and the OpenClaw roots found; --archived the archive; a session gone is dropped from the index", async () => {
+    const home = join(work, "home");
+    const sessions = join(home, ".pi/agent/sessions");
+    cpSync(fixture("usage-store"), sessions, { recursive: true });
+    // (written long ago, as sessions archive moves are: it leaves what was written lately)
+    for (const f of readdirSync(sessions, { recursive: true, withFileTypes: true })) if (f.isFile()) utimesSync(join(f.parentPath, f.name), new Date("2026-03-10"), new Date("2026-03-10"));
+    cpSync(join(SQLITE_STORES, "ccccx"), join(home, ".openclaw"), { recursive: true });
+    const cache = freshCache();
+    const env = { HOME: home, XDG_CACHE_HOME: cache };
+    const word = async (args: string[]) => keys((await searchJson(["--all", ...args], env)).json.matches);
+    const grepped = async (args: string[]) => keys(JSON.parse((await cli(["grep", "--json", "-w", "-i", ...args], { env: { ...env, TZ: "UTC" } })).stdout).matches);
+    for (const w of ["total", "深度调研", "the"]) expect(await word([w]), w).toEqual(await grepped([w]));
+    expect((await word(["total"])).length).toBeGreaterThan(0);
+    expect(await word(["--store", "openclaw", "total"])).toEqual(await grepped(["--store", "openclaw", "total"]));
+    // (archived: out of a plain search, in --archived's, as grep's)
+    const archived = await cli(["archive", "--older-than", "30d"], { env });
+    expect(archived.exitCode, archived.stderr).toBe(0);
+    expect(await word(["--store", "pi", "total"])).toEqual([]);
+    expect(await word(["--store", "pi", "--archived", "total"])).toEqual(await grepped(["--store", "pi", "--archived", "total"]));
+    expect((await word(["--store", "pi", "--archived", "total"])).length).toBeGreaterThan(0);
+    // (a session gone from a store searched whole is dropped from the index, not only left unshown)
+    const held = () => {
+      const db = new DatabaseSync(`file:${join(cache, "pi-session/search-index.sqlite")}?immutable=1`, { readOnly: true });
+      try {
+        return (db.prepare("SELECT path FROM sessions").all() as Array<{ path: string }>).map((r) => r.path);
+      } finally {
+        db.close();
+      }
+    };
+    const archives = held().filter((p) => p.endsWith(".zst"));
+    expect(archives.length).toBeGreaterThan(0);
+    rmSync(archives[0]!);
+    await word(["--archived", "total"]);
+    expect(held()).not.toContain(archives[0]);
   });
 });
 
