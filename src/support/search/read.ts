@@ -110,6 +110,11 @@ export function unpack(p: PackedEntries, k: number): IndexedEntry {
   return { line: n[at]!, offset: n[at + 1]!, length: n[at + 2]!, time: n[at + 3]!, worth: n[at + 4]!, key: n[at + 5]!, role: p.roles[n[at + 6]!]!, id: p.ids[k] ?? undefined, terms: Buffer.from(p.text.buffer, p.text.byteOffset, p.text.byteLength).toString("utf8", start, n[at + 7]!) };
 }
 
+/** Where the last of packed entries lies in its session (bytes; 0 for none): how far a read in parts has come. */
+export function readUpTo(p: PackedEntries): number {
+  return p.count === 0 ? 0 : p.numbers[(p.count - 1) * FIELDS + 1]! + p.numbers[(p.count - 1) * FIELDS + 2]!;
+}
+
 /** The worth of entry `k` and the length of its terms: what a batch is ordered and sized by. */
 export function worthAndSize(p: PackedEntries, k: number): { worth: number; size: number } {
   const at = k * FIELDS;

@@ -1,7 +1,7 @@
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
 import type { Directory, DirectoryRow, SearchIndex } from "../search/index-db.js";
-import { readIndexFile, type AppendPoint, type IndexFile } from "../search/read.js";
+import { readIndexFile, readUpTo, type AppendPoint, type IndexFile } from "../search/read.js";
 import { IndexWriter } from "../search/write.js";
 import { youngKeptSmall } from "../inputs/memory.js";
 import { StoreRead } from "./store-wide.js";
@@ -115,11 +115,17 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     const inline = order.reduce((n, p) => n + bytes(p), 0) <= INLINE_BYTES;
     const large = inline ? order : order.filter((p) => (jobs.get(p)!.stamp?.size ?? 0) > LARGE_SESSION);
     if (!inline) await reading.read("index", large.length === 0 ? order : order.filter((p) => !large.includes(p)), { settings: { from }, each: (_i, file) => write(file) });
+    const MB = 1024 * 1024;
     for (const path of large) {
-      const { held } = jobs.get(path)!;
+      const { held, stamp } = jobs.get(path)!;
       let begun: number | undefined;
-      const file = readIndexFile(path, from[path], (part, appended) => writer.part((begun ??= writer.begin(path, held, appended)), part));
+      const file = readIndexFile(path, from[path], (part, appended) => {
+        writer.part((begun ??= writer.begin(path, held, appended)), part);
+        // (a large session's read, in MB: it may take a while)
+        ctx.progress(Math.floor(readUpTo(part) / MB), Math.ceil((stamp?.size ?? 0) / MB), "MB of a large session");
+      });
       write(file, begun);
+      ctx.progress(1, 1);
     }
     reading.done();
     writer.done();
