@@ -413,7 +413,7 @@ export const COMMANDS: CommandSpec[] = [
           .positional("query", { type: "string", describe: "words to find, each a whole word anywhere in an entry (as grep -w -i finds it); \"a phrase\" in double quotes keeps its words together; with -F, one string found as it is (grep -F -i). One that starts with - goes after --" })
           .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
           .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "QUERY is one string, found as it is, in any script and of any length (case aside)" })
-          .option("limit", { alias: "n", type: "string", coerce: count("limit"), describe: "the best N matches (default: a screenful on a terminal, else 20)" })
+          .option("limit", { type: "string", coerce: count("limit"), describe: "the best N matches (default: a screenful on a terminal, else 20)" })
           .option("all", { type: "boolean", default: false, describe: "every match, best first" })
           .option("store", storeOption)
           .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" }),
