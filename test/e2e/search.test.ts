@@ -129,6 +129,22 @@ describe("search answers as grep does", () => {
     expect(both.json.matches.map((m: Match) => m.id).sort()).toEqual(["p0000001", "p0000002"]);
   });
 
+  it("Greek as grep -i reads it: ΐ typed with a tonos (U+0390) finds the polytonic ΐ (U+1FD3), and ΰ (U+03B0) ΰ (U+1FE3), words and -F", async () => {
+    const dir = join(work, "greek");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "g.jsonl"), jsonl(header({ id: "greek" }), user("g0000001", null, "οἱ προ\u1fd3στανται τῆς πόλεως"), user("g0000002", "g0000001", "\u1fe3 ὕστερον")));
+    const cache = freshCache();
+    for (const [q, id] of [["προ\u0390στανται", "g0000001"], ["\u03b0", "g0000002"]] as const) {
+      for (const mode of [["-F"], []]) {
+        const want = keys(await grepMatches(["-i", ...(mode.length ? ["-F"] : ["-w", "-F"]), "-e", q, dir]));
+        expect(want.length, `grep ${mode} ${q}`).toBe(1);
+        const got = await searchJson([...mode, "--all", "--", q, dir], { XDG_CACHE_HOME: cache });
+        expect(keys(got.json.matches), `search ${mode} ${q}`).toEqual(want);
+        expect(got.json.matches[0].id).toBe(id);
+      }
+    }
+  });
+
   it("filters narrow as grep's: --role, --tool, --since/--until, --cwd, --branch current", async () => {
     const cache = freshCache();
     const store = fixture("usage-store");

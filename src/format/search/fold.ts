@@ -2,7 +2,7 @@
  * Case folded as `grep -i` matches (a JavaScript expression with the `i` and `u` flags, whose
  * letters are equal when Unicode's simple case folding makes them one): `toLowerCase`, then the
  * few letters it leaves apart from another that the expression takes for the same (`ſ` and `s`,
- * `ς` and `σ`, `µ` and `μ`, …; test/format/search/fold.test.ts holds the list to the expression
+ * `ς` and `σ`, `µ` and `μ`, `ΐ` U+1FD3 and U+0390, …; test/format/search/fold.test.ts holds the list to the expression
  * over every code point). Two texts one of which `grep -i` finds in the other fold so that the
  * one is inside the other: the index and a query are folded alike, and nothing a match needs is
  * lost. Folding may make apart letters one (`İ` and `i̇`): a candidate the match then rejects.
@@ -33,6 +33,10 @@ const LOWER_ALIKE: Readonly<Record<string, string>> = {
   "\u1c88": "\ua64b", // ᲈ ꙋ
   "\u1e9b": "\u1e61", // ẛ ṡ
   "\ufb06": "\ufb05", // ﬆ ﬅ
+  // (no simple case folding joins these, yet the expression takes each for the other: their
+  // full foldings are one, and the polytonic letter is the one a Greek keyboard's tonos makes)
+  "\u1fd3": "\u0390", // ΐ ΐ
+  "\u1fe3": "\u03b0", // ΰ ΰ
 };
 
 const ALIKE = new RegExp(`[${Object.keys(LOWER_ALIKE).join("")}]`, "g");
