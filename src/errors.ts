@@ -67,6 +67,23 @@ export function describeWriteError(error: unknown): CliError | undefined {
   return new CliError(`cannot write ${temporary ? "in " : ""}${where}: ${what}; check that the directory exists and that you can write to it, or give another place (--out, -o, --backup-dir)`);
 }
 
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+// eslint-disable-next-line no-control-regex
+const ANSI_C_ESCAPED = /[\\'\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `s` as one word of a shell command a user can paste: as it is when nothing in it is special,
+ * else in single quotes; one holding a control character or a bidi control (a path or an entry id
+ * from a session) as `$'…'` with each such character escaped (`\x1b`, `\u202e`: bash, zsh, ksh and
+ * POSIX sh read it), so that the command printed neither acts on the terminal nor hides a part.
+ */
 export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  if (/^[\w@%+=:,./-]+$/.test(s)) return s;
+  if (!UNPRINTABLE.test(s)) return `'${s.replace(/'/g, `'\\''`)}'`;
+  return `$'${s.replace(ANSI_C_ESCAPED, (ch) => {
+    if (ch === "\\" || ch === "'") return `\\${ch}`;
+    const code = ch.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  })}'`;
 }

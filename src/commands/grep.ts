@@ -8,7 +8,8 @@ import type { Sink } from "../render/sink.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { sanitize } from "../render/safe.js";
 import { renderSnippet, snippetOf } from "../render/snippet.js";
-import { formatTime, plural } from "../render/units.js";
+import { plural } from "../render/units.js";
+import { matchColumns, matchLead, pipedMatch } from "../render/match-line.js";
 import { displayWidth, isolate } from "../render/width.js";
 import { sessionHead } from "../render/session-head.js";
 import { filterOptions, filterSettings, type FilterOptions } from "../support/inputs/filters.js";
@@ -186,7 +187,7 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
   if (style.terminalWidth === undefined) {
     for (const f of result.files) {
       // (--color, or FORCE_COLOR, highlights piped matches too, as rg --color always does)
-      for (const h of f.hits) await out.write(`${sanitize(fileName(f.path))}:${h.line}:${h.id ?? "-"}:${h.role}: ${renderSnippet(snippetOf(h), undefined, mark)}\n`);
+      for (const h of f.hits) await out.write(`${pipedMatch(fileName(f.path), h, mark)}\n`);
     }
     return;
   }
@@ -197,11 +198,9 @@ export async function renderGrep(result: GrepResult, style: Style, out: Sink): P
     await out.write(`${first ? "" : "\n"}${head.join("\n")}\n`);
     first = false;
     // (the columns as wide as this session's entries need)
-    const lineWidth = Math.max(...f.hits.map((h) => String(h.line).length));
-    const roleWidth = Math.max(...f.hits.map((h) => h.role.length));
+    const columns = matchColumns(f.hits);
     for (const h of f.hits) {
-      const time = h.timestamp ? formatTime(h.timestamp).slice(5) : "-";
-      const lead = `  ${String(h.line).padStart(lineWidth)}  ${(h.id ?? "-").slice(0, 8).padEnd(8)}  ${h.role.padEnd(roleWidth)}  ${time}  `;
+      const lead = matchLead(h, columns);
       const room = width === undefined ? undefined : Math.max(10, width - displayWidth(lead));
       // (the snippet isolated: right-to-left text in it cannot move the columns before it)
       await out.write(`${c.dim(lead)}${isolate(renderSnippet(snippetOf(h), room, mark))}\n`);

@@ -10,7 +10,8 @@ import { sanitize } from "../render/safe.js";
 import { sessionHead } from "../render/session-head.js";
 import { renderSnippet, snippetOf } from "../render/snippet.js";
 import { layoutWidth, type Style } from "../render/style.js";
-import { formatTime, plural } from "../render/units.js";
+import { plural } from "../render/units.js";
+import { matchColumns, matchLead, pipedMatch } from "../render/match-line.js";
 import { displayWidth, isolate } from "../render/width.js";
 import { emptyDirectoryNote, namedNonSessions, resolveInput, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import { entryFilter, filterOptions, filterSettings, type FilterOptions } from "../support/inputs/filters.js";
@@ -223,7 +224,7 @@ export async function renderSearch(result: SearchResult, style: Style, out: Sink
   const { c } = style;
   const mark = (m: string) => (c.isColorSupported ? c.bold(c.red(m)) : m);
   if (style.terminalWidth === undefined) {
-    for (const h of result.hits) await out.write(`${sanitize(h.session.path)}:${h.line}:${h.id ?? "-"}:${h.role}: ${renderSnippet(snippetOf(h), undefined, mark)}\n`);
+    for (const h of result.hits) await out.write(`${pipedMatch(h.session.path, h, mark)}\n`);
     return;
   }
   const width = layoutWidth(style);
@@ -240,12 +241,11 @@ export async function renderSearch(result: SearchResult, style: Style, out: Sink
     await out.write(`${first ? "" : "\n"}${head.join("\n")}\n`);
     room -= cost;
     first = false;
-    const lineWidth = Math.max(...g.hits.map((h) => String(h.line).length));
-    const roleWidth = Math.max(...g.hits.map((h) => h.role.length));
+    const columns = matchColumns(g.hits);
+    const lineWidth = columns.line;
     for (const h of g.hits) {
       if (shown > 0 && room < 2) break;
-      const time = h.timestamp ? formatTime(h.timestamp).slice(5) : "-";
-      const lead = `  ${String(h.line).padStart(lineWidth)}  ${(h.id ?? "-").slice(0, 8).padEnd(8)}  ${h.role.padEnd(roleWidth)}  ${time}  `;
+      const lead = matchLead(h, columns);
       const snippetRoom = width === undefined ? undefined : Math.max(10, width - displayWidth(lead));
       await out.write(`${c.dim(lead)}${isolate(renderSnippet(snippetOf(h), snippetRoom, mark))}\n`);
       room--;

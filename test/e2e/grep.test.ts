@@ -40,6 +40,25 @@ describe("grep, piped", () => {
     expect(r.stdout).toBe(`${APP}:3:a0000002:user: Why does the checkout total drift by a cent?\n${FORK}:3:a0000002:user: Why does the checkout total drift by a cent?\n`);
   });
 
+  it("an entry's id, and a path, are shown with their control characters escaped, never obeyed, piped and on a terminal", async () => {
+    const dir = join(work, "\u001b[31mred");
+    mkdirSync(dir, { recursive: true });
+    const id = "\u001b[2J\u001b]0;owned\u0007";
+    writeFileSync(join(dir, "e.jsonl"), jsonl(header({ id: "esc-ids" }), user(id, null, "escape probe one")));
+    const r = await grep(["probe", dir]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(r.stdout).toBe(`${join(work, "\\x1b[31mred")}/e.jsonl:2:\\x1b[2J\\x1b]0;owned\\x07:user: escape probe one\n`);
+    const out = await onTerminal(["grep", "probe", dir], 100);
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(out).toMatch(/^ +2 +\\x1b\[2J\\x1b\]0; +user +/m);
+    // (a line pi skips, said on stderr with the command that mends it: the path quoted as $'…')
+    writeFileSync(join(dir, "torn.jsonl"), `${JSON.stringify(header({ id: "torn" }))}\n{"type":"message","id":"t1","message":{"role":"user","content":"probe\n`);
+    const torn = await grep(["probe", join(dir, "torn.jsonl")]);
+    expect(torn.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(torn.stderr).toContain(`run \`pi-session repair $'${join(work, "\\x1b[31mred")}/torn.jsonl'\``);
+  });
+
   it("nothing found: exit 1 and no output; a bad expression: exit 2 naming it", async () => {
     const none = await grep(["zzqqxxjj", store]);
     expect(none.exitCode).toBe(1);

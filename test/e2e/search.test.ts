@@ -9,6 +9,7 @@
  * a damaged index made again.
  */
 import { execFile } from "node:child_process";
+import { execa } from "execa";
 import { createHash } from "node:crypto";
 import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -420,6 +421,26 @@ describe("output", () => {
     expect(zh.split("\n")[1]).toMatch(/^用中文总结这个库的公共接口。.*… · 2026-03-09 10:00$/);
     expect(zh).toMatch(/^ +2 +c0000001 +user +\d\d-\d\d \d\d:\d\d +.*公共接口/m);
     expect(zh).toMatch(/^ +pi-session show \S+zh\.jsonl c0000001$/m);
+  });
+
+  it("an entry's id is shown, never obeyed: its control characters escaped on a terminal and piped, and the command under a match quoted as $'…' opens it", async () => {
+    const dir = join(work, "escapes");
+    mkdirSync(dir, { recursive: true });
+    const id = "\u001b[2J\u001b]0;owned\u0007";
+    writeFileSync(join(dir, "e.jsonl"), jsonl(header({ id: "0199aaaa-bbbb-7ccc-8ddd-000000000009" }), user(id, null, "escape probe one")));
+    const cache = freshCache();
+    const piped = await cli(["search", "probe", dir], { env: { XDG_CACHE_HOME: cache } });
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    expect(piped.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(piped.stdout).toContain(":\\x1b[2J\\x1b]0;owned\\x07:user: ");
+    const out = await onTerminal(["search", "probe", dir], 100);
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(out).toMatch(/^ +2 +\\x1b\[2J\\x1b\]0; +user +/m);
+    // (the command as printed, given to a shell, opens the entry)
+    const command = /^ +(pi-session show .*\$'\\x1b.*)$/m.exec(out)![1]!;
+    const shown = await execa("bash", ["-c", command.replace(/^pi-session /, `"${process.execPath}" "${join(ROOT, "bin/pi-session.js")}" `)], { reject: false, cwd: dir, env: { NO_COLOR: "1", HOME: work, XDG_CACHE_HOME: cache } });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("escape probe one");
   });
 
   it("a screenful on a terminal, and a line saying how to see more", async () => {
