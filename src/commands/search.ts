@@ -33,6 +33,8 @@ export interface SearchOptions extends FilterOptions {
   limit?: number;
   /** Every match. */
   all?: boolean;
+  /** `--session-dir` as given: the command under a match that names its session by id gives it too. */
+  sessionDir?: string;
 }
 
 /** How many matches a search gives where it is not on a terminal, unless asked otherwise (`--limit`, `--all`). */
@@ -54,6 +56,7 @@ export function options(args: Args): SearchOptions {
     fixed: args.flag("fixed-strings"),
     limit,
     all,
+    sessionDir: args.optionalString("session-dir"),
     ...filters,
   };
 }
@@ -90,6 +93,8 @@ export interface SearchResult {
   skipped: Array<{ file: string; lines: number[] }>;
   /** What was said of the index (kept in memory, not in the cache folder). */
   notes: string[];
+  /** `--session-dir` as given. */
+  sessionDir: string | undefined;
 }
 
 /** The limit a search runs with: as asked, else every match (`--all`), else a screenful on a terminal, else `PIPED_LIMIT`. */
@@ -151,6 +156,7 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
         empty,
         skipped: found.skipped.map((s) => ({ file: s.session.path, lines: s.lines })),
         notes,
+        sessionDir: options.sessionDir,
       };
     } catch (error) {
       if (attempt === 0 && damaged(error)) {
@@ -190,9 +196,10 @@ function bySession(hits: readonly SearchHit[]): Array<{ session: ScopeSession; h
 /**
  * How to open a session's entry again: `pi-session show SESSION ENTRY`, the session by the start
  * of its id where that names it alone in the stores searched (else by its path), the entry by its
- * id (the start of a long one).
+ * id (the start of a long one). The stores are those `--session-dir` named, when it did: an id is
+ * looked up there, so the command gives it too, as it was given.
  */
-function showCommand(session: ScopeSession, id: string, ctx: Pick<CommandContext, "sessionDir" | "env">, named: Map<number, string>): string {
+function showCommand(session: ScopeSession, id: string, ctx: Pick<CommandContext, "sessionDir" | "env">, named: Map<number, string>, sessionDir: string | undefined): string {
   let arg = named.get(session.id);
   if (arg === undefined) {
     arg = shellQuote(session.path);
@@ -201,7 +208,7 @@ function showCommand(session: ScopeSession, id: string, ctx: Pick<CommandContext
       for (const prefix of [sid.slice(0, 8), sid]) {
         try {
           if (resolve(resolveInput(prefix, ctx.sessionDir, ctx.env)) === session.abs) {
-            arg = shellQuote(prefix);
+            arg = sessionDir === undefined ? shellQuote(prefix) : `--session-dir ${shellQuote(sessionDir)} ${shellQuote(prefix)}`;
             break;
           }
         } catch {
@@ -252,7 +259,7 @@ export async function renderSearch(result: SearchResult, style: Style, out: Sink
       shown++;
       if (h.id === undefined) continue;
       // (a command is never cut: a long path wraps, and takes the lines it takes)
-      const command = `${" ".repeat(lineWidth + 4)}${showCommand(h.session, h.id, ctx, named)}`;
+      const command = `${" ".repeat(lineWidth + 4)}${showCommand(h.session, h.id, ctx, named, result.sessionDir)}`;
       await out.write(`${c.dim(command)}\n`);
       room -= width === undefined ? 1 : Math.max(1, Math.ceil(displayWidth(command) / width));
     }

@@ -389,15 +389,40 @@ describe("the index", () => {
 
 describe("output", () => {
   /** Runs `main` with a stdout that says it is a terminal `columns` wide and `rows` high. */
-  async function onTerminal(args: string[], columns: number, rows = 40): Promise<string> {
+  async function onTerminal(args: string[], columns: number, rows = 40, cwd?: string): Promise<string> {
     const chunks: Buffer[] = [];
     const stdout = Object.assign(new PassThrough(), { isTTY: true, columns, rows });
     stdout.on("data", (c: Buffer) => chunks.push(c));
     const stderr = new PassThrough();
     stderr.resume();
-    await main(args, { stdout, stderr, env: { NO_COLOR: "1", TZ: "UTC", PI_SESSION_THREADS: "1", XDG_CACHE_HOME: join(work, "terminal-cache"), HOME: work } });
+    // (in `cwd` when given: a relative path is read from there, as a user's shell would run it)
+    const was = process.cwd();
+    if (cwd !== undefined) process.chdir(cwd);
+    try {
+      await main(args, { stdout, stderr, env: { NO_COLOR: "1", TZ: "UTC", PI_SESSION_THREADS: "1", XDG_CACHE_HOME: join(work, "terminal-cache"), HOME: work } });
+    } finally {
+      process.chdir(was);
+    }
     return Buffer.concat(chunks).toString("utf8");
   }
+
+  /** A command as printed, given to bash (in `cwd`, the home and cache the search had), the real bin run for `pi-session`. */
+  const asPrinted = (command: string, cwd: string, cache = join(work, "terminal-cache")) =>
+    execa("bash", ["-c", command.replace(/^pi-session /, `"${process.execPath}" "${join(ROOT, "bin/pi-session.js")}" `)], { reject: false, cwd, env: { NO_COLOR: "1", TZ: "UTC", HOME: work, XDG_CACHE_HOME: cache, PI_CODING_AGENT_SESSION_DIR: undefined, PI_CODING_AGENT_DIR: undefined, OPENCLAW_STATE_DIR: undefined } });
+
+  it("the command under a match opens it as printed when the store came from --session-dir (a relative one too)", async () => {
+    const dir = join(work, "elsewhere/sessions");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "s.jsonl"), jsonl(header({ id: "0199cccc-bbbb-7ccc-8ddd-000000000001" }), user("f0000001", null, "where the 场景 was decided")));
+    for (const given of [dir, "elsewhere/sessions"]) {
+      const out = await onTerminal(["search", "-F", "场景", "--session-dir", given], 80, 40, work);
+      const command = /^ +(pi-session show .*)$/m.exec(out)?.[1];
+      expect(command, out).toBeDefined();
+      const shown = await asPrinted(command!, work);
+      expect(shown.exitCode, `${command}: ${shown.stderr}`).toBe(0);
+      expect(shown.stdout).toContain("where the 场景 was decided");
+    }
+  });
 
   it("on a terminal: each session by its title, each match with its line, id, role, time, snippet and the command that opens it; within 80 columns, Chinese and Arabic too", async () => {
     const dir = join(work, "scripts");
@@ -438,7 +463,7 @@ describe("output", () => {
     expect(out).toMatch(/^ +2 +\\x1b\[2J\\x1b\]0; +user +/m);
     // (the command as printed, given to a shell, opens the entry)
     const command = /^ +(pi-session show .*\$'\\x1b.*)$/m.exec(out)![1]!;
-    const shown = await execa("bash", ["-c", command.replace(/^pi-session /, `"${process.execPath}" "${join(ROOT, "bin/pi-session.js")}" `)], { reject: false, cwd: dir, env: { NO_COLOR: "1", HOME: work, XDG_CACHE_HOME: cache } });
+    const shown = await asPrinted(command, dir, cache);
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("escape probe one");
   });
