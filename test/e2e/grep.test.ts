@@ -117,6 +117,22 @@ describe("grep, piped", () => {
     expect(l.stdout.trimEnd().split("\n").map((x) => JSON.parse(x))).toEqual(j.json.matches);
   });
 
+  it("with -i, a line pi skips is said only when it could hold the match, in Chinese and Arabic too (a line without the characters is not)", async () => {
+    const dir = join(work, "broken-cjk");
+    mkdirSync(dir, { recursive: true });
+    const torn = JSON.stringify(user("c0000002", "c0000001", "数据 and موقع in a torn line"));
+    const other = JSON.stringify(user("c0000003", "c0000001", "nothing of either here"));
+    writeFileSync(join(dir, "s.jsonl"), Buffer.concat([jsonl(header({ id: "broken-cjk" }), user("c0000001", null, "数据 موقع")), Buffer.from(`${other.slice(0, -5)}\n${torn.slice(0, -5)}\n`)]));
+    for (const q of ["数据", "موقع", "数"]) {
+      const r = await grep(["-F", "-i", q, dir]);
+      expect(r.exitCode, q).toBe(0);
+      expect(r.stderr, q).toBe(`pi-session: ${join(dir, "s.jsonl")}:4: 1 line pi skips could hold a match (line 4), not searched; run \`pi-session repair ${join(dir, "s.jsonl")}\`\n`);
+    }
+    // (the corpus's concatenated file: its line 440 holds no Chinese)
+    const corpus = await grep(["-F", "-i", "数据", join(CORPUS, "pi-mono-history__session.v1.concat-corrupt.jsonl")]);
+    expect([corpus.exitCode, corpus.stderr]).toEqual([1, ""]);
+  });
+
   it("what it cannot search is said on stderr: lines pi skips that could hold a match, files that hold no session, files it cannot read (exit 2)", async () => {
     const dir = join(work, "broken");
     mkdirSync(dir, { recursive: true });

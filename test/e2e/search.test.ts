@@ -317,6 +317,15 @@ describe("bad input", () => {
     expect((await cli(["search", "-F", "数据库", dir], { env: { XDG_CACHE_HOME: freshCache() } })).stdout).toContain("z0000001");
   });
 
+  it("a line pi skips is said only when it could hold the match: a Chinese query names no line without Chinese", async () => {
+    const file = join(CORPUS, "pi-mono-history__session.v1.concat-corrupt.jsonl");
+    const cache = freshCache();
+    for (const args of [["-F", "数据"], ["-F", "موقع"], ["-F", "模型"]]) {
+      const r = await cli(["search", ...args, file], { env: { XDG_CACHE_HOME: cache } });
+      expect([r.exitCode, r.stderr], args.join(" ")).toEqual([1, ""]);
+    }
+  });
+
   it("an empty query is a usage error; so are --all with --limit, and standard input", async () => {
     for (const args of [["--", ""], ["--", "   "], ["--", '""'], ["-F", "--", ""], ["x", "--all", "--limit", "3"], ["x", "--limit", "0"], ["x", "-"]]) {
       const r = await cli(["search", ...args]);

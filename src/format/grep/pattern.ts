@@ -208,15 +208,23 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): G
 const ESCAPABLE = /["\\/\u0000-\u001f\u2028\u2029\u007f]/;
 
 /**
+ * A character no case mapping or folding changes (Chinese, Arabic, Hebrew, Thai, digits, most
+ * punctuation): an expression with `i` (or `iu`) matches it with itself alone, as its bytes are
+ * (test/format/grep/grep.test.ts asks every code point).
+ */
+export const CASELESS = /^[^\p{CWCM}\p{CWCF}]$/u;
+
+/**
  * The longest run of `literal` whose characters the raw bytes hold as they are: none that JSON
- * escapes; with -i only ASCII (whose case the search folds), and with -u -i neither `k` nor `s`
- * (Unicode case folding matches them to the Kelvin sign and the long s); at least 2 characters.
+ * escapes; with -i only ASCII (whose case the search folds) and characters without case, and with
+ * -u -i neither `k` nor `s` (Unicode case folding matches them to the Kelvin sign and the long s);
+ * at least 2 bytes.
  */
 function needleOf(literal: string, ignoreCase: boolean, unicode: boolean): string | undefined {
   let best = "";
   let run = "";
   for (const ch of literal) {
-    const ok = !ESCAPABLE.test(ch) && (!ignoreCase || (ch.charCodeAt(0) < 0x80 && !(unicode && /[ks]/i.test(ch))));
+    const ok = !ESCAPABLE.test(ch) && (!ignoreCase || (ch.charCodeAt(0) < 0x80 ? !(unicode && /[ks]/i.test(ch)) : CASELESS.test(ch)));
     if (ok) {
       run += ch;
       if (run.length > best.length) best = run;

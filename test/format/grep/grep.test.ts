@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compilePattern, requiredLiteral, requiredRun } from "../../../src/format/grep/pattern.js";
+import { CASELESS, compilePattern, requiredLiteral, requiredRun } from "../../../src/format/grep/pattern.js";
 import { grepFile } from "../../../src/format/grep/read.js";
 import { BufferSource } from "../../../src/format/read/source.js";
 
@@ -54,6 +54,28 @@ describe("what a line must hold to match: a needle, else a run of a class", () =
     expect(membersOf("[a-z]{5}", true, true)).toBeUndefined();
     expect(membersOf("[a-j]{5}", true, true)).toEqual({ chars: "ABCDEFGHIJabcdefghij", length: 5 });
     expect(new RegExp("[a-z]{5}", "iu").test("\u212Aelvin")).toBe(true); // (why)
+  });
+
+  it("with -i, a character without case is in the needle as it is: no other character matches it, by i or iu (every code point asked)", () => {
+    const hay: string[] = [];
+    const cased: string[] = [];
+    for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      (CASELESS.test(c) ? hay : cased).push(c);
+    }
+    // (a class of every cased character, with i, matches whatever any of them matches)
+    const quoted = (cs: string[]) => cs.map((c) => c.replace(/[\]\\^-]/g, "\\$&")).join("");
+    const unicode = hay.join("").match(new RegExp(`[${quoted(cased)}]`, "giu")) ?? [];
+    const bmp = hay.filter((c) => c.length === 1).join("").match(new RegExp(`[${quoted(cased.filter((c) => c.length === 1))}]`, "gi")) ?? [];
+    expect([...unicode, ...bmp].map((c) => `U+${c.codePointAt(0)!.toString(16)}`)).toEqual([]);
+    // (the class finds what it should: a cased character among the hay)
+    expect("xΣ".match(new RegExp(`[${quoted(cased)}]`, "giu"))).toEqual(["Σ"]);
+    expect(hay.length).toBeGreaterThan(1_000_000);
+    // (so that a Chinese or Arabic -i pattern sifts lines by its bytes, as without -i)
+    expect(Buffer.from(compilePattern("数据", { fixed: true, ignoreCase: true }).needle!).toString()).toBe("数据");
+    expect(Buffer.from(compilePattern("موقع", { ignoreCase: true }).needle!).toString()).toBe("موقع");
+    expect(compilePattern("Σσ", { fixed: true, ignoreCase: true }).needle).toBeUndefined();
   });
 
   it("compilePattern takes the needle when there is one, else the run", () => {
