@@ -278,9 +278,12 @@ function warnings(result: SearchResult, ctx: CommandContext): void {
     const list = lines.slice(0, 10).join(", ") + (lines.length > 10 ? ", …" : "");
     ctx.warn(`${sanitize(file)}:${lines[0]}: ${plural(lines.length, "line")} pi skips could hold a match (${lines.length === 1 ? "line" : "lines"} ${list}), not searched; run \`pi-session repair ${shellQuote(file)}\``);
   }
-  // (a word of a script written without spaces sits inside a longer run of letters, and is no whole word there)
-  if (result.hits.length === 0 && !result.query.fixed && result.query.items.some((i) => runsOf(fold(i.text)).some((r) => r.kind === "unspaced"))) {
-    ctx.warn(`no whole word ${JSON.stringify(result.query.text)}: in Chinese, Japanese or Thai a word sits inside a longer run of letters; -F finds it as a substring: pi-session search -F ${shellQuote(result.query.text)}`);
+  // (a word of a script written without spaces sits inside a longer run of letters, and is no
+  // whole word there: what was found is only where it stands alone, and said so)
+  if (!result.query.fixed && result.query.items.some((i) => runsOf(fold(i.text)).some((r) => r.kind === "unspaced"))) {
+    const text = sanitize(JSON.stringify(result.query.text));
+    if (result.hits.length === 0) ctx.warn(`no whole word ${text}: in Chinese, Japanese or Thai a word sits inside a longer run of letters; -F finds it as a substring: pi-session search -F ${shellQuote(result.query.text)}`);
+    else ctx.warn(`${text} is found where it stands as a whole word; in Chinese, Japanese or Thai a word mostly sits inside a longer run of letters, where -F finds it: pi-session search -F ${shellQuote(result.query.text)}`);
   }
   // (piped: only the best; said, so that a script knows to ask for all)
   if (!result.complete && (ctx.json || ctx.jsonl || ctx.style.terminalWidth === undefined) && result.limit !== undefined) {

@@ -317,6 +317,21 @@ describe("bad input", () => {
     expect((await cli(["search", "-F", "数据库", dir], { env: { XDG_CACHE_HOME: freshCache() } })).stdout).toContain("z0000001");
   });
 
+  it("a word of a script without spaces found only where it stands whole: the matches, and -F suggested for the rest", async () => {
+    const dir = join(work, "unspaced-some");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "u.jsonl"), jsonl(header({ id: "unspaced-some" }), user("y0000001", null, "如月 维"), user("y0000002", "y0000001", "千叶市·如月家"), user("y0000003", "y0000002", "Kisaragi Yui")));
+    const cache = freshCache();
+    const r = await cli(["search", "如月", dir], { env: { XDG_CACHE_HOME: cache } });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain(":y0000001:");
+    expect(r.stdout).not.toContain(":y0000002:");
+    expect(r.stderr).toBe("pi-session: \"如月\" is found where it stands as a whole word; in Chinese, Japanese or Thai a word mostly sits inside a longer run of letters, where -F finds it: pi-session search -F '如月'\n");
+    expect((await cli(["search", "-F", "如月", dir], { env: { XDG_CACHE_HOME: cache } })).stdout).toContain(":y0000002:");
+    // (a word of a spaced script says nothing)
+    expect((await cli(["search", "yui", dir], { env: { XDG_CACHE_HOME: cache } })).stderr).toBe("");
+  });
+
   it("a line pi skips is said only when it could hold the match: a Chinese query names no line without Chinese", async () => {
     const file = join(CORPUS, "pi-mono-history__session.v1.concat-corrupt.jsonl");
     const cache = freshCache();
