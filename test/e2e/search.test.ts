@@ -87,23 +87,33 @@ describe("search answers as grep does", () => {
     ["OpenClaw's cold storage", [fixture("openclaw-cold")]],
     ["agent-core's format 4", [fixture("agent-core")]],
   ];
-  const literals = ["the", "you", "total", "cart", "npm test", "=>", "src/", "rm -rf", "()", '{"', "\\n", "a", "深度调研", "项目", "项", "标记", "موقع", "لي", "على", "QUJDREVGR0hJ"];
+  // (a test a few literals, one spawn of grep and one of search each: the twenty in one test took
+  // 42 s alone, too near the 60 s timeout on a loaded machine; the index is built by the first)
+  const literals: Array<[string, string[]]> = [
+    ["Latin", ["the", "you", "a", "total", "cart"]],
+    ["code", ["npm test", "=>", "src/", "rm -rf", "()"]],
+    ["code, escapes and base64", ['{"', "\\n", "QUJDREVGR0hJ"]],
+    ["Chinese", ["深度调研", "项目", "项", "标记"]],
+    ["Arabic", ["موقع", "لي", "على"]],
+  ];
+  const parity = { cache: "" };
 
-  it("-F: exactly grep -F -i's entries, literal by literal (Latin, code, Chinese, Arabic), in pi's, OpenClaw's JSONL and SQLite stores and cold storage", async () => {
-    const cache = freshCache();
+  it.each(literals)("-F: exactly grep -F -i's entries, literal by literal (%s), in pi's, OpenClaw's JSONL and SQLite stores and cold storage", async (script, qs) => {
+    parity.cache ||= freshCache();
     const inputs = stores.flatMap(([, i]) => i);
     const where = new Set<string>();
     // (a store inside another's folder is its own: the deepest folder a match is in names it)
     const byDepth = stores.flatMap(([name, dirs]) => dirs.map((dir) => [name, dir] as const)).sort((a, b) => b[1].length - a[1].length);
-    for (const q of literals) {
+    for (const q of qs) {
       const want = keys(await grepMatches(["-F", "-i", "-e", q, ...inputs]));
-      const got = await searchJson(["-F", "--all", "--", q, ...inputs], { XDG_CACHE_HOME: cache });
+      const got = await searchJson(["-F", "--all", "--", q, ...inputs], { XDG_CACHE_HOME: parity.cache });
       expect(keys(got.json.matches), `-F ${q}`).toEqual(want);
       expect(got.json.complete).toBe(true);
       for (const m of got.json.matches as Match[]) where.add(byDepth.find(([, dir]) => m.file.startsWith(dir))![0]);
     }
-    // (each store gave matches)
-    expect([...where].sort()).toEqual(stores.map(([name]) => name).sort());
+    // (Latin's literals give matches in each store)
+    if (script === "Latin") expect([...where].sort()).toEqual(stores.map(([name]) => name).sort());
+    else expect(where.size).toBeGreaterThan(0);
   });
 
   it("words: every word, each whole as grep -w -i finds it, anywhere in the entry", async () => {
