@@ -235,8 +235,9 @@ export async function renderSearch(result: SearchResult, style: Style, out: Sink
     return;
   }
   const width = layoutWidth(style);
-  // (the screen's lines, less the footer's)
-  let room = (style.terminalRows ?? Infinity) - 2;
+  // (the screen's rows, less the footer's two and the one the shell's prompt takes after it: a
+  // screenful leaves its first line in view)
+  let room = (style.terminalRows ?? Infinity) - 3;
   let shown = 0;
   const named = new Map<number, string>();
   let first = true;
@@ -270,6 +271,11 @@ export async function renderSearch(result: SearchResult, style: Style, out: Sink
 
 /** What could not be searched, and what was said of the index, a line each on stderr. */
 function warnings(result: SearchResult, ctx: CommandContext): void {
+  const unspaced = !result.query.fixed && result.query.items.some((i) => runsOf(fold(i.text)).some((r) => r.kind === "unspaced"));
+  // (on a terminal, nothing found is said: an empty screen reads as a search still running, or broken)
+  if (result.hits.length === 0 && !unspaced && !ctx.json && !ctx.jsonl && ctx.style.terminalWidth !== undefined && result.sessions > 0) {
+    ctx.warn(`nothing matched ${sanitize(JSON.stringify(result.query.text))}${result.query.fixed ? " (-F)" : ""} in ${plural(result.sessions, "session")}`);
+  }
   for (const note of result.notes) ctx.warn(sanitize(note));
   for (const dir of result.empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
   for (const { error } of result.unreadable) ctx.warn(`${sanitize(error)} (not searched)`);
@@ -280,7 +286,7 @@ function warnings(result: SearchResult, ctx: CommandContext): void {
   }
   // (a word of a script written without spaces sits inside a longer run of letters, and is no
   // whole word there: what was found is only where it stands alone, and said so)
-  if (!result.query.fixed && result.query.items.some((i) => runsOf(fold(i.text)).some((r) => r.kind === "unspaced"))) {
+  if (unspaced) {
     const text = sanitize(JSON.stringify(result.query.text));
     if (result.hits.length === 0) ctx.warn(`no whole word ${text}: in Chinese, Japanese or Thai a word sits inside a longer run of letters; -F finds it as a substring: pi-session search -F ${shellQuote(result.query.text)}`);
     else ctx.warn(`${text} is found where it stands as a whole word; in Chinese, Japanese or Thai a word mostly sits inside a longer run of letters, where -F finds it: pi-session search -F ${shellQuote(result.query.text)}`);

@@ -423,12 +423,15 @@ describe("the index", () => {
 
 describe("output", () => {
   /** Runs `main` with a stdout that says it is a terminal `columns` wide and `rows` high. */
+  /** What the last `onTerminal` run said on stderr. */
+  let terminalStderr = "";
   async function onTerminal(args: string[], columns: number, rows = 40, cwd?: string): Promise<string> {
     const chunks: Buffer[] = [];
     const stdout = Object.assign(new PassThrough(), { isTTY: true, columns, rows });
     stdout.on("data", (c: Buffer) => chunks.push(c));
     const stderr = new PassThrough();
-    stderr.resume();
+    terminalStderr = "";
+    stderr.on("data", (c: Buffer) => (terminalStderr += c.toString("utf8")));
     // (in `cwd` when given: a relative path is read from there, as a user's shell would run it)
     const was = process.cwd();
     if (cwd !== undefined) process.chdir(cwd);
@@ -502,11 +505,30 @@ describe("output", () => {
     expect(shown.stdout).toContain("escape probe one");
   });
 
-  it("a screenful on a terminal, and a line saying how to see more", async () => {
+  it("a screenful on a terminal, a row left for the prompt, and a line saying how to see more; nothing found said on stderr", async () => {
     const out = await onTerminal(["search", "-F", "the", CORPUS], 100, 20);
     const lines = out.trimEnd().split("\n");
-    expect(lines.length).toBeLessThanOrEqual(20);
+    // (the rows the lines take, a long one wrapped: the shell's prompt takes the 20th)
+    expect(lines.reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / 100)), 0)).toBeLessThanOrEqual(19);
+    expect(lines.length).toBeGreaterThan(10);
     expect(lines.at(-1)).toMatch(/^the best \d+ match(es)?; --limit N for more, --all for every one$/);
+    const none = await onTerminal(["search", "zzqqxxjj", CORPUS], 100, 20);
+    expect(none).toBe("");
+    expect(terminalStderr).toMatch(/^pi-session: nothing matched "zzqqxxjj" in \d+ sessions\n$/);
+  });
+
+  it("a session's path cut to the width keeps both its ends: two alike at their end differ at their start", async () => {
+    const long = "-a-folder-with-a-long-name".repeat(3);
+    for (const top of ["one", "two"]) {
+      mkdirSync(join(work, "paths", top + long), { recursive: true });
+      writeFileSync(join(work, "paths", top + long, "2026-03-09T10-00-00-000Z_same-session-file-name.jsonl"), jsonl(header({ id: `path-${top}` }), user("h0000001", null, `zzpathneedle ${top}`)));
+    }
+    const out = await onTerminal(["search", "zzpathneedle", `one${long}`, `two${long}`], 80, 40, join(work, "paths"));
+    const heads = out.split("\n").filter((l) => l.endsWith(".jsonl"));
+    expect(heads).toHaveLength(2);
+    for (const h of heads) expect(stringWidth(h)).toBeLessThanOrEqual(80);
+    expect(heads.map((h) => h.slice(0, 3)).sort()).toEqual(["one", "two"]);
+    expect(heads[0]).toMatch(/….*same-session-file-name\.jsonl$/);
   });
 
   it("--json and --jsonl: grep's rows and a score; exit 0 found, 1 none", async () => {
