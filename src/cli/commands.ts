@@ -24,12 +24,14 @@ export interface CommandSpec {
 }
 
 /** A count option: a whole number >= 0, or a usage error naming the option and what it got. */
-const count = (name: string) => (value: unknown) => {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new CliError(`--${name} takes a whole number >= 0 (e.g. --${name} 10), got ${JSON.stringify(value)}; see pi-session --help`);
-  return n;
-};
+const count =
+  (name: string, least = 0) =>
+  (value: unknown) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < least) throw new CliError(`--${name} takes a whole number >= ${least} (e.g. --${name} 10), got ${JSON.stringify(value)}; see pi-session --help`);
+    return n;
+  };
 
 const leafOption = { type: "string", describe: "entry id (or unique prefix) of the leaf; default: the current leaf" } as const;
 
@@ -413,7 +415,7 @@ export const COMMANDS: CommandSpec[] = [
           .positional("query", { type: "string", describe: "words to find, each a whole word anywhere in an entry (as grep -w -i finds it); \"a phrase\" in double quotes keeps its words together; with -F, one string found as it is (grep -F -i). One that starts with - goes after --" })
           .positional("inputs", { type: "string", array: true, describe: "session files or directories (default: pi's session directory and every OpenClaw root found)" })
           .option("fixed-strings", { alias: "F", type: "boolean", default: false, describe: "QUERY is one string, found as it is, in any script and of any length (case aside)" })
-          .option("limit", { type: "string", coerce: count("limit"), describe: "the best N matches (default: a screenful on a terminal, else 20)" })
+          .option("limit", { type: "string", coerce: count("limit", 1), describe: "the best N matches (default: a screenful on a terminal, else 20)" })
           .option("all", { type: "boolean", default: false, describe: "every match, best first" })
           .option("store", storeOption)
           .option("archived", { type: "boolean", default: false, describe: "the archive folder beside each directory too (where `archive` moved sessions)" }),
@@ -429,28 +431,27 @@ export const COMMANDS: CommandSpec[] = [
 ];
 
 /** The filters `grep` and `search` share (support/inputs/filters.ts). */
-  function entryFilters(y: Argv): Argv {
-    return y
-      .option("role", { type: "string", describe: "only entries of this role: user, assistant, toolResult, bashExecution, custom, system, or an entry type (compaction, branch_summary, custom_message, session_info, label); repeatable" })
-      .option("tool", { type: "string", describe: "only the calls and results of this tool (bash, read, edit, …)" })
-      .option("since", { type: "string", describe: "entries from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
-      .option("until", { type: "string", describe: "entries up to and including this day (same forms)" })
-      .option("timezone", { alias: "z", type: "string", describe: "IANA time zone of --since/--until (default: the machine's)" })
-      .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
-      .option("branch", { choices: ["current"] as const, describe: "current: only entries on each session's current branch" });
-  }
-  
-  /** The options every writing command shares (docs/commands.md, "Writing safely"). */
-  function writeOptions(y: Argv): Argv {
-    return y
-      .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })
-      .option("backup-dir", { type: "string", describe: "keep the originals' backups here (default: beside each file, as FILE.bak)" })
-      .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
-      .option("format", reportFormat)
-      .option("wide", wideOption);
-  }
-  
-  export const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];
-  
-  export const name = (spec: CommandSpec) => spec.command.split(" ")[0]!;
-  
+function entryFilters(y: Argv): Argv {
+  return y
+    .option("role", { type: "string", describe: "only entries of this role: user, assistant, toolResult, bashExecution, custom, system, or an entry type (compaction, branch_summary, custom_message, session_info, label); repeatable" })
+    .option("tool", { type: "string", describe: "only the calls and results of this tool (bash, read, edit, …)" })
+    .option("since", { type: "string", describe: "entries from this day on (YYYY-MM-DD, YYYYMMDD, or 7d / 4w / 3m before today)" })
+    .option("until", { type: "string", describe: "entries up to and including this day (same forms)" })
+    .option("timezone", { alias: "z", type: "string", describe: "IANA time zone of --since/--until (default: the machine's)" })
+    .option("cwd", { type: "string", describe: "only sessions whose working directory is PATH" })
+    .option("branch", { choices: ["current"] as const, describe: "current: only entries on each session's current branch" });
+}
+
+/** The options every writing command shares (docs/commands.md, "Writing safely"). */
+function writeOptions(y: Argv): Argv {
+  return y
+    .option("out", { alias: "o", type: "string", describe: "write here instead of in place (a directory when there are several files)" })
+    .option("backup-dir", { type: "string", describe: "keep the originals' backups here (default: beside each file, as FILE.bak)" })
+    .option("force", { type: "boolean", default: false, describe: "replace an existing --out file" })
+    .option("format", reportFormat)
+    .option("wide", wideOption);
+}
+
+export const COMMAND_NAMES = [...COMMANDS.map((c) => c.command.split(" ")[0]!), "completion"];
+
+export const name = (spec: CommandSpec) => spec.command.split(" ")[0]!;

@@ -122,7 +122,7 @@ export function buildParser(io: Io, onOutcome: (o: CommandOutcome, ctx: CommandC
     .option("json", { type: "boolean", default: false, describe: "print one JSON document on stdout" })
     .option("jsonl", JSONL_OPTION)
     .option("color", { type: "boolean", describe: "colour output (default: on a TTY; honours NO_COLOR, FORCE_COLOR)" })
-    .option("session-dir", { type: "string", describe: "the store to read for ids, keys, ls, usage and grep: pi's session directory, or an OpenClaw state directory (as $OPENCLAW_STATE_DIR)" })
+    .option("session-dir", { type: "string", describe: "the store to read for ids, keys, ls, usage, grep and search: pi's session directory, or an OpenClaw state directory (as $OPENCLAW_STATE_DIR)" })
     .option("debug", { type: "boolean", default: false, describe: "print stack traces for unexpected errors" })
     .epilog(EPILOG)
     .strict()

@@ -47,7 +47,6 @@ export function options(args: Args): SearchOptions {
   const limit = args.number("limit");
   const all = args.flag("all");
   if (all && limit !== undefined) throw new CliError("--all and --limit do not go together: --all gives every match, --limit N the best N");
-  if (limit === 0) throw new CliError("--limit takes a whole number >= 1 (e.g. --limit 50), got 0; --all gives every match");
   return {
     query,
     inputs: args.strings("inputs"),
@@ -151,7 +150,11 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
         hits: found.hits,
         complete: found.complete,
         limit,
-        unreadable: update.unreadable.map((u) => ({ file: byAbs.get(u.file) ?? u.file, error: u.error })),
+        // (each named as it was given, as grep names it: the index reads by the absolute path)
+        unreadable: update.unreadable.map((u) => {
+          const given = byAbs.get(u.file) ?? u.file;
+          return { file: given, error: u.error.startsWith(u.file) ? given + u.error.slice(u.file.length) : u.error.split(u.file).join(given) };
+        }),
         ignored: namedNonSessions(kinds, named),
         empty,
         skipped: found.skipped.map((s) => ({ file: s.session.path, lines: s.lines })),

@@ -211,7 +211,7 @@ describe("the stores", () => {
 });
 
 describe("ranking", () => {
-  it("--limit N: the best N by score, the first N of --all; best first, the newest first among equals", async () => {
+  it("--limit N: the best N by score, the first N of --all; best first", async () => {
     const cache = freshCache();
     const inputs = [CORPUS];
     const all = await searchJson(["--all", "-F", "the", ...inputs], { XDG_CACHE_HOME: cache });
@@ -360,6 +360,12 @@ describe("bad input", () => {
     const none = await cli(["search"]);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toMatch(/needs QUERY/);
+    // (--limit's least is 1, said alike whatever was wrong)
+    for (const bad of ["0", "-1", "abc", "2.5"]) {
+      const r = await cli(["search", "x", "--limit", bad]);
+      expect([r.exitCode, r.stderr], bad).toEqual([2, `pi-session: --limit takes a whole number >= 1 (e.g. --limit 10), got ${JSON.stringify(bad)}; see pi-session --help\n`]);
+    }
+    expect((await cli(["search", "--help"])).stdout).toMatch(/--session-dir DIR\s+the store to read for ids, keys, ls, usage, grep and search:/);
   });
 
   it("a session that cannot be read is said once, the rest searched (exit 2, as grep)", async () => {
@@ -376,6 +382,13 @@ describe("bad input", () => {
     expect(r.stdout).toBe(g.stdout);
     expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^pi-session: .*cut\.jsonl\.zst: not a readable zstd archive .*\(not searched\)$/)]);
     expect(r.stderr).toBe(g.stderr);
+    // (a path given relative is named as given, as grep names it)
+    const relative = ["marmot", "ok.jsonl", "cut.jsonl.zst"];
+    const rr = await cli(["search", ...relative], { cwd: dir, env: { XDG_CACHE_HOME: freshCache() } });
+    const gr = await cli(["grep", "-w", "-i", ...relative], { cwd: dir });
+    expect(rr.stderr).toMatch(/^pi-session: cut\.jsonl\.zst: /);
+    expect(rr.stderr).toBe(gr.stderr);
+    expect(rr.stdout).toBe(gr.stdout);
   });
 });
 
