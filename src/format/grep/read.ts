@@ -78,8 +78,8 @@ export interface GrepRead {
 type Json = Record<string, unknown>;
 
 export function grepFile(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
-  // (where the fast way stands aside, a v1 file or a damaged one, the session's reading with only
-  // the lines whose bytes may hold a match parsed: a file whose bytes hold none is not parsed)
+  // (where the fast way stands aside, a v1 file whose bytes may hold a match or a damaged file, the
+  // session's reading with only the lines whose bytes may hold a match parsed)
   return (filter.currentBranch ? undefined : fastGrep(source, pattern, filter)) ?? sessionGrep(source, pattern, filter, sifts(pattern));
 }
 
@@ -230,6 +230,12 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   let done = false;
   let elsewhere = false;
   let checked = true;
+  /**
+   * A v1 file (its entries' ids made by migration, the reference's work): read here only to see
+   * that no line's bytes can hold a match (the reference is asked at the first that can). Its
+   * first entry is a message (a session, not pi's event stream).
+   */
+  let v1 = false;
   /** A line's entry (upgraded), or "skipped" for a line pi skips, or undefined for no entry (a header, JSON that is no object). */
   const read = (chunk: Buffer, start: number, end: number): Json | "skipped" | undefined => {
     const { value, blank } = parseLine(chunk.subarray(start, end));
@@ -245,7 +251,10 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
         const h = value as SessionHeader | undefined;
         if (!h || typeof h !== "object" || h.type !== "session" || typeof h.id !== "string") throw STAND_ASIDE;
         version = typeof h.version === "number" ? h.version : 1;
-        if (version < 2) throw STAND_ASIDE;
+        if (version < 2) {
+          if (sifter === undefined) throw STAND_ASIDE;
+          v1 = true;
+        }
         header = h;
         checked = false;
         if (!sameCwd(h, filter.cwd)) {
@@ -256,6 +265,17 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
       }
       // What the file is (`fileKindOf`) takes an entry with an id: the first record after the
       // header is one in a session; in pi's --mode json output, an event (the reference says what).
+      if (v1) {
+        if (!checked) {
+          const { value, blank } = parseLine(chunk.subarray(start, end));
+          if (value === undefined && blank) return;
+          const first = value as Json | undefined;
+          if (!first || typeof first !== "object" || first.type !== "message" || typeof (first.message as Json | undefined)?.role !== "string") throw STAND_ASIDE;
+          checked = true;
+        }
+        if (sifter!.within(chunk, start, end) || (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits))) throw STAND_ASIDE;
+        return;
+      }
       if (!checked) {
         const first = read(chunk, start, end);
         if (first === undefined && parseLine(chunk.subarray(start, end)).blank) return;
