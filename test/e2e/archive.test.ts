@@ -363,6 +363,33 @@ describe("archive's folder, and what is no session", () => {
     expect(readFileSync(session)).toEqual(readFileSync(join(ROOT, "fixtures/tools.jsonl")));
   });
 
+  it("a session in a pi-style project folder outside pi's session directory is archived beside that folder, never above the folder holding it; ls, restore and --to find it there", async () => {
+    const outer = mkdtempSync(join(tmpdir(), "pi-session-archive-project-"));
+    const base = join(outer, "store");
+    const project = join(base, "--x--");
+    mkdirSync(project, { recursive: true });
+    const session = join(project, "s.jsonl");
+    cpSync(join(ROOT, "fixtures/linear.jsonl"), session);
+    const dry = await cliJson(["archive", "--dry-run", session]);
+    expect(dry.json.files[0]).toMatchObject({ status: "would-archive", archive: join(base, "archive/--x--/s.jsonl.zst") });
+    const r = await cliJson(["archive", session]);
+    expect(r.exitCode).toBe(0);
+    expect(r.json.files[0]).toMatchObject({ status: "archived", archive: join(base, "archive/--x--/s.jsonl.zst") });
+    // (nothing written above the folder that holds the project folder)
+    expect(readdirSync(outer)).toEqual(["store"]);
+    expect(readdirSync(base).sort()).toEqual(["--x--", "archive"]);
+    const listed = (await cliJson(["ls", project, "--archived"])).json.sessions;
+    expect(listed.map((s: { path: string }) => s.path)).toEqual([join(base, "archive/--x--/s.jsonl.zst")]);
+    expect((await cli(["restore", join(base, "archive/--x--/s.jsonl.zst")])).exitCode).toBe(0);
+    expect(readFileSync(session)).toEqual(readFileSync(join(ROOT, "fixtures/linear.jsonl")));
+    // (--to: the line saying where they went is written where they would have gone, beside the folder too)
+    const away = join(base, "away");
+    expect((await cli(["archive", session, "--to", away])).exitCode).toBe(0);
+    expect(readdirSync(outer)).toEqual(["store"]);
+    expect(readFileSync(join(base, "archive/manifest.ndjson"), "utf8")).toContain(`"folder":${JSON.stringify(away)}`);
+    expect((await cliJson(["ls", project, "--archived"])).json.sessions.map((s: { path: string }) => s.path)).toEqual([join(away, "--x--/s.jsonl.zst")]);
+  });
+
   it("a file that holds no session is refused when named (exit 2, one line naming it), passed over in a folder; nothing is written, nothing said freed", async () => {
     const base = mkdtempSync(join(tmpdir(), "pi-session-archive-nonsession-"));
     const folder = join(base, "tmp");
