@@ -141,8 +141,8 @@ export interface ArchivePlace {
 /**
  * The archive folders that may hold sessions archived from `dir` (a store's root, or any folder of
  * sessions): where the layout puts them (its OpenClaw root's `archive/`; `archive/` beside it, as
- * pi's session directory has it; `archive/` in it and in each of its folders, where sessions of
- * those folders went), and the folders those record that `--to` took sessions to. Folders not
+ * pi's session directory has it, and beside the folder holding it, for a project folder of that
+ * directory; `archive/` in it and in each of its folders, where sessions of those folders went), and the folders those record that `--to` took sessions to. Folders not
  * there are left out; `missing` are those a manifest names that are not there (a disk not mounted).
  */
 export function archivePlacesOf(dir: string): { places: ArchivePlace[]; missing: Array<{ folder: string; recordedIn: string }> } {
@@ -160,6 +160,8 @@ export function archivePlacesOf(dir: string): { places: ArchivePlace[]; missing:
     // (an archive folder is listed as itself, never as a folder that has an archive of its own)
     if (basename(full) === "archive" && isArchiveFolder(full)) return { places, missing: [] };
     if (dirname(full) !== full) add({ folder: join(dirname(full), "archive"), whole: false });
+    // (a project folder of pi's session directory: its sessions went beside the directory, as archiveOf puts them)
+    if (isProjectFolder(full) && !isRoot(dirname(full)) && !isRoot(dirname(dirname(full)))) add({ folder: join(dirname(dirname(full)), "archive"), whole: false });
     if (isArchiveFolder(join(full, "archive"))) add({ folder: join(full, "archive"), whole: true });
     for (const sub of subfolders(full)) if (isArchiveFolder(join(sub, "archive"))) add({ folder: join(sub, "archive"), whole: true });
   }

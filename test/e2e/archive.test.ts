@@ -481,6 +481,23 @@ describe("archives wherever they went: --to, restore, ls, show, usage", () => {
     expect(files(sessions)).toEqual(before);
   });
 
+  it("sessions archived from pi's session directory are found when their project folder is given: ls --archived, usage (said, and with --archived counted), grep --archived", async () => {
+    const { home, sessions, a, b, c } = piStore();
+    const e = env(home, sessions);
+    const project = join(sessions, "--work-project--");
+    const before = (await cliJson(["usage", project, "--no-cache"], { env: e })).json.total;
+    expect((await cliJson(["archive", "--older-than", "30d"], { env: e })).json.summary.archived).toBe(3);
+    const listed = (await cliJson(["ls", project, "--archived"], { env: e })).json.sessions as Array<{ path: string; archived: string | null; archive?: { from: string } }>;
+    expect(listed.filter((s) => s.archived === "archive").map((s) => s.archive!.from).sort()).toEqual([a, b, c].sort());
+    const usage = await cliJson(["usage", project, "--no-cache"], { env: e });
+    expect(usage.json.archived).toMatchObject({ counted: false, sessions: 2 });
+    expect(usage.stderr).toMatch(/^pi-session: 2 archived sessions not counted .*: add --archived\n$/);
+    expect((await cliJson(["usage", project, "--archived", "--no-cache"], { env: e })).json.total).toEqual(before);
+    const found = await cliJson(["grep", "and on the fork", project, "--archived"], { env: e });
+    expect(found.exitCode).toBe(0);
+    expect(found.json.matches.map((m: { file: string }) => m.file)).toEqual([zstdPathOf(join(home, ".pi/agent/archive"), sessions, b)]);
+  });
+
   it("show ID of an archived session says it is archived, where, and the restore command, in human and --json alike; show of the archive lists its children, and a child its archived parent", async () => {
     const { home, sessions, a, b, c } = piStore();
     const e = env(home, sessions);
