@@ -235,6 +235,33 @@ describe("lineage", () => {
     expect(human.stdout).toMatch(/Parent\s+.*fork of/);
   });
 
+  it("a parent whose file is not named as pi names one (a copy) is found once archived: show of the fork and of the archive, ls --tree --archived", async () => {
+    const home = mkdtempSync(join(tmpdir(), "pi-session-lineage-copy-"));
+    const sessions = join(home, ".pi/agent/sessions");
+    const project = join(sessions, "--work-project--");
+    mkdirSync(project, { recursive: true });
+    const copy = join(project, "mycopy-earth.jsonl");
+    renameSync(generateSession({ seed: 21, dir: project, steps: 5 }), copy);
+    const fork = pi.SessionManager.forkFrom(copy, "/work/project", project);
+    fork.appendMessage({ role: "user", content: "and on the fork", timestamp: Date.now() });
+    fork.appendMessage({ role: "assistant", content: [{ type: "text", text: "yes" }], api: "x", provider: "anthropic", model: "m", usage: { input: 5, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 10, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 } }, stopReason: "stop", timestamp: Date.now() });
+    const child = fork.getSessionFile() as string;
+    const e = env(home, sessions);
+    const parentId = (JSON.parse(readFileSync(copy, "utf8").split("\n")[0]!) as { id: string }).id;
+    const childId = /_([0-9a-f-]{36})\.jsonl$/.exec(child)![1]!;
+    expect((await cli(["archive", copy], { env: e })).exitCode).toBe(0);
+    const zst = zstdPathOf(join(home, ".pi/agent/archive"), sessions, copy);
+    expect(existsSync(zst)).toBe(true);
+    const shown = await cliJson(["show", child], { env: e });
+    expect(shown.json.parent).toMatchObject({ relation: "fork", state: "found", path: zst, id: parentId });
+    expect((await cli(["show", child], { env: e })).stdout).not.toContain("no longer there");
+    const parent = await cliJson(["show", zst], { env: e });
+    expect(parent.json.children.map((k: { id: string }) => k.id)).toEqual([childId]);
+    const tree = await cliJson(["ls", "--tree", "--archived"], { env: e });
+    const row = tree.json.sessions.find((s: { id: string }) => s.id === childId);
+    expect(row.parent).toMatchObject({ relation: "fork", state: "found", id: parentId });
+  });
+
   it("an OpenClaw sub-agent is drawn under its spawner", async () => {
     const home = mkdtempSync(join(tmpdir(), "pi-session-lineage-claw-"));
     const root = join(home, ".openclaw");
