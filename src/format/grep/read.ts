@@ -324,9 +324,14 @@ function sameCwd(header: SessionHeader | null, cwd: string | undefined): boolean
   return cwd === undefined || (typeof header?.cwd === "string" && resolve(header.cwd) === cwd);
 }
 
-const SESSION_INFO = { needle: Buffer.from('"type":"session_info"'), fold: false } as const;
+/*
+ * The title's lines, by their bytes: the values alone (`"session_info"`, `"user"`), so that JSON
+ * written with a space after each colon (Python's json.dumps, an editor's) is found as pi's is; a
+ * line they find that is no name or user message costs its parse, and the entry says what it is.
+ */
+const SESSION_INFO = { needle: Buffer.from('"session_info"'), fold: false } as const;
 const ESCAPE_U = { needle: Buffer.from("\\u"), fold: false } as const;
-const USER_ROLE = { needle: Buffer.from('"role":"user"'), fold: false } as const;
+const USER_ROLE = { needle: Buffer.from('"user"'), fold: false } as const;
 
 /** Whether `bytes[start..end)` holds the needle or run (outside an image's data) or an escape that may spell it. */
 function mayHold(bytes: Buffer, start: number, end: number, pattern: GrepPattern): boolean {
