@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
+import { constants as zlibConstants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { execa } from "execa";
 import { describe, expect, it, vi } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
@@ -362,6 +362,10 @@ describe("archive on OpenClaw's stores", () => {
     const named = await cliJson(["archive", ...deleted], { env: { HOME: home } });
     expect(named.exitCode).toBe(0);
     expect(named.json.files.map((f: { status: string }) => f.status)).toEqual(deleted.map(() => "gateway"));
+    // (one of a kind is said as one)
+    const one = await cli(["archive", deleted[0]!], { env: { HOME: home } });
+    expect(one.stdout.replace(/\n\s+/g, " ")).toMatch(/left to OpenClaw, which alone moves them: 1 transcript \(/);
+    expect(one.stdout).not.toMatch(/\b1 transcripts/);
     const whole = await cli(["archive", join(root, "agents/main")], { env: { HOME: home } });
     expect(whole.exitCode).toBe(0);
     expect(whole.stdout).toMatch(/^nothing to archive\nleft to OpenClaw/);
@@ -438,6 +442,16 @@ describe("archive's folder, and what is no session", () => {
     expect(swept.json.files[0].reason).toMatch(/holds no session/);
     expect(readdirSync(base)).toEqual(["tmp"]);
     expect(readdirSync(folder)).toEqual(["bin.jsonl"]);
+    // (an empty file is said so named or found: one reason)
+    const empty = join(folder, "empty.jsonl");
+    writeFileSync(empty, "");
+    utimesSync(empty, OLD, OLD);
+    const named = await cli(["archive", empty]);
+    expect(named.exitCode).toBe(2);
+    expect(named.stderr).toContain("holds no session (the file is empty)");
+    const found = (await cliJson(["archive", folder, "--older-than", "1d"])).json.files.find((f: { file: string }) => f.file === empty);
+    expect(found).toMatchObject({ status: "skipped" });
+    expect(found.reason).toMatch(/^holds no session \(the file is empty\)/);
   });
 
   it("freed is what the disk gains: an archive no smaller than its session frees nothing, and says so", async () => {
@@ -453,6 +467,28 @@ describe("archive's folder, and what is no session", () => {
     expect(weighs).toBeGreaterThan(size);
     expect(dry.json.summary).toMatchObject({ moved: size, compressed: weighs, freed: size - weighs });
     expect(r.stdout).toMatch(new RegExp(`1 session archived \\(${size} B into ${weighs} B\\): nothing freed \\(the archive takes ${weighs - size} B more than the session\\)`));
+  });
+
+  it("an archive that weighs what its session did frees nothing, and says it takes as much, not '0 B more'", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "pi-session-archive-even-"));
+    const squeeze = (b: Buffer) => zstdCompressSync(b, { params: { [zlibConstants.ZSTD_c_compressionLevel]: 3, [zlibConstants.ZSTD_c_checksumFlag]: 1 } }).length;
+    // (a header whose padding zstd shrinks by exactly its frame's own bytes: found by trying lengths)
+    let seed = 7;
+    let tail = "";
+    for (let i = 0; i < 60; i++) {
+      seed = (seed * 48271) % 2147483647;
+      tail += String.fromCharCode(33 + (seed % 90)).replace(/["\\]/, "a");
+    }
+    const candidates = Array.from({ length: 400 }, (_, n) => Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "q", timestamp: "2026-01-15T00:00:00.000Z", cwd: "/w", pad: "x".repeat(n) + tail })}\n`));
+    const even = candidates.find((b) => squeeze(b) === b.length);
+    expect(even, "a session whose archive weighs the same").toBeDefined();
+    const file = join(folder, "even.jsonl");
+    writeFileSync(file, even!);
+    const r = await cli(["archive", file]);
+    expect(r.exitCode).toBe(0);
+    expect(statSync(join(folder, "archive/even.jsonl.zst")).size).toBe(even!.length);
+    expect(r.stdout).toContain(`1 session archived (${even!.length} B into ${even!.length} B): nothing freed (the archive takes as much as the session)`);
+    expect(r.stdout).not.toContain("0 B more");
   });
 });
 

@@ -65,6 +65,7 @@ export interface StoredRequest {
  */
 export interface Keeper {
   owner: string;
+  /** What it keeps, a plural whose first word is the noun ("transcripts", "files the import left"): one is said without that word's s. */
   what: string;
   command?: string;
 }
