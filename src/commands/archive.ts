@@ -150,7 +150,8 @@ export async function archive(options: ArchiveOptions, ctx: CommandContext, now 
 
 /** Whether a file holds a session (else why not: empty, pi's event stream, other JSON lines), as `ls` says it from its row's status where it has one. */
 async function notASession(path: string, status: string | undefined): Promise<string | undefined> {
-  if (status !== undefined) return status.startsWith("not a session") ? status.replace(/^not a session:?\s*/, "") || "no session header, no entries" : undefined;
+  // (an empty file is said so, found or named alike)
+  if (status !== undefined) return status.startsWith("not a session") ? (sessionStamp(path)?.size === 0 ? "the file is empty" : status.replace(/^not a session:?\s*/, "") || "no session header, no entries") : undefined;
   let session;
   try {
     session = await openPath(path, { skim: true, skimUsage: false });
@@ -240,12 +241,17 @@ export function renderArchive(result: ArchiveResult, style: Style, dryRun: boole
     });
   const s = result.summary;
   const n = dryRun ? s.wouldArchive : s.archived;
-  const gain = s.freed > 0 ? `${formatBytes(s.freed)} ${dryRun ? "would be freed" : "freed"}` : `nothing ${dryRun ? "would be freed" : "freed"} (the archive ${dryRun ? "would take" : "takes"} ${formatBytes(-s.freed)} more than ${n === 1 ? "the session" : "the sessions"})`;
+  const takes = dryRun ? "would take" : "takes";
+  const sessions = n === 1 ? "the session" : "the sessions";
+  const gain = s.freed > 0 ? `${formatBytes(s.freed)} ${dryRun ? "would be freed" : "freed"}` : `nothing ${dryRun ? "would be freed" : "freed"} (the archive ${s.freed === 0 ? `${takes} as much as ${sessions}` : `${takes} ${formatBytes(-s.freed)} more than ${sessions}`})`;
   const moved = n === 0 ? "nothing to archive" : `${plural(n, "session")} ${dryRun ? "would be archived" : "archived"} (${formatBytes(s.moved)} into ${formatBytes(s.compressed)}): ${gain}`;
   const width = layoutWidth(style);
   const tail = [...wrapSegments([[moved, c.bold]], width, "  "), ...leftLines(s.left).flatMap((segments) => wrapSegments(segments, width, "  "))];
   return `${lines.join("\n")}${lines.length > 0 ? "\n" : ""}${tail.join("\n")}\n`;
 }
+
+/** One of what a keeper keeps (`Keeper.what`, a plural whose first word is the noun): "transcripts" -> "transcript". */
+const oneOf = (what: string) => what.replace(/^(\w+?)s\b/, "$1");
 
 /** The sessions left to their owners, a line each owner: how many of what, and the owner's command that retires each kind (a command never broken across lines). */
 function leftLines(left: readonly LeftToOwner[]): Segment[][] {
@@ -253,7 +259,7 @@ function leftLines(left: readonly LeftToOwner[]): Segment[][] {
   return owners.map((owner) => {
     const groups = left.filter((l) => l.owner === owner);
     const bytes = groups.reduce((a, g) => a + g.bytes, 0);
-    const what = groups.map((g) => `${formatCount(g.count)} ${g.what}`).join(" and ");
+    const what = groups.map((g) => `${formatCount(g.count)} ${g.count === 1 ? oneOf(g.what) : g.what}`).join(" and ");
     const out: Segment[] = [[`left to ${owner}, which alone moves them: ${what} (${formatBytes(bytes)})`]];
     groups.filter((g) => g.command).forEach((g, i) => out.push([i === 0 ? "; " : ", "], [`\`${g.command}\``, undefined, "unbroken"], [` retires ${g.what}`]));
     return out;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { basename } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -64,14 +65,16 @@ function migrateStored(path: string, from: number, options: MigrateOptions, put:
     return { ...unreadable(path, error), from };
   }
   const changedLines = bytes.toString("utf8").split("\n").length - 1;
-  // (a copy an earlier run wrote, the same bytes: nothing left to do, as ls and show say; one that
-  // differs is refused below unless --force. Its name is the store's; where it goes, --out's)
+  // (a copy an earlier run wrote, its bytes, or those and more that pi wrote after them, having
+  // opened it: nothing left to do, as ls and show say; one that differs is refused unless --force,
+  // which keeps it as a backup. Its name is the store's; where it goes, --out's)
   const beside = v3Copy(path)!;
   const copy = besideOf(path, basename(beside.path));
   if (copy === beside.path ? beside.current : v3Copy(path, copy)!.current) return { ...base, status: "current", copy };
   if (options.check) return { ...base, status: "needs-migrate" };
   if (options.dryRun) return { ...base, status: "would-migrate", changedLines };
-  const { failed, place } = put(path, NOT_REPLACED, (write) => write(bytes), basename(beside.path));
+  if (!options.force && existsSync(copy)) return { ...base, status: "refused", refusal: "output-exists", reason: `its v3 copy ${copy} does not begin with the session's lines (changed since it was written, or the session has); nothing written: pass --force to write it again, the copy kept as a backup (.bak)` };
+  const { failed, place } = put(path, NOT_REPLACED, (write) => write(bytes), basename(beside.path), { keepReplaced: true });
   if (failed) return { ...base, ...failed };
   return { ...base, status: "migrated", changedLines, ...place };
 }
@@ -121,7 +124,7 @@ function describe(r: MigrateFileResult): string {
   const from = r.from === null ? "" : ` v${r.from}`;
   switch (r.status) {
     case "migrated":
-      if (r.from !== null && r.from > 3) return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")}); written to ${outName(r.out)}, the original left as it is`;
+      if (r.from !== null && r.from > 3) return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")}); written to ${outName(r.out)}, the original left as it is${r.backup ? `; the copy it replaced is kept as ${r.backup}` : ""}`;
       return `migrated${from} -> v3 (${plural(r.changedLines ?? 0, "line")} changed)${r.backup ? `; the original is kept as ${r.backup}` : ""}${r.out ? `; written to ${outName(r.out)}` : ""}`;
     case "would-migrate":
       if (r.from !== null && r.from > 3) return `would migrate${from} -> v3 (${plural(r.changedLines ?? 0, "line")} to write beside it); nothing written`;

@@ -46,7 +46,7 @@ export interface ShowSummary {
   /** A session pi cannot open as stored (agent-core's format 4): the size and lines of pi's v3 lines it reads as (what `migrate` writes). */
   asV3?: { size: number; lines: number };
   /** Its v3 copy beside it (`migrate` writes it), and whether it holds those lines as they are (migrated); null: none written. */
-  v3Copy?: { path: string; current: boolean } | null;
+  v3Copy?: { path: string; current: boolean; continued: boolean } | null;
   version: number;
   header: SessionHeader | null;
   name: string | null;
@@ -344,7 +344,7 @@ function renderFacts(result: ShowSummary, style: Style): string {
   const copy = result.v3Copy;
   if (result.asV3) {
     const file = shellQuote(result.file);
-    rows.push(["v3 copy", copy ? [[sanitize(copy.path), undefined, "unbroken"], copy.current ? ["  up to date: migrated, the file pi opens", c.dim] : [`  out of date (pi-session migrate ${sanitize(file)} --force writes it again)`, c.yellow]] : [["none yet", c.yellow], [` (pi-session migrate ${sanitize(file)} writes one beside it)`, c.dim]]]);
+    rows.push(["v3 copy", copy ? [[sanitize(copy.path), undefined, "unbroken"], copy.current ? [`  up to date: migrated, the file pi opens${copy.continued ? " (and has gone on with)" : ""}`, c.dim] : [`  out of date (pi-session migrate ${sanitize(file)} --force writes it again, keeping this one as a backup)`, c.yellow]] : [["none yet", c.yellow], [` (pi-session migrate ${sanitize(file)} writes one beside it)`, c.dim]]]);
   }
   if (result.name) rows.push(["Name", [[previewIn(result.name, 80, fit)]]]);
   const o = result.openclaw;

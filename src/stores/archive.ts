@@ -10,10 +10,11 @@ import { isDir } from "./common/openclaw-layout.js";
  * compressed (`<its path in the store>.zst`), with a manifest of what moved.
  *
  * Where a session goes: an OpenClaw root's sessions into `archive/` inside the root (where OpenClaw
- * reads nothing); pi's (its session directory's, or any folder laid out as pi lays it out, sessions
- * in project folders `--<cwd>--/`) into `archive/` beside the folder that holds the project folders
- * (`~/.pi/agent/archive/` for `~/.pi/agent/sessions/`); any other session into `archive/` in its own
- * folder, beside it (never above the folder it was in). `--to DIR` puts them elsewhere, and the
+ * reads nothing); pi's session directory's into `archive/` beside it (`~/.pi/agent/archive/` for
+ * `~/.pi/agent/sessions/`); a session in a project folder elsewhere (`--<cwd>--/`, as pi names
+ * them) into `archive/` in the folder that holds the project folder, laid out as that folder is;
+ * any other session into `archive/` in its own folder, beside it. Never above the folder that holds
+ * the session or its project folder, except pi's own `archive/`; never into a file system's root. `--to DIR` puts them elsewhere, and the
  * folder they would have gone to records where (an `elsewhere` line of its manifest), so that what
  * was archived from a folder is found wherever it went.
  */
@@ -57,21 +58,27 @@ function openclawRootOf(path: string): string | undefined {
   return undefined;
 }
 
+/** Whether `dir` is a file system's root (`/`, `C:\\`): nothing is archived into it. */
+const isRoot = (dir: string) => dirname(dir) === dir;
+
 /** pi's project folder (`--<cwd>--`, as pi names the folder of a working directory's sessions). */
 const isProjectFolder = (dir: string) => /^--.*--$/.test(basename(dir));
 
 /**
  * Where the session at `path` is archived, and what its place there is relative to: an OpenClaw
- * root's (`archive/` inside it); pi's session directory's, or a folder laid out as pi's (`archive/`
- * beside it); else the session's own folder's (`archive/` in it).
+ * root's (`archive/` inside it); pi's session directory's (`archive/` beside it); a project folder's
+ * elsewhere (`archive/` beside the project folder); else the session's own folder's (`archive/` in it).
  */
 export function archiveOf(path: string, sessionDir: string): { root: string; archive: string } {
   const full = resolve(path);
   const claw = openclawRootOf(full);
   if (claw) return { root: claw, archive: join(claw, "archive") };
   const folder = dirname(full);
-  const store = full.startsWith(resolve(sessionDir) + sep) ? resolve(sessionDir) : isProjectFolder(folder) ? dirname(folder) : undefined;
-  if (store !== undefined && dirname(store) !== store) return { root: store, archive: join(dirname(store), "archive") };
+  const sessions = resolve(sessionDir);
+  // (pi's session directory's beside it, unless that is a file system's root: then in it)
+  if (full.startsWith(sessions + sep) && !isRoot(dirname(sessions))) return { root: sessions, archive: join(dirname(sessions), "archive") };
+  // (a project folder elsewhere: beside it, in the folder that holds it, never above that folder)
+  if (isProjectFolder(folder) && !isRoot(dirname(folder))) return { root: dirname(folder), archive: join(dirname(folder), "archive") };
   return { root: folder, archive: join(folder, "archive") };
 }
 
@@ -134,8 +141,8 @@ export interface ArchivePlace {
 /**
  * The archive folders that may hold sessions archived from `dir` (a store's root, or any folder of
  * sessions): where the layout puts them (its OpenClaw root's `archive/`; `archive/` beside it, as
- * pi's session directory has it; `archive/` in it and in each of its folders, where sessions of
- * those folders went), and the folders those record that `--to` took sessions to. Folders not
+ * pi's session directory has it, and beside the folder holding it, for a project folder of that
+ * directory; `archive/` in it and in each of its folders, where sessions of those folders went), and the folders those record that `--to` took sessions to. Folders not
  * there are left out; `missing` are those a manifest names that are not there (a disk not mounted).
  */
 export function archivePlacesOf(dir: string): { places: ArchivePlace[]; missing: Array<{ folder: string; recordedIn: string }> } {
@@ -153,6 +160,8 @@ export function archivePlacesOf(dir: string): { places: ArchivePlace[]; missing:
     // (an archive folder is listed as itself, never as a folder that has an archive of its own)
     if (basename(full) === "archive" && isArchiveFolder(full)) return { places, missing: [] };
     if (dirname(full) !== full) add({ folder: join(dirname(full), "archive"), whole: false });
+    // (a project folder of pi's session directory: its sessions went beside the directory, as archiveOf puts them)
+    if (isProjectFolder(full) && !isRoot(dirname(full)) && !isRoot(dirname(dirname(full)))) add({ folder: join(dirname(dirname(full)), "archive"), whole: false });
     if (isArchiveFolder(join(full, "archive"))) add({ folder: join(full, "archive"), whole: true });
     for (const sub of subfolders(full)) if (isArchiveFolder(join(sub, "archive"))) add({ folder: join(sub, "archive"), whole: true });
   }

@@ -120,7 +120,7 @@ export function keeperOf(path: string): Keeper | undefined {
  * pi's (migrated); undefined for a session pi opens as it is. What `migrate`, `ls`, `show` and
  * `check` say of whether it is migrated.
  */
-export function v3Copy(path: string, file?: string): { path: string; current: boolean } | undefined {
+export function v3Copy(path: string, file?: string): { path: string; current: boolean; continued: boolean } | undefined {
   for (const store of STORES) {
     const copy = store.v3Copy?.(path, file);
     if (copy !== undefined) return copy;

@@ -137,9 +137,11 @@ describe("context for every leaf equals pi's buildSessionContext", () => {
     compareFile(path);
   });
 
+  // (pi builds the context of every leaf of the corpus's largest session: 20-30 s alone, and up
+  // to three times that where the machine's two cores are shared with other work)
   it.each(corpusFiles().map((f) => [basename(f), f]))("corpus %s", (_name, path) => {
     compareFile(path);
-  });
+  }, 240_000);
 
   it("seeded sessions written by pi's SessionManager", () => {
     let leaves = 0;

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { compilePattern, type PatternOptions } from "../../src/format/grep/pattern.js";
 import { grepFile, hitKey, referenceGrep } from "../../src/format/grep/read.js";
 import { BufferSource, FileSource } from "../../src/format/read/source.js";
+import { Session } from "../../src/format/session/session.js";
 import { CORRUPTIONS, corrupt } from "../helpers/corrupt.js";
 import { generateSession, rng } from "../helpers/generate.js";
 import { corpusFiles, fixture, fixtureFiles } from "../helpers/paths.js";
@@ -184,14 +185,22 @@ describe("grep reports exactly the entries whose decoded text matches", () => {
     const files = [...corpusFiles().filter((f) => /\.v1\.|concat-corrupt/.test(f)), fixture("v1.jsonl"), fixture("fused.jsonl"), fixture("garbage-lines.jsonl"), fixture("no-header.jsonl")];
     expect(files.length).toBeGreaterThan(4);
     const parse = vi.spyOn(JSON, "parse");
+    const open = vi.spyOn(Session, "open");
+    let v1 = 0;
     try {
       for (const path of files) {
         const data = readFileSync(path);
         const lines = data.toString("utf8").split("\n").length;
+        // (a v1 file whose header and first entry read: not opened as a session at all, its entries' ids not made)
+        const [head, first] = data.toString("utf8").split("\n", 2).map((l) => { try { return JSON.parse(l); } catch { return undefined; } });
+        const sound = head?.type === "session" && head.version === undefined && first?.type === "message";
+        if (sound) v1++;
         for (const [source, options] of [["zzqqxxjj", { fixed: true }], ["ZZQQXXJJ", { fixed: true, ignoreCase: true }], ["[0-9a-f]{4}qzxv", {}]] as const) {
           const pattern = compilePattern(source, options);
           parse.mockClear();
+          open.mockClear();
           const read = grepFile(new BufferSource(basename(path), data), pattern);
+          if (sound) expect(open, `${basename(path)} /${source}/: opened as a session`).not.toHaveBeenCalled();
           // (the header, and the few lines the scanner cannot read alone: a fused one, garbage)
           expect(parse.mock.calls.length, `${basename(path)} /${source}/: lines parsed of ${lines}`).toBeLessThanOrEqual(4 + lines / 50);
           expect(read, `${basename(path)} /${source}/`).toEqual(referenceGrep(new BufferSource(basename(path), data), pattern));
@@ -199,7 +208,9 @@ describe("grep reports exactly the entries whose decoded text matches", () => {
       }
     } finally {
       parse.mockRestore();
+      open.mockRestore();
     }
+    expect(v1).toBeGreaterThan(2);
   });
 
   it("the usage store: a shared entry is found in each file that holds it", () => {

@@ -291,7 +291,7 @@ describe("agent-core's format 4, written", () => {
     // the copy changed since: no longer migrated, by every command alike
     writeFileSync(copy, readFileSync(copy, "utf8").replace("warm up", "warmed up"));
     expect((await agree()).filter((r) => r.status === "migrated").map((r) => r.path)).toEqual([db]);
-    expect((await cli(["show", crash])).stdout).toMatch(/\nv3 copy +\S+\.v3\.jsonl  out of date \(pi-session migrate .* --force writes it again\)\n/);
+    expect((await cli(["show", crash])).stdout).toMatch(/\nv3 copy +\S+\.v3\.jsonl  out of date \(pi-session migrate .* --force writes it again, keeping this one as a backup\)\n/);
   });
 
   it("a format-4 session's requests with no cost are priced by the model their message asked, as its migrated copy's are: the same estimate, the same models named", async () => {
@@ -330,5 +330,46 @@ describe("agent-core's format 4, written", () => {
     expect(fork.exitCode).toBe(2);
     expect(fork.stderr).toContain("pi-session migrate");
     expect(readFileSync(path).equals(before)).toBe(true);
+  });
+  it("a v3 copy pi has continued (it begins with the translation's lines) is the migrated session: ls, migrate --check, migrate and show say so; one that differs is replaced by --force only with a backup of it kept", async () => {
+    const store = join(work, "continued");
+    cpSync(FIXTURES, store, { recursive: true });
+    const path = join(store, (await jsonl("basic")).path.slice(FIXTURES.length));
+    expect((await cli(["migrate", path])).exitCode).toBe(0);
+    const copy = path.replace(/\.jsonl$/, ".v3.jsonl");
+    // pi opens the copy and goes on: a user message appended under its last entry
+    const written = readFileSync(copy, "utf8");
+    const last = JSON.parse(written.trimEnd().split("\n").at(-1)!) as { id: string };
+    const entry = { type: "message", id: "c0ffee01", parentId: last.id, timestamp: "2026-12-07T10:00:00.000Z", message: { role: "user", content: [{ type: "text", text: "and one more thing" }], timestamp: 1796637600000 } };
+    writeFileSync(copy, `${written}${JSON.stringify(entry)}\n`);
+    const continued = readFileSync(copy);
+    const row = (await cliJson<{ sessions: Array<Row & { v3Copy?: string }> }>(["ls", store, "--no-cache"])).json.sessions.find((r) => r.path === path)!;
+    expect([row.status, row.v3Copy]).toEqual(["migrated", copy]);
+    expect((await cli(["migrate", "--check", path])).exitCode).toBe(0);
+    const again = await cliJson(["migrate", path]);
+    expect(again.exitCode).toBe(0);
+    expect(again.json.files[0]).toMatchObject({ status: "current", copy });
+    const human = await cli(["migrate", path]);
+    expect(human.stdout).not.toContain("--force");
+    expect((await cliJson(["show", path])).json.v3Copy.current).toBe(true);
+    expect((await cli(["show", path])).stdout).toContain("up to date: migrated, the file pi opens");
+    expect(readFileSync(copy).equals(continued)).toBe(true);
+    // a copy that does not begin with the translation: refused; --force replaces it, the copy kept
+    const edited = written.replace(/"basic session"/, '"renamed"');
+    writeFileSync(copy, edited);
+    const refused = await cliJson(["migrate", path]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.json.files[0]).toMatchObject({ status: "refused", refusal: "output-exists" });
+    expect(refused.json.files[0].reason).toContain("--force");
+    expect(refused.json.files[0].reason).toContain("kept");
+    const forced = await cliJson(["migrate", "--force", path]);
+    expect(forced.exitCode).toBe(0);
+    expect(forced.json.files[0]).toMatchObject({ status: "migrated", backup: `${copy}.bak` });
+    expect(readFileSync(`${copy}.bak`, "utf8")).toBe(edited);
+    expect(readFileSync(copy, "utf8")).toBe(written);
+    writeFileSync(copy, edited);
+    const said = await cli(["migrate", "--force", path]);
+    expect(said.stdout).toContain(`the copy it replaced is kept as ${copy}.bak.1`);
+    expect(readFileSync(`${copy}.bak.1`, "utf8")).toBe(edited);
   });
 });

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
+import { constants as zlibConstants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { execa } from "execa";
 import { describe, expect, it, vi } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
@@ -235,6 +235,33 @@ describe("lineage", () => {
     expect(human.stdout).toMatch(/Parent\s+.*fork of/);
   });
 
+  it("a parent whose file is not named as pi names one (a copy) is found once archived: show of the fork and of the archive, ls --tree --archived", async () => {
+    const home = mkdtempSync(join(tmpdir(), "pi-session-lineage-copy-"));
+    const sessions = join(home, ".pi/agent/sessions");
+    const project = join(sessions, "--work-project--");
+    mkdirSync(project, { recursive: true });
+    const copy = join(project, "mycopy-earth.jsonl");
+    renameSync(generateSession({ seed: 21, dir: project, steps: 5 }), copy);
+    const fork = pi.SessionManager.forkFrom(copy, "/work/project", project);
+    fork.appendMessage({ role: "user", content: "and on the fork", timestamp: Date.now() });
+    fork.appendMessage({ role: "assistant", content: [{ type: "text", text: "yes" }], api: "x", provider: "anthropic", model: "m", usage: { input: 5, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 10, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 } }, stopReason: "stop", timestamp: Date.now() });
+    const child = fork.getSessionFile() as string;
+    const e = env(home, sessions);
+    const parentId = (JSON.parse(readFileSync(copy, "utf8").split("\n")[0]!) as { id: string }).id;
+    const childId = /_([0-9a-f-]{36})\.jsonl$/.exec(child)![1]!;
+    expect((await cli(["archive", copy], { env: e })).exitCode).toBe(0);
+    const zst = zstdPathOf(join(home, ".pi/agent/archive"), sessions, copy);
+    expect(existsSync(zst)).toBe(true);
+    const shown = await cliJson(["show", child], { env: e });
+    expect(shown.json.parent).toMatchObject({ relation: "fork", state: "found", path: zst, id: parentId });
+    expect((await cli(["show", child], { env: e })).stdout).not.toContain("no longer there");
+    const parent = await cliJson(["show", zst], { env: e });
+    expect(parent.json.children.map((k: { id: string }) => k.id)).toEqual([childId]);
+    const tree = await cliJson(["ls", "--tree", "--archived"], { env: e });
+    const row = tree.json.sessions.find((s: { id: string }) => s.id === childId);
+    expect(row.parent).toMatchObject({ relation: "fork", state: "found", id: parentId });
+  });
+
   it("an OpenClaw sub-agent is drawn under its spawner", async () => {
     const home = mkdtempSync(join(tmpdir(), "pi-session-lineage-claw-"));
     const root = join(home, ".openclaw");
@@ -335,6 +362,10 @@ describe("archive on OpenClaw's stores", () => {
     const named = await cliJson(["archive", ...deleted], { env: { HOME: home } });
     expect(named.exitCode).toBe(0);
     expect(named.json.files.map((f: { status: string }) => f.status)).toEqual(deleted.map(() => "gateway"));
+    // (one of a kind is said as one)
+    const one = await cli(["archive", deleted[0]!], { env: { HOME: home } });
+    expect(one.stdout.replace(/\n\s+/g, " ")).toMatch(/left to OpenClaw, which alone moves them: 1 transcript \(/);
+    expect(one.stdout).not.toMatch(/\b1 transcripts/);
     const whole = await cli(["archive", join(root, "agents/main")], { env: { HOME: home } });
     expect(whole.exitCode).toBe(0);
     expect(whole.stdout).toMatch(/^nothing to archive\nleft to OpenClaw/);
@@ -363,6 +394,33 @@ describe("archive's folder, and what is no session", () => {
     expect(readFileSync(session)).toEqual(readFileSync(join(ROOT, "fixtures/tools.jsonl")));
   });
 
+  it("a session in a pi-style project folder outside pi's session directory is archived beside that folder, never above the folder holding it; ls, restore and --to find it there", async () => {
+    const outer = mkdtempSync(join(tmpdir(), "pi-session-archive-project-"));
+    const base = join(outer, "store");
+    const project = join(base, "--x--");
+    mkdirSync(project, { recursive: true });
+    const session = join(project, "s.jsonl");
+    cpSync(join(ROOT, "fixtures/linear.jsonl"), session);
+    const dry = await cliJson(["archive", "--dry-run", session]);
+    expect(dry.json.files[0]).toMatchObject({ status: "would-archive", archive: join(base, "archive/--x--/s.jsonl.zst") });
+    const r = await cliJson(["archive", session]);
+    expect(r.exitCode).toBe(0);
+    expect(r.json.files[0]).toMatchObject({ status: "archived", archive: join(base, "archive/--x--/s.jsonl.zst") });
+    // (nothing written above the folder that holds the project folder)
+    expect(readdirSync(outer)).toEqual(["store"]);
+    expect(readdirSync(base).sort()).toEqual(["--x--", "archive"]);
+    const listed = (await cliJson(["ls", project, "--archived"])).json.sessions;
+    expect(listed.map((s: { path: string }) => s.path)).toEqual([join(base, "archive/--x--/s.jsonl.zst")]);
+    expect((await cli(["restore", join(base, "archive/--x--/s.jsonl.zst")])).exitCode).toBe(0);
+    expect(readFileSync(session)).toEqual(readFileSync(join(ROOT, "fixtures/linear.jsonl")));
+    // (--to: the line saying where they went is written where they would have gone, beside the folder too)
+    const away = join(base, "away");
+    expect((await cli(["archive", session, "--to", away])).exitCode).toBe(0);
+    expect(readdirSync(outer)).toEqual(["store"]);
+    expect(readFileSync(join(base, "archive/manifest.ndjson"), "utf8")).toContain(`"folder":${JSON.stringify(away)}`);
+    expect((await cliJson(["ls", project, "--archived"])).json.sessions.map((s: { path: string }) => s.path)).toEqual([join(away, "--x--/s.jsonl.zst")]);
+  });
+
   it("a file that holds no session is refused when named (exit 2, one line naming it), passed over in a folder; nothing is written, nothing said freed", async () => {
     const base = mkdtempSync(join(tmpdir(), "pi-session-archive-nonsession-"));
     const folder = join(base, "tmp");
@@ -384,6 +442,16 @@ describe("archive's folder, and what is no session", () => {
     expect(swept.json.files[0].reason).toMatch(/holds no session/);
     expect(readdirSync(base)).toEqual(["tmp"]);
     expect(readdirSync(folder)).toEqual(["bin.jsonl"]);
+    // (an empty file is said so named or found: one reason)
+    const empty = join(folder, "empty.jsonl");
+    writeFileSync(empty, "");
+    utimesSync(empty, OLD, OLD);
+    const named = await cli(["archive", empty]);
+    expect(named.exitCode).toBe(2);
+    expect(named.stderr).toContain("holds no session (the file is empty)");
+    const found = (await cliJson(["archive", folder, "--older-than", "1d"])).json.files.find((f: { file: string }) => f.file === empty);
+    expect(found).toMatchObject({ status: "skipped" });
+    expect(found.reason).toMatch(/^holds no session \(the file is empty\)/);
   });
 
   it("freed is what the disk gains: an archive no smaller than its session frees nothing, and says so", async () => {
@@ -399,6 +467,28 @@ describe("archive's folder, and what is no session", () => {
     expect(weighs).toBeGreaterThan(size);
     expect(dry.json.summary).toMatchObject({ moved: size, compressed: weighs, freed: size - weighs });
     expect(r.stdout).toMatch(new RegExp(`1 session archived \\(${size} B into ${weighs} B\\): nothing freed \\(the archive takes ${weighs - size} B more than the session\\)`));
+  });
+
+  it("an archive that weighs what its session did frees nothing, and says it takes as much, not '0 B more'", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "pi-session-archive-even-"));
+    const squeeze = (b: Buffer) => zstdCompressSync(b, { params: { [zlibConstants.ZSTD_c_compressionLevel]: 3, [zlibConstants.ZSTD_c_checksumFlag]: 1 } }).length;
+    // (a header whose padding zstd shrinks by exactly its frame's own bytes: found by trying lengths)
+    let seed = 7;
+    let tail = "";
+    for (let i = 0; i < 60; i++) {
+      seed = (seed * 48271) % 2147483647;
+      tail += String.fromCharCode(33 + (seed % 90)).replace(/["\\]/, "a");
+    }
+    const candidates = Array.from({ length: 400 }, (_, n) => Buffer.from(`${JSON.stringify({ type: "session", version: 3, id: "q", timestamp: "2026-01-15T00:00:00.000Z", cwd: "/w", pad: "x".repeat(n) + tail })}\n`));
+    const even = candidates.find((b) => squeeze(b) === b.length);
+    expect(even, "a session whose archive weighs the same").toBeDefined();
+    const file = join(folder, "even.jsonl");
+    writeFileSync(file, even!);
+    const r = await cli(["archive", file]);
+    expect(r.exitCode).toBe(0);
+    expect(statSync(join(folder, "archive/even.jsonl.zst")).size).toBe(even!.length);
+    expect(r.stdout).toContain(`1 session archived (${even!.length} B into ${even!.length} B): nothing freed (the archive takes as much as the session)`);
+    expect(r.stdout).not.toContain("0 B more");
   });
 });
 
@@ -452,6 +542,23 @@ describe("archives wherever they went: --to, restore, ls, show, usage", () => {
     expect(back.exitCode).toBe(0);
     expect(back.json.summary.restored).toBe(3);
     expect(files(sessions)).toEqual(before);
+  });
+
+  it("sessions archived from pi's session directory are found when their project folder is given: ls --archived, usage (said, and with --archived counted), grep --archived", async () => {
+    const { home, sessions, a, b, c } = piStore();
+    const e = env(home, sessions);
+    const project = join(sessions, "--work-project--");
+    const before = (await cliJson(["usage", project, "--no-cache"], { env: e })).json.total;
+    expect((await cliJson(["archive", "--older-than", "30d"], { env: e })).json.summary.archived).toBe(3);
+    const listed = (await cliJson(["ls", project, "--archived"], { env: e })).json.sessions as Array<{ path: string; archived: string | null; archive?: { from: string } }>;
+    expect(listed.filter((s) => s.archived === "archive").map((s) => s.archive!.from).sort()).toEqual([a, b, c].sort());
+    const usage = await cliJson(["usage", project, "--no-cache"], { env: e });
+    expect(usage.json.archived).toMatchObject({ counted: false, sessions: 2 });
+    expect(usage.stderr).toMatch(/^pi-session: 2 archived sessions not counted .*: add --archived\n$/);
+    expect((await cliJson(["usage", project, "--archived", "--no-cache"], { env: e })).json.total).toEqual(before);
+    const found = await cliJson(["grep", "and on the fork", project, "--archived"], { env: e });
+    expect(found.exitCode).toBe(0);
+    expect(found.json.matches.map((m: { file: string }) => m.file)).toEqual([zstdPathOf(join(home, ".pi/agent/archive"), sessions, b)]);
   });
 
   it("show ID of an archived session says it is archived, where, and the restore command, in human and --json alike; show of the archive lists its children, and a child its archived parent", async () => {

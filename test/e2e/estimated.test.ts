@@ -105,7 +105,7 @@ describe("estimated cost", () => {
     const dir = mkdtempSync(join(tmpdir(), "pi-session-prices-checked-"));
     const prices = join(dir, "prices.json");
     const refused = async (content: unknown, ...want: string[]) => {
-      writeFileSync(prices, JSON.stringify(content));
+      writeFileSync(prices, typeof content === "string" ? content : JSON.stringify(content));
       for (const args of [["usage", FILE], ["usage", FILE, "--json"], ["show", FILE], ["show", FILE, "--json"]]) {
         const r = await cli([...args, "--prices", prices]);
         expect([r.exitCode, r.stdout], args.join(" ")).toEqual([2, ""]);
@@ -120,6 +120,8 @@ describe("estimated cost", () => {
     await refused({ ollama: { "qwen3:32b": { input: "1", output: 2 } } }, 'ollama/qwen3:32b: "input" is "1", not a number >= 0');
     await refused({ ollama: { "qwen3:32b": { input: 1, output: -2 } } }, '"output" is -2, not a number >= 0');
     await refused({ ollama: { "qwen3:32b": { output: 2 } } }, 'ollama/qwen3:32b: no "input"');
+    // (a number JSON reads as infinity is no price, and is said as written, not as JSON's null)
+    await refused('{ "ollama": { "qwen3:32b": { "input": 1e999, "output": 2 } } }', 'ollama/qwen3:32b: "input" is a number too large to be a price (read as infinity), not a number >= 0');
     await refused({ ollama: { "qwen3:32b": { input: 1, output: 2, tiers: [{ inputTokensAbove: 1000, input: 2, output: 4, cacheWrite: "x" }] } } }, 'ollama/qwen3:32b tier 1: "cacheWrite" is "x"');
     await refused({ ollama: ["qwen3:32b"] }, '"ollama": ["qwen3:32b"] where an object of model ids and their prices belongs');
     // every problem named, the first few on the one line

@@ -157,6 +157,43 @@ describe("grep, piped", () => {
   });
 });
 
+describe("grep's titles, whoever wrote the JSON", () => {
+  /** JSON as Python's json.dumps writes it: a space after each colon and comma. */
+  const spaced = (v: unknown): string =>
+    Array.isArray(v) ? `[${v.map(spaced).join(", ")}]` : v && typeof v === "object" ? `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${spaced(x)}`).join(", ")}}` : JSON.stringify(v);
+  const file = (name: string, records: Array<Record<string, unknown>>) => {
+    const path = join(work, name);
+    writeFileSync(path, records.map((r) => `${spaced(r)}\n`).join(""));
+    return path;
+  };
+
+  it("a session's name and first user message are its title in a file not written as pi writes JSON: v1, v3, and v3 with a damaged line; as ls says", async () => {
+    const v3 = [
+      header({ id: "spaced-3", timestamp: "2026-05-01T08:00:00.000Z" }),
+      user("a0000001", null, "first words of the person"),
+      assistant("a0000002", "a0000001", "the answer holds zzspaced"),
+      entry("session_info", "a0000003", "a0000002", { name: "MYNAME" }),
+    ];
+    const v1 = [
+      { type: "session", id: "spaced-1", timestamp: "2026-05-01T08:00:00.000Z", cwd: "/work" },
+      { type: "message", timestamp: "2026-05-01T08:00:01.000Z", message: { role: "user", content: "first words of the person", timestamp: 1777622401000 } },
+      { type: "message", timestamp: "2026-05-01T08:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "the answer holds zzspaced" }], provider: "anthropic", model: "claude", stopReason: "stop", timestamp: 1777622402000 } },
+    ];
+    const named = [file("spaced-v3.jsonl", v3), file("spaced-v1.jsonl", v1)];
+    const damaged = join(work, "spaced-damaged.jsonl");
+    writeFileSync(damaged, `${v3.slice(0, 2).map((r) => `${spaced(r)}\n`).join("")}{"type": "message", "id": "torn\n${v3.slice(2).map((r) => `${spaced(r)}\n`).join("")}`);
+    for (const [path, title] of [[named[0]!, "MYNAME"], [named[1]!, "first words of the person"], [damaged, "MYNAME"]] as const) {
+      const listed = (await cliJson(["ls", path])).json.sessions[0];
+      expect(listed.title, path).toBe(title);
+      const json = await cliJson(["grep", "zzspaced", path]);
+      expect(json.exitCode, path).toBe(0);
+      expect(json.json.withMatches[0].title, path).toBe(title);
+      const human = await onTerminal(["grep", "zzspaced", path], 120);
+      expect(human.split("\n")[1], path).toBe(`${title} · 2026-05-01 08:00`);
+    }
+  });
+});
+
 describe("grep on a terminal", () => {
   let dir: string;
   beforeAll(() => {

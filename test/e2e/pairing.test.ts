@@ -28,7 +28,28 @@ const CASES: Record<string, { findings: string[]; actions: string[] }> = {
   "pairing-duplicate.jsonl": { findings: ["8:tool-result-duplicate"], actions: ["8:result-removed"] },
   "pairing-empty-id.jsonl": { findings: ["13:tool-result-no-id"], actions: ["13:result-removed"] },
   "pairing-compaction-cut.jsonl": { findings: ["16:compaction-keeps-result"], actions: ["16:compaction-kept-moved"] },
+  // the stray result the compaction kept from goes: it keeps from the turn after it, not from itself (which kept nothing)
+  "pairing-kept-stray.jsonl": { findings: ["4:tool-result-orphan", "7:compaction-keeps-result"], actions: ["4:result-removed", "7:compaction-kept-moved"] },
+  // each result moves back after the results on its own branch, not after one moved onto the other branch
+  "pairing-other-branch.jsonl": { findings: ["6:tool-result-orphan", "8:tool-result-orphan"], actions: ["6:result-moved", "8:result-moved"] },
 };
+
+/** The messages of pi's current leaf (the branch it resumes on), each as its JSON. */
+function resumed(file: string): string[] {
+  return pi.SessionManager.open(file).buildSessionContext().messages.map((m: unknown) => JSON.stringify(m));
+}
+
+/** Whether every item of `small` is in `big` (as many times). */
+function within(small: string[], big: string[]): boolean {
+  const left = new Map<string, number>();
+  for (const x of big) left.set(x, (left.get(x) ?? 0) + 1);
+  for (const x of small) {
+    const n = left.get(x) ?? 0;
+    if (n === 0) return false;
+    left.set(x, n - 1);
+  }
+  return true;
+}
 
 function copy(name: string): string {
   const file = join(mkdtempSync(join(tmpdir(), "pi-session-pairing-")), name);
@@ -63,6 +84,13 @@ describe("a session every request fails on", () => {
       const actions = repaired.json.files[0].actions.map((a: { line: number; code: string }) => `${a.line}:${a.code}`);
       expect(actions).toEqual(expected.actions);
       expect(readFileSync(`${file}.bak`).equals(input)).toBe(true);
+      // the branch pi resumes on holds every message it held but the results removed
+      const removedMessages = new Set(
+        repaired.json.files[0].actions
+          .filter((a: { code: string }) => a.code === "result-removed")
+          .map((a: { line: number }) => JSON.stringify(JSON.parse(input.toString("utf8").split("\n")[a.line - 1]!).message)),
+      );
+      expect(within(resumed(`${file}.bak`).filter((m) => !removedMessages.has(m)), resumed(file)), `${name}: pi's current branch`).toBe(true);
 
       // what pi itself sends for every leaf breaks no pairing rule
       const entries = piEntries(file);
@@ -113,6 +141,23 @@ describe("a session every request fails on", () => {
     for (const e of entries.slice(1)) if (e.parentId) expect(line(e.parentId)).toBeLessThan(line(e.id));
   });
 
+  it("a displaced result on the file's last line stays where it is when moving it would make pi resume on another branch: said once, with why, the file untouched", async () => {
+    const file = copy("pairing-leaf-branch.jsonl");
+    const input = readFileSync(file);
+    const before = resumed(file);
+    expect(before.some((m) => m.includes("CURRENT BRANCH QUESTION"))).toBe(true);
+    const repaired = await cliJson(["repair", file]);
+    expect(repaired.exitCode).toBe(1);
+    const actions = repaired.json.files[0].actions as Array<{ line: number; code: string; message: string }>;
+    expect(actions.map((a) => `${a.line}:${a.code}`)).toEqual(["7:conversation-left"]);
+    expect(actions[0]!.message).toMatch(/file would end on another branch/);
+    expect(readFileSync(file).equals(input)).toBe(true);
+    expect(resumed(file)).toEqual(before);
+    const human = await cli(["repair", file]);
+    expect(human.exitCode).toBe(1);
+    expect(human.stdout.split("\n").filter((l) => l.includes("conversation-left"))).toHaveLength(1);
+  });
+
   it("parallel calls answered after a message, a compaction keeping from above them: every result moved back, none removed (OpenClaw #9958, #15037)", async () => {
     // sessions pi's SessionManager wrote (test/helpers/generate.ts); in each, the pairing walk's
     // second round once read the tree the first round's moves left in file order, not in the order
@@ -124,8 +169,10 @@ describe("a session every request fails on", () => {
       const checked = await cliJson(["check", file]);
       const displaced = checked.json.files[0].findings.filter((f: { code: string }) => f.code === "tool-result-orphan").map((f: { line: number }) => f.line);
       expect(displaced.length, `seed ${seed}`).toBeGreaterThan(0);
+      const resumedBefore = resumed(file);
       const repaired = await cliJson(["repair", file]);
       expect(repaired.exitCode, `seed ${seed}: ${repaired.stderr}`).toBe(0);
+      expect(within(resumedBefore, resumed(file)), `seed ${seed}: pi's current branch holds what it held`).toBe(true);
       const actions = repaired.json.files[0].actions as Array<{ line: number; code: string }>;
       // each displaced result moved, nothing removed
       expect(actions.map((a) => `${a.line}:${a.code}`), `seed ${seed}`).toEqual(displaced.map((l: number) => `${l}:result-moved`));

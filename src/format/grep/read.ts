@@ -73,8 +73,8 @@ export interface GrepRead {
 type Json = Record<string, unknown>;
 
 export function grepFile(source: ByteSource, pattern: GrepPattern, filter: GrepFilter = {}): GrepRead {
-  // (where the fast way stands aside, a v1 file or a damaged one, the session's reading with only
-  // the lines whose bytes may hold a match parsed: a file whose bytes hold none is not parsed)
+  // (where the fast way stands aside, a v1 file whose bytes may hold a match or a damaged file, the
+  // session's reading with only the lines whose bytes may hold a match parsed)
   return (filter.currentBranch ? undefined : fastGrep(source, pattern, filter)) ?? sessionGrep(source, pattern, filter, sifts(pattern));
 }
 
@@ -198,14 +198,21 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
   let done = false;
   let elsewhere = false;
   let checked = true;
+  /**
+   * A v1 file (its entries' ids made by migration, the reference's work): read here only to see
+   * that no line's bytes can hold a match (the reference is asked at the first that can). Its
+   * first entry is a message (a session, not pi's event stream).
+   */
+  let v1 = false;
   const read = (chunk: Buffer, start: number, end: number) => lineEntry(chunk.subarray(start, end), version);
   try {
     forEachLine(source, (chunk, start, end, line) => {
       if (done) return;
       if (line === 1) {
-        const h = lineHeader(chunk.subarray(start, end));
+        const h = lineHeader(chunk.subarray(start, end), sifter !== undefined);
         if (!h) throw STAND_ASIDE;
-        version = h.version as number;
+        version = typeof h.version === "number" ? h.version : 1;
+        v1 = version < 2;
         header = h;
         checked = false;
         if (!sameCwd(h, filter.cwd)) {
@@ -216,6 +223,17 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
       }
       // What the file is (`fileKindOf`) takes an entry with an id: the first record after the
       // header is one in a session; in pi's --mode json output, an event (the reference says what).
+      if (v1) {
+        if (!checked) {
+          const { value, blank } = parseLine(chunk.subarray(start, end));
+          if (value === undefined && blank) return;
+          const first = value as Json | undefined;
+          if (!first || typeof first !== "object" || first.type !== "message" || typeof (first.message as Json | undefined)?.role !== "string") throw STAND_ASIDE;
+          checked = true;
+        }
+        if (sifter!.within(chunk, start, end) || (escapes.within(chunk, start, end) && escapesNeedle(chunk, escapes.hit, end, pattern.needleUnits))) throw STAND_ASIDE;
+        return;
+      }
       if (!checked) {
         const first = read(chunk, start, end);
         if (first === undefined && parseLine(chunk.subarray(start, end)).blank) return;
@@ -264,12 +282,12 @@ function fastGrep(source: ByteSource, pattern: GrepPattern, filter: GrepFilter):
  * line by line, each line as it is but for the v2 role rename); else undefined, and the reference
  * reads the file.
  */
-export function lineHeader(bytes: Buffer): SessionHeader | undefined {
+export function lineHeader(bytes: Buffer, v1 = false): SessionHeader | undefined {
   const { value } = parseLine(bytes, true);
   const h = value as SessionHeader | undefined;
   if (!h || typeof h !== "object" || h.type !== "session" || typeof h.id !== "string") return undefined;
-  // (a header without a number for its version is v1's)
-  return typeof h.version === "number" && h.version >= 2 ? h : undefined;
+  // (a header without a number for its version is v1's: taken only where asked)
+  return (typeof h.version === "number" && h.version >= 2) || (v1 && typeof h.version !== "number") ? h : undefined;
 }
 
 /** A line's entry (upgraded from `version`), or "skipped" for a line pi skips, or undefined for no entry (blank, a header, JSON that is no object). */
@@ -290,9 +308,14 @@ function sameCwd(header: SessionHeader | null, cwd: string | undefined): boolean
   return cwd === undefined || (typeof header?.cwd === "string" && resolve(header.cwd) === cwd);
 }
 
-const SESSION_INFO = { needle: Buffer.from('"type":"session_info"'), fold: false } as const;
+/*
+ * The title's lines, by their bytes: the values alone (`"session_info"`, `"user"`), so that JSON
+ * written with a space after each colon (Python's json.dumps, an editor's) is found as pi's is; a
+ * line they find that is no name or user message costs its parse, and the entry says what it is.
+ */
+const SESSION_INFO = { needle: Buffer.from('"session_info"'), fold: false } as const;
 const ESCAPE_U = { needle: Buffer.from("\\u"), fold: false } as const;
-const USER_ROLE = { needle: Buffer.from('"role":"user"'), fold: false } as const;
+const USER_ROLE = { needle: Buffer.from('"user"'), fold: false } as const;
 
 /** Whether a line pi skips could hold a match (grep says it did not search it): its bytes hold what every match holds, or the pattern has nothing to sift by. */
 export function mayHoldMatch(bytes: Buffer, pattern: GrepPattern): boolean {

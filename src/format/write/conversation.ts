@@ -51,7 +51,16 @@ export interface ConversationFix {
   /** removed; moved (after `to`); kept-from (the compaction keeps from `to`, -1: from itself); omitted (an edit omitting it added after the edit `to`); left (not fixed). */
   action: "removed" | "moved" | "kept-from" | "omitted" | "left";
   to: number;
+  /** Why a result was left where it is (`left`). */
+  why?: LeftReason;
 }
+
+/**
+ * Why repair leaves a displaced result where it stands: moving it would change the branch pi
+ * resumes on (the file's last entry, whose branch lost what it held), or an edit repair adds
+ * stands between them.
+ */
+export type LeftReason = "leaf" | "added";
 
 export interface ConversationPlan {
   fixes: ConversationFix[];
@@ -241,21 +250,31 @@ export function planConversation(r: TurnRecords): ConversationPlan {
     tree.setParent(k, p);
     plan.parents.set(k, p);
   };
+  /** A removed record's parent when it was removed. */
+  const formerParent = new Map<number, number>();
   const remove = (k: number) => {
+    formerParent.set(k, parentOf(k));
     for (const ch of [...tree.childrenOf(k)]) setParent(ch, parentOf(k));
     tree.remove(k);
     plan.removed.add(k);
   };
-  /** The last record written after `k` by an earlier move (the place the next one goes). */
-  const tailAfter = (k: number) => {
-    const list = plan.after.get(k);
-    return list ? list[list.length - 1]! : k;
+  /**
+   * Where a result `k` displaced from `anchor` goes: after the last record an earlier move wrote
+   * after `anchor` that is still on `k`'s branch (results moved onto another branch are not its).
+   */
+  const placeFor = (anchor: number, k: number) => {
+    let place = anchor;
+    for (const m of plan.after.get(anchor) ?? []) {
+      if (!isAbove(tree.parent, m, k)) break;
+      place = m;
+    }
+    return place;
   };
   const added = (k: number) => k >= r.size;
   /**
    * The record the file would end with, `skip` aside (pi's current leaf): the last one kept at its
    * own line, or what was moved after it. The last record is moved only where the one the file then
-   * ends with hangs below it (the entries the current branch held, it still holds).
+   * ends with hangs below its old parent (the entries the current branch held, it still holds).
    */
   const lastWritten = (skip: number): number => {
     let k = r.size - 1;
@@ -267,8 +286,10 @@ export function planConversation(r: TurnRecords): ConversationPlan {
     }
     return k;
   };
+  /** Results left where they stand: said once, not found again each round. */
+  const left = new Set<number>();
   for (let round = 0; round < ROUNDS; round++) {
-    const findings = pairingFindings(tree.input(), false).filter((f) => f.sent && !plan.removed.has(f.resultNode));
+    const findings = pairingFindings(tree.input(), false).filter((f) => f.sent && !plan.removed.has(f.resultNode) && !(f.kind === "displaced" && left.has(f.resultNode)));
     if (findings.length === 0) break;
     for (const f of findings) {
       switch (f.kind) {
@@ -283,7 +304,7 @@ export function planConversation(r: TurnRecords): ConversationPlan {
         case "displaced": {
           const k = f.resultNode;
           const anchor = f.after >= 0 ? f.after : f.callNode;
-          const place = tailAfter(anchor);
+          const place = placeFor(anchor, k);
           // the entry under `place` on the way down to k
           let c = parentOf(k);
           let below = -1;
@@ -291,11 +312,19 @@ export function planConversation(r: TurnRecords): ConversationPlan {
             below = c;
             c = parentOf(c);
           }
-          if (c !== place || below < 0 || added(below) || (k === lastWritten(-1) && !isAbove(tree.parent, below, lastWritten(k)))) {
-            plan.fixes.push({ finding: f, action: "left", to: -1 });
+          if (c !== place || below < 0) {
+            // (an earlier fix of this round moved what stood above it: the next round sees where it stands)
+            if (round === ROUNDS - 1) plan.fixes.push({ finding: f, action: "left", to: -1 });
             break;
           }
           const old = parentOf(k);
+          // (the file's last entry is pi's current leaf: moved, the file ends with another entry, whose branch must hold what k's did)
+          const why: LeftReason | undefined = added(below) ? "added" : k === lastWritten(-1) && !isAbove(tree.parent, old, lastWritten(k)) ? "leaf" : undefined;
+          if (why) {
+            left.add(k);
+            plan.fixes.push({ finding: f, action: "left", to: -1, why });
+            break;
+          }
           for (const ch of [...tree.childrenOf(k)]) setParent(ch, old);
           setParent(k, place);
           setParent(below, k);
@@ -312,7 +341,10 @@ export function planConversation(r: TurnRecords): ConversationPlan {
           if (to < 0) {
             // no call above: keep from the first message after the leading results
             to = -1;
-            for (let m = f.resultNode; m >= 0 && m !== compaction; ) {
+            // (from the result, or where it stood when this round removed it: its former parent's child on the way)
+            const gone = formerParent.get(f.resultNode);
+            const from = gone === undefined ? f.resultNode : (tree.childrenOf(gone).find((ch) => isAbove(tree.parent, ch, compaction)) ?? -1);
+            for (let m = from; m >= 0 && m !== compaction; ) {
               const kind = r.turn(m);
               if (!added(m) && kind !== Turn.Result && kind !== Turn.None && kind !== Turn.System) {
                 to = m;

@@ -65,6 +65,7 @@ export interface StoredRequest {
  */
 export interface Keeper {
   owner: string;
+  /** What it keeps, a plural whose first word is the noun ("transcripts", "files the import left"): one is said without that word's s. */
   what: string;
   command?: string;
 }
@@ -133,7 +134,7 @@ export interface Store {
    * (at `file`; default: beside it, by its name), and whether that file holds exactly the session's
    * lines as pi's (then it is migrated: nothing left to write).
    */
-  v3Copy?(path: string, file?: string): { path: string; current: boolean } | undefined;
+  v3Copy?(path: string, file?: string): { path: string; current: boolean; continued: boolean } | undefined;
   /** A session stored otherwise than as pi's lines (`storedVersion`): its own size (its stamp's) and lines (null: a database's, which has none of its own). */
   extent?(path: string): { size: number; lines: number | null } | undefined;
   /** Why `command` may not write the session, in one line naming it (undefined: it may). */

@@ -37,7 +37,7 @@ export interface Lineage {
 const idOfPath = (path: string) => idFromFileName(basename(path).replace(/\.zst$/, ""));
 
 /** What a session's lineage is read from: its row's path, id, pi's `parentSession` and its store's facts. */
-export type LineageRow = Pick<SessionRow, "path" | "id" | "parentSession" | "spawnedBy" | "replaces" | "key" | "archived" | "copyOf">;
+export type LineageRow = Pick<SessionRow, "path" | "id" | "parentSession" | "spawnedBy" | "replaces" | "key" | "archived" | "copyOf"> & { archive?: { from: string | null } };
 
 export function lineage(rows: readonly LineageRow[]): Lineage {
   const byPath = new Map<string, number>();
@@ -46,6 +46,12 @@ export function lineage(rows: readonly LineageRow[]): Lineage {
   rows.forEach((r, i) => {
     byPath.set(resolve(r.path), i);
     byPath.set(resolve(r.path).replace(/\.zst$/, ""), i);
+  });
+  rows.forEach((r, i) => {
+    // (an archive is found by the path it was archived from, as its manifest records: a child names
+    // its parent's path, whatever the file was named; a session there now holds the path before it)
+    const from = r.archive?.from;
+    if (from && !byPath.has(resolve(from))) byPath.set(resolve(from), i);
     // (a live session holds its id and key before an archive or a copy of it)
     const live = !r.archived && !r.copyOf;
     if (r.id && (live || !byId.has(r.id))) byId.set(r.id, i);
@@ -104,11 +110,14 @@ function found(relation: Relation, names: string, row: number | undefined, path:
  */
 export function relatives(path: string, sessionDir: string): { parent: ParentLink | null; children: LineageRow[]; rowOf: (i: number) => LineageRow } {
   const { root } = archiveOf(archivedFrom(path) ?? path, sessionDir);
-  const paths = [...new Set([...listSessionFiles(root), ...archivedSessions(root).sessions.map((s) => s.path), path])];
+  const archived = archivedSessions(root).sessions;
+  const fromOf = new Map(archived.map((s) => [s.path, s.line?.path ?? null]));
+  const paths = [...new Set([...listSessionFiles(root), ...archived.map((s) => s.path), path])];
   const rows: LineageRow[] = paths.map((p) => {
     const facts = transcriptFacts(p, null);
     const header = headerOf(p);
-    return { path: p, id: sessionIdOf(p) ?? header?.id ?? null, parentSession: header?.parentSession ?? null, spawnedBy: facts.spawnedBy, replaces: facts.replaces, key: facts.key, archived: facts.archived, copyOf: facts.copyOf };
+    const from = fromOf.get(p) ?? (p === path ? archivedFrom(p) : undefined);
+    return { path: p, id: sessionIdOf(p) ?? header?.id ?? null, parentSession: header?.parentSession ?? null, spawnedBy: facts.spawnedBy, replaces: facts.replaces, key: facts.key, archived: facts.archived, copyOf: facts.copyOf, ...(from ? { archive: { from } } : {}) };
   });
   const at = rows.findIndex((r) => r.path === path);
   const lin = lineage(rows);

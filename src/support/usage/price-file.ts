@@ -118,6 +118,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 /** A value as an error names it: its JSON, cut short. */
 function shown(v: unknown): string {
+  // (JSON reads 1e999 as infinity, which JSON.stringify writes as null)
+  if (typeof v === "number" && !Number.isFinite(v)) return "a number too large to be a price (read as infinity)";
   const text = v === undefined ? "nothing" : JSON.stringify(v);
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }

@@ -172,7 +172,7 @@ export interface WriterOptions {
  * folder where one is given), the original left as it is (`migrate` of agent-core's format 4). `PI_SESSION_TEST_PAUSE_MS`, a test hook, waits that long between
  * writing the new content and committing it, so that a test can change the file meanwhile.
  */
-export type Put = (path: string, stamp: FileStamp, produce: Producer, beside?: string, how?: Pick<WriteOptions, "check" | "backup">) => Settled;
+export type Put = (path: string, stamp: FileStamp, produce: Producer, beside?: string, how?: Pick<WriteOptions, "check" | "backup" | "keepReplaced">) => Settled;
 
 export function writerOptions(args: Args): WriterOptions {
   return {

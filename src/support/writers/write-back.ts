@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "
 import { describeWriteError } from "../../errors.js";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { CliError } from "../../errors.js";
-import { cleanLeftovers, ConcurrentWriteError, createFile, RejectedOutputError, replaceFile, TargetExistsError, type Producer } from "../../format/write/atomic.js";
+import { cleanLeftovers, ConcurrentWriteError, createFile, RejectedOutputError, replaceFile, stampOf, TargetExistsError, type Producer } from "../../format/write/atomic.js";
 import type { FileStamp } from "../../format/write/atomic.js";
 import { isDevice, isStdout, writeToDevice } from "./output.js";
 
@@ -24,6 +24,8 @@ export interface WriteOptions {
   check?: (written: { file: string } | { bytes: Buffer }) => void;
   /** false: replacing a file in place keeps no backup. */
   backup?: boolean;
+  /** A file `--force` replaces is kept as a backup (`migrate`'s v3 copy: pi may have gone on with it). */
+  keepReplaced?: boolean;
 }
 
 export interface WriteOutcome {
@@ -115,6 +117,11 @@ export function writeBack(path: string, stamp: FileStamp, options: WriteOptions,
     }
     if (target) {
       if (target.inDir) makeDirectory(dirname(target.file), "--out's folder");
+      if (options.force && options.keepReplaced && existsSync(target.file)) {
+        if (options.backupDir) makeDirectory(options.backupDir, "the backup folder");
+        const backup = replaceFile(target.file, produce, { expect: stampOf(target.file), backupDir: options.backupDir, beforeCommit: options.beforeCommit, check: checkFile });
+        return { out: target.file, ...(backup ? { backup } : {}), cleaned };
+      }
       createFile(target.file, produce, { force: options.force, check: checkFile });
       return { out: target.file, cleaned };
     }

@@ -1,7 +1,7 @@
 import { messageText, type AgentMessage } from "../../schema/types.js";
 import { seekNode, Turn } from "../../context/pairing.js";
 import { IncreasingRuns } from "../../read/columns.js";
-import { planConversation, type ConversationFix } from "../conversation.js";
+import { planConversation, type ConversationFix, type LeftReason } from "../conversation.js";
 import type { Patch } from "./plan.js";
 import { C_DROPPED, C_HEADER, type RepairWork } from "./work.js";
 
@@ -115,12 +115,19 @@ export function settleConversation(work: RepairWork, legacy: boolean): void {
     c.inserted.set(k, texts);
     for (const ch of o.children) patch(records.at(ch)).parentId = parentId;
   }
-  for (const fix of plan.fixes) reportFix(work, fix, records, idOf, "moving it would change the session's current leaf");
+  for (const fix of plan.fixes) reportFix(work, fix, records, idOf);
   for (const r of plan.removed) c.flags[records.at(r)]! |= C_DROPPED;
 }
 
+/** Why a displaced result is left where it stands, as the report says it. */
+const LEFT: Record<LeftReason | "rounds", string> = {
+  leaf: "moved, the file would end on another branch and pi would resume there, without what this branch holds",
+  added: "an edit repair adds would stand between them",
+  rounds: "what stood above it was moved by repair's last round; run repair again",
+};
+
 /** A conversation fix as an action of the report: the line, the entry, the call id, the start of the result's text. */
-function reportFix(work: RepairWork, fix: ConversationFix, records: IncreasingRuns, idOf: (k: number) => string | undefined, whyLeft: string): void {
+function reportFix(work: RepairWork, fix: ConversationFix, records: IncreasingRuns, idOf: (k: number) => string | undefined, whyLeft: string = LEFT[fix.why ?? "rounds"]): void {
   const { c } = work;
   const f = fix.finding;
   const result = f.resultNode >= 0 ? records.at(f.resultNode) : -1;
