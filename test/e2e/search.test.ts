@@ -10,7 +10,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { PassThrough } from "node:stream";
@@ -248,6 +248,30 @@ describe("never stale", () => {
     expect((await ids("tapir")).sort()).toEqual(["f0000002", "f0000010"]);
     rmSync(b);
     expect(await ids("tapir")).toEqual(["f0000002"]);
+  });
+
+  it("an edit in place anywhere before the end, then an append (the same file, larger): the edit is seen, not taken for an append", async () => {
+    const cache = freshCache();
+    const dir = join(work, "grow-edit");
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, "a.jsonl");
+    const turns = Array.from({ length: 400 }, (_, k) => (k % 2 === 0 ? user(`e${String(k).padStart(7, "0")}`, k === 0 ? null : `e${String(k - 1).padStart(7, "0")}`, `message ${k} alpha`) : assistant(`e${String(k).padStart(7, "0")}`, `e${String(k - 1).padStart(7, "0")}`, `reply ${k} alpha`)));
+    writeFileSync(a, jsonl(header({ id: "grow-edit" }), ...turns));
+    const ids = async (q: string) => (await searchJson(["--all", q, dir], { XDG_CACHE_HOME: cache })).json.matches.map((m: Match) => m.id).sort();
+    expect(await ids("alpha")).toHaveLength(400);
+    // (each of these bytes alone, edited in place, the next line appended: a same-length word changed, as an editor or a script writes it)
+    for (const k of [1, 137, 251, 398]) {
+      const text = readFileSync(a, "utf8");
+      const at = text.indexOf(`${k % 2 === 0 ? "message" : "reply"} ${k} alpha`);
+      const fd = openSync(a, "r+");
+      writeSync(fd, `${k % 2 === 0 ? "message" : "reply"} ${k} gamma`, Buffer.byteLength(text.slice(0, at)));
+      closeSync(fd);
+      appendFileSync(a, jsonl(user(`n${String(k).padStart(7, "0")}`, "e0000399", `appended after ${k}`)));
+      expect(await ids("gamma")).toEqual((await grepMatches(["-w", "-i", "gamma", dir])).map((m) => m.id).sort());
+      expect(await ids("gamma")).toContain(`e${String(k).padStart(7, "0")}`);
+    }
+    expect(await ids("alpha")).toHaveLength(396);
+    expect(await ids("appended")).toHaveLength(4);
   });
 
   it("a row another process writes to an OpenClaw database is found by the next search; the store is left byte for byte", async () => {

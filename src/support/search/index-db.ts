@@ -23,7 +23,7 @@ import { cacheFolder, sqliteModule, type SessionStamp } from "../../stores/index
  */
 
 /** The layout's version: a change to the tables or to what a row means makes every index again. */
-const LAYOUT = 4;
+const LAYOUT = 5;
 
 /** What made an index: another build (other rules for reading a session) or another Unicode (other letters) makes it again. */
 const MADE_BY = `${LAYOUT}:${BUILD.version}+${BUILD.rules}:unicode ${process.versions.unicode ?? "?"}`;
@@ -158,7 +158,7 @@ export interface DirectoryRow {
   skipped: number;
 }
 
-/** A session to keep: all but its id (and `guard`: the bytes before `readTo`, which an append must leave as they were). */
+/** A session to keep: all but its id (and `guard`: the hash of the bytes before `readTo`, which an append must leave as they were). */
 export type SessionToKeep = Omit<IndexedSession, "id"> & { guard: Uint8Array | null };
 
 /** An entry the index hands over as a candidate. */
@@ -291,7 +291,7 @@ export class SearchIndex {
     return r && sessionOf(r);
   }
 
-  /** The bytes before where a session was read to, as they were (what an append leaves alone). */
+  /** The hash of the bytes before where a session was read to, as they were (what an append leaves alone). */
   guardOf(session: number): Uint8Array | undefined {
     const g = (this.statement("SELECT guard FROM sessions WHERE id = ?").get(session) as { guard?: Uint8Array | null } | undefined)?.guard;
     return g ?? undefined;

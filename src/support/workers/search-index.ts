@@ -10,9 +10,10 @@ import { StoreRead } from "./store-wide.js";
  * `search`'s index brought up to date before each search (docs/commands.md, "search"): a
  * store-wide read whose cache is the index. Each session is stamped (what `ls` keys its cache by:
  * size, mtime, inode; a database transcript's from its summary); one whose stamp the index holds
- * is not read. One that grew, read line by line before and whose bytes up to where it was read
- * are as they were, is read from there on (a file's appended lines, a database transcript's new
- * rows); any other that changed is read whole again; a new one whole; one gone is dropped. The
+ * is not read. One read line by line before, still the same file, and whose every byte up to
+ * where it was read hashes as it did, is read from there on (a file's appended lines, a database
+ * transcript's new rows; a file only touched reads nothing more); any other that changed is read
+ * whole again; a new one whole; one gone is dropped. The
  * reads run on the worker pool and are written as they come, in one write transaction: a second
  * search that would write waits for it (and then finds nothing left to do), one that only reads
  * never waits.
@@ -83,8 +84,9 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     const jobs = new Map(todo.map((t) => [t.path, t]));
     const from: Record<string, AppendPoint> = {};
     for (const { path, stamp, held } of todo) {
-      // (an append makes a session larger: one that changed and is not is read whole)
-      if (!held || !stamp || held.mode !== "lines" || stamp.size <= held.stamp.size || stamp.size < held.readTo || !appendable(path, held.stamp, stamp)) continue;
+      // (one that may have been appended to, or touched: read on from where the index stopped if every byte
+      // before is as it was, else whole)
+      if (!held || !stamp || held.mode !== "lines" || stamp.size < held.readTo || !appendable(path, held.stamp, stamp)) continue;
       const guard = index.guardOf(held.id);
       if (guard) from[path] = { bytes: held.readTo, lines: held.lines, version: held.version, guard, name: held.name, firstUser: held.firstUser };
     }
@@ -145,7 +147,8 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
  * Whether a session that changed from `was` to `now` may have been appended to (read on from where
  * the index stopped): a file still the same file (its inode), or a database transcript; never a
  * `.zst` archive, nor a session its store keeps in a form that is translated (agent-core's
- * format 4), which is read whole whenever it changes. Its bytes up to there are then compared.
+ * format 4), which is read whole whenever it changes. Its bytes up to there are then hashed and
+ * compared (read.ts).
  */
 function appendable(path: string, was: SessionStamp, now: SessionStamp): boolean {
   const kind = refOf(path).kind;
