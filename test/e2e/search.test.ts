@@ -274,6 +274,28 @@ describe("never stale", () => {
     expect(await ids("appended")).toHaveLength(4);
   });
 
+  it("a rewrite in place of the same size whose mtime is put back (touch -r, touch -d) is seen: the stamp holds the ctime", async () => {
+    const cache = freshCache();
+    const dir = join(work, "same-stamp");
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, "a.jsonl");
+    writeFileSync(a, jsonl(header({ id: "same-stamp" }), user("s0000001", null, "first words"), assistant("s0000002", "s0000001", "an okapi here")));
+    const past = new Date("2026-01-02T03:04:05.678Z");
+    utimesSync(a, past, past);
+    const ids = async (q: string) => (await searchJson(["--all", q, dir], { XDG_CACHE_HOME: cache })).json.matches.map((m: Match) => m.id);
+    expect(await ids("okapi")).toEqual(["s0000002"]);
+    const before = statSync(a);
+    writeFileSync(a, readFileSync(a, "utf8").replace("okapi", "tapir"));
+    utimesSync(a, past, past);
+    const after = statSync(a);
+    expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
+    expect(await ids("okapi")).toEqual([]);
+    expect(await ids("tapir")).toEqual(["s0000002"]);
+    // (and a file only touched, its bytes as they were: found as before)
+    utimesSync(a, new Date(), new Date());
+    expect(await ids("tapir")).toEqual(["s0000002"]);
+  });
+
   it("a row another process writes to an OpenClaw database is found by the next search; the store is left byte for byte", async () => {
     const cache = freshCache();
     const root = copyOf(join(SQLITE_STORES, "ccccx"), "sqlite-append");

@@ -1,6 +1,6 @@
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
-import type { Directory, DirectoryRow, SearchIndex } from "../search/index-db.js";
+import { sureStamp, type Directory, type DirectoryRow, type SearchIndex } from "../search/index-db.js";
 import { readIndexFile, readUpTo, type AppendPoint, type IndexFile } from "../search/read.js";
 import { IndexWriter } from "../search/write.js";
 import { youngKeptSmall } from "../inputs/memory.js";
@@ -8,15 +8,15 @@ import { StoreRead } from "./store-wide.js";
 
 /**
  * `search`'s index brought up to date before each search (docs/commands.md, "search"): a
- * store-wide read whose cache is the index. Each session is stamped (what `ls` keys its cache by:
- * size, mtime, inode; a database transcript's from its summary); one whose stamp the index holds
- * is not read. One read line by line before, still the same file, and whose every byte up to
- * where it was read hashes as it did, is read from there on (a file's appended lines, a database
- * transcript's new rows; a file only touched reads nothing more); any other that changed is read
- * whole again; a new one whole; one gone is dropped. The
- * reads run on the worker pool and are written as they come, in one write transaction: a second
- * search that would write waits for it (and then finds nothing left to do), one that only reads
- * never waits.
+ * store-wide read whose cache is the index. Each session is stamped (size, mtime, inode and a
+ * file's ctime; a database transcript's from its summary); one whose stamp the index holds, and
+ * was sure of (not written within two seconds of when it was read: `sureStamp`), is not read. One read line by
+ * line before, still the same file, and whose every byte up to where it was read hashes as it did,
+ * is read from there on (a file's appended lines, a database transcript's new rows; a file only
+ * touched reads nothing more); any other that changed is read whole again; a new one whole; one
+ * gone is dropped. The reads run on the worker pool and are written as they come, in one write
+ * transaction: a second search that would write waits for it (and then finds nothing left to
+ * do), one that only reads never waits.
  */
 
 /** What the update found of sessions it could not read. */
@@ -48,6 +48,7 @@ const MERGE_FROM = 20_000;
  * is gone, or elsewhere).
  */
 export async function updateSearchIndex(index: SearchIndex, paths: readonly string[], ctx: CommandContext, prune: boolean): Promise<IndexUpdate> {
+  const began = Date.now();
   const listed = new Set(paths);
   const stamps = paths.map(() => null as SessionStamp | undefined | null);
   const stampAt = (k: number) => (stamps[k] === null ? (stamps[k] = sessionStamp(paths[k]!)) : stamps[k]);
@@ -84,8 +85,8 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     const jobs = new Map(todo.map((t) => [t.path, t]));
     const from: Record<string, AppendPoint> = {};
     for (const { path, stamp, held } of todo) {
-      // (one that may have been appended to, or touched: read on from where the index stopped if every byte
-      // before is as it was, else whole)
+      // (one that may have been appended to, or touched, or that the index was not sure of: read on from where
+      // the index stopped if every byte before is as it was, else whole)
       if (!held || !stamp || held.mode !== "lines" || stamp.size < held.readTo || !appendable(path, held.stamp, stamp)) continue;
       const guard = index.guardOf(held.id);
       if (guard) from[path] = { bytes: held.readTo, lines: held.lines, version: held.version, guard, name: held.name, firstUser: held.firstUser };
@@ -96,7 +97,7 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
       const { held, stamp } = jobs.get(file.path)!;
       if (file.kind !== "unreadable" && stamp) {
         const id = writer.add(file, held, stamp, begun);
-        changes.set(file.path, { id, stamp, kind: file.kind, skipped: (file.appended ? (held?.skipped ?? 0) : 0) + file.skipped.length });
+        changes.set(file.path, { id, stamp, kind: file.kind, skipped: (file.appended ? (held?.skipped ?? 0) : 0) + file.skipped.length, sure: sureStamp(stamp, began) });
         return;
       }
       const id = begun ?? held?.id;
