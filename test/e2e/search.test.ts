@@ -296,6 +296,21 @@ describe("never stale", () => {
     expect(await ids("tapir")).toEqual(["s0000002"]);
   });
 
+  it("a session whose path holds a newline is searched, and so is the store after it, every time", async () => {
+    const cache = freshCache();
+    const dir = join(work, "newline");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "x\ny.jsonl"), jsonl(header({ id: "newline-x" }), user("w0000001", null, "a walrus"), assistant("w0000002", "w0000001", "the walrus again")));
+    writeFileSync(join(dir, "b.jsonl"), jsonl(header({ id: "newline-b" }), user("w0000011", null, "one walrus more")));
+    const want = keys(await grepMatches(["-w", "-i", "walrus", dir]));
+    expect(want).toHaveLength(3);
+    for (let run = 0; run < 3; run++) {
+      const r = await searchJson(["--all", "walrus", dir], { XDG_CACHE_HOME: cache });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(keys(r.json.matches)).toEqual(want);
+    }
+  });
+
   it("a row another process writes to an OpenClaw database is found by the next search; the store is left byte for byte", async () => {
     const cache = freshCache();
     const root = copyOf(join(SQLITE_STORES, "ccccx"), "sqlite-append");

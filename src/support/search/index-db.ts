@@ -132,7 +132,7 @@ export class Directory {
       else rows.delete(p);
     }
     const listed = new Set(listing);
-    const paths = [...listing.filter((p) => rows.has(p)), ...[...rows.keys()].filter((p) => !listed.has(p))].filter((p) => !p.includes("\n"));
+    const paths = [...listing.filter((p) => rows.has(p)), ...[...rows.keys()].filter((p) => !listed.has(p))];
     const numbers = new Float64Array(paths.length * Directory.FIELDS);
     paths.forEach((p, k) => {
       const r = rows.get(p)!;
@@ -292,22 +292,34 @@ export class SearchIndex {
   directory(): Directory {
     const row = this.statement("SELECT paths, kinds, numbers FROM directory WHERE id = 1").get() as { paths: string; kinds: string; numbers: Uint8Array } | undefined;
     if (!row) return new Directory([], [], new Float64Array(0));
-    const paths = row.paths === "" ? [] : row.paths.split("\n");
-    const kinds = row.kinds === "" ? [] : row.kinds.split("\n");
+    // (as JSON: a path may hold any character but NUL, a newline too)
+    let paths: unknown, kinds: unknown;
+    try {
+      paths = JSON.parse(row.paths);
+      kinds = JSON.parse(row.kinds);
+    } catch {
+      throw new DamagedIndex("its directory of sessions does not read back");
+    }
     const numbers = new Float64Array(row.numbers.buffer.slice(row.numbers.byteOffset, row.numbers.byteOffset + row.numbers.byteLength));
-    if (kinds.length !== paths.length || numbers.length !== paths.length * Directory.FIELDS) throw new DamagedIndex("its directory of sessions does not read back");
-    return new Directory(paths, kinds, numbers);
+    if (!Array.isArray(paths) || !Array.isArray(kinds) || kinds.length !== paths.length || numbers.length !== paths.length * Directory.FIELDS) throw new DamagedIndex("its directory of sessions does not read back");
+    return new Directory(paths as string[], kinds as string[], numbers);
   }
 
   /** The directory kept (after the sessions' rows changed: `Directory.changed`). */
   keepDirectory(d: Directory): void {
-    this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(d.paths.join("\n"), d.kinds.join("\n"), d.bytes());
+    this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(JSON.stringify(d.paths), JSON.stringify(d.kinds), d.bytes());
   }
 
   /** A session's row, by its id (undefined: gone). */
   session(id: number): IndexedSession | undefined {
     const r = this.statement("SELECT id, path, size, mtime, ino, mode, kind, version, read_to, lines, header_id, cwd, created, name, first_user, skipped FROM sessions WHERE id = ?").get(id) as Record<string, unknown> | undefined;
     return r && sessionOf(r);
+  }
+
+  /** The id of the session at `path` (one the directory does not hold: its row is taken up again, never a second made). */
+  sessionAt(path: string): number | undefined {
+    const r = this.statement("SELECT id FROM sessions WHERE path = ?").get(path) as { id?: number } | undefined;
+    return r?.id;
   }
 
   /** The hash of the bytes before where a session was read to, as they were (what an append leaves alone). */

@@ -80,7 +80,8 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     }
     const todo = stale(dir).map((k) => {
       const slot = dir.slotOf(paths[k]!, k);
-      return { path: paths[k]!, stamp: stampAt(k), held: slot < 0 ? undefined : index.session(dir.id(slot)) };
+      const id = slot < 0 ? index.sessionAt(paths[k]!) : dir.id(slot);
+      return { path: paths[k]!, stamp: stampAt(k), held: id === undefined ? undefined : index.session(id) };
     });
     const jobs = new Map(todo.map((t) => [t.path, t]));
     const from: Record<string, AppendPoint> = {};
