@@ -15,7 +15,7 @@ import { displayWidth, isolate } from "../render/width.js";
 import { emptyDirectoryNote, namedNonSessions, resolveInput, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import { entryFilter, filterOptions, filterSettings, type FilterOptions } from "../support/inputs/filters.js";
 import { shownTitle } from "../support/inputs/titles.js";
-import { damaged, SearchIndex } from "../support/search/index-db.js";
+import { damaged, refused, SearchIndex } from "../support/search/index-db.js";
 import { findHits, ScopeSession, type SearchHit } from "../support/search/query.js";
 import { updateSearchIndex } from "../support/workers/search-index.js";
 
@@ -115,9 +115,11 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
   const notes: string[] = [];
   // (a listing of an absolute folder is of absolute, normal paths already)
   const absolute = files.map((f) => (isAbsolute(f) ? f : resolve(f)));
-  // (an index found damaged while it is used is made again, once)
+  // (an index found damaged while it is used is made again, once; one whose folder refuses a write, a full
+  // disk, an I/O error, is made in memory for the run)
+  let memory = false;
   for (let attempt = 0; ; attempt++) {
-    const index = SearchIndex.open(ctx.env, (note) => notes.push(note));
+    const index = memory ? SearchIndex.inMemory() : SearchIndex.open(ctx.env, (note) => notes.push(note));
     try {
       const update = await updateSearchIndex(index, absolute, ctx, options.inputs.length === 0);
       const held = update.directory;
@@ -152,6 +154,12 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
         notes,
       };
     } catch (error) {
+      if (index.file !== ":memory:" && refused(error)) {
+        index.rollback();
+        notes.push(`the search index cannot be written in ${index.file} (${(error as Error).message}); this search makes it in memory`);
+        memory = true;
+        continue;
+      }
       if (attempt === 0 && damaged(error)) {
         index.close();
         SearchIndex.discard(index.file);

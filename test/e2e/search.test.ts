@@ -16,11 +16,12 @@ import { join, relative } from "node:path";
 import { PassThrough } from "node:stream";
 import { DatabaseSync } from "node:sqlite";
 import stringWidth from "string-width";
+import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { cli } from "../helpers/cli.js";
-import { CORPUS, fixture, FIXTURES, ROOT } from "../helpers/paths.js";
+import { BIN, CORPUS, fixture, FIXTURES, ROOT } from "../helpers/paths.js";
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-search-e2e-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -428,6 +429,27 @@ describe("the index", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("cart");
     expect(r.stderr).toMatch(/the search index cannot be kept in .*; this search makes it in memory/);
+  });
+
+  it("a disk that fills up, or fails a write, while the index is written: the search made in memory, said once, exit 0", async () => {
+    const cache = freshCache();
+    const want = await cli(["search", "--all", "-F", "the", CORPUS], { env: { XDG_CACHE_HOME: freshCache() } });
+    expect(want.exitCode, want.stderr).toBe(0);
+    // (a file may grow to 200 KB at most: the first write past it fails, as a full disk's)
+    const full = await execa("bash", ["-c", 'ulimit -f 200; exec node "$@"', "bash", BIN, "search", "--all", "-F", "the", CORPUS], { reject: false, stripFinalNewline: false, env: { NO_COLOR: "1", XDG_CACHE_HOME: cache, HOME: work } });
+    expect(full.exitCode, full.stderr).toBe(0);
+    // (the same matches; among equal scores, in the order that index read them)
+    const lines = (out: string) => out.trimEnd().split("\n").sort();
+    expect(lines(full.stdout)).toEqual(lines(want.stdout));
+    // (one line said, then what any search of the corpus says)
+    const [note, ...rest] = full.stderr.split("\n");
+    expect(note).toMatch(/^pi-session: the search index cannot be written in .*search-index.*\.sqlite \(.*\); this search makes it in memory$/);
+    expect(rest.join("\n")).toBe(want.stderr);
+    // (and again, with the space back: the index is kept)
+    const again = await cli(["search", "--all", "-F", "the", CORPUS], { env: { XDG_CACHE_HOME: cache } });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(lines(again.stdout)).toEqual(lines(want.stdout));
+    expect(again.stderr).toBe(want.stderr);
   });
 });
 

@@ -199,10 +199,15 @@ export function damaged(error: unknown): boolean {
   return e?.errcode === 11 || e?.errcode === 26 || /malformed|not a database|database disk image|fts5: corrupt|no such table|no such column/i.test(e?.message ?? "");
 }
 
-/** Whether `error` is the file system's refusal (a cache folder that cannot be written): the index is then kept in memory. */
-function refused(error: unknown): boolean {
+/**
+ * Whether `error` is the file system's refusal (a cache folder that cannot be written, a disk
+ * full, an I/O error, a database opened read-only): the index is then kept in memory.
+ */
+export function refused(error: unknown): boolean {
   const e = error as { errcode?: number; code?: string; message?: string };
-  return e?.errcode === 14 || e?.errcode === 8 || e?.errcode === 13 || e?.errcode === 10 || ["EACCES", "EROFS", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST"].includes(e?.code ?? "") || /unable to open|readonly|read-only|disk is full|disk I\/O/i.test(e?.message ?? "");
+  // (SQLite's primary codes, under its extended ones: CANTOPEN, READONLY, FULL, IOERR)
+  const code = (e?.errcode ?? 0) & 0xff;
+  return code === 14 || code === 8 || code === 13 || code === 10 || ["EACCES", "EROFS", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST"].includes(e?.code ?? "") || /unable to open|readonly|read-only|disk is full|disk I\/O/i.test(e?.message ?? "");
 }
 
 /** Where the index of a cache folder is. */
@@ -241,6 +246,11 @@ export class SearchIndex {
         throw error;
       }
     }
+  }
+
+  /** An index in memory, for this run (the cache folder's could not be written). */
+  static inMemory(): SearchIndex {
+    return SearchIndex.at(":memory:");
   }
 
   /** The index at `file`, made there if it is new, made again if another build made it. */
@@ -346,8 +356,13 @@ export class SearchIndex {
     this.db.exec("COMMIT");
   }
 
+  /** The write transaction rolled back, if one is open (best effort: a disk that failed a write may fail this too, and SQLite rolls back as the database closes). */
   rollback(): void {
-    if (this.db.isTransaction) this.db.exec("ROLLBACK");
+    try {
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+    } catch {
+      // (closed with the transaction open: rolled back then)
+    }
   }
 
   /**
