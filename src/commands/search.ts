@@ -17,7 +17,7 @@ import { entryFilter, filterOptions, filterSettings, type FilterOptions } from "
 import { shownTitle } from "../support/inputs/titles.js";
 import { damaged, refused, SearchIndex } from "../support/search/index-db.js";
 import { findHits, ScopeSession, type SearchHit } from "../support/search/query.js";
-import { updateSearchIndex } from "../support/workers/search-index.js";
+import { updateSearchIndex, waitToWrite } from "../support/workers/search-index.js";
 
 export interface SearchOptions extends FilterOptions {
   query: string;
@@ -119,7 +119,7 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
   // disk, an I/O error, is made in memory for the run)
   let memory = false;
   for (let attempt = 0; ; attempt++) {
-    const index = memory ? SearchIndex.inMemory() : SearchIndex.open(ctx.env, (note) => notes.push(note));
+    const index = memory ? await SearchIndex.inMemory() : await SearchIndex.open(ctx.env, (note) => notes.push(note), (i) => waitToWrite(i, ctx));
     try {
       const update = await updateSearchIndex(index, absolute, ctx, options.inputs.length === 0);
       const held = update.directory;

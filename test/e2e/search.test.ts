@@ -32,6 +32,13 @@ const JSONL_STORES = join(ROOT, "../shared/openclaw-stores");
 /** A cache folder of its own: an index made afresh. */
 const freshCache = () => mkdtempSync(join(work, "cache-"));
 
+/** The index a cache folder holds (one: this build's). */
+function indexFile(cache: string): string {
+  const found = readdirSync(join(cache, "pi-session")).filter((f) => /^search-index-[0-9a-f]+\.sqlite$/.test(f));
+  expect(found).toHaveLength(1);
+  return join(cache, "pi-session", found[0]!);
+}
+
 /** A store copied, writable, as a user has it. */
 function copyOf(from: string, name: string): string {
   const to = join(work, name);
@@ -169,7 +176,7 @@ describe("the stores", () => {
     expect((await word(["--store", "pi", "--archived", "total"])).length).toBeGreaterThan(0);
     // (a session gone from a store searched whole is dropped from the index, not only left unshown)
     const held = () => {
-      const db = new DatabaseSync(`file:${join(cache, "pi-session/search-index.sqlite")}?immutable=1`, { readOnly: true });
+      const db = new DatabaseSync(`file:${indexFile(cache)}?immutable=1`, { readOnly: true });
       try {
         return (db.prepare("SELECT path FROM sessions").all() as Array<{ path: string }>).map((r) => r.path);
       } finally {
@@ -405,7 +412,7 @@ describe("the index", () => {
     const cache = freshCache();
     const first = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
     expect(first.exitCode).toBe(0);
-    const file = join(cache, "pi-session", "search-index.sqlite");
+    const file = indexFile(cache);
     for (const damage of [() => writeFileSync(file, "not a database at all".repeat(100)), () => writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, 4096), Buffer.alloc(8192, 0x41)]))]) {
       rmSync(`${file}-wal`, { force: true });
       rmSync(`${file}-shm`, { force: true });
@@ -429,6 +436,38 @@ describe("the index", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("cart");
     expect(r.stderr).toMatch(/the search index cannot be kept in .*; this search makes it in memory/);
+  });
+
+  it("an index whose rebuild must wait for another's long write waits for it, however long, never 'database is locked'", async () => {
+    const cache = freshCache();
+    const first = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const file = indexFile(cache);
+    // (another process: the index marked as another's, then its write lock held for 7 s, as a long first build holds it)
+    const holder = execa(process.execPath, ["-e", `const {DatabaseSync}=require("node:sqlite");const d=new DatabaseSync(${JSON.stringify(file)});d.prepare("UPDATE meta SET value = 'another build' WHERE key = 'made by'").run();d.exec("BEGIN IMMEDIATE");console.log("held");setTimeout(()=>{d.exec("COMMIT");d.close()},7000);`]);
+    await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
+    const r = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    await holder;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(first.stdout);
+    expect(r.stderr).toBe("");
+  });
+
+  it("each build keeps an index of its own; another's unused for 14 days is removed, a recent one kept", async () => {
+    const cache = freshCache();
+    const folder = join(cache, "pi-session");
+    mkdirSync(folder, { recursive: true });
+    const old = Date.now() / 1000 - 15 * 86_400;
+    for (const name of ["search-index.sqlite", "search-index-0123456789ab.sqlite", "search-index-0123456789ab.sqlite-wal", "search-index-ba9876543210.sqlite", "search-index-ba9876543210.sqlite-wal"]) {
+      writeFileSync(join(folder, name), "another build's index");
+      if (!name.startsWith("search-index-ba")) utimesSync(join(folder, name), old, old);
+    }
+    const r = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const left = readdirSync(folder).filter((f) => f.startsWith("search-index"));
+    expect(left.filter((f) => f.startsWith("search-index-ba"))).toEqual(["search-index-ba9876543210.sqlite", "search-index-ba9876543210.sqlite-wal"]);
+    expect(left.filter((f) => f === "search-index.sqlite" || f.startsWith("search-index-01"))).toEqual([]);
+    expect(left.filter((f) => /^search-index-[0-9a-f]{12}\.sqlite$/.test(f) && !f.startsWith("search-index-ba"))).toHaveLength(1);
   });
 
   it("a disk that fills up, or fails a write, while the index is written: the search made in memory, said once, exit 0", async () => {

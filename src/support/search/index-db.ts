@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { BUILD } from "../../build-info.js";
@@ -7,7 +8,7 @@ import { cacheFolder, sqliteModule, type SessionStamp } from "../../stores/index
 
 /**
  * `search`'s index (docs/commands.md, "search"; ARCHITECTURE.md, "search"): one SQLite database in
- * the cache folder beside `ls`'s (`search-index.sqlite`), written with what Node ships
+ * the cache folder beside `ls`'s (`search-index-STAMP.sqlite`, one a build: `indexPath`), written with what Node ships
  * (`node:sqlite`, its FTS5). Per session: its stamp, how far it was read, its title and cwd; per
  * entry with text: where its line is, its role, time and the key of its id; per entry, its terms
  * (format/search/terms.ts) in a table of full-text search that keeps no text (`contentless`, only
@@ -16,7 +17,7 @@ import { cacheFolder, sqliteModule, type SessionStamp } from "../../stores/index
  *
  * An entry's row number is its worth, then its time (format/search/score.ts): the index hands
  * candidates over best first. Two searches at once: the database is in WAL mode, readers never
- * wait, and a search that has to write waits for another's writing (`writing`). A database that
+ * wait, and a search that has to write waits for another's writing, however long (`begin`). A database that
  * is damaged, or made by another build (its rules, its Unicode), is thrown away and made again,
  * never an error (`SearchIndex.open`, `damaged`); a cache folder that cannot be written holds
  * none: the index is then made in memory for the run.
@@ -210,9 +211,32 @@ export function refused(error: unknown): boolean {
   return code === 14 || code === 8 || code === 13 || code === 10 || ["EACCES", "EROFS", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST"].includes(e?.code ?? "") || /unable to open|readonly|read-only|disk is full|disk I\/O/i.test(e?.message ?? "");
 }
 
-/** Where the index of a cache folder is. */
+/** How long an index another build made (another version, another Node's Unicode) is kept unused before a search removes it. */
+const UNUSED_DAYS = 14;
+
+/**
+ * Where the index of a cache folder is: a file of each build (its stamp, `MADE_BY`, hashed into
+ * the name), so that two builds used in turn (Node 22 and Node 24, whose Unicode differ) never
+ * make each other's index again nor wait for each other's writing.
+ */
 function indexPath(env: NodeJS.ProcessEnv): string {
-  return join(cacheFolder(env), "search-index.sqlite");
+  return join(cacheFolder(env), `search-index-${createHash("sha256").update(MADE_BY).digest("hex").slice(0, 12)}.sqlite`);
+}
+
+/** Other builds' indexes in `folder` (and the one of the name before builds had their own) unused for `UNUSED_DAYS`, removed (best effort). */
+function pruneUnused(folder: string, current: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^search-index(-[0-9a-f]+)?\.sqlite$/.test(name) || join(folder, name) === current) continue;
+    const file = join(folder, name);
+    const used = Math.max(...[file, `${file}-wal`].map((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0));
+    if (now - used > UNUSED_DAYS * 86_400_000) SearchIndex.discard(file);
+  }
 }
 
 export class SearchIndex {
@@ -228,12 +252,13 @@ export class SearchIndex {
    * The index of the cache folder `env` names, made if there is none, made again if it is damaged
    * or another build's. `onNote`: what is said of an index that cannot be kept (then made in memory).
    */
-  static open(env: NodeJS.ProcessEnv, onNote: (note: string) => void): SearchIndex {
+  static async open(env: NodeJS.ProcessEnv, onNote: (note: string) => void, begin: (index: SearchIndex) => Promise<void>): Promise<SearchIndex> {
     const file = indexPath(env);
+    pruneUnused(join(file, ".."), file);
     for (let attempt = 0; ; attempt++) {
       try {
         mkdirSync(join(file, ".."), { recursive: true });
-        return SearchIndex.at(file);
+        return await SearchIndex.at(file, begin);
       } catch (error) {
         if (damaged(error) && attempt === 0) {
           SearchIndex.discard(file);
@@ -241,7 +266,7 @@ export class SearchIndex {
         }
         if (refused(error)) {
           onNote(`the search index cannot be kept in ${file} (${(error as Error).message}); this search makes it in memory`);
-          return SearchIndex.at(":memory:");
+          return SearchIndex.inMemory();
         }
         throw error;
       }
@@ -249,12 +274,15 @@ export class SearchIndex {
   }
 
   /** An index in memory, for this run (the cache folder's could not be written). */
-  static inMemory(): SearchIndex {
-    return SearchIndex.at(":memory:");
+  static async inMemory(): Promise<SearchIndex> {
+    return SearchIndex.at(":memory:", async (index) => void index.tryBegin());
   }
 
-  /** The index at `file`, made there if it is new, made again if another build made it. */
-  private static at(file: string): SearchIndex {
+  /**
+   * The index at `file`, made there if it is new, made again if another build made it (`begin`:
+   * the write lock taken first, waiting while another search writes).
+   */
+  private static async at(file: string, begin: (index: SearchIndex) => Promise<void>): Promise<SearchIndex> {
     const { DatabaseSync } = sqliteModule();
     const db = new DatabaseSync(file, { timeout: BUSY_MS });
     const index = new SearchIndex(db, file);
@@ -263,15 +291,22 @@ export class SearchIndex {
       db.exec("PRAGMA synchronous = NORMAL");
       const made = index.madeBy();
       if (made === MADE_BY) return index;
-      // (a new file, or another build's: made afresh while no other search writes)
-      index.writing(() => {
-        if (index.madeBy() === MADE_BY) return;
-        // (the full-text tables first: each takes its own tables with it)
-        const tables = (virtual: boolean) => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`).all() as Array<{ name: string }>).map((r) => r.name);
-        for (const name of [...tables(true), ...tables(false)]) db.exec(`DROP TABLE IF EXISTS ${quoted(name)}`);
-        db.exec(SCHEMA);
-        db.prepare("INSERT INTO meta(key, value) VALUES ('made by', ?)").run(MADE_BY);
-      });
+      // (a new file, or one made by a build of the same stamp another way: made afresh while no other search
+      // writes, once the one that does is done, however long it takes)
+      await begin(index);
+      try {
+        if (index.madeBy() !== MADE_BY) {
+          // (the full-text tables first: each takes its own tables with it)
+          const tables = (virtual: boolean) => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`).all() as Array<{ name: string }>).map((r) => r.name);
+          for (const name of [...tables(true), ...tables(false)]) db.exec(`DROP TABLE IF EXISTS ${quoted(name)}`);
+          db.exec(SCHEMA);
+          db.prepare("INSERT INTO meta(key, value) VALUES ('made by', ?)").run(MADE_BY);
+        }
+        index.commit();
+      } catch (error) {
+        index.rollback();
+        throw error;
+      }
       return index;
     } catch (error) {
       db.close();
@@ -362,22 +397,6 @@ export class SearchIndex {
       if (this.db.isTransaction) this.db.exec("ROLLBACK");
     } catch {
       // (closed with the transaction open: rolled back then)
-    }
-  }
-
-  /**
-   * `fn` in a write transaction: begun when no other search writes (waiting for one that does),
-   * committed when `fn` returns, rolled back when it throws.
-   */
-  private writing<T>(fn: () => T): T {
-    this.db.exec("BEGIN IMMEDIATE");
-    try {
-      const out = fn();
-      this.db.exec("COMMIT");
-      return out;
-    } catch (error) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      throw error;
     }
   }
 

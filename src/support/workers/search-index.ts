@@ -159,7 +159,7 @@ function appendable(path: string, was: SessionStamp, now: SessionStamp): boolean
 }
 
 /** The index's write lock taken, waiting (and saying so on a terminal) while another search writes. */
-async function waitToWrite(index: SearchIndex, ctx: CommandContext): Promise<void> {
+export async function waitToWrite(index: SearchIndex, ctx: CommandContext): Promise<void> {
   const start = Date.now();
   let said = false;
   while (!index.tryBegin()) {
