@@ -470,6 +470,41 @@ describe("the index", () => {
     expect(left.filter((f) => /^search-index-[0-9a-f]{12}\.sqlite$/.test(f) && !f.startsWith("search-index-ba"))).toHaveLength(1);
   });
 
+  it("the index is its owner's alone (0600, its folder 0700), keeps hashes not bytes, and a word redacted leaves it", async () => {
+    const cache = freshCache();
+    const dir = join(work, "private");
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, "a.jsonl");
+    const b = join(dir, "b.jsonl");
+    writeFileSync(a, jsonl(header({ id: "private-a" }), user("p0000001", null, "the token is hunter2xyzzy, keep it"), assistant("p0000002", "p0000001", "noted")));
+    writeFileSync(b, jsonl(header({ id: "private-b" }), user("p0000011", null, "and plugh42quux in another")));
+    const run = (q: string) => searchJson(["--all", q, dir], { XDG_CACHE_HOME: cache });
+    expect((await run("hunter2xyzzy")).json.matches).toHaveLength(1);
+    const file = indexFile(cache);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(cache, "pi-session")).mode & 0o777).toBe(0o700);
+    const terms = () => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        const vocabulary = (db.prepare("SELECT term FROM vocabulary").all() as Array<{ term: string }>).map((r) => r.term);
+        const guards = (db.prepare("SELECT guard FROM sessions").all() as Array<{ guard: Uint8Array }>).map((r) => r.guard.length);
+        return { vocabulary, guards };
+      } finally {
+        db.close();
+      }
+    };
+    expect(terms().vocabulary).toEqual(expect.arrayContaining(["hunter2xyzzy", "plugh42quux"]));
+    // (a guard is a SHA-256, not the session's bytes)
+    expect(terms().guards).toEqual([32, 32]);
+    // the secret redacted in place (as redact --in-place leaves it): the next search drops the word
+    writeFileSync(a, readFileSync(a, "utf8").replace("hunter2xyzzy", "[REDACTED:1]"));
+    const r = await cli(["search", "--all", "-F", "xyzzy", dir], { env: { XDG_CACHE_HOME: cache } });
+    expect(r.exitCode).toBe(1);
+    expect(terms().vocabulary.filter((t) => /hunter|xyzzy/.test(t))).toEqual([]);
+    expect(terms().vocabulary).toContain("plugh42quux");
+    expect(readFileSync(file).includes("hunter2xyzzy")).toBe(false);
+  });
+
   it("a disk that fills up, or fails a write, while the index is written: the search made in memory, said once, exit 0", async () => {
     const cache = freshCache();
     const want = await cli(["search", "--all", "-F", "the", CORPUS], { env: { XDG_CACHE_HOME: freshCache() } });

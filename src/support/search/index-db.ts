@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { BUILD } from "../../build-info.js";
@@ -223,6 +223,26 @@ function indexPath(env: NodeJS.ProcessEnv): string {
   return join(cacheFolder(env), `search-index-${createHash("sha256").update(MADE_BY).digest("hex").slice(0, 12)}.sqlite`);
 }
 
+/**
+ * The index file (made now if it is new), or its folder (the tool's own cache folder), kept to its
+ * owner alone: `mode`, where it is the user's and more is allowed (SQLite gives the index's log
+ * and shared memory the file's mode).
+ */
+function ownOnly(path: string, mode: number): void {
+  if (mode === 0o600) {
+    try {
+      closeSync(openSync(path, "wx", mode));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  for (const f of mode === 0o600 ? [path, `${path}-wal`, `${path}-shm`] : [path]) {
+    const st = statSync(f, { throwIfNoEntry: false });
+    if (st && (st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(f, mode);
+  }
+}
+
 /** Other builds' indexes in `folder` (and the one of the name before builds had their own) unused for `UNUSED_DAYS`, removed (best effort). */
 function pruneUnused(folder: string, current: string, now = Date.now()): void {
   let names: string[];
@@ -241,6 +261,8 @@ function pruneUnused(folder: string, current: string, now = Date.now()): void {
 
 export class SearchIndex {
   private readonly statements = new Map<string, StatementSync>();
+  /** Entries were removed in this run (a session rewritten, cut short or gone): the vocabulary is pruned (`pruneVocabulary`). */
+  private removed = false;
 
   private constructor(
     private readonly db: DatabaseSync,
@@ -257,7 +279,10 @@ export class SearchIndex {
     pruneUnused(join(file, ".."), file);
     for (let attempt = 0; ; attempt++) {
       try {
-        mkdirSync(join(file, ".."), { recursive: true });
+        // (a copy of every session's words: the folder, where this makes it, and the file the user's alone)
+        mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
+        ownOnly(join(file, ".."), 0o700);
+        ownOnly(file, 0o600);
         return await SearchIndex.at(file, begin);
       } catch (error) {
         if (damaged(error) && attempt === 0) {
@@ -289,6 +314,8 @@ export class SearchIndex {
     try {
       if (file !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
+      // (what is deleted, a session's terms after a redact, is overwritten, not left in free pages)
+      db.exec("PRAGMA secure_delete = ON");
       const made = index.madeBy();
       if (made === MADE_BY) return index;
       // (a new file, or one made by a build of the same stamp another way: made afresh while no other search
@@ -409,7 +436,7 @@ export class SearchIndex {
   /** A session's entries and skipped lines after line `lines`, gone (read again: a last line that was not whole, a file read afresh). */
   cutAfter(session: number, lines: number): void {
     this.statement("DELETE FROM words WHERE rowid IN (SELECT row FROM entries WHERE session = ? AND line > ?)").run(session, lines);
-    this.statement("DELETE FROM entries WHERE session = ? AND line > ?").run(session, lines);
+    if (this.statement("DELETE FROM entries WHERE session = ? AND line > ?").run(session, lines).changes > 0) this.removed = true;
     this.statement("DELETE FROM skipped WHERE session = ? AND line > ?").run(session, lines);
   }
 
@@ -449,6 +476,34 @@ export class SearchIndex {
     for (const term of terms) {
       const r = insert.run(term);
       if (r.changes > 0) trigrams.run(r.lastInsertRowid, term);
+    }
+  }
+
+  /**
+   * The vocabulary's terms that no entry holds any longer removed, where entries were removed in
+   * this run: a word redacted from a session, or of a session removed, is then gone from the index
+   * (the full-text table keeps no text, only which entries hold a term; its pieces keep a deleted
+   * entry's terms until they are merged: `tidy`, after a term is dropped).
+   */
+  pruneVocabulary(): { removed: boolean; dropped: number } {
+    if (!this.removed) return { removed: false, dropped: 0 };
+    this.removed = false;
+    const gone = this.statement("SELECT id, term FROM vocabulary WHERE term NOT IN (SELECT term FROM words_terms)").all() as Array<{ id: number; term: string }>;
+    const trigrams = this.statement("INSERT INTO vocabulary_trigrams(vocabulary_trigrams, rowid, term) VALUES ('delete', ?, ?)");
+    const drop = this.statement("DELETE FROM vocabulary WHERE id = ?");
+    for (const { id, term } of gone) {
+      trigrams.run(id, term);
+      drop.run(id);
+    }
+    return { removed: true, dropped: gone.length };
+  }
+
+  /** The log folded into the file (after entries were removed: their pages overwritten there too, not left as they were until SQLite folds it), best effort. */
+  checkpoint(): void {
+    try {
+      if (this.file !== ":memory:") this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch {
+      // (busy: another search reads the index; the log is folded another time)
     }
   }
 

@@ -133,11 +133,15 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     }
     reading.done();
     writer.done();
+    const removed = index.pruneVocabulary();
     const directory = dir.changed(changes, paths);
     index.keepDirectory(directory);
     index.commit();
     // (after a first build: the full-text index in one piece, the log folded into the file)
-    if (writer.written >= MERGE_FROM) index.tidy();
+    // (and after a word no entry holds any longer, redacted or of a session gone: its pieces merged, the log folded,
+    // so that the word is in no page of the file)
+    if (writer.written >= MERGE_FROM || removed.dropped > 0) index.tidy();
+    else if (removed.removed) index.checkpoint();
     return { unreadable, read: todo.length, directory };
   } catch (error) {
     index.rollback();
