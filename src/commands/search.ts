@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -115,13 +116,15 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
   const notes: string[] = [];
   // (a listing of an absolute folder is of absolute, normal paths already)
   const absolute = files.map((f) => (isAbsolute(f) ? f : resolve(f)));
+  // (the folders named: a session the index holds under one, no longer listed and gone, is dropped)
+  const folders = options.inputs.map((i) => resolve(i)).filter((i) => statSync(i, { throwIfNoEntry: false })?.isDirectory());
   // (an index found damaged while it is used is made again, once; one whose folder refuses a write, a full
   // disk, an I/O error, is made in memory for the run)
   let memory = false;
   for (let attempt = 0; ; attempt++) {
     const index = memory ? await SearchIndex.inMemory() : await SearchIndex.open(ctx.env, (note) => notes.push(note), (i) => waitToWrite(i, ctx));
     try {
-      const update = await updateSearchIndex(index, absolute, ctx, options.inputs.length === 0);
+      const update = await updateSearchIndex(index, absolute, ctx, options.inputs.length === 0 ? "all" : folders);
       const held = update.directory;
       const scope: ScopeSession[] = [];
       const kinds: Array<{ path: string; kind: string }> = [];

@@ -319,6 +319,37 @@ describe("never stale", () => {
     }
   });
 
+  it("a session removed from a folder named is dropped from the index; a folder removed, whenever the index is next written", async () => {
+    const cache = freshCache();
+    const dir = join(work, "named");
+    const other = join(work, "named-other");
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(dir, "a.jsonl"), jsonl(header({ id: "named-a" }), user("q0000001", null, "an ibex")));
+    writeFileSync(join(dir, "b.jsonl"), jsonl(header({ id: "named-b" }), user("q0000011", null, "an ibex too")));
+    writeFileSync(join(other, "c.jsonl"), jsonl(header({ id: "named-c" }), user("q0000021", null, "an ibex elsewhere")));
+    const run = async (folder: string) => (await searchJson(["--all", "ibex", folder], { XDG_CACHE_HOME: cache })).json.matches.length;
+    const held = () => {
+      const db = new DatabaseSync(indexFile(cache), { readOnly: true });
+      try {
+        return (db.prepare("SELECT path FROM sessions ORDER BY path").all() as Array<{ path: string }>).map((r) => relative(work, r.path));
+      } finally {
+        db.close();
+      }
+    };
+    expect(await run(dir)).toBe(2);
+    expect(await run(other)).toBe(1);
+    expect(held()).toEqual(["named-other/c.jsonl", "named/a.jsonl", "named/b.jsonl"]);
+    rmSync(join(dir, "b.jsonl"));
+    expect(await run(dir)).toBe(1);
+    expect(held()).toEqual(["named-other/c.jsonl", "named/a.jsonl"]);
+    // (a folder removed: its sessions dropped the next time the index is written, here for an append elsewhere)
+    rmSync(other, { recursive: true });
+    appendFileSync(join(dir, "a.jsonl"), jsonl(user("q0000002", "q0000001", "a second ibex")));
+    expect(await run(dir)).toBe(2);
+    expect(held()).toEqual(["named/a.jsonl"]);
+  });
+
   it("a row another process writes to an OpenClaw database is found by the next search; the store is left byte for byte", async () => {
     const cache = freshCache();
     const root = copyOf(join(SQLITE_STORES, "ccccx"), "sqlite-append");

@@ -1,3 +1,4 @@
+import { sep } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
 import { sureStamp, type Directory, type DirectoryRow, type SearchIndex } from "../search/index-db.js";
@@ -43,11 +44,12 @@ const LARGE_READ = 64 * 1024 * 1024;
 const MERGE_FROM = 20_000;
 
 /**
- * Brings `index` up to date for the sessions at `paths` (absolute); with `prune`, sessions it holds
- * that are no longer there are dropped (the listing was of every store: a session it does not list
- * is gone, or elsewhere).
+ * Brings `index` up to date for the sessions at `paths` (absolute). Sessions it holds that are no
+ * longer there are dropped: with `within` "all" (the listing was of every store), each it does
+ * not list that is gone; else each under the folders named (absolute) that is not listed and is
+ * gone; and whenever the update writes, every other it holds that is gone (a folder removed).
  */
-export async function updateSearchIndex(index: SearchIndex, paths: readonly string[], ctx: CommandContext, prune: boolean): Promise<IndexUpdate> {
+export async function updateSearchIndex(index: SearchIndex, paths: readonly string[], ctx: CommandContext, within: "all" | readonly string[]): Promise<IndexUpdate> {
   const began = Date.now();
   const listed = new Set(paths);
   const stamps = paths.map(() => null as SessionStamp | undefined | null);
@@ -60,7 +62,8 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
       return !stamp || slot < 0 || !dir.holds(slot, stamp) ? [k] : [];
     });
   /** The sessions `dir` holds that are no longer there (where the listing was of every store). */
-  const gone = (dir: Directory) => (prune ? dir.paths.filter((p) => !listed.has(p) && sessionStamp(p) === undefined) : []);
+  const under = (p: string) => within === "all" || within.some((folder) => p.startsWith(folder.endsWith(sep) ? folder : folder + sep));
+  const gone = (dir: Directory, everywhere = false) => dir.paths.filter((p) => !listed.has(p) && (everywhere || under(p)) && sessionStamp(p) === undefined);
   // (the stores' facts kept between runs, before a session is stamped: a warm search opens no OpenClaw database)
   const reading = new StoreRead(ctx, true);
   // (a first look, at the directory alone and without the write lock: nothing changed, nothing to wait for)
@@ -74,7 +77,8 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     // (as it is now: another search may have written what was stale while this one waited)
     const dir = index.directory();
     const changes = new Map<string, DirectoryRow | null>();
-    for (const path of gone(dir)) {
+    // (the whole index's, while it is written: a session of a folder since removed, which no search names)
+    for (const path of gone(dir, true)) {
       index.forget(dir.id(dir.slotOf(path)));
       changes.set(path, null);
     }
