@@ -460,6 +460,19 @@ describe("the index", () => {
     expect(rebuilt.stdout).toBe(first.stdout);
   });
 
+  it("a session's row missing from the index (the directory names it): the index made again, never an error", async () => {
+    const cache = freshCache();
+    const first = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const db = new DatabaseSync(indexFile(cache));
+    expect(db.prepare("DELETE FROM sessions WHERE id IN (SELECT session FROM entries LIMIT 1)").run().changes).toBe(1);
+    db.close();
+    const again = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(again.stderr).toBe("");
+  });
+
   it("a cache folder that cannot be written: the index is made in memory, and said", async () => {
     const cache = freshCache();
     writeFileSync(join(cache, "pi-session"), "a file where the folder would be");

@@ -382,6 +382,13 @@ export class SearchIndex {
     this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(JSON.stringify(d.paths), JSON.stringify(d.kinds), d.bytes());
   }
 
+  /** A session's row the directory names (none: the index does not read back as written, and is made again). */
+  heldSession(id: number): IndexedSession {
+    const s = this.session(id);
+    if (!s) throw new DamagedIndex(`its directory names session ${id}, which it has no row for`);
+    return s;
+  }
+
   /** A session's row, by its id (undefined: gone). */
   session(id: number): IndexedSession | undefined {
     const r = this.statement("SELECT id, path, size, mtime, ino, mode, kind, version, read_to, lines, header_id, cwd, created, name, first_user, skipped FROM sessions WHERE id = ?").get(id) as Record<string, unknown> | undefined;
