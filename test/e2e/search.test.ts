@@ -304,6 +304,30 @@ describe("never stale", () => {
     expect(await ids("tapir")).toEqual(["s0000002"]);
   });
 
+  it("sessions only touched (their bytes as they were) are not read again: hashed, nothing more indexed", async () => {
+    const cache = freshCache();
+    const dir = copyOf(fixture("usage-store"), "touched");
+    const run = () => cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: cache } });
+    const first = await run();
+    expect(first.exitCode, first.stderr).toBe(0);
+    /** How many entries the index has read over its life. */
+    const seq = () => {
+      const db = new DatabaseSync(indexFile(cache), { readOnly: true });
+      try {
+        return Number((db.prepare("SELECT value FROM meta WHERE key = 'seq'").get() as { value: string }).value);
+      } finally {
+        db.close();
+      }
+    };
+    const read = seq();
+    expect(read).toBeGreaterThan(10);
+    const later = new Date(Date.now() + 60_000);
+    for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) if (f.isFile()) utimesSync(join(f.parentPath, f.name), later, later);
+    const again = await run();
+    expect(again.stdout).toBe(first.stdout);
+    expect(seq()).toBe(read);
+  });
+
   it("a session whose path holds a newline is searched, and so is the store after it, every time", async () => {
     const cache = freshCache();
     const dir = join(work, "newline");
