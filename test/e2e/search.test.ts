@@ -573,6 +573,41 @@ describe("the index", () => {
     expect(readFileSync(file).includes("hunter2xyzzy")).toBe(false);
   });
 
+  it("a cache folder that cannot be written holding this build's index, up to date: read as it is, not made again in memory", async () => {
+    const cache = freshCache();
+    const dir = copyOf(fixture("usage-store"), "read-only-cache");
+    // (written more than two seconds before the index reads them: their stamps are sure, nothing to look at again)
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const first = await cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: cache } });
+    expect(first.exitCode, first.stderr).toBe(0);
+    // (read-only: a bind mount where the tests run as root, whom modes do not stop; else the modes)
+    const ro = join(work, "read-only-cache-mount");
+    mkdirSync(ro, { recursive: true });
+    const root = process.getuid?.() === 0;
+    if (root) await execa("mount", ["--bind", "-o", "ro", cache, ro]);
+    else {
+      chmodSync(indexFile(cache), 0o400);
+      chmodSync(join(cache, "pi-session"), 0o500);
+    }
+    try {
+      const at = root ? ro : cache;
+      const again = await cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: at } });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.stdout).toBe(first.stdout);
+      expect(again.stderr).toBe("");
+      // (and one that must change: made in memory, and said)
+      const session = readdirSync(dir, { recursive: true, withFileTypes: true }).find((f) => f.isFile() && f.name.endsWith(".jsonl"))!;
+      appendFileSync(join(session.parentPath, session.name), jsonl(user("r0000001", null, "one more cart")));
+      const changed = await cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: at } });
+      expect(changed.exitCode, changed.stderr).toBe(0);
+      expect(changed.stdout).toContain("r0000001");
+      expect(changed.stderr).toMatch(/^pi-session: the search index cannot be (written|kept) in .*; this search makes it in memory\n$/);
+    } finally {
+      if (root) await execa("umount", [ro]);
+      else chmodSync(join(cache, "pi-session"), 0o700);
+    }
+  });
+
   it("a disk that fills up, or fails a write, while the index is written: the search made in memory, said once, exit 0", async () => {
     const cache = freshCache();
     const want = await cli(["search", "--all", "-F", "the", CORPUS], { env: { XDG_CACHE_HOME: freshCache() } });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { BUILD } from "../../build-info.js";
 import type { IndexedEntry } from "../../format/search/read.js";
@@ -290,12 +291,34 @@ export class SearchIndex {
           continue;
         }
         if (refused(error)) {
+          // (a cache that cannot be written but holds this build's index: read as it is; made in memory only if it must change)
+          const kept = SearchIndex.readOnly(file);
+          if (kept) return kept;
           onNote(`the search index cannot be kept in ${file} (${(error as Error).message}); this search makes it in memory`);
           return SearchIndex.inMemory();
         }
         throw error;
       }
     }
+  }
+
+  /**
+   * This build's index at `file`, read-only, where its folder cannot be written (undefined: none, or
+   * another build's, or its log holds what was not yet folded into it). Opened as a file nothing
+   * changes (no lock, no log: a read-only folder has room for neither); an update that must write
+   * to it fails as a refused write, and the search is then made in memory.
+   */
+  private static readOnly(file: string): SearchIndex | undefined {
+    if (!statSync(file, { throwIfNoEntry: false })?.size || (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) return undefined;
+    try {
+      const { DatabaseSync } = sqliteModule();
+      const index = new SearchIndex(new DatabaseSync(`${pathToFileURL(file).href}?immutable=1`, { readOnly: true }), file);
+      if (index.madeBy() === MADE_BY) return index;
+      index.close();
+    } catch {
+      // (not readable either: made in memory)
+    }
+    return undefined;
   }
 
   /** An index in memory, for this run (the cache folder's could not be written). */
