@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -16,9 +17,9 @@ import { displayWidth, isolate } from "../render/width.js";
 import { emptyDirectoryNote, namedNonSessions, resolveInput, STORE_CHOICES, type StoreChoice, storeInputs, transcriptFacts } from "../stores/index.js";
 import { entryFilter, filterOptions, filterSettings, type FilterOptions } from "../support/inputs/filters.js";
 import { shownTitle } from "../support/inputs/titles.js";
-import { damaged, SearchIndex } from "../support/search/index-db.js";
+import { damaged, refused, SearchIndex } from "../support/search/index-db.js";
 import { findHits, ScopeSession, type SearchHit } from "../support/search/query.js";
-import { updateSearchIndex } from "../support/workers/search-index.js";
+import { updateSearchIndex, waitToWrite } from "../support/workers/search-index.js";
 
 export interface SearchOptions extends FilterOptions {
   query: string;
@@ -120,11 +121,15 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
   const notes: string[] = [];
   // (a listing of an absolute folder is of absolute, normal paths already)
   const absolute = files.map((f) => (isAbsolute(f) ? f : resolve(f)));
-  // (an index found damaged while it is used is made again, once)
+  // (the folders named: a session the index holds under one, no longer listed and gone, is dropped)
+  const folders = options.inputs.map((i) => resolve(i)).filter((i) => statSync(i, { throwIfNoEntry: false })?.isDirectory());
+  // (an index found damaged while it is used is made again, once; one whose folder refuses a write, a full
+  // disk, an I/O error, is made in memory for the run)
+  let memory = false;
   for (let attempt = 0; ; attempt++) {
-    const index = SearchIndex.open(ctx.env, (note) => notes.push(note));
+    const index = memory ? await SearchIndex.inMemory() : await SearchIndex.open(ctx.env, (note) => notes.push(note), (i) => waitToWrite(i, ctx));
     try {
-      const update = await updateSearchIndex(index, absolute, ctx, options.inputs.length === 0);
+      const update = await updateSearchIndex(index, absolute, ctx, options.inputs.length === 0 ? "all" : folders);
       const held = update.directory;
       const scope: ScopeSession[] = [];
       const kinds: Array<{ path: string; kind: string }> = [];
@@ -162,6 +167,12 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
         sessionDir: options.sessionDir,
       };
     } catch (error) {
+      if (index.file !== ":memory:" && refused(error)) {
+        index.rollback();
+        notes.push(`the search index cannot be written in ${index.file} (${(error as Error).message}); this search makes it in memory`);
+        memory = true;
+        continue;
+      }
       if (attempt === 0 && damaged(error)) {
         index.close();
         SearchIndex.discard(index.file);

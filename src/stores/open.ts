@@ -84,7 +84,7 @@ export function sessionStamp(path: string): SessionStamp | undefined {
   }
   try {
     const st = statSync(path, { throwIfNoEntry: false });
-    return st ? { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } : undefined;
+    return st ? { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs } : undefined;
   } catch {
     return undefined;
   }

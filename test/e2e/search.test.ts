@@ -11,17 +11,18 @@
 import { execFile } from "node:child_process";
 import { execa } from "execa";
 import { createHash } from "node:crypto";
-import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { PassThrough } from "node:stream";
 import { DatabaseSync } from "node:sqlite";
 import stringWidth from "string-width";
+import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { cli } from "../helpers/cli.js";
-import { CORPUS, fixture, FIXTURES, ROOT } from "../helpers/paths.js";
+import { BIN, CORPUS, fixture, FIXTURES, ROOT } from "../helpers/paths.js";
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-search-e2e-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -31,6 +32,13 @@ const JSONL_STORES = join(ROOT, "../shared/openclaw-stores");
 
 /** A cache folder of its own: an index made afresh. */
 const freshCache = () => mkdtempSync(join(work, "cache-"));
+
+/** The index a cache folder holds (one: this build's). */
+function indexFile(cache: string): string {
+  const found = readdirSync(join(cache, "pi-session")).filter((f) => /^search-index-[0-9a-f]+\.sqlite$/.test(f));
+  expect(found).toHaveLength(1);
+  return join(cache, "pi-session", found[0]!);
+}
 
 /** A store copied, writable, as a user has it. */
 function copyOf(from: string, name: string): string {
@@ -195,7 +203,7 @@ describe("the stores", () => {
     expect((await word(["--store", "pi", "--archived", "total"])).length).toBeGreaterThan(0);
     // (a session gone from a store searched whole is dropped from the index, not only left unshown)
     const held = () => {
-      const db = new DatabaseSync(`file:${join(cache, "pi-session/search-index.sqlite")}?immutable=1`, { readOnly: true });
+      const db = new DatabaseSync(`file:${indexFile(cache)}?immutable=1`, { readOnly: true });
       try {
         return (db.prepare("SELECT path FROM sessions").all() as Array<{ path: string }>).map((r) => r.path);
       } finally {
@@ -275,6 +283,122 @@ describe("never stale", () => {
     expect((await ids("tapir")).sort()).toEqual(["f0000002", "f0000010"]);
     rmSync(b);
     expect(await ids("tapir")).toEqual(["f0000002"]);
+  });
+
+  it("an edit in place anywhere before the end, then an append (the same file, larger): the edit is seen, not taken for an append", async () => {
+    const cache = freshCache();
+    const dir = join(work, "grow-edit");
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, "a.jsonl");
+    const turns = Array.from({ length: 400 }, (_, k) => (k % 2 === 0 ? user(`e${String(k).padStart(7, "0")}`, k === 0 ? null : `e${String(k - 1).padStart(7, "0")}`, `message ${k} alpha`) : assistant(`e${String(k).padStart(7, "0")}`, `e${String(k - 1).padStart(7, "0")}`, `reply ${k} alpha`)));
+    writeFileSync(a, jsonl(header({ id: "grow-edit" }), ...turns));
+    const ids = async (q: string) => (await searchJson(["--all", q, dir], { XDG_CACHE_HOME: cache })).json.matches.map((m: Match) => m.id).sort();
+    expect(await ids("alpha")).toHaveLength(400);
+    // (each of these bytes alone, edited in place, the next line appended: a same-length word changed, as an editor or a script writes it)
+    for (const k of [1, 137, 251, 398]) {
+      const text = readFileSync(a, "utf8");
+      const at = text.indexOf(`${k % 2 === 0 ? "message" : "reply"} ${k} alpha`);
+      const fd = openSync(a, "r+");
+      writeSync(fd, `${k % 2 === 0 ? "message" : "reply"} ${k} gamma`, Buffer.byteLength(text.slice(0, at)));
+      closeSync(fd);
+      appendFileSync(a, jsonl(user(`n${String(k).padStart(7, "0")}`, "e0000399", `appended after ${k}`)));
+      expect(await ids("gamma")).toEqual((await grepMatches(["-w", "-i", "gamma", dir])).map((m) => m.id).sort());
+      expect(await ids("gamma")).toContain(`e${String(k).padStart(7, "0")}`);
+    }
+    expect(await ids("alpha")).toHaveLength(396);
+    expect(await ids("appended")).toHaveLength(4);
+  });
+
+  it("a rewrite in place of the same size whose mtime is put back (touch -r, touch -d) is seen: the stamp holds the ctime", async () => {
+    const cache = freshCache();
+    const dir = join(work, "same-stamp");
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, "a.jsonl");
+    writeFileSync(a, jsonl(header({ id: "same-stamp" }), user("s0000001", null, "first words"), assistant("s0000002", "s0000001", "an okapi here")));
+    const past = new Date("2026-01-02T03:04:05.678Z");
+    utimesSync(a, past, past);
+    const ids = async (q: string) => (await searchJson(["--all", q, dir], { XDG_CACHE_HOME: cache })).json.matches.map((m: Match) => m.id);
+    expect(await ids("okapi")).toEqual(["s0000002"]);
+    const before = statSync(a);
+    writeFileSync(a, readFileSync(a, "utf8").replace("okapi", "tapir"));
+    utimesSync(a, past, past);
+    const after = statSync(a);
+    expect([after.size, after.mtimeMs, after.ino]).toEqual([before.size, before.mtimeMs, before.ino]);
+    expect(await ids("okapi")).toEqual([]);
+    expect(await ids("tapir")).toEqual(["s0000002"]);
+    // (and a file only touched, its bytes as they were: found as before)
+    utimesSync(a, new Date(), new Date());
+    expect(await ids("tapir")).toEqual(["s0000002"]);
+  });
+
+  it("sessions only touched (their bytes as they were) are not read again: hashed, nothing more indexed", async () => {
+    const cache = freshCache();
+    const dir = copyOf(fixture("usage-store"), "touched");
+    const run = () => cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: cache } });
+    const first = await run();
+    expect(first.exitCode, first.stderr).toBe(0);
+    /** How many entries the index has read over its life. */
+    const seq = () => {
+      const db = new DatabaseSync(indexFile(cache), { readOnly: true });
+      try {
+        return Number((db.prepare("SELECT value FROM meta WHERE key = 'seq'").get() as { value: string }).value);
+      } finally {
+        db.close();
+      }
+    };
+    const read = seq();
+    expect(read).toBeGreaterThan(10);
+    const later = new Date(Date.now() + 60_000);
+    for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) if (f.isFile()) utimesSync(join(f.parentPath, f.name), later, later);
+    const again = await run();
+    expect(again.stdout).toBe(first.stdout);
+    expect(seq()).toBe(read);
+  });
+
+  it("a session whose path holds a newline is searched, and so is the store after it, every time", async () => {
+    const cache = freshCache();
+    const dir = join(work, "newline");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "x\ny.jsonl"), jsonl(header({ id: "newline-x" }), user("w0000001", null, "a walrus"), assistant("w0000002", "w0000001", "the walrus again")));
+    writeFileSync(join(dir, "b.jsonl"), jsonl(header({ id: "newline-b" }), user("w0000011", null, "one walrus more")));
+    const want = keys(await grepMatches(["-w", "-i", "walrus", dir]));
+    expect(want).toHaveLength(3);
+    for (let run = 0; run < 3; run++) {
+      const r = await searchJson(["--all", "walrus", dir], { XDG_CACHE_HOME: cache });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(keys(r.json.matches)).toEqual(want);
+    }
+  });
+
+  it("a session removed from a folder named is dropped from the index; a folder removed, whenever the index is next written", async () => {
+    const cache = freshCache();
+    const dir = join(work, "named");
+    const other = join(work, "named-other");
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(dir, "a.jsonl"), jsonl(header({ id: "named-a" }), user("q0000001", null, "an ibex")));
+    writeFileSync(join(dir, "b.jsonl"), jsonl(header({ id: "named-b" }), user("q0000011", null, "an ibex too")));
+    writeFileSync(join(other, "c.jsonl"), jsonl(header({ id: "named-c" }), user("q0000021", null, "an ibex elsewhere")));
+    const run = async (folder: string) => (await searchJson(["--all", "ibex", folder], { XDG_CACHE_HOME: cache })).json.matches.length;
+    const held = () => {
+      const db = new DatabaseSync(indexFile(cache), { readOnly: true });
+      try {
+        return (db.prepare("SELECT path FROM sessions ORDER BY path").all() as Array<{ path: string }>).map((r) => relative(work, r.path));
+      } finally {
+        db.close();
+      }
+    };
+    expect(await run(dir)).toBe(2);
+    expect(await run(other)).toBe(1);
+    expect(held()).toEqual(["named-other/c.jsonl", "named/a.jsonl", "named/b.jsonl"]);
+    rmSync(join(dir, "b.jsonl"));
+    expect(await run(dir)).toBe(1);
+    expect(held()).toEqual(["named-other/c.jsonl", "named/a.jsonl"]);
+    // (a folder removed: its sessions dropped the next time the index is written, here for an append elsewhere)
+    rmSync(other, { recursive: true });
+    appendFileSync(join(dir, "a.jsonl"), jsonl(user("q0000002", "q0000001", "a second ibex")));
+    expect(await run(dir)).toBe(2);
+    expect(held()).toEqual(["named/a.jsonl"]);
   });
 
   it("a row another process writes to an OpenClaw database is found by the next search; the store is left byte for byte", async () => {
@@ -407,7 +531,7 @@ describe("the index", () => {
     const cache = freshCache();
     const first = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
     expect(first.exitCode).toBe(0);
-    const file = join(cache, "pi-session", "search-index.sqlite");
+    const file = indexFile(cache);
     for (const damage of [() => writeFileSync(file, "not a database at all".repeat(100)), () => writeFileSync(file, Buffer.concat([readFileSync(file).subarray(0, 4096), Buffer.alloc(8192, 0x41)]))]) {
       rmSync(`${file}-wal`, { force: true });
       rmSync(`${file}-shm`, { force: true });
@@ -424,6 +548,19 @@ describe("the index", () => {
     expect(rebuilt.stdout).toBe(first.stdout);
   });
 
+  it("a session's row missing from the index (the directory names it): the index made again, never an error", async () => {
+    const cache = freshCache();
+    const first = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const db = new DatabaseSync(indexFile(cache));
+    expect(db.prepare("DELETE FROM sessions WHERE id IN (SELECT session FROM entries LIMIT 1)").run().changes).toBe(1);
+    db.close();
+    const again = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(again.stderr).toBe("");
+  });
+
   it("a cache folder that cannot be written: the index is made in memory, and said", async () => {
     const cache = freshCache();
     writeFileSync(join(cache, "pi-session"), "a file where the folder would be");
@@ -431,6 +568,129 @@ describe("the index", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain("cart");
     expect(r.stderr).toMatch(/the search index cannot be kept in .*; this search makes it in memory/);
+  });
+
+  it("an index whose rebuild must wait for another's long write waits for it, however long, never 'database is locked'", async () => {
+    const cache = freshCache();
+    const first = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const file = indexFile(cache);
+    // (another process: the index marked as another's, then its write lock held for 7 s, as a long first build holds it)
+    const holder = execa(process.execPath, ["-e", `const {DatabaseSync}=require("node:sqlite");const d=new DatabaseSync(${JSON.stringify(file)});d.prepare("UPDATE meta SET value = 'another build' WHERE key = 'made by'").run();d.exec("BEGIN IMMEDIATE");console.log("held");setTimeout(()=>{d.exec("COMMIT");d.close()},7000);`]);
+    await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
+    const r = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    await holder;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(first.stdout);
+    expect(r.stderr).toBe("");
+  });
+
+  it("each build keeps an index of its own; another's unused for 14 days is removed, a recent one kept", async () => {
+    const cache = freshCache();
+    const folder = join(cache, "pi-session");
+    mkdirSync(folder, { recursive: true });
+    const old = Date.now() / 1000 - 15 * 86_400;
+    for (const name of ["search-index.sqlite", "search-index-0123456789ab.sqlite", "search-index-0123456789ab.sqlite-wal", "search-index-ba9876543210.sqlite", "search-index-ba9876543210.sqlite-wal"]) {
+      writeFileSync(join(folder, name), "another build's index");
+      if (!name.startsWith("search-index-ba")) utimesSync(join(folder, name), old, old);
+    }
+    const r = await cli(["search", "--all", "cart", fixture("usage-store")], { env: { XDG_CACHE_HOME: cache } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const left = readdirSync(folder).filter((f) => f.startsWith("search-index"));
+    expect(left.filter((f) => f.startsWith("search-index-ba"))).toEqual(["search-index-ba9876543210.sqlite", "search-index-ba9876543210.sqlite-wal"]);
+    expect(left.filter((f) => f === "search-index.sqlite" || f.startsWith("search-index-01"))).toEqual([]);
+    expect(left.filter((f) => /^search-index-[0-9a-f]{12}\.sqlite$/.test(f) && !f.startsWith("search-index-ba"))).toHaveLength(1);
+  });
+
+  it("the index is its owner's alone (0600, its folder 0700), keeps hashes not bytes, and a word redacted leaves it", async () => {
+    const cache = freshCache();
+    const dir = join(work, "private");
+    mkdirSync(dir, { recursive: true });
+    const a = join(dir, "a.jsonl");
+    const b = join(dir, "b.jsonl");
+    writeFileSync(a, jsonl(header({ id: "private-a" }), user("p0000001", null, "the token is hunter2xyzzy, keep it"), assistant("p0000002", "p0000001", "noted")));
+    writeFileSync(b, jsonl(header({ id: "private-b" }), user("p0000011", null, "and plugh42quux in another")));
+    const run = (q: string) => searchJson(["--all", q, dir], { XDG_CACHE_HOME: cache });
+    expect((await run("hunter2xyzzy")).json.matches).toHaveLength(1);
+    const file = indexFile(cache);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(cache, "pi-session")).mode & 0o777).toBe(0o700);
+    const terms = () => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        const vocabulary = (db.prepare("SELECT term FROM vocabulary").all() as Array<{ term: string }>).map((r) => r.term);
+        const guards = (db.prepare("SELECT guard FROM sessions").all() as Array<{ guard: Uint8Array }>).map((r) => r.guard.length);
+        return { vocabulary, guards };
+      } finally {
+        db.close();
+      }
+    };
+    expect(terms().vocabulary).toEqual(expect.arrayContaining(["hunter2xyzzy", "plugh42quux"]));
+    // (a guard is a SHA-256, not the session's bytes)
+    expect(terms().guards).toEqual([32, 32]);
+    // the secret redacted in place (as redact --in-place leaves it): the next search drops the word
+    writeFileSync(a, readFileSync(a, "utf8").replace("hunter2xyzzy", "[REDACTED:1]"));
+    const r = await cli(["search", "--all", "-F", "xyzzy", dir], { env: { XDG_CACHE_HOME: cache } });
+    expect(r.exitCode).toBe(1);
+    expect(terms().vocabulary.filter((t) => /hunter|xyzzy/.test(t))).toEqual([]);
+    expect(terms().vocabulary).toContain("plugh42quux");
+    expect(readFileSync(file).includes("hunter2xyzzy")).toBe(false);
+  });
+
+  it("a cache folder that cannot be written holding this build's index, up to date: read as it is, not made again in memory", async () => {
+    const cache = freshCache();
+    const dir = copyOf(fixture("usage-store"), "read-only-cache");
+    // (written more than two seconds before the index reads them: their stamps are sure, nothing to look at again)
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const first = await cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: cache } });
+    expect(first.exitCode, first.stderr).toBe(0);
+    // (read-only: a bind mount where the tests run as root, whom modes do not stop; else the modes)
+    const ro = join(work, "read-only-cache-mount");
+    mkdirSync(ro, { recursive: true });
+    const root = process.getuid?.() === 0;
+    if (root) await execa("mount", ["--bind", "-o", "ro", cache, ro]);
+    else {
+      chmodSync(indexFile(cache), 0o400);
+      chmodSync(join(cache, "pi-session"), 0o500);
+    }
+    try {
+      const at = root ? ro : cache;
+      const again = await cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: at } });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.stdout).toBe(first.stdout);
+      expect(again.stderr).toBe("");
+      // (and one that must change: made in memory, and said)
+      const session = readdirSync(dir, { recursive: true, withFileTypes: true }).find((f) => f.isFile() && f.name.endsWith(".jsonl"))!;
+      appendFileSync(join(session.parentPath, session.name), jsonl(user("r0000001", null, "one more cart")));
+      const changed = await cli(["search", "--all", "cart", dir], { env: { XDG_CACHE_HOME: at } });
+      expect(changed.exitCode, changed.stderr).toBe(0);
+      expect(changed.stdout).toContain("r0000001");
+      expect(changed.stderr).toMatch(/^pi-session: the search index cannot be (written|kept) in .*; this search makes it in memory\n$/);
+    } finally {
+      if (root) await execa("umount", [ro]);
+      else chmodSync(join(cache, "pi-session"), 0o700);
+    }
+  });
+
+  it("a disk that fills up, or fails a write, while the index is written: the search made in memory, said once, exit 0", async () => {
+    const cache = freshCache();
+    const want = await cli(["search", "--all", "-F", "the", CORPUS], { env: { XDG_CACHE_HOME: freshCache() } });
+    expect(want.exitCode, want.stderr).toBe(0);
+    // (a file may grow to 200 KB at most: the first write past it fails, as a full disk's)
+    const full = await execa("bash", ["-c", 'ulimit -f 200; exec node "$@"', "bash", BIN, "search", "--all", "-F", "the", CORPUS], { reject: false, stripFinalNewline: false, env: { NO_COLOR: "1", XDG_CACHE_HOME: cache, HOME: work } });
+    expect(full.exitCode, full.stderr).toBe(0);
+    // (the same matches; among equal scores, in the order that index read them)
+    const lines = (out: string) => out.trimEnd().split("\n").sort();
+    expect(lines(full.stdout)).toEqual(lines(want.stdout));
+    // (one line said, then what any search of the corpus says)
+    const [note, ...rest] = full.stderr.split("\n");
+    expect(note).toMatch(/^pi-session: the search index cannot be written in .*search-index.*\.sqlite \(.*\); this search makes it in memory$/);
+    expect(rest.join("\n")).toBe(want.stderr);
+    // (and again, with the space back: the index is kept)
+    const again = await cli(["search", "--all", "-F", "the", CORPUS], { env: { XDG_CACHE_HOME: cache } });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(lines(again.stdout)).toEqual(lines(want.stdout));
+    expect(again.stderr).toBe(want.stderr);
   });
 });
 

@@ -26,6 +26,8 @@ export interface SessionStamp {
   size: number;
   mtimeMs: number;
   ino: number;
+  /** A file's status change time (what no `touch` sets back): `search`'s index holds it too. */
+  ctimeMs?: number;
 }
 
 /** Where a command looks: pi's session directory (as flags and environment set it) and the environment (other stores' roots). */

@@ -1,5 +1,7 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { BUILD } from "../../build-info.js";
 import type { IndexedEntry } from "../../format/search/read.js";
@@ -7,7 +9,7 @@ import { cacheFolder, sqliteModule, type SessionStamp } from "../../stores/index
 
 /**
  * `search`'s index (docs/commands.md, "search"; ARCHITECTURE.md, "search"): one SQLite database in
- * the cache folder beside `ls`'s (`search-index.sqlite`), written with what Node ships
+ * the cache folder beside `ls`'s (`search-index-STAMP.sqlite`, one a build: `indexPath`), written with what Node ships
  * (`node:sqlite`, its FTS5). Per session: its stamp, how far it was read, its title and cwd; per
  * entry with text: where its line is, its role, time and the key of its id; per entry, its terms
  * (format/search/terms.ts) in a table of full-text search that keeps no text (`contentless`, only
@@ -16,14 +18,14 @@ import { cacheFolder, sqliteModule, type SessionStamp } from "../../stores/index
  *
  * An entry's row number is its worth, then its time (format/search/score.ts): the index hands
  * candidates over best first. Two searches at once: the database is in WAL mode, readers never
- * wait, and a search that has to write waits for another's writing (`writing`). A database that
+ * wait, and a search that has to write waits for another's writing, however long (`begin`). A database that
  * is damaged, or made by another build (its rules, its Unicode), is thrown away and made again,
  * never an error (`SearchIndex.open`, `damaged`); a cache folder that cannot be written holds
  * none: the index is then made in memory for the run.
  */
 
 /** The layout's version: a change to the tables or to what a row means makes every index again. */
-const LAYOUT = 4;
+const LAYOUT = 5;
 
 /** What made an index: another build (other rules for reading a session) or another Unicode (other letters) makes it again. */
 const MADE_BY = `${LAYOUT}:${BUILD.version}+${BUILD.rules}:unicode ${process.versions.unicode ?? "?"}`;
@@ -92,11 +94,11 @@ export class Directory {
   constructor(
     readonly paths: readonly string[],
     readonly kinds: readonly string[],
-    /** Id, size, mtime, inode, lines pi skips: `FIELDS` numbers a session. */
+    /** Id, size, mtime, inode, lines pi skips, ctime, sure (1, else 0: `DirectoryRow`): `FIELDS` numbers a session. */
     private readonly numbers: Float64Array,
   ) {}
 
-  static readonly FIELDS = 5;
+  static readonly FIELDS = 7;
 
   /** The slot of `path`, or -1; `at`: its place in the listing, where the directory (written in the listing's order) most likely holds it. */
   slotOf(path: string, at = -1): number {
@@ -125,27 +127,27 @@ export class Directory {
     const n = this.numbers;
     this.paths.forEach((p, k) => {
       const at = k * Directory.FIELDS;
-      rows.set(p, { id: n[at]!, stamp: { size: n[at + 1]!, mtimeMs: n[at + 2]!, ino: n[at + 3]! }, kind: this.kinds[k]!, skipped: n[at + 4]! });
+      rows.set(p, { id: n[at]!, stamp: { size: n[at + 1]!, mtimeMs: n[at + 2]!, ino: n[at + 3]!, ctimeMs: n[at + 5]! }, kind: this.kinds[k]!, skipped: n[at + 4]!, sure: n[at + 6] === 1 });
     });
     for (const [p, row] of changes) {
       if (row) rows.set(p, row);
       else rows.delete(p);
     }
     const listed = new Set(listing);
-    const paths = [...listing.filter((p) => rows.has(p)), ...[...rows.keys()].filter((p) => !listed.has(p))].filter((p) => !p.includes("\n"));
+    const paths = [...listing.filter((p) => rows.has(p)), ...[...rows.keys()].filter((p) => !listed.has(p))];
     const numbers = new Float64Array(paths.length * Directory.FIELDS);
     paths.forEach((p, k) => {
       const r = rows.get(p)!;
-      numbers.set([r.id, r.stamp.size, r.stamp.mtimeMs, r.stamp.ino, r.skipped], k * Directory.FIELDS);
+      numbers.set([r.id, r.stamp.size, r.stamp.mtimeMs, r.stamp.ino, r.skipped, r.stamp.ctimeMs ?? 0, r.sure ? 1 : 0], k * Directory.FIELDS);
     });
     return new Directory(paths, paths.map((p) => rows.get(p)!.kind), numbers);
   }
 
-  /** Whether the session in `slot` has this stamp. */
+  /** Whether the session in `slot` has this stamp, and the index is sure that it holds the session as it is (`DirectoryRow`'s `sure`). */
   holds(slot: number, stamp: SessionStamp): boolean {
     const k = slot * Directory.FIELDS;
     const n = this.numbers;
-    return n[k + 1] === stamp.size && n[k + 2] === stamp.mtimeMs && n[k + 3] === stamp.ino;
+    return n[k + 6] === 1 && n[k + 1] === stamp.size && n[k + 2] === stamp.mtimeMs && n[k + 3] === stamp.ino && n[k + 5] === (stamp.ctimeMs ?? 0);
   }
 }
 
@@ -156,9 +158,28 @@ export interface DirectoryRow {
   kind: string;
   /** Its lines pi skips. */
   skipped: number;
+  /**
+   * Whether the stamp tells every change after it (else the next search looks at the bytes again):
+   * a file whose mtime or ctime is within `RACY_MS` of when it was read may be written again
+   * within the same tick of a coarse clock (a file system of whole seconds) and keep its stamp.
+   */
+  sure: boolean;
 }
 
-/** A session to keep: all but its id (and `guard`: the bytes before `readTo`, which an append must leave as they were). */
+/** How near to when a file was read its mtime or ctime makes its stamp unsure (`DirectoryRow`'s `sure`): git's rule for a racy stamp. */
+const RACY_MS = 2000;
+
+/**
+ * Whether a stamp taken as a read began at `began` (ms) tells every later change: not where the
+ * file's mtime or ctime is within `RACY_MS` of it (or after it), for a write in the same tick of
+ * a coarse clock (whole seconds: ext3, FAT, many network mounts) keeps the stamp. A stamp without
+ * a ctime (a database transcript's, from its rows) is sure.
+ */
+export function sureStamp(stamp: SessionStamp, began: number): boolean {
+  return stamp.ctimeMs === undefined || Math.max(stamp.mtimeMs, stamp.ctimeMs) < began - RACY_MS;
+}
+
+/** A session to keep: all but its id (and `guard`: the hash of the bytes before `readTo`, which an append must leave as they were). */
 export type SessionToKeep = Omit<IndexedSession, "id"> & { guard: Uint8Array | null };
 
 /** An entry the index hands over as a candidate. */
@@ -180,19 +201,69 @@ export function damaged(error: unknown): boolean {
   return e?.errcode === 11 || e?.errcode === 26 || /malformed|not a database|database disk image|fts5: corrupt|no such table|no such column/i.test(e?.message ?? "");
 }
 
-/** Whether `error` is the file system's refusal (a cache folder that cannot be written): the index is then kept in memory. */
-function refused(error: unknown): boolean {
+/**
+ * Whether `error` is the file system's refusal (a cache folder that cannot be written, a disk
+ * full, an I/O error, a database opened read-only): the index is then kept in memory.
+ */
+export function refused(error: unknown): boolean {
   const e = error as { errcode?: number; code?: string; message?: string };
-  return e?.errcode === 14 || e?.errcode === 8 || e?.errcode === 13 || e?.errcode === 10 || ["EACCES", "EROFS", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST"].includes(e?.code ?? "") || /unable to open|readonly|read-only|disk is full|disk I\/O/i.test(e?.message ?? "");
+  // (SQLite's primary codes, under its extended ones: CANTOPEN, READONLY, FULL, IOERR)
+  const code = (e?.errcode ?? 0) & 0xff;
+  return code === 14 || code === 8 || code === 13 || code === 10 || ["EACCES", "EROFS", "EPERM", "ENOSPC", "ENOTDIR", "EEXIST"].includes(e?.code ?? "") || /unable to open|readonly|read-only|disk is full|disk I\/O/i.test(e?.message ?? "");
 }
 
-/** Where the index of a cache folder is. */
+/** How long an index another build made (another version, another Node's Unicode) is kept unused before a search removes it. */
+const UNUSED_DAYS = 14;
+
+/**
+ * Where the index of a cache folder is: a file of each build (its stamp, `MADE_BY`, hashed into
+ * the name), so that two builds used in turn (Node 22 and Node 24, whose Unicode differ) never
+ * make each other's index again nor wait for each other's writing.
+ */
 function indexPath(env: NodeJS.ProcessEnv): string {
-  return join(cacheFolder(env), "search-index.sqlite");
+  return join(cacheFolder(env), `search-index-${createHash("sha256").update(MADE_BY).digest("hex").slice(0, 12)}.sqlite`);
+}
+
+/**
+ * The index file (made now if it is new), or its folder (the tool's own cache folder), kept to its
+ * owner alone: `mode`, where it is the user's and more is allowed (SQLite gives the index's log
+ * and shared memory the file's mode).
+ */
+function ownOnly(path: string, mode: number): void {
+  if (mode === 0o600) {
+    try {
+      closeSync(openSync(path, "wx", mode));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  for (const f of mode === 0o600 ? [path, `${path}-wal`, `${path}-shm`] : [path]) {
+    const st = statSync(f, { throwIfNoEntry: false });
+    if (st && (st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(f, mode);
+  }
+}
+
+/** Other builds' indexes in `folder` (and the one of the name before builds had their own) unused for `UNUSED_DAYS`, removed (best effort). */
+function pruneUnused(folder: string, current: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^search-index(-[0-9a-f]+)?\.sqlite$/.test(name) || join(folder, name) === current) continue;
+    const file = join(folder, name);
+    const used = Math.max(...[file, `${file}-wal`].map((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0));
+    if (now - used > UNUSED_DAYS * 86_400_000) SearchIndex.discard(file);
+  }
 }
 
 export class SearchIndex {
   private readonly statements = new Map<string, StatementSync>();
+  /** Entries were removed in this run (a session rewritten, cut short or gone): the vocabulary is pruned (`pruneVocabulary`). */
+  private removed = false;
 
   private constructor(
     private readonly db: DatabaseSync,
@@ -204,45 +275,88 @@ export class SearchIndex {
    * The index of the cache folder `env` names, made if there is none, made again if it is damaged
    * or another build's. `onNote`: what is said of an index that cannot be kept (then made in memory).
    */
-  static open(env: NodeJS.ProcessEnv, onNote: (note: string) => void): SearchIndex {
+  static async open(env: NodeJS.ProcessEnv, onNote: (note: string) => void, begin: (index: SearchIndex) => Promise<void>): Promise<SearchIndex> {
     const file = indexPath(env);
+    pruneUnused(join(file, ".."), file);
     for (let attempt = 0; ; attempt++) {
       try {
-        mkdirSync(join(file, ".."), { recursive: true });
-        return SearchIndex.at(file);
+        // (a copy of every session's words: the folder, where this makes it, and the file the user's alone)
+        mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
+        ownOnly(join(file, ".."), 0o700);
+        ownOnly(file, 0o600);
+        return await SearchIndex.at(file, begin);
       } catch (error) {
         if (damaged(error) && attempt === 0) {
           SearchIndex.discard(file);
           continue;
         }
         if (refused(error)) {
+          // (a cache that cannot be written but holds this build's index: read as it is; made in memory only if it must change)
+          const kept = SearchIndex.readOnly(file);
+          if (kept) return kept;
           onNote(`the search index cannot be kept in ${file} (${(error as Error).message}); this search makes it in memory`);
-          return SearchIndex.at(":memory:");
+          return SearchIndex.inMemory();
         }
         throw error;
       }
     }
   }
 
-  /** The index at `file`, made there if it is new, made again if another build made it. */
-  private static at(file: string): SearchIndex {
+  /**
+   * This build's index at `file`, read-only, where its folder cannot be written (undefined: none, or
+   * another build's, or its log holds what was not yet folded into it). Opened as a file nothing
+   * changes (no lock, no log: a read-only folder has room for neither); an update that must write
+   * to it fails as a refused write, and the search is then made in memory.
+   */
+  private static readOnly(file: string): SearchIndex | undefined {
+    if (!statSync(file, { throwIfNoEntry: false })?.size || (statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) return undefined;
+    try {
+      const { DatabaseSync } = sqliteModule();
+      const index = new SearchIndex(new DatabaseSync(`${pathToFileURL(file).href}?immutable=1`, { readOnly: true }), file);
+      if (index.madeBy() === MADE_BY) return index;
+      index.close();
+    } catch {
+      // (not readable either: made in memory)
+    }
+    return undefined;
+  }
+
+  /** An index in memory, for this run (the cache folder's could not be written). */
+  static async inMemory(): Promise<SearchIndex> {
+    return SearchIndex.at(":memory:", async (index) => void index.tryBegin());
+  }
+
+  /**
+   * The index at `file`, made there if it is new, made again if another build made it (`begin`:
+   * the write lock taken first, waiting while another search writes).
+   */
+  private static async at(file: string, begin: (index: SearchIndex) => Promise<void>): Promise<SearchIndex> {
     const { DatabaseSync } = sqliteModule();
     const db = new DatabaseSync(file, { timeout: BUSY_MS });
     const index = new SearchIndex(db, file);
     try {
       if (file !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
+      // (what is deleted, a session's terms after a redact, is overwritten, not left in free pages)
+      db.exec("PRAGMA secure_delete = ON");
       const made = index.madeBy();
       if (made === MADE_BY) return index;
-      // (a new file, or another build's: made afresh while no other search writes)
-      index.writing(() => {
-        if (index.madeBy() === MADE_BY) return;
-        // (the full-text tables first: each takes its own tables with it)
-        const tables = (virtual: boolean) => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`).all() as Array<{ name: string }>).map((r) => r.name);
-        for (const name of [...tables(true), ...tables(false)]) db.exec(`DROP TABLE IF EXISTS ${quoted(name)}`);
-        db.exec(SCHEMA);
-        db.prepare("INSERT INTO meta(key, value) VALUES ('made by', ?)").run(MADE_BY);
-      });
+      // (a new file, or one made by a build of the same stamp another way: made afresh while no other search
+      // writes, once the one that does is done, however long it takes)
+      await begin(index);
+      try {
+        if (index.madeBy() !== MADE_BY) {
+          // (the full-text tables first: each takes its own tables with it)
+          const tables = (virtual: boolean) => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`).all() as Array<{ name: string }>).map((r) => r.name);
+          for (const name of [...tables(true), ...tables(false)]) db.exec(`DROP TABLE IF EXISTS ${quoted(name)}`);
+          db.exec(SCHEMA);
+          db.prepare("INSERT INTO meta(key, value) VALUES ('made by', ?)").run(MADE_BY);
+        }
+        index.commit();
+      } catch (error) {
+        index.rollback();
+        throw error;
+      }
       return index;
     } catch (error) {
       db.close();
@@ -273,16 +387,29 @@ export class SearchIndex {
   directory(): Directory {
     const row = this.statement("SELECT paths, kinds, numbers FROM directory WHERE id = 1").get() as { paths: string; kinds: string; numbers: Uint8Array } | undefined;
     if (!row) return new Directory([], [], new Float64Array(0));
-    const paths = row.paths === "" ? [] : row.paths.split("\n");
-    const kinds = row.kinds === "" ? [] : row.kinds.split("\n");
+    // (as JSON: a path may hold any character but NUL, a newline too)
+    let paths: unknown, kinds: unknown;
+    try {
+      paths = JSON.parse(row.paths);
+      kinds = JSON.parse(row.kinds);
+    } catch {
+      throw new DamagedIndex("its directory of sessions does not read back");
+    }
     const numbers = new Float64Array(row.numbers.buffer.slice(row.numbers.byteOffset, row.numbers.byteOffset + row.numbers.byteLength));
-    if (kinds.length !== paths.length || numbers.length !== paths.length * Directory.FIELDS) throw new DamagedIndex("its directory of sessions does not read back");
-    return new Directory(paths, kinds, numbers);
+    if (!Array.isArray(paths) || !Array.isArray(kinds) || kinds.length !== paths.length || numbers.length !== paths.length * Directory.FIELDS) throw new DamagedIndex("its directory of sessions does not read back");
+    return new Directory(paths as string[], kinds as string[], numbers);
   }
 
   /** The directory kept (after the sessions' rows changed: `Directory.changed`). */
   keepDirectory(d: Directory): void {
-    this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(d.paths.join("\n"), d.kinds.join("\n"), d.bytes());
+    this.statement("INSERT OR REPLACE INTO directory(id, paths, kinds, numbers) VALUES (1, ?, ?, ?)").run(JSON.stringify(d.paths), JSON.stringify(d.kinds), d.bytes());
+  }
+
+  /** A session's row the directory names (none: the index does not read back as written, and is made again). */
+  heldSession(id: number): IndexedSession {
+    const s = this.session(id);
+    if (!s) throw new DamagedIndex(`its directory names session ${id}, which it has no row for`);
+    return s;
   }
 
   /** A session's row, by its id (undefined: gone). */
@@ -291,7 +418,13 @@ export class SearchIndex {
     return r && sessionOf(r);
   }
 
-  /** The bytes before where a session was read to, as they were (what an append leaves alone). */
+  /** The id of the session at `path` (one the directory does not hold: its row is taken up again, never a second made). */
+  sessionAt(path: string): number | undefined {
+    const r = this.statement("SELECT id FROM sessions WHERE path = ?").get(path) as { id?: number } | undefined;
+    return r?.id;
+  }
+
+  /** The hash of the bytes before where a session was read to, as they were (what an append leaves alone). */
   guardOf(session: number): Uint8Array | undefined {
     const g = (this.statement("SELECT guard FROM sessions WHERE id = ?").get(session) as { guard?: Uint8Array | null } | undefined)?.guard;
     return g ?? undefined;
@@ -315,23 +448,12 @@ export class SearchIndex {
     this.db.exec("COMMIT");
   }
 
+  /** The write transaction rolled back, if one is open (best effort: a disk that failed a write may fail this too, and SQLite rolls back as the database closes). */
   rollback(): void {
-    if (this.db.isTransaction) this.db.exec("ROLLBACK");
-  }
-
-  /**
-   * `fn` in a write transaction: begun when no other search writes (waiting for one that does),
-   * committed when `fn` returns, rolled back when it throws.
-   */
-  private writing<T>(fn: () => T): T {
-    this.db.exec("BEGIN IMMEDIATE");
     try {
-      const out = fn();
-      this.db.exec("COMMIT");
-      return out;
-    } catch (error) {
       if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      throw error;
+    } catch {
+      // (closed with the transaction open: rolled back then)
     }
   }
 
@@ -344,7 +466,7 @@ export class SearchIndex {
   /** A session's entries and skipped lines after line `lines`, gone (read again: a last line that was not whole, a file read afresh). */
   cutAfter(session: number, lines: number): void {
     this.statement("DELETE FROM words WHERE rowid IN (SELECT row FROM entries WHERE session = ? AND line > ?)").run(session, lines);
-    this.statement("DELETE FROM entries WHERE session = ? AND line > ?").run(session, lines);
+    if (this.statement("DELETE FROM entries WHERE session = ? AND line > ?").run(session, lines).changes > 0) this.removed = true;
     this.statement("DELETE FROM skipped WHERE session = ? AND line > ?").run(session, lines);
   }
 
@@ -384,6 +506,34 @@ export class SearchIndex {
     for (const term of terms) {
       const r = insert.run(term);
       if (r.changes > 0) trigrams.run(r.lastInsertRowid, term);
+    }
+  }
+
+  /**
+   * The vocabulary's terms that no entry holds any longer removed, where entries were removed in
+   * this run: a word redacted from a session, or of a session removed, is then gone from the index
+   * (the full-text table keeps no text, only which entries hold a term; its pieces keep a deleted
+   * entry's terms until they are merged: `tidy`, after a term is dropped).
+   */
+  pruneVocabulary(): { removed: boolean; dropped: number } {
+    if (!this.removed) return { removed: false, dropped: 0 };
+    this.removed = false;
+    const gone = this.statement("SELECT id, term FROM vocabulary WHERE term NOT IN (SELECT term FROM words_terms)").all() as Array<{ id: number; term: string }>;
+    const trigrams = this.statement("INSERT INTO vocabulary_trigrams(vocabulary_trigrams, rowid, term) VALUES ('delete', ?, ?)");
+    const drop = this.statement("DELETE FROM vocabulary WHERE id = ?");
+    for (const { id, term } of gone) {
+      trigrams.run(id, term);
+      drop.run(id);
+    }
+    return { removed: true, dropped: gone.length };
+  }
+
+  /** The log folded into the file (after entries were removed: their pages overwritten there too, not left as they were until SQLite folds it), best effort. */
+  checkpoint(): void {
+    try {
+      if (this.file !== ":memory:") this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch {
+      // (busy: another search reads the index; the log is folded another time)
     }
   }
 

@@ -38,9 +38,9 @@ export class ScopeSession {
     private readonly index: SearchIndex,
   ) {}
 
-  /** What the index holds of it. */
+  /** What the index holds of it (none: the index is damaged, and made again: `heldSession`). */
   get held(): IndexedSession {
-    return (this.row ??= this.index.session(this.id)!);
+    return (this.row ??= this.index.heldSession(this.id));
   }
 
   get headerId(): string | null {

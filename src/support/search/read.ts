@@ -1,3 +1,4 @@
+import { createHash, type Hash } from "node:crypto";
 import type { ByteSource } from "../../format/read/source.js";
 import type { FileKind } from "../../format/schema/types.js";
 import { readForIndex, type IndexedEntry, type IndexRead } from "../../format/search/read.js";
@@ -16,7 +17,7 @@ export interface AppendPoint {
   bytes: number;
   lines: number;
   version: number;
-  /** The first bytes and those before `bytes` (`guardAt`): an append leaves them as they were (else the session was rewritten, and is read whole). */
+  /** The hash of every byte before `bytes` (`prefixHash`): an append leaves them as they were (else the session was rewritten, and is read whole). */
   guard: Uint8Array;
   name: string | null;
   firstUser: string | null;
@@ -141,11 +142,8 @@ export interface IndexFile {
   entries: PackedEntries;
 }
 
-/** Bytes at the start and before an append point kept to tell an append from a rewrite. */
-const GUARD = 64;
-/** Pieces of the bytes between compared besides (`guardAt`). */
-const SAMPLES = 8;
-
+/** Bytes hashed at a time (`hashed`). */
+const HASH_CHUNK = 4 * 1024 * 1024;
 
 /**
  * Reads `path` for the index: on from `from` where that still holds, else whole; a file that
@@ -161,14 +159,18 @@ export function readIndexFile(path: string, from: AppendPoint | undefined, onPar
     return unreadable(path, error);
   }
   try {
-    if (from && source.size >= from.bytes && sameBytes(source, from)) {
-      const packer = new Packer(onPart && ((part) => onPart(part, true)));
-      const read = readForIndex(source, { bytes: from.bytes, lines: from.lines, version: from.version, title: new SessionTitle(from.name ?? undefined, from.firstUser ?? undefined) }, (e, whole) => packer.add(e, whole));
-      if (read) return described(path, source, read, packer.packed(), true);
+    if (from && source.size >= from.bytes) {
+      // (every byte before the append point as it was: a byte edited anywhere in it makes the read whole)
+      const prefix = hashed(createHash("sha256"), source, 0, from.bytes);
+      if (Buffer.compare(prefix.copy().digest(), from.guard) === 0) {
+        const packer = new Packer(onPart && ((part) => onPart(part, true)));
+        const read = readForIndex(source, { bytes: from.bytes, lines: from.lines, version: from.version, title: new SessionTitle(from.name ?? undefined, from.firstUser ?? undefined) }, (e, whole) => packer.add(e, whole));
+        if (read) return described(path, read, packer.packed(), true, hashed(prefix, source, from.bytes, read.end).digest());
+      }
     }
     const packer = new Packer(onPart && ((part) => onPart(part, false)));
     const read = readForIndex(source, undefined, (e, whole) => packer.add(e, whole))!;
-    return described(path, source, read, packer.packed(), false);
+    return described(path, read, packer.packed(), false, hashed(createHash("sha256"), source, 0, read.end).digest());
   } catch (error) {
     return unreadable(path, error);
   } finally {
@@ -176,28 +178,19 @@ export function readIndexFile(path: string, from: AppendPoint | undefined, onPar
   }
 }
 
-/** Whether the bytes before the append point are as they were (`guardAt`). */
-function sameBytes(source: ByteSource, from: AppendPoint): boolean {
-  return Buffer.compare(guardAt(source, from.bytes), from.guard) === 0;
-}
-
 /**
- * What tells an append from a rewrite: the first and the last `GUARD` bytes before `end`, and
- * `SAMPLES` pieces of `GUARD / 2` spread between them (a rewrite that keeps a file's size is read
- * whole anyway: an append makes it larger).
+ * `hash` fed the bytes of `source` from `start` to `end`: what tells an append from a rewrite is
+ * the hash of every byte before the append point (an edit anywhere before it, of any size, makes
+ * another; BENCHMARKS.md, "search", says what it costs).
  */
-function guardAt(source: ByteSource, end: number): Buffer {
-  const n = Math.min(GUARD, end);
-  const parts = [source.read(0, n)];
-  const piece = GUARD / 2;
-  if (end > 2 * GUARD + piece) for (let k = 1; k <= SAMPLES; k++) parts.push(source.read(Math.floor(((end - piece) * k) / (SAMPLES + 1)), piece));
-  parts.push(source.read(end - n, n));
-  return Buffer.concat(parts);
+function hashed(hash: Hash, source: ByteSource, start: number, end: number): Hash {
+  for (let at = start; at < end; at += HASH_CHUNK) hash.update(source.read(at, Math.min(HASH_CHUNK, end - at)));
+  return hash;
 }
 
-function described(path: string, source: ByteSource, read: IndexRead, entries: PackedEntries, appended: boolean): IndexFile {
+function described(path: string, read: IndexRead, entries: PackedEntries, appended: boolean, digest: Buffer): IndexFile {
   const h = read.header;
-  const guard = Uint8Array.from(guardAt(source, read.end));
+  const guard = Uint8Array.from(digest);
   return {
     path,
     kind: read.kind,

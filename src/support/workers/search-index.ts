@@ -1,6 +1,7 @@
+import { sep } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
-import type { Directory, DirectoryRow, SearchIndex } from "../search/index-db.js";
+import { sureStamp, type Directory, type DirectoryRow, type SearchIndex } from "../search/index-db.js";
 import { readIndexFile, readUpTo, type AppendPoint, type IndexFile } from "../search/read.js";
 import { IndexWriter } from "../search/write.js";
 import { youngKeptSmall } from "../inputs/memory.js";
@@ -8,14 +9,15 @@ import { StoreRead } from "./store-wide.js";
 
 /**
  * `search`'s index brought up to date before each search (docs/commands.md, "search"): a
- * store-wide read whose cache is the index. Each session is stamped (what `ls` keys its cache by:
- * size, mtime, inode; a database transcript's from its summary); one whose stamp the index holds
- * is not read. One that grew, read line by line before and whose bytes up to where it was read
- * are as they were, is read from there on (a file's appended lines, a database transcript's new
- * rows); any other that changed is read whole again; a new one whole; one gone is dropped. The
- * reads run on the worker pool and are written as they come, in one write transaction: a second
- * search that would write waits for it (and then finds nothing left to do), one that only reads
- * never waits.
+ * store-wide read whose cache is the index. Each session is stamped (size, mtime, inode and a
+ * file's ctime; a database transcript's from its summary); one whose stamp the index holds, and
+ * was sure of (not written within two seconds of when it was read: `sureStamp`), is not read. One read line by
+ * line before, still the same file, and whose every byte up to where it was read hashes as it did,
+ * is read from there on (a file's appended lines, a database transcript's new rows; a file only
+ * touched reads nothing more); any other that changed is read whole again; a new one whole; one
+ * gone is dropped. The reads run on the worker pool and are written as they come, in one write
+ * transaction: a second search that would write waits for it (and then finds nothing left to
+ * do), one that only reads never waits.
  */
 
 /** What the update found of sessions it could not read. */
@@ -42,11 +44,13 @@ const LARGE_READ = 64 * 1024 * 1024;
 const MERGE_FROM = 20_000;
 
 /**
- * Brings `index` up to date for the sessions at `paths` (absolute); with `prune`, sessions it holds
- * that are no longer there are dropped (the listing was of every store: a session it does not list
- * is gone, or elsewhere).
+ * Brings `index` up to date for the sessions at `paths` (absolute). Sessions it holds that are no
+ * longer there are dropped: with `within` "all" (the listing was of every store), each it does
+ * not list that is gone; else each under the folders named (absolute) that is not listed and is
+ * gone; and whenever the update writes, every other it holds that is gone (a folder removed).
  */
-export async function updateSearchIndex(index: SearchIndex, paths: readonly string[], ctx: CommandContext, prune: boolean): Promise<IndexUpdate> {
+export async function updateSearchIndex(index: SearchIndex, paths: readonly string[], ctx: CommandContext, within: "all" | readonly string[]): Promise<IndexUpdate> {
+  const began = Date.now();
   const listed = new Set(paths);
   const stamps = paths.map(() => null as SessionStamp | undefined | null);
   const stampAt = (k: number) => (stamps[k] === null ? (stamps[k] = sessionStamp(paths[k]!)) : stamps[k]);
@@ -58,7 +62,8 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
       return !stamp || slot < 0 || !dir.holds(slot, stamp) ? [k] : [];
     });
   /** The sessions `dir` holds that are no longer there (where the listing was of every store). */
-  const gone = (dir: Directory) => (prune ? dir.paths.filter((p) => !listed.has(p) && sessionStamp(p) === undefined) : []);
+  const under = (p: string) => within === "all" || within.some((folder) => p.startsWith(folder.endsWith(sep) ? folder : folder + sep));
+  const gone = (dir: Directory, everywhere = false) => dir.paths.filter((p) => !listed.has(p) && (everywhere || under(p)) && sessionStamp(p) === undefined);
   // (the stores' facts kept between runs, before a session is stamped: a warm search opens no OpenClaw database)
   const reading = new StoreRead(ctx, true);
   // (a first look, at the directory alone and without the write lock: nothing changed, nothing to wait for)
@@ -72,19 +77,22 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     // (as it is now: another search may have written what was stale while this one waited)
     const dir = index.directory();
     const changes = new Map<string, DirectoryRow | null>();
-    for (const path of gone(dir)) {
+    // (the whole index's, while it is written: a session of a folder since removed, which no search names)
+    for (const path of gone(dir, true)) {
       index.forget(dir.id(dir.slotOf(path)));
       changes.set(path, null);
     }
     const todo = stale(dir).map((k) => {
       const slot = dir.slotOf(paths[k]!, k);
-      return { path: paths[k]!, stamp: stampAt(k), held: slot < 0 ? undefined : index.session(dir.id(slot)) };
+      const id = slot < 0 ? index.sessionAt(paths[k]!) : dir.id(slot);
+      return { path: paths[k]!, stamp: stampAt(k), held: id === undefined ? undefined : index.session(id) };
     });
     const jobs = new Map(todo.map((t) => [t.path, t]));
     const from: Record<string, AppendPoint> = {};
     for (const { path, stamp, held } of todo) {
-      // (an append makes a session larger: one that changed and is not is read whole)
-      if (!held || !stamp || held.mode !== "lines" || stamp.size <= held.stamp.size || stamp.size < held.readTo || !appendable(path, held.stamp, stamp)) continue;
+      // (one that may have been appended to, or touched, or that the index was not sure of: read on from where
+      // the index stopped if every byte before is as it was, else whole)
+      if (!held || !stamp || held.mode !== "lines" || stamp.size < held.readTo || !appendable(path, held.stamp, stamp)) continue;
       const guard = index.guardOf(held.id);
       if (guard) from[path] = { bytes: held.readTo, lines: held.lines, version: held.version, guard, name: held.name, firstUser: held.firstUser };
     }
@@ -94,7 +102,7 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
       const { held, stamp } = jobs.get(file.path)!;
       if (file.kind !== "unreadable" && stamp) {
         const id = writer.add(file, held, stamp, begun);
-        changes.set(file.path, { id, stamp, kind: file.kind, skipped: (file.appended ? (held?.skipped ?? 0) : 0) + file.skipped.length });
+        changes.set(file.path, { id, stamp, kind: file.kind, skipped: (file.appended ? (held?.skipped ?? 0) : 0) + file.skipped.length, sure: sureStamp(stamp, began) });
         return;
       }
       const id = begun ?? held?.id;
@@ -129,11 +137,15 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
     }
     reading.done();
     writer.done();
+    const removed = index.pruneVocabulary();
     const directory = dir.changed(changes, paths);
     index.keepDirectory(directory);
     index.commit();
     // (after a first build: the full-text index in one piece, the log folded into the file)
-    if (writer.written >= MERGE_FROM) index.tidy();
+    // (and after a word no entry holds any longer, redacted or of a session gone: its pieces merged, the log folded,
+    // so that the word is in no page of the file)
+    if (writer.written >= MERGE_FROM || removed.dropped > 0) index.tidy();
+    else if (removed.removed) index.checkpoint();
     return { unreadable, read: todo.length, directory };
   } catch (error) {
     index.rollback();
@@ -145,7 +157,8 @@ export async function updateSearchIndex(index: SearchIndex, paths: readonly stri
  * Whether a session that changed from `was` to `now` may have been appended to (read on from where
  * the index stopped): a file still the same file (its inode), or a database transcript; never a
  * `.zst` archive, nor a session its store keeps in a form that is translated (agent-core's
- * format 4), which is read whole whenever it changes. Its bytes up to there are then compared.
+ * format 4), which is read whole whenever it changes. Its bytes up to there are then hashed and
+ * compared (read.ts).
  */
 function appendable(path: string, was: SessionStamp, now: SessionStamp): boolean {
   const kind = refOf(path).kind;
@@ -154,7 +167,7 @@ function appendable(path: string, was: SessionStamp, now: SessionStamp): boolean
 }
 
 /** The index's write lock taken, waiting (and saying so on a terminal) while another search writes. */
-async function waitToWrite(index: SearchIndex, ctx: CommandContext): Promise<void> {
+export async function waitToWrite(index: SearchIndex, ctx: CommandContext): Promise<void> {
   const start = Date.now();
   let said = false;
   while (!index.tryBegin()) {
