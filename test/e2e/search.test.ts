@@ -17,7 +17,6 @@ import { join, relative } from "node:path";
 import { PassThrough } from "node:stream";
 import { DatabaseSync } from "node:sqlite";
 import stringWidth from "string-width";
-import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
