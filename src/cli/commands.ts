@@ -273,7 +273,7 @@ export const COMMANDS: CommandSpec[] = [
         .option("wide", wideOption)
         .example("$0 redact session.jsonl -o shared.jsonl", "a copy to attach to a bug report")
         .example("$0 redact ~/.pi/agent/sessions --check --format github", "CI: annotate each line that holds a secret")
-        .example("$0 redact session.jsonl --secret \"$DB_PASSWORD\" --deny 'Bearer\\s+(\\S+)' -o -", "more to replace, the copy on stdout")
+        .example("$0 redact session.jsonl --secret \"$DB_PASSWORD\" --deny 'password=(\\S+)' -o -", "more to replace, the copy on stdout")
         .epilogue(
           "Every string of every line is read after JSON decoding, for what secretlint's recommended rules find (GitHub, GitLab, OpenAI, Anthropic, AWS, Slack, Stripe, npm and more tokens, private keys, URLs with passwords), the values of the environment's variables named like a secret (*KEY*, *TOKEN*, *SECRET*, *PASSWORD*, 8 characters or more), the user name of the session's working directory, --secret and --deny. Each is replaced by «redacted:KIND:HASH», the same within a run for the same secret, never any of its characters. Ids, call ids, times, signatures and image data are kept; only lines that change are written again. Exit status: 0 done (or nothing found), 1 secrets found with --check, or a file refused, 2 unreadable input or a refused write.",
         ),

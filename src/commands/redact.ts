@@ -54,7 +54,7 @@ export function options(args: Args): RedactOptions {
     try {
       denyPattern(d);
     } catch (error) {
-      throw new CliError(`--deny ${k + 1} is not a JavaScript regular expression (${(error as Error).message}); e.g. --deny 'Bearer\\s+(\\S+)' (a group: only what it matched is replaced)`);
+      throw new CliError(`--deny ${k + 1} is not a JavaScript regular expression (${(error as Error).message}); e.g. --deny 'password=(\\S+)' (a group: only what it matched is replaced)`);
     }
   }
   return o;

@@ -47,6 +47,7 @@ export function secrets(seed = 1): Planted[] {
   const awsSecret = drawn(seed + 3, 40, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+");
   const urlPassword = join2("pw", drawn(seed + 12, 14));
   const dbPassword = join2("db", drawn(seed + 13, 14));
+  const bearer = join2(drawn(seed + 16, 30), "9", drawn(seed + 17, 9, "abcdefghijklmnopqrstuvwxyz0123456789-._~+/"));
   const list: Planted[] = [
     { name: "github", secret: join2("gh", "p_", drawn(seed, 36)), text: "", kind: "github-token" },
     { name: "openai", secret: join2("sk-", "proj-", drawn(seed + 1, 74, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"), "T3Blbk", "FJ", drawn(seed + 2, 74, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")), text: "", kind: "openai-token" },
@@ -60,9 +61,21 @@ export function secrets(seed = 1): Planted[] {
     { name: "url", secret: urlPassword, text: join2("https://", "deploy:", urlPassword, "@git.example.com/repo.git"), kind: "basic-auth" },
     { name: "postgres", secret: dbPassword, text: join2("postgres", "://app:", dbPassword, "@db.example.com:5432/prod"), kind: "postgresql-connection" },
     { name: "npm", secret: join2("np", "m_", drawn(seed + 15, 36)), text: "", kind: "npm-access-token" },
+    // (kinds the preset does not look for: src/format/redact/own-rules.ts)
+    { name: "jwt", secret: jwt(seed), text: "", kind: "jwt" },
+    { name: "bearer", secret: bearer, text: join2("Authorization: ", "Bearer ", bearer), kind: "bearer-token" },
+    { name: "google", secret: join2("AI", "za", drawn(seed + 18, 35, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")), text: "", kind: "google-api-key" },
+    { name: "xai", secret: join2("xa", "i-", drawn(seed + 19, 80)), text: "", kind: "xai-api-key" },
+    { name: "openrouter", secret: join2("sk-", "or-v1-", drawn(seed + 20, 64, "0123456789abcdef")), text: "", kind: "openrouter-api-key" },
   ];
   for (const p of list) if (!p.text) p.text = p.secret;
   return list;
+}
+
+/** A signed JSON Web Token: a header naming its algorithm, claims, a signature (base64url each). */
+function jwt(seed: number): string {
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  return [part({ alg: "HS256", typ: "JWT" }), part({ sub: drawn(seed + 21, 12), iat: 1767225600, scope: "deploy" }), drawn(seed + 22, 43, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")].join(".");
 }
 
 /** A value the environment gives under a secret's name (`OPENAI_API_KEY`), and one `--secret` names. */
@@ -74,7 +87,16 @@ export const LOOK_ALIKES = {
   sha1: drawn(90, 40, "0123456789abcdef"),
   sha256: drawn(91, 64, "0123456789abcdef"),
   uuid: [drawn(92, 8, "0123456789abcdef"), drawn(93, 4, "0123456789abcdef"), "4" + drawn(94, 3, "0123456789abcdef"), "a" + drawn(95, 3, "0123456789abcdef"), drawn(96, 12, "0123456789abcdef")].join("-"),
-  image: randomBytes(3000).toString("base64"),
+  // (an image's data: a JWT's and a Google key's shapes inside it, never read)
+  image: [randomBytes(1440).toString("base64"), "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9", drawn(105, 20), "eyJzdWIiOiIxIn0", "AI", "za", drawn(106, 35), randomBytes(1440).toString("base64")].join(""),
+  // (a Bearer credential that is a commit's SHA, or an id: the rules' look-alikes)
+  bearerSha: `Authorization: Bearer ${drawn(97, 40, "0123456789abcdef")}`,
+  bearerUuid: `Bearer ${[drawn(98, 8, "0123456789abcdef"), drawn(99, 4, "0123456789abcdef"), "4" + drawn(100, 3, "0123456789abcdef"), "b" + drawn(101, 3, "0123456789abcdef"), drawn(102, 12, "0123456789abcdef")].join("-")}`,
+  // (base64 image data in a tool's output, with a Google key's shape and a JWT's parts inside its run)
+  base64: [randomBytes(600).toString("base64"), "AI", "za", drawn(103, 35), "eyJ", drawn(104, 30), "eyJ", randomBytes(600).toString("base64")].join(""),
+  // (code that sends a credential it does not hold)
+  dataUrl: `data:image/png;base64,${randomBytes(300).toString("base64")}eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9${drawn(107, 20)}eyJzdWIiOiIxIn0${randomBytes(300).toString("base64")}`,
+  bearerCode: 'headers: { Authorization: `Bearer ${token}` }, auth: "Bearer " + apiKey, curl -H "Authorization: Bearer YOUR_ACCESS_TOKEN_HERE"',
 };
 
 type Rec = Record<string, unknown>;
@@ -87,7 +109,7 @@ type Rec = Record<string, unknown>;
 export function plantedSession(dir = mkdtempSync(join(tmpdir(), "pi-session-planted-")), name = "planted.jsonl", seed = 1): { file: string; planted: Planted[]; lines: Rec[] } {
   const planted = secrets(seed);
   const all = planted.map((p) => p.text).join("\n") + `\nOPENAI_API_KEY=${ENV_SECRET}\ntoken ${GIVEN_SECRET}`;
-  const look = `commit ${LOOK_ALIKES.sha1}, digest ${LOOK_ALIKES.sha256}, id ${LOOK_ALIKES.uuid}`;
+  const look = `commit ${LOOK_ALIKES.sha1}, digest ${LOOK_ALIKES.sha256}, id ${LOOK_ALIKES.uuid}; ${LOOK_ALIKES.bearerSha}; ${LOOK_ALIKES.bearerUuid}; ${LOOK_ALIKES.bearerCode}\n${LOOK_ALIKES.base64}\n`;
   const home = `/home/${USER}`;
   let n = 0;
   let time = Date.parse("2026-03-01T10:00:00.000Z");
@@ -105,7 +127,7 @@ export function plantedSession(dir = mkdtempSync(join(tmpdir(), "pi-session-plan
   p = msg({ role: "user", content: `here are my keys:\n${all}\nand ${look}` }, p);
   const call = "toolu_" + drawn(seed + 40, 24);
   p = msg({ role: "assistant", content: [{ type: "thinking", thinking: `the user pasted ${all}`, thinkingSignature: "EqQBCkgIARABGAIiQ" + drawn(seed + 41, 60) }, { type: "text", text: `I will not use ${all}. ${look}` }, { type: "toolCall", id: call, name: "bash", arguments: { command: `cat ${home}/.env && echo ${all.split("\n")[0]}`, env: { TOKEN: GIVEN_SECRET } } }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "toolUse" }, p);
-  p = msg({ role: "toolResult", toolCallId: call, toolName: "bash", content: [{ type: "text", text: `${all}\n${look}` }, { type: "image", data: LOOK_ALIKES.image, mimeType: "image/png" }], details: { stdout: all }, isError: false }, p);
+  p = msg({ role: "toolResult", toolCallId: call, toolName: "bash", content: [{ type: "text", text: `${all}\n${look}` }, { type: "image", data: LOOK_ALIKES.image, mimeType: "image/png" }, { type: "text", text: LOOK_ALIKES.dataUrl }], details: { stdout: all }, isError: false }, p);
   const fork = p;
   p = msg({ role: "assistant", content: [{ type: "text", text: `done (${look})` }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "stop" }, p);
   p = add({ type: "compaction", summary: `the user shared ${all}`, firstKeptEntryId: fork, tokensBefore: 1234 }, p);

@@ -1,3 +1,5 @@
+import { ownRules } from "./own-rules.js";
+
 /**
  * The secrets a maintained rule set finds: secretlint's recommended preset
  * (`@secretlint/secretlint-rule-preset-recommend`, README "Dependencies"), its rules run here one
@@ -6,12 +8,16 @@
  * string for string). Core is not what runs them: its `lintSource` is a Promise a text and about
  * 0.2 ms a call, and a session is millions of strings read in a synchronous pass over its lines.
  *
+ * Ours (own-rules.ts: JWTs, `Bearer` values, Google, xAI and OpenRouter keys, which the preset
+ * does not look for) run after the preset's, in the same shape.
+ *
  * The preset is loaded when a command asks for it (`loadRuleSet`): no other command pays for it.
  */
 
-/** A rule of the preset, as much of its shape as is used here. */
+/** A rule of the preset, as much of its shape as is used here; one of ours (own-rules.ts) carries its anchors. */
 interface PresetRule {
   meta: { id: string; type: string; supportedContentTypes: readonly string[] };
+  anchors?: readonly string[];
   create(context: RuleContext, options: Record<string, unknown>): { file?: (source: RuleSource) => unknown };
 }
 
@@ -95,7 +101,10 @@ export interface RuleHit {
   range: [number, number];
 }
 
-/** The preset's rules, each made once and run on the strings that hold one of its anchors. */
+/**
+ * The preset's rules, and ours after them (own-rules.ts: kinds the preset lacks), each made once
+ * and run on the strings that hold one of its anchors.
+ */
 export class RuleSet {
   private readonly rules: Array<{ id: string; anchors: readonly string[]; file: (source: RuleSource) => unknown }> = [];
   private hits: RuleHit[] = [];
@@ -103,14 +112,14 @@ export class RuleSet {
   /** Every rule's anchors, once each (`anchors`). */
   readonly anchors: readonly string[];
 
-  constructor(preset: readonly PresetRule[]) {
+  constructor(preset: readonly PresetRule[], own: readonly PresetRule[] = []) {
     const translator = () => (messageId: string, data?: Record<string, unknown>) => ({ message: "", messageId, data });
-    for (const rule of preset) {
+    for (const rule of [...preset, ...own]) {
       const id = rule.meta.id;
       if (LEFT_OUT.has(id) || rule.meta.type !== "scanner") continue;
       const types = rule.meta.supportedContentTypes;
       if (!types.includes("text") && !types.includes("all")) continue;
-      const anchors = (RULE_ANCHORS as Record<string, readonly string[]>)[id];
+      const anchors = rule.anchors ?? (RULE_ANCHORS as Record<string, readonly string[]>)[id];
       if (anchors === undefined) throw new Error(`secretlint's rule ${id} has no anchors in RULE_ANCHORS (src/format/redact/rules.ts): read its patterns and add them`);
       const context: RuleContext = {
         sharedOptions: {},
@@ -143,8 +152,8 @@ export class RuleSet {
   }
 }
 
-/** The preset's rules, loaded (once a run: the caller keeps the set). */
+/** The preset's rules and ours, loaded (once a run: the caller keeps the set). */
 export async function loadRuleSet(): Promise<RuleSet> {
   const preset = (await import("@secretlint/secretlint-rule-preset-recommend")) as unknown as { creator: { rules: PresetRule[] } };
-  return new RuleSet(preset.creator.rules);
+  return new RuleSet(preset.creator.rules, ownRules());
 }

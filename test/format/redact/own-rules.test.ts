@@ -1,0 +1,64 @@
+/**
+ * Our rules (src/format/redact/own-rules.ts): the kinds secretlint's preset does not look for, which
+ * `export --redact` masked before `redact` (JWTs, `Bearer` values, Google, xAI and OpenRouter keys),
+ * each found with its kind and range through the detector as the preset's are, and what only looks
+ * like one kept. Secrets are made from pieces at test time (test/helpers/secrets.ts).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { Detector, type SessionDetector } from "../../../src/format/redact/detector.js";
+import { loadRuleSet } from "../../../src/format/redact/rules.js";
+import { LOOK_ALIKES, secrets } from "../../helpers/secrets.js";
+
+let detector: SessionDetector;
+beforeAll(async () => {
+  detector = new Detector(await loadRuleSet()).forSession(undefined);
+});
+const planted = secrets(21);
+const byName = (name: string) => planted.find((p) => p.name === name)!;
+/** What the detector finds in `text`: each finding's kind, rule and the text it covers. */
+const found = (text: string) => detector.find(text).map((m) => [m.kind, m.rule, text.slice(m.start, m.end)]);
+
+describe("our rules: the kinds the preset lacks", () => {
+  it.each([
+    ["jwt", "jwt", "pi-session-rule-jwt"],
+    ["bearer", "bearer-token", "pi-session-rule-bearer"],
+    ["google", "google-api-key", "pi-session-rule-google"],
+    ["xai", "xai-api-key", "pi-session-rule-xai"],
+    ["openrouter", "openrouter-api-key", "pi-session-rule-openrouter"],
+  ])("%s: found as %s by %s, in prose, in code, in a URL and in JSON", (name, kind, rule) => {
+    const p = byName(name);
+    for (const around of [(s: string) => s, (s: string) => `use ${s} now`, (s: string) => `KEY="${s}"\n`, (s: string) => `https://api.example.com/v1?key=${s}&x=1`, (s: string) => JSON.stringify({ k: s }), (s: string) => `'${s}',`]) {
+      const text = around(p.text);
+      expect(found(text), text).toEqual([[kind, rule, p.secret]]);
+    }
+  });
+
+  it("a JWT in a Bearer header is one secret; the scheme in any case", () => {
+    const token = byName("jwt").secret;
+    expect(found(`Authorization: Bearer ${token}`).map((f) => f[2])).toEqual([token]);
+    const value = byName("bearer").secret;
+    for (const scheme of ["bearer", "BEARER"]) expect(found(`authorization: ${scheme} ${value}`)).toEqual([["bearer-token", "pi-session-rule-bearer", value]]);
+  });
+
+  it("keeps what only looks like one: a Bearer that is a SHA, an id, a variable or a stand-in; base64 and image data; a JWT whose header names no algorithm; a key's shape inside a longer token", () => {
+    const jwtParts = byName("jwt").secret.split(".");
+    const noAlg = [Buffer.from('{"typ":"JWT"}').toString("base64url"), jwtParts[1], jwtParts[2]].join(".");
+    const google = byName("google").secret;
+    for (const text of [
+      LOOK_ALIKES.bearerSha,
+      LOOK_ALIKES.bearerUuid,
+      LOOK_ALIKES.bearerCode,
+      LOOK_ALIKES.base64,
+      LOOK_ALIKES.dataUrl,
+      LOOK_ALIKES.image,
+      "Bearer tokens are sent in the Authorization header; the bearer authentication scheme",
+      "Authorization: Bearer $GITHUB_TOKEN and Bearer ${API_KEY} and Bearer <token> and Bearer {{token}}",
+      noAlg,
+      `x${google}`,
+      `${google}9`,
+      `sk-or-v1-${"0123456789abcdef".repeat(3)}`,
+      `xai-${"A1".repeat(20)}`,
+    ])
+      expect(found(text), text.slice(0, 80)).toEqual([]);
+  });
+});
