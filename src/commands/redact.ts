@@ -6,16 +6,18 @@ import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { BufferSource, FileSource, type ByteSource } from "../format/read/source.js";
 import { denyPattern } from "../format/redact/detector.js";
 import { RejectedOutputError, stampOf, type FileStamp } from "../format/write/atomic.js";
-import { redactionLeft, type RedactFinding, type RedactPlan, type UnreadPart } from "../format/write/redact.js";
+import { redactionLeft, type UnreadPart } from "../format/write/redact.js";
 import { annotation } from "../render/github.js";
 import { sanitize } from "../render/safe.js";
 import type { Style } from "../render/style.js";
 import { plural } from "../render/units.js";
 import { openSource } from "../support/inputs/input.js";
 import { leftMessage, Redaction } from "../support/inputs/redacted.js";
-import { placeNote, REFUSED_ABORTED_UNREADABLE, renderWriterGithub, renderWriterReport, unreadable, writeEach, writerExitCode, writerJson, type Put, type StatusTable, type WriterFileResult, type WriterRun } from "../support/writers/loop.js";
+import { checkSource, countsOf, sessionPlan, storedAs, type RedactFileResult, type RedactStatus } from "../support/redact/check.js";
+import { StoreRead } from "../support/workers/store-wide.js";
+import { placeNote, REFUSED_ABORTED_UNREADABLE, renderWriterGithub, renderWriterReport, unreadable, writeEach, writerExitCode, writerInputs, writerJson, type Put, type StatusTable, type WriterRun } from "../support/writers/loop.js";
 import { outName } from "../support/writers/output.js";
-import { sessionIdOf, storedLines, storedVersion, writeRefusal } from "../stores/index.js";
+import { sessionIdOf, storedVersion, writeRefusal } from "../stores/index.js";
 
 export interface RedactOptions {
   files: string[];
@@ -60,24 +62,7 @@ export function options(args: Args): RedactOptions {
   return o;
 }
 
-export type RedactStatus = "redacted" | "clean" | "needs-redact" | "refused" | "aborted" | "unreadable";
-
-/** Secrets found by kind, in the order first found. */
 type Counts = Record<string, number>;
-
-export interface RedactFileResult extends WriterFileResult<RedactStatus> {
-  /** Each secret found: line, entry, field, rule, kind, placeholder (never the value). */
-  findings?: RedactFinding[];
-  /** By kind. */
-  counts?: Counts;
-  /** Lines written again. */
-  changedLines?: number;
-  /** What could not be read and was dropped (or lines that were one record, joined). */
-  unread?: UnreadPart[];
-  imagesDropped?: number;
-  /** Backups beside the file that hold it as it was, secrets and all (`--in-place`). */
-  backups?: string[];
-}
 
 export type RedactReport = WriterRun<RedactStatus, RedactFileResult>;
 
@@ -87,13 +72,6 @@ const STATUS = {
   "needs-redact": { text: "holds secrets", many: "hold secrets", exit: ExitCode.Findings, paint: "red" },
   ...REFUSED_ABORTED_UNREADABLE,
 } as const satisfies StatusTable<RedactStatus>;
-
-/** Where a session is kept otherwise than as a file of pi's lines (a database, an archive, agent-core's format): never written in place. */
-function storedAs(path: string): string | undefined {
-  if (writeRefusal(path, "redact") !== undefined) return storedVersion(path) !== undefined ? "agent-core's storage format 4, which pi cannot open" : "OpenClaw's database, which OpenClaw alone writes";
-  if (path.endsWith(".zst")) return "a zstd-compressed archive";
-  return undefined;
-}
 
 /** The name of a stored session's redacted copy in a folder: a database transcript's by its id, an archive's without `.zst`. */
 function copyName(path: string): string | undefined {
@@ -112,20 +90,6 @@ function backupsOf(path: string): string[] {
   } catch {
     return [];
   }
-}
-
-function countsOf(findings: readonly RedactFinding[]): Counts {
-  const counts: Counts = {};
-  for (const f of findings) counts[f.kind] = (counts[f.kind] ?? 0) + 1;
-  return counts;
-}
-
-/** Lines as the file holds them, where the store reads them otherwise (agent-core's format 4: its v3 lines' own lines). */
-function inFileLines(path: string, plan: RedactPlan): void {
-  const map = storedLines(path);
-  if (!map) return;
-  for (const f of plan.findings) f.line = map(f.line) || f.line;
-  for (const u of plan.unread) u.line = map(u.line) || u.line;
 }
 
 function redactOne(path: string, options: RedactOptions, redaction: Redaction, put: Put, stdin: Buffer | undefined): RedactFileResult {
@@ -147,12 +111,11 @@ function redactOne(path: string, options: RedactOptions, redaction: Redaction, p
 /** `redactOne` once the session's bytes are open (closed here). */
 function redactSource(path: string, source: ByteSource, stamp: FileStamp, stored: string | undefined, options: RedactOptions, redaction: Redaction, put: Put): RedactFileResult {
   try {
-    const { records, detector } = redaction.session(source);
-    if (records === 0) return { file: path, status: "refused", refusal: "content", reason: `not a pi session file (none of its first lines is a JSON record: ${source.size === 0 ? "it is empty" : "a binary file, or another program's"}); nothing was written` };
-    const plan = redaction.plan(source, detector, options.check);
-    inFileLines(path, plan);
+    if (options.check) return checkSource(path, source, redaction);
+    const read = sessionPlan(path, source, redaction, false);
+    if ("status" in read) return read;
+    const { plan, detector } = read;
     const found = { findings: plan.findings, counts: countsOf(plan.findings) };
-    if (options.check) return { file: path, ...found, status: plan.findings.length > 0 ? "needs-redact" : "clean" };
     const result = { ...found, changedLines: plan.changedLines, unread: plan.unread, imagesDropped: plan.imagesDropped };
     const lost = plan.unread.filter((u) => u.what !== "joined" && u.what !== "fused");
     // (in place, what cannot be read would be gone with no copy of it kept: the file is left as it is)
@@ -184,11 +147,39 @@ function redactSource(path: string, source: ByteSource, stamp: FileStamp, stored
 export async function redact(options: RedactOptions, ctx: CommandContext): Promise<RedactReport> {
   const redaction = await Redaction.load(options, ctx.env);
   const writer = { files: options.files, dryRun: false, check: options.check, out: options.out, force: options.force, format: options.format, full: false };
+  const reading = { stored: true, archives: !options.inPlace, stdin: true };
+  const inputs = writerInputs("redact", writer, ctx, reading);
   const stdin = options.files.length === 1 && options.files[0] === "-" && !options.inPlace ? await ctx.stdin() : undefined;
-  const report = writeEach<RedactStatus, RedactFileResult>("redact", writer, ctx, Object.keys(STATUS) as RedactStatus[], (file, put) => redactOne(file, options, redaction, put, stdin), { stored: true, archives: !options.inPlace, stdin: true });
+  const checked = options.check ? await checkEach(inputs.files, redaction, ctx) : undefined;
+  const report = writeEach<RedactStatus, RedactFileResult>("redact", writer, ctx, Object.keys(STATUS) as RedactStatus[], (file, put) => checked?.get(file) ?? redactOne(file, options, redaction, put, stdin), reading, inputs);
   for (const r of report.files) for (const u of r.unread ?? []) ctx.warn(sanitize(`${r.file}:${u.line}: ${unreadText(u)}`));
   return report;
 }
+
+/**
+ * `--check` of the sessions at `files` (standard input aside, read by the loop): read as `grep`
+ * reads a store, on worker threads where the work calls for them (support/workers/), the results in
+ * the files' order. Each thread's placeholders carry their whole hash under the run's key; they are
+ * settled here in that order, as one thread reading the files in turn would have made them.
+ */
+async function checkEach(files: readonly string[], redaction: Redaction, ctx: CommandContext): Promise<Map<string, RedactFileResult>> {
+  const paths = files.filter((f) => f !== "-");
+  const out = new Map<string, RedactFileResult>();
+  if (paths.length === 0) return out;
+  // (no cache, nor the stores' facts kept: every session is read whole, as grep reads them)
+  const reading = new StoreRead(ctx, false);
+  const read = await reading.read("redact", paths, { stamps: paths.length < MANY_FILES, settings: redaction.settings });
+  reading.done();
+  for (const [k, path] of paths.entries()) {
+    const r = read[k]!;
+    for (const f of r.findings ?? []) f.placeholder = redaction.placeholders.settle(f.kind, f.placeholder);
+    out.set(path, r);
+  }
+  return out;
+}
+
+/** Past this many sessions, none is stamped only to weigh the work (grep's measure: a stat of each would be a tenth of the run). */
+const MANY_FILES = 256;
 
 /** What is said on stderr after the report: backups that still hold a secret, and what resuming a redacted session does. */
 function afterward(report: RedactReport, options: RedactOptions): string[] {

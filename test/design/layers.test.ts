@@ -36,7 +36,7 @@ const FLOORS: Record<string, { root: "bottom" | "top"; floors: string[][] }> = {
   format: { root: "top", floors: [["common"], ["schema"], ["read"], ["session"], ["context", "usage", "grep", "redact"], ["check", "search"], ["write"]] },
   // (a store is a folder on the middle floor, beside the others: a new store is a new folder there)
   stores: { root: "top", floors: [["common"], ["pi", "agent-core", "openclaw-jsonl", "openclaw-sqlite"], ["openclaw"]] },
-  support: { root: "bottom", floors: [["inputs"], ["ls", "usage", "grep", "writers", "search"], ["workers", "follow"], ["listing"]] },
+  support: { root: "bottom", floors: [["inputs"], ["ls", "usage", "grep", "writers", "search"], ["redact"], ["workers", "follow"], ["listing"]] },
   render: { root: "bottom", floors: [["export"], ["terminal"]] },
 };
 

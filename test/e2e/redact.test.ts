@@ -183,6 +183,44 @@ describe("redact --check: the gate", () => {
   });
 });
 
+describe("redact --check over a store, on worker threads", () => {
+  /** What a report says less its placeholders' suffixes: each placeholder numbered in the order first met (a run's key is its own). */
+  function unkeyed(json: Rec): Rec {
+    const seen = new Map<string, number>();
+    for (const f of json.files) for (const x of f.findings ?? []) x.placeholder = `${x.placeholder.split(":")[1]}#${seen.get(x.placeholder) ?? seen.set(x.placeholder, seen.size).get(x.placeholder)}`;
+    return json;
+  }
+
+  it("reports what one thread reads, in the same order; one secret reads the same in every session, whichever thread read it", async () => {
+    // (more sessions than a chunk of the pool's, so that the threads share them; one key in all, one of its own in each, a few clean, one not a session)
+    const store = join(scratch(), "sessions");
+    mkdirSync(store);
+    const shared = plantedSession(store, "s000.jsonl").planted.find((p) => p.name === "github")!.secret;
+    for (let k = 1; k < 80; k++) {
+      const name = `s${String(k).padStart(3, "0")}.jsonl`;
+      if (k % 10 === 3) copyFileSync(fixture("tools.jsonl"), join(store, name));
+      else if (k === 41) writeFileSync(join(store, name), "not a session\n");
+      else plantedSession(store, name, k % 7 === 0 ? 1 : k + 1);
+      if (k % 10 !== 3 && k !== 41) writeFileSync(join(store, name), readFileSync(join(store, name), "utf8").replace('"content":"here are my keys', `"content":"${shared} here are my keys`));
+    }
+    const run = (threads: string, json: boolean) => cli(["redact", store, "--check", ...(json ? ["--json"] : [])], { env: { ...ENV, PI_SESSION_THREADS: threads } });
+    const [one, two, oneHuman, twoHuman] = await Promise.all([run("1", true), run("2", true), run("1", false), run("2", false)]);
+    for (const r of [one, two, oneHuman, twoHuman]) expect(r.exitCode, r.stderr).toBe(1);
+    // (human output names no placeholder: the same, byte for byte)
+    expect(twoHuman.stdout).toBe(oneHuman.stdout);
+    expect(twoHuman.stderr).toBe(oneHuman.stderr);
+    const b = JSON.parse(two.stdout);
+    expect(b.files.map((f: Rec) => f.file)).toEqual(readdirSync(store).sort().map((f) => join(store, f)));
+    expect(unkeyed(b)).toEqual(unkeyed(JSON.parse(one.stdout)));
+    expect(b.summary).toEqual({ redacted: 0, clean: 8, "needs-redact": 71, refused: 1, aborted: 0, unreadable: 0 });
+    // (the key planted in every session has one placeholder in all of them, sessions past the first chunk included)
+    const first = JSON.parse(two.stdout).files[0].findings.find((x: Rec) => x.kind === "github-token" && x.field === "message.content").placeholder;
+    const holding = JSON.parse(two.stdout).files.filter((f: Rec) => (f.findings ?? []).some((x: Rec) => x.placeholder === first));
+    expect(holding.length).toBe(71);
+    expect(leaked(one.stdout + two.stdout + oneHuman.stdout + twoHuman.stdout, [shared])).toBeUndefined();
+  });
+});
+
 describe("redact: where the copy goes", () => {
   it("--in-place replaces the file, keeping no copy of it (no .bak, no temporary file); a backup already beside it is named on stderr", async () => {
     const dir = scratch();

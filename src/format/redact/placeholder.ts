@@ -8,32 +8,52 @@ import { crypto } from "../common/builtins.js";
  * the key is never written. Two secrets whose short suffixes meet in a run get longer ones.
  */
 export class Placeholders {
-  private readonly key: Buffer;
-  private readonly bySecret = new Map<string, string>();
+  /** The run's key (a worker thread reading the run's sessions is given it: `Placeholders.whole`). */
+  readonly key: Buffer;
+  private readonly byDigest = new Map<string, string>();
   private readonly taken = new Set<string>();
 
-  constructor(key?: Buffer) {
+  /** `whole`: each placeholder with the whole hash, none shortened (a worker's, `settle`d by the run). */
+  constructor(
+    key?: Buffer,
+    private readonly whole = false,
+  ) {
     this.key = key ?? crypto().randomBytes(32);
   }
 
   /** The placeholder of `secret` in this run (the first kind it was found as names it). */
   of(kind: string, secret: string): string {
-    const known = this.bySecret.get(secret);
+    return this.named(kind, crypto().createHmac("sha256", this.key).update(secret, "utf8").digest("hex"));
+  }
+
+  /**
+   * The run's placeholder for one a worker thread made under the run's key (`whole`): the one `of`
+   * would have given its secret here, the secrets being settled in the order the run found them
+   * (which suffixes are lengthened depends on what came before).
+   */
+  settle(kind: string, placeholder: string): string {
+    const digest = /:([0-9a-f]{64})»$/.exec(placeholder)?.[1];
+    if (digest === undefined) throw new Error(`not a whole placeholder: ${placeholder}`);
+    return this.named(kind, digest);
+  }
+
+  private named(kind: string, digest: string): string {
+    if (this.whole) return `«redacted:${kind}:${digest}»`;
+    const known = this.byDigest.get(digest);
     if (known !== undefined) return known;
-    const digest = crypto().createHmac("sha256", this.key).update(secret, "utf8").digest("hex");
     let placeholder = "";
     for (let length = 4; length <= digest.length; length += 2) {
       placeholder = `«redacted:${kind}:${digest.slice(0, length)}»`;
       if (!this.taken.has(placeholder)) break;
     }
     this.taken.add(placeholder);
-    this.bySecret.set(secret, placeholder);
+    this.byDigest.set(digest, placeholder);
     return placeholder;
   }
 
   /** How many secrets have a placeholder in this run. */
   get size(): number {
-    return this.bySecret.size;
+    return this.byDigest.size;
   }
 }
 

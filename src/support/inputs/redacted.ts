@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CliError } from "../../errors.js";
 import { FileSource, type ByteSource } from "../../format/read/source.js";
-import { Detector, type SessionDetector } from "../../format/redact/detector.js";
+import { Detector, secretVariables, type SessionDetector } from "../../format/redact/detector.js";
 import { Placeholders } from "../../format/redact/placeholder.js";
 import { redactRecord } from "../../format/redact/record.js";
 import { loadRuleSet } from "../../format/redact/rules.js";
@@ -24,17 +24,41 @@ export interface RedactionOptions {
   dropImages: boolean;
 }
 
-export class Redaction {
-  readonly placeholders = new Placeholders();
+/** What a worker thread is given to read a run's sessions as the run does (`Redaction.settings`): structured-cloneable. */
+export interface RedactionSettings extends RedactionOptions {
+  /** The environment's variables named like a secret, by name (`secretVariables`): the rest of it is not sent. */
+  env: Record<string, string>;
+  /** The run's placeholders' key: a secret reads the same in every session of the run, whichever thread read it. */
+  key: Uint8Array;
+}
 
+export class Redaction {
   private constructor(
     private readonly detector: Detector,
     readonly options: RedactionOptions,
+    readonly placeholders: Placeholders,
+    private readonly env: Record<string, string>,
   ) {}
 
   /** The run's redaction: the rule set loaded, the environment's secret-named variables read from `env`. */
   static async load(options: RedactionOptions, env: Readonly<Record<string, string | undefined>>): Promise<Redaction> {
-    return new Redaction(new Detector(await loadRuleSet(), { env, secrets: options.secrets, deny: options.deny }), options);
+    const secrets = Object.fromEntries(secretVariables(env));
+    return new Redaction(new Detector(await loadRuleSet(), { env: secrets, secrets: options.secrets, deny: options.deny }), options, new Placeholders(), secrets);
+  }
+
+  /**
+   * The run's redaction in a worker thread (`settings` the run's): its placeholders carry their
+   * whole hash under the run's key, and the run `settle`s them in the order it reads the results.
+   */
+  static async inWorker(settings: RedactionSettings): Promise<Redaction> {
+    const { env, key, ...options } = settings;
+    return new Redaction(new Detector(await loadRuleSet(), { env, secrets: options.secrets, deny: options.deny }), options, new Placeholders(Buffer.from(key), true), env);
+  }
+
+  /** What a worker thread needs to read sessions as this run does. */
+  get settings(): RedactionSettings {
+    const { secrets, deny, dropImages } = this.options;
+    return { secrets, deny, dropImages, env: this.env, key: new Uint8Array(this.placeholders.key) };
   }
 
   /** What a session's first lines say: whether it holds a session, and the detector for it (its user name a secret too). */

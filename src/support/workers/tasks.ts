@@ -2,6 +2,8 @@ import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.j
 import { readIndexFile, type IndexFile, type IndexSettings } from "../search/read.js";
 import { describeSession, scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
 import { readUsage, type UsageFile, type UsageSettings } from "../usage/read.js";
+import type { RedactionSettings } from "../inputs/redacted.js";
+import type { RedactFileResult } from "../redact/check.js";
 import { openSource } from "../inputs/input.js";
 import { type SessionStamp, idFromFileName, readAheadWithin, refOf, withBytes } from "../../stores/index.js";
 import { BufferSource, commonPrefix, type ByteSource } from "../../format/read/source.js";
@@ -21,10 +23,10 @@ export interface FileJob {
 export type Unit = FileJob & { i: number; twins?: Array<FileJob & { i: number }> };
 
 /**
- * What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches, `search`'s
- * index of it (whole, or what was appended: `IndexSettings`). A lone
- * file is one call (`one`). Files that may be one another's bytes again (`runUnit`) are read in
- * two steps: what the bytes say (`read`, the costly part), then what each file's path and stamp
+ * What a worker thread can do with a file: `ls`'s row, `usage`'s records, `grep`'s matches,
+ * `search`'s index of it (whole, or what was appended: `IndexSettings`), `redact --check`'s
+ * findings. A lone file is one call (`one`). Files that may be one another's bytes again
+ * (`runUnit`) are read in two steps: what the bytes say (`read`, the costly part), then what each file's path and stamp
  * add (`finish`), so that a file byte for byte the same as another is finished from that one's
  * read. A task without `finish` reads every file.
  */
@@ -46,6 +48,10 @@ const TASKS = {
   },
   index: {
     one: async (job: FileJob, settings: IndexSettings): Promise<IndexFile> => readIndexFile(job.path, settings.from[job.path]),
+  },
+  // (the rule set is loaded by the threads given this task alone)
+  redact: {
+    one: async (job: FileJob, settings: RedactionSettings): Promise<RedactFileResult> => (await import("../redact/check.js")).checkPath(job.path, settings),
   },
 };
 

@@ -96,7 +96,8 @@ export function writerExitCode<S extends string>(files: ReadonlyArray<WriterFile
  * (a database transcript, agent-core's format 4, a `.zst` archive) to write them elsewhere, and
  * refuses to write them in place itself (`redact`); every other writer refuses them here.
  * `reading.archives`: a directory's archives are read too; `reading.stdin`: `-` is read, to `--out`
- * or with `--check` (`redact`; `repair` to `--out` as ever).
+ * or with `--check` (`redact`; `repair` to `--out` as ever). `inputs`: the files, where the command
+ * expanded them first (`writerInputs`: `redact --check` reads them on worker threads before).
  */
 export function writeEach<S extends string, R extends WriterFileResult<S>>(
   command: string,
@@ -104,23 +105,10 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   ctx: CommandContext,
   statuses: readonly S[],
   one: (file: string, put: Put, dirOf: (path: string) => string, besideOf: (path: string, beside: string) => string) => R,
-  reading: { stored: boolean; archives?: boolean; stdin?: boolean } = { stored: false },
+  reading: WriterReading = { stored: false },
+  { files, empty, origins, many }: WriterInputs = writerInputs(command, options, ctx, reading),
 ): WriterRun<S, R> {
   const inputs = options.files;
-  // (standard input can be repaired, or redacted, to --out: nothing to replace; or looked at, with redact --check)
-  const stdinRead = inputs.length === 1 && (options.out !== undefined || (reading.stdin === true && options.check));
-  if (inputs.includes("-") && !((command === "repair" || reading.stdin === true) && stdinRead)) {
-    if (command === "repair") throw new CliError("repair reads standard input only with --out FILE (where the repaired session goes): pi-session repair - --out FIXED.jsonl");
-    if (reading.stdin) throw new CliError(`${command} reads standard input alone, and only with -o OUT (where the copy goes) or --check: pi-session ${command} - -o - < session.jsonl > copy.jsonl`);
-    throw new CliError(`${command} writes files: give paths, not - (stdin)`);
-  }
-  const empty: string[] = [];
-  const origins = new Map<string, string>();
-  // (archives and copies in a directory are left alone: a writer touches them only when named)
-  const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: reading.archives === true, env: ctx.env });
-  for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
-  if (!reading.stored) for (const file of files) refuseStored(command, file);
-  const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
   const results: R[] = [];
   const pause = Number(ctx.env.PI_SESSION_TEST_PAUSE_MS);
   const write: WriteOptions = { backupDir: options.backupDir, force: options.force, stdout: ctx.stdoutSync, ...(pause ? { beforeCommit: () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause) } : {}) };
@@ -148,6 +136,44 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
   const summary = Object.fromEntries(statuses.map((s) => [s, 0])) as Record<S, number>;
   for (const r of results) summary[r.status]++;
   return { files: results, summary, many, empty, ...(isStdout(options.out) ? { reportTo: "stderr" as const } : {}) };
+}
+
+/** What a writer reads: stored sessions (a database's, agent-core's), archives named, standard input. */
+interface WriterReading {
+  stored: boolean;
+  archives?: boolean;
+  stdin?: boolean;
+}
+
+/** A writer's files, its inputs expanded: directories given that held none (`empty`), where each came from, whether there are several. */
+export interface WriterInputs {
+  files: string[];
+  empty: string[];
+  origins: Map<string, string>;
+  many: boolean;
+}
+
+/**
+ * The files a writer's inputs name (`writeEach` takes them, or expands them itself): standard
+ * input refused where the writer does not read it, each directory given that holds no session said.
+ */
+export function writerInputs(command: string, options: Pick<WriterOptions, "files" | "out" | "check">, ctx: CommandContext, reading: WriterReading): WriterInputs {
+  const inputs = options.files;
+  // (standard input can be repaired, or redacted, to --out: nothing to replace; or looked at, with redact --check)
+  const stdinRead = inputs.length === 1 && (options.out !== undefined || (reading.stdin === true && options.check));
+  if (inputs.includes("-") && !((command === "repair" || reading.stdin === true) && stdinRead)) {
+    if (command === "repair") throw new CliError("repair reads standard input only with --out FILE (where the repaired session goes): pi-session repair - --out FIXED.jsonl");
+    if (reading.stdin) throw new CliError(`${command} reads standard input alone, and only with -o OUT (where the copy goes) or --check: pi-session ${command} - -o - < session.jsonl > copy.jsonl`);
+    throw new CliError(`${command} writes files: give paths, not - (stdin)`);
+  }
+  const empty: string[] = [];
+  const origins = new Map<string, string>();
+  // (archives and copies in a directory are left alone: a writer touches them only when named)
+  const files = expandInputs(inputs, ctx.sessionDir, { empty, origins, archives: reading.archives === true, env: ctx.env });
+  for (const dir of empty) ctx.warn(sanitize(emptyDirectoryNote(dir)));
+  if (!reading.stored) for (const file of files) refuseStored(command, file);
+  const many = files.length > 1 || inputs.some((f) => existsSync(f) && statSync(f).isDirectory());
+  return { files, empty, origins, many };
 }
 
 /** The options every writer takes, from the parsed arguments. */

@@ -46,6 +46,25 @@ describe("placeholders", () => {
     expect([...seen].some((p) => p.length > "«redacted:k:0000»".length)).toBe(true);
   });
 
+  it("a worker thread's placeholders (whole, under the run's key), settled in the run's order, are the ones the run would have made: suffixes lengthened alike", () => {
+    const key = Buffer.alloc(32, 5);
+    const alone = new Placeholders(key);
+    const worker = new Placeholders(key, true);
+    const run = new Placeholders(key);
+    const kinds = ["k", "j"];
+    for (let i = 0; i < 70_000; i++) {
+      const secret = `secret-${i % 60_000}`;
+      const kind = kinds[i % 2]!;
+      const whole = worker.of(kind, secret);
+      expect(whole).toMatch(/^«redacted:[kj]:[0-9a-f]{64}»$/);
+      expect(run.settle(kind, whole)).toBe(alone.of(kind, secret));
+    }
+    expect(run.size).toBe(60_000);
+    // (another key's are other placeholders)
+    expect(new Placeholders(Buffer.alloc(32, 6)).settle("k", new Placeholders(Buffer.alloc(32, 6), true).of("k", "secret-1"))).not.toBe(new Placeholders(key).of("k", "secret-1"));
+    expect(() => run.settle("k", "«redacted:k:abcd»")).toThrow(/not a whole placeholder/);
+  });
+
   it("names a kind from a rule's message id", () => {
     expect(["GITHUB_TOKEN", "AWSSecretAccessKey", "PostgreSQLConnection", "AWSAccessKeyID", "BasicAuth", "Npmrc_authToken"].map(kindOf)).toEqual(["github-token", "aws-secret-access-key", "postgresql-connection", "aws-access-key-id", "basic-auth", "npmrc-auth-token"]);
   });
