@@ -17,7 +17,7 @@ import { FileSource } from "../../src/format/read/source.js";
 import { Detector } from "../../src/format/redact/detector.js";
 import { Placeholders } from "../../src/format/redact/placeholder.js";
 import { ownRules } from "../../src/format/redact/own-rules.js";
-import { loadRuleSet, RULE_ANCHORS, RULE_OPTIONS, type RuleHit } from "../../src/format/redact/rules.js";
+import { ANCHOR_FOLLOWS, loadRuleSet, RULE_ANCHORS, RULE_OPTIONS, URL_RULES, type RuleHit } from "../../src/format/redact/rules.js";
 import { planRedaction, sessionHead } from "../../src/format/write/redact.js";
 import { corpusFiles, fixtureFiles } from "../helpers/paths.js";
 import { plantedSession, secrets } from "../helpers/secrets.js";
@@ -69,6 +69,12 @@ function texts(): string[] {
 }
 
 describe("secretlint's rules, run here as @secretlint/core runs them", () => {
+  it("the anchor a line holds only where a credential or a webhook follows it, `://`, is the anchor of the rules that condition is read from, and of no other", () => {
+    const withUrl = Object.entries(RULE_ANCHORS).filter(([, anchors]) => (anchors as readonly string[]).includes("://")).map(([id]) => id);
+    expect(withUrl.sort()).toEqual([...URL_RULES].sort());
+    expect([...ANCHOR_FOLLOWS.keys()]).toEqual(["://"]);
+  });
+
   it("every scanner rule of the preset has its anchors, and none is named that the preset lacks", () => {
     const ids = RULES.filter((r) => r.meta.type === "scanner" && r.meta.id !== LEFT_OUT).map((r) => r.meta.id).sort();
     expect(Object.keys(RULE_ANCHORS).sort()).toEqual(ids);
@@ -147,7 +153,14 @@ describe("lines passed over unparsed hold nothing to find", () => {
     const single = join(dir, "single.jsonl");
     const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/home/mkowalski/app" });
     const one = (text: string, k: number) => JSON.stringify({ type: "message", id: `m${k}`, parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: 1 } });
-    writeFileSync(single, [header, ...secrets(5).map((p, k) => one(`see ${p.text} there`, k)), one("at /home/mkowalski/x", 99), one("env-value-0123456789 and given-value-9876", 98)].join("\n") + "\n");
+    // (URLs whose credentials or webhook a line's bytes hold only after its `://`: escaped and wide characters in a password, any case, several URLs on a line)
+    const urls = [
+      "see HTTPS://HOOKS.SLACK.COM/SERVICES/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx now",
+      `docs at https://example.com/a and postgres://app:p"\u00e4\u20ac${"Q9w8e7r6t".repeat(20)}@db.example.com:5432/prod`,
+      "mongodb+srv://admin:Zx9Qw7Er5Ty3Ui1Op@cluster0.example.net/app and https://user:Ab3Cd5Ef7Gh9Ij1@host.example.org/x",
+      "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx",
+    ];
+    writeFileSync(single, [header, ...secrets(5).map((p, k) => one(`see ${p.text} there`, k)), ...urls.map((u, k) => one(u, 50 + k)), one("at /home/mkowalski/x", 99), one("env-value-0123456789 and given-value-9876", 98)].join("\n") + "\n");
     const letters = join(dir, "letters.jsonl");
     writeFileSync(letters, readFileSync(single, "utf8").replace(/(?<=":")[^"]*(?=")/g, (body) => body.replace(/(?<!\\)[A-Za-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)));
     const slashes = join(dir, "slashes.jsonl");
@@ -167,6 +180,7 @@ describe("lines passed over unparsed hold nothing to find", () => {
     // (each of our kinds is found on a line of its own, and written with escapes: the prefilter passes over none of them)
     const kinds = new Set(((await both(single))[0] as Array<{ kind: string }>).map((f) => f.kind));
     for (const p of secrets(5).filter((p) => OURS.includes(p.name))) expect(kinds, p.name).toContain(p.kind);
+    for (const kind of ["incoming-webhook", "postgresql-connection", "mongodb-connection", "basic-auth"]) expect(kinds, kind).toContain(kind);
     for (const f of [letters, slashes]) expect(new Set(((await both(f))[0] as Array<{ kind: string }>).map((x) => x.kind)), f).toEqual(kinds);
     console.log(`anchors: ${total} findings, the same with every line parsed`);
   }, 60_000);

@@ -1,6 +1,6 @@
 import { PLACEHOLDER } from "./placeholder.js";
 import { kindOf } from "./placeholder.js";
-import { StringAnchors } from "./anchors.js";
+import { AnchorScan, StringAnchors, type Follows } from "./anchors.js";
 import type { RuleHit, RuleSet } from "./rules.js";
 
 /**
@@ -118,6 +118,7 @@ function locate(hit: RuleHit, text: string, offset: number): [number, number] {
 export class Detector {
   private readonly literals: Array<{ value: string; kind: string; rule: string }> = [];
   private readonly deny: Array<{ pattern: RegExp; rule: string }>;
+  private readonly sessions = new Map<string, SessionDetector>();
 
   constructor(
     private readonly rules: RuleSet,
@@ -130,7 +131,11 @@ export class Detector {
 
   /** The detector for a session whose working directory is `cwd` (its user name a secret too). */
   forSession(cwd: string | undefined): SessionDetector {
-    return new SessionDetector(this.rules, this.literals, this.deny, userOfCwd(cwd));
+    // (one a user name: a store's sessions share theirs, and their detector with its tables)
+    const user = userOfCwd(cwd);
+    let detector = this.sessions.get(user ?? "");
+    if (!detector) this.sessions.set(user ?? "", (detector = new SessionDetector(this.rules, this.literals, this.deny, user)));
+    return detector;
   }
 }
 
@@ -138,8 +143,11 @@ export class Detector {
 export class SessionDetector {
   /** Strings a string holds when anything may be found in it (every rule's, every literal). */
   readonly anchors: readonly string[];
+  /** Of them, those a line's bytes hold only where what follows says so (the rules', `RuleSet.follows`, less any a literal is too). */
+  readonly follows: ReadonlyMap<string, Follows>;
   /** `--deny` was given: any string may hold a match. */
   readonly everyLine: boolean;
+  private scan: AnchorScan | undefined;
   private readonly inPath: RegExp | undefined;
   /** Which anchors a string holds. */
   private readonly present: StringAnchors;
@@ -161,8 +169,15 @@ export class SessionDetector {
       } else anchors.push(...["/home/", "/Users/", "/users/", "\\Users\\", "\\users\\"].map((home) => home + user));
     }
     this.anchors = anchors;
+    const own = new Set(anchors.slice(rules.anchors.length));
+    this.follows = new Map([...rules.follows].filter(([anchor]) => !own.has(anchor)));
     this.present = new StringAnchors(anchors);
     this.everyLine = deny.length > 0;
+  }
+
+  /** Which lines' bytes may hold a secret (`anchors`, `follows`), made once. */
+  get lines(): AnchorScan {
+    return (this.scan ??= new AnchorScan(this.anchors, this.follows));
   }
 
   /** The secrets in `text`, in order, none overlapping. */

@@ -1,3 +1,4 @@
+import type { Follows } from "./anchors.js";
 import { ownRules } from "./own-rules.js";
 
 /**
@@ -84,6 +85,41 @@ export const RULE_ANCHORS = {
   "@secretlint/secretlint-rule-tailscale": ["tskey-"],
 } as const satisfies Record<string, readonly string[]>;
 
+/** The rules whose anchor `://` is (`ANCHOR_FOLLOWS` holds for these alone: a test names them). */
+export const URL_RULES = ["@secretlint/secretlint-rule-slack", "@secretlint/secretlint-rule-basicauth", "@secretlint/secretlint-rule-database-connection-string"];
+
+/** A URL's `user:password@` lies within this many bytes after `://` (100 + 200 characters of a connection string's, 4 bytes each at most, and the colon; basic auth's 256 + 256 are ASCII). */
+const CREDENTIAL_BYTES = 1300;
+
+/** `hooks.slack.com`, Slack's incoming webhook's host, which its rule looks for in any case. */
+const SLACK_HOOKS = Buffer.from("hooks.slack.com");
+
+/**
+ * `://` counts in a line's bytes only where what follows can be found by one of its rules
+ * (`URL_RULES`): a `user:password@` (basic auth's and a connection string's: an `@` with no `/`
+ * nor space before it, within `CREDENTIAL_BYTES`), or Slack's webhook host, in any case. Most
+ * URLs hold neither, and their lines were half of the lines a store's --check parsed. (A line
+ * with a `\u` or `\/` escape is parsed whatever it holds: its bytes need not say it.)
+ */
+function urlCredential(b: Uint8Array, at: number, end: number): boolean {
+  let hooks = at + SLACK_HOOKS.length <= end;
+  for (let k = 0; hooks && k < SLACK_HOOKS.length; k++) hooks = (b[at + k]! | 0x20) === SLACK_HOOKS[k];
+  if (hooks) return true;
+  const last = Math.min(end, at + CREDENTIAL_BYTES);
+  for (let i = at; i < last; i++) {
+    const c = b[i]!;
+    if (c === 0x40) return true;
+    if (c === 0x2f || c === 0x20) return false;
+  }
+  return false;
+}
+
+/**
+ * Anchors held in a line's bytes only where what follows them says so (`AnchorScan`): each rule
+ * that has the anchor finds nothing elsewhere. In a decoded string they are held as they are.
+ */
+export const ANCHOR_FOLLOWS: ReadonlyMap<string, Follows> = new Map([["://", urlCredential]]);
+
 /**
  * Options a rule is given (secretlint's own): AWS access key ids (`AKIA…`, which GitHub's secret
  * scanning reports too) and account ids are looked for as well as secret access keys.
@@ -111,6 +147,8 @@ export class RuleSet {
   private running = "";
   /** Every rule's anchors, once each (`anchors`). */
   readonly anchors: readonly string[];
+  /** Of them, those a line's bytes hold only where what follows says so (`ANCHOR_FOLLOWS`). */
+  readonly follows: ReadonlyMap<string, Follows>;
 
   constructor(preset: readonly PresetRule[], own: readonly PresetRule[] = []) {
     const translator = () => (messageId: string, data?: Record<string, unknown>) => ({ message: "", messageId, data });
@@ -131,6 +169,7 @@ export class RuleSet {
       if (handler.file && anchors.length > 0) this.rules.push({ id, anchors, file: handler.file });
     }
     this.anchors = [...new Set(this.rules.flatMap((r) => r.anchors))];
+    this.follows = new Map([...ANCHOR_FOLLOWS].filter(([anchor]) => this.anchors.includes(anchor)));
   }
 
   /**

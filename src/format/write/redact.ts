@@ -1,4 +1,3 @@
-import { AnchorScan } from "../redact/anchors.js";
 import type { SessionDetector } from "../redact/detector.js";
 import { Placeholders } from "../redact/placeholder.js";
 import { redactRecord } from "../redact/record.js";
@@ -128,26 +127,34 @@ const entryOf = (v: unknown): string | null => (isRecord(v) && typeof v.id === "
 /**
  * What a session's first lines say (its first 16, within its first MB): the working directory its
  * header names (whose user name is a secret too), and whether any is a record (a JSON object with
- * a string `type`): none, and the file holds no session (a binary file, another program's JSON).
+ * a string `type`; `records` counts them up to the header that names it): none, and the file holds
+ * no session (a binary file, another program's JSON).
  */
 export function sessionHead(source: ByteSource): { cwd: string | undefined; records: number } {
+  // (most sessions say it in their first line: the first 64 KB are read first, the first MB where they do not settle it)
+  const quick = headOf(source, 64 * 1024);
+  return quick.settled ? quick : headOf(source, 1 << 20);
+}
+
+/** `sessionHead` from the first `limit` bytes; `settled`: what more bytes would not change (a working directory found, or 16 lines read). */
+function headOf(source: ByteSource, limit: number): { cwd: string | undefined; records: number; settled: boolean } {
   let cwd: string | undefined;
   let records = 0;
   let seen = 0;
   let first = -1;
-  const head = new SliceSource(source, 0, Math.min(source.size, 1 << 20));
+  const head = new SliceSource(source, 0, Math.min(source.size, limit));
   forEachLine(head, (buffer, start, end, _line, _offset, terminated) => {
     if (first < 0) for (let i = start; i < end && first < 0; i++) if (buffer[i]! > 0x20) first = buffer[i]!;
-    // (a line the first MB cuts is not judged: a session's first message may be longer than that)
-    if (seen >= 16 || (!terminated && head.size < source.size)) return;
+    // (a line the slice cuts is not judged: a session's first message may be longer than a MB)
+    if (seen >= 16 || cwd !== undefined || (!terminated && head.size < source.size)) return;
     const r = readLine(buffer.subarray(start, end), ++seen === 1);
     if (r.kind !== "value" || !isRecord(r.value)) return;
     records++;
     if (cwd === undefined && r.value.type === "session" && typeof r.value.cwd === "string") cwd = r.value.cwd;
   });
-  // (no whole line in the first MB: a session's starts with a record's brace)
+  // (no whole line in the slice: a session's starts with a record's brace)
   if (seen === 0 && first === 0x7b) records = 1;
-  return { cwd, records };
+  return { cwd, records, settled: cwd !== undefined || seen >= 16 || head.size === source.size };
 }
 
 /**
@@ -157,7 +164,7 @@ export function sessionHead(source: ByteSource): { cwd: string | undefined; reco
  */
 export function planRedaction(source: ByteSource, detector: SessionDetector, placeholders: Placeholders, options: RedactOptions): RedactPlan {
   const plan: RedactPlan = { lines: 0, findings: [], unread: [], imagesDropped: 0, changedLines: 0, changed: new LineSet(), broken: new Map() };
-  const scan = new AnchorScan(detector.anchors);
+  const scan = detector.lines;
   const fields = emptyFields();
   let stop = false;
   /** A value read from line `index`: its secrets replaced; true when it changed. */

@@ -86,6 +86,19 @@ describe("what is a secret besides the rules", () => {
     expect(find("/home/pi", "the pi agent in /home/pi/x and C:\\Users\\pi")).toEqual(["pi", "pi"]);
     expect(find("/home/al", "al in /Users/al and /home/alma")).toEqual(["al"]);
   });
+
+  it("each session of a run its own user name: the run's detector is made once a user, never another's", () => {
+    const run = new Detector(rules);
+    const text = "mkowalski and ajohnson were here";
+    const found = (cwd: string | undefined) => run.forSession(cwd).find(text).map((m) => text.slice(m.start, m.end));
+    for (let k = 0; k < 2; k++) {
+      expect(found("/home/mkowalski/a")).toEqual(["mkowalski"]);
+      expect(found("/Users/ajohnson/b")).toEqual(["ajohnson"]);
+      expect(found(undefined)).toEqual([]);
+    }
+    expect(run.forSession("/home/mkowalski/c")).toBe(run.forSession("/home/mkowalski/d"));
+    expect(run.forSession("/home/mkowalski/c").lines).toBe(run.forSession("/home/mkowalski/d").lines);
+  });
 });
 
 describe("where a finding is", () => {
@@ -216,5 +229,18 @@ describe("what holds a session", () => {
     expect(sessionHead(new BufferSource("bin", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]))).records).toBe(0);
     expect(sessionHead(new BufferSource("bin", Buffer.alloc(2 << 20, 0x41))).records).toBe(0);
     expect(sessionHead(new BufferSource("s", Buffer.from('{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/home/x"}\n'))).cwd).toBe("/home/x");
+  });
+
+  it("the working directory of a header behind lines the first 64 KB do not settle: a long one, or many", async () => {
+    const { sessionHead } = await import("../../../src/format/write/redact.js");
+    const header = '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/home/x"}';
+    const note = (n: number) => JSON.stringify({ type: "note", text: "y".repeat(n) });
+    for (const lines of [[note(200_000), header], [...Array.from({ length: 10 }, () => note(10_000)), header], ["not json ".repeat(20_000), header]]) {
+      const head = sessionHead(new BufferSource("s", Buffer.from(lines.join("\n") + "\n")));
+      expect([head.cwd, head.records > 0]).toEqual(["/home/x", true]);
+    }
+    // (past the 16th line, or the first MB, none is read)
+    expect(sessionHead(new BufferSource("s", Buffer.from([...Array.from({ length: 16 }, () => note(10)), header].join("\n") + "\n"))).cwd).toBeUndefined();
+    expect(sessionHead(new BufferSource("s", Buffer.from([note(1_100_000), header].join("\n") + "\n"))).cwd).toBeUndefined();
   });
 });

@@ -4,8 +4,9 @@
 ;; generated, corrupted, fixture and corpus lines). Where it cannot run, JSON.parse reads the line.
 ;;
 ;; Assembled by scripts/build-wasm.mjs into scan-wasm.ts (the bytes, base64). The memory is the
-;; module's own, 16 MiB + 64 KiB, never grown (growing would detach the buffers that view it): the
-;; first 16 MiB hold the read chunk, the last page the scan's results (OUT) and container stack.
+;; module's own, 16 MiB + 192 KiB, never grown (growing would detach the buffers that view it): the
+;; first 16 MiB hold the read chunk, the next page the scan's results (OUT) and container stack, the
+;; next `pairs`' table (PAIRS, 16 MiB + 64 KiB), the last `anchors`' buckets (BUCKETS, 16 MiB + 128 KiB).
 ;; Lines end by 16 MiB, so a 16-byte load that starts inside a line stays inside the memory; what it
 ;; reads past the line's end is never taken for part of the line.
 ;;
@@ -21,7 +22,7 @@
 ;; stopReason and toolCallId, and the ids of the content's toolCall blocks: their (open, close) quote pairs at OUT + 1024, their count
 ;; in the Calls slot (-1 when there are more than 64).
 (module
-  (memory (export "memory") 257 257)
+  (memory (export "memory") 259 259)
   (func $classes (param $i i32) (param $end i32) (result i32)
     (local $v v128) (local $high v128) (local $del v128) (local $c i32) (local $hb i32) (local $db i32)
     ;; 64 bytes a round, while 64 remain (start and end are below 2^31: signed compares are safe)
@@ -499,6 +500,78 @@
             (br $bits)))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $round)))
+    (i32.const -1))
+
+  ;; pairs(start, end): the address of the first position p in [start, end - 1) whose two bytes
+  ;; (memory[p], memory[p + 1]) PAIRS (16 MiB + 64 KiB: a byte for each of the 65,536 pairs, read as
+  ;; a little-endian u16) marks, or -1. `redact`'s line prefilter (anchors.ts): each position's pair
+  ;; looked up in the table, eight a round with one test, then the round's one by one where one is.
+  (func $pairs (param $i i32) (param $end i32) (result i32)
+    (local $last i32) (local $k i32)
+    (local.set $last (i32.sub (local.get $end) (i32.const 1)))
+    (block $none
+      (loop $round
+        (br_if $none (i32.gt_s (i32.add (local.get $i) (i32.const 8)) (local.get $last)))
+        (if (i32.or
+              (i32.or
+                (i32.or (i32.load8_u offset=16842752 (i32.load16_u (local.get $i)))
+                        (i32.load8_u offset=16842752 (i32.load16_u offset=1 (local.get $i))))
+                (i32.or (i32.load8_u offset=16842752 (i32.load16_u offset=2 (local.get $i)))
+                        (i32.load8_u offset=16842752 (i32.load16_u offset=3 (local.get $i)))))
+              (i32.or
+                (i32.or (i32.load8_u offset=16842752 (i32.load16_u offset=4 (local.get $i)))
+                        (i32.load8_u offset=16842752 (i32.load16_u offset=5 (local.get $i))))
+                (i32.or (i32.load8_u offset=16842752 (i32.load16_u offset=6 (local.get $i)))
+                        (i32.load8_u offset=16842752 (i32.load16_u offset=7 (local.get $i))))))
+          (then
+            (local.set $k (i32.const 0))
+            (loop $which
+              (if (i32.load8_u offset=16842752 (i32.load16_u (i32.add (local.get $i) (local.get $k))))
+                (then (return (i32.add (local.get $i) (local.get $k)))))
+              (local.set $k (i32.add (local.get $k) (i32.const 1)))
+              (br $which))))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $round)))
+    ;; the last positions, one by one
+    (block $done
+      (loop $byte
+        (br_if $done (i32.ge_s (local.get $i) (local.get $last)))
+        (if (i32.load8_u offset=16842752 (i32.load16_u (local.get $i))) (then (return (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $byte)))
+    (i32.const -1))
+
+  ;; anchors(start, end, from): the address of the first position p in [from, end - 1) where a pair
+  ;; PAIRS marks is a NUL byte's (its mark 1) or starts an anchor's pair, the anchor whole within
+  ;; [start, end); -1 where none is. A mark above 1 names a bucket: BUCKETS (16 MiB + 128 KiB) holds
+  ;; at 4 x mark the address of its entries, each a u16 length, the u16 offset of the pair in the
+  ;; anchor, then the anchor's bytes; a length of 0 ends the bucket. `redact`'s line prefilter.
+  (func (export "anchors") (param $start i32) (param $end i32) (param $i i32) (result i32)
+    (local $p i32) (local $t i32) (local $e i32) (local $len i32) (local $s i32) (local $k i32)
+    (loop $find
+      (local.set $p (call $pairs (local.get $i) (local.get $end)))
+      (if (i32.lt_s (local.get $p) (i32.const 0)) (then (return (i32.const -1))))
+      (local.set $t (i32.load8_u offset=16842752 (i32.load16_u (local.get $p))))
+      (if (i32.eq (local.get $t) (i32.const 1)) (then (return (local.get $p))))
+      (local.set $e (i32.load offset=16908288 (i32.shl (local.get $t) (i32.const 2))))
+      (block $next
+        (loop $entry
+          (local.set $len (i32.load16_u (local.get $e)))
+          (br_if $next (i32.eqz (local.get $len)))
+          (local.set $s (i32.sub (local.get $p) (i32.load16_u offset=2 (local.get $e))))
+          (if (i32.and (i32.ge_s (local.get $s) (local.get $start)) (i32.le_s (i32.add (local.get $s) (local.get $len)) (local.get $end)))
+            (then
+              (local.set $k (i32.const 0))
+              (block $differs
+                (loop $byte
+                  (if (i32.ge_s (local.get $k) (local.get $len)) (then (return (local.get $p))))
+                  (br_if $differs (i32.ne (i32.load8_u (i32.add (local.get $s) (local.get $k))) (i32.load8_u offset=4 (i32.add (local.get $e) (local.get $k)))))
+                  (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                  (br $byte)))))
+          (local.set $e (i32.add (i32.add (local.get $e) (i32.const 4)) (local.get $len)))
+          (br $entry)))
+      (local.set $i (i32.add (local.get $p) (i32.const 1)))
+      (br $find))
     (i32.const -1))
 
   ;; findNeedle(start, end, n, fold): the address of the first occurrence in [start, end) of the

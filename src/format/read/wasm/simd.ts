@@ -7,7 +7,7 @@ import { WASM } from "./scan-wasm.js";
  * WebAssembly is unavailable (`node --jitless`): the caller parses those with `JSON.parse`.
  */
 
-/** The largest chunk the memory holds (its size, 16 MiB + 64 KiB, less a page). */
+/** The largest chunk the memory holds (its size, 16 MiB + 192 KiB, less three pages). */
 const SIMD_CHUNK = 16 * 1024 * 1024;
 
 /** Where `scan` leaves its slots (scan.wat's OUT): the slots, then the tool-call pairs at +1024 bytes, the content's texts at +1536. */
@@ -18,6 +18,7 @@ interface Simd {
   scan: (start: number, end: number, body: number, texts: number) => number;
   find: (start: number, end: number) => number;
   findNeedle: (start: number, end: number, n: number, fold: number) => number;
+  anchors: (start: number, end: number, from: number) => number;
 }
 
 /** The slots (`Slot` in scanner.ts) of the last `simdScan`, positions as addresses in the memory. */
@@ -32,7 +33,7 @@ function load(): Simd | null {
     try {
       const { exports } = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WASM, "base64")));
       const memory = (exports.memory as WebAssembly.Memory).buffer;
-      simd = { memory, scan: exports.scan as Simd["scan"], find: exports.find as Simd["find"], findNeedle: exports.findNeedle as Simd["findNeedle"] };
+      simd = { memory, scan: exports.scan as Simd["scan"], find: exports.find as Simd["find"], findNeedle: exports.findNeedle as Simd["findNeedle"], anchors: exports.anchors as Simd["anchors"] };
       simdSlots = new Int32Array(memory, OUT, 1024);
     } catch {
       simd = null;
@@ -116,5 +117,40 @@ export function simdFindNeedle(b: Uint8Array, start: number, end: number, needle
   }
   const at = b.byteOffset;
   const found = simd.findNeedle(at + start, at + end, needle.length, fold ? 1 : 0);
+  return found < 0 ? -1 : found - at;
+}
+
+/** Where `anchors` reads its table of pairs and its buckets (scan.wat's PAIRS and BUCKETS, a page each), and what was written there last. */
+const PAIRS = 16 * 1024 * 1024 + 64 * 1024;
+const BUCKETS = PAIRS + 64 * 1024;
+let anchorsSet: AnchorTables | undefined;
+
+/**
+ * What `simdAnchors` looks for: `pairs`, 65,536 bytes, a pair's mark (0: none; 1: a NUL byte's, a
+ * hit at once; else its bucket), and `buckets`, a page as scan.wat's `anchors` reads it at BUCKETS
+ * (`BUCKETS_AT`: where it lies, for the addresses it holds).
+ */
+export interface AnchorTables {
+  pairs: Uint8Array;
+  buckets: Uint8Array;
+}
+
+/** Where the buckets' page lies in the module's memory (their entries' addresses count from there). */
+export const BUCKETS_AT = BUCKETS;
+
+/**
+ * The first position p in `b[from..end - 1)` where a pair `tables` marks is a NUL byte's or starts
+ * an anchor whole within `b[start..end)` (an index into `b`), -1 when none does; -2 when `b` does
+ * not view the module's memory. `redact`'s line prefilter (format/redact/anchors.ts).
+ */
+export function simdAnchors(b: Uint8Array, start: number, end: number, from: number, tables: AnchorTables): number {
+  if (!simd || b.buffer !== simd.memory) return -2;
+  if (anchorsSet !== tables) {
+    new Uint8Array(simd.memory, PAIRS, 65536).set(tables.pairs);
+    new Uint8Array(simd.memory, BUCKETS, 65536).set(tables.buckets);
+    anchorsSet = tables;
+  }
+  const at = b.byteOffset;
+  const found = simd.anchors(at + start, at + end, at + from);
   return found < 0 ? -1 : found - at;
 }
