@@ -126,6 +126,45 @@ describe("our rules (the kinds the preset lacks), run where their anchors are", 
   }, 60_000);
 });
 
+describe("the anchors, in every case a rule matches", () => {
+  /**
+   * A rule that matched its pattern's letters in any case would find what its anchors (matched
+   * byte for byte, in a line's bytes and in a string) let pass: each planted secret in upper, lower
+   * and mixed case, and the names rules read beside values in the cases they take, must give what
+   * each rule gives run on every text (core for the preset's, each of ours alone).
+   */
+  it("every case of the planted texts and of the names the rules read finds, gated by the anchors, what the rules find ungated", async () => {
+    const rules = await loadRuleSet();
+    const own = ownRules();
+    const ids = new Set(own.map((r) => r.meta.id));
+    const swapped = (s: string) => [...s].map((c, i) => (i % 2 ? c.toUpperCase() : c.toLowerCase())).join("");
+    const titled = (s: string) => s.replace(/\b[a-z]/g, (c) => c.toUpperCase());
+    const cases: string[] = [];
+    for (const p of secrets(4)) {
+      const value = p.secret.split("\n")[0]!;
+      cases.push(p.text, p.text.toUpperCase(), p.text.toLowerCase(), swapped(p.text), titled(p.text));
+      for (const name of ["AWS_SECRET_ACCESS_KEY", "aws_secret_access_key", "Aws_Secret_Access_Key", "SECRET_ACCESS_KEY", "Secret_Access_Key", "sEcReT_aCcEsS_kEy"]) cases.push(`${name}=${value}`, `"${name}": "${value}"`);
+      for (const scheme of ["Bearer", "bearer", "BEARER", "bEARER", "BeArEr"]) cases.push(`Authorization: ${scheme} ${value}`);
+    }
+    for (const name of ["AWS_ACCOUNT_ID", "aws_account_id", "Aws_Account_Id", "ACCOUNT", "Account", "aCcOuNt_Id"]) cases.push(`${name}: 1234-5678-9012`, `${name}=123456789012`);
+    for (const url of ["HTTPS://HOOKS.SLACK.COM/SERVICES/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx", "Https://Hooks.Slack.Com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx", "POSTGRESQL://app:Zx9Qw7Er5Ty3Ui1Op@db.example.com/x", "MongoDB+SRV://admin:Zx9Qw7Er5Ty3Ui1Op@c.example.net/app", "MYSQL://u:Zx9Qw7Er5Ty3Ui1Op@h/d", "HTTPS://DEPLOY:Zx9Qw7Er5Ty3Ui1Op@GIT.EXAMPLE.COM/R.GIT"]) cases.push(url);
+    let preset = 0;
+    let oursFound = 0;
+    for (const text of cases) {
+      const want = await coreHits(text);
+      expect(ours(rules.find(text)), text.slice(0, 80)).toEqual(want);
+      preset += want.length;
+      const everywhere: string[] = [];
+      for (const rule of own) rule.create({ report: (d) => everywhere.push(`${rule.meta.id} ${d.range[0]}-${d.range[1]}`) }).file({ content: text });
+      expect(rules.find(text).filter((h) => ids.has(h.ruleId)).map((h) => `${h.ruleId} ${h.range[0]}-${h.range[1]}`).sort(), text.slice(0, 80)).toEqual(everywhere.sort());
+      oursFound += everywhere.length;
+    }
+    // (the cases find something: lower-case AWS names, upper-case schemes and hosts, every Bearer the rule takes)
+    expect(preset).toBeGreaterThan(100);
+    expect(oursFound).toBeGreaterThan(60);
+  }, 60_000);
+});
+
 describe("lines passed over unparsed hold nothing to find", () => {
   /** The findings of `file` as read (anchors first), and as read when every line is parsed (a --deny that never matches). */
   async function both(file: string): Promise<[unknown[], unknown[]]> {
@@ -167,21 +206,33 @@ describe("lines passed over unparsed hold nothing to find", () => {
     writeFileSync(slashes, readFileSync(single, "utf8").replace(/\//g, "\\/"));
     const escaped = join(dir, "escaped.jsonl");
     writeFileSync(escaped, readFileSync(file, "utf8").replace(/g/g, "\\u0067").replace(/\//g, "\\/"));
+    // (a terminal's colours around each secret, written as JSON writes them: `\u001b[31m`; and each
+    // secret's letters written `\u00XX` on a line whose bytes hold other anchors as they are, which
+    // no finding holds: a line's anchors taken from its bytes alone would miss the secret's)
+    const colours = join(dir, "colours.jsonl");
+    writeFileSync(colours, [header, ...secrets(5).map((p, k) => one(`\u001b[1;31m${p.text}\u001b[0m and \u001b[32m${p.text}`, k)), ...urls.map((u, k) => one(`\u001b[4m${u}\u001b[0m`, 50 + k)), one("at \u001b[36m/home/mkowalski/x and \u001b[1mmkowalski\u001b[0m", 99), one("\u001b[33menv-value-0123456789\u001b[0m and \u001b[33mgiven-value-9876", 98)].join("\n") + "\n");
+    const mixed = join(dir, "mixed.jsonl");
+    const escapeLetters = (body: string) => body.replace(/(?<!\\)[A-Za-z]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+    writeFileSync(mixed, readFileSync(single, "utf8").replace(/(?<="content":")((?:[^"\\]|\\.)*)(?=")/g, (body) => `${escapeLetters(body)} then sk-ant-api0, AKIA, ://x@ and secret`));
     let total = 0;
-    for (const f of [...fixtureFiles(), ...corpusFiles(), file, escaped, single, letters, slashes]) {
+    for (const f of [...fixtureFiles(), ...corpusFiles(), file, escaped, single, letters, slashes, colours, mixed]) {
       const [anchored, every] = await both(f);
       expect(anchored, f).toEqual(every);
       total += anchored.length;
     }
     const [planted] = await both(escaped);
     expect(planted.length).toBeGreaterThan(50);
-    for (const f of [letters, slashes]) expect((await both(f))[0].length, f).toBe((await both(single))[0].length);
+    for (const f of [letters, slashes, mixed]) expect((await both(f))[0].length, f).toBe((await both(single))[0].length);
+    // (on each line of colours.jsonl, twice what the line of single.jsonl with the same text gives; its URLs once)
+    const perLine = (findings: unknown[]) => findings.reduce<Map<number, number>>((m, f) => m.set((f as { line: number }).line, (m.get((f as { line: number }).line) ?? 0) + 1), new Map());
+    const [plain, coloured] = [perLine((await both(single))[0]), perLine((await both(colours))[0])];
+    for (let line = 2; line <= 1 + secrets(5).length + urls.length; line++) expect(coloured.get(line) ?? 0, `colours.jsonl:${line}`).toBe((plain.get(line) ?? 0) * (line <= 1 + secrets(5).length ? 2 : 1));
     expect((await both(single))[0].length).toBeGreaterThan(secrets(5).length);
     // (each of our kinds is found on a line of its own, and written with escapes: the prefilter passes over none of them)
     const kinds = new Set(((await both(single))[0] as Array<{ kind: string }>).map((f) => f.kind));
     for (const p of secrets(5).filter((p) => OURS.includes(p.name))) expect(kinds, p.name).toContain(p.kind);
     for (const kind of ["incoming-webhook", "postgresql-connection", "mongodb-connection", "basic-auth"]) expect(kinds, kind).toContain(kind);
-    for (const f of [letters, slashes]) expect(new Set(((await both(f))[0] as Array<{ kind: string }>).map((x) => x.kind)), f).toEqual(kinds);
+    for (const f of [letters, slashes, mixed, colours]) expect(new Set(((await both(f))[0] as Array<{ kind: string }>).map((x) => x.kind)), f).toEqual(kinds);
     console.log(`anchors: ${total} findings, the same with every line parsed`);
   }, 60_000);
 });

@@ -186,10 +186,14 @@ export class SessionDetector {
     const present = this.present.within(text);
     if (this.everyLine || present) {
       const offset = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-      for (const hit of this.rules.find(text, this.everyLine ? undefined : present)) {
-        const [start, end] = locate(hit, text, offset);
-        if (end <= start || LOOK_ALIKE.test(text.slice(start, end))) continue;
-        found.push({ start, end, kind: kindOf(hit.messageId), rule: hit.ruleId.replace(/^@secretlint\//, "") });
+      // (the text as it is, and where it holds a terminal's escapes, without them: `ESC[31mghp_…` has a letter before the token)
+      const views = text.includes("\x1b") ? [text, unstyled(text)] : [text];
+      for (const view of views) {
+        for (const hit of this.rules.find(view, this.everyLine ? undefined : present)) {
+          const [start, end] = locate(hit, view, offset);
+          if (end <= start || LOOK_ALIKE.test(view.slice(start, end))) continue;
+          found.push({ start, end, kind: kindOf(hit.messageId), rule: hit.ruleId.replace(/^@secretlint\//, "") });
+        }
       }
       for (const l of this.literals) {
         if (present && !present.has(l.value) && !this.everyLine) continue;
@@ -200,8 +204,10 @@ export class SessionDetector {
         for (const m of text.matchAll(this.inPath)) found.push({ start: m.indices![1]![0], end: m.indices![1]![1], kind: "user-name", rule: "cwd" });
       }
       if (this.asWord) {
-        this.asWord.lastIndex = 0;
-        for (const m of text.matchAll(this.asWord)) found.push({ start: m.index, end: m.index + m[0].length, kind: "user-name", rule: "cwd" });
+        for (const view of views) {
+          this.asWord.lastIndex = 0;
+          for (const m of view.matchAll(this.asWord)) found.push({ start: m.index, end: m.index + m[0].length, kind: "user-name", rule: "cwd" });
+        }
       }
       for (const d of this.deny) {
         d.pattern.lastIndex = 0;
@@ -213,6 +219,19 @@ export class SessionDetector {
     }
     return found.length === 0 ? found : merged(withoutPlaceholders(found, text));
   }
+}
+
+/**
+ * A terminal's escape sequences (a colour, a cursor's move: `ESC [ … letter`; an OSC's opening
+ * `ESC ]` and its end, `BEL` or `ESC \\`; `ESC` and one character), each character of them a space
+ * (so that every index is the same in both). A tool's output keeps its colours, and the rules take
+ * a token only where no letter stands before it: `ESC[1;31mghp_…` reads `m` there. What an OSC
+ * carries (a link's URL) stays to be read.
+ */
+const TERMINAL_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\]|\x1b\\|\x1b[@-Z^_]|\x07/g;
+
+function unstyled(text: string): string {
+  return text.replace(TERMINAL_ESCAPE, (m) => " ".repeat(m.length));
 }
 
 /**

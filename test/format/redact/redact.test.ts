@@ -121,6 +121,26 @@ describe("where a finding is", () => {
     }
   });
 
+  it("in a terminal's colours, the token itself: a colour's letter before it hides nothing, the escapes are kept, a link's URL is read", () => {
+    const names = ["github", "npm", "google", "xai", "jwt", "openrouter", "aws-id", "slack", "stripe"];
+    for (const name of names) {
+      const p = byName(name);
+      for (const text of [`\u001b[1;31m${p.text}\u001b[0m`, `Token: \u001b[32m${p.text}\u001b(B\u001b[m done`, `\u001bM${p.text}`]) {
+        const found = detector.find(text);
+        expect(found.map((m) => text.slice(m.start, m.end)), `${name} ${JSON.stringify(text.slice(0, 20))}`).toEqual([p.secret]);
+        const out = redactRecord({ type: "custom", data: text }, detector, new Placeholders(), false).value as { data: string };
+        expect(out.data.startsWith(text.slice(0, text.indexOf(p.text))), name).toBe(true);
+        expect(out.data).not.toContain(p.secret.slice(0, 12));
+      }
+    }
+    // (an OSC 8 link: what it carries is read, its URL's password found)
+    const url = byName("url");
+    const link = `\u001b]8;;${url.text}\u001b\\here\u001b]8;;\u0007`;
+    expect(detector.find(link).map((m) => link.slice(m.start, m.end))).toEqual([url.secret]);
+    // (the user name as a word, after a colour)
+    expect(detector.find("by \u001b[1mmkowalski\u001b[0m").length).toBe(1);
+  });
+
   it("a second run finds nothing in what the first wrote; a placeholder written by hand beside a secret hides nothing", () => {
     const text = planted.map((p) => p.text).join("\n") + " /home/mkowalski";
     const record = { type: "custom", data: text };
