@@ -2,8 +2,9 @@
  * The second rule source: secrets of kinds secretlint's recommended preset does not look for, which
  * `export --redact` masked before `redact` (README, "What redact finds"). Only kinds whose shape
  * names them are here, each held to its shape: a JSON Web Token (its header decoded, naming its
- * algorithm), an HTTP `Bearer` credential, a Google API key, an xAI key, an OpenRouter key. The
- * preset finds Groq's keys and OpenAI's own (`T3BlbkFJ` in them) already; a generic `password=`
+ * algorithm), an HTTP `Bearer` credential, a Google API key, an xAI key, an OpenRouter key; and
+ * OpenAI's project keys that end in `-`, which the preset's rule misses. The preset finds Groq's
+ * keys and OpenAI's others (`T3BlbkFJ` in them) already; a generic `password=`
  * or `token=` assignment is left to `--deny` (code is full of them holding no secret). They are
  * written here because no maintained npm package carries them (gitleaks' rules are Go and TOML).
  *
@@ -79,6 +80,15 @@ const OWN_RULES: readonly OwnRule[] = [
     messageId: "XAI_API_KEY",
     anchors: ["xai-"],
     pattern: new RegExp(`${BEFORE}(xai-[0-9A-Za-z]{70,90})${AFTER}`, "gd"),
+  },
+  {
+    // (the preset's OpenAI rule ends its pattern at a word boundary, so a project key whose last
+    // character is `-` (one in 64) is found only when a letter or digit follows it: the same shape,
+    // ended where no key character follows, and the preset's kind; where both find a key it is one)
+    id: "pi-session-rule-openai",
+    messageId: "OPENAI_TOKEN",
+    anchors: ["T3BlbkFJ"],
+    pattern: /(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58}))(?![A-Za-z0-9_-])/dg,
   },
   {
     id: "pi-session-rule-openrouter",

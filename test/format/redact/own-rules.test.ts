@@ -1,6 +1,7 @@
 /**
  * Our rules (src/format/redact/own-rules.ts): the kinds secretlint's preset does not look for, which
- * `export --redact` masked before `redact` (JWTs, `Bearer` values, Google, xAI and OpenRouter keys),
+ * `export --redact` masked before `redact` (JWTs, `Bearer` values, Google, xAI and OpenRouter keys, and
+ * OpenAI's keys that end in `-`, which the preset misses),
  * each found with its kind and range through the detector as the preset's are, and what only looks
  * like one kept. Secrets are made from pieces at test time (test/helpers/secrets.ts).
  */
@@ -31,6 +32,20 @@ describe("our rules: the kinds the preset lacks", () => {
       const text = around(p.text);
       expect(found(text), text).toEqual([[kind, rule, p.secret]]);
     }
+  });
+
+  it("an OpenAI project key that ends in `-`, which the preset's rule misses (its pattern ends at a word boundary), as the preset's kind; a key both find is one finding", async () => {
+    const rules = await loadRuleSet();
+    const key = byName("openai").secret;
+    const dashed = `${key.slice(0, -1)}-`;
+    for (const text of [dashed, `use ${dashed} now`, JSON.stringify({ OPENAI_API_KEY: dashed }), `OPENAI_API_KEY=${dashed}\n`]) {
+      expect(rules.find(text).filter((h) => h.ruleId.startsWith("@secretlint/")), text).toEqual([]);
+      expect(found(text), text).toEqual([["openai-token", "pi-session-rule-openai", dashed]]);
+    }
+    for (const text of [`use ${key} now`, `${key.slice(0, -1)}_ x`]) expect(found(text).map((f) => f[0]), text).toEqual(["openai-token"]);
+    // (ours not inside a longer run of a key's characters)
+    expect(rules.find(`${dashed}x_`).filter((h) => h.ruleId === "pi-session-rule-openai")).toEqual([]);
+    expect(rules.find(`x${dashed}`).filter((h) => h.ruleId === "pi-session-rule-openai").length).toBe(1);
   });
 
   it("a JWT in a Bearer header is one secret; the scheme in any case", () => {
