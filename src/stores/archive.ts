@@ -111,9 +111,34 @@ function manifestLines(folder: string): unknown[] {
 export function readManifest(folder: string): Map<string, ManifestLine> {
   const out = new Map<string, ManifestLine>();
   for (const line of manifestLines(folder) as ManifestLine[]) {
-    if (line && (line.action === "archive" || line.action === "restore") && typeof line.archive === "string" && typeof line.path === "string" && typeof line.sha256 === "string") out.set(line.archive, line);
+    if (line && (line.action === "archive" || line.action === "restore") && typeof line.archive === "string" && typeof line.path === "string" && typeof line.sha256 === "string") out.set(line.archive, isAbsolute(line.path) ? line : { ...line, path: placeOfRelative(folder, line) });
   }
   return out;
+}
+
+/**
+ * Where a session recorded by a relative path was (earlier versions recorded a file named so as
+ * given, relative to the folder `archive` ran in, which no line says): its archive lies in the
+ * folder as the session lay below the place it was archived from, so that place is the archive
+ * folder's own parent (an OpenClaw root, a folder's own `archive/`) or a folder beside it (pi's
+ * session directory), whichever holds the session's folder and ends as the recorded path does.
+ * None found: the path as recorded, which `restore` refuses to write to.
+ */
+function placeOfRelative(folder: string, line: ManifestLine): string {
+  const below = line.archive.replace(/\.zst$/, "");
+  const tail = line.path.split(/[\\/]/).filter((p) => p !== "" && p !== "." && p !== "..").join(sep);
+  const parent = dirname(folder);
+  let beside: string[] = [];
+  try {
+    beside = readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory() && join(parent, d.name) !== folder).map((d) => join(parent, d.name));
+  } catch {
+    // (the parent unreadable: only itself is tried)
+  }
+  for (const root of [parent, ...beside]) {
+    const was = join(root, below);
+    if (was.endsWith(sep + tail) && isDir(dirname(was))) return was;
+  }
+  return line.path;
 }
 
 /** The folders an archive folder's manifest says sessions went to instead (`archive --to`). */

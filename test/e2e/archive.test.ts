@@ -618,3 +618,68 @@ describe("archives wherever they went: --to, restore, ls, show, usage", () => {
 
 /** Where `archive` put `file` of the store `root` in the archive folder `folder`. */
 const zstdPathOf = (folder: string, root: string, file: string) => join(folder, `${relative(root, file)}.zst`);
+
+describe("a session named by a relative path", () => {
+  it("is recorded by its whole path: from any other folder ls --archived, usage --archived, show and restore ID find it, and restore puts it back where it was", async () => {
+    const { home, sessions, a } = piStore();
+    const e = env(home, sessions);
+    const id = /_([0-9a-f-]{36})\.jsonl$/.exec(a)![1]!;
+    const bytes = readFileSync(a);
+    const usageBefore = (await cliJson(["usage"], { env: e })).json.total;
+    const r = await cliJson(["archive", relative(join(a, ".."), a)], { env: e, cwd: join(a, "..") });
+    expect(r.exitCode).toBe(0);
+    expect(r.json.summary.archived).toBe(1);
+    const manifest = join(home, ".pi/agent/archive/manifest.ndjson");
+    expect(JSON.parse(readFileSync(manifest, "utf8").trim())).toMatchObject({ action: "archive", path: a, id });
+    const elsewhere = mkdtempSync(join(tmpdir(), "pi-session-elsewhere-"));
+    const listed = (await cliJson(["ls", "--archived"], { env: e, cwd: elsewhere })).json.sessions;
+    expect(listed.find((s: { id: string }) => s.id === id)).toMatchObject({ archived: "archive", archive: { from: a } });
+    const counted = (await cliJson(["usage", "--archived"], { env: e, cwd: elsewhere })).json.total;
+    // (the same sums, added in another order)
+    expect({ ...counted, cost: 0 }).toEqual({ ...usageBefore, cost: 0 });
+    expect(counted.cost).toBeCloseTo(usageBefore.cost, 9);
+    const shown = await cli(["show", id], { env: e, cwd: elsewhere });
+    expect(shown.stderr).toContain(`\`pi-session restore ${id}\``);
+    const back = await cliJson(["restore", id], { env: e, cwd: elsewhere });
+    expect(back.exitCode).toBe(0);
+    expect(back.json.files).toMatchObject([{ file: a, status: "restored" }]);
+    expect(readFileSync(a)).toEqual(bytes);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("a file in a folder of its own, archived as a3/tiny.jsonl, is restored into a3/ from any folder, by the archive's path", async () => {
+    const base = mkdtempSync(join(tmpdir(), "pi-session-archive-rel-"));
+    mkdirSync(join(base, "a3"));
+    mkdirSync(join(base, "elsewhere"));
+    const session = join(base, "a3/tiny.jsonl");
+    cpSync(join(ROOT, "fixtures/tools.jsonl"), session);
+    expect((await cli(["archive", "a3/tiny.jsonl"], { cwd: base })).exitCode).toBe(0);
+    expect(existsSync(session)).toBe(false);
+    const back = await cli(["restore", join(base, "a3/archive/tiny.jsonl.zst")], { cwd: join(base, "elsewhere") });
+    expect(back.exitCode).toBe(0);
+    expect(readFileSync(session)).toEqual(readFileSync(join(ROOT, "fixtures/tools.jsonl")));
+    expect(readdirSync(join(base, "elsewhere"))).toEqual([]);
+  });
+
+  it("an archive an older version recorded by a relative path is read at the archive's place: ls --archived lists it, restore ID puts it back where it was", async () => {
+    const { home, sessions, a, b } = piStore();
+    const e = env(home, sessions);
+    const ids = [a, b].map((f) => /_([0-9a-f-]{36})\.jsonl$/.exec(f)![1]!);
+    const bytes = [a, b].map((f) => readFileSync(f));
+    expect((await cli(["archive", a, b], { env: e })).exitCode).toBe(0);
+    // (as the version before recorded them: relative to the folder archive ran in, the project's and its parent's)
+    const manifest = join(home, ".pi/agent/archive/manifest.ndjson");
+    const lines = readFileSync(manifest, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    lines[0].path = relative(join(a, ".."), a);
+    lines[1].path = `./${relative(sessions, b)}`;
+    writeFileSync(manifest, lines.map((l) => JSON.stringify(l) + "\n").join(""));
+    const elsewhere = mkdtempSync(join(tmpdir(), "pi-session-elsewhere-"));
+    const listed = (await cliJson(["ls", "--archived"], { env: e, cwd: elsewhere })).json.sessions;
+    for (const [i, f] of [a, b].entries()) expect(listed.find((s: { id: string }) => s.id === ids[i]), f).toMatchObject({ archived: "archive", archive: { from: f } });
+    const back = await cliJson(["restore", ...ids], { env: e, cwd: elsewhere });
+    expect(back.exitCode).toBe(0);
+    expect(back.json.summary.restored).toBe(2);
+    expect([a, b].map((f) => readFileSync(f))).toEqual(bytes);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { crypto, zlib } from "../../format/common/builtins.js";
 import { existsSync, mkdirSync, readFileSync, statSync, utimesSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { appendDurably, cleanLeftovers, createFile, removeFile, TargetExistsError } from "../../format/write/atomic.js";
 import { elsewhereOf, MANIFEST, type ElsewhereLine, type ManifestLine } from "../../stores/index.js";
 
@@ -64,7 +64,7 @@ export function archiveFile(path: string, target: string, folder: string, id: st
     if (status === "archived") removeFile(target);
     throw new ChangedMeanwhile(`${path} changed while it was archived (is an agent writing it?); it was left where it is`);
   }
-  const line: ManifestLine = { action: "archive", path, archive: relative(folder, target), id, size: bytes.length, sha256: hash, compressed: statSync(target).size, mtimeMs: before.mtimeMs, time: now.toISOString() };
+  const line: ManifestLine = { action: "archive", path: resolve(path), archive: relative(folder, target), id, size: bytes.length, sha256: hash, compressed: statSync(target).size, mtimeMs: before.mtimeMs, time: now.toISOString() };
   appendDurably(join(folder, MANIFEST), JSON.stringify(line) + "\n");
   removeFile(path);
   return { status, line };
@@ -72,6 +72,8 @@ export function archiveFile(path: string, target: string, folder: string, id: st
 
 /** Puts an archived session back where it was (`line.path`): never over a file there that holds other bytes. */
 export function restoreFile(archive: string, line: ManifestLine, folder: string, now = new Date()): Moved {
+  // (a path an older version recorded as given, whose place was not found: written nowhere but where it was)
+  if (!isAbsolute(line.path)) throw new Error(`${archive}: its manifest records the session's path as ${line.path}, relative to a folder it does not name, and no folder beside the archive holds it; it was left where it is (decompress it with zstd -d where it belongs)`);
   const packed = readFileSync(archive);
   const bytes = unpack(packed, archive);
   const hash = sha256(bytes);
