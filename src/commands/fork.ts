@@ -6,8 +6,8 @@ import type { CommandContext, CommandOutcome } from "../command.js";
 import { isDevice, isStdout, wouldReplace, writeToDevice } from "../support/writers/output.js";
 import { CliError, ExitCode, shellQuote } from "../errors.js";
 import { createFile, TargetExistsError } from "../format/write/atomic.js";
-import { planFork, sessionPathFor } from "../format/write/fork.js";
-import { nodeFor, readShape } from "../support/inputs/read.js";
+import { forkBlocker, planFork, sessionPathFor } from "../format/write/fork.js";
+import { nodeFor, readToCopy } from "../support/inputs/read.js";
 import { writeRefusal } from "../stores/index.js";
 
 export interface ForkCommandOptions {
@@ -39,12 +39,15 @@ const existsError = (target: string) => new CliError(`${target} already exists; 
 export async function fork(options: ForkCommandOptions, ctx: CommandContext): Promise<ForkResult> {
   if (options.file === "-") throw new CliError("fork needs the source as a file (its path becomes the new session's parentSession), not - (stdin)");
   if (!options.force && wouldReplace(options.out)) throw existsError(options.out!);
-  const { session } = await readShape(options.file, ctx);
+  const { session, findings } = await readToCopy(options.file, ctx);
   try {
     // (a session its store keeps in a form pi cannot open, agent-core's format 4: `migrate` first)
     const refused = writeRefusal(session.name, "fork");
     if (refused !== undefined) throw new CliError(refused);
     if (!session.header) throw new CliError(`${session.name}: no session header; run \`pi-session repair ${shellQuote(session.name)}\` first`);
+    // (a fork that left a damaged line out would lose what it holds: a fused line's records)
+    const blocker = forkBlocker(findings);
+    if (blocker) throw new CliError(`${session.name}:${blocker.line ?? 1}: refused: damaged (${blocker.message}); nothing was written; run \`pi-session repair ${shellQuote(session.name)}\` first`, ExitCode.Findings);
     const leaf = options.leaf !== undefined ? nodeFor(session, options.leaf) : undefined;
     const plan = planFork(session, { leaf, cwd: options.cwd, sourcePath: resolve(session.name) });
     const header = plan.header as { id: string; timestamp: string; cwd: string; parentSession: string };

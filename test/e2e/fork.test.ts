@@ -1,5 +1,5 @@
 /** fork, spawned for real, checked against pi's own createBranchedSession and forkFrom. */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -78,6 +78,29 @@ describe("fork", () => {
     const entries = lines(out).slice(1);
     expect(entries.every((e) => typeof e.id === "string" && "parentId" in e)).toBe(true);
     expect(pi.SessionManager.open(out).getEntries()).toHaveLength(entries.length);
+  });
+
+  it("a damaged source is refused as migrate and slim refuse it (exit 1, one line on stderr naming the line and repair), nothing written; repaired, its fork keeps every entry repair kept", async () => {
+    const work = mkdtempSync(join(tmpdir(), "pi-session-fork-"));
+    for (const [name, line] of [["fused-whole.jsonl", 3], ["fused.jsonl", 3], ["torn-last-line.jsonl", 5]] as const) {
+      const source = join(work, name);
+      copyFileSync(fixture(name), source);
+      const out = join(work, `fork-${name}`);
+      for (const json of [false, true]) {
+        const r = await cli(["fork", source, "--out", out, ...(json ? ["--json"] : [])]);
+        expect(r, name).toMatchObject({ exitCode: 1, stdout: "" });
+        expect(r.stderr, name).toMatch(new RegExp(`^pi-session: ${source}:${line}: refused: damaged \\(.+\\); nothing was written; run \`pi-session repair ${source}\` first\n$`));
+        expect(existsSync(out), name).toBe(false);
+      }
+      // (and to stdout: nothing of it)
+      expect(await cli(["fork", source, "-o", "-"]), name).toMatchObject({ exitCode: 1, stdout: "" });
+    }
+    // (repaired, the fork holds every entry the repair kept: the fused line's two records with the rest)
+    const source = join(work, "fused-whole.jsonl");
+    expect((await cli(["repair", source])).exitCode).toBe(0);
+    const out = join(work, "fork.jsonl");
+    expect((await cli(["fork", source, "--out", out])).exitCode).toBe(0);
+    expect(lines(out).slice(1).map((e) => e.id)).toEqual(lines(source).slice(1).map((e) => e.id));
   });
 
   it("never overwrites; a missing leaf is exit 2", async () => {

@@ -2,6 +2,7 @@ import { crypto } from "../common/builtins.js";
 import { join, resolve } from "node:path";
 import { applyLabel } from "../session/labels.js";
 import type { Session } from "../session/session.js";
+import type { Finding } from "../check/findings.js";
 import { CURRENT_VERSION, type AnyEntry } from "../schema/types.js";
 
 /**
@@ -42,6 +43,14 @@ export function sessionFileName(timestamp: string, id: string): string {
 /** Where pi would keep a new session of `cwd`. */
 export function sessionPathFor(sessionsDir: string, cwd: string, timestamp: string, id: string): string {
   return join(sessionsDir, sessionFolderName(resolve(cwd)), sessionFileName(timestamp, id));
+}
+
+/**
+ * What stops a fork, as it stops `migrate` and `slim`: a damaged line (torn, fused, not JSON) or
+ * tree would be left out of the copy, where `repair` keeps what it holds (a fused line's records).
+ */
+export function forkBlocker(findings: readonly Finding[]): Finding | undefined {
+  return findings.find((f) => f.severity === "error" && !f.causedBy && f.code !== "version-unsupported");
 }
 
 export function planFork(session: Session, options: ForkOptions): ForkPlan {

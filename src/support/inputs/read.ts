@@ -110,6 +110,15 @@ export async function readShape(file: string, ctx: CommandContext, previewLines?
   return { session, findings, labels, name };
 }
 
+/**
+ * A session a writer copies whole (`fork`): opened as `readShape` opens it, its findings returned
+ * and none said (what is damaged is refused, not warned of and copied short).
+ */
+export async function readToCopy(file: string, ctx: CommandContext): Promise<{ session: Session; findings: Finding[] }> {
+  const session = await openForDisplay(file, ctx, { only: new Set(["label", "session_info"]) });
+  return { session, findings: quickFindings(session) };
+}
+
 const SKIPPED_LINE_CODES = new Set(["line-invalid-json", "line-fused", "line-torn", "line-nul", "line-not-object"]);
 
 /**
