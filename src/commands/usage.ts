@@ -11,7 +11,7 @@ import { renderTable, type Column } from "../render/table.js";
 import { layoutWidth, type Style } from "../render/style.js";
 import { costBar, formatCost, formatCount, formatTime, formatTokens, plural } from "../render/units.js";
 import { displayWidth, preview, wrapSegments } from "../render/width.js";
-import { sanitize } from "../render/safe.js";
+import { sanitize, sanitizeOneLine } from "../render/safe.js";
 import { calendarFor, dayRange } from "../support/inputs/dates.js";
 import { UsageCache, usageCachePath } from "../support/usage/cache.js";
 import { priceBook } from "../support/usage/prices.js";
@@ -318,7 +318,8 @@ export function renderUsage(result: UsageResult, style: Style): string {
     ...(estimating ? [r.estimatedCost > 0 ? `~${formatCost(r.estimatedCost)}${r.unpricedTokens > 0 ? "+" : ""}` : r.unpricedTokens > 0 ? "unpriced" : "-"] : []),
     ...(bySession ? [extra.inherited ?? ""] : []),
     bar ? costBar(r.cost, maxCost, 10) : "",
-    r.models.map(shortModel).join(", "),
+    // (model ids are the session's text: shown, never sent to the terminal)
+    sanitizeOneLine(r.models.map(shortModel).join(", ")),
   ];
   const rows: string[][] = [];
   for (const r of result.rows) {

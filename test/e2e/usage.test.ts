@@ -340,10 +340,14 @@ describe("output forms", () => {
   it("session text in a key cannot drive the terminal", async () => {
     const dir = join(work, "hostile");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "s.jsonl"), jsonl(header({ id: "h", cwd: "/work/\u001b[31mred\u001b]0;title\u0007" }), entry("usage", "f2000001", null, { kind: "x", provider: "p\u001b[2J", model: "m", usage: usage(1) })));
-    for (const by of ["project", "model", "day"]) {
-      const r = await run([dir, "--by", by]);
-      expect(r.stdout).not.toMatch(/\u001b/);
+    writeFileSync(join(dir, "s.jsonl"), jsonl(header({ id: "h", cwd: "/work/\u001b[31mred\u001b]0;title\u0007" }), entry("usage", "f2000001", null, { kind: "x", provider: "p\u001b[2J", model: "m", usage: usage(1) }), entry("usage", "f2000002", "f2000001", { kind: "x", provider: "q", model: "m\u001b[0m\u009b2J", usage: usage(1) })));
+    // (the key column and the models column alike: a model id's escapes shown as what they are, never sent)
+    for (const by of ["project", "model", "day", "session"]) {
+      for (const extra of [[], ["--breakdown"]]) {
+        const r = await run([dir, "--by", by, ...extra]);
+        expect(r.stdout, `${by} ${extra}`).not.toMatch(/[\u001b\u009b]/);
+        expect(r.stdout, `${by} ${extra}`).toContain("m\\x1b[0m\\x9b2J");
+      }
     }
   });
 });
