@@ -221,7 +221,9 @@ export async function run(options: ArchiveOptions, ctx: CommandContext): Promise
   const result = await archive(options, ctx);
   for (const f of result.files) if (f.status === "failed" || f.status === "refused") ctx.warn(sanitize(`${f.file}: ${f.reason}`));
   const exitCode = result.summary.failed > 0 || result.summary.refused > 0 ? ExitCode.Usage : ExitCode.Ok;
-  return { json: result, jsonl: () => result.files, human: ctx.json ? "" : renderArchive(result, ctx.style, options.dryRun), exitCode };
+  // (one session that could not be moved: stderr has said so, as every error is; stdout stays empty)
+  const onlyError = result.files.length === 1 && (result.files[0]!.status === "failed" || result.files[0]!.status === "refused");
+  return { json: result, jsonl: () => result.files, human: ctx.json || onlyError ? "" : renderArchive(result, ctx.style, options.dryRun), exitCode };
 }
 
 const LABEL: Record<ArchiveStatus, string> = { archived: "archived", "would-archive": "would archive", skipped: "skipped", refused: "refused", gateway: "left (owner's)", failed: "failed" };

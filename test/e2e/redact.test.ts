@@ -348,7 +348,8 @@ describe("redact: every store", () => {
     expect(copy.split("\n").filter(Boolean).length).toBe(rawLines(file).length);
     const inPlace = await cli(["redact", `${path}#${id}`, "--in-place"]);
     expect(inPlace.exitCode).toBe(1);
-    expect(inPlace.stdout).toContain("kept in OpenClaw's database, which OpenClaw alone writes; nothing was written: redact it to a copy");
+    expect(inPlace.stderr).toContain("kept in OpenClaw's database, which OpenClaw alone writes; nothing was written: redact it to a copy");
+    expect(inPlace.stdout).toBe("");
     const plain = await cli(["export", `${path}#${id}`]);
     expect(plain.stdout).toContain(planted[0]!.secret);
     const exported = await cli(["export", `${path}#${id}`, "--redact"], { env: ENV });
@@ -373,7 +374,8 @@ describe("redact: every store", () => {
     expect(piEntries(out).length).toBe(copy.length - 1);
     const refused = await cli(["redact", join(dir, name), "--in-place"]);
     expect(refused.exitCode).toBe(1);
-    expect(refused.stdout).toContain("agent-core's storage format 4");
+    expect(refused.stderr).toContain("agent-core's storage format 4");
+    expect(refused.stdout).toBe("");
     const { file, planted } = plantedSession(dir, "p.jsonl");
     const archive = join(dir, "p.jsonl.zst");
     writeFileSync(archive, zstdCompressSync(readFileSync(file)));
@@ -453,7 +455,8 @@ describe("redact: bad input", () => {
     const before = readFileSync(file);
     const inPlace = await cli(["redact", file, "--in-place"], { env: ENV });
     expect(inPlace.exitCode).toBe(1);
-    expect(inPlace.stdout).toContain(`line ${raw.length - 1} could not be read`);
+    expect(inPlace.stderr).toContain(`line ${raw.length - 1} could not be read`);
+    expect(inPlace.stdout).toBe("");
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
@@ -461,7 +464,8 @@ describe("redact: bad input", () => {
     const dir = scratch();
     const bin = await cli(["redact", fixture("binary.bin"), "-o", join(dir, "x.jsonl")]);
     expect(bin.exitCode).toBe(1);
-    expect(bin.stdout).toContain("not a pi session file (none of its first lines is a JSON record");
+    expect(bin.stderr).toContain("not a pi session file (none of its first lines is a JSON record");
+    expect(bin.stdout).toBe("");
     expect(existsSync(join(dir, "x.jsonl"))).toBe(false);
     const missing = await cli(["redact", join(dir, "missing.jsonl"), "-o", join(dir, "y.jsonl")]);
     expect(missing.exitCode).toBe(2);

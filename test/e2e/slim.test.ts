@@ -94,7 +94,8 @@ describe("slim", () => {
       const before = readFileSync(file);
       const r = await cli(["slim", file]);
       expect(r.exitCode, name).toBe(1);
-      expect(r.stdout, name).toMatch(new RegExp(`: refused: .*run \`pi-session ${next}\` first`));
+      expect(r.stdout, name).toBe("");
+      expect(r.stderr, name).toMatch(new RegExp(`^pi-session: ${file}: refused: .*run \`pi-session ${next}\` first[^\n]*\n$`));
       expect(readFileSync(file).equals(before), name).toBe(true);
     }
     expect(readdirSync(dir).filter((f) => f.endsWith(".bak"))).toEqual([]);
@@ -121,7 +122,8 @@ describe("slim", () => {
     expect(readFileSync(out).length).toBeLessThan(original.length);
     const again = await cli(["slim", bloated, "--out", out]);
     expect(again.exitCode).toBe(2);
-    expect(again.stdout).toContain("refused to overwrite");
+    expect(again.stdout).toBe("");
+    expect(again.stderr).toBe(`pi-session: ${bloated}: refused to overwrite ${out}; pass --force to replace it\n`);
     expect((await cli(["slim", bloated, "--out", out, "--force"])).exitCode).toBe(0);
     expect((await cli(["slim", "-"])).exitCode).toBe(2);
   });

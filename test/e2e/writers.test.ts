@@ -80,8 +80,9 @@ describe("migrate", () => {
     writeFileSync(out, "already here\n");
     const r = await cli(["repair", join(dir, "fused.jsonl"), "--out", out]);
     expect(r.exitCode).toBe(2);
-    expect(r.stdout).toContain(`refused to overwrite ${out}`);
-    expect(r.stdout).not.toContain("fused-split");
+    // (an error, on stderr in one line as every error is; stdout empty)
+    expect(r.stderr).toBe(`pi-session: ${join(dir, "fused.jsonl")}: refused to overwrite ${out}; pass --force to replace it\n`);
+    expect(r.stdout).toBe("");
     const json = await cliJson(["repair", join(dir, "fused.jsonl"), "--out", out]);
     expect(json.json.files[0].actions.map((a: { code: string }) => a.code)).toContain("fused-split");
     expect(readFileSync(out, "utf8")).toBe("already here\n");
@@ -95,7 +96,7 @@ describe("migrate", () => {
     expect(readFileSync(file).equals(readFileSync(fixture("v1.jsonl")))).toBe(true);
     const again = await cli(["migrate", file, "--out", out]);
     expect(again.exitCode).toBe(2);
-    expect(again.stdout).toContain(`refused to overwrite ${out}; pass --force to replace it`);
+    expect(again).toMatchObject({ stdout: "", stderr: `pi-session: ${file}: refused to overwrite ${out}; pass --force to replace it\n` });
     expect((await cli(["migrate", file, "--out", out, "--force"])).exitCode).toBe(0);
     writeFileSync(`${file}.bak`, "an older backup");
     const backups = join(dir, "backups");
@@ -174,10 +175,12 @@ describe("repair", () => {
     const dir = sandbox("events.jsonl", "empty.jsonl");
     const r = await cli(["repair", join(dir, "events.jsonl")]);
     expect(r.exitCode).toBe(1);
-    expect(r.stdout).toContain("refused: pi's --mode json event stream (what `pi --mode json` prints), not a session file; there is nothing to repair");
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(`pi-session: ${join(dir, "events.jsonl")}: refused: pi's --mode json event stream (what \`pi --mode json\` prints), not a session file; there is nothing to repair\n`);
     const migrate = await cli(["migrate", join(dir, "events.jsonl")]);
     expect(migrate.exitCode).toBe(1);
-    expect(migrate.stdout).toContain("refused: pi's --mode json event stream (a session header and 9 events), not a session; nothing to migrate");
+    expect(migrate.stdout).toBe("");
+    expect(migrate.stderr).toBe(`pi-session: ${join(dir, "events.jsonl")}: refused: pi's --mode json event stream (a session header and 9 events), not a session; nothing to migrate\n`);
     expect(readdirSync(dir).sort()).toEqual(["empty.jsonl", "events.jsonl"]);
   });
 

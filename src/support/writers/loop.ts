@@ -67,6 +67,9 @@ export const REFUSED_ABORTED_UNREADABLE = {
   unreadable: { text: "unreadable", exit: ExitCode.Usage, paint: "red" },
 } as const satisfies StatusTable<"refused" | "aborted" | "unreadable">;
 
+/** The statuses of a file nothing was done to for a reason the run must say: refused, or its write abandoned. */
+const FAILED: ReadonlySet<string> = new Set(["refused", "aborted"]);
+
 /**
  * A file a writer could not open, as its result: the reason as the read-only commands give it
  * (`describeFsError`: the file, the cause, what to do), said on stderr by `writeEach`. An error
@@ -130,6 +133,9 @@ export function writeEach<S extends string, R extends WriterFileResult<S>>(
     const r = one(file, put, (path) => dirname(targetOf?.(path).file ?? path), (path, beside) => targetBeside(path, beside)!.file);
     // (on stderr, as the read-only commands say it: the report on stdout is for what was done)
     if (r.status === "unreadable" && r.reason) ctx.warn(sanitize(r.reason));
+    // (one file refused or abandoned is an error, said there as every error is, stdout left empty;
+    // a run over several reports each in its table, the exit code saying it)
+    else if (!many && FAILED.has(r.status) && r.reason) ctx.warn(sanitize(`${r.file}: ${r.reason.startsWith(r.status) ? "" : `${r.status}: `}${r.reason}`));
     results.push(r);
   }
   ctx.progress(files.length, files.length);
@@ -269,8 +275,8 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
   const { c } = style;
   // (no file at all, a folder without sessions: stderr has said so, and there is nothing to report)
   if (result.files.length === 0) return "";
-  // (one file that could not be read: stderr has said so, stdout stays empty)
-  if (!result.many) return result.files.filter((r) => r.status !== "unreadable").flatMap((r) => wrapSegments([[`${sanitize(r.file)}:`, undefined, "unbroken"], [" "], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
+  // (one file that could not be read, or was refused or abandoned: stderr has said so, stdout stays empty)
+  if (!result.many) return result.files.filter((r) => r.status !== "unreadable" && !FAILED.has(r.status)).flatMap((r) => wrapSegments([[`${sanitize(r.file)}:`, undefined, "unbroken"], [" "], [sanitize(describe(r)), c[table[r.status].paint]]], layoutWidth(style))).map((l) => `${l}\n`).join("");
   // The file, its result and the note matter most on a narrow terminal; the command's own counts go first.
   const statusOf = result.files.map((r) => r.status);
   const layout: Column[] = [
