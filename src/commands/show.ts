@@ -6,7 +6,7 @@ import { priceBook } from "../support/usage/prices.js";
 import { unpricedNames, unpricedNotice } from "../support/usage/price-file.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
 import { ExitCode, shellQuote } from "../errors.js";
-import { countBySeverity, type Finding } from "../format/check/findings.js";
+import { countBySeverity, nextSteps, type Finding } from "../format/check/findings.js";
 import { toolCallsOf } from "../format/context/send.js";
 import type { AgentMessage, AnyEntry, SessionHeader } from "../format/schema/types.js";
 import type { Session } from "../format/session/session.js";
@@ -323,7 +323,7 @@ export function renderShow(result: ShowSummary | ShowEntry, style: Style, full =
   const findings = `\n${c.bold("Findings")}  ${p.errors > 0 ? c.red(plural(p.errors, "error")) : "0 errors"}, ${plural(p.warnings, "warning")}, ${plural(p.info, "note")}\n`;
   // (each finding by its line; then what mends them, as check says it (migrate, repair), each once;
   // errors nothing mends are check's to explain: the file's path once, not in every hint)
-  const mends = [...new Set(result.findings.filter((f) => !f.causedBy && f.next !== undefined).map((f) => hintFor(f.next!, result.file)))];
+  const mends = [...new Set(nextSteps(result.findings).map((step) => hintFor(step, result.file)))];
   const lines = (segments: Segment[]) => wrapSegments(segments, layoutWidth(style)).map((l) => `${l}\n`).join("");
   const next = mends.length > 0 ? mends.map((m) => lines([["next: ", c.dim], [sanitize(m), c.bold, "unbroken"]])).join("") : p.errors > 0 ? lines([["what to do about each: ", c.dim], [`pi-session check ${sanitize(shellQuote(result.file))}`, c.dim, "unbroken"]]) : "";
   return renderFacts(result, style) + renderLists(result, style) + findings + renderFindings(result.file, result.findings, style, { brief: true }) + next;

@@ -1,4 +1,4 @@
-import type { Finding, Severity } from "../format/check/findings.js";
+import { nextSteps, type Finding, type Severity } from "../format/check/findings.js";
 import { shellQuote } from "../errors.js";
 import { layoutWidth, type Style } from "./style.js";
 import { sanitizeOneLine } from "./safe.js";
@@ -78,8 +78,7 @@ export function renderFindings(file: string, findings: readonly Finding[], style
     i += run.length;
   }
   if (!options.brief) {
-    const shown = roots.filter((f) => f.next !== undefined);
-    for (const next of new Set(shown.map((f) => hintFor(f.next!, options.as ?? file)))) emit([[" next: ", c.dim], [sanitizeOneLine(next), c.bold, "unbroken"]], `${indent}        `, `${indent} `);
+    for (const next of new Set(nextSteps(roots).map((step) => hintFor(step, options.as ?? file)))) emit([[" next: ", c.dim], [sanitizeOneLine(next), c.bold, "unbroken"]], `${indent}        `, `${indent} `);
   }
   return out;
 }

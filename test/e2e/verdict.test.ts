@@ -153,6 +153,23 @@ describe("one verdict", () => {
     expect(longest, narrow).toBeLessThanOrEqual(2);
   });
 
+  it("the next steps are said in the order they can be run: a v1 file with a fused line is repaired, then migrated (migrate refuses it before), in check and show alike", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-verdict-"));
+    const file = join(dir, "v1fused.jsonl");
+    const lines = readFileSync(fixture("v1.jsonl"), "utf8").split("\n").filter(Boolean);
+    writeFileSync(file, [...lines.slice(0, 2), lines[2]! + lines[3]!, ...lines.slice(4)].map((l) => `${l}\n`).join(""));
+    const steps = (out: string) => [...out.matchAll(/next: (pi-session \S+)/g)].map((m) => m[1]);
+    const checked = await cli(["check", file]);
+    expect(checked.exitCode).toBe(1);
+    expect(steps(checked.stdout)).toEqual(["pi-session repair", "pi-session migrate"]);
+    expect(steps((await cli(["show", file])).stdout)).toEqual(["pi-session repair", "pi-session migrate"]);
+    // (and so they run: migrate first is refused; repair, then migrate, leaves a valid v3 session)
+    expect((await cli(["migrate", file])).exitCode).toBe(1);
+    expect((await cli(["repair", file])).exitCode).toBe(0);
+    expect((await cli(["migrate", file])).exitCode).toBe(0);
+    expect((await cli(["check", file])).exitCode).toBe(0);
+  });
+
   it("a session repeated 160 times in its file: check says it in one line and prints a screenful; --json keeps every finding", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pi-session-verdict-"));
     // (a small real session, 13 lines: 160 copies are 1.7 MB, each run a fraction of a second; the

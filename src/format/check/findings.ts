@@ -63,6 +63,17 @@ export type FindingCode =
   | "tool-call-unanswered"
   | "leaf-target-missing";
 
+
+/**
+ * What mends the findings, each step once, in the order they can be run: `repair` first (`migrate`
+ * and `slim` refuse a damaged file until it has run), then `migrate`, then the rest as found.
+ * Every command that says next steps (`check`, `show`) says them in this order.
+ */
+export function nextSteps(findings: readonly Finding[]): string[] {
+  const steps = [...new Set(findings.filter((f) => !f.causedBy && f.next !== undefined).map((f) => f.next!))];
+  const rank = (step: string) => (step.startsWith("pi-session repair") ? 0 : step.startsWith("pi-session migrate") ? 1 : 2);
+  return steps.map((step, i) => [step, i] as const).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([step]) => step);
+}
 /**
  * A finding: one of this library's codes (`FindingCode`, keyed in `FINDING_INFO`), or a store's own
  * (a store's adapter says what it holds beyond the file's lines: docs/reference.md, "Finding codes").
