@@ -54,6 +54,9 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
   const { shown, width } = fit(columns, natural, layoutWidth(style));
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;
   const wrapping = layoutWidth(style) === undefined ? [] : shown.filter((i) => columns[i]!.wrap);
+  // (on a terminal, right-to-left text is isolated so that it cannot reorder the columns; piped, the
+  // text is as it is, with no invisible characters of ours in a field a script reads)
+  const rtl = style.terminalWidth !== undefined ? isolate : (text: string) => text;
   const line = (texts: readonly string[], paint: (text: string, i: number) => string) =>
     shown
       .map((i, k) => {
@@ -61,7 +64,7 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
         const pad = " ".repeat(Math.max(0, width[i]! - displayWidth(text)));
         const last = k === shown.length - 1;
         // (an empty cell is not painted: colour codes around nothing would keep the line's trailing spaces)
-        const body = text === "" ? "" : paint(isolate(text), i);
+        const body = text === "" ? "" : paint(rtl(text), i);
         return columns[i]!.align === "right" ? pad + body : last ? body : body + pad;
       })
       .join(" ".repeat(GAP));

@@ -67,9 +67,11 @@ describe("renderTable", () => {
     }
   });
 
-  it("isolates a right-to-left cell so that it cannot reorder its neighbours", () => {
-    const out = renderTable(cols("a", "b", "c"), [["1", "שלום עולם", "3"]], plain);
+  it("on a terminal, isolates a right-to-left cell so that it cannot reorder its neighbours; piped, leaves the text as it is", () => {
+    const out = renderTable(cols("a", "b", "c"), [["1", "שלום עולם", "3"]], at(100));
     expect(out.split("\n")[1]).toBe("1  \u2068שלום עולם\u2069  3");
+    const piped = renderTable(cols("a", "b", "c"), [["1", "שלום עולם", "3"]], plain);
+    expect(piped.split("\n")[1]).toBe("1  שלום עולם  3");
   });
 });
 
