@@ -61,6 +61,14 @@ describe("tail without -f", () => {
     expect(entryIds(all.stdout)).toEqual(ids.slice(-10));
   });
 
+  it("a turn with no cost recorded shows its tokens and no cost (never \"$-\"); a turn with one shows it", async () => {
+    const r = await cli(["tail", fixture("estimated-cost.jsonl"), "-n", "20"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).not.toContain("$-");
+    expect(r.stdout.split("\n").find((l) => /\be0000004\b/.test(l))).toMatch(/45\.5k tok {2}ok$/);
+    expect(r.stdout.split("\n").find((l) => /\be0000006\b/.test(l))).toMatch(/1,100 tok \$0\.0045 {2}ok$/);
+  });
+
   it("--jsonl gives each entry with its line, and a turn's usage with the session's totals as usage counts them", async () => {
     const r = await cli(["tail", fixture("branched.jsonl"), "--jsonl"]);
     const values = r.stdout.trim().split("\n").map((l) => JSON.parse(l));

@@ -52,10 +52,10 @@ function entryKind(entry: AnyEntry): string {
   return typeof entry.type === "string" ? entry.type : "(no type)";
 }
 
-/** A turn's usage as one short piece: `12.3k tok $0.0123` (tokens as pi totals them, cost as recorded; `-` where none is). */
+/** A turn's usage as one short piece: `12.3k tok $0.0123` (tokens as pi totals them, cost as recorded; no cost said where none is, which is not $0). */
 function usagePiece(u: UsageAmounts): string {
   const tokens = u.input + u.output + u.cacheRead + u.cacheWrite;
-  return `${formatTokens(tokens)} tok ${u.cost > 0 ? `$${u.cost.toFixed(4)}` : "$-"}`;
+  return `${formatTokens(tokens)} tok${u.cost > 0 ? ` $${u.cost.toFixed(4)}` : ""}`;
 }
 
 /** A label padded to `width` display columns (cut where wider). */
