@@ -6,7 +6,7 @@ import { CliError, ExitCode } from "../errors.js";
 import { formatBytes, plural } from "../render/units.js";
 import { sanitize } from "../render/safe.js";
 import type { Style } from "../render/style.js";
-import { archiveFolderHolding, archivedNamed, MANIFEST, readManifest, storeRoots, type ManifestLine } from "../stores/index.js";
+import { archiveFolderHolding, archivedNamed, MANIFEST, readManifest, resolveInput, storeRoots, type ManifestLine } from "../stores/index.js";
 import { restoreFile } from "../support/writers/archive.js";
 
 /**
@@ -33,6 +33,15 @@ export interface RestoreEntry {
   reason?: string;
 }
 
+/** The file of the one live session `id` names in the stores, if any. */
+function liveSession(id: string, ctx: CommandContext): string | undefined {
+  try {
+    return resolveInput(id, ctx.sessionDir, ctx.env);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What SESSION names: an archive (its folder and manifest line). */
 function find(session: string, ctx: CommandContext): Array<{ archive: string; folder: string; line: ManifestLine }> {
   if (existsSync(session)) {
@@ -45,6 +54,9 @@ function find(session: string, ctx: CommandContext): Array<{ archive: string; fo
   const named = archivedNamed(session, ctx.sessionDir, ctx.env);
   const found = named.found.map((s) => ({ archive: s.path, folder: s.folder, line: s.line! }));
   if (found.length === 0) {
+    // (a session of that id where it lives: restored already, or never archived; named, not "no such id")
+    const live = liveSession(session, ctx);
+    if (live !== undefined) throw new CliError(`${session}: not archived: the session is where it lives, ${live} (restored already, or never archived); nothing was restored`);
     const roots = storeRoots(ctx.sessionDir, ctx.env, "all");
     const gone = named.missing.length > 0 ? ` (not looked in: ${named.missing.join(", ")}, recorded as an archive folder, is not there)` : "";
     throw new CliError(`${session}: no archived session of that id in the archives of ${roots.length > 0 ? roots.join(", ") : "the stores (none found)"}${gone}; give the archive's path, or run \`pi-session ls --archived\``);

@@ -543,6 +543,10 @@ describe("archives wherever they went: --to, restore, ls, show, usage", () => {
     expect(back.exitCode).toBe(0);
     expect(back.json.summary.restored).toBe(3);
     expect(files(sessions)).toEqual(before);
+    // (restored already: said as the live session it is, its file named, not as an id nowhere)
+    const again = await cli(["restore", ids[0]!], { env: e });
+    expect(again).toMatchObject({ exitCode: 2, stdout: "" });
+    expect(again.stderr).toBe(`pi-session: ${ids[0]}: not archived: the session is where it lives, ${a} (restored already, or never archived); nothing was restored\n`);
   });
 
   it("sessions archived from pi's session directory are found when their project folder is given: ls --archived, usage (said, and with --archived counted), grep --archived", async () => {
