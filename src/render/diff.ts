@@ -75,6 +75,9 @@ function firstDifference(a: string, b: string, mark = 1): number {
   return d;
 }
 
+/** A message's rule in a context, as its line in a diff: its mark, \`── name \`, and a run of \`─\` (the run, group 1). */
+const RULE = /^[-+ ]── .* (─+)$/;
+
 /** Columns a cut line keeps before the change it shows. */
 const LEAD = 24;
 
@@ -85,7 +88,11 @@ const LEAD = 24;
  * line (`--- name`) whose difference lies in its end shows its end.
  */
 function cutLine(line: string, width: number, focus?: number): string {
-  if (displayWidth(line) <= width) return line;
+  const over = displayWidth(line) - width;
+  if (over <= 0) return line;
+  // (a message's rule, \`── role ───\`: drawn to the width, shorter; none of what it says is left out)
+  const rule = RULE.exec(line);
+  if (rule && rule[1]!.length - 3 >= over) return line.slice(0, line.length - over);
   // (the note's own width, for a count of up to six digits and a unit)
   const room = width - 18;
   let shown: string;

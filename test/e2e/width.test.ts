@@ -415,6 +415,18 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("diff's rule lines (── role ───) are cut as rules at 60 and 80 columns, never said as content left out", async () => {
+    for (const columns of [60, 80]) {
+      const lines = (await run(["diff", join(FIXTURES, "branched.jsonl"), "b0000004", "b000000b"], columns)).out.trimEnd().split("\n");
+      const rules = lines.filter((l) => /^[-+ ]── \S+ ─/.test(l));
+      expect(rules.length, `${columns}`).toBeGreaterThan(0);
+      for (const rule of rules) {
+        expect(rule, `${columns}`).toMatch(/ ───+$/);
+        expect(width(rule), `${columns}`).toBe(columns);
+      }
+    }
+  });
+
   it("ls of the corpus at 80 and 100 columns: a row a session, its status whole (what does not fit goes on under it, never cut)", async () => {
     const sessions = JSON.parse((await run(["ls", CORPUS, "--json"], undefined)).out).sessions as Array<{ status: string }>;
     for (const columns of [80, 100]) {
