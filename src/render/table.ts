@@ -51,7 +51,11 @@ function cutCell(text: string, width: number, keep: Column["keep"]): string {
 export function renderTable(columns: readonly Column[], rows: readonly string[][], style: Style): string {
   const cells = rows.map((row) => columns.map((col, i) => (col.max !== undefined && !col.wrap && layoutWidth(style) !== undefined ? cutCell(row[i] ?? "", col.max, col.keep) : (row[i] ?? ""))));
   const natural = columns.map((col, i) => Math.max(displayWidth(col.head), ...cells.map((r) => displayWidth(r[i]!))));
-  const { shown, width } = fit(columns, natural, layoutWidth(style));
+  const limit = layoutWidth(style);
+  // (a cell that wraps breaks at its spaces: its column is no narrower than its longest word, a name
+  // or a command, while another column can give, up to half the width, past which a word breaks)
+  const words = columns.map((col, i) => (col.wrap && limit !== undefined ? Math.min(Math.floor(limit / 2), Math.max(0, ...cells.map((r) => longestWord(r[i]!)))) : 0));
+  const { shown, width } = fit(columns, natural, limit, words);
   const bold = style.c.isColorSupported ? style.c.bold : (s: string) => s;
   const wrapping = layoutWidth(style) === undefined ? [] : shown.filter((i) => columns[i]!.wrap);
   // (on a terminal, right-to-left text is isolated so that it cannot reorder the columns; piped, the
@@ -82,7 +86,7 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
     const more = new Map<number, string[]>();
     for (const i of wrapping) {
       if (displayWidth(r[i]!) <= width[i]!) continue;
-      const [first, ...rest] = hardWrap(r[i]!, width[i]!);
+      const [first, ...rest] = hardWrap(r[i]!, width[i]!, true);
       more.set(i, rest);
       r = r.map((t, j) => (j === i ? first! : t));
     }
@@ -98,9 +102,10 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
 
 /**
  * Which columns are drawn, and how wide: all at their natural width when there is room (or no
- * limit); else the flexible ones shrunk, least important first; else the least important dropped.
+ * limit); else the flexible ones shrunk, least important first, a wrapping one never below its
+ * longest word (`words`); else the least important dropped.
  */
-export function fit(columns: readonly Column[], natural: readonly number[], limit: number | undefined): { shown: number[]; width: number[] } {
+export function fit(columns: readonly Column[], natural: readonly number[], limit: number | undefined, words: readonly number[] = []): { shown: number[]; width: number[] } {
   const width = [...natural];
   let shown = columns.map((_, i) => i);
   if (limit === undefined) return { shown, width };
@@ -112,7 +117,7 @@ export function fit(columns: readonly Column[], natural: readonly number[], limi
     if (over <= 0) return { shown, width };
     const shrinkOrder = (i: number) => columns[i]!.shrink ?? columns[i]!.priority;
     const flexible = shown.filter((i) => columns[i]!.flex).sort((a, b) => shrinkOrder(b) - shrinkOrder(a) || b - a);
-    const floor = (i: number) => Math.min(natural[i]!, columns[i]!.min ?? Math.max(10, displayWidth(columns[i]!.head)));
+    const floor = (i: number) => Math.min(natural[i]!, Math.max(words[i] ?? 0, columns[i]!.min ?? Math.max(10, displayWidth(columns[i]!.head))));
     const room = flexible.reduce((n, i) => n + natural[i]! - floor(i), 0);
     if (room >= over) {
       for (const i of flexible) {
@@ -129,4 +134,11 @@ export function fit(columns: readonly Column[], natural: readonly number[], limi
     const drop = [...shown].sort(byImportance)[0]!;
     shown = shown.filter((i) => i !== drop);
   }
+}
+
+/** The display width of the widest run of a text between spaces. */
+function longestWord(text: string): number {
+  let widest = 0;
+  for (const word of text.split(" ")) widest = Math.max(widest, displayWidth(word));
+  return widest;
 }

@@ -177,15 +177,17 @@ export function wrapSegments(segments: readonly Segment[], width: number | undef
  * A line of text (safe, one line) as lines at most `width` columns wide: broken after the last
  * space that leaves at least a third of a line, else between graphemes (text without spaces,
  * as Chinese is written). Indentation stays; a tab counts as the spaces to the next stop of 8.
+ * `words`: broken after the last space of any line that has one (a table's note: a name after a
+ * short word goes whole onto the next line).
  */
-export function hardWrap(line: string, width: number): string[] {
+export function hardWrap(line: string, width: number, words = false): string[] {
   let rest = line.includes("\t") ? expandTabs(line) : line;
   if (displayWidth(rest) <= width) return [rest];
   const out: string[] = [];
   while (displayWidth(rest) > width) {
     let head = takeWidth(rest, width);
     const space = head.lastIndexOf(" ");
-    if (space >= width / 3 && space < head.length - 1) head = head.slice(0, space + 1);
+    if ((words ? space > 0 : space >= width / 3) && space < head.length - 1) head = head.slice(0, space + 1);
     out.push(head.trimEnd());
     rest = rest.slice(head.length).replace(/^ +/, "");
   }

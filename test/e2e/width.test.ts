@@ -427,6 +427,17 @@ describe("output that fits the terminal", () => {
     }
   });
 
+  it("repair DIR's table at 80 columns keeps each backup's name whole in its note (the note wraps between words)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-session-width-repair-"));
+    for (const f of ["fused-whole.jsonl", "fused.jsonl", "torn-last-line.jsonl", "linear.jsonl", "cycle.jsonl"]) cpSync(join(FIXTURES, f), join(dir, f));
+    const { out } = await run(["repair", dir], 80);
+    const lines = out.trimEnd().split("\n");
+    const table = lines.slice(lines.findIndex((l) => l.startsWith("file ")));
+    expect(table.length).toBeGreaterThan(5);
+    for (const line of table) expect(width(line), line).toBeLessThanOrEqual(80);
+    for (const f of ["fused-whole.jsonl", "fused.jsonl", "torn-last-line.jsonl", "cycle.jsonl"]) expect(out, f).toMatch(new RegExp(`backup\\s+${f.replace(/\./g, "\\.")}\\.bak\\n`));
+  });
+
   it("ls of the corpus at 80 and 100 columns: a row a session, its status whole (what does not fit goes on under it, never cut)", async () => {
     const sessions = JSON.parse((await run(["ls", CORPUS, "--json"], undefined)).out).sessions as Array<{ status: string }>;
     for (const columns of [80, 100]) {
