@@ -7,7 +7,7 @@ import { emptyDirectoryNote, expandInputs, lockOf, writeRefusal } from "../../st
 import { renderTable, type Column } from "../../render/table.js";
 import { annotation } from "../../render/github.js";
 import { layoutWidth, type Style } from "../../render/style.js";
-import { preview, wrapSegments } from "../../render/width.js";
+import { preview, wrapSegments, type Segment } from "../../render/width.js";
 import { sanitize } from "../../render/safe.js";
 import type { Args } from "../../args.js";
 import type { FileStamp, Producer } from "../../format/write/atomic.js";
@@ -287,7 +287,10 @@ export function renderWriterReport<S extends string, R extends WriterFileResult<
     { head: "note", priority: 3, flex: true, min: 20, max: 70, wrap: true },
   ];
   const rows = result.files.map((r) => [preview(r.file, 300), ...columns.cells(r), table[r.status].text, preview(columns.note(r), 2000)]);
-  return renderTable(layout, rows, style) + summaryLine(result.summary, table);
+  // (the counts fit the width too, a count never split from what it counts)
+  const counts = summaryLine(result.summary, table).trimEnd().split(", ");
+  const segments: Segment[] = counts.flatMap((part, i): Segment[] => [...(i > 0 ? [[", "] as Segment] : []), [part, undefined, "unbroken"]]);
+  return renderTable(layout, rows, style) + wrapSegments(segments, layoutWidth(style), "").map((l) => `${l}\n`).join("");
 }
 
 /** "3 migrated, 1 refused": the non-zero counts of a summary, in words. */
