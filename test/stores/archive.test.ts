@@ -20,12 +20,12 @@ describe("archiveOf", () => {
     expect(archivedPath(file, archiveOf(file, "/nowhere"))).toBe(join(root, "archive/agents/main/sessions/a.jsonl.reset.2026-01-01T00-00-00.000Z.zst"));
   });
 
-  it("puts pi's sessions (the session directory's, or any folder of project folders) in archive/ beside the folder of project folders", () => {
+  it("puts pi's session directory's sessions in archive/ beside it, and a project folder's elsewhere in archive/ in the folder holding it (nothing written above that folder)", () => {
     const home = base();
     const sessions = join(home, ".pi/agent/sessions");
     expect(archiveOf(join(sessions, "--w--/x.jsonl"), sessions)).toEqual({ root: sessions, archive: join(home, ".pi/agent/archive") });
     const copy = join(home, "backup/sessions");
-    expect(archiveOf(join(copy, "--w--/x.jsonl"), sessions)).toEqual({ root: copy, archive: join(home, "backup/archive") });
+    expect(archiveOf(join(copy, "--w--/x.jsonl"), sessions)).toEqual({ root: copy, archive: join(copy, "archive") });
   });
 
   it("puts any other session in archive/ in its own folder: never above it", () => {

@@ -1,5 +1,5 @@
 import { grepPath, type GrepFileResult, type GrepSettings } from "../grep/read.js";
-import { readIndexFile, type IndexFile, type IndexSettings } from "../search/read.js";
+import type { IndexFile, IndexSettings } from "../search/read.js";
 import { describeSession, scanSession, sessionRow, type ScannedSession, type SessionRow } from "../ls/rows.js";
 import { readUsage, type UsageFile, type UsageSettings } from "../usage/read.js";
 import type { RedactionSettings } from "../inputs/redacted.js";
@@ -47,7 +47,8 @@ const TASKS = {
     one: (job: FileJob, settings: GrepSettings): Promise<GrepFileResult> => grepPath(job.path, settings),
   },
   index: {
-    one: async (job: FileJob, settings: IndexSettings): Promise<IndexFile> => readIndexFile(job.path, settings.from[job.path]),
+    // (search's reading, and the hash it takes, loaded by the threads given this task alone)
+    one: async (job: FileJob, settings: IndexSettings): Promise<IndexFile> => (await import("../search/read.js")).readIndexFile(job.path, settings.from[job.path]),
   },
   // (the rule set is loaded by the threads given this task alone)
   redact: {
