@@ -87,6 +87,8 @@ export interface SearchResult {
   complete: boolean;
   /** How many were asked for (undefined: all). */
   limit: number | undefined;
+  /** The limit is a terminal's screenful (neither --limit nor --all given): the output stops where the screen is full. */
+  screenful: boolean;
   unreadable: Array<{ file: string; error: string }>;
   ignored: Array<{ file: string; reason?: string }>;
   empty: string[];
@@ -155,6 +157,7 @@ export async function search(options: SearchOptions, ctx: CommandContext): Promi
         hits: found.hits,
         complete: found.complete,
         limit,
+        screenful: !options.all && options.limit === undefined && !ctx.json && !ctx.jsonl && ctx.style.terminalWidth !== undefined,
         // (each named as it was given, as grep names it: the index reads by the absolute path)
         unreadable: update.unreadable.map((u) => {
           const given = byAbs.get(u.file) ?? u.file;
@@ -251,7 +254,8 @@ export async function renderSearch(result: SearchResult, style: Style, out: Sink
   const width = layoutWidth(style);
   // (the screen's rows, less the footer's two and the one the shell's prompt takes after it: a
   // screenful leaves its first line in view)
-  let room = (style.terminalRows ?? Infinity) - 3;
+  // (--limit N and --all give what they ask for, however many screens it takes)
+  let room = result.screenful ? (style.terminalRows ?? Infinity) - 3 : Infinity;
   let shown = 0;
   const named = new Map<number, string>();
   let first = true;

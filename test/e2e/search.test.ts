@@ -784,6 +784,11 @@ describe("output", () => {
     expect(lines.reduce((n, line) => n + Math.max(1, Math.ceil(stringWidth(line) / 100)), 0)).toBeLessThanOrEqual(19);
     expect(lines.length).toBeGreaterThan(10);
     expect(lines.at(-1)).toMatch(/^the best \d+ match(es)?; --limit N for more, --all for every one$/);
+    // (--limit N and --all are what they ask for, past a screen)
+    const asked = (await onTerminal(["search", "-F", "the", CORPUS, "--limit", "30"], 100, 20)).split("\n").filter((l) => /^\s*\d+\s/.test(l));
+    expect(asked).toHaveLength(30);
+    const every = (await onTerminal(["search", "-F", "the", CORPUS, "--all"], 100, 20)).split("\n").filter((l) => /^\s*\d+\s/.test(l));
+    expect(every.length).toBeGreaterThan(30);
     const none = await onTerminal(["search", "zzqqxxjj", CORPUS], 100, 20);
     expect(none).toBe("");
     expect(terminalStderr).toMatch(/^pi-session: nothing matched "zzqqxxjj" in \d+ sessions\n$/);
