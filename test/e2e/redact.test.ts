@@ -17,6 +17,7 @@ import { agentDatabase } from "../helpers/agent-database.js";
 import { cli } from "../helpers/cli.js";
 import { corpusFiles, fixture, ROOT } from "../helpers/paths.js";
 import { branches, pi, piEntries } from "../helpers/pi.js";
+import { generatedKeys, opensshKey } from "../helpers/private-keys.js";
 import { ENV_SECRET, GIVEN_SECRET, leaked, LOOK_ALIKES, plantedSession, USER } from "../helpers/secrets.js";
 
 type Rec = Record<string, any>;
@@ -321,6 +322,39 @@ describe("redact: what it finds besides the rules", () => {
     writeFileSync(file, [{ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/srv/app" }, { type: "message", id: "m1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "keywords sessions and short", timestamp: 1 } }].map((l) => JSON.stringify(l)).join("\n") + "\n");
     const r = await cli(["redact", file, "--check"], { env: { npm_package_keywords_0: "keywords sessions", MY_TOKEN: "short" } });
     expect([r.exitCode, r.stdout]).toEqual([0, `${file}: no secrets found; left untouched\n`]);
+  });
+});
+
+describe("redact: private keys", () => {
+  it("every generated key a tool printed (ed25519, ed448, x25519, EC, RSA, DSA; PKCS#8, PKCS#1, SEC1, encrypted, OpenSSH) is replaced whole: nothing of its body left", async () => {
+    const dir = scratch();
+    const file = join(dir, "keys.jsonl");
+    const keys = [...generatedKeys(), ["openssh ed25519", opensshKey()] as [string, string]];
+    const call = "toolu_01keys";
+    const header = { type: "session", version: 3, id: "0199bb00-1111-7222-8333-444455556666", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/srv/app" };
+    const entries = [
+      header,
+      { type: "message", id: "m1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "show me the keys", timestamp: 1 } },
+      { type: "message", id: "m2", parentId: "m1", timestamp: "2026-01-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "toolCall", id: call, name: "bash", arguments: { command: "cat keys/*" } }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "toolUse", timestamp: 2 } },
+      ...keys.map(([name, pem], k) => ({ type: "message", id: `r${k}`, parentId: k === 0 ? "m2" : `r${k - 1}`, timestamp: "2026-01-01T00:00:03.000Z", message: { role: "toolResult", toolCallId: call, toolName: "bash", content: [{ type: "text", text: `# ${name}\n${pem}` }], isError: false, timestamp: 3 } })),
+    ];
+    writeFileSync(file, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    // (the key's newlines are `\n` in the file: JSON's escape)
+    expect(readFileSync(file, "utf8")).toContain("-----BEGIN PRIVATE KEY-----\\nMC4C");
+    const out = join(dir, "out.jsonl");
+    const r = await cli(["redact", file, "-o", out, "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const copy = readFileSync(out, "utf8");
+    const bodies = keys.map(([, pem]) => pem.split("\n").filter((l) => !l.startsWith("-----") && l.length > 0).join(""));
+    expect(leaked(copy, bodies)).toBeUndefined();
+    for (const line of keys.flatMap(([, pem]) => pem.split("\n"))) if (line.length >= 12 && !line.startsWith("-----")) expect(copy).not.toContain(line.slice(-12));
+    const results = lines(out).slice(3);
+    for (const [k, [name]] of keys.entries()) expect(results[k]!.message.content[0].text, name).toMatch(/^# [^\n]+\n«redacted:private-key:[0-9a-f]{4,}»\n$/);
+    const findings = JSON.parse(r.stdout).files[0].findings;
+    expect(findings.length).toBe(keys.length);
+    expect(new Set(findings.map((f: Rec) => f.kind))).toEqual(new Set(["private-key"]));
+    const again = await cli(["redact", out, "--check"]);
+    expect(again.exitCode, again.stdout).toBe(0);
   });
 });
 

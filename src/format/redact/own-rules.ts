@@ -2,7 +2,8 @@
  * The second rule source: secrets of kinds secretlint's recommended preset does not look for, which
  * `export --redact` masked before `redact` (README, "What redact finds"). Only kinds whose shape
  * names them are here, each held to its shape: a JSON Web Token (its header decoded, naming its
- * algorithm), an HTTP `Bearer` credential, a Google API key, an xAI key, an OpenRouter key; and
+ * algorithm), an HTTP `Bearer` credential, a Google API key, an xAI key, an OpenRouter key, a PEM
+ * private key block of any body (the preset's rule takes only bodies it knows the start of); and
  * OpenAI's project keys that end in `-`, which the preset's rule misses. The preset finds Groq's
  * keys and OpenAI's others (`T3BlbkFJ` in them) already; a generic `password=`
  * or `token=` assignment is left to `--deny` (code is full of them holding no secret). They are
@@ -89,6 +90,18 @@ const OWN_RULES: readonly OwnRule[] = [
     messageId: "OPENAI_TOKEN",
     anchors: ["T3BlbkFJ"],
     pattern: /(sk-(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58}))(?![A-Za-z0-9_-])/dg,
+  },
+  {
+    // (the preset's rule takes a block whose body starts `MI` or `b3Bl` and is 100 characters or
+    // more: an ed25519 PKCS#8 key (64 characters, `MC4C`), an encrypted PEM with `Proc-Type:`
+    // headers, a short or unusual OpenSSH body are not. Any block named a private key is one here,
+    // its body whole, whatever it holds, up to its END line; one whose END is missing (a tool's
+    // output cut off) through the lines of base64 (or `Name: value` headers) after it. Where the
+    // preset finds the block too it is one finding)
+    id: "pi-session-rule-private-key",
+    messageId: "PrivateKey",
+    anchors: ["PRIVATE KEY"],
+    pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:(?:\r?\n|\\r?\\n)[ \t]*)+(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: [^\n\\]*)(?=\r?\n|\\r?\\n|$))+)/dg,
   },
   {
     id: "pi-session-rule-openrouter",

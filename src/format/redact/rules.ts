@@ -9,7 +9,7 @@ import { ownRules } from "./own-rules.js";
  * string for string). Core is not what runs them: its `lintSource` is a Promise a text and about
  * 0.2 ms a call, and a session is millions of strings read in a synchronous pass over its lines.
  *
- * Ours (own-rules.ts: JWTs, `Bearer` values, Google, xAI and OpenRouter keys, which the preset
+ * Ours (own-rules.ts: JWTs, `Bearer` values, Google, xAI and OpenRouter keys, private key blocks of any body, which the preset
  * does not look for) run after the preset's, in the same shape.
  *
  * The preset is loaded when a command asks for it (`loadRuleSet`): no other command pays for it.

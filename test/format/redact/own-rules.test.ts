@@ -1,6 +1,6 @@
 /**
  * Our rules (src/format/redact/own-rules.ts): the kinds secretlint's preset does not look for, which
- * `export --redact` masked before `redact` (JWTs, `Bearer` values, Google, xAI and OpenRouter keys, and
+ * `export --redact` masked before `redact` (JWTs, `Bearer` values, Google, xAI and OpenRouter keys, private key blocks of any body, and
  * OpenAI's keys that end in `-`, which the preset misses),
  * each found with its kind and range through the detector as the preset's are, and what only looks
  * like one kept. Secrets are made from pieces at test time (test/helpers/secrets.ts).
@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Detector, type SessionDetector } from "../../../src/format/redact/detector.js";
 import { loadRuleSet } from "../../../src/format/redact/rules.js";
+import { generatedKeys, opensshKey } from "../../helpers/private-keys.js";
 import { LOOK_ALIKES, secrets } from "../../helpers/secrets.js";
 
 let detector: SessionDetector;
@@ -75,5 +76,49 @@ describe("our rules: the kinds the preset lacks", () => {
       `xai-${"A1".repeat(20)}`,
     ])
       expect(found(text), text.slice(0, 80)).toEqual([]);
+  });
+});
+
+describe("our rules: a private key of any body", () => {
+  const keys = [...generatedKeys(), ["openssh ed25519", opensshKey()] as [string, string]];
+  /** The blocks secretlint's preset takes too (its body starts `MI` or `b3Bl`, 100 characters or more, and is base64 alone). */
+  const presetTakes = (pem: string) => {
+    const body = pem.split("\n").slice(1, -2).join("");
+    return /^(?:MI|b3Bl)[A-Za-z0-9+/]+=*$/.test(body) && body.length >= 100;
+  };
+
+  it.each(keys)("%s: the block found whole, as one finding, newlines decoded or written `\\n`", async (_name, pem) => {
+    const rules = await loadRuleSet();
+    const block = pem.trimEnd();
+    for (const text of [`$ cat key.pem\n${pem}$ `, `KEY="${block}"`, JSON.stringify({ private_key: pem })]) {
+      const written = text.includes("\\n") ? JSON.stringify(block).slice(1, -1) : block;
+      const f = detector.find(text);
+      expect(f.length, text).toBe(1);
+      expect(text.slice(f[0]!.start, f[0]!.end), text).toBe(written);
+      expect(f[0]!.kind).toBe("private-key");
+      const preset = rules.find(text).some((h) => h.ruleId === "@secretlint/secretlint-rule-privatekey");
+      expect(f[0]!.rule).toBe(preset ? "secretlint-rule-privatekey" : "pi-session-rule-private-key");
+    }
+  });
+
+  it("the preset misses the shapes ours is for (an ed25519 key, an encrypted PEM, a short OpenSSH body): ours finds them", async () => {
+    const rules = await loadRuleSet();
+    const missed = keys.filter(([, pem]) => !presetTakes(pem));
+    expect(missed.map(([name]) => name)).toEqual(expect.arrayContaining(["ed25519 pkcs8", "x25519 pkcs8", "rsa pkcs1 encrypted", "ec sec1 encrypted"]));
+    for (const [name, pem] of missed) expect(rules.find(pem).filter((h) => h.ruleId === "@secretlint/secretlint-rule-privatekey"), name).toEqual([]);
+    const short = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----";
+    expect(found(`x ${short} y`)).toEqual([["private-key", "pi-session-rule-private-key", short]]);
+  });
+
+  it("a block cut off before its END: through its base64 and header lines, not the prose after", () => {
+    const pem = generatedKeys()[0]![1];
+    const cut = pem.split("\n").slice(0, 2).join("\n");
+    expect(found(`${cut}\n[output truncated]`)).toEqual([["private-key", "pi-session-rule-private-key", cut]]);
+    const enc = generatedKeys().find(([n]) => n === "rsa pkcs1 encrypted")![1].split("\n").slice(0, 5).join("\n");
+    expect(found(`${enc}\nmore words here`)).toEqual([["private-key", "pi-session-rule-private-key", enc]]);
+  });
+
+  it("keeps a key's name without a block: prose, a public key, a certificate", () => {
+    for (const text of ["the PRIVATE KEY goes in ~/.ssh", "-----BEGIN PRIVATE KEY-----", "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----", "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----"]) expect(found(text), text).toEqual([]);
   });
 });
