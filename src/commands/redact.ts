@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Args } from "../args.js";
 import type { CommandContext, CommandOutcome } from "../command.js";
@@ -50,6 +50,12 @@ export function options(args: Args): RedactOptions {
   const modes = [o.out !== undefined && "-o", o.inPlace && "--in-place", o.check && "--check"].filter(Boolean);
   if (modes.length === 0) throw new CliError("redact writes a copy: give -o OUT (a file; a folder for several sessions; - for standard output), --in-place to replace each file, or --check to look only; e.g. pi-session redact session.jsonl -o shared.jsonl");
   if (modes.length > 1) throw new CliError(`redact takes one of -o, --in-place and --check, got ${modes.join(" and ")}`);
+  // (a copy is plain JSONL, read again before it is put in place: compressing it would be a second
+  // writer beside archive's, which checks what it compresses and keeps a manifest of it)
+  if (o.out !== undefined && o.out !== "-" && /\.zst$/i.test(o.out) && !isDirectory(o.out)) {
+    const plain = o.out.replace(/\.zst$/i, "");
+    throw new CliError(`redact writes JSONL, not zstd: name the copy ${shellQuote(/\.jsonl$/i.test(plain) ? plain : `${plain}.jsonl`)}, then \`pi-session archive\` it to compress it`);
+  }
   if (o.format === "github" && !o.check) throw new CliError("--format github annotates what --check finds: pi-session redact DIR --check --format github");
   for (const s of o.secrets) if (s.length < SECRET_LENGTH) throw new CliError(`--secret takes a value of ${SECRET_LENGTH} characters or more (a shorter one is a word of any text), got one of ${s.length}`);
   for (const [k, d] of o.deny.entries()) {
@@ -60,6 +66,15 @@ export function options(args: Args): RedactOptions {
     }
   }
   return o;
+}
+
+/** Whether `path` is a folder that exists (an -o folder named `….zst` is a folder still). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 type Counts = Record<string, number>;

@@ -286,6 +286,28 @@ describe("redact: where the copy goes", () => {
     expect(r.stdout).toMatch(/1 redacted, 1 no secrets found\n$/);
   });
 
+  it("an output named .zst is refused (exit 2, one line, nothing written): the copy is JSONL, to be named so and archived", async () => {
+    const dir = scratch();
+    const { file } = plantedSession(dir, "p.jsonl");
+    const archive = join(dir, "p.jsonl.zst");
+    writeFileSync(archive, zstdCompressSync(readFileSync(file)));
+    for (const [out, named] of [["out.jsonl.zst", "out.jsonl"], ["out.zst", "out.jsonl"], ["OUT.JSONL.ZST", "OUT.JSONL"]] as const) {
+      const r = await cli(["redact", archive, "-o", join(dir, out)], { env: ENV });
+      expect([r.exitCode, r.stdout], out).toEqual([2, ""]);
+      expect(r.stderr.trimEnd().split("\n"), out).toEqual([expect.stringContaining(`redact writes JSONL, not zstd: name the copy ${join(dir, named)}, then \`pi-session archive\` it`)]);
+      expect(existsSync(join(dir, out)), out).toBe(false);
+    }
+    // (named .jsonl, the same input is written, and reads as a session)
+    const ok = await cli(["redact", archive, "-o", join(dir, "out.jsonl")], { env: ENV });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(piEntries(join(dir, "out.jsonl")).length).toBe(rawLines(file).length - 1);
+    // (a folder that exists is a folder, whatever its name)
+    mkdirSync(join(dir, "copies.zst"));
+    const folder = await cli(["redact", archive, "-o", join(dir, "copies.zst")], { env: ENV });
+    expect(folder.exitCode, folder.stderr).toBe(0);
+    expect(readdirSync(join(dir, "copies.zst"))).toEqual(["p.jsonl"]);
+  });
+
   it("usage errors: no output named, two of -o/--in-place/--check, a short --secret, a --deny that is no expression", async () => {
     const f = fixture("linear.jsonl");
     for (const [args, text] of [
