@@ -9,7 +9,9 @@ import { RejectedOutputError, stampOf, type FileStamp } from "../format/write/at
 import { redactionLeft, type UnreadPart } from "../format/write/redact.js";
 import { annotation } from "../render/github.js";
 import { sanitize } from "../render/safe.js";
-import type { Style } from "../render/style.js";
+import { layoutWidth, type Style } from "../render/style.js";
+import { renderTable, type Column } from "../render/table.js";
+import { cutToWidth, displayWidth } from "../render/width.js";
 import { plural } from "../render/units.js";
 import { openSource } from "../support/inputs/input.js";
 import { leftMessage, Redaction } from "../support/inputs/redacted.js";
@@ -220,15 +222,21 @@ function unreadText(u: UnreadPart): string {
   }
 }
 
+/** A file's kinds with their counts, or (`summarised`) how many kinds. */
+function kindsOf(r: RedactFileResult, summarised: boolean): string {
+  return summarised ? plural(Object.keys(r.counts ?? {}).length, "kind") : byKind(r.counts);
+}
+
 function byKind(counts: Counts | undefined): string {
   return Object.entries(counts ?? {})
     .map(([k, n]) => `${k} ${n}`)
     .join(", ");
 }
 
-function describe(r: RedactFileResult): string {
+/** `summarised`: the kinds are counted in the summary by rule above (`checkSummary`), and only their number is said here. */
+function describe(r: RedactFileResult, summarised = false): string {
   const n = r.findings?.length ?? 0;
-  const found = `${plural(n, "secret")}${n ? ` (${byKind(r.counts)})` : ""}`;
+  const found = `${plural(n, "secret")}${n ? ` (${kindsOf(r, summarised)})` : ""}`;
   const images = r.imagesDropped ? `, ${plural(r.imagesDropped, "image")} dropped` : "";
   const unread = (r.unread ?? []).filter((u) => u.what !== "joined" && u.what !== "fused").length;
   const dropped = unread ? `; ${plural(unread, "unreadable part")} of lines dropped (said above)` : "";
@@ -249,14 +257,60 @@ function findingLines(r: RedactFileResult): string {
   return (r.findings ?? []).map((f) => sanitize(`${r.file}:${f.line}: ${f.kind} (${f.rule}; entry ${f.entry ?? "-"}, ${f.field || "the line"})`) + "\n").join("");
 }
 
+/**
+ * `--check` on a terminal: what was found by rule (its kind, how many findings, in how many
+ * sessions), then each file's lines holding a secret on one line that fits the width, the rest
+ * counted (`… 80 more`). A store's check finds thousands (a user name in every path), which a line
+ * each buried; piped, every finding is a line still (`findingLines`).
+ */
+function checkSummary(result: RedactReport, style: Style, width: number): string {
+  const byRule = new Map<string, { rule: string; kind: string; findings: number; files: Set<string> }>();
+  for (const r of result.files) {
+    for (const f of r.findings ?? []) {
+      const key = `${f.rule}\0${f.kind}`;
+      let row = byRule.get(key);
+      if (!row) byRule.set(key, (row = { rule: f.rule, kind: f.kind, findings: 0, files: new Set() }));
+      row.findings++;
+      row.files.add(r.file);
+    }
+  }
+  if (byRule.size === 0) return "";
+  const rows = [...byRule.values()].sort((a, b) => b.findings - a.findings || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+  const columns: Column[] = [
+    // (a rule's name gives way before its kind: `secretlint-…connection-string`)
+    { head: "rule", priority: 1, flex: true, shrink: 9, min: 16, keep: "middle" },
+    { head: "kind", priority: 2, flex: true, min: 10 },
+    { head: "findings", priority: 1, align: "right" },
+    { head: "sessions", priority: 3, align: "right" },
+  ];
+  const table = renderTable(columns, rows.map((r) => [sanitize(r.rule), r.kind, String(r.findings), String(r.files.size)]), style);
+  const files = result.files.filter((r) => (r.findings?.length ?? 0) > 0).map((r) => `${linesOf(r, width)}\n`);
+  return `${table}\n${files.join("")}\n`;
+}
+
+/** `FILE:3, 7, 12 … 80 more`: a file's lines that hold a secret, as many as fit `width`. */
+function linesOf(r: RedactFileResult, width: number): string {
+  const numbers = [...new Set((r.findings ?? []).map((f) => f.line))].sort((a, b) => a - b).map(String);
+  let file = sanitize(r.file);
+  // (the path gives way first, keeping its name, so that a line or two stand beside it)
+  const listRoom = Math.min(24, displayWidth(numbers.join(", ")) + (numbers.length > 1 ? displayWidth(` … ${numbers.length} more`) : 0));
+  if (displayWidth(file) + 1 + listRoom > width) file = cutToWidth(file, Math.max(16, width - 1 - listRoom), "file");
+  let shown = numbers.length;
+  const line = (k: number) => `${file}:${numbers.slice(0, k).join(", ")}${k < numbers.length ? ` … ${numbers.length - k} more` : ""}`;
+  while (shown > 1 && displayWidth(line(shown)) > width) shown--;
+  return line(shown);
+}
+
 export function renderRedact(result: RedactReport, style: Style, check: boolean): string {
-  const lines = check ? result.files.map(findingLines).join("") : "";
+  const width = layoutWidth(style);
+  const summarised = check && width !== undefined;
+  const lines = !check ? "" : width === undefined ? result.files.map(findingLines).join("") : checkSummary(result, style, width);
   return (
     lines +
-    renderWriterReport(result, style, STATUS, describe, {
+    renderWriterReport(result, style, STATUS, (r) => describe(r, summarised), {
       extra: [{ head: "secrets", align: "right" }],
       cells: (r) => [r.findings === undefined ? "-" : String(r.findings.length)],
-      note: (r) => (r.status === "redacted" ? `${byKind(r.counts)}; ${placeNote(r) || "in place"}` : r.status === "needs-redact" ? byKind(r.counts) : r.out ? `copied ${placeNote(r)}` : (r.reason ?? "")),
+      note: (r) => (r.status === "redacted" ? `${byKind(r.counts)}; ${placeNote(r) || "in place"}` : r.status === "needs-redact" ? kindsOf(r, summarised) : r.out ? `copied ${placeNote(r)}` : (r.reason ?? "")),
     })
   );
 }

@@ -10,9 +10,12 @@
 import { createHash } from "node:crypto";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { PassThrough } from "node:stream";
 import { zstdCompressSync } from "node:zlib";
+import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli.js";
 import { agentDatabase } from "../helpers/agent-database.js";
 import { cli } from "../helpers/cli.js";
 import { corpusFiles, fixture, ROOT } from "../helpers/paths.js";
@@ -181,6 +184,74 @@ describe("redact --check: the gate", () => {
     const none = await cli(["redact", empty, "--check"]);
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain(empty);
+  });
+});
+
+describe("redact --check on a terminal", () => {
+  /** `args` run with standard output a terminal `columns` wide (as width.test.ts runs them). */
+  async function onTerminal(args: string[], columns: number): Promise<{ code: number; out: string }> {
+    const chunks: Buffer[] = [];
+    const stdout = Object.assign(new PassThrough(), { isTTY: true, columns });
+    stdout.on("data", (c: Buffer) => chunks.push(c));
+    const stderr = new PassThrough();
+    stderr.resume();
+    const code = await main(args, { stdout, stderr, env: { ...ENV, NO_COLOR: "1", PI_SESSION_THREADS: "1", XDG_CACHE_HOME: scratch() } });
+    return { code, out: Buffer.concat(chunks).toString("utf8") };
+  }
+
+  it("a summary by rule (rule, kind, findings, sessions), then each file's lines on one line cut to fit (… N more); within 80 columns; piped, a line a finding as before", async () => {
+    const dir = scratch();
+    const { file } = plantedSession(dir);
+    // (a session in a project folder, its path too long for 80 columns, two lines in three naming the user's home: hundreds to list)
+    const deep = join(dir, "--home-mkowalski-code-app--");
+    mkdirSync(deep, { recursive: true });
+    const many = join(deep, "2026-03-01T10-00-00-000Z_0199aa00-1111-7222-8333-444455556666.jsonl");
+    const entries: Rec[] = [{ type: "session", version: 3, id: "0199aa00-1111-7222-8333-444455556667", timestamp: "2026-01-01T00:00:00.000Z", cwd: `/home/${USER}/code/app` }];
+    for (let k = 1; k <= 300; k++) entries.push({ type: "message", id: `m${k}`, parentId: k === 1 ? null : `m${k - 1}`, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: k % 3 === 0 ? "nothing here" : `open /home/${USER}/code/app/f${k}.ts`, timestamp: k } });
+    writeFileSync(many, entries.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const json = JSON.parse((await cli(["redact", dir, "--check", "--json"], { env: ENV })).stdout);
+    const { code, out } = await onTerminal(["redact", dir, "--check"], 80);
+    expect(code).toBe(1);
+    const shown = out.trimEnd().split("\n");
+    for (const l of shown) expect(stringWidth(l), l).toBeLessThanOrEqual(80);
+    // (the summary: one row a rule and kind, its findings and sessions as --json counts them)
+    expect(shown[0]!.trim().split(/\s{2,}/)).toEqual(["rule", "kind", "findings", "sessions"]);
+    const expected = new Map<string, [number, Set<string>]>();
+    for (const f of json.files) for (const x of f.findings) {
+      const row = expected.get(`${x.rule} ${x.kind}`) ?? [0, new Set<string>()];
+      row[0]++;
+      row[1].add(f.file);
+      expected.set(`${x.rule} ${x.kind}`, row);
+    }
+    // (a rule's name cut to fit keeps its start and end: `secretlint-r…abase-connection-string`)
+    const whole = (cell: string, kind: string) => [...expected.keys()].find((k) => k.endsWith(` ${kind}`) && (k === `${cell} ${kind}` || (cell.includes("…") && k.startsWith(cell.split("…")[0]!) && k.slice(0, -kind.length - 1).endsWith(cell.split("…")[1]!))))!.slice(0, -kind.length - 1);
+    const rows = shown.slice(1, 1 + expected.size).map((l) => l.trim().split(/\s{2,}/)).map((r) => [whole(r[0]!, r[1]!), ...r.slice(1)]);
+    expect(new Map(rows.map((r) => [`${r[0]} ${r[1]}`, [Number(r[2]), Number(r[3])]]))).toEqual(new Map([...expected].map(([k, [n, files]]) => [k, [n, files.size]])));
+    expect(rows.find((r) => r[0] === "cwd")).toEqual(["cwd", "user-name", String(expected.get("cwd user-name")![0]), "2"]);
+    // (each file a line: its first lines that hold a secret, in order, and how many more)
+    const manyLines = [...new Set<number>(json.files.find((f: Rec) => f.file === many).findings.map((x: Rec) => x.line))].sort((a, b) => a - b);
+    expect(manyLines.length).toBe(201);
+    // (its name too long beside any line at 80 columns: cut, its start kept, as the table below cuts it)
+    const manyRow = shown.find((l) => l.startsWith("2026-03-01T10-00-00-000Z_0199aa00"))!;
+    const m = /^(.+)…:([\d, ]+) … (\d+) more$/.exec(manyRow)!;
+    expect(m, manyRow).not.toBeNull();
+    expect(many.endsWith(`/${m[1]!}`) || basename(many).startsWith(m[1]!)).toBe(true);
+    const listed = m[2]!.split(", ").map(Number);
+    expect(listed).toEqual(manyLines.slice(0, listed.length));
+    expect(listed.length + Number(m[3])).toBe(manyLines.length);
+    // (a list that fits is whole; the path gives way first, its file name kept)
+    const plantedRow = shown.find((l) => /planted\.jsonl:\d/.test(l))!;
+    const [path, list] = plantedRow.split(".jsonl:");
+    expect(path!.startsWith("…/") && file.endsWith(path!.slice(1) + ".jsonl")).toBe(true);
+    expect(list).toBe([...new Set<number>(json.files.find((f: Rec) => f.file === file).findings.map((x: Rec) => x.line))].sort((a, b) => a - b).join(", "));
+    // (no line a finding: 400 findings, some 30 lines)
+    expect(shown.length).toBeLessThan(40);
+    expect(out).not.toContain("(cwd; entry");
+    // (piped, every finding a line, as before)
+    const piped = await cli(["redact", dir, "--check"], { env: ENV });
+    const findingRows = piped.stdout.split("\n").filter((l) => /^[^ ]+\.jsonl:\d+: [a-z-]+ \(/.test(l));
+    expect(findingRows.length).toBe(json.files.reduce((n: number, f: Rec) => n + f.findings.length, 0));
+    expect(piped.stdout).not.toMatch(/^rule +kind/m);
   });
 });
 
