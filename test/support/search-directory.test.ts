@@ -1,11 +1,11 @@
 /**
- * `search`'s directory of sessions (support/search/index-db.ts): a stamp is held only where it is
+ * `search`'s directory of sessions (support/search/directory.ts): a stamp is held only where it is
  * the same in every part (size, mtime, inode, ctime) and the index was sure of it, git's rule for
  * a racy stamp: a file written within two seconds of when it was read may be written again within
  * the same tick of a coarse clock and keep its stamp, so the next search looks at its bytes again.
  */
 import { describe, expect, it } from "vitest";
-import { Directory, sureStamp } from "../../src/support/search/index-db.js";
+import { Directory, sureStamp } from "../../src/support/search/directory.js";
 
 const stamp = { size: 100, mtimeMs: 1_000_000, ino: 7, ctimeMs: 1_000_500 };
 

@@ -1,5 +1,6 @@
 import { Calendar, dayKey, monthKey, weekKey } from "./calendar.js";
-import { BLOCK_STRIDE, forEachBlock, forEachRecord, inheritedQuarters, totalTokens, UnpricedTally, UsageTotals, type SessionUsage, type UnpricedModel, type UsageAmounts, type UsageRecordView } from "./records.js";
+import { BLOCK_STRIDE, forEachBlock, forEachRecord, inheritedQuarters, totalTokens, UnpricedTally, UsageTotals, type UnpricedModel, type UsageAmounts, type UsageRecordView } from "./records.js";
+import type { SessionUsage } from "./shared.js";
 
 /**
  * A usage report: the records of many sessions (each entry once: `sharedRecords`) summed by day,

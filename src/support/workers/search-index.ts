@@ -1,7 +1,8 @@
 import { sep } from "node:path";
 import type { CommandContext } from "../../command.js";
 import { refOf, sessionStamp, storedVersion, type SessionStamp } from "../../stores/index.js";
-import { sureStamp, type Directory, type DirectoryRow, type SearchIndex } from "../search/index-db.js";
+import { sureStamp, type Directory, type DirectoryRow } from "../search/directory.js";
+import type { SearchIndex } from "../search/index-db.js";
 import { readIndexFile, readUpTo, type AppendPoint, type IndexFile } from "../search/read.js";
 import { IndexWriter } from "../search/write.js";
 import { youngKeptSmall } from "../inputs/memory.js";

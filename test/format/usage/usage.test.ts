@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { idHash } from "../../../src/format/common/hash.js";
 import { Calendar, dayKey } from "../../../src/format/usage/calendar.js";
-import { sharedRecords, UsageCollector, type SessionUsage } from "../../../src/format/usage/records.js";
+import { UsageCollector } from "../../../src/format/usage/records.js";
+import { sharedRecords, type SessionUsage } from "../../../src/format/usage/shared.js";
 import { usageReport } from "../../../src/format/usage/report.js";
 import { rng } from "../../helpers/generate.js";
 
