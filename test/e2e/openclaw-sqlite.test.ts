@@ -8,14 +8,15 @@
  * `-shm` included (absent ones not created).
  */
 import { createHash } from "node:crypto";
-import { chmodSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "../helpers/cli.js";
+import { snapshot } from "../helpers/snapshot.js";
 import { ROOT } from "../helpers/paths.js";
 import { pi } from "../helpers/pi.js";
 
@@ -31,17 +32,6 @@ function homeWith(store: string): { home: string; root: string } {
   for (const f of readdirSync(root, { recursive: true, withFileTypes: true })) chmodSync(join(f.parentPath, f.name), f.isDirectory() ? 0o755 : 0o644);
   chmodSync(root, 0o755);
   return { home, root };
-}
-
-/** Every file under a folder with its hash: what must not change. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!f.isFile()) continue;
-    const p = join(f.parentPath, f.name);
-    out[relative(dir, p)] = `${statSync(p).size}:${createHash("sha256").update(readFileSync(p)).digest("hex")}`;
-  }
-  return out;
 }
 
 /** The oracle: a transcript's lines as the database holds them, decoded here. */

@@ -10,7 +10,6 @@
  */
 import { execFile } from "node:child_process";
 import { execa } from "execa";
-import { createHash } from "node:crypto";
 import { appendFileSync, chmodSync, closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -21,6 +20,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { assistant, entry, header, jsonl, user } from "../helpers/builders.js";
 import { cli } from "../helpers/cli.js";
+import { snapshot } from "../helpers/snapshot.js";
 import { BIN, CORPUS, fixture, FIXTURES, ROOT } from "../helpers/paths.js";
 
 const work = mkdtempSync(join(tmpdir(), "pi-session-search-e2e-"));
@@ -45,17 +45,6 @@ function copyOf(from: string, name: string): string {
   cpSync(from, to, { recursive: true });
   for (const f of readdirSync(to, { recursive: true, withFileTypes: true })) chmodSync(join(f.parentPath, f.name), f.isDirectory() ? 0o755 : 0o644);
   return to;
-}
-
-/** Every file under a folder with its hash: what a search must leave as it is. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!f.isFile()) continue;
-    const p = join(f.parentPath, f.name);
-    out[relative(dir, p)] = `${statSync(p).size}:${createHash("sha256").update(readFileSync(p)).digest("hex")}`;
-  }
-  return out;
 }
 
 type Match = { file: string; line: number; id: string | null; role: string; score?: number };
