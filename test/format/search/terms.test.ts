@@ -10,18 +10,7 @@ import { describe, expect, it } from "vitest";
 import { compilePattern } from "../../../src/format/grep/pattern.js";
 import { fold } from "../../../src/format/search/fold.js";
 import { GIANT_TERM, LONG, lookupsOf, TermWriter, type Lookup } from "../../../src/format/search/terms.js";
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from "../../helpers/generate.js";
 
 /** Pieces a text is made of: each a case the rule must keep. */
 const PIECES = [
