@@ -8,7 +8,7 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { PassThrough } from "node:stream";
 import stringWidth from "string-width";
 import { describe, expect, it } from "vitest";
@@ -403,9 +403,11 @@ describe("output that fits the terminal", () => {
   });
 
   it("show FILE ENTRY and diff (two leaves, two files) fit 60, 80, 100 and 160 columns, in Arabic and Chinese sessions too", async () => {
-    const tools = join(FIXTURES, "tools.jsonl");
-    const displaced = join(FIXTURES, "pairing-displaced.jsonl");
-    const branched = join(FIXTURES, "branched.jsonl");
+    // (named from the repository, as a user names them: a file's path is never cut, so an absolute
+    // one, as long as the folder a clone lies in makes it, would not be the output's width)
+    const tools = relative(process.cwd(), join(FIXTURES, "tools.jsonl"));
+    const displaced = relative(process.cwd(), join(FIXTURES, "pairing-displaced.jsonl"));
+    const branched = relative(process.cwd(), join(FIXTURES, "branched.jsonl"));
     for (const args of [["show", tools, "t0000002"], ["show", tools, "t0000004"], ["diff", tools, "t0000003", "t0000029"], ["diff", branched, "b0000007", "b000000b"], ["diff", branched, displaced]]) {
       for (const columns of [60, 80, 100, 160]) {
         const lines = (await run(args, columns)).out.trimEnd().split("\n");
